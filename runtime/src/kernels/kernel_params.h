@@ -1,0 +1,63 @@
+// Plain parameter structs shared by kernels, ops and the compiler. No schema, no SIMD.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace edgefold::kernels {
+
+enum class ActKind : uint8_t { kNone = 0, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish };
+
+// Activation applied as the last step of a kernel (fused epilogue).
+//   Relu: max(x,0)   Clip: min(max(x,alpha),beta)   LeakyRelu: x<0 ? alpha·x : x
+//   Sigmoid: 1/(1+e^-x)   HardSigmoid: max(0,min(1,alpha·x+beta))   HardSwish: x·max(0,min(1,x/6+1/2))
+struct Activation {
+  ActKind kind = ActKind::kNone;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// C[m×n] = act(A[m×k] · B[k×n] + bias)   (row-major, leading dimensions in elements)
+// bias: nullptr, or m values (bias_per_row) or n values; accumulate: C += A·B first.
+struct GemmParams {
+  size_t m = 0, n = 0, k = 0;
+  size_t lda = 0, ldb = 0, ldc = 0;
+  const float* bias = nullptr;
+  bool bias_per_row = false;
+  bool accumulate = false;
+  Activation act;
+};
+
+// One 2-D convolution (1-D convs use in_h = out_h = kh = 1). NCHW, weights [out_c, in_c/group, kh, kw].
+struct Conv2dShape {
+  size_t in_c = 0, in_h = 0, in_w = 0;
+  size_t out_c = 0, out_h = 0, out_w = 0;
+  size_t kh = 1, kw = 1;
+  size_t stride_h = 1, stride_w = 1;
+  size_t dilation_h = 1, dilation_w = 1;
+  size_t pad_top = 0, pad_left = 0;   // bottom/right padding is implied by out_h/out_w
+  size_t group = 1;
+};
+
+enum class PoolKind : uint8_t { kMax = 0, kAverage };
+
+// 2-D pooling over `planes` independent (n,c) planes of in_h×in_w → out_h×out_w.
+struct Pool2dParams {
+  PoolKind kind = PoolKind::kMax;
+  size_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  size_t kh = 1, kw = 1;
+  size_t stride_h = 1, stride_w = 1;
+  size_t dilation_h = 1, dilation_w = 1;
+  size_t pad_top = 0, pad_left = 0;
+  bool count_include_pad = false;   // average: divide by kh·kw instead of the in-bounds count
+};
+
+enum class BinaryKind : uint8_t { kAdd = 0, kSub, kMul, kDiv };
+
+// How the second operand of a binary kernel is read over its n outputs.
+enum class BroadcastMode : uint8_t {
+  kElementwise = 0,  // y[i] = a[i] op b[i]
+  kScalarB,          // y[i] = a[i] op b[0]
+  kScalarA,          // y[i] = a[0] op b[i]
+};
+
+}  // namespace edgefold::kernels

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs everything edgefold needs on a fresh Debian 12 machine (run as root).
+# Usage: scripts/install-deps.sh [--python]   (--python adds torch/onnx/sklearn for golden-data scripts)
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config
+      libxsimd-dev flatbuffers-compiler libflatbuffers-dev
+      libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+      libgtest-dev libgmock-dev googletest libbenchmark-dev
+      python3 python3-numpy)
+if [[ "${1:-}" == "--python" ]]; then
+  pkgs+=(python3-torch python3-onnx python3-sklearn)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
