@@ -1,0 +1,26 @@
+// Scratch a Conv needs, shared by the runtime (Prepare checks it) and the compiler (plans it).
+#pragma once
+#include <cstddef>
+
+#include "kernels/kernel_params.h"
+
+namespace edgefold::ops {
+
+// Depthwise convs (group == in_c == out_c) run a direct kernel.
+inline bool ConvIsDepthwise(const kernels::Conv2dShape& s) {
+  return s.group == s.in_c && s.group == s.out_c && s.group > 1;
+}
+
+// 1×1, stride 1, no padding: the input already is the GEMM's B operand.
+inline bool ConvIsPointwise(const kernels::Conv2dShape& s) {
+  return s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+         s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
+}
+
+// Bytes of im2col buffer: one group of one image, [(in_c/group)·kh·kw × out_h·out_w] floats.
+inline size_t ConvScratchBytes(const kernels::Conv2dShape& s) {
+  if (ConvIsDepthwise(s) || ConvIsPointwise(s)) return 0;
+  return (s.in_c / s.group) * s.kh * s.kw * s.out_h * s.out_w * sizeof(float);
+}
+
+}  // namespace edgefold::ops
