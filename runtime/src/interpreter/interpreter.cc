@@ -1,0 +1,141 @@
+#include "edgefold/interpreter.h"
+
+#include <cstring>
+#include <new>
+
+#include "interpreter/interpreter_state.h"
+
+namespace edgefold {
+
+using internal::ArenaLayout;
+using internal::ModelSummary;
+
+Status RequiredArenaBytes(const uint8_t* model, size_t model_bytes, size_t* arena_bytes,
+                          const Options& options) {
+  if (arena_bytes == nullptr) return Status::kInvalidArgument;
+  internal::ErrorReporter errors(options.log, options.log_user);
+  ModelSummary summary;
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
+  *arena_bytes = internal::ComputeArenaLayout(summary).total_bytes;
+  return Status::kOk;
+}
+
+namespace {
+
+Status PrepareOps(Interpreter::State& s, const OpResolver& resolver) {
+  for (size_t i = 0; i < s.summary.num_ops; ++i) {
+    internal::OpDesc& op = s.ops[i];
+    const internal::OpKernel* kernel = resolver.Find(op.kind);
+    if (kernel == nullptr) {
+      s.errors.Report("op '%s': %s is not registered in this build's OpResolver", op.name,
+                      internal::OpKindName(op.kind));
+      return Status::kUnsupportedOp;
+    }
+    s.op_kernels[i] = kernel;
+    internal::OpContext ctx{op, s.tensors, *s.kernels, s.errors};
+    EDGEFOLD_RETURN_IF_ERROR(kernel->prepare(ctx));
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena,
+                           size_t arena_bytes, const Options& options, Interpreter** out) {
+  internal::ErrorReporter errors(options.log, options.log_user);
+  if (out == nullptr || arena == nullptr) {
+    errors.Report("Create needs a non-null arena and output pointer");
+    return Status::kInvalidArgument;
+  }
+  *out = nullptr;
+  if (reinterpret_cast<uintptr_t>(arena) % kArenaAlignment != 0) {
+    errors.Report("arena must start at a 64-byte boundary");
+    return Status::kMisalignedArena;
+  }
+  ModelSummary summary;
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
+  const ArenaLayout layout = internal::ComputeArenaLayout(summary);
+  const size_t needed = layout.total_bytes;
+  if (arena_bytes < needed) {
+    errors.Report("arena too small: model needs %zu bytes, got %zu", needed, arena_bytes);
+    return Status::kArenaTooSmall;
+  }
+  if (options.isa != Isa::kAuto && !IsaAvailable(options.isa)) {
+    errors.Report("kernel level %s is not available in this build or on this CPU",
+                  IsaName(options.isa));
+    return Status::kInvalidArgument;
+  }
+
+  uint8_t* base = static_cast<uint8_t*>(arena);
+  State* s = new (base + layout.state_offset) State(options.log, options.log_user);
+  s->model = model;
+  s->summary = summary;
+  s->kernels = &kernels::SelectKernelTable(options.isa);
+  s->planned = base;
+  s->tensors = reinterpret_cast<internal::TensorInfo*>(base + layout.tensors_offset);
+  s->ops = reinterpret_cast<internal::OpDesc*>(base + layout.ops_offset);
+  s->op_kernels = reinterpret_cast<const internal::OpKernel**>(base + layout.op_kernels_offset);
+  s->arena_used_bytes = needed;
+  internal::ReadModel(model, base, s->tensors, s->ops);
+
+  const OpResolver& resolver =
+      (options.resolver != nullptr) ? *options.resolver : internal::DefaultOpResolver();
+  EDGEFOLD_RETURN_IF_ERROR(PrepareOps(*s, resolver));
+  s->ready = true;
+  *out = new (base + layout.handle_offset) Interpreter(s);
+  return Status::kOk;
+}
+
+Status Interpreter::Invoke() {
+  State& s = *state_;
+  if (!s.ready) return Status::kBadState;
+  for (size_t i = 0; i < s.summary.num_ops; ++i) {
+    internal::OpContext ctx{s.ops[i], s.tensors, *s.kernels, s.errors};
+    EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[i]->eval(ctx));
+  }
+  return Status::kOk;
+}
+
+namespace {
+TensorView ViewOf(const internal::TensorInfo& t) {
+  TensorView v;
+  v.data = t.data;
+  v.shape = t.shape;
+  v.rank = t.rank;
+  v.elems = t.elems;
+  v.name = t.name;
+  return v;
+}
+}  // namespace
+
+size_t Interpreter::num_inputs() const { return state_->summary.num_inputs; }
+size_t Interpreter::num_outputs() const { return state_->summary.num_outputs; }
+
+TensorView Interpreter::input(size_t i) const {
+  if (i >= num_inputs()) return TensorView();
+  return ViewOf(state_->tensors[state_->summary.inputs[i]]);
+}
+
+TensorView Interpreter::output(size_t i) const {
+  if (i >= num_outputs()) return TensorView();
+  return ViewOf(state_->tensors[state_->summary.outputs[i]]);
+}
+
+Status Interpreter::SetInput(size_t i, const float* data, size_t elems) {
+  if (i >= num_inputs() || data == nullptr) {
+    state_->errors.Report("SetInput: input %zu does not exist or data is null", i);
+    return Status::kInvalidArgument;
+  }
+  const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
+  if (elems != t.elems) {
+    state_->errors.Report("SetInput: input '%s' holds %zu floats, got %zu", t.name, t.elems, elems);
+    return Status::kShapeMismatch;
+  }
+  std::memcpy(t.data, data, elems * sizeof(float));
+  return Status::kOk;
+}
+
+const char* Interpreter::kernel_isa_name() const { return state_->kernels->name; }
+size_t Interpreter::arena_used_bytes() const { return state_->arena_used_bytes; }
+
+}  // namespace edgefold

@@ -1,0 +1,49 @@
+// Everything an Interpreter owns, placed inside the caller's arena after the planned region:
+//   [ planned activations + scratch | State | TensorInfo × T | OpDesc × O | OpKernel* × O |
+//     Interpreter ]
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "edgefold/interpreter.h"
+#include "interpreter/error_reporter.h"
+#include "kernels/kernel_table.h"
+#include "model/model_reader.h"
+#include "model/model_types.h"
+#include "ops/op_kernel.h"
+
+namespace edgefold {
+
+struct Interpreter::State {
+  State(LogFn log, void* user) : errors(log, user) {}
+
+  const uint8_t* model = nullptr;
+  internal::ModelSummary summary;
+  const kernels::KernelTable* kernels = nullptr;
+  internal::ErrorReporter errors;
+  uint8_t* planned = nullptr;
+  internal::TensorInfo* tensors = nullptr;
+  internal::OpDesc* ops = nullptr;
+  const internal::OpKernel** op_kernels = nullptr;
+  size_t arena_used_bytes = 0;
+  bool ready = false;
+};
+
+namespace internal {
+
+// Byte offsets of each region inside the arena for a model with this summary.
+struct ArenaLayout {
+  size_t state_offset = 0;
+  size_t tensors_offset = 0;
+  size_t ops_offset = 0;
+  size_t op_kernels_offset = 0;
+  size_t handle_offset = 0;      // the Interpreter object returned to the caller
+  size_t total_bytes = 0;
+};
+ArenaLayout ComputeArenaLayout(const ModelSummary& summary);
+
+// The resolver used when Options::resolver is null: every op in this build.
+const OpResolver& DefaultOpResolver();
+
+}  // namespace internal
+}  // namespace edgefold

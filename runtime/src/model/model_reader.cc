@@ -1,0 +1,204 @@
+#include "model/model_reader.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "edgefold/model_generated.h"
+#include "model/options_reader.h"
+
+static_assert(FLATBUFFERS_LITTLEENDIAN, "index vectors are read in place: little-endian only");
+
+namespace edgefold::internal {
+namespace {
+
+constexpr size_t kMaxElems = SIZE_MAX / sizeof(float);
+
+// Every OpType has exactly one options table, in the same order as the union.
+fb::OpOptions ExpectedOptions(fb::OpType type) {
+  return static_cast<fb::OpOptions>(static_cast<int>(type) + 1);
+}
+
+bool FitsIn(uint64_t offset, uint64_t bytes, uint64_t limit) {
+  return offset <= limit && bytes <= limit - offset;
+}
+
+Status CheckTensor(const fb::Tensor* t, size_t index, const ModelSummary& s, size_t weight_bytes,
+                   ErrorReporter& errors) {
+  const char* name = (t->name() != nullptr) ? t->name()->c_str() : "";
+  auto fail = [&](const char* what) {
+    errors.Report("tensor %zu '%s': %s", index, name, what);
+    return Status::kInvalidModel;
+  };
+  if (t->shape() == nullptr || t->shape()->size() > static_cast<uint32_t>(kMaxRank))
+    return fail("missing shape or rank above 6");
+  if (t->dtype() != fb::DType::Float32) return fail("only float32 tensors are supported");
+  size_t elems = 1;
+  for (int32_t d : *t->shape()) {
+    if (d <= 0) return fail("dimension is zero or negative");
+    if (elems > kMaxElems / static_cast<size_t>(d)) return fail("element count overflows");
+    elems *= static_cast<size_t>(d);
+  }
+  if (t->bytes() != elems * sizeof(float)) return fail("byte size does not match its shape");
+  const bool planned = t->arena_offset() >= 0;
+  const bool constant = t->weight_offset() >= 0;
+  if (planned == constant) return fail("needs exactly one of arena_offset and weight_offset");
+  if (planned) {
+    if (t->arena_offset() % 4 != 0 ||
+        !FitsIn(static_cast<uint64_t>(t->arena_offset()), t->bytes(), s.planned_arena_bytes))
+      return fail("arena offset misaligned or outside the planned arena");
+  } else if (t->weight_offset() % 64 != 0 ||
+             !FitsIn(static_cast<uint64_t>(t->weight_offset()), t->bytes(), weight_bytes)) {
+    return fail("weight offset not 64-byte aligned or outside the weights");
+  }
+  return Status::kOk;
+}
+
+Status CheckIndexList(const flatbuffers::Vector<int32_t>* list, const fb::Model* m,
+                      bool allow_absent, bool must_be_planned, const char* what, const char* op,
+                      ErrorReporter& errors) {
+  if (list == nullptr) {
+    errors.Report("op '%s': missing %s", op, what);
+    return Status::kInvalidModel;
+  }
+  const int32_t n = static_cast<int32_t>(m->tensors()->size());
+  for (int32_t i : *list) {
+    if (i == -1 && allow_absent) continue;
+    if (i < 0 || i >= n) {
+      errors.Report("op '%s': %s index %d out of range [0, %d)", op, what, i, n);
+      return Status::kInvalidModel;
+    }
+    if (must_be_planned && m->tensors()->Get(i)->arena_offset() < 0) {
+      errors.Report("op '%s': %s tensor %d is a constant", op, what, i);
+      return Status::kInvalidModel;
+    }
+  }
+  return Status::kOk;
+}
+
+Status CheckOperator(const fb::Operator* op, size_t index, const fb::Model* m,
+                     const ModelSummary& s, ErrorReporter& errors) {
+  const char* name = (op->name() != nullptr) ? op->name()->c_str() : "";
+  if (static_cast<int>(op->type()) >= static_cast<int>(OpKind::kCount)) {
+    errors.Report("op %zu '%s': unknown op type %d", index, name, static_cast<int>(op->type()));
+    return Status::kUnsupportedOp;
+  }
+  if (op->options_type() != ExpectedOptions(op->type()) || op->options() == nullptr) {
+    errors.Report("op %zu '%s': options do not match its type", index, name);
+    return Status::kInvalidModel;
+  }
+  EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(op->inputs(), m, true, false, "input", name, errors));
+  EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(op->outputs(), m, false, true, "output", name, errors));
+  if (op->outputs()->size() == 0) {
+    errors.Report("op %zu '%s': has no output", index, name);
+    return Status::kInvalidModel;
+  }
+  if (op->scratch_bytes() > 0 &&
+      (op->scratch_offset() < 0 || op->scratch_offset() % 4 != 0 ||
+       !FitsIn(static_cast<uint64_t>(op->scratch_offset()), op->scratch_bytes(),
+               s.planned_arena_bytes))) {
+    errors.Report("op %zu '%s': scratch outside the planned arena", index, name);
+    return Status::kInvalidModel;
+  }
+  if (!CheckOptions(op, errors)) return Status::kInvalidModel;
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& errors,
+                  ModelSummary* summary) {
+  if (model == nullptr || model_bytes < 8) {
+    errors.Report("model buffer is null or shorter than a FlatBuffer header");
+    return Status::kInvalidModel;
+  }
+  if (reinterpret_cast<uintptr_t>(model) % kArenaAlignment != 0) {
+    errors.Report("model buffer must start at a 64-byte boundary (weights are read in place)");
+    return Status::kMisalignedModel;
+  }
+  if (!fb::ModelBufferHasIdentifier(model)) {
+    errors.Report("not an edgefold model: file identifier is not EFB1");
+    return Status::kInvalidModel;
+  }
+  flatbuffers::Verifier verifier(model, model_bytes);
+  if (!fb::VerifyModelBuffer(verifier)) {
+    errors.Report("model failed FlatBuffers verification (corrupt or truncated)");
+    return Status::kInvalidModel;
+  }
+  const fb::Model* m = fb::GetModel(model);
+  if (m->format_version() != kFormatVersion) {
+    errors.Report("model format version %u, this runtime reads %u", m->format_version(),
+                  kFormatVersion);
+    return Status::kUnsupportedVersion;
+  }
+  if (m->tensors() == nullptr || m->operators() == nullptr || m->inputs() == nullptr ||
+      m->outputs() == nullptr || m->operators()->size() == 0) {
+    errors.Report("model has no tensors, operators, inputs or outputs");
+    return Status::kInvalidModel;
+  }
+  if (m->arena_bytes() > SIZE_MAX / 2) {
+    errors.Report("planned arena of %llu bytes does not fit this machine",
+                  static_cast<unsigned long long>(m->arena_bytes()));
+    return Status::kInvalidModel;
+  }
+  ModelSummary s;
+  s.num_tensors = m->tensors()->size();
+  s.num_ops = m->operators()->size();
+  s.num_inputs = m->inputs()->size();
+  s.num_outputs = m->outputs()->size();
+  s.planned_arena_bytes = static_cast<size_t>(m->arena_bytes());
+  s.inputs = m->inputs()->data();
+  s.outputs = m->outputs()->data();
+  const size_t weight_bytes = (m->weights() != nullptr) ? m->weights()->size() : 0;
+  if (m->weights() != nullptr && reinterpret_cast<uintptr_t>(m->weights()->data()) % 64 != 0) {
+    errors.Report("weights blob is not 64-byte aligned inside the model");
+    return Status::kInvalidModel;
+  }
+  for (size_t i = 0; i < s.num_tensors; ++i)
+    EDGEFOLD_RETURN_IF_ERROR(CheckTensor(m->tensors()->Get(i), i, s, weight_bytes, errors));
+  for (size_t i = 0; i < s.num_ops; ++i)
+    EDGEFOLD_RETURN_IF_ERROR(CheckOperator(m->operators()->Get(i), i, m, s, errors));
+  EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(m->inputs(), m, false, true, "graph input", "<graph>", errors));
+  EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(m->outputs(), m, false, true, "graph output", "<graph>", errors));
+  if (summary != nullptr) *summary = s;
+  return Status::kOk;
+}
+
+void ReadModel(const uint8_t* model, uint8_t* planned_arena, TensorInfo* tensors, OpDesc* ops) {
+  const fb::Model* m = fb::GetModel(model);
+  const uint8_t* weights = (m->weights() != nullptr) ? m->weights()->data() : nullptr;
+  for (uint32_t i = 0; i < m->tensors()->size(); ++i) {
+    const fb::Tensor* t = m->tensors()->Get(i);
+    TensorInfo& info = tensors[i];
+    info = TensorInfo();
+    info.name = (t->name() != nullptr) ? t->name()->c_str() : "";
+    info.rank = static_cast<int>(t->shape()->size());
+    info.elems = 1;
+    for (int d = 0; d < info.rank; ++d) {
+      info.shape[d] = t->shape()->Get(d);
+      info.elems *= static_cast<size_t>(info.shape[d]);
+    }
+    info.is_constant = t->weight_offset() >= 0;
+    // Constants are never written by inference ops; the const_cast is confined to here.
+    info.data = info.is_constant
+                    ? reinterpret_cast<float*>(const_cast<uint8_t*>(weights + t->weight_offset()))
+                    : reinterpret_cast<float*>(planned_arena + t->arena_offset());
+  }
+  for (uint32_t i = 0; i < m->operators()->size(); ++i) {
+    const fb::Operator* op = m->operators()->Get(i);
+    OpDesc& d = ops[i];
+    std::memset(static_cast<void*>(&d), 0, sizeof(d));
+    d.kind = static_cast<OpKind>(op->type());
+    d.name = (op->name() != nullptr) ? op->name()->c_str() : "";
+    d.inputs = op->inputs()->data();
+    d.num_inputs = op->inputs()->size();
+    d.outputs = op->outputs()->data();
+    d.num_outputs = op->outputs()->size();
+    if (op->scratch_bytes() > 0) {
+      d.scratch = reinterpret_cast<float*>(planned_arena + op->scratch_offset());
+      d.scratch_bytes = static_cast<size_t>(op->scratch_bytes());
+    }
+    ReadOptions(op, &d.options);
+  }
+}
+
+}  // namespace edgefold::internal

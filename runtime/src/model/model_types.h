@@ -1,0 +1,77 @@
+// Plain structs the runtime works on after the model module has read and checked the
+// FlatBuffer. Nothing here includes schema or SIMD headers.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "edgefold/interpreter.h"
+#include "edgefold/op_resolver.h"
+#include "kernels/kernel_params.h"
+
+namespace edgefold::internal {
+
+struct TensorInfo {
+  const char* name = "";
+  int32_t shape[kMaxRank] = {};
+  int rank = 0;
+  size_t elems = 0;
+  float* data = nullptr;     // into the arena, or into the model's weights (read-only)
+  bool is_constant = false;
+};
+
+// Op options, translated from the schema. One member of the union is live per OpKind.
+struct ConvOptions {
+  int32_t kernel[2], strides[2], dilations[2], pads[4];   // pads: top, left, bottom, right
+  int32_t group;
+  kernels::Activation act;
+};
+struct PoolOptions {
+  kernels::PoolKind kind;
+  int32_t kernel[2], strides[2], dilations[2], pads[4];
+  bool count_include_pad;
+  bool ceil_mode;
+};
+struct PadOptions {
+  int32_t pads[2 * kMaxRank];   // begin_0..begin_{r-1}, end_0..end_{r-1}
+  int32_t num_pads;
+  float value;
+};
+struct TransposeOptions {
+  int32_t perm[kMaxRank];
+  int32_t rank;
+};
+struct BatchNormOptions {
+  float epsilon;
+  float momentum;
+  kernels::Activation act;
+};
+
+union OpOptions {
+  ConvOptions conv;
+  PoolOptions pool;
+  PadOptions pad;
+  TransposeOptions transpose;
+  BatchNormOptions batchnorm;
+  kernels::Activation act;                 // Gemm, ChannelAffine, Activation
+  struct { kernels::BinaryKind kind; kernels::Activation act; } binary;
+  struct { int32_t axis; } axis;           // Concat, Softmax
+  kernels::PoolKind global_pool;
+};
+
+// Room for what an op's Prepare derives once (shapes, strides) so Eval only runs kernels.
+constexpr size_t kPreparedBytes = 256;
+
+struct OpDesc {
+  OpKind kind = OpKind::kCount;
+  const char* name = "";
+  const int32_t* inputs = nullptr;   // tensor indices; -1 marks an absent optional input
+  uint32_t num_inputs = 0;
+  const int32_t* outputs = nullptr;
+  uint32_t num_outputs = 0;
+  float* scratch = nullptr;          // planned arena scratch for this op
+  size_t scratch_bytes = 0;
+  OpOptions options;
+  alignas(8) unsigned char prepared[kPreparedBytes];
+};
+
+}  // namespace edgefold::internal

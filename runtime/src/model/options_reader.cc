@@ -1,0 +1,165 @@
+#include "model/options_reader.h"
+
+#include <cstring>
+
+namespace edgefold::internal {
+namespace {
+
+using IntVec = flatbuffers::Vector<int32_t>;
+
+bool HasLength(const IntVec* v, uint32_t n) { return v != nullptr && v->size() == n; }
+
+bool AllPositive(const IntVec* v) {
+  for (int32_t x : *v)
+    if (x <= 0) return false;
+  return true;
+}
+
+bool AllNonNegative(const IntVec* v) {
+  for (int32_t x : *v)
+    if (x < 0) return false;
+  return true;
+}
+
+// Window ops share the same array contract: kernel/strides/dilations of 2, pads of 4.
+bool CheckWindow(const IntVec* kernel, const IntVec* strides, const IntVec* dilations,
+                 const IntVec* pads) {
+  return HasLength(kernel, 2) && HasLength(strides, 2) && HasLength(dilations, 2) &&
+         HasLength(pads, 4) && AllPositive(kernel) && AllPositive(strides) &&
+         AllPositive(dilations) && AllNonNegative(pads);
+}
+
+bool CheckActivation(const fb::Activation* a) {
+  return a == nullptr || static_cast<int>(a->kind()) <= static_cast<int>(fb::ActivationKind::HardSwish);
+}
+
+kernels::Activation ToActivation(const fb::Activation* a) {
+  kernels::Activation act;
+  if (a != nullptr) {
+    act.kind = static_cast<kernels::ActKind>(a->kind());
+    act.alpha = a->alpha();
+    act.beta = a->beta();
+  }
+  return act;
+}
+
+void CopyWindow(const IntVec* kernel, const IntVec* strides, const IntVec* dilations,
+                const IntVec* pads, int32_t* k, int32_t* s, int32_t* d, int32_t* p) {
+  for (int i = 0; i < 2; ++i) {
+    k[i] = kernel->Get(i);
+    s[i] = strides->Get(i);
+    d[i] = dilations->Get(i);
+  }
+  for (int i = 0; i < 4; ++i) p[i] = pads->Get(i);
+}
+
+}  // namespace
+
+bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
+  const char* name = (op->name() != nullptr) ? op->name()->c_str() : "";
+  auto fail = [&](const char* what) {
+    errors.Report("op '%s': %s", name, what);
+    return false;
+  };
+  switch (op->type()) {
+    case fb::OpType::Conv: {
+      const auto* o = op->options_as_ConvOptions();
+      if (!CheckWindow(o->kernel(), o->strides(), o->dilations(), o->pads()) || o->group() < 1)
+        return fail("conv kernel/strides/dilations need 2 positive values, pads 4, group >= 1");
+      return CheckActivation(o->activation()) || fail("unknown activation");
+    }
+    case fb::OpType::Pool: {
+      const auto* o = op->options_as_PoolOptions();
+      if (!CheckWindow(o->kernel(), o->strides(), o->dilations(), o->pads()))
+        return fail("pool kernel/strides/dilations need 2 positive values, pads 4");
+      return static_cast<int>(o->kind()) <= 1 || fail("unknown pool kind");
+    }
+    case fb::OpType::GlobalPool:
+      return static_cast<int>(op->options_as_GlobalPoolOptions()->kind()) <= 1 ||
+             fail("unknown pool kind");
+    case fb::OpType::Pad: {
+      const auto* o = op->options_as_PadOptions();
+      if (o->pads() == nullptr || o->pads()->size() > 2 * kMaxRank || o->pads()->size() % 2 != 0 ||
+          !AllNonNegative(o->pads()))
+        return fail("pad needs an even number (at most 12) of non-negative pads");
+      return true;
+    }
+    case fb::OpType::Transpose: {
+      const auto* o = op->options_as_TransposeOptions();
+      if (o->perm() == nullptr || o->perm()->size() > static_cast<uint32_t>(kMaxRank))
+        return fail("transpose needs a permutation of at most 6 axes");
+      return true;
+    }
+    case fb::OpType::Binary: {
+      const auto* o = op->options_as_BinaryOptions();
+      if (static_cast<int>(o->kind()) > static_cast<int>(fb::BinaryKind::Div))
+        return fail("unknown binary kind");
+      return CheckActivation(o->activation()) || fail("unknown activation");
+    }
+    case fb::OpType::Gemm: return CheckActivation(op->options_as_GemmOptions()->activation()) || fail("unknown activation");
+    case fb::OpType::BatchNorm: return CheckActivation(op->options_as_BatchNormOptions()->activation()) || fail("unknown activation");
+    case fb::OpType::ChannelAffine: return CheckActivation(op->options_as_ChannelAffineOptions()->activation()) || fail("unknown activation");
+    case fb::OpType::Activation: return CheckActivation(op->options_as_ActivationOptions()->activation()) || fail("unknown activation");
+    default: return true;
+  }
+}
+
+void ReadOptions(const fb::Operator* op, OpOptions* out) {
+  std::memset(static_cast<void*>(out), 0, sizeof(*out));
+  switch (op->type()) {
+    case fb::OpType::Conv: {
+      const auto* o = op->options_as_ConvOptions();
+      CopyWindow(o->kernel(), o->strides(), o->dilations(), o->pads(), out->conv.kernel,
+                 out->conv.strides, out->conv.dilations, out->conv.pads);
+      out->conv.group = o->group();
+      out->conv.act = ToActivation(o->activation());
+      break;
+    }
+    case fb::OpType::Pool: {
+      const auto* o = op->options_as_PoolOptions();
+      CopyWindow(o->kernel(), o->strides(), o->dilations(), o->pads(), out->pool.kernel,
+                 out->pool.strides, out->pool.dilations, out->pool.pads);
+      out->pool.kind = static_cast<kernels::PoolKind>(o->kind());
+      out->pool.count_include_pad = o->count_include_pad();
+      out->pool.ceil_mode = o->ceil_mode();
+      break;
+    }
+    case fb::OpType::GlobalPool:
+      out->global_pool = static_cast<kernels::PoolKind>(op->options_as_GlobalPoolOptions()->kind());
+      break;
+    case fb::OpType::Pad: {
+      const auto* o = op->options_as_PadOptions();
+      out->pad.num_pads = static_cast<int32_t>(o->pads()->size());
+      for (int32_t i = 0; i < out->pad.num_pads; ++i) out->pad.pads[i] = o->pads()->Get(i);
+      out->pad.value = o->value();
+      break;
+    }
+    case fb::OpType::Transpose: {
+      const auto* o = op->options_as_TransposeOptions();
+      out->transpose.rank = static_cast<int32_t>(o->perm()->size());
+      for (int32_t i = 0; i < out->transpose.rank; ++i) out->transpose.perm[i] = o->perm()->Get(i);
+      break;
+    }
+    case fb::OpType::Binary: {
+      const auto* o = op->options_as_BinaryOptions();
+      out->binary.kind = static_cast<kernels::BinaryKind>(o->kind());
+      out->binary.act = ToActivation(o->activation());
+      break;
+    }
+    case fb::OpType::BatchNorm: {
+      const auto* o = op->options_as_BatchNormOptions();
+      out->batchnorm.epsilon = o->epsilon();
+      out->batchnorm.momentum = o->momentum();
+      out->batchnorm.act = ToActivation(o->activation());
+      break;
+    }
+    case fb::OpType::Gemm: out->act = ToActivation(op->options_as_GemmOptions()->activation()); break;
+    case fb::OpType::ChannelAffine: out->act = ToActivation(op->options_as_ChannelAffineOptions()->activation()); break;
+    case fb::OpType::Activation: out->act = ToActivation(op->options_as_ActivationOptions()->activation()); break;
+    case fb::OpType::Concat: out->axis.axis = op->options_as_ConcatOptions()->axis(); break;
+    case fb::OpType::Softmax: out->axis.axis = op->options_as_SoftmaxOptions()->axis(); break;
+    default: break;
+  }
+}
+
+}  // namespace edgefold::internal

@@ -1,0 +1,37 @@
+// Add, Sub, Mul, Div with numpy broadcasting and a fused activation: y = act(a op b).
+#include "ops/broadcast.h"
+#include "ops/op_kernel.h"
+
+namespace edgefold::internal {
+namespace {
+
+Status Prepare(OpContext& ctx) {
+  if (ctx.op.num_inputs != 2 || !ctx.has_input(0) || !ctx.has_input(1))
+    return ctx.Fail(Status::kInvalidModel, "needs two inputs");
+  if (!PlanBroadcast(ctx.input(0), ctx.input(1), ctx.output(0), &ctx.prepared<BroadcastPlan>()))
+    return ctx.Fail(Status::kShapeMismatch, "inputs '%s' and '%s' do not broadcast to the output",
+                    ctx.input(0).name, ctx.input(1).name);
+  return Status::kOk;
+}
+
+Status Eval(OpContext& ctx) {
+  const BroadcastPlan& p = ctx.prepared<BroadcastPlan>();
+  const float* a = ctx.input(0).data;
+  const float* b = ctx.input(1).data;
+  float* y = ctx.output(0).data;
+  const auto kind = ctx.op.options.binary.kind;
+  const auto act = ctx.op.options.binary.act;
+  const auto& k = ctx.k;
+  ForEachInnerRun(p, [&](size_t ao, size_t bo, size_t yo) {
+    k.binary(kind, p.inner_mode, a + ao, b + bo, y + yo, p.inner, act);
+  });
+  return Status::kOk;
+}
+
+const OpKernel kBinary = {Prepare, Eval};
+
+}  // namespace
+
+const OpKernel* RegisterBinary() { return &kBinary; }
+
+}  // namespace edgefold::internal

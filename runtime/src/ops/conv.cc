@@ -1,0 +1,115 @@
+// Conv (1-D and 2-D, any stride, padding, dilation and group count).
+//   y[n, oc, oy, ox] = act(b[oc] + Σ_{ic∈group(oc), ky, kx} w[oc, ic, ky, kx] · x[n, ic, iy, ix])
+//   iy = oy·sh − pad_top + ky·dh, ix = ox·sw − pad_left + kx·dw (zero outside the image)
+// Depthwise convs run a direct kernel; others run im2col (skipped for pointwise) + GEMM per group.
+#include "ops/conv_scratch.h"
+#include "ops/op_kernel.h"
+#include "ops/shape_util.h"
+
+namespace edgefold::internal {
+namespace {
+
+struct ConvPrepared {
+  kernels::Conv2dShape shape;
+  size_t batch;
+};
+
+// Views a rank-3 (N, C, L) tensor as (N, C, 1, L).
+void Spatial(const TensorInfo& t, size_t* h, size_t* w) {
+  *h = (t.rank == 4) ? static_cast<size_t>(t.shape[2]) : 1;
+  *w = static_cast<size_t>(t.shape[t.rank - 1]);
+}
+
+Status Prepare(OpContext& ctx) {
+  const ConvOptions& o = ctx.op.options.conv;
+  if (ctx.op.num_inputs < 2 || !ctx.has_input(0) || !ctx.has_input(1))
+    return ctx.Fail(Status::kInvalidModel, "needs inputs X and W");
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& w = ctx.input(1);
+  const TensorInfo& y = ctx.output(0);
+  if ((x.rank != 3 && x.rank != 4) || w.rank != x.rank || y.rank != x.rank)
+    return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
+  if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
+  kernels::Conv2dShape s;
+  s.in_c = static_cast<size_t>(x.shape[1]);
+  s.out_c = static_cast<size_t>(w.shape[0]);
+  Spatial(x, &s.in_h, &s.in_w);
+  Spatial(y, &s.out_h, &s.out_w);
+  s.kh = static_cast<size_t>(o.kernel[0]);
+  s.kw = static_cast<size_t>(o.kernel[1]);
+  s.stride_h = static_cast<size_t>(o.strides[0]);
+  s.stride_w = static_cast<size_t>(o.strides[1]);
+  s.dilation_h = static_cast<size_t>(o.dilations[0]);
+  s.dilation_w = static_cast<size_t>(o.dilations[1]);
+  s.pad_top = static_cast<size_t>(o.pads[0]);
+  s.pad_left = static_cast<size_t>(o.pads[1]);
+  s.group = static_cast<size_t>(o.group);
+  size_t wk_h = 1, wk_w = 1;
+  Spatial(w, &wk_h, &wk_w);
+  if (s.in_c % s.group != 0 || s.out_c % s.group != 0 ||
+      static_cast<size_t>(w.shape[1]) != s.in_c / s.group || wk_h != s.kh || wk_w != s.kw)
+    return ctx.Fail(Status::kShapeMismatch, "W shape does not match channels, group and kernel");
+  if (static_cast<size_t>(y.shape[0]) != static_cast<size_t>(x.shape[0]) ||
+      static_cast<size_t>(y.shape[1]) != s.out_c ||
+      static_cast<long>(s.out_h) != WindowOutput(static_cast<long>(s.in_h), o.pads[0], o.pads[2],
+                                                 o.kernel[0], o.strides[0], o.dilations[0], false) ||
+      static_cast<long>(s.out_w) != WindowOutput(static_cast<long>(s.in_w), o.pads[1], o.pads[3],
+                                                 o.kernel[1], o.strides[1], o.dilations[1], false))
+    return ctx.Fail(Status::kShapeMismatch, "Y shape does not follow from X, W and the options");
+  if (ctx.has_input(2) && ctx.input(2).elems != s.out_c)
+    return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
+                    ctx.input(2).elems, s.out_c);
+  const size_t scratch = ops::ConvScratchBytes(s);
+  if (ctx.op.scratch_bytes < scratch)
+    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
+                    ctx.op.scratch_bytes);
+  ctx.prepared<ConvPrepared>() = ConvPrepared{s, static_cast<size_t>(x.shape[0])};
+  return Status::kOk;
+}
+
+Status Eval(OpContext& ctx) {
+  const ConvPrepared& p = ctx.prepared<ConvPrepared>();
+  const kernels::Conv2dShape& s = p.shape;
+  const ConvOptions& o = ctx.op.options.conv;
+  const float* x = ctx.input(0).data;
+  const float* w = ctx.input(1).data;
+  const float* bias = ctx.has_input(2) ? ctx.input(2).data : nullptr;
+  float* y = ctx.output(0).data;
+  const size_t in_image = s.in_c * s.in_h * s.in_w;
+  const size_t out_plane = s.out_h * s.out_w;
+  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group;
+  const size_t k = cin_g * s.kh * s.kw;
+  const bool depthwise = ops::ConvIsDepthwise(s), pointwise = ops::ConvIsPointwise(s);
+  for (size_t n = 0; n < p.batch; ++n) {
+    const float* xn = x + n * in_image;
+    float* yn = y + n * s.out_c * out_plane;
+    if (depthwise) {
+      ctx.k.conv2d_depthwise(s, xn, w, bias, o.act, yn);
+      continue;
+    }
+    for (size_t g = 0; g < s.group; ++g) {
+      const float* xg = xn + g * cin_g * s.in_h * s.in_w;
+      const float* col = xg;
+      if (!pointwise) {
+        ctx.k.im2col(s, xg, ctx.op.scratch);
+        col = ctx.op.scratch;
+      }
+      kernels::GemmParams gp;
+      gp.m = cout_g; gp.n = out_plane; gp.k = k;
+      gp.lda = k; gp.ldb = out_plane; gp.ldc = out_plane;
+      gp.bias = bias ? bias + g * cout_g : nullptr;
+      gp.bias_per_row = true;
+      gp.act = o.act;
+      ctx.k.gemm(gp, w + g * cout_g * k, col, yn + g * cout_g * out_plane);
+    }
+  }
+  return Status::kOk;
+}
+
+const OpKernel kConv = {Prepare, Eval};
+
+}  // namespace
+
+const OpKernel* RegisterConv() { return &kConv; }
+
+}  // namespace edgefold::internal

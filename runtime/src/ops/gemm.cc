@@ -1,0 +1,52 @@
+// Fully connected: Y[M,N] = act(X[M,K] · W[K,N] + b[N]), M = product of X's leading dims.
+// The compiler stores W pre-transposed as [K,N] (ONNX Gemm alpha/beta/trans already applied).
+#include "ops/op_kernel.h"
+#include "ops/shape_util.h"
+
+namespace edgefold::internal {
+namespace {
+
+Status Prepare(OpContext& ctx) {
+  if (ctx.op.num_inputs < 2 || !ctx.has_input(0) || !ctx.has_input(1))
+    return ctx.Fail(Status::kInvalidModel, "needs inputs X and W");
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& w = ctx.input(1);
+  const TensorInfo& y = ctx.output(0);
+  if (x.rank < 1 || w.rank != 2 || y.rank != x.rank)
+    return ctx.Fail(Status::kShapeMismatch, "W must be rank 2 [K,N] and Y the rank of X");
+  const size_t k = static_cast<size_t>(x.shape[x.rank - 1]);
+  const size_t n = static_cast<size_t>(w.shape[1]);
+  if (static_cast<size_t>(w.shape[0]) != k)
+    return ctx.Fail(Status::kShapeMismatch, "X has K=%zu but W is [%d,%d]", k, w.shape[0], w.shape[1]);
+  if (static_cast<size_t>(y.shape[y.rank - 1]) != n ||
+      DimProduct(y, 0, y.rank - 1) != DimProduct(x, 0, x.rank - 1))
+    return ctx.Fail(Status::kShapeMismatch, "Y shape does not match X·W");
+  if (ctx.has_input(2) && ctx.input(2).elems != n)
+    return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for N=%zu", ctx.input(2).elems, n);
+  kernels::GemmParams& p = ctx.prepared<kernels::GemmParams>();
+  p = kernels::GemmParams();
+  p.m = DimProduct(x, 0, x.rank - 1);
+  p.n = n;
+  p.k = k;
+  p.lda = k;
+  p.ldb = n;
+  p.ldc = n;
+  p.bias_per_row = false;
+  p.act = ctx.op.options.act;
+  return Status::kOk;
+}
+
+Status Eval(OpContext& ctx) {
+  kernels::GemmParams p = ctx.prepared<kernels::GemmParams>();
+  p.bias = ctx.has_input(2) ? ctx.input(2).data : nullptr;
+  ctx.k.gemm(p, ctx.input(0).data, ctx.input(1).data, ctx.output(0).data);
+  return Status::kOk;
+}
+
+const OpKernel kGemm = {Prepare, Eval};
+
+}  // namespace
+
+const OpKernel* RegisterGemm() { return &kGemm; }
+
+}  // namespace edgefold::internal

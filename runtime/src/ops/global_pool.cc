@@ -1,0 +1,29 @@
+// GlobalAveragePool / GlobalMaxPool: (N, C, spatial...) → (N, C, 1, ...).
+#include "ops/op_kernel.h"
+#include "ops/shape_util.h"
+
+namespace edgefold::internal {
+namespace {
+
+Status Prepare(OpContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& y = ctx.output(0);
+  if (x.rank < 2 || y.elems != DimProduct(x, 0, 2) || y.shape[0] != x.shape[0])
+    return ctx.Fail(Status::kShapeMismatch, "Y must hold one value per (n, c) of X");
+  return Status::kOk;
+}
+
+Status Eval(OpContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  ctx.k.global_pool(ctx.op.options.global_pool, x.data, ctx.output(0).data, DimProduct(x, 0, 2),
+                    DimProduct(x, 2, x.rank));
+  return Status::kOk;
+}
+
+const OpKernel kGlobalPool = {Prepare, Eval};
+
+}  // namespace
+
+const OpKernel* RegisterGlobalPool() { return &kGlobalPool; }
+
+}  // namespace edgefold::internal

@@ -1,0 +1,62 @@
+// The interface between the interpreter and one operator implementation.
+//
+// Prepare runs once at Create: it validates shapes and options against the op's contract and
+// stores what Eval needs in OpDesc::prepared. Eval runs per Invoke and only calls kernels.
+#pragma once
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+#include "edgefold/status.h"
+#include "interpreter/error_reporter.h"
+#include "kernels/kernel_table.h"
+#include "model/model_types.h"
+
+namespace edgefold::internal {
+
+struct OpContext {
+  OpDesc& op;
+  TensorInfo* tensors;
+  const kernels::KernelTable& k;
+  ErrorReporter& errors;
+
+  bool has_input(uint32_t i) const { return i < op.num_inputs && op.inputs[i] >= 0; }
+  TensorInfo& input(uint32_t i) const { return tensors[op.inputs[i]]; }
+  TensorInfo& output(uint32_t i) const { return tensors[op.outputs[i]]; }
+
+  // Reports "<op kind> '<name>': <message>" and returns `s`.
+  Status Fail(Status s, const char* fmt, ...) const EDGEFOLD_PRINTF_LIKE(3, 4);
+
+  template <class T>
+  T& prepared() const {
+    static_assert(sizeof(T) <= kPreparedBytes, "prepared data too large");
+    static_assert(std::is_trivially_copyable<T>::value, "prepared data must be trivial");
+    return *reinterpret_cast<T*>(op.prepared);
+  }
+};
+
+struct OpKernel {
+  Status (*prepare)(OpContext& ctx);
+  Status (*eval)(OpContext& ctx);
+};
+
+const char* OpKindName(OpKind kind);
+
+// Registration functions, one per op file.
+const OpKernel* RegisterConv();
+const OpKernel* RegisterGemm();
+const OpKernel* RegisterMatMul();
+const OpKernel* RegisterBatchNorm();
+const OpKernel* RegisterChannelAffine();
+const OpKernel* RegisterActivation();
+const OpKernel* RegisterPRelu();
+const OpKernel* RegisterBinary();
+const OpKernel* RegisterConcat();
+const OpKernel* RegisterReshape();
+const OpKernel* RegisterTranspose();
+const OpKernel* RegisterPool();
+const OpKernel* RegisterGlobalPool();
+const OpKernel* RegisterPad();
+const OpKernel* RegisterSoftmax();
+
+}  // namespace edgefold::internal
