@@ -1,0 +1,83 @@
+// Conv, MaxPool/AveragePool, GlobalAveragePool/GlobalMaxPool.
+#include "lower/lower_context.h"
+#include "lower/spatial.h"
+#include "ops/conv_scratch.h"
+
+namespace edgefold::compiler {
+namespace {
+
+std::vector<int32_t> Pair(const ir::Node& n, int64_t a, int64_t b) {
+  return {ToInt32(n, a, "window"), ToInt32(n, b, "window")};
+}
+
+size_t Spatial(const std::vector<int64_t>& s, size_t i) { return s.size() == 4 ? s[2 + i] : (i == 0 ? 1 : s[2]); }
+
+}  // namespace
+
+void LowerConv(LowerContext& ctx, const ir::Node& n) {
+  const int x = ctx.Tensor(n, n.In(0));
+  if (n.In(1).empty() || !ctx.graph().IsConst(n.inputs[1])) throw CompileError(n.Msg("weights W must be a constant"));
+  if (!n.In(2).empty() && !ctx.graph().IsConst(n.inputs[2])) throw CompileError(n.Msg("bias B must be a constant"));
+  const int w = ctx.Tensor(n, n.In(1)), b = ctx.Tensor(n, n.In(2));
+  const int y = ctx.Tensor(n, n.outputs.at(0));
+  const std::vector<int64_t> xs = ctx.Shape(x), ws = ctx.Shape(w), ys = ctx.Shape(y);
+  const int64_t group = n.Int("group", 1);
+  if (xs.size() < 3 || ws.size() != xs.size()) throw CompileError(n.Msg("W rank must equal X rank (3 or 4)"));
+  if (group < 1 || xs[1] % group || ws[0] % group || ws[1] * group != xs[1])
+    throw CompileError(n.Msg("attribute 'group'=" + std::to_string(group) + " does not fit X " +
+                             ir::ShapeString(xs) + " and W " + ir::ShapeString(ws)));
+  if (b >= 0 && ir::NumElements(ctx.Shape(b)) != ws[0]) throw CompileError(n.Msg("bias B must have Cout values"));
+  const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  if (n.Has("kernel_shape") && n.Ints("kernel_shape", {}) != kernel)
+    throw CompileError(n.Msg("attribute 'kernel_shape' does not match W " + ir::ShapeString(ws)));
+  const Window2d win = ResolveWindow(n, xs, kernel, ys, false);
+  fb::ConvOptionsT opt;
+  opt.kernel = Pair(n, win.kh, win.kw);
+  opt.strides = Pair(n, win.sh, win.sw);
+  opt.dilations = Pair(n, win.dh, win.dw);
+  opt.pads = {ToInt32(n, win.top, "pad"), ToInt32(n, win.left, "pad"), ToInt32(n, win.bottom, "pad"),
+              ToInt32(n, win.right, "pad")};
+  opt.group = ToInt32(n, group, "group");
+  opt.activation = ToFbActivation(n.act);
+  kernels::Conv2dShape s;
+  s.in_c = xs[1]; s.in_h = Spatial(xs, 0); s.in_w = Spatial(xs, 1);
+  s.out_c = ys[1]; s.out_h = Spatial(ys, 0); s.out_w = Spatial(ys, 1);
+  s.kh = win.kh; s.kw = win.kw; s.stride_h = win.sh; s.stride_w = win.sw;
+  s.dilation_h = win.dh; s.dilation_w = win.dw; s.pad_top = win.top; s.pad_left = win.left;
+  s.group = group;
+  fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, {x, w, b}, {y});
+  op.options.Set(std::move(opt));
+  op.scratch_bytes = ops::ConvScratchBytes(s);
+}
+
+void LowerPool(LowerContext& ctx, const ir::Node& n) {
+  const int x = ctx.Tensor(n, n.In(0));
+  const int y = ctx.Tensor(n, n.outputs.at(0));
+  if (n.outputs.size() > 1 && !n.outputs[1].empty() && ctx.graph().ConsumerCount(n.outputs[1]) > 0)
+    throw CompileError(n.Msg("the Indices output is unsupported"));
+  if (n.Int("storage_order", 0) != 0) throw CompileError(n.Msg("attribute 'storage_order'=1 is unsupported"));
+  if (!n.Has("kernel_shape")) throw CompileError(n.Msg("attribute 'kernel_shape' is required"));
+  const bool ceil_mode = n.Int("ceil_mode", 0) != 0;
+  const Window2d win = ResolveWindow(n, ctx.Shape(x), n.Ints("kernel_shape", {}), ctx.Shape(y), ceil_mode);
+  fb::PoolOptionsT opt;
+  opt.kind = n.op == "MaxPool" ? fb::PoolKind::Max : fb::PoolKind::Average;
+  opt.kernel = Pair(n, win.kh, win.kw);
+  opt.strides = Pair(n, win.sh, win.sw);
+  opt.dilations = Pair(n, win.dh, win.dw);
+  opt.pads = {ToInt32(n, win.top, "pad"), ToInt32(n, win.left, "pad"), ToInt32(n, win.bottom, "pad"),
+              ToInt32(n, win.right, "pad")};
+  opt.count_include_pad = n.Int("count_include_pad", 0) != 0;
+  opt.ceil_mode = ceil_mode;
+  ctx.AddOp(fb::OpType::Pool, n, {x}, {y}).options.Set(std::move(opt));
+}
+
+void LowerGlobalPool(LowerContext& ctx, const ir::Node& n) {
+  const int x = ctx.Tensor(n, n.In(0));
+  const int y = ctx.Tensor(n, n.outputs.at(0));
+  if (ctx.Shape(x).size() < 3) throw CompileError(n.Msg("input must have rank >= 3"));
+  fb::GlobalPoolOptionsT opt;
+  opt.kind = n.op == "GlobalMaxPool" ? fb::PoolKind::Max : fb::PoolKind::Average;
+  ctx.AddOp(fb::OpType::GlobalPool, n, {x}, {y}).options.Set(std::move(opt));
+}
+
+}  // namespace edgefold::compiler

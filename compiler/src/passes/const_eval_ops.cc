@@ -1,0 +1,162 @@
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "passes/const_eval.h"
+#include "passes/const_eval_ops.h"
+
+namespace edgefold::compiler::passes::const_eval {
+using ir::Node;
+using ir::Tensor;
+
+namespace {
+bool IsIntType(int32_t dtype) {
+  return dtype == ir::kInt64 || dtype == ir::kInt32 || dtype == ir::kInt8 || dtype == ir::kUint8 ||
+         dtype == ir::kBool;
+}
+}  // namespace
+
+std::vector<int64_t> ReshapeTarget(const std::vector<int64_t>& in, const std::vector<int64_t>& spec,
+                                   bool allowzero, const Node& n) {
+  std::vector<int64_t> out(spec);
+  int infer = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 0 && !allowzero) {
+      if (i >= in.size()) throw CompileError(n.Msg("shape entry 0 at " + std::to_string(i) + " has no input dim"));
+      out[i] = in[i];
+    }
+    if (out[i] == -1) {
+      if (infer >= 0) throw CompileError(n.Msg("shape has more than one -1"));
+      infer = static_cast<int>(i);
+    } else if (out[i] < 0) {
+      throw CompileError(n.Msg("invalid shape entry " + std::to_string(out[i])));
+    } else {
+      known *= out[i];
+    }
+  }
+  const int64_t total = ir::NumElements(in);
+  if (infer >= 0) {
+    if (known == 0 || total % known) throw CompileError(n.Msg("cannot infer -1 in reshape of " + ir::ShapeString(in)));
+    out[infer] = total / known;
+  }
+  if (ir::NumElements(out) != total)
+    throw CompileError(n.Msg("cannot reshape " + ir::ShapeString(in) + " to " + ir::ShapeString(spec)));
+  return out;
+}
+
+Tensor EvalCast(const Tensor& x, const Node& n) {
+  const int32_t to = static_cast<int32_t>(n.Int("to", ir::kFloat));
+  std::vector<double> out(x.data);
+  for (double& v : out) {
+    if (to == ir::kFloat) v = static_cast<float>(v);
+    else if (to == ir::kBool) v = v != 0;
+    else if (IsIntType(to)) v = std::trunc(v);
+  }
+  return Make(x.shape, out, to);
+}
+
+Tensor EvalBinary(const Tensor& a, const Tensor& b, const Node& n) {
+  const std::vector<int64_t> shape = BroadcastShapes(n, a.shape, b.shape);
+  const int64_t count = ir::NumElements(shape);
+  const bool ints = IsIntType(a.dtype);
+  std::vector<double> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const double x = a.data[BroadcastIndex(shape, a.shape, i)];
+    const double y = b.data[BroadcastIndex(shape, b.shape, i)];
+    double r = 0;
+    if (n.op == "Add") r = x + y;
+    else if (n.op == "Sub") r = x - y;
+    else if (n.op == "Mul") r = x * y;
+    else {
+      if (ints && y == 0) throw CompileError(n.Msg("integer division by zero"));
+      r = ints ? std::trunc(x / y) : x / y;
+    }
+    out[i] = a.dtype == ir::kFloat ? static_cast<float>(r) : r;
+  }
+  return Make(shape, out, a.dtype);
+}
+
+Tensor EvalTranspose(const Tensor& x, const Node& n) {
+  const size_t rank = x.shape.size();
+  std::vector<int64_t> perm = n.Ints("perm", {});
+  if (perm.empty())
+    for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
+  if (perm.size() != rank) throw CompileError(n.Msg("attribute 'perm' has the wrong length"));
+  std::vector<int64_t> shape(rank), in_strides(rank, 1);
+  for (size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * x.shape[i];
+  for (size_t i = 0; i < rank; ++i) shape[i] = x.shape[NormalizeAxis(n, perm[i], static_cast<int64_t>(rank))];
+  const int64_t count = ir::NumElements(shape);
+  std::vector<double> out(static_cast<size_t>(count));
+  for (int64_t flat = 0; flat < count; ++flat) {
+    int64_t rem = flat, src = 0;
+    for (size_t i = rank; i-- > 0;) {
+      src += (rem % shape[i]) * in_strides[perm[i] < 0 ? perm[i] + rank : perm[i]];
+      rem /= shape[i];
+    }
+    out[flat] = x.data[src];
+  }
+  return Make(shape, out, x.dtype);
+}
+
+}  // namespace edgefold::compiler::passes::const_eval
+
+namespace edgefold::compiler::passes {
+using namespace const_eval;
+
+bool CanEvalConst(const ir::Graph& g, const ir::Node& n) {
+  static const std::set<std::string> kOps = {"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze",
+      "Concat", "Reshape", "Flatten", "Cast", "Add", "Sub", "Mul", "Div", "Transpose",
+      "ConstantOfShape", "Identity"};
+  if (!kOps.count(n.op)) return false;
+  if (n.op == "Shape") return !n.inputs.empty() && g.At(n.inputs[0]).shape_known;
+  for (const std::string& in : n.inputs)
+    if (!in.empty() && !g.IsConst(in)) return false;
+  return true;
+}
+
+std::vector<Tensor> EvalConst(const ir::Graph& g, const Node& n) {
+  auto in = [&](size_t i) -> const Tensor& {
+    if (n.In(i).empty()) throw CompileError(n.Msg("missing input " + std::to_string(i)));
+    return g.At(n.inputs[i]);
+  };
+  auto optional_ints = [&](size_t i, const char* attr) {
+    return n.In(i).empty() ? n.Ints(attr, {}) : AsInts(g.At(n.inputs[i]));
+  };
+  const std::string& op = n.op;
+  if (op == "Constant") return {EvalConstant(n)};
+  if (op == "Shape") return {EvalShape(in(0), n)};
+  if (op == "Identity") return {in(0)};
+  if (op == "Gather") return {EvalGather(in(0), in(1), n)};
+  if (op == "Unsqueeze") return {EvalUnsqueeze(in(0), optional_ints(1, "axes"), n)};
+  if (op == "Squeeze") return {EvalSqueeze(in(0), optional_ints(1, "axes"), n)};
+  if (op == "Cast") return {EvalCast(in(0), n)};
+  if (op == "Transpose") return {EvalTranspose(in(0), n)};
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return {EvalBinary(in(0), in(1), n)};
+  if (op == "Concat") {
+    std::vector<const Tensor*> xs;
+    for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(&in(i));
+    return {EvalConcat(xs, n)};
+  }
+  if (op == "Reshape") {
+    Tensor t = in(0);
+    t.shape = ReshapeTarget(t.shape, AsInts(in(1)), n.Int("allowzero", 0) != 0, n);
+    return {t};
+  }
+  if (op == "Flatten") {
+    Tensor t = in(0);
+    const int64_t rank = static_cast<int64_t>(t.shape.size());
+    const int64_t axis = n.Int("axis", 1) < 0 ? n.Int("axis", 1) + rank : n.Int("axis", 1);
+    int64_t outer = 1;
+    for (int64_t i = 0; i < axis && i < rank; ++i) outer *= t.shape[i];
+    t.shape = {outer, ir::NumElements(t.shape) / std::max<int64_t>(outer, 1)};
+    return {t};
+  }
+  // ConstantOfShape
+  std::vector<int64_t> shape = AsInts(in(0));
+  Tensor value = n.Has("value") ? n.attrs.at("value").t : Make({1}, {0.0}, ir::kFloat);
+  if (value.data.size() != 1) throw CompileError(n.Msg("attribute 'value' must hold one element"));
+  return {Make(shape, std::vector<double>(static_cast<size_t>(ir::NumElements(shape)), value.data[0]), value.dtype)};
+}
+
+}  // namespace edgefold::compiler::passes

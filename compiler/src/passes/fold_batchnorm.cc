@@ -1,0 +1,129 @@
+#include <cmath>
+#include <sstream>
+
+#include "passes/passes.h"
+
+namespace edgefold::compiler::passes {
+namespace {
+
+// Per-channel affine form of an inference BatchNorm: y = x·scale[c] + shift[c].
+struct BnAffine {
+  std::vector<double> mean, scale, shift, beta;
+};
+
+std::string FormatValue(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+const ir::Tensor& BnParam(const ir::Graph& g, const ir::Node& bn, size_t i, const char* role, int64_t channels) {
+  if (bn.In(i).empty() || !g.IsConst(bn.inputs[i]))
+    throw CompileError("BatchNormalization '" + bn.name + "': input '" + role + "' must be a constant");
+  const ir::Tensor& t = g.At(bn.inputs[i]);
+  if (static_cast<int64_t>(t.data.size()) != channels)
+    throw CompileError("BatchNormalization '" + bn.name + "': input '" + role + "' has " +
+                       std::to_string(t.data.size()) + " values for " + std::to_string(channels) + " channels");
+  for (size_t c = 0; c < t.data.size(); ++c)
+    if (!std::isfinite(t.data[c]))
+      throw CompileError("BatchNormalization '" + bn.name + "': input '" + role + "'[" + std::to_string(c) +
+                         "] = " + FormatValue(t.data[c]) + " is " + (std::isnan(t.data[c]) ? "NaN" : "infinite"));
+  return t;
+}
+
+// Validates the node's parameters and computes scale = γ/√(σ²+ε), shift = β − μ·scale.
+BnAffine ComputeAffine(const ir::Graph& g, const ir::Node& bn) {
+  const ir::Tensor& x = g.At(bn.In(0));
+  if (!x.shape_known || x.shape.size() < 2)
+    throw CompileError("BatchNormalization '" + bn.name + "': input X needs a known shape of rank >= 2");
+  if (bn.Int("training_mode", 0) != 0)
+    throw CompileError("BatchNormalization '" + bn.name + "': attribute 'training_mode'=1 is unsupported");
+  for (size_t i = 1; i < bn.outputs.size(); ++i)
+    if (!bn.outputs[i].empty() && g.ConsumerCount(bn.outputs[i]) > 0)
+      throw CompileError("BatchNormalization '" + bn.name + "': training outputs are unsupported");
+  const int64_t channels = x.shape[1];
+  const double eps = bn.Float("epsilon", 1e-5);
+  if (!std::isfinite(eps))
+    throw CompileError("BatchNormalization '" + bn.name + "': attribute 'epsilon' is not finite");
+  const ir::Tensor& gamma = BnParam(g, bn, 1, "gamma", channels);
+  const ir::Tensor& beta = BnParam(g, bn, 2, "beta", channels);
+  const ir::Tensor& mean = BnParam(g, bn, 3, "running_mean", channels);
+  const ir::Tensor& var = BnParam(g, bn, 4, "running_var", channels);
+  BnAffine a;
+  a.mean = mean.data;
+  a.beta = beta.data;
+  for (int64_t c = 0; c < channels; ++c) {
+    const std::string at = "BatchNormalization '" + bn.name + "': input 'running_var'[" + std::to_string(c) +
+                           "] = " + FormatValue(var.data[c]);
+    if (var.data[c] < 0) throw CompileError(at + " is negative");
+    if (var.data[c] + eps <= 0) throw CompileError(at + " plus epsilon " + FormatValue(eps) + " is not positive");
+    const double s = gamma.data[c] / std::sqrt(var.data[c] + eps);
+    a.scale.push_back(s);
+    a.shift.push_back(beta.data[c] - mean.data[c] * s);
+  }
+  return a;
+}
+
+// Folds into producer p (Conv: W[Cout,...]; FC: W[K,N]) when p's output feeds only `bn`.
+bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a) {
+  const ir::Node& bn = g.nodes[bn_index];
+  const std::string x = bn.inputs[0];
+  const int p_index = g.ProducerOf(x);
+  if (p_index < 0 || g.ConsumerCount(x) != 1 || g.IsGraphOutput(x)) return false;
+  ir::Node& p = g.nodes[p_index];
+  if ((p.op != "Conv" && p.op != "FC") || p.act.kind != kernels::ActKind::kNone) return false;
+  if (p.In(1).empty() || !g.IsConst(p.inputs[1]) || (!p.In(2).empty() && !g.IsConst(p.inputs[2]))) return false;
+  const int64_t channels = static_cast<int64_t>(a.scale.size());
+  if (p.op == "FC" && g.At(x).shape.size() != 2) return false;  // BN axis 1 must be FC's N axis
+  ir::Tensor w = g.At(p.inputs[1]);
+  const int64_t out_c = p.op == "Conv" ? w.shape[0] : w.shape[1];
+  if (out_c != channels) return false;
+  const int64_t inner = static_cast<int64_t>(w.data.size()) / out_c;
+  for (int64_t i = 0; i < static_cast<int64_t>(w.data.size()); ++i)
+    w.data[i] *= a.scale[p.op == "Conv" ? i / inner : i % out_c];
+  std::vector<double> bias(static_cast<size_t>(channels), 0.0);
+  if (!p.In(2).empty()) bias = g.At(p.inputs[2]).data;
+  for (int64_t c = 0; c < channels; ++c) bias[c] = (bias[c] - a.mean[c]) * a.scale[c] + a.beta[c];
+  const std::string w_name = g.AddConst(p.inputs[1] + "_bnfold", w.shape, std::move(w.data));
+  const std::string b_name = g.AddConst(p.name + ".bias_bnfold", {channels}, std::move(bias));
+  if (p.inputs.size() < 3) p.inputs.resize(3);
+  p.inputs[1] = w_name;
+  p.inputs[2] = b_name;
+  p.outputs[0] = bn.outputs[0];
+  g.nodes.erase(g.nodes.begin() + static_cast<long>(bn_index));
+  return true;
+}
+
+}  // namespace
+
+BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold) {
+  BatchNormStats stats;
+  for (size_t i = 0; i < graph.nodes.size();) {
+    ir::Node& bn = graph.nodes[i];
+    if (bn.op != "BatchNormalization") {
+      ++i;
+      continue;
+    }
+    ++stats.found;
+    const BnAffine a = ComputeAffine(graph, bn);
+    if (fold && TryFoldBackward(graph, i, a)) {
+      ++stats.folded_backward;
+      continue;  // bn erased; nodes[i] is the next node
+    }
+    ++stats.kept;
+    if (fold) {
+      const int64_t c = static_cast<int64_t>(a.scale.size());
+      const std::string scale = graph.AddConst(bn.name + ".scale", {c}, a.scale);
+      const std::string shift = graph.AddConst(bn.name + ".shift", {c}, a.shift);
+      bn.op = "ChannelAffine";
+      bn.inputs = {bn.inputs[0], scale, shift};
+      bn.outputs.resize(1);
+      bn.attrs.clear();
+    }
+    ++i;
+  }
+  graph.PruneUnusedTensors();
+  return stats;
+}
+
+}  // namespace edgefold::compiler::passes

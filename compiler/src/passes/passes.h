@@ -1,0 +1,33 @@
+// Graph passes, run in this order by the compiler driver. Each rewrites the IR in place and
+// throws CompileError naming the node when the model is invalid.
+#pragma once
+#include "ir/graph.h"
+
+namespace edgefold::compiler::passes {
+
+// Drops Identity and Dropout (inference: Dropout is the identity). Returns nodes removed.
+int RemoveIdentity(ir::Graph& graph);
+
+// Evaluates nodes whose inputs are all constant (and Shape of a known shape) on the host,
+// replacing their outputs with constants. Returns nodes removed.
+int FoldConstants(ir::Graph& graph);
+
+// Rewrites Gemm, and MatMul with a constant B, into the internal op "FC":
+//   Y[M,N] = X[M,K]·W[K,N] + B[N]   with alpha, beta, transB folded into W and B.
+void CanonicalizeFullyConnected(ir::Graph& graph);
+
+struct BatchNormStats {
+  int found = 0;
+  int folded_backward = 0;  // into the producing Conv / FC
+  int kept = 0;             // ChannelAffine, or BatchNormalization when !fold
+};
+// Validates every BatchNormalization and, when `fold`, folds it into the producing Conv/FC
+//   W' = W·s, b' = (b−μ)·s + β, s = γ/√(σ²+ε)   (per output channel, in double)
+// or, with nothing to fold into, rewrites it to ChannelAffine(scale = s, shift = β − μ·s).
+BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold);
+
+// Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish into the producing Conv, FC,
+// ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the sole consumer.
+int FuseActivations(ir::Graph& graph);
+
+}  // namespace edgefold::compiler::passes

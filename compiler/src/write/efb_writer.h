@@ -1,0 +1,17 @@
+// Serializes a planned LoweredModel into .efb bytes (FlatBuffer, identifier EFB1).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "lower/lowered.h"
+
+namespace edgefold::compiler {
+
+constexpr uint32_t kEfbFormatVersion = 1;
+
+// Places every constant at a 64-byte aligned offset of one 64-byte aligned weights blob
+// (setting weight_offset), builds the buffer and runs the FlatBuffers verifier on it.
+// `weight_bytes` receives the blob size. Throws CompileError if verification fails.
+std::vector<uint8_t> WriteEfb(LoweredModel* model, uint64_t* weight_bytes);
+
+}  // namespace edgefold::compiler
