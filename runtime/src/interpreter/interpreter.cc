@@ -22,6 +22,19 @@ Status RequiredArenaBytes(const uint8_t* model, size_t model_bytes, size_t* aren
 
 namespace {
 
+Status CheckArity(Interpreter::State& s, const internal::OpDesc& op, const internal::OpKernel& kernel) {
+  bool ok = op.num_inputs >= kernel.min_inputs && op.num_inputs <= kernel.max_inputs &&
+            op.num_outputs == 1;
+  for (uint32_t i = 0; ok && i < kernel.min_inputs; ++i) ok = op.inputs[i] >= 0;
+  if (!ok) {
+    s.errors.Report("op '%s' (%s): has %u inputs and %u outputs; needs %u..%u inputs (the first %u "
+                    "present) and 1 output", op.name, internal::OpKindName(op.kind), op.num_inputs,
+                    op.num_outputs, kernel.min_inputs, kernel.max_inputs, kernel.min_inputs);
+    return Status::kInvalidModel;
+  }
+  return Status::kOk;
+}
+
 Status PrepareOps(Interpreter::State& s, const OpResolver& resolver) {
   for (size_t i = 0; i < s.summary.num_ops; ++i) {
     internal::OpDesc& op = s.ops[i];
@@ -32,6 +45,7 @@ Status PrepareOps(Interpreter::State& s, const OpResolver& resolver) {
       return Status::kUnsupportedOp;
     }
     s.op_kernels[i] = kernel;
+    EDGEFOLD_RETURN_IF_ERROR(CheckArity(s, op, *kernel));
     internal::OpContext ctx{op, s.tensors, *s.kernels, s.errors};
     EDGEFOLD_RETURN_IF_ERROR(kernel->prepare(ctx));
   }

@@ -18,7 +18,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kActivation = {Prepare, Eval};
+const OpKernel kActivation = {Prepare, Eval, 1, 1};
 
 }  // namespace
 

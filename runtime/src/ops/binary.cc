@@ -28,7 +28,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kBinary = {Prepare, Eval};
+const OpKernel kBinary = {Prepare, Eval, 2, 2};
 
 }  // namespace
 

@@ -17,7 +17,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kChannelAffine = {Prepare, Eval};
+const OpKernel kChannelAffine = {Prepare, Eval, 3, 3};
 
 }  // namespace
 

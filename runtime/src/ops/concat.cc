@@ -49,7 +49,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kConcat = {Prepare, Eval};
+const OpKernel kConcat = {Prepare, Eval, 1, kAnyInputs};
 
 }  // namespace
 

@@ -106,7 +106,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kConv = {Prepare, Eval};
+const OpKernel kConv = {Prepare, Eval, 2, 3};
 
 }  // namespace
 

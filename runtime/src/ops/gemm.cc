@@ -43,7 +43,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kGemm = {Prepare, Eval};
+const OpKernel kGemm = {Prepare, Eval, 2, 3};
 
 }  // namespace
 

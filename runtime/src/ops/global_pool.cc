@@ -20,7 +20,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kGlobalPool = {Prepare, Eval};
+const OpKernel kGlobalPool = {Prepare, Eval, 1, 1};
 
 }  // namespace
 

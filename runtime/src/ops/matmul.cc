@@ -79,7 +79,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kMatMul = {Prepare, Eval};
+const OpKernel kMatMul = {Prepare, Eval, 2, 2};
 
 }  // namespace
 

@@ -38,7 +38,12 @@ struct OpContext {
 struct OpKernel {
   Status (*prepare)(OpContext& ctx);
   Status (*eval)(OpContext& ctx);
+  // Arity, checked by the interpreter before Prepare: inputs [0, min_inputs) must be present.
+  uint32_t min_inputs;
+  uint32_t max_inputs;
 };
+
+constexpr uint32_t kAnyInputs = 0xFFFFFFFFu;
 
 const char* OpKindName(OpKind kind);
 

@@ -57,7 +57,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kPad = {Prepare, Eval};
+const OpKernel kPad = {Prepare, Eval, 1, 1};
 
 }  // namespace
 

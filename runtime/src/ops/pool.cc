@@ -55,7 +55,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kPool = {Prepare, Eval};
+const OpKernel kPool = {Prepare, Eval, 1, 1};
 
 }  // namespace
 

@@ -74,7 +74,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kPRelu = {Prepare, Eval};
+const OpKernel kPRelu = {Prepare, Eval, 2, 2};
 
 }  // namespace
 

@@ -21,7 +21,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kReshape = {Prepare, Eval};
+const OpKernel kReshape = {Prepare, Eval, 1, 1};
 
 }  // namespace
 

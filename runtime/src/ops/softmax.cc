@@ -27,7 +27,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kSoftmax = {Prepare, Eval};
+const OpKernel kSoftmax = {Prepare, Eval, 1, 1};
 
 }  // namespace
 

@@ -58,7 +58,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kTranspose = {Prepare, Eval};
+const OpKernel kTranspose = {Prepare, Eval, 1, 1};
 
 }  // namespace
 

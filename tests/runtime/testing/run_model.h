@@ -1,0 +1,22 @@
+// Runs a serialized model once on given inputs and returns its outputs (test convenience).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "edgefold/interpreter.h"
+
+namespace edgefold::testing {
+
+struct RunResult {
+  Status status = Status::kOk;
+  std::string log;                          // every message the runtime reported
+  std::vector<std::vector<float>> outputs;
+};
+
+RunResult RunModel(const std::vector<uint8_t>& model, const std::vector<std::vector<float>>& inputs,
+                   Isa isa = Isa::kAuto);
+
+// Every ISA level available on this machine (scalar first).
+std::vector<Isa> AvailableIsas();
+
+}  // namespace edgefold::testing
