@@ -6,7 +6,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libxsimd-dev flatbuffers-compiler libflatbuffers-dev
       libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
       libgtest-dev libgmock-dev googletest libbenchmark-dev
-      python3 python3-numpy)
+      python3 python3-numpy qemu-user)
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-onnx python3-sklearn)
 fi

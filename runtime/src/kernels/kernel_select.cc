@@ -1,0 +1,167 @@
+// Instruction-set detection (once per process) and the choice of a KernelTable.
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "edgefold/isa.h"
+#include "kernels/arch_tables.h"
+
+#if defined(EDGEFOLD_HOSTED)
+#include <cstdlib>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#define EDGEFOLD_X86 1
+#include <cpuid.h>
+#include <xsimd/xsimd.hpp>
+#endif
+
+namespace edgefold {
+namespace {
+
+#if defined(EDGEFOLD_X86)
+// XCR0 (which register state the OS saves): bits 1–2 = SSE/AVX, bits 5–7 = AVX-512.
+uint64_t ReadXcr0() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return 0;
+  unsigned lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+
+// CPUID.(7,0):EBX bit 31. xsimd 8.1 does not report AVX-512VL, but avx512.cc is built with it.
+bool CpuHasAvx512Vl() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx >> 31 & 1u);
+}
+
+// xsimd 8.1 misreads AVX (leaf 0x80000001) and SSE2, so only its avx2/fma3/avx512/sse4.2
+// bits are trusted; the OS check guards VMs that disable the AVX/AVX-512 state.
+Isa DetectX86() {
+  const auto cpu = xsimd::available_architectures();
+  const uint64_t xcr0 = ReadXcr0();
+  const bool os_avx = (xcr0 & 0x6u) == 0x6u;
+  const bool os_avx512 = os_avx && (xcr0 & 0xE0u) == 0xE0u;
+#if defined(EDGEFOLD_HAVE_AVX512)
+  if (os_avx512 && cpu.fma3_avx2 && cpu.avx512f && cpu.avx512cd && cpu.avx512dq && cpu.avx512bw &&
+      CpuHasAvx512Vl())
+    return Isa::kAvx512;
+#endif
+#if defined(EDGEFOLD_HAVE_AVX2_FMA)
+  if (os_avx && cpu.fma3_avx2) return Isa::kAvx2Fma;
+#endif
+#if defined(EDGEFOLD_HAVE_SSE42)
+  if (cpu.sse4_2) return Isa::kSse42;
+#endif
+  (void)os_avx512;
+  return Isa::kScalar;
+}
+#endif
+
+Isa Detect() {
+#if defined(EDGEFOLD_X86)
+  return DetectX86();
+#elif defined(EDGEFOLD_HAVE_NEON)
+  return Isa::kNeon;  // AArch64 always has it; ARMv7 builds neon.cc only when targeting NEON
+#else
+  return Isa::kScalar;
+#endif
+}
+
+// Nesting of the x86 levels: a CPU at one level runs every lower one.
+int Rank(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return 0;
+    case Isa::kSse42: return 1;
+    case Isa::kAvx2Fma: return 2;
+    case Isa::kAvx512: return 3;
+    default: return -1;
+  }
+}
+
+struct IsaNameEntry {
+  Isa isa;
+  const char* name;
+};
+constexpr IsaNameEntry kIsaNames[] = {{Isa::kAuto, "auto"},       {Isa::kScalar, "scalar"},
+                                      {Isa::kSse42, "sse4.2"},     {Isa::kAvx2Fma, "avx2+fma"},
+                                      {Isa::kAvx512, "avx512"},    {Isa::kNeon, "neon"}};
+
+}  // namespace
+
+const char* IsaName(Isa isa) {
+  for (const auto& e : kIsaNames)
+    if (e.isa == isa) return e.name;
+  return "unknown";
+}
+
+bool ParseIsa(const char* name, Isa* out) {
+  if (name == nullptr || out == nullptr) return false;
+  for (const auto& e : kIsaNames) {
+    if (std::strcmp(e.name, name) == 0) {
+      *out = e.isa;
+      return true;
+    }
+  }
+  return false;
+}
+
+Isa DetectBestIsa() {
+  // kAuto marks "not detected yet"; detection is idempotent, so a race only repeats it.
+  static std::atomic<unsigned char> cached{static_cast<unsigned char>(Isa::kAuto)};
+  unsigned char v = cached.load(std::memory_order_relaxed);
+  if (v == static_cast<unsigned char>(Isa::kAuto)) {
+    v = static_cast<unsigned char>(Detect());
+    cached.store(v, std::memory_order_relaxed);
+  }
+  return static_cast<Isa>(v);
+}
+
+bool IsaAvailable(Isa isa) {
+  if (isa == Isa::kAuto || isa == Isa::kScalar) return true;
+  if (kernels::KernelTableFor(isa) == nullptr) return false;
+  const Isa best = DetectBestIsa();
+  if (isa == Isa::kNeon) return best == Isa::kNeon;
+  return Rank(best) >= Rank(isa);
+}
+
+namespace kernels {
+
+const KernelTable& ScalarKernelTable() { return scalar::kTable; }
+
+const KernelTable* KernelTableFor(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return &scalar::kTable;
+#if defined(EDGEFOLD_HAVE_AVX512)
+    case Isa::kAvx512: return &avx512::kTable;
+#endif
+#if defined(EDGEFOLD_HAVE_AVX2_FMA)
+    case Isa::kAvx2Fma: return &avx2_fma::kTable;
+#endif
+#if defined(EDGEFOLD_HAVE_SSE42)
+    case Isa::kSse42: return &sse42::kTable;
+#endif
+#if defined(EDGEFOLD_HAVE_NEON)
+    case Isa::kNeon: return &neon::kTable;
+#endif
+    default: return nullptr;
+  }
+}
+
+// kAuto: the detected best level, or EDGEFOLD_ISA (hosted builds) when it names an available
+// level. An explicit level that this build/CPU lacks falls back to scalar.
+const KernelTable& SelectKernelTable(Isa requested) {
+  Isa isa = requested;
+  if (isa == Isa::kAuto) {
+    isa = DetectBestIsa();
+#if defined(EDGEFOLD_HOSTED)
+    Isa forced = Isa::kAuto;
+    if (ParseIsa(std::getenv("EDGEFOLD_ISA"), &forced) && forced != Isa::kAuto && IsaAvailable(forced))
+      isa = forced;
+#endif
+  }
+  const KernelTable* table = IsaAvailable(isa) ? KernelTableFor(isa) : nullptr;
+  return table != nullptr ? *table : ScalarKernelTable();
+}
+
+}  // namespace kernels
+}  // namespace edgefold

@@ -1,0 +1,22 @@
+#include "kernels/act_scalar.h"
+#include "kernels/reference.h"
+
+namespace edgefold::kernels::ref {
+
+// C[i,j] = act( (accumulate ? C[i,j] : 0) + Σ_p A[i,p]·B[p,j] + bias[i or j] )
+// The sum runs p = 0..k−1 from 0 and the old C is added after it; the SIMD kernels keep
+// this order so that only FMA rounding separates them.
+void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
+  for (size_t i = 0; i < p.m; ++i) {
+    for (size_t j = 0; j < p.n; ++j) {
+      float acc = 0.0f;
+      for (size_t q = 0; q < p.k; ++q) acc += a[i * p.lda + q] * b[q * p.ldb + j];
+      float* out = c + i * p.ldc + j;
+      if (p.accumulate) acc = *out + acc;
+      if (p.bias != nullptr) acc += p.bias[p.bias_per_row ? i : j];
+      *out = ApplyActivation(acc, p.act);
+    }
+  }
+}
+
+}  // namespace edgefold::kernels::ref

@@ -1,0 +1,67 @@
+// Shared pieces of the xsimd kernel templates.
+//
+// Included ONLY by runtime/src/arch/<isa>.cc, each of which defines EDGEFOLD_ARCH_NS (its own
+// namespace name) first. Everything here lives in edgefold::kernels::EDGEFOLD_ARCH_NS, so even
+// non-template inline helpers get a distinct symbol per ISA: the linker can never pick an
+// AVX-512 copy of a helper for the SSE4.2 table (the per-arch ODR hazard of targets.md).
+#ifndef EDGEFOLD_ARCH_NS
+#error "kernels/simd/*.h are included only by runtime/src/arch/*.cc, after defining EDGEFOLD_ARCH_NS"
+#endif
+#pragma once
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "kernels/kernel_params.h"
+
+namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
+
+template <class Arch>
+using FBatch = xsimd::batch<float, Arch>;
+
+// The activations of kernel_params.h, one value at a time (scalar tails).
+inline float ActOne(float x, const Activation& a) {
+  switch (a.kind) {
+    case ActKind::kNone: return x;
+    case ActKind::kRelu: return std::max(x, 0.0f);
+    case ActKind::kClip: return std::min(std::max(x, a.alpha), a.beta);
+    case ActKind::kLeakyRelu: return x < 0.0f ? a.alpha * x : x;
+    case ActKind::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case ActKind::kHardSigmoid: return std::max(0.0f, std::min(1.0f, a.alpha * x + a.beta));
+    case ActKind::kHardSwish: return x * std::max(0.0f, std::min(1.0f, x * (1.0f / 6.0f) + 0.5f));
+  }
+  return x;
+}
+
+// The same activations on a whole register.
+template <class Arch>
+inline FBatch<Arch> ActBatch(FBatch<Arch> x, const Activation& a) {
+  using B = FBatch<Arch>;
+  const B zero(0.0f), one(1.0f);
+  switch (a.kind) {
+    case ActKind::kNone: return x;
+    case ActKind::kRelu: return xsimd::max(x, zero);
+    case ActKind::kClip: return xsimd::min(xsimd::max(x, B(a.alpha)), B(a.beta));
+    case ActKind::kLeakyRelu: return xsimd::select(x < zero, x * B(a.alpha), x);
+    case ActKind::kSigmoid: return one / (one + xsimd::exp(-x));
+    case ActKind::kHardSigmoid:
+      return xsimd::max(zero, xsimd::min(one, xsimd::fma(x, B(a.alpha), B(a.beta))));
+    case ActKind::kHardSwish:
+      return x * xsimd::max(zero, xsimd::min(one, xsimd::fma(x, B(1.0f / 6.0f), B(0.5f))));
+  }
+  return x;
+}
+
+// Horizontal maximum of one register.
+template <class Arch>
+inline float HMax(FBatch<Arch> v) {
+  alignas(64) float lanes[FBatch<Arch>::size];
+  v.store_aligned(lanes);
+  float m = lanes[0];
+  for (size_t i = 1; i < FBatch<Arch>::size; ++i) m = std::max(m, lanes[i]);
+  return m;
+}
+
+}  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

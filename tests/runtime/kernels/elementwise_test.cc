@@ -1,0 +1,86 @@
+// channel_affine, batchnorm_inference, activation, prelu and binary of every SIMD table
+// against the reference at sizes around the register width.
+#include "kernel_test_util.h"
+
+namespace edgefold::kernels::testing {
+namespace {
+
+using ElementwiseTest = KernelTest;
+
+TEST_P(ElementwiseTest, ActivationEveryKindAndSize) {
+  for (size_t n : AwkwardSizes()) {
+    const std::vector<float> x = RandomVector(n, -4, 4);
+    for (const Activation& act : AllActivations()) {
+      std::vector<float> want(n), got(n);
+      ref::ActivationKernel(x.data(), want.data(), n, act);
+      table().activation(x.data(), got.data(), n, act);
+      ASSERT_TRUE(AllClose(want, got)) << "n=" << n << " act=" << static_cast<int>(act.kind);
+      got = x;  // in place
+      table().activation(got.data(), got.data(), n, act);
+      ASSERT_TRUE(AllClose(want, got)) << "in place, n=" << n;
+    }
+  }
+}
+
+TEST_P(ElementwiseTest, ChannelAffineAndBatchnorm) {
+  for (size_t channels : {size_t{1}, size_t{3}, size_t{17}, 2 * W() + 1}) {
+    for (size_t spatial : {size_t{1}, W(), W() + 1, size_t{13}, size_t{49}}) {
+      const size_t n = channels * spatial;
+      const std::vector<float> x = RandomVector(n, -4, 4), scale = RandomVector(channels, -2, 2, 3),
+                               shift = RandomVector(channels, -1, 1, 4), var = RandomVector(channels, 0.1f, 2, 5);
+      for (const Activation& act : AllActivations()) {
+        std::vector<float> want(n), got(n);
+        ref::ChannelAffine(x.data(), scale.data(), shift.data(), want.data(), channels, spatial, act);
+        table().channel_affine(x.data(), scale.data(), shift.data(), got.data(), channels, spatial, act);
+        ASSERT_TRUE(AllClose(want, got)) << "affine c=" << channels << " s=" << spatial;
+        ref::BatchnormInference(x.data(), scale.data(), shift.data(), x.data(), var.data(), 1e-5f, want.data(),
+                                channels, spatial, act);
+        table().batchnorm_inference(x.data(), scale.data(), shift.data(), x.data(), var.data(), 1e-5f,
+                                    got.data(), channels, spatial, act);
+        ASSERT_TRUE(AllClose(want, got, 1e-5f)) << "bn c=" << channels << " s=" << spatial;
+      }
+    }
+  }
+}
+
+TEST_P(ElementwiseTest, PreluPerChannelAndShared) {
+  for (size_t channels : {size_t{1}, size_t{5}, W() + 1}) {
+    for (size_t spatial : {size_t{1}, W() + 1, size_t{13}, size_t{204}}) {
+      const size_t n = channels * spatial;
+      const std::vector<float> x = RandomVector(n), slope = RandomVector(channels, 0, 0.5f, 9);
+      for (bool per_channel : {true, false}) {
+        std::vector<float> want(n), got(n);
+        ref::Prelu(x.data(), slope.data(), want.data(), channels, spatial, per_channel);
+        table().prelu(x.data(), slope.data(), got.data(), channels, spatial, per_channel);
+        ASSERT_TRUE(AllClose(want, got, 0, 0)) << "c=" << channels << " s=" << spatial << " pc=" << per_channel;
+      }
+    }
+  }
+}
+
+TEST_P(ElementwiseTest, BinaryEveryKindModeAndAlias) {
+  const BinaryKind kinds[] = {BinaryKind::kAdd, BinaryKind::kSub, BinaryKind::kMul, BinaryKind::kDiv};
+  const BroadcastMode modes[] = {BroadcastMode::kElementwise, BroadcastMode::kScalarB, BroadcastMode::kScalarA};
+  const Activation acts[] = {{ActKind::kNone, 0, 0}, {ActKind::kRelu, 0, 0}, {ActKind::kSigmoid, 0, 0}};
+  for (size_t n : AwkwardSizes()) {
+    const std::vector<float> a = RandomVector(n, 0.5f, 2, 21), b = RandomVector(n, -2, -0.5f, 22);
+    for (BinaryKind kind : kinds) {
+      for (BroadcastMode mode : modes) {
+        for (const Activation& act : acts) {
+          std::vector<float> want(n), got(n);
+          ref::Binary(kind, mode, a.data(), b.data(), want.data(), n, act);
+          table().binary(kind, mode, a.data(), b.data(), got.data(), n, act);
+          ASSERT_TRUE(AllClose(want, got)) << "n=" << n << " kind=" << int(kind) << " mode=" << int(mode);
+          std::vector<float> y = a;  // y aliases a
+          table().binary(kind, mode, y.data(), b.data(), y.data(), n, act);
+          if (mode != BroadcastMode::kScalarA) ASSERT_TRUE(AllClose(want, y)) << "alias a, n=" << n;
+        }
+      }
+    }
+  }
+}
+
+EDGEFOLD_INSTANTIATE_SIMD(ElementwiseTest);
+
+}  // namespace
+}  // namespace edgefold::kernels::testing

@@ -1,0 +1,100 @@
+// ISA names, table lookup and the automatic choice of a table.
+#include <cstdlib>
+#include <string>
+
+#include "kernel_test_util.h"
+
+namespace edgefold::kernels::testing {
+namespace {
+
+// Restores EDGEFOLD_ISA when a test that sets it ends.
+class ScopedIsaEnv {
+ public:
+  explicit ScopedIsaEnv(const char* value) {
+    if (const char* old = std::getenv("EDGEFOLD_ISA")) old_ = old, had_ = true;
+    value ? setenv("EDGEFOLD_ISA", value, 1) : unsetenv("EDGEFOLD_ISA");
+  }
+  ~ScopedIsaEnv() { had_ ? setenv("EDGEFOLD_ISA", old_.c_str(), 1) : unsetenv("EDGEFOLD_ISA"); }
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
+TEST(KernelSelect, NamesRoundTrip) {
+  for (Isa isa : {Isa::kAuto, Isa::kScalar, Isa::kSse42, Isa::kAvx2Fma, Isa::kAvx512, Isa::kNeon}) {
+    Isa parsed = Isa::kScalar;
+    ASSERT_TRUE(ParseIsa(IsaName(isa), &parsed)) << IsaName(isa);
+    EXPECT_EQ(parsed, isa);
+  }
+  Isa out = Isa::kScalar;
+  EXPECT_FALSE(ParseIsa("avx1024", &out));
+  EXPECT_FALSE(ParseIsa(nullptr, &out));
+  EXPECT_STREQ(IsaName(Isa::kAvx2Fma), "avx2+fma");
+}
+
+TEST(KernelSelect, TablesDescribeThemselves) {
+  EXPECT_STREQ(ScalarKernelTable().name, "scalar");
+  EXPECT_EQ(ScalarKernelTable().simd_floats, 1u);
+  EXPECT_EQ(KernelTableFor(Isa::kScalar), &ScalarKernelTable());
+  EXPECT_EQ(KernelTableFor(Isa::kAuto), nullptr);
+  const std::pair<Isa, size_t> lanes[] = {{Isa::kSse42, 4}, {Isa::kAvx2Fma, 8}, {Isa::kAvx512, 16}, {Isa::kNeon, 4}};
+  for (auto [isa, floats] : lanes) {
+    const KernelTable* t = KernelTableFor(isa);
+    if (t == nullptr) continue;
+    EXPECT_EQ(t->isa, isa);
+    EXPECT_STREQ(t->name, IsaName(isa));
+    EXPECT_EQ(t->simd_floats, floats);
+    EXPECT_NE(t->gemm, nullptr);
+    EXPECT_NE(t->softmax, nullptr);
+  }
+}
+
+TEST(KernelSelect, AutoPicksTheBestLevelOfThisCpu) {
+  ScopedIsaEnv env(nullptr);
+  Isa expected = Isa::kScalar;
+  if (const char* want = std::getenv("EDGEFOLD_EXPECT_ISA")) {  // set by the QEMU ctest runs
+    ASSERT_TRUE(ParseIsa(want, &expected)) << want;
+  } else {
+#if defined(__x86_64__)
+    if (!__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl"))
+      GTEST_SKIP() << "this CPU has no AVX-512";
+    expected = Isa::kAvx512;
+#else
+    GTEST_SKIP() << "expected level known only for x86 hosts or via EDGEFOLD_EXPECT_ISA";
+#endif
+  }
+  EXPECT_EQ(DetectBestIsa(), expected) << IsaName(DetectBestIsa());
+  EXPECT_EQ(SelectKernelTable(Isa::kAuto).isa, expected);
+  EXPECT_TRUE(IsaAvailable(expected));
+}
+
+TEST(KernelSelect, EnvironmentForcesAvailableLevelsOnly) {
+  {
+    ScopedIsaEnv env("scalar");
+    EXPECT_EQ(SelectKernelTable(Isa::kAuto).isa, Isa::kScalar);
+  }
+  for (Isa isa : {Isa::kSse42, Isa::kAvx2Fma, Isa::kAvx512, Isa::kNeon}) {
+    ScopedIsaEnv env(IsaName(isa));
+    const Isa got = SelectKernelTable(Isa::kAuto).isa;
+    EXPECT_EQ(got, IsaAvailable(isa) ? isa : DetectBestIsa()) << IsaName(isa);
+  }
+  ScopedIsaEnv env("bogus");
+  EXPECT_EQ(SelectKernelTable(Isa::kAuto).isa, DetectBestIsa());
+  // The environment never overrides an explicit request.
+  EXPECT_EQ(SelectKernelTable(Isa::kScalar).isa, Isa::kScalar);
+}
+
+TEST(KernelSelect, UnavailableExplicitLevelFallsBackToScalar) {
+  for (Isa isa : {Isa::kSse42, Isa::kAvx2Fma, Isa::kAvx512, Isa::kNeon}) {
+    if (IsaAvailable(isa)) {
+      EXPECT_EQ(SelectKernelTable(isa).isa, isa);
+    } else {
+      EXPECT_EQ(SelectKernelTable(isa).isa, Isa::kScalar) << IsaName(isa);
+    }
+  }
+  EXPECT_TRUE(IsaAvailable(Isa::kScalar));
+}
+
+}  // namespace
+}  // namespace edgefold::kernels::testing
