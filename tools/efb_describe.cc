@@ -1,0 +1,90 @@
+#include "efb_describe.h"
+
+namespace edgefold::tools {
+namespace {
+
+std::string IntList(const flatbuffers::Vector<int32_t>* v, const char* sep) {
+  std::string s;
+  if (v == nullptr) return s;
+  for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) s += (i ? sep : "") + std::to_string(v->Get(i));
+  return s;
+}
+
+std::string ShapeOf(const fb::Tensor& t) { return "[" + IntList(t.shape(), ", ") + "]"; }
+
+// The fused activation of ops that carry one, or nullptr.
+const fb::Activation* FusedActivation(const fb::Operator& op) {
+  if (auto* o = op.options_as_ConvOptions()) return o->activation();
+  if (auto* o = op.options_as_GemmOptions()) return o->activation();
+  if (auto* o = op.options_as_BatchNormOptions()) return o->activation();
+  if (auto* o = op.options_as_ChannelAffineOptions()) return o->activation();
+  if (auto* o = op.options_as_ActivationOptions()) return o->activation();
+  if (auto* o = op.options_as_BinaryOptions()) return o->activation();
+  return nullptr;
+}
+
+std::string Window(const flatbuffers::Vector<int32_t>* kernel,
+                   const flatbuffers::Vector<int32_t>* strides,
+                   const flatbuffers::Vector<int32_t>* pads) {
+  return " k" + IntList(kernel, "x") + " s" + IntList(strides, "x") + " p" + IntList(pads, ",");
+}
+
+std::string Details(const fb::Operator& op) {
+  if (auto* o = op.options_as_ConvOptions()) {
+    return Window(o->kernel(), o->strides(), o->pads()) + " d" + IntList(o->dilations(), "x") +
+           " g" + std::to_string(o->group());
+  }
+  if (auto* o = op.options_as_PoolOptions()) {
+    return std::string("(") + fb::EnumNamePoolKind(o->kind()) + ")" +
+           Window(o->kernel(), o->strides(), o->pads());
+  }
+  if (auto* o = op.options_as_GlobalPoolOptions()) {
+    return std::string("(") + fb::EnumNamePoolKind(o->kind()) + ")";
+  }
+  if (auto* o = op.options_as_BinaryOptions()) {
+    return std::string("(") + fb::EnumNameBinaryKind(o->kind()) + ")";
+  }
+  if (auto* o = op.options_as_BatchNormOptions()) {
+    return " eps=" + std::to_string(o->epsilon());
+  }
+  if (auto* o = op.options_as_ConcatOptions()) return " axis=" + std::to_string(o->axis());
+  if (auto* o = op.options_as_SoftmaxOptions()) return " axis=" + std::to_string(o->axis());
+  if (auto* o = op.options_as_TransposeOptions()) return " perm=" + IntList(o->perm(), ",");
+  return "";
+}
+
+}  // namespace
+
+std::string DescribeTensorRef(const fb::Model& model, int index) {
+  if (index == -1) return "<absent>";
+  const auto* tensors = model.tensors();
+  if (tensors == nullptr || index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= tensors->size()) {
+    return "<bad tensor index " + std::to_string(index) + ">";
+  }
+  const fb::Tensor* t = tensors->Get(index);
+  const std::string name = t->name() ? t->name()->str() : "";
+  return (name.empty() ? "#" + std::to_string(index) : name) + " " + ShapeOf(*t) +
+         (t->weight_offset() >= 0 ? " (const)" : "");
+}
+
+std::string DescribeTensor(const fb::Tensor& t) {
+  std::string where = t.arena_offset() >= 0    ? "arena@" + std::to_string(t.arena_offset())
+                      : t.weight_offset() >= 0 ? "weights@" + std::to_string(t.weight_offset())
+                                               : "unplaced";
+  std::string layout = t.layout() == fb::Layout::NCHW ? "" : std::string(" ") + fb::EnumNameLayout(t.layout());
+  return ShapeOf(t) + " " + fb::EnumNameDType(t.dtype()) + layout + " " + where + " " +
+         std::to_string(t.bytes()) + " B";
+}
+
+std::string DescribeOpType(const fb::Operator& op) {
+  const char* type = fb::EnumNameOpType(op.type());
+  std::string s = *type ? type : "<unknown op type " + std::to_string(int(op.type())) + ">";
+  const fb::Activation* act = FusedActivation(op);
+  if (act != nullptr && act->kind() != fb::ActivationKind::None) {
+    const char* name = fb::EnumNameActivationKind(act->kind());
+    s += std::string("+") + (*name ? name : "?");
+  }
+  return s + Details(op);
+}
+
+}  // namespace edgefold::tools

@@ -1,0 +1,41 @@
+// Loads a .efb file and creates an interpreter in an arena the session owns: the path the
+// CLI's run and bench commands share.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "edgefold/interpreter.h"
+#include "file_io.h"
+
+namespace edgefold::tools {
+
+class ModelSession {
+ public:
+  ModelSession() = default;
+  ModelSession(const ModelSession&) = delete;  // the runtime's log callback holds `this`
+  ModelSession& operator=(const ModelSession&) = delete;
+
+  // Reads `path`, asks the runtime for the arena size, allocates it and creates the
+  // interpreter. On failure `error` carries the status name and the runtime's messages.
+  bool Open(const std::string& path, Isa isa, std::string* error);
+
+  Interpreter& interpreter() { return *interpreter_; }
+  size_t arena_bytes() const { return arena_.bytes; }
+  size_t model_bytes() const { return model_.bytes; }
+  // "<path>: <call> failed: <status>" plus the runtime's log lines since the last call.
+  std::string Describe(const char* call, Status status);
+
+ private:
+  static void Log(void* user, const char* message);
+
+  AlignedBuffer model_;
+  AlignedBuffer arena_;
+  Interpreter* interpreter_ = nullptr;  // lives inside arena_
+  std::string path_;
+  std::vector<std::string> log_;
+};
+
+// "[1, 3, 32, 32]" for a runtime tensor view.
+std::vector<int64_t> ViewShape(const TensorView& view);
+
+}  // namespace edgefold::tools
