@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Digits example on an existing build: compile the ONNX model, inspect it, evaluate it.
+# Usage: examples/digits/run.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+BUILD_DIR="${1:-$HERE/../../build}"
+BIN="$BUILD_DIR/bin"
+EFB="$BUILD_DIR/digits_cnn.efb"
+
+echo "== edgefold compile"
+"$BIN/edgefold" compile "$HERE/digits_cnn.onnx" -o "$EFB"
+echo
+echo "== edgefold inspect"
+"$BIN/edgefold" inspect "$EFB"
+echo
+echo "== digits_eval (edgefold vs PyTorch on the test set)"
+"$BIN/digits_eval" "$EFB" "$HERE"
