@@ -73,7 +73,9 @@ TEST_P(ElementwiseTest, BinaryEveryKindModeAndAlias) {
           ASSERT_TRUE(AllClose(want, got)) << "n=" << n << " kind=" << int(kind) << " mode=" << int(mode);
           std::vector<float> y = a;  // y aliases a
           table().binary(kind, mode, y.data(), b.data(), y.data(), n, act);
-          if (mode != BroadcastMode::kScalarA) ASSERT_TRUE(AllClose(want, y)) << "alias a, n=" << n;
+          if (mode != BroadcastMode::kScalarA) {
+            ASSERT_TRUE(AllClose(want, y)) << "alias a, n=" << n;
+          }
         }
       }
     }

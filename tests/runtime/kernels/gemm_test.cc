@@ -42,17 +42,18 @@ TEST_P(GemmTest, AllShapeTails) {
   const size_t dims[] = {1, 3, 7, 15, 16, 17, 33, 64};
   for (size_t m : dims)
     for (size_t n : dims)
-      for (size_t k : dims) ASSERT_TRUE(Check({m, n, k, 0, BiasMode::kPerCol}));
+      for (size_t k : dims) ASSERT_TRUE(Check({m, n, k, 0, BiasMode::kPerCol, false, {}}));
 }
 
 TEST_P(GemmTest, StridedOperandsLeavePaddingAlone) {
   for (size_t n : {size_t{1}, W() - (W() > 1), W(), W() + 1, 2 * W() + 3})
-    for (size_t m : {1, 4, 5, 11}) ASSERT_TRUE(Check({m, n, 9, 3, BiasMode::kPerRow}));
+    for (size_t m : {1, 4, 5, 11}) ASSERT_TRUE(Check({m, n, 9, 3, BiasMode::kPerRow, false, {}}));
 }
 
 TEST_P(GemmTest, BiasAccumulateAndEveryActivation) {
-  const GemmCase shapes[] = {{7, 33, 17}, {17, 17, 5}, {1, 40, 300}, {13, 1, 29}, {4, 2 * W(), 8}, {5, 3 * W(), 9}};
-  for (GemmCase gc : shapes) {
+  const size_t shapes[][3] = {{7, 33, 17}, {17, 17, 5}, {1, 40, 300}, {13, 1, 29}, {4, 2 * W(), 8}, {5, 3 * W(), 9}};
+  for (const auto& mnk : shapes) {
+    GemmCase gc{mnk[0], mnk[1], mnk[2], 0, BiasMode::kNone, false, {}};
     for (BiasMode bias : {BiasMode::kNone, BiasMode::kPerRow, BiasMode::kPerCol}) {
       for (bool accumulate : {false, true}) {
         for (const Activation& act : AllActivations()) {
