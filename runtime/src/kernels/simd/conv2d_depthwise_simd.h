@@ -1,5 +1,5 @@
-// Depthwise 2-D convolution, vectorized over output columns where stride_w == 1 and the
-// whole horizontal window is inside the row; every other pixel takes the scalar path.
+// Depthwise 2-D convolution, vectorized over output columns whose whole window is inside the
+// row (plain loads for stride_w == 1, gathers otherwise); border pixels take the scalar path.
 #pragma once
 #include "kernels/simd/window_simd.h"
 
@@ -21,46 +21,56 @@ inline float DwPixel(const Conv2dShape& s, const float* x_c, const float* w_c, f
   return acc;
 }
 
-// Output columns [ow, hi) of row oh in steps of W (stride_w == 1, inside the row);
-// returns the first column not written.
-template <class Arch>
-size_t DwRowInterior(const Conv2dShape& s, const float* x_c, const float* w_c, float bias, size_t oh,
-                     size_t ow, size_t hi, const Activation& act, float* y_row) {
+// One register of outputs starting at column ow (window inside the row), rows `taps` only.
+template <class Arch, class Load>
+FBatch<Arch> DwVector(const Conv2dShape& s, const Load& load, const float* x_c, const float* w_c,
+                      float bias, size_t oh, Span taps, size_t ow) {
   using B = FBatch<Arch>;
-  constexpr size_t W = B::size;
-  for (; ow + W <= hi; ow += W) {
-    B acc(bias);
-    for (size_t r = 0; r < s.kh; ++r) {
-      const long ih = TapRow(oh, r, s.stride_h, s.dilation_h, s.pad_top, s.in_h);
-      if (ih < 0) continue;
-      const float* xr = x_c + static_cast<size_t>(ih) * s.in_w + ow - s.pad_left;
-      for (size_t t = 0; t < s.kw; ++t) {
-        acc = xsimd::fma(B(w_c[r * s.kw + t]), B::load_unaligned(xr + t * s.dilation_w), acc);
-      }
-    }
-    ActBatch<Arch>(acc, act).store_unaligned(y_row + ow);
+  B acc(bias);
+  const float* x0 = x_c + ow * s.stride_w - s.pad_left;
+  for (size_t r = taps.lo; r < taps.hi; ++r) {
+    const float* xr = x0 + (oh * s.stride_h + r * s.dilation_h - s.pad_top) * s.in_w;
+    const float* wr = w_c + r * s.kw;
+    for (size_t t = 0; t < s.kw; ++t) acc = xsimd::fma(B(wr[t]), load(xr + t * s.dilation_w), acc);
   }
-  return ow;
+  return acc;
 }
 
-// y = act(conv(x, w) + bias) for one image, group == in_c == out_c.
-template <class Arch>
-void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const float* bias,
-                     Activation act, float* y) {
-  const ColSpan span = s.stride_w == 1 ? InteriorCols(s.in_w, s.out_w, s.kw, s.dilation_w, s.pad_left)
-                                       : ColSpan{s.out_w, s.out_w};
+// All output rows of all channels with one column loader (unit-stride or gather).
+template <class Arch, class Load>
+void DwImage(const Conv2dShape& s, const Load& load, const float* x, const float* w, const float* bias,
+             const Activation& act, float* y) {
+  constexpr size_t W = FBatch<Arch>::size;
+  const Span cols = InteriorCols(s.in_w, s.out_w, s.kw, s.stride_w, s.dilation_w, s.pad_left);
   for (size_t c = 0; c < s.out_c; ++c) {
     const float* x_c = x + c * s.in_h * s.in_w;
     const float* w_c = w + c * s.kh * s.kw;
     const float b = bias != nullptr ? bias[c] : 0.0f;
     for (size_t oh = 0; oh < s.out_h; ++oh) {
       float* y_row = y + (c * s.out_h + oh) * s.out_w;
+      const Span taps = ValidTaps(oh, s.kh, s.stride_h, s.dilation_h, s.pad_top, s.in_h);
       size_t ow = 0;
-      for (; ow < span.lo; ++ow) y_row[ow] = ActOne(DwPixel(s, x_c, w_c, b, oh, ow), act);
-      ow = DwRowInterior<Arch>(s, x_c, w_c, b, oh, ow, span.hi, act, y_row);
+      for (; ow < cols.lo; ++ow) y_row[ow] = ActOne(DwPixel(s, x_c, w_c, b, oh, ow), act);
+      if (cols.hi - cols.lo >= W) {
+        for (; ow + W <= cols.hi; ow += W)
+          ActBatch<Arch>(DwVector<Arch, Load>(s, load, x_c, w_c, b, oh, taps, ow), act).store_unaligned(y_row + ow);
+        if (ow < cols.hi) {  // last partial register: recompute the overlapping one ending at hi
+          ow = cols.hi;
+          ActBatch<Arch>(DwVector<Arch, Load>(s, load, x_c, w_c, b, oh, taps, ow - W), act)
+              .store_unaligned(y_row + ow - W);
+        }
+      }
       for (; ow < s.out_w; ++ow) y_row[ow] = ActOne(DwPixel(s, x_c, w_c, b, oh, ow), act);
     }
   }
+}
+
+// y = act(conv(x, w) + bias) for one image, group == in_c == out_c.
+template <class Arch>
+void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const float* bias,
+                     Activation act, float* y) {
+  if (s.stride_w == 1) return DwImage<Arch>(s, UnitLoader<Arch>{}, x, w, bias, act, y);
+  DwImage<Arch>(s, StridedLoader<Arch>(s.stride_w), x, w, bias, act, y);
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

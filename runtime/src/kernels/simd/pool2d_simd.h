@@ -1,5 +1,5 @@
-// 2-D max / average pooling, vectorized over output columns where stride_w == 1 and the
-// whole horizontal window is inside the row; every other pixel takes the scalar path.
+// 2-D max / average pooling, vectorized over output columns whose whole window is inside the
+// row (plain loads for stride_w == 1, gathers otherwise); border pixels take the scalar path.
 #pragma once
 #include "kernels/simd/window_simd.h"
 
@@ -26,47 +26,55 @@ inline float PoolPixel(const Pool2dParams& p, const float* xp, size_t oh, size_t
   return acc / static_cast<float>(p.count_include_pad ? p.kh * p.kw : count);
 }
 
-// Output columns [ow, hi) of row oh in steps of W; returns the first column not written.
-template <class Arch>
-size_t PoolRowInterior(const Pool2dParams& p, const float* xp, size_t oh, size_t ow, size_t hi,
-                       float* y_row) {
+// One register of outputs starting at column ow: max, or Σ·inv, over window rows `taps`.
+template <class Arch, class Load>
+FBatch<Arch> PoolVector(const Pool2dParams& p, const Load& load, const float* xp, size_t oh,
+                        Span taps, size_t ow, FBatch<Arch> inv) {
   using B = FBatch<Arch>;
-  constexpr size_t W = B::size;
-  size_t rows = 0;  // in-bounds window rows of this output row
-  for (size_t r = 0; r < p.kh; ++r) rows += TapRow(oh, r, p.stride_h, p.dilation_h, p.pad_top, p.in_h) >= 0;
-  if (rows == 0) return ow;
   const bool is_max = p.kind == PoolKind::kMax;
-  const B inv(1.0f / static_cast<float>(p.count_include_pad ? p.kh * p.kw : rows * p.kw));
-  for (; ow + W <= hi; ow += W) {
-    B acc(is_max ? -INFINITY : 0.0f);
-    for (size_t r = 0; r < p.kh; ++r) {
-      const long ih = TapRow(oh, r, p.stride_h, p.dilation_h, p.pad_top, p.in_h);
-      if (ih < 0) continue;
-      const float* xr = xp + static_cast<size_t>(ih) * p.in_w + ow - p.pad_left;
-      for (size_t t = 0; t < p.kw; ++t) {
-        const B v = B::load_unaligned(xr + t * p.dilation_w);
-        acc = is_max ? xsimd::max(acc, v) : acc + v;
-      }
+  B acc(is_max ? -INFINITY : 0.0f);
+  const float* x0 = xp + ow * p.stride_w - p.pad_left;
+  for (size_t r = taps.lo; r < taps.hi; ++r) {
+    const float* xr = x0 + (oh * p.stride_h + r * p.dilation_h - p.pad_top) * p.in_w;
+    for (size_t t = 0; t < p.kw; ++t) {
+      const B v = load(xr + t * p.dilation_w);
+      acc = is_max ? xsimd::max(acc, v) : acc + v;
     }
-    (is_max ? acc : acc * inv).store_unaligned(y_row + ow);
   }
-  return ow;
+  return is_max ? acc : acc * inv;
 }
 
-template <class Arch>
-void Pool2d(const Pool2dParams& p, const float* x, float* y, size_t planes) {
-  const ColSpan span = p.stride_w == 1 ? InteriorCols(p.in_w, p.out_w, p.kw, p.dilation_w, p.pad_left)
-                                       : ColSpan{p.out_w, p.out_w};
+// All planes with one column loader (unit-stride or gather).
+template <class Arch, class Load>
+void PoolImage(const Pool2dParams& p, const Load& load, const float* x, float* y, size_t planes) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const Span cols = InteriorCols(p.in_w, p.out_w, p.kw, p.stride_w, p.dilation_w, p.pad_left);
   for (size_t pl = 0; pl < planes; ++pl) {
     const float* xp = x + pl * p.in_h * p.in_w;
     for (size_t oh = 0; oh < p.out_h; ++oh) {
       float* y_row = y + (pl * p.out_h + oh) * p.out_w;
+      const Span taps = ValidTaps(oh, p.kh, p.stride_h, p.dilation_h, p.pad_top, p.in_h);
+      const B inv(1.0f / static_cast<float>(p.count_include_pad ? p.kh * p.kw : (taps.hi - taps.lo) * p.kw));
       size_t ow = 0;
-      for (; ow < span.lo; ++ow) y_row[ow] = PoolPixel(p, xp, oh, ow);
-      ow = PoolRowInterior<Arch>(p, xp, oh, ow, span.hi, y_row);
+      for (; ow < cols.lo; ++ow) y_row[ow] = PoolPixel(p, xp, oh, ow);
+      if (taps.hi > taps.lo && cols.hi - cols.lo >= W) {
+        for (; ow + W <= cols.hi; ow += W) PoolVector<Arch, Load>(p, load, xp, oh, taps, ow, inv).store_unaligned(y_row + ow);
+        if (ow < cols.hi) {  // last partial register: recompute the overlapping one ending at hi
+          ow = cols.hi;
+          PoolVector<Arch, Load>(p, load, xp, oh, taps, ow - W, inv).store_unaligned(y_row + ow - W);
+        }
+      }
       for (; ow < p.out_w; ++ow) y_row[ow] = PoolPixel(p, xp, oh, ow);
     }
   }
+}
+
+// Pooling over `planes` planes, see Pool2dParams.
+template <class Arch>
+void Pool2d(const Pool2dParams& p, const float* x, float* y, size_t planes) {
+  if (p.stride_w == 1) return PoolImage<Arch>(p, UnitLoader<Arch>{}, x, y, planes);
+  PoolImage<Arch>(p, StridedLoader<Arch>(p.stride_w), x, y, planes);
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
