@@ -60,6 +60,8 @@ TEST(KernelSelect, AutoPicksTheBestLevelOfThisCpu) {
     if (!__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl"))
       GTEST_SKIP() << "this CPU has no AVX-512";
     expected = Isa::kAvx512;
+#elif defined(__aarch64__)
+    expected = Isa::kNeon;  // AArch64 always has Advanced SIMD
 #else
     GTEST_SKIP() << "expected level known only for x86 hosts or via EDGEFOLD_EXPECT_ISA";
 #endif
