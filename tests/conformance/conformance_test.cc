@@ -120,6 +120,7 @@ class SummaryPrinter : public ::testing::EmptyTestEventListener {
       for (int i = 0; i < r.total_part_count(); ++i) {
         if (r.GetTestPartResult(i).failed()) msg = r.GetTestPartResult(i).message();
       }
+      if (msg.rfind("Failed\n", 0) == 0) msg.erase(0, 7);  // ADD_FAILURE's prefix
       failures_ += std::string("  FAIL ") + info.test_suite_name() + "." + info.name() + ": " +
                    msg + "\n";
     }
