@@ -149,7 +149,8 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
   s.inputs = m->inputs()->data();
   s.outputs = m->outputs()->data();
   const size_t weight_bytes = (m->weights() != nullptr) ? m->weights()->size() : 0;
-  if (m->weights() != nullptr && reinterpret_cast<uintptr_t>(m->weights()->data()) % 64 != 0) {
+  // FlatBuffers does not align an empty vector; only a non-empty blob must be aligned.
+  if (weight_bytes > 0 && reinterpret_cast<uintptr_t>(m->weights()->data()) % 64 != 0) {
     errors.Report("weights blob is not 64-byte aligned inside the model");
     return Status::kInvalidModel;
   }
