@@ -1,5 +1,6 @@
 #include "write/efb_writer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "error.h"
@@ -16,7 +17,8 @@ std::vector<uint8_t> PackWeights(LoweredModel* model) {
     t.weight_offset = static_cast<int64_t>(cursor);
     cursor += t.bytes;
   }
-  std::vector<uint8_t> blob(AlignUp(cursor), 0);
+  // Never empty: the loader checks the blob's alignment, which an empty vector need not have.
+  std::vector<uint8_t> blob(AlignUp(std::max<uint64_t>(cursor, 1)), 0);
   for (const LoweredTensor& t : model->tensors)
     if (t.is_const && t.bytes) std::memcpy(blob.data() + t.weight_offset, t.data.data(), t.bytes);
   return blob;

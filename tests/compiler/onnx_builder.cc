@@ -1,0 +1,181 @@
+#include "onnx_builder.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+#include <onnx/shape_inference/implementation.h>
+
+#include "edgefold/interpreter.h"
+
+namespace edgefold::compiler::testing {
+
+OnnxBuilder::OnnxBuilder(int opset) {
+  model_.set_ir_version(7);
+  model_.set_producer_name("edgefold-tests");
+  model_.add_opset_import()->set_version(opset);
+  model_.mutable_graph()->set_name("test_graph");
+}
+
+OnnxBuilder& OnnxBuilder::Input(const std::string& name, const std::vector<int64_t>& dims) {
+  auto* in = model_.mutable_graph()->add_input();
+  in->set_name(name);
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = tt->mutable_shape();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0) shape->add_dim()->set_dim_param(i == 0 ? "N" : "D" + std::to_string(i));
+    else shape->add_dim()->set_dim_value(dims[i]);
+  }
+  return *this;
+}
+
+OnnxBuilder& OnnxBuilder::Output(const std::string& name) {
+  outputs_.push_back(name);
+  return *this;
+}
+
+onnx::ModelProto OnnxBuilder::model() const {
+  onnx::ModelProto inferred = model_;
+  try {
+    onnx::ShapeInferenceOptions options(false, 0, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception&) {
+  }
+  onnx::ModelProto m = model_;
+  for (const std::string& name : outputs_) {
+    auto* out = m.mutable_graph()->add_output();
+    out->set_name(name);
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    out->mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (const auto& vi : inferred.graph().value_info())
+      if (vi.name() == name) out->mutable_type()->CopyFrom(vi.type());
+  }
+  return m;
+}
+
+OnnxBuilder& OnnxBuilder::Init(const std::string& name, const std::vector<int64_t>& dims,
+                               const std::vector<float>& values) {
+  auto* t = model_.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) t->add_dims(d);
+  for (float v : values) t->add_float_data(v);
+  return *this;
+}
+
+OnnxBuilder& OnnxBuilder::InitInt64(const std::string& name, const std::vector<int64_t>& dims,
+                                    const std::vector<int64_t>& values) {
+  auto* t = model_.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  for (int64_t d : dims) t->add_dims(d);
+  for (int64_t v : values) t->add_int64_data(v);
+  return *this;
+}
+
+onnx::NodeProto& OnnxBuilder::Node(const std::string& op, const std::vector<std::string>& inputs,
+                                   const std::vector<std::string>& outputs, const std::string& name) {
+  auto* n = model_.mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(name.empty() ? op + "_" + std::to_string(model_.graph().node_size()) : name);
+  for (const auto& i : inputs) n->add_input(i);
+  for (const auto& o : outputs) n->add_output(o);
+  return *n;
+}
+
+void SetInt(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void SetFloat(onnx::NodeProto& n, const std::string& name, float v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
+void SetInts(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+void SetString(onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+std::vector<float> RandomValues(size_t count, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(count);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+void AddBatchNorm(OnnxBuilder& b, const std::string& name, const std::string& x, const std::string& y,
+                  int64_t channels, uint32_t seed) {
+  const size_t c = static_cast<size_t>(channels);
+  b.Init(name + ".weight", {channels}, RandomValues(c, seed, 0.5f, 1.5f));
+  b.Init(name + ".bias", {channels}, RandomValues(c, seed + 1, -0.5f, 0.5f));
+  b.Init(name + ".running_mean", {channels}, RandomValues(c, seed + 2, -0.5f, 0.5f));
+  b.Init(name + ".running_var", {channels}, RandomValues(c, seed + 3, 0.2f, 2.0f));
+  auto& n = b.Node("BatchNormalization", {x, name + ".weight", name + ".bias", name + ".running_mean", name + ".running_var"},
+                   {y}, name);
+  SetFloat(n, "epsilon", 1e-5f);
+}
+
+const fb::Model* ModelOf(const std::vector<uint8_t>& efb) { return fb::GetModel(efb.data()); }
+
+std::vector<const fb::Operator*> OpsOfType(const fb::Model* m, fb::OpType type) {
+  std::vector<const fb::Operator*> out;
+  for (const fb::Operator* op : *m->operators())
+    if (op->type() == type) out.push_back(op);
+  return out;
+}
+
+std::vector<float> ConstData(const fb::Model* m, int tensor) {
+  const fb::Tensor* t = m->tensors()->Get(tensor);
+  if (t->weight_offset() < 0) throw std::runtime_error("not a constant");
+  std::vector<float> v(t->bytes() / sizeof(float));
+  std::memcpy(v.data(), m->weights()->data() + t->weight_offset(), t->bytes());
+  return v;
+}
+
+std::vector<std::vector<float>> RunEfb(const std::vector<uint8_t>& efb, const std::vector<std::vector<float>>& inputs) {
+  auto round = [](size_t n) { return (std::max<size_t>(n, 1) + 63) / 64 * 64; };
+  uint8_t* model = static_cast<uint8_t*>(std::aligned_alloc(64, round(efb.size())));
+  std::memcpy(model, efb.data(), efb.size());
+  size_t arena_bytes = 0;
+  std::vector<std::vector<float>> outputs;
+  void* arena = nullptr;
+  Interpreter* interp = nullptr;
+  Options options;
+  options.log = [](void*, const char* message) { std::fprintf(stderr, "runtime: %s\n", message); };
+  Status s = RequiredArenaBytes(model, efb.size(), &arena_bytes, options);
+  if (s == Status::kOk) {
+    arena = std::aligned_alloc(64, round(arena_bytes));
+    s = Interpreter::Create(model, efb.size(), arena, arena_bytes, options, &interp);
+  }
+  for (size_t i = 0; s == Status::kOk && i < inputs.size(); ++i) s = interp->SetInput(i, inputs[i].data(), inputs[i].size());
+  if (s == Status::kOk) s = interp->Invoke();
+  for (size_t i = 0; s == Status::kOk && i < interp->num_outputs(); ++i) {
+    const TensorView v = interp->output(i);
+    outputs.emplace_back(v.data, v.data + v.elems);
+  }
+  std::free(arena);
+  std::free(model);
+  if (s != Status::kOk) throw std::runtime_error(std::string("runtime: ") + StatusName(s));
+  return outputs;
+}
+
+}  // namespace edgefold::compiler::testing

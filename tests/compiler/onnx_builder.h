@@ -1,0 +1,52 @@
+// Builds small ONNX ModelProtos in C++ for compiler tests, and reads compiled .efb files.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "edgefold/model_generated.h"
+
+namespace edgefold::compiler::testing {
+
+class OnnxBuilder {
+ public:
+  explicit OnnxBuilder(int opset = 14);  // 14: HardSwish
+  // dims < 0 become symbolic ("N", "D1", ...).
+  OnnxBuilder& Input(const std::string& name, const std::vector<int64_t>& dims);
+  OnnxBuilder& Output(const std::string& name);
+  OnnxBuilder& Init(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
+  OnnxBuilder& InitInt64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+  onnx::NodeProto& Node(const std::string& op, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs, const std::string& name = "");
+  // The model with output types filled in by ONNX shape inference (the checker requires a
+  // shape on every graph output; tests name outputs only).
+  onnx::ModelProto model() const;
+
+ private:
+  onnx::ModelProto model_;
+  std::vector<std::string> outputs_;
+};
+
+void SetInt(onnx::NodeProto& n, const std::string& name, int64_t v);
+void SetFloat(onnx::NodeProto& n, const std::string& name, float v);
+void SetInts(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
+void SetString(onnx::NodeProto& n, const std::string& name, const std::string& v);
+
+// Deterministic pseudo-random values in [lo, hi).
+std::vector<float> RandomValues(size_t count, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+
+// Adds BatchNormalization `name` on x → y with random γ, β, μ and σ² > 0 for `channels`.
+void AddBatchNorm(OnnxBuilder& b, const std::string& name, const std::string& x, const std::string& y,
+                  int64_t channels, uint32_t seed);
+
+// Views into a compiled model.
+const fb::Model* ModelOf(const std::vector<uint8_t>& efb);
+std::vector<const fb::Operator*> OpsOfType(const fb::Model* m, fb::OpType type);
+std::vector<float> ConstData(const fb::Model* m, int tensor);
+
+// Runs a compiled model with the runtime on the given inputs; returns every output.
+std::vector<std::vector<float>> RunEfb(const std::vector<uint8_t>& efb, const std::vector<std::vector<float>>& inputs);
+
+}  // namespace edgefold::compiler::testing

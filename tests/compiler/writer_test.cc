@@ -1,0 +1,101 @@
+// Writer output: passes the FlatBuffers verifier, EFB1 identifier, 64-byte aligned weights,
+// planned activations that never overlap while live.
+#include <gtest/gtest.h>
+
+#include "edgefold_compiler/compiler.h"
+#include "onnx_builder.h"
+
+namespace edgefold::compiler {
+namespace {
+using testing::OnnxBuilder;
+
+std::vector<uint8_t> SmallCnn(CompileReport* report) {
+  OnnxBuilder b;
+  b.Input("x", {1, 3, 8, 8}).Init("w1", {5, 3, 3, 3}, testing::RandomValues(135, 1));
+  b.Init("b1", {5}, testing::RandomValues(5, 2)).Init("w2", {7, 5, 3, 3}, testing::RandomValues(315, 3));
+  b.Init("fc", {7, 3}, testing::RandomValues(21, 4));
+  auto& c1 = b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
+  testing::SetInts(c1, "pads", {1, 1, 1, 1});
+  testing::AddBatchNorm(b, "bn1", "c1", "n1", 5, 5);
+  b.Node("Relu", {"n1"}, {"r1"}, "relu1");
+  auto& p = b.Node("MaxPool", {"r1"}, {"p1"}, "pool1");
+  testing::SetInts(p, "kernel_shape", {2, 2});
+  testing::SetInts(p, "strides", {2, 2});
+  b.Node("Conv", {"p1", "w2"}, {"c2"}, "conv2");
+  b.Node("GlobalAveragePool", {"c2"}, {"g"}, "gap");
+  b.Node("Flatten", {"g"}, {"f"}, "flatten");
+  b.Node("MatMul", {"f", "fc"}, {"logits"}, "fc");
+  b.Node("Softmax", {"logits"}, {"y"}, "softmax");
+  b.Output("y");
+  const CompileResult r = CompileModel(b.model(), CompileOptions());
+  EXPECT_TRUE(r.ok) << r.error;
+  *report = r.report;
+  return r.model;
+}
+
+TEST(Writer, VerifiesAndAlignsWeights) {
+  CompileReport report;
+  const std::vector<uint8_t> efb = SmallCnn(&report);
+  ASSERT_FALSE(efb.empty());
+  flatbuffers::Verifier v(efb.data(), efb.size());
+  EXPECT_TRUE(fb::VerifyModelBuffer(v));
+  EXPECT_TRUE(fb::ModelBufferHasIdentifier(efb.data()));
+  const fb::Model* m = testing::ModelOf(efb);
+  EXPECT_EQ(m->format_version(), 1u);
+  EXPECT_EQ((m->weights()->data() - efb.data()) % 64, 0);
+  int constants = 0;
+  for (const fb::Tensor* t : *m->tensors()) {
+    EXPECT_NE(t->arena_offset() >= 0, t->weight_offset() >= 0) << t->name()->str();
+    if (t->weight_offset() >= 0) {
+      ++constants;
+      EXPECT_EQ(t->weight_offset() % 64, 0);
+      EXPECT_LE(t->weight_offset() + static_cast<int64_t>(t->bytes()), static_cast<int64_t>(m->weights()->size()));
+    } else {
+      EXPECT_EQ(t->arena_offset() % 64, 0);
+      EXPECT_LE(t->arena_offset() + static_cast<int64_t>(t->bytes()), static_cast<int64_t>(m->arena_bytes()));
+    }
+  }
+  EXPECT_GE(constants, 4);
+  EXPECT_EQ(report.weight_bytes, m->weights()->size());
+  EXPECT_GE(m->arena_bytes(), m->arena_lower_bound());
+  EXPECT_EQ(report.arena_bytes, m->arena_bytes());
+  EXPECT_EQ(report.batchnorm_folded_backward, 1);
+  EXPECT_EQ(report.activations_fused, 1);
+  // conv1 (pads 1) needs im2col scratch: planned inside the arena.
+  const fb::Operator* conv1 = m->operators()->Get(0);
+  EXPECT_STREQ(conv1->name()->c_str(), "conv1");
+  EXPECT_EQ(conv1->scratch_bytes(), 3u * 9 * 64 * 4);
+  EXPECT_GE(conv1->scratch_offset(), 0);
+  EXPECT_EQ(conv1->scratch_offset() % 64, 0);
+}
+
+TEST(Writer, OutputsOfAnOpNeverAliasItsInputs) {
+  CompileReport report;
+  const std::vector<uint8_t> efb = SmallCnn(&report);
+  const fb::Model* m = testing::ModelOf(efb);
+  for (const fb::Operator* op : *m->operators())
+    for (int in : *op->inputs()) {
+      if (in < 0 || m->tensors()->Get(in)->arena_offset() < 0) continue;
+      const fb::Tensor* a = m->tensors()->Get(in);
+      for (int out : *op->outputs()) {
+        const fb::Tensor* b = m->tensors()->Get(out);
+        const bool disjoint = a->arena_offset() + static_cast<int64_t>(a->bytes()) <= b->arena_offset() ||
+                              b->arena_offset() + static_cast<int64_t>(b->bytes()) <= a->arena_offset();
+        EXPECT_TRUE(disjoint) << op->name()->str();
+      }
+    }
+}
+
+TEST(Writer, WriteFileAtomicLeavesNoTempFile) {
+  const std::string path = ::testing::TempDir() + "/atomic.efb";
+  std::string err;
+  ASSERT_TRUE(WriteFileAtomic(path, {1, 2, 3}, &err)) << err;
+  FILE* f = std::fopen((path + ".tmp").c_str(), "rb");
+  EXPECT_EQ(f, nullptr);
+  if (f) std::fclose(f);
+  EXPECT_FALSE(WriteFileAtomic("/nonexistent-dir/x.efb", {1}, &err));
+  EXPECT_FALSE(err.empty());
+}
+
+}  // namespace
+}  // namespace edgefold::compiler
