@@ -11,12 +11,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 
 #include "case_selection.h"
 #include "isolated_run.h"
 #include "tensor_io.h"
 
 namespace edgefold::conformance {
+
+// gtest prints parameters with this (found by ADL) instead of a hex dump.
+void PrintTo(const CaseRef& c, std::ostream* os) { *os << c.id; }
+
 namespace {
 
 const Selection& TheSelection() {
@@ -44,7 +49,9 @@ void RunAndCheck(const CaseRef& c, const RunOptions& options) {
   const CaseOutcome o = RunCaseIsolated(c.path, c.id, options);
   if (o.verdict == Verdict::kSkip) GTEST_SKIP() << c.id << ": " << o.message;
   if (o.verdict != Verdict::kPass) ADD_FAILURE() << "[" << o.stage << "] " << o.message;
-  ::testing::Test::RecordProperty("max_abs_error", std::to_string(o.max_abs_error));
+  char err[32];
+  std::snprintf(err, sizeof err, "%.3g", o.max_abs_error);
+  ::testing::Test::RecordProperty("max_abs_error", err);
 }
 
 class Conformance : public ::testing::TestWithParam<CaseRef> {};
