@@ -1,6 +1,7 @@
 // FC (Gemm/MatMul with constant B), MatMul, BatchNorm, ChannelAffine, activations, PRelu, Binary.
 #include "lower/lower_context.h"
 #include "passes/activation.h"
+#include "passes/const_eval.h"
 
 namespace edgefold::compiler {
 
@@ -51,24 +52,16 @@ void LowerActivation(LowerContext& ctx, const ir::Node& n) {
   ctx.AddOp(fb::OpType::Activation, n, {x}, {y}).options.Set(std::move(opt));
 }
 
-// The slope is stored as [C] (per channel, axis 1) or [1] (shared).
+// The slope keeps its ONNX shape and broadcasts to X by numpy rules ([C,1,1] per channel,
+// [1] shared); the runtime picks its per-channel kernel from that shape.
 void LowerPRelu(LowerContext& ctx, const ir::Node& n) {
   const int x = ctx.Tensor(n, n.In(0));
   const int y = ctx.Tensor(n, n.outputs.at(0));
   if (!ctx.graph().IsConst(n.In(1))) throw CompileError(n.Msg("slope must be a constant"));
-  const ir::Tensor& slope = ctx.Ir(n, 1);
-  const std::vector<int64_t>& xs = ctx.Shape(x);
-  const int64_t count = ir::NumElements(slope.shape);
-  const int64_t channels = xs.size() >= 2 ? xs[1] : 1;
-  // Per-channel means: broadcast against X, every slope dim is 1 except the one on axis 1.
-  bool per_channel = count == channels && slope.shape.size() <= xs.size() && slope.shape.size() >= xs.size() - 1;
-  for (size_t i = 0; per_channel && i < slope.shape.size(); ++i) {
-    const size_t axis = i + xs.size() - slope.shape.size();
-    if (axis != 1 && slope.shape[i] != 1) per_channel = false;
-  }
-  if (count != 1 && !per_channel)
-    throw CompileError(n.Msg("slope of shape " + ir::ShapeString(slope.shape) + " is neither per-channel nor scalar"));
-  const int s = ctx.NewTensor(n.In(1) + "_slope", {count}, true, std::vector<float>(slope.data.begin(), slope.data.end()));
+  const int s = ctx.Tensor(n, n.In(1));
+  if (passes::BroadcastShapes(n, ctx.Shape(x), ctx.Shape(s)) != ctx.Shape(x))
+    throw CompileError(n.Msg("slope of shape " + ir::ShapeString(ctx.Shape(s)) + " does not broadcast to X " +
+                             ir::ShapeString(ctx.Shape(x))));
   ctx.AddOp(fb::OpType::PRelu, n, {x, s}, {y}).options.Set(fb::PReluOptionsT());
 }
 
