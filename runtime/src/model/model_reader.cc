@@ -164,42 +164,47 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
   return Status::kOk;
 }
 
-void ReadModel(const uint8_t* model, uint8_t* planned_arena, TensorInfo* tensors, OpDesc* ops) {
+void ReadTensor(const uint8_t* model, size_t index, uint8_t* planned_arena, TensorInfo* out) {
   const fb::Model* m = fb::GetModel(model);
   const uint8_t* weights = (m->weights() != nullptr) ? m->weights()->data() : nullptr;
-  for (uint32_t i = 0; i < m->tensors()->size(); ++i) {
-    const fb::Tensor* t = m->tensors()->Get(i);
-    TensorInfo& info = tensors[i];
-    info = TensorInfo();
-    info.name = (t->name() != nullptr) ? t->name()->c_str() : "";
-    info.rank = static_cast<int>(t->shape()->size());
-    info.elems = 1;
-    for (int d = 0; d < info.rank; ++d) {
-      info.shape[d] = t->shape()->Get(d);
-      info.elems *= static_cast<size_t>(info.shape[d]);
-    }
-    info.is_constant = t->weight_offset() >= 0;
-    // Constants are never written by inference ops; the const_cast is confined to here.
-    info.data = info.is_constant
-                    ? reinterpret_cast<float*>(const_cast<uint8_t*>(weights + t->weight_offset()))
-                    : reinterpret_cast<float*>(planned_arena + t->arena_offset());
+  const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(index));
+  TensorInfo& info = *out;
+  info = TensorInfo();
+  info.name = (t->name() != nullptr) ? t->name()->c_str() : "";
+  info.rank = static_cast<int>(t->shape()->size());
+  info.elems = 1;
+  for (int d = 0; d < info.rank; ++d) {
+    info.shape[d] = t->shape()->Get(d);
+    info.elems *= static_cast<size_t>(info.shape[d]);
   }
-  for (uint32_t i = 0; i < m->operators()->size(); ++i) {
-    const fb::Operator* op = m->operators()->Get(i);
-    OpDesc& d = ops[i];
-    std::memset(static_cast<void*>(&d), 0, sizeof(d));
-    d.kind = static_cast<OpKind>(op->type());
-    d.name = (op->name() != nullptr) ? op->name()->c_str() : "";
-    d.inputs = op->inputs()->data();
-    d.num_inputs = op->inputs()->size();
-    d.outputs = op->outputs()->data();
-    d.num_outputs = op->outputs()->size();
-    if (op->scratch_bytes() > 0) {
-      d.scratch = reinterpret_cast<float*>(planned_arena + op->scratch_offset());
-      d.scratch_bytes = static_cast<size_t>(op->scratch_bytes());
-    }
-    ReadOptions(op, &d.options);
+  info.is_constant = t->weight_offset() >= 0;
+  // Constants are never written by inference ops; the const_cast is confined to here.
+  info.data = info.is_constant
+                  ? reinterpret_cast<float*>(const_cast<uint8_t*>(weights + t->weight_offset()))
+                  : reinterpret_cast<float*>(planned_arena + t->arena_offset());
+}
+
+void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* out) {
+  const fb::Operator* op = fb::GetModel(model)->operators()->Get(static_cast<uint32_t>(index));
+  OpDesc& d = *out;
+  std::memset(static_cast<void*>(&d), 0, sizeof(d));
+  d.kind = static_cast<OpKind>(op->type());
+  d.name = (op->name() != nullptr) ? op->name()->c_str() : "";
+  d.inputs = op->inputs()->data();
+  d.num_inputs = op->inputs()->size();
+  d.outputs = op->outputs()->data();
+  d.num_outputs = op->outputs()->size();
+  if (op->scratch_bytes() > 0) {
+    d.scratch = reinterpret_cast<float*>(planned_arena + op->scratch_offset());
+    d.scratch_bytes = static_cast<size_t>(op->scratch_bytes());
   }
+  ReadOptions(op, &d.options);
+}
+
+void ReadModel(const uint8_t* model, uint8_t* planned_arena, TensorInfo* tensors, OpDesc* ops) {
+  const fb::Model* m = fb::GetModel(model);
+  for (uint32_t i = 0; i < m->tensors()->size(); ++i) ReadTensor(model, i, planned_arena, &tensors[i]);
+  for (uint32_t i = 0; i < m->operators()->size(); ++i) ReadOp(model, i, planned_arena, &ops[i]);
 }
 
 }  // namespace edgefold::internal

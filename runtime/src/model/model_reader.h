@@ -31,4 +31,9 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
 // tensors point into `planned_arena`.
 void ReadModel(const uint8_t* model, uint8_t* planned_arena, TensorInfo* tensors, OpDesc* ops);
 
+// One tensor or op at a time (for sizing passes that have no arrays yet). Planned tensors
+// get data == planned_arena + offset (nullptr base gives a meaningless pointer: sizes only).
+void ReadTensor(const uint8_t* model, size_t index, uint8_t* planned_arena, TensorInfo* out);
+void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* out);
+
 }  // namespace edgefold::internal

@@ -5,6 +5,7 @@
 #include "ops/conv_scratch.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_util.h"
+#include "ops/window_params.h"
 
 namespace edgefold::internal {
 namespace {
@@ -13,12 +14,6 @@ struct ConvPrepared {
   kernels::Conv2dShape shape;
   size_t batch;
 };
-
-// Views a rank-3 (N, C, L) tensor as (N, C, 1, L).
-void Spatial(const TensorInfo& t, size_t* h, size_t* w) {
-  *h = (t.rank == 4) ? static_cast<size_t>(t.shape[2]) : 1;
-  *w = static_cast<size_t>(t.shape[t.rank - 1]);
-}
 
 Status Prepare(OpContext& ctx) {
   const ConvOptions& o = ctx.op.options.conv;
@@ -30,22 +25,9 @@ Status Prepare(OpContext& ctx) {
   if ((x.rank != 3 && x.rank != 4) || w.rank != x.rank || y.rank != x.rank)
     return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
   if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
-  kernels::Conv2dShape s;
-  s.in_c = static_cast<size_t>(x.shape[1]);
-  s.out_c = static_cast<size_t>(w.shape[0]);
-  Spatial(x, &s.in_h, &s.in_w);
-  Spatial(y, &s.out_h, &s.out_w);
-  s.kh = static_cast<size_t>(o.kernel[0]);
-  s.kw = static_cast<size_t>(o.kernel[1]);
-  s.stride_h = static_cast<size_t>(o.strides[0]);
-  s.stride_w = static_cast<size_t>(o.strides[1]);
-  s.dilation_h = static_cast<size_t>(o.dilations[0]);
-  s.dilation_w = static_cast<size_t>(o.dilations[1]);
-  s.pad_top = static_cast<size_t>(o.pads[0]);
-  s.pad_left = static_cast<size_t>(o.pads[1]);
-  s.group = static_cast<size_t>(o.group);
+  const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
   size_t wk_h = 1, wk_w = 1;
-  Spatial(w, &wk_h, &wk_w);
+  SpatialDims(w, &wk_h, &wk_w);
   if (s.in_c % s.group != 0 || s.out_c % s.group != 0 ||
       static_cast<size_t>(w.shape[1]) != s.in_c / s.group || wk_h != s.kh || wk_w != s.kw)
     return ctx.Fail(Status::kShapeMismatch, "W shape does not match channels, group and kernel");

@@ -1,6 +1,7 @@
 // MaxPool / AveragePool, 1-D (N,C,L) or 2-D (N,C,H,W), over N·C independent planes.
 #include "ops/op_kernel.h"
 #include "ops/shape_util.h"
+#include "ops/window_params.h"
 
 namespace edgefold::internal {
 namespace {
@@ -25,21 +26,7 @@ Status Prepare(OpContext& ctx) {
   if ((x.rank != 3 && x.rank != 4) || y.rank != x.rank || y.shape[0] != x.shape[0] ||
       y.shape[1] != x.shape[1])
     return ctx.Fail(Status::kShapeMismatch, "X and Y must be (N,C,L) or (N,C,H,W) with equal N, C");
-  kernels::Pool2dParams p;
-  p.kind = o.kind;
-  p.in_h = (x.rank == 4) ? static_cast<size_t>(x.shape[2]) : 1;
-  p.in_w = static_cast<size_t>(x.shape[x.rank - 1]);
-  p.out_h = (y.rank == 4) ? static_cast<size_t>(y.shape[2]) : 1;
-  p.out_w = static_cast<size_t>(y.shape[y.rank - 1]);
-  p.kh = static_cast<size_t>(o.kernel[0]);
-  p.kw = static_cast<size_t>(o.kernel[1]);
-  p.stride_h = static_cast<size_t>(o.strides[0]);
-  p.stride_w = static_cast<size_t>(o.strides[1]);
-  p.dilation_h = static_cast<size_t>(o.dilations[0]);
-  p.dilation_w = static_cast<size_t>(o.dilations[1]);
-  p.pad_top = static_cast<size_t>(o.pads[0]);
-  p.pad_left = static_cast<size_t>(o.pads[1]);
-  p.count_include_pad = o.count_include_pad;
+  const kernels::Pool2dParams p = MakePool2dParams(o, x, y);
   if (!OutputMatches(static_cast<long>(p.out_h), static_cast<long>(p.in_h), o, 0) ||
       !OutputMatches(static_cast<long>(p.out_w), static_cast<long>(p.in_w), o, 1))
     return ctx.Fail(Status::kShapeMismatch, "Y spatial size does not follow from X and the options");

@@ -1,0 +1,52 @@
+// Builds the kernel-level shapes of windowed ops from options and tensors. Shared by the
+// ops' Prepare (inference) and the trainer's backward pass, so both read the same geometry.
+#pragma once
+#include "kernels/kernel_params.h"
+#include "model/model_types.h"
+
+namespace edgefold::internal {
+
+// Views a rank-3 (N, C, L) tensor as (N, C, 1, L).
+inline void SpatialDims(const TensorInfo& t, size_t* h, size_t* w) {
+  *h = (t.rank == 4) ? static_cast<size_t>(t.shape[2]) : 1;
+  *w = static_cast<size_t>(t.shape[t.rank - 1]);
+}
+
+inline kernels::Conv2dShape MakeConv2dShape(const ConvOptions& o, const TensorInfo& x,
+                                            const TensorInfo& w, const TensorInfo& y) {
+  kernels::Conv2dShape s;
+  s.in_c = static_cast<size_t>(x.shape[1]);
+  s.out_c = static_cast<size_t>(w.shape[0]);
+  SpatialDims(x, &s.in_h, &s.in_w);
+  SpatialDims(y, &s.out_h, &s.out_w);
+  s.kh = static_cast<size_t>(o.kernel[0]);
+  s.kw = static_cast<size_t>(o.kernel[1]);
+  s.stride_h = static_cast<size_t>(o.strides[0]);
+  s.stride_w = static_cast<size_t>(o.strides[1]);
+  s.dilation_h = static_cast<size_t>(o.dilations[0]);
+  s.dilation_w = static_cast<size_t>(o.dilations[1]);
+  s.pad_top = static_cast<size_t>(o.pads[0]);
+  s.pad_left = static_cast<size_t>(o.pads[1]);
+  s.group = static_cast<size_t>(o.group);
+  return s;
+}
+
+inline kernels::Pool2dParams MakePool2dParams(const PoolOptions& o, const TensorInfo& x,
+                                              const TensorInfo& y) {
+  kernels::Pool2dParams p;
+  p.kind = o.kind;
+  SpatialDims(x, &p.in_h, &p.in_w);
+  SpatialDims(y, &p.out_h, &p.out_w);
+  p.kh = static_cast<size_t>(o.kernel[0]);
+  p.kw = static_cast<size_t>(o.kernel[1]);
+  p.stride_h = static_cast<size_t>(o.strides[0]);
+  p.stride_w = static_cast<size_t>(o.strides[1]);
+  p.dilation_h = static_cast<size_t>(o.dilations[0]);
+  p.dilation_w = static_cast<size_t>(o.dilations[1]);
+  p.pad_top = static_cast<size_t>(o.pads[0]);
+  p.pad_left = static_cast<size_t>(o.pads[1]);
+  p.count_include_pad = o.count_include_pad;
+  return p;
+}
+
+}  // namespace edgefold::internal
