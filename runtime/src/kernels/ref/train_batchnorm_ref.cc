@@ -1,0 +1,77 @@
+#include <cmath>
+
+#include "kernels/train_reference.h"
+
+namespace edgefold::kernels::ref {
+namespace {
+
+// Σ over the m = batch·spatial samples of channel c of f(x), x at (n·C + c)·S + s.
+template <class F>
+float ChannelSum(const float* x, size_t c, size_t batch, size_t channels, size_t spatial, F f) {
+  float sum = 0.0f;
+  for (size_t n = 0; n < batch; ++n) {
+    const float* row = x + (n * channels + c) * spatial;
+    for (size_t s = 0; s < spatial; ++s) sum += f(row[s]);
+  }
+  return sum;
+}
+
+}  // namespace
+
+// Corrected two-pass statistics (Chan, Golub & LeVeque 1983), per channel:
+//   μ₀ = Σx/m;  d = x − μ₀;  mean = μ₀ + Σd/m;  var = (Σd² − (Σd)²/m)/m  (biased)
+// Σd/m repairs the rounding error of μ₀, so a large mean (1e4 with std 1e-2) does not cancel
+// catastrophically as E[x²] − E[x]² would. Then inv_std = 1/√(var + eps),
+// xhat = (x − mean)·inv_std, y = γ·xhat + β.
+void BatchnormTrainForward(const float* x, const float* gamma, const float* beta, float eps,
+                           float* y, float* xhat, float* mean, float* var, float* inv_std,
+                           size_t batch, size_t channels, size_t spatial) {
+  const float m = static_cast<float>(batch * spatial);
+  for (size_t c = 0; c < channels; ++c) {
+    const float mu0 = ChannelSum(x, c, batch, channels, spatial, [](float v) { return v; }) / m;
+    const float sd = ChannelSum(x, c, batch, channels, spatial, [mu0](float v) { return v - mu0; });
+    const float sd2 = ChannelSum(x, c, batch, channels, spatial,
+                                 [mu0](float v) { return (v - mu0) * (v - mu0); });
+    const float mu = mu0 + sd / m;
+    const float vr = std::fmax((sd2 - sd * sd / m) / m, 0.0f);
+    const float is = 1.0f / std::sqrt(vr + eps);
+    mean[c] = mu;
+    var[c] = vr;
+    inv_std[c] = is;
+    for (size_t n = 0; n < batch; ++n) {
+      const size_t base = (n * channels + c) * spatial;
+      for (size_t s = 0; s < spatial; ++s) {
+        const float h = (x[base + s] - mu) * is;
+        if (xhat != nullptr) xhat[base + s] = h;
+        y[base + s] = gamma[c] * h + beta[c];
+      }
+    }
+  }
+}
+
+// dβ = Σdy,  dγ = Σdy·xhat,  dx = γ·inv_std/m · (m·dy − dβ − xhat·dγ)   per channel.
+void BatchnormBackward(const float* dy, const float* xhat, const float* gamma,
+                       const float* inv_std, float* dx, float* dgamma, float* dbeta, size_t batch,
+                       size_t channels, size_t spatial) {
+  const float m = static_cast<float>(batch * spatial);
+  for (size_t c = 0; c < channels; ++c) {
+    float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
+    for (size_t n = 0; n < batch; ++n) {
+      const size_t base = (n * channels + c) * spatial;
+      for (size_t s = 0; s < spatial; ++s) {
+        sum_dy += dy[base + s];
+        sum_dy_xhat += dy[base + s] * xhat[base + s];
+      }
+    }
+    dbeta[c] = sum_dy;
+    dgamma[c] = sum_dy_xhat;
+    const float k = gamma[c] * inv_std[c] / m;
+    for (size_t n = 0; n < batch; ++n) {
+      const size_t base = (n * channels + c) * spatial;
+      for (size_t s = 0; s < spatial; ++s)
+        dx[base + s] = k * (m * dy[base + s] - sum_dy - xhat[base + s] * sum_dy_xhat);
+    }
+  }
+}
+
+}  // namespace edgefold::kernels::ref

@@ -1,0 +1,186 @@
+// BatchNorm training forward and backward, written once over the arch.
+//
+// Channel c is the batch rows x[(n·C + c)·S .. +S) for n < N, m = N·S samples. A channel is
+// finished before the next starts, so its later passes usually re-read it from L2 (a channel
+// of (32, ·, 56, 56) is 400 KB). Passes over memory:
+//   forward : (1) Σx → μ₀   (2) Σd, Σd² with d = x − μ₀   (3) xhat = (x − μ)·inv_std,
+//             y = γ·xhat + β, one fused pass writing both
+//   backward: (1) Σdy, Σdy·xhat   (2) dx = a·dy + (b·xhat + c0), a = γ·inv_std,
+//             b = −a·dγ/m, c0 = −a·dβ/m   (= γ·inv_std/m · (m·dy − dβ − xhat·dγ))
+// Rows shorter than one register (S < W, e.g. (N, C) inputs) take the scalar reference.
+#pragma once
+#include "kernels/simd/simd_common.h"
+#include "kernels/train_reference.h"
+
+namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
+
+// Σ x[0..n), four accumulators.
+template <class Arch>
+float BnRowSum(const float* x, size_t n) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  B s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
+  size_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    s0 += B::load_unaligned(x + i);
+    s1 += B::load_unaligned(x + i + W);
+    s2 += B::load_unaligned(x + i + 2 * W);
+    s3 += B::load_unaligned(x + i + 3 * W);
+  }
+  for (; i + W <= n; i += W) s0 += B::load_unaligned(x + i);
+  float sum = xsimd::hadd((s0 + s1) + (s2 + s3));
+  for (; i < n; ++i) sum += x[i];
+  return sum;
+}
+
+// Σ(x − shift) and Σ(x − shift)² over x[0..n), added to *sum_d and *sum_d2.
+template <class Arch>
+void BnRowCentred(const float* x, size_t n, float shift, float* sum_d, float* sum_d2) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const B mu(shift);
+  B d0(0.0f), d1(0.0f), q0(0.0f), q1(0.0f);
+  size_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const B a = B::load_unaligned(x + i) - mu;
+    const B b = B::load_unaligned(x + i + W) - mu;
+    d0 += a;
+    d1 += b;
+    q0 = xsimd::fma(a, a, q0);
+    q1 = xsimd::fma(b, b, q1);
+  }
+  for (; i + W <= n; i += W) {
+    const B a = B::load_unaligned(x + i) - mu;
+    d0 += a;
+    q0 = xsimd::fma(a, a, q0);
+  }
+  float sd = xsimd::hadd(d0 + d1), sq = xsimd::hadd(q0 + q1);
+  for (; i < n; ++i) {
+    const float d = x[i] - shift;
+    sd += d;
+    sq += d * d;
+  }
+  *sum_d += sd;
+  *sum_d2 += sq;
+}
+
+// xhat = (x − mean)·inv_std (stored unless xhat == nullptr), y = γ·xhat + β over one row.
+template <class Arch, bool kSaveXhat>
+void BnRowNormalize(const float* x, size_t n, float mean, float inv_std, float gamma, float beta,
+                    float* y, float* xhat) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const B vm(mean), vs(inv_std), vg(gamma), vb(beta);
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const B h = (B::load_unaligned(x + i) - vm) * vs;
+    if constexpr (kSaveXhat) h.store_unaligned(xhat + i);
+    xsimd::fma(h, vg, vb).store_unaligned(y + i);
+  }
+  for (; i < n; ++i) {
+    const float h = (x[i] - mean) * inv_std;
+    if constexpr (kSaveXhat) xhat[i] = h;
+    y[i] = gamma * h + beta;
+  }
+}
+
+// See train_kernel_table.h; statistics as ref::BatchnormTrainForward (corrected two-pass).
+template <class Arch>
+void BatchnormTrainForward(const float* x, const float* gamma, const float* beta, float eps,
+                           float* y, float* xhat, float* mean, float* var, float* inv_std,
+                           size_t batch, size_t channels, size_t spatial) {
+  if (spatial < FBatch<Arch>::size)
+    return ref::BatchnormTrainForward(x, gamma, beta, eps, y, xhat, mean, var, inv_std, batch,
+                                      channels, spatial);
+  const float m = static_cast<float>(batch * spatial);
+  for (size_t c = 0; c < channels; ++c) {
+    float sum = 0.0f;
+    for (size_t n = 0; n < batch; ++n) sum += BnRowSum<Arch>(x + (n * channels + c) * spatial, spatial);
+    const float mu0 = sum / m;
+    float sd = 0.0f, sd2 = 0.0f;
+    for (size_t n = 0; n < batch; ++n)
+      BnRowCentred<Arch>(x + (n * channels + c) * spatial, spatial, mu0, &sd, &sd2);
+    const float mu = mu0 + sd / m;
+    const float vr = std::fmax((sd2 - sd * sd / m) / m, 0.0f);
+    const float is = 1.0f / std::sqrt(vr + eps);
+    mean[c] = mu;
+    var[c] = vr;
+    inv_std[c] = is;
+    for (size_t n = 0; n < batch; ++n) {
+      const size_t off = (n * channels + c) * spatial;
+      if (xhat != nullptr)
+        BnRowNormalize<Arch, true>(x + off, spatial, mu, is, gamma[c], beta[c], y + off, xhat + off);
+      else
+        BnRowNormalize<Arch, false>(x + off, spatial, mu, is, gamma[c], beta[c], y + off, nullptr);
+    }
+  }
+}
+
+// Σdy and Σdy·xhat over one row, added to *sum_dy and *sum_dy_xhat.
+template <class Arch>
+void BnRowGradSums(const float* dy, const float* xhat, size_t n, float* sum_dy, float* sum_dy_xhat) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  B s0(0.0f), s1(0.0f), p0(0.0f), p1(0.0f);
+  size_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const B g0 = B::load_unaligned(dy + i), g1 = B::load_unaligned(dy + i + W);
+    s0 += g0;
+    s1 += g1;
+    p0 = xsimd::fma(g0, B::load_unaligned(xhat + i), p0);
+    p1 = xsimd::fma(g1, B::load_unaligned(xhat + i + W), p1);
+  }
+  for (; i + W <= n; i += W) {
+    const B g0 = B::load_unaligned(dy + i);
+    s0 += g0;
+    p0 = xsimd::fma(g0, B::load_unaligned(xhat + i), p0);
+  }
+  float s = xsimd::hadd(s0 + s1), p = xsimd::hadd(p0 + p1);
+  for (; i < n; ++i) {
+    s += dy[i];
+    p += dy[i] * xhat[i];
+  }
+  *sum_dy += s;
+  *sum_dy_xhat += p;
+}
+
+// dx = a·dy + (b·xhat + c0) over one row.
+template <class Arch>
+void BnRowInputGrad(const float* dy, const float* xhat, size_t n, float a, float b, float c0, float* dx) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const B va(a), vb(b), vc(c0);
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const B t = xsimd::fma(B::load_unaligned(xhat + i), vb, vc);
+    xsimd::fma(B::load_unaligned(dy + i), va, t).store_unaligned(dx + i);
+  }
+  for (; i < n; ++i) dx[i] = a * dy[i] + (b * xhat[i] + c0);
+}
+
+// See train_kernel_table.h.
+template <class Arch>
+void BatchnormBackward(const float* dy, const float* xhat, const float* gamma, const float* inv_std,
+                       float* dx, float* dgamma, float* dbeta, size_t batch, size_t channels,
+                       size_t spatial) {
+  if (spatial < FBatch<Arch>::size)
+    return ref::BatchnormBackward(dy, xhat, gamma, inv_std, dx, dgamma, dbeta, batch, channels, spatial);
+  const float m = static_cast<float>(batch * spatial);
+  for (size_t c = 0; c < channels; ++c) {
+    float sdy = 0.0f, sdyx = 0.0f;
+    for (size_t n = 0; n < batch; ++n) {
+      const size_t off = (n * channels + c) * spatial;
+      BnRowGradSums<Arch>(dy + off, xhat + off, spatial, &sdy, &sdyx);
+    }
+    dbeta[c] = sdy;
+    dgamma[c] = sdyx;
+    const float a = gamma[c] * inv_std[c];
+    const float b = -a * sdyx / m, c0 = -a * sdy / m;
+    for (size_t n = 0; n < batch; ++n) {
+      const size_t off = (n * channels + c) * spatial;
+      BnRowInputGrad<Arch>(dy + off, xhat + off, spatial, a, b, c0, dx + off);
+    }
+  }
+}
+
+}  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
