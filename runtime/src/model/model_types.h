@@ -47,6 +47,7 @@ struct BatchNormOptions {
 };
 
 union OpOptions {
+  OpOptions() : pad() {}   // zero-initialized; ReadOptions fills the live member
   ConvOptions conv;
   PoolOptions pool;
   PadOptions pad;

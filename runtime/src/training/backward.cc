@@ -1,0 +1,75 @@
+#include "training/backward.h"
+
+#include "training/activation_grad.h"
+#include "training/backward_ops.h"
+
+namespace edgefold::internal {
+namespace {
+
+const kernels::Activation* FusedActivation(const OpDesc& op) {
+  switch (op.kind) {
+    case OpKind::kConv: return &op.options.conv.act;
+    case OpKind::kGemm:
+    case OpKind::kChannelAffine: return &op.options.act;
+    case OpKind::kBatchNorm: return &op.options.batchnorm.act;
+    case OpKind::kBinary: return &op.options.binary.act;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensors) {
+  const kernels::Activation* act = FusedActivation(op);
+  if (act != nullptr && !GradFromOutputSupported(act->kind))
+    return "a fused HardSwish has no gradient from its output; compile with --train (no fusion)";
+  switch (op.kind) {
+    case OpKind::kMatMul: return "MatMul of two activations has no backward yet";
+    case OpKind::kPRelu: {
+      const TensorInfo& x = tensors[op.inputs[0]];
+      const TensorInfo& slope = tensors[op.inputs[1]];
+      const bool per_channel = x.rank >= 2 && slope.elems == static_cast<size_t>(x.shape[1]);
+      return (slope.elems == 1 || per_channel) ? nullptr : "PRelu backward needs a shared or per-channel slope";
+    }
+    case OpKind::kConcat: case OpKind::kTranspose: case OpKind::kPad: case OpKind::kSoftmax:
+    case OpKind::kConv: case OpKind::kGemm: case OpKind::kBatchNorm: case OpKind::kChannelAffine:
+    case OpKind::kActivation: case OpKind::kBinary: case OpKind::kReshape: case OpKind::kPool:
+    case OpKind::kGlobalPool:
+      return nullptr;
+    default: return "no backward for this op";
+  }
+}
+
+void ApplyFusedActivationGrad(const OpDesc& op, const float* y, float* dy, size_t n) {
+  const kernels::Activation* act = FusedActivation(op);
+  if (act == nullptr || act->kind == kernels::ActKind::kNone) return;
+  for (size_t i = 0; i < n; ++i) dy[i] *= ActGradFromOutput(*act, y[i]);
+}
+
+void Backward(Trainer::State& s, size_t op_index) {
+  const OpDesc& op = s.ops[op_index];
+  const TensorInfo& y = s.tensors[op.outputs[0]];
+  ApplyFusedActivationGrad(op, y.data, s.grads[op.outputs[0]], y.elems);
+  switch (op.kind) {
+    case OpKind::kConv: BackwardConv(s, op); break;
+    case OpKind::kGemm: BackwardGemm(s, op); break;
+    case OpKind::kBatchNorm:
+      for (size_t b = 0; b < s.num_bns; ++b)
+        if (s.bns[b].op == static_cast<int32_t>(op_index)) BackwardBatchNorm(s, op, s.bns[b]);
+      break;
+    case OpKind::kChannelAffine: BackwardChannelAffine(s, op); break;
+    case OpKind::kActivation: BackwardActivation(s, op); break;
+    case OpKind::kPRelu: BackwardPRelu(s, op); break;
+    case OpKind::kBinary: BackwardBinary(s, op); break;
+    case OpKind::kConcat: BackwardConcat(s, op); break;
+    case OpKind::kReshape: BackwardReshape(s, op); break;
+    case OpKind::kTranspose: BackwardTranspose(s, op); break;
+    case OpKind::kPool: BackwardPool(s, op); break;
+    case OpKind::kGlobalPool: BackwardGlobalPool(s, op); break;
+    case OpKind::kPad: BackwardPad(s, op); break;
+    case OpKind::kSoftmax: BackwardSoftmax(s, op); break;
+    default: break;   // rejected at Create
+  }
+}
+
+}  // namespace edgefold::internal
