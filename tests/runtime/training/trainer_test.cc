@@ -154,7 +154,7 @@ TEST(Trainer, GradientsMatchFiniteDifferences) {
       if (!p.trainable) continue;
       for (size_t j = 0; j < p.elems; j += 1 + p.elems / 6) {
         const float keep = p.data[j];
-        const double h = 1e-2;
+        const double h = 2e-3;
         p.data[j] = keep + float(h);
         const double up = loss_at();
         p.data[j] = keep - float(h);
