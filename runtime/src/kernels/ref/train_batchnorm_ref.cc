@@ -22,7 +22,9 @@ float ChannelSum(const float* x, size_t c, size_t batch, size_t channels, size_t
 //   μ₀ = Σx/m;  d = x − μ₀;  mean = μ₀ + Σd/m;  var = (Σd² − (Σd)²/m)/m  (biased)
 // Σd/m repairs the rounding error of μ₀, so a large mean (1e4 with std 1e-2) does not cancel
 // catastrophically as E[x²] − E[x]² would. Then inv_std = 1/√(var + eps),
-// xhat = (x − mean)·inv_std, y = γ·xhat + β.
+// xhat = ((x − μ₀) − δ)·inv_std with δ = Σd/m, y = γ·xhat + β. Normalizing with the float
+// mean = μ₀ + δ instead would lose δ's low bits: at 1e4 a float's spacing (1e-3) is a tenth of
+// the std 1e-2. x − μ₀ is exact (Sterbenz) whenever x is within a factor 2 of μ₀.
 void BatchnormTrainForward(const float* x, const float* gamma, const float* beta, float eps,
                            float* y, float* xhat, float* mean, float* var, float* inv_std,
                            size_t batch, size_t channels, size_t spatial) {
@@ -32,16 +34,16 @@ void BatchnormTrainForward(const float* x, const float* gamma, const float* beta
     const float sd = ChannelSum(x, c, batch, channels, spatial, [mu0](float v) { return v - mu0; });
     const float sd2 = ChannelSum(x, c, batch, channels, spatial,
                                  [mu0](float v) { return (v - mu0) * (v - mu0); });
-    const float mu = mu0 + sd / m;
+    const float delta = sd / m;
     const float vr = std::fmax((sd2 - sd * sd / m) / m, 0.0f);
     const float is = 1.0f / std::sqrt(vr + eps);
-    mean[c] = mu;
+    mean[c] = mu0 + delta;
     var[c] = vr;
     inv_std[c] = is;
     for (size_t n = 0; n < batch; ++n) {
       const size_t base = (n * channels + c) * spatial;
       for (size_t s = 0; s < spatial; ++s) {
-        const float h = (x[base + s] - mu) * is;
+        const float h = ((x[base + s] - mu0) - delta) * is;
         if (xhat != nullptr) xhat[base + s] = h;
         y[base + s] = gamma[c] * h + beta[c];
       }

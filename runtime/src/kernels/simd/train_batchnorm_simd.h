@@ -3,8 +3,8 @@
 // Channel c is the batch rows x[(n·C + c)·S .. +S) for n < N, m = N·S samples. A channel is
 // finished before the next starts, so its later passes usually re-read it from L2 (a channel
 // of (32, ·, 56, 56) is 400 KB). Passes over memory:
-//   forward : (1) Σx → μ₀   (2) Σd, Σd² with d = x − μ₀   (3) xhat = (x − μ)·inv_std,
-//             y = γ·xhat + β, one fused pass writing both
+//   forward : (1) Σx → μ₀   (2) Σd, Σd² with d = x − μ₀   (3) xhat = (x − μ₀)·inv_std − δ·inv_std
+//             (δ = Σd/m), y = γ·xhat + β, one fused pass writing both
 //   backward: (1) Σdy, Σdy·xhat   (2) dx = a·dy + (b·xhat + c0), a = γ·inv_std,
 //             b = −a·dγ/m, c0 = −a·dβ/m   (= γ·inv_std/m · (m·dy − dβ − xhat·dγ))
 // Rows shorter than one register (S < W, e.g. (N, C) inputs) take the scalar reference.
@@ -64,21 +64,22 @@ void BnRowCentred(const float* x, size_t n, float shift, float* sum_d, float* su
   *sum_d2 += sq;
 }
 
-// xhat = (x − mean)·inv_std (stored unless xhat == nullptr), y = γ·xhat + β over one row.
+// xhat = (x − μ₀)·inv_std − δ·inv_std (stored unless kSaveXhat is false), y = γ·xhat + β
+// over one row; μ₀ and δ stay apart (see ref::BatchnormTrainForward).
 template <class Arch, bool kSaveXhat>
-void BnRowNormalize(const float* x, size_t n, float mean, float inv_std, float gamma, float beta,
-                    float* y, float* xhat) {
+void BnRowNormalize(const float* x, size_t n, float mu0, float delta, float inv_std, float gamma,
+                    float beta, float* y, float* xhat) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
-  const B vm(mean), vs(inv_std), vg(gamma), vb(beta);
+  const B vm(mu0), vs(inv_std), vd(-delta * inv_std), vg(gamma), vb(beta);
   size_t i = 0;
   for (; i + W <= n; i += W) {
-    const B h = (B::load_unaligned(x + i) - vm) * vs;
+    const B h = xsimd::fma(B::load_unaligned(x + i) - vm, vs, vd);
     if constexpr (kSaveXhat) h.store_unaligned(xhat + i);
     xsimd::fma(h, vg, vb).store_unaligned(y + i);
   }
   for (; i < n; ++i) {
-    const float h = (x[i] - mean) * inv_std;
+    const float h = ((x[i] - mu0) - delta) * inv_std;
     if constexpr (kSaveXhat) xhat[i] = h;
     y[i] = gamma * h + beta;
   }
@@ -100,18 +101,18 @@ void BatchnormTrainForward(const float* x, const float* gamma, const float* beta
     float sd = 0.0f, sd2 = 0.0f;
     for (size_t n = 0; n < batch; ++n)
       BnRowCentred<Arch>(x + (n * channels + c) * spatial, spatial, mu0, &sd, &sd2);
-    const float mu = mu0 + sd / m;
+    const float delta = sd / m;
     const float vr = std::fmax((sd2 - sd * sd / m) / m, 0.0f);
     const float is = 1.0f / std::sqrt(vr + eps);
-    mean[c] = mu;
+    mean[c] = mu0 + delta;
     var[c] = vr;
     inv_std[c] = is;
     for (size_t n = 0; n < batch; ++n) {
       const size_t off = (n * channels + c) * spatial;
       if (xhat != nullptr)
-        BnRowNormalize<Arch, true>(x + off, spatial, mu, is, gamma[c], beta[c], y + off, xhat + off);
+        BnRowNormalize<Arch, true>(x + off, spatial, mu0, delta, is, gamma[c], beta[c], y + off, xhat + off);
       else
-        BnRowNormalize<Arch, false>(x + off, spatial, mu, is, gamma[c], beta[c], y + off, nullptr);
+        BnRowNormalize<Arch, false>(x + off, spatial, mu0, delta, is, gamma[c], beta[c], y + off, nullptr);
     }
   }
 }
