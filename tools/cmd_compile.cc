@@ -8,6 +8,8 @@
 #include "cli_args.h"
 #include "commands.h"
 #include "edgefold_compiler/compiler.h"
+#include "progress.h"
+#include "train_compile.h"
 
 namespace edgefold::tools {
 namespace {
@@ -22,7 +24,13 @@ constexpr char kUsage[] =
     "  -o, --output PATH            output .efb file (required; written atomically)\n"
     "  --no-fold                    keep BatchNorm as its own op\n"
     "  --no-verify                  skip the folded-vs-unfolded numeric check\n"
-    "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n";
+    "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n"
+    "  --train                      keep BatchNorm for on-device training ('edgefold train')\n"
+    "  --batch N                    training batch size (with --train; default 1)\n"
+    "  --trainable bn|bn+head|all   what training will update (sizes the training arena)\n"
+    "  --calibrate X.npy            recompute BN statistics from data, then fold\n"
+    "  --calibrate-batch N          calibration batch size (default 32)\n"
+    "  --calibrate-momentum M       moving average instead of Algorithm 2's cumulative mean\n";
 
 // "input=1,3,32,32" → name and dims. False with `error` on anything malformed.
 bool ParseInputShape(const std::string& text, std::string* name, std::vector<int64_t>* dims,
@@ -70,12 +78,41 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
               static_cast<unsigned long long>(r.weight_bytes), efb_bytes);
 }
 
+// --train/--batch/--trainable/--calibrate*; prints the problem and returns false on bad values.
+bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
+  std::string error;
+  t->train = args.Has("--train");
+  t->calibrate_npy = args.Get("--calibrate", "");
+  bool ok = ParseCount("--batch", args.Get("--batch", "1"), &t->batch, &error) &&
+            ParseCount("--calibrate-batch", args.Get("--calibrate-batch", "32"), &t->calibrate_batch, &error);
+  if (ok && (t->batch < 1 || t->calibrate_batch < 1)) {
+    error = "--batch and --calibrate-batch must be at least 1";
+    ok = false;
+  }
+  if (ok && !ParseTrainable(args.Get("--trainable", "bn"), &t->trainable)) {
+    error = "--trainable must be bn, bn+head or all";
+    ok = false;
+  }
+  if (ok && args.Has("--calibrate-momentum")) {
+    char* end = nullptr;
+    const std::string text = args.Get("--calibrate-momentum", "");
+    t->calibrate_momentum = std::strtof(text.c_str(), &end);
+    if (*end != '\0' || !(t->calibrate_momentum > 0.0f && t->calibrate_momentum <= 1.0f)) {
+      error = "--calibrate-momentum must be in (0, 1]";
+      ok = false;
+    }
+  }
+  if (!ok) std::fprintf(stderr, "edgefold compile: %s\n", error.c_str());
+  return ok;
+}
+
 }  // namespace
 
 int CompileCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--output", "--input-shape"};
-  spec.bool_flags = {"--no-fold", "--no-verify"};
+  spec.value_flags = {"--output", "--input-shape", "--batch", "--trainable", "--calibrate",
+                      "--calibrate-batch", "--calibrate-momentum"};
+  spec.bool_flags = {"--no-fold", "--no-verify", "--train"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
@@ -99,7 +136,13 @@ int CompileCommand(int argc, char** argv) {
     options.input_shapes[name] = dims;
   }
   const std::string& input = args.positional[0];
-  const compiler::CompileResult result = compiler::CompileFile(input, options);
+  compiler::CompileResult result;
+  TrainingCompileFlags train;
+  if (!ParseTrainingFlags(args, &train)) return kExitUsage;
+  RunWithSpinner("compiling " + input, [&] {
+    result = train.any() ? CompileWithTrainingFlags(input, options, train)
+                         : compiler::CompileFile(input, options);
+  });
   if (!result.ok) {
     std::fprintf(stderr, "edgefold compile: %s\n", result.error.c_str());
     return kExitFailure;

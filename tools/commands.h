@@ -8,5 +8,7 @@ int CompileCommand(int argc, char** argv);
 int RunCommand(int argc, char** argv);
 int InspectCommand(int argc, char** argv);
 int BenchCommand(int argc, char** argv);
+int ExportCCommand(int argc, char** argv);
+int TrainCommand(int argc, char** argv);
 
 }  // namespace edgefold::tools

@@ -18,6 +18,8 @@ constexpr Command kCommands[] = {
     {"run", edgefold::tools::RunCommand, "run a .efb model on .npy inputs, write .npy outputs"},
     {"inspect", edgefold::tools::InspectCommand, "print a .efb model's ops, tensors and memory"},
     {"bench", edgefold::tools::BenchCommand, "time a .efb model on random input"},
+    {"export-c", edgefold::tools::ExportCCommand, "write a .efb as a C++ header for firmware"},
+    {"train", edgefold::tools::TrainCommand, "fine-tune BN (and more) on .npy data, on-device path"},
 };
 
 void PrintUsage(std::FILE* out) {

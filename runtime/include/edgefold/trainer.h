@@ -41,6 +41,7 @@ struct TrainOptions {
 // One parameter or statistic held in the arena.
 struct ParameterView {
   const char* name = "";
+  int32_t tensor = -1;           // index of the model tensor it was copied from
   float* data = nullptr;
   size_t elems = 0;
   bool trainable = false;        // false for running statistics

@@ -223,6 +223,7 @@ ParameterView Trainer::parameter(size_t i) const {
   if (i >= state_->num_params) return v;
   const internal::Param& p = state_->params[i];
   v.name = state_->tensors[p.tensor].name;
+  v.tensor = p.tensor;
   v.data = p.data;
   v.elems = p.elems;
   v.trainable = p.trainable;
