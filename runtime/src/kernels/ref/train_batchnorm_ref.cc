@@ -5,15 +5,27 @@
 namespace edgefold::kernels::ref {
 namespace {
 
+// Compensated (Kahan) float sum: error ~2 ulp whatever the count, so the reference stays exact
+// enough for m in the millions without double arithmetic (soft-float on Cortex-M4).
+struct KahanSum {
+  float sum = 0.0f, comp = 0.0f;
+  void Add(float v) {
+    const float yv = v - comp;
+    const float t = sum + yv;
+    comp = (t - sum) - yv;
+    sum = t;
+  }
+};
+
 // Σ over the m = batch·spatial samples of channel c of f(x), x at (n·C + c)·S + s.
 template <class F>
 float ChannelSum(const float* x, size_t c, size_t batch, size_t channels, size_t spatial, F f) {
-  float sum = 0.0f;
+  KahanSum sum;
   for (size_t n = 0; n < batch; ++n) {
     const float* row = x + (n * channels + c) * spatial;
-    for (size_t s = 0; s < spatial; ++s) sum += f(row[s]);
+    for (size_t s = 0; s < spatial; ++s) sum.Add(f(row[s]));
   }
-  return sum;
+  return sum.sum;
 }
 
 }  // namespace
@@ -57,14 +69,15 @@ void BatchnormBackward(const float* dy, const float* xhat, const float* gamma,
                        size_t channels, size_t spatial) {
   const float m = static_cast<float>(batch * spatial);
   for (size_t c = 0; c < channels; ++c) {
-    float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
+    KahanSum kdy, kdyx;
     for (size_t n = 0; n < batch; ++n) {
       const size_t base = (n * channels + c) * spatial;
       for (size_t s = 0; s < spatial; ++s) {
-        sum_dy += dy[base + s];
-        sum_dy_xhat += dy[base + s] * xhat[base + s];
+        kdy.Add(dy[base + s]);
+        kdyx.Add(dy[base + s] * xhat[base + s]);
       }
     }
+    const float sum_dy = kdy.sum, sum_dy_xhat = kdyx.sum;
     dbeta[c] = sum_dy;
     dgamma[c] = sum_dy_xhat;
     const float k = gamma[c] * inv_std[c] / m;

@@ -8,8 +8,11 @@
 //   backward: (1) Σdy, Σdy·xhat   (2) dx = a·dy + (b·xhat + c0), a = γ·inv_std,
 //             b = −a·dγ/m, c0 = −a·dβ/m   (= γ·inv_std/m · (m·dy − dβ − xhat·dγ))
 // Rows shorter than one register (S < W, e.g. (N, C) inputs) take the scalar reference.
+// Outputs of kStreamMinBytes or more (y, xhat, dx) are written with streaming stores
+// (train_stream_store.h): on DRAM-bound shapes that saves the read-for-ownership traffic.
 #pragma once
 #include "kernels/simd/simd_common.h"
+#include "kernels/simd/train_stream_store.h"
 #include "kernels/train_reference.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
@@ -65,24 +68,27 @@ void BnRowCentred(const float* x, size_t n, float shift, float* sum_d, float* su
 }
 
 // xhat = (x − μ₀)·inv_std − δ·inv_std (stored unless kSaveXhat is false), y = γ·xhat + β
-// over one row; μ₀ and δ stay apart (see ref::BatchnormTrainForward).
+// over one row; μ₀ and δ stay apart (see ref::BatchnormTrainForward). With `stream`, the
+// first elements are written in scalar until y is register-aligned.
 template <class Arch, bool kSaveXhat>
 void BnRowNormalize(const float* x, size_t n, float mu0, float delta, float inv_std, float gamma,
-                    float beta, float* y, float* xhat) {
+                    float beta, float* y, float* xhat, bool stream) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const B vm(mu0), vs(inv_std), vd(-delta * inv_std), vg(gamma), vb(beta);
-  size_t i = 0;
-  for (; i + W <= n; i += W) {
-    const B h = xsimd::fma(B::load_unaligned(x + i) - vm, vs, vd);
-    if constexpr (kSaveXhat) h.store_unaligned(xhat + i);
-    xsimd::fma(h, vg, vb).store_unaligned(y + i);
-  }
-  for (; i < n; ++i) {
+  auto one = [&](size_t i) {
     const float h = ((x[i] - mu0) - delta) * inv_std;
     if constexpr (kSaveXhat) xhat[i] = h;
     y[i] = gamma * h + beta;
+  };
+  size_t i = 0;
+  for (const size_t peel = StreamPeel<Arch>(y, n, stream); i < peel; ++i) one(i);
+  for (; i + W <= n; i += W) {
+    const B h = xsimd::fma(B::load_unaligned(x + i) - vm, vs, vd);
+    if constexpr (kSaveXhat) StoreMaybeStream<Arch>(h, xhat + i, stream);
+    StoreMaybeStream<Arch>(xsimd::fma(h, vg, vb), y + i, stream);
   }
+  for (; i < n; ++i) one(i);
 }
 
 // See train_kernel_table.h; statistics as ref::BatchnormTrainForward (corrected two-pass).
@@ -94,6 +100,7 @@ void BatchnormTrainForward(const float* x, const float* gamma, const float* beta
     return ref::BatchnormTrainForward(x, gamma, beta, eps, y, xhat, mean, var, inv_std, batch,
                                       channels, spatial);
   const float m = static_cast<float>(batch * spatial);
+  const bool stream = batch * channels * spatial * sizeof(float) >= kStreamMinBytes;
   for (size_t c = 0; c < channels; ++c) {
     float sum = 0.0f;
     for (size_t n = 0; n < batch; ++n) sum += BnRowSum<Arch>(x + (n * channels + c) * spatial, spatial);
@@ -110,11 +117,14 @@ void BatchnormTrainForward(const float* x, const float* gamma, const float* beta
     for (size_t n = 0; n < batch; ++n) {
       const size_t off = (n * channels + c) * spatial;
       if (xhat != nullptr)
-        BnRowNormalize<Arch, true>(x + off, spatial, mu0, delta, is, gamma[c], beta[c], y + off, xhat + off);
+        BnRowNormalize<Arch, true>(x + off, spatial, mu0, delta, is, gamma[c], beta[c], y + off,
+                                   xhat + off, stream);
       else
-        BnRowNormalize<Arch, false>(x + off, spatial, mu0, delta, is, gamma[c], beta[c], y + off, nullptr);
+        BnRowNormalize<Arch, false>(x + off, spatial, mu0, delta, is, gamma[c], beta[c], y + off,
+                                    nullptr, stream);
     }
   }
+  StreamFence<Arch>(stream);
 }
 
 // Σdy and Σdy·xhat over one row, added to *sum_dy and *sum_dy_xhat.
@@ -145,16 +155,18 @@ void BnRowGradSums(const float* dy, const float* xhat, size_t n, float* sum_dy, 
   *sum_dy_xhat += p;
 }
 
-// dx = a·dy + (b·xhat + c0) over one row.
+// dx = a·dy + (b·xhat + c0) over one row (streamed as BnRowNormalize).
 template <class Arch>
-void BnRowInputGrad(const float* dy, const float* xhat, size_t n, float a, float b, float c0, float* dx) {
+void BnRowInputGrad(const float* dy, const float* xhat, size_t n, float a, float b, float c0, float* dx,
+                    bool stream) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const B va(a), vb(b), vc(c0);
   size_t i = 0;
+  for (const size_t peel = StreamPeel<Arch>(dx, n, stream); i < peel; ++i) dx[i] = a * dy[i] + (b * xhat[i] + c0);
   for (; i + W <= n; i += W) {
     const B t = xsimd::fma(B::load_unaligned(xhat + i), vb, vc);
-    xsimd::fma(B::load_unaligned(dy + i), va, t).store_unaligned(dx + i);
+    StoreMaybeStream<Arch>(xsimd::fma(B::load_unaligned(dy + i), va, t), dx + i, stream);
   }
   for (; i < n; ++i) dx[i] = a * dy[i] + (b * xhat[i] + c0);
 }
@@ -167,6 +179,7 @@ void BatchnormBackward(const float* dy, const float* xhat, const float* gamma, c
   if (spatial < FBatch<Arch>::size)
     return ref::BatchnormBackward(dy, xhat, gamma, inv_std, dx, dgamma, dbeta, batch, channels, spatial);
   const float m = static_cast<float>(batch * spatial);
+  const bool stream = batch * channels * spatial * sizeof(float) >= kStreamMinBytes;
   for (size_t c = 0; c < channels; ++c) {
     float sdy = 0.0f, sdyx = 0.0f;
     for (size_t n = 0; n < batch; ++n) {
@@ -179,9 +192,10 @@ void BatchnormBackward(const float* dy, const float* xhat, const float* gamma, c
     const float b = -a * sdyx / m, c0 = -a * sdy / m;
     for (size_t n = 0; n < batch; ++n) {
       const size_t off = (n * channels + c) * spatial;
-      BnRowInputGrad<Arch>(dy + off, xhat + off, spatial, a, b, c0, dx + off);
+      BnRowInputGrad<Arch>(dy + off, xhat + off, spatial, a, b, c0, dx + off, stream);
     }
   }
+  StreamFence<Arch>(stream);
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
