@@ -92,11 +92,14 @@ void ExpectEpochMatchesPyTorch(Trainable set, const std::string& tag) {
   ASSERT_TRUE(LoadOnnx(kData + "/sgd_" + tag + ".onnx", &after, &error)) << error;
   const auto want = Initializers(after);
   int matched = 0;
+  double worst = 0;
   for (size_t i = 0; i < tr.num_parameters(); ++i) {
     const ParameterView p = tr.parameter(i);
     auto it = want.find(p.name);
     if (it == want.end() || it->second.size() != p.elems) continue;   // e.g. Gemm W stored [K,N]
-    EXPECT_LT(MaxRelError(p.data, it->second), 1e-4) << tag << ": " << p.name;
+    const double err = MaxRelError(p.data, it->second);
+    worst = std::max(worst, err);
+    EXPECT_LT(err, 1e-4) << tag << ": " << p.name;
     ++matched;
   }
   EXPECT_GE(matched, 12) << "too few parameters compared by name";
@@ -104,7 +107,10 @@ void ExpectEpochMatchesPyTorch(Trainable set, const std::string& tag) {
   std::vector<float> out(eval.f32.size());
   for (size_t b = 0; b < 4; ++b)
     ASSERT_EQ(tr.Evaluate(x.f32.data() + b * per, out.data() + b * 8 * tr.num_classes()), Status::kOk);
-  EXPECT_LT(MaxRelError(out.data(), eval.f32), 1e-4) << tag << ": eval outputs";
+  const double eval_err = MaxRelError(out.data(), eval.f32);
+  EXPECT_LT(eval_err, 1e-4) << tag << ": eval outputs";
+  std::printf("[%s] %d parameters vs PyTorch: max rel error %.3g; eval outputs: %.3g\n", tag.c_str(), matched,
+              worst, eval_err);
 }
 
 TEST(TrainingGolden, OneEpochOfSgdOnEverythingEqualsPyTorch) { ExpectEpochMatchesPyTorch(Trainable::kAll, "all"); }
@@ -125,7 +131,9 @@ TEST(TrainingGolden, CalibrationEqualsPyTorchCumulativeAverage) {
   for (const auto& [name, values] : want) {
     if (name.find("running_") == std::string::npos) continue;
     ASSERT_EQ(got.at(name).size(), values.size()) << name;
-    EXPECT_LT(MaxRelError(got.at(name).data(), values), 1e-5) << name;
+    const double err = MaxRelError(got.at(name).data(), values);
+    EXPECT_LT(err, 1e-5) << name;
+    std::printf("calibrated %s: max rel error %.3g\n", name.c_str(), err);
     ++compared;
   }
   EXPECT_EQ(compared, 6);
