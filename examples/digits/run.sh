@@ -15,3 +15,7 @@ echo "== edgefold inspect"
 echo
 echo "== digits_eval (edgefold vs PyTorch on the test set)"
 "$BIN/digits_eval" "$EFB" "$HERE"
+echo
+echo "== drift demo (on-device BN adaptation with edgefold::Trainer)"
+"$BIN/edgefold" compile "$HERE/digits_cnn.onnx" --train --batch 10 -o "$BUILD_DIR/digits_cnn_train.efb" > /dev/null
+"$BIN/drift_demo" "$BUILD_DIR/digits_cnn_train.efb" "$HERE"
