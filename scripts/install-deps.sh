@@ -6,7 +6,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libxsimd-dev flatbuffers-compiler libflatbuffers-dev
       libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
       libgtest-dev libgmock-dev googletest libbenchmark-dev
-      python3 python3-numpy qemu-user)
+      python3 python3-numpy qemu-user
+      graphviz zlib1g-dev)   # dot checks `inspect --dot`; zlib writes `--memory-plot x.png`
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-onnx python3-sklearn)
 fi

@@ -5,19 +5,58 @@
 #include "cli_args.h"
 #include "commands.h"
 #include "edgefold/interpreter.h"
+#include "dot_export.h"
 #include "efb_describe.h"
 #include "file_io.h"
+#include "memory_plot.h"
 
 namespace edgefold::tools {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: edgefold inspect MODEL.efb\n"
+    "usage: edgefold inspect MODEL.efb [--dot GRAPH.dot] [--memory-plot PLAN.svg|PLAN.png]\n"
     "\n"
     "Prints the format version, producer, graph inputs/outputs, every operator (type,\n"
     "fused activation, name, input and output shapes), every tensor (shape, dtype, arena or\n"
     "weight offset, bytes), the planned arena and its lower bound, weight bytes, and the\n"
-    "kernel ISA the runtime would choose on this machine.\n";
+    "kernel ISA the runtime would choose on this machine.\n"
+    "\n"
+    "options:\n"
+    "  --dot PATH           write the (folded) graph for Graphviz: ops annotated with type,\n"
+    "                       name, output shapes and bytes; tensors as edges\n"
+    "                       (render: dot -Tsvg PATH -o graph.svg)\n"
+    "  --memory-plot PATH   draw the arena over time (.svg or .png): x = op step, y = arena\n"
+    "                       offset, each tensor a bar over [producer, last consumer], op\n"
+    "                       scratch in grey, planned total and lower bound as dashed lines\n";
+
+// Writes the --dot and --memory-plot files that were asked for. False after printing why.
+bool WritePictures(const fb::Model& m, const std::string& model_path, const ParsedArgs& args) {
+  std::string error;
+  if (args.Has("--dot")) {
+    const std::string path = args.Get("--dot", "");
+    const std::string dot = ModelToDot(m, model_path);
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr || std::fwrite(dot.data(), 1, dot.size(), f) != dot.size()) {
+      if (f) std::fclose(f);
+      std::fprintf(stderr, "edgefold inspect: cannot write '%s'\n", path.c_str());
+      return false;
+    }
+    std::fclose(f);
+    std::printf("wrote graph: %s\n", path.c_str());
+  }
+  if (args.Has("--memory-plot")) {
+    const std::string path = args.Get("--memory-plot", "");
+    MemoryPlot plot;
+    if (!BuildMemoryPlot(m, model_path + " arena plan", &plot, &error) ||
+        !WriteMemoryPlot(plot, path, &error)) {
+      std::fprintf(stderr, "edgefold inspect: %s: %s\n", model_path.c_str(), error.c_str());
+      return false;
+    }
+    std::printf("wrote memory plot: %s (%zu bars over %d op steps)\n", path.c_str(),
+                plot.bars.size(), plot.num_steps);
+  }
+  return true;
+}
 
 void PrintGraphIo(const fb::Model& m, const char* label, const flatbuffers::Vector<int32_t>* v) {
   std::printf("%s:\n", label);
@@ -78,6 +117,7 @@ void PrintMemory(const fb::Model& m, const AlignedBuffer& buf) {
 
 int InspectCommand(int argc, char** argv) {
   ArgSpec spec;
+  spec.value_flags = {"--dot", "--memory-plot"};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
   int exit_code = kExitOk;
@@ -104,7 +144,7 @@ int InspectCommand(int argc, char** argv) {
   PrintOperators(m);
   PrintTensors(m);
   PrintMemory(m, buf);
-  return kExitOk;
+  return WritePictures(m, path, args) ? kExitOk : kExitFailure;
 }
 
 }  // namespace edgefold::tools

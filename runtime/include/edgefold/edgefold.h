@@ -1,0 +1,168 @@
+/* edgefold C API: run (and fine-tune) a compiled .efb model from C firmware.
+ *
+ * A thin layer over the C++ runtime (edgefold/interpreter.h, edgefold/trainer.h) with the
+ * same contracts:
+ * - `model` bytes are borrowed, never copied: they must start at a 64-byte boundary and stay
+ *   valid and unchanged while the interpreter/trainer is used (flash or a mapped file is fine).
+ * - `arena` is borrowed too, must be 64-byte aligned (EF_ARENA_ALIGNMENT) and at least the
+ *   size ef_required_arena_bytes() reports. The interpreter lives inside the arena: there is
+ *   no heap allocation, and nothing to destroy; drop the arena when done.
+ * - Every fallible call returns an ef_status; ef_status_string() names it. Details (which
+ *   op, which tensor, how many bytes) go to the log callback in ef_options, if set.
+ *
+ * Typical use:
+ *   ef_options opt; ef_options_init(&opt);
+ *   size_t need; ef_required_arena_bytes(model, model_bytes, &opt, &need);
+ *   ef_interpreter* it; ef_create(model, model_bytes, arena, sizeof arena, &opt, &it);
+ *   ef_set_input(it, 0, x, x_elems); ef_invoke(it);
+ *   ef_tensor y; ef_get_output(it, 0, &y);   // y.data points into the arena
+ */
+#ifndef EDGEFOLD_EDGEFOLD_H_
+#define EDGEFOLD_EDGEFOLD_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EF_ARENA_ALIGNMENT 64
+#define EF_MAX_RANK 6
+
+/* Same values as edgefold::Status: the high byte is the category. */
+typedef enum ef_status {
+  EF_OK = 0,
+  EF_INVALID_MODEL = 0x0100,
+  EF_UNSUPPORTED_VERSION = 0x0101,
+  EF_MISALIGNED_MODEL = 0x0102,
+  EF_UNSUPPORTED_OP = 0x0200,
+  EF_SHAPE_MISMATCH = 0x0300,
+  EF_ARENA_TOO_SMALL = 0x0400,
+  EF_MISALIGNED_ARENA = 0x0401,
+  EF_INVALID_ARGUMENT = 0x0500,
+  EF_NUMERIC_ERROR = 0x0600,
+  EF_BAD_STATE = 0x0700
+} ef_status;
+
+/* Kernel dispatch levels, as edgefold::Isa. */
+typedef enum ef_isa {
+  EF_ISA_AUTO = 0,
+  EF_ISA_SCALAR,
+  EF_ISA_SSE42,
+  EF_ISA_AVX2_FMA,
+  EF_ISA_AVX512,
+  EF_ISA_NEON
+} ef_isa;
+
+/* Receives one null-terminated message per error; called only on failure paths. */
+typedef void (*ef_log_fn)(void* user, const char* message);
+
+typedef struct ef_options {
+  ef_isa isa;          /* EF_ISA_AUTO = best level this CPU supports */
+  ef_log_fn log;       /* NULL = silent */
+  void* log_user;      /* passed back to `log` */
+} ef_options;
+
+/* One graph input or output. `data` and `shape` point into the arena / the model. */
+typedef struct ef_tensor {
+  float* data;
+  const int32_t* shape;
+  int rank;
+  size_t elems;
+  const char* name;
+} ef_tensor;
+
+typedef struct ef_interpreter ef_interpreter;  /* opaque; lives inside the arena */
+
+/* Fills `options` with the defaults (auto ISA, no log). */
+void ef_options_init(ef_options* options);
+/* "ok", "arena too small", ...; never NULL. */
+const char* ef_status_string(ef_status status);
+/* "auto", "scalar", "sse4.2", "avx2+fma", "avx512", "neon". */
+const char* ef_isa_name(ef_isa isa);
+/* Nonzero when `isa` is compiled into this build and supported by this CPU. */
+int ef_isa_available(ef_isa isa);
+
+/* Arena bytes ef_create will need for this model. `options` may be NULL. */
+ef_status ef_required_arena_bytes(const uint8_t* model, size_t model_bytes,
+                                  const ef_options* options, size_t* arena_bytes);
+/* Verifies the model, places the interpreter in `arena`, prepares every op. */
+ef_status ef_create(const uint8_t* model, size_t model_bytes, void* arena, size_t arena_bytes,
+                    const ef_options* options, ef_interpreter** out);
+
+size_t ef_num_inputs(const ef_interpreter* interpreter);
+size_t ef_num_outputs(const ef_interpreter* interpreter);
+/* Copies `elems` floats into input `index` after checking the count. */
+ef_status ef_set_input(ef_interpreter* interpreter, size_t index, const float* data,
+                       size_t elems);
+ef_status ef_get_input(const ef_interpreter* interpreter, size_t index, ef_tensor* out);
+ef_status ef_invoke(ef_interpreter* interpreter);
+/* A view of output `index`, valid until the next ef_invoke. */
+ef_status ef_get_output(const ef_interpreter* interpreter, size_t index, ef_tensor* out);
+const char* ef_kernel_isa_name(const ef_interpreter* interpreter);
+size_t ef_arena_used_bytes(const ef_interpreter* interpreter);
+
+/* ---- On-device training (edgefold/trainer.h) ----
+ * The model must be compiled with BatchNorm kept (`edgefold compile --train`) for a fixed
+ * batch N, one input and one output of logits [N, classes]. All training buffers live in
+ * the arena; the model bytes are never written. These calls live in the training library
+ * (CMake target edgefold::training; -ledgefold_training -ledgefold_train_kernels). */
+
+typedef enum ef_trainable {
+  EF_TRAIN_BATCHNORM = 0,           /* gamma and beta of every BatchNorm */
+  EF_TRAIN_BATCHNORM_AND_HEAD,      /* + the last Gemm/Conv before the loss */
+  EF_TRAIN_ALL                      /* + every Conv/Gemm weight and bias */
+} ef_trainable;
+
+typedef enum ef_stats_mode {
+  EF_STATS_MOMENTUM = 0,            /* new = (1-m)*old + m*batch (PyTorch) */
+  EF_STATS_CUMULATIVE_AVERAGE       /* mean of batch statistics since the last reset */
+} ef_stats_mode;
+
+typedef struct ef_train_options {
+  float learning_rate;
+  float momentum;                   /* SGD momentum */
+  float weight_decay;
+  float bn_momentum;                /* running-statistics momentum (EF_STATS_MOMENTUM) */
+  ef_stats_mode stats_mode;
+  ef_trainable trainable;
+} ef_train_options;
+
+typedef struct ef_parameter {
+  const char* name;
+  float* data;                      /* in the arena */
+  size_t elems;
+  int trainable;                    /* 0 for running statistics */
+} ef_parameter;
+
+typedef struct ef_trainer ef_trainer;  /* opaque; lives inside the arena */
+
+/* lr 0.01, momentum 0.9, no decay, BN momentum 0.1, EF_STATS_MOMENTUM, EF_TRAIN_BATCHNORM. */
+void ef_train_options_init(ef_train_options* train);
+ef_status ef_required_training_arena_bytes(const uint8_t* model, size_t model_bytes,
+                                           const ef_train_options* train,
+                                           const ef_options* options, size_t* arena_bytes);
+ef_status ef_trainer_create(const uint8_t* model, size_t model_bytes, void* arena,
+                            size_t arena_bytes, const ef_train_options* train,
+                            const ef_options* options, ef_trainer** out);
+size_t ef_trainer_batch_size(const ef_trainer* trainer);
+size_t ef_trainer_sample_elems(const ef_trainer* trainer);
+size_t ef_trainer_num_classes(const ef_trainer* trainer);
+/* Forward (batch statistics), softmax cross-entropy against `labels` (N ints in
+ * [0, classes)), backward, one SGD step. `loss` and `correct` may be NULL. */
+ef_status ef_trainer_step(ef_trainer* trainer, const float* inputs, const int32_t* labels,
+                          float* loss, int* correct);
+/* Forward with batch statistics: updates running statistics only. */
+ef_status ef_trainer_adapt_statistics(ef_trainer* trainer, const float* inputs);
+void ef_trainer_reset_statistics(ef_trainer* trainer);
+/* Inference with running statistics; writes N*classes logits. */
+ef_status ef_trainer_evaluate(ef_trainer* trainer, const float* inputs, float* logits);
+size_t ef_trainer_num_parameters(const ef_trainer* trainer);
+ef_status ef_trainer_parameter(const ef_trainer* trainer, size_t index, ef_parameter* out);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* EDGEFOLD_EDGEFOLD_H_ */
