@@ -68,8 +68,13 @@ class Trainer {
   Status AdaptStatistics(const float* inputs);
   // Restarts the cumulative average (StatsMode::kCumulativeAverage) before a calibration pass.
   void ResetStatistics();
-  // Eval mode: inference with the running statistics; writes N×classes logits.
+  // Eval mode: inference with the running statistics; writes the graph output (N×classes).
   Status Evaluate(const float* inputs, float* logits);
+  // Folds each BatchNorm's current γ, β and running statistics into the Conv/Gemm before it
+  // (W' = W·γ/√(σ²+ε), b' = (b−μ)·γ/√(σ²+ε) + β), in the arena: Evaluate then runs the folded
+  // graph, skipping those BatchNorms. A later TrainStep/AdaptStatistics returns to the
+  // unfolded graph until the next Refold. Returns how many BatchNorms were folded.
+  size_t Refold();
 
   // Changes learning rate, momentum, weight decay or statistics handling between steps
   // (the trainable set is fixed at Create).

@@ -1,5 +1,6 @@
 #include "edgefold/trainer.h"
 
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -90,10 +91,62 @@ void ForwardBatchNormTrain(Trainer::State& s, const internal::BnState& bn) {
   UpdateRunningStats(s, bn);
 }
 
+// The producer of each foldable BatchNorm, rewritten to read W', b' and write the BN's output.
+Status PrepareFoldedOps(Trainer::State& s) {
+  for (size_t b = 0; b < s.num_bns; ++b) {
+    internal::BnState& bn = s.bns[b];
+    if (bn.producer < 0) continue;
+    internal::OpDesc& f = *bn.folded;
+    f = s.ops[bn.producer];
+    f.inputs = bn.folded_io;
+    f.num_inputs = 3;
+    f.outputs = bn.folded_io + 3;
+    f.num_outputs = 1;
+    const kernels::Activation act = s.ops[bn.op].options.batchnorm.act;
+    if (f.kind == OpKind::kConv) f.options.conv.act = act; else f.options.act = act;
+    internal::OpContext ctx{f, s.tensors, *s.k, s.errors};
+    EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[bn.producer]->prepare(ctx));
+  }
+  return Status::kOk;
+}
+
+// W'[c] = W[c]·s_c over output channel c (Conv: W's first dim; Gemm W[K,N]: column c).
+void FoldInto(const Trainer::State& s, const internal::BnState& bn) {
+  const internal::OpDesc& bn_op = s.ops[bn.op];
+  const internal::OpDesc& p = s.ops[bn.producer];
+  const internal::TensorInfo& w = s.tensors[p.inputs[1]];
+  const bool has_bias = p.num_inputs > 2 && p.inputs[2] >= 0;
+  const float* gamma = s.tensors[bn_op.inputs[1]].data;
+  const float* beta = s.tensors[bn_op.inputs[2]].data;
+  const float* mean = s.tensors[bn_op.inputs[3]].data;
+  const float* var = s.tensors[bn_op.inputs[4]].data;
+  float* fw = s.tensors[bn.folded_io[1]].data;
+  float* fb = s.tensors[bn.folded_io[2]].data;
+  const size_t channels = bn.channels, per = w.elems / channels;
+  for (size_t c = 0; c < channels; ++c) {
+    const double scale = double(gamma[c]) / std::sqrt(double(var[c]) + bn_op.options.batchnorm.epsilon);
+    const double bias = has_bias ? s.tensors[p.inputs[2]].data[c] : 0.0;
+    fb[c] = static_cast<float>((bias - mean[c]) * scale + beta[c]);
+    for (size_t i = 0; i < per; ++i) {
+      const size_t idx = (p.kind == OpKind::kConv) ? c * per + i : i * channels + c;
+      fw[idx] = static_cast<float>(w.data[idx] * scale);
+    }
+  }
+}
+
 Status Forward(Trainer::State& s, const float* inputs, bool training) {
   if (inputs == nullptr) return Status::kInvalidArgument;
   const internal::TensorInfo& x = s.tensors[s.input];
   std::memcpy(x.data, inputs, x.elems * sizeof(float));
+  if (training) s.refolded = false;   // parameters or statistics change: the fold is stale
+  if (!training && s.refolded) {
+    for (size_t i = 0; i < s.summary.num_ops; ++i) {
+      if (s.exec[i] == nullptr) continue;
+      internal::OpContext ctx{*const_cast<internal::OpDesc*>(s.exec[i]), s.tensors, *s.k, s.errors};
+      EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[i]->eval(ctx));
+    }
+    return Status::kOk;
+  }
   size_t next_bn = 0;
   for (size_t i = 0; i < s.summary.num_ops; ++i) {
     if (training && next_bn < s.num_bns && s.bns[next_bn].op == static_cast<int32_t>(i)) {
@@ -158,6 +211,7 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   s->tk = &kernels::SelectTrainKernelTable(options.isa);
   EDGEFOLD_RETURN_IF_ERROR(PrepareOps(*s));
   EDGEFOLD_RETURN_IF_ERROR(CheckGraph(*s));
+  EDGEFOLD_RETURN_IF_ERROR(PrepareFoldedOps(*s));
   *out = new (base + layout_bytes) Trainer(s);
   return Status::kOk;
 }
@@ -206,6 +260,22 @@ Status Trainer::Evaluate(const float* inputs, float* outputs) {
   const internal::TensorInfo& y = s.tensors[s.summary.outputs[0]];
   std::memcpy(outputs, y.data, y.elems * sizeof(float));
   return Status::kOk;
+}
+
+size_t Trainer::Refold() {
+  State& s = *state_;
+  size_t folded = 0;
+  for (size_t i = 0; i < s.summary.num_ops; ++i) s.exec[i] = &s.ops[i];
+  for (size_t b = 0; b < s.num_bns; ++b) {
+    const internal::BnState& bn = s.bns[b];
+    if (bn.producer < 0) continue;
+    FoldInto(s, bn);
+    s.exec[bn.producer] = bn.folded;
+    s.exec[bn.op] = nullptr;
+    ++folded;
+  }
+  s.refolded = true;
+  return folded;
 }
 
 void Trainer::set_options(const TrainOptions& options) {

@@ -76,13 +76,40 @@ ParamRole RoleOf(const GraphView& g, int32_t tensor, Trainable trainable, int32_
   return role;
 }
 
+int32_t FoldableProducer(const GraphView& g, size_t bn_op) {
+  const int32_t x = g.op(bn_op).inputs[0];
+  for (size_t i = 0; i < g.summary_outputs(); ++i)
+    if (g.output(i) == x) return -1;
+  int32_t producer = -1;
+  for (size_t j = 0; j < g.num_ops(); ++j) {
+    const OpDesc op = g.op(j);
+    if (op.outputs[0] == x) producer = static_cast<int32_t>(j);
+    for (uint32_t k = 0; k < op.num_inputs; ++k)
+      if (op.inputs[k] == x && j != bn_op) return -1;   // another consumer needs the unfolded value
+  }
+  if (producer < 0) return -1;
+  const OpDesc p = g.op(static_cast<size_t>(producer));
+  const bool conv = p.kind == OpKind::kConv && p.options.conv.act.kind == kernels::ActKind::kNone;
+  const bool gemm = p.kind == OpKind::kGemm && p.options.act.kind == kernels::ActKind::kNone;
+  if ((!conv && !gemm) || !g.tensor(static_cast<size_t>(p.inputs[1])).is_constant) return -1;
+  return producer;
+}
+
 size_t LayoutTrainer(const uint8_t* model, const ModelSummary& s, const TrainOptions& t,
                      uint8_t* arena, Trainer::State** out) {
   Bump bump(arena);
   Trainer::State* st = bump.Take<Trainer::State>(1);
-  TensorInfo* tensors = bump.Take<TensorInfo>(s.num_tensors);
+  // Two extra tensors per BatchNorm: the folded W' and b' of its producer.
+  size_t bn_count = 0;
+  for (size_t j = 0; j < s.num_ops; ++j) {
+    OpDesc d;
+    ReadOp(model, j, g_sizing_base, &d);
+    bn_count += d.kind == OpKind::kBatchNorm;
+  }
+  TensorInfo* tensors = bump.Take<TensorInfo>(s.num_tensors + 2 * bn_count);
   OpDesc* ops = bump.Take<OpDesc>(s.num_ops);
   const OpKernel** op_kernels = bump.Take<const OpKernel*>(s.num_ops);
+  const OpDesc** exec = bump.Take<const OpDesc*>(s.num_ops);
   float** grads = bump.Take<float*>(s.num_tensors);
   if (arena != nullptr) {
     st = new (st) Trainer::State(nullptr, nullptr);
@@ -162,6 +189,30 @@ size_t LayoutTrainer(const uint8_t* model, const ModelSummary& s, const TrainOpt
     bn.channels = channels;
     bn.batch = (x.rank >= 1) ? static_cast<size_t>(x.shape[0]) : 1;
     bn.spatial = (channels > 0 && bn.batch > 0) ? x.elems / (channels * bn.batch) : 0;
+    bn.producer = FoldableProducer(g, j);
+    if (bn.producer >= 0) {
+      const TensorInfo w = g.tensor(static_cast<size_t>(g.op(static_cast<size_t>(bn.producer)).inputs[1]));
+      bn.folded = bump.Take<OpDesc>(1);
+      bn.folded_io = bump.Take<int32_t>(4);
+      float* folded_w = bump.Floats(w.elems);
+      float* folded_b = bump.Floats(channels);
+      if (arena != nullptr) {
+        const int32_t wt = static_cast<int32_t>(s.num_tensors + 2 * b), bt = wt + 1;
+        tensors[wt] = w;
+        tensors[wt].data = folded_w;
+        tensors[wt].name = "folded weights";
+        tensors[bt] = TensorInfo();
+        tensors[bt].name = "folded bias";
+        tensors[bt].rank = 1;
+        tensors[bt].shape[0] = static_cast<int32_t>(channels);
+        tensors[bt].elems = channels;
+        tensors[bt].data = folded_b;
+        tensors[bt].is_constant = true;
+        const OpDesc& p = ops[bn.producer];
+        const int32_t io[4] = {p.inputs[0], wt, bt, op.outputs[0]};
+        std::memcpy(bn.folded_io, io, sizeof(io));
+      }
+    }
     if (arena != nullptr) bns[b] = bn;
     ++b;
   }
@@ -176,6 +227,7 @@ size_t LayoutTrainer(const uint8_t* model, const ModelSummary& s, const TrainOpt
     st->num_params = num_params;
     st->bns = bns;
     st->num_bns = num_bns;
+    st->exec = exec;
     st->col = col;
     st->dcol = dcol;
     st->temp = temp;

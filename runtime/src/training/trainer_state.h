@@ -34,6 +34,11 @@ struct BnState {
   float* var = nullptr;        // biased
   float* inv_std = nullptr;
   size_t channels = 0, spatial = 0, batch = 0;
+  // Refolding for inference: the producing Conv/Gemm rewritten with W' = W·s, b' = (b−μ)·s + β,
+  // s = γ/√(σ²+ε), the BN's activation and the BN's output (producer < 0: nothing to fold into).
+  int32_t producer = -1;
+  OpDesc* folded = nullptr;
+  int32_t* folded_io = nullptr;    // [x, W', b', y]
 };
 
 }  // namespace internal
@@ -60,6 +65,8 @@ struct Trainer::State {
   float* col = nullptr;                    // conv scratch: im2col of the forward input
   float* dcol = nullptr;                   // conv scratch: gradient of the columns
   float* temp = nullptr;                   // one tensor's worth, for overwrite-then-add
+  const internal::OpDesc** exec = nullptr; // eval order after Refold (nullptr: skipped)
+  bool refolded = false;
   int32_t input = -1;
   int32_t logits = -1;                     // tensor the loss reads (input of a final Softmax)
   size_t batch = 0, classes = 0;
@@ -76,6 +83,8 @@ class GraphView {
       : model_(model), summary_(s), tensors_(tensors), ops_(ops) {}
   size_t num_tensors() const { return summary_.num_tensors; }
   size_t num_ops() const { return summary_.num_ops; }
+  size_t summary_outputs() const { return summary_.num_outputs; }
+  int32_t output(size_t i) const { return summary_.outputs[i]; }
   TensorInfo tensor(size_t i) const;
   OpDesc op(size_t i) const;
 
@@ -91,6 +100,9 @@ enum class ParamRole : uint8_t { kNone = 0, kStatistic, kTrainable };
 // The op whose weights count as the "head": the last Conv or Gemm in topological order.
 int32_t FindHeadOp(const GraphView& g);
 ParamRole RoleOf(const GraphView& g, int32_t tensor, Trainable trainable, int32_t head_op);
+
+// The Conv/Gemm whose only consumer is BatchNorm op `bn_op` and that can absorb it, or -1.
+int32_t FoldableProducer(const GraphView& g, size_t bn_op);
 
 // Lays the trainer out in `arena` (nullptr: sizing only) and returns the bytes it needs.
 // With an arena, fills State (tensors, ops, gradient and parameter buffers) and copies the

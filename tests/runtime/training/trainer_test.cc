@@ -239,6 +239,15 @@ TEST(Trainer, EvalModeMatchesTheInterpreterAndTrainingLowersTheLoss) {
   for (int step = 0; step < 30; ++step)
     ASSERT_EQ(box->trainer->TrainStep(x.data(), labels.data(), step == 0 ? &first : &last, nullptr), Status::kOk);
   EXPECT_LT(last, 0.5f * first);
+  // Refolding in the arena: the folded graph gives the unfolded graph's outputs.
+  std::vector<float> unfolded(6), folded(6);
+  ASSERT_EQ(box->trainer->Evaluate(x.data(), unfolded.data()), Status::kOk);
+  EXPECT_EQ(box->trainer->Refold(), 2u);
+  ASSERT_EQ(box->trainer->Evaluate(x.data(), folded.data()), Status::kOk);
+  for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(folded[i], unfolded[i], 1e-5 * (1 + std::fabs(unfolded[i])));
+  bool differs_from_start = false;
+  for (size_t i = 0; i < 6; ++i) differs_from_start |= std::fabs(folded[i] - eval[i]) > 1e-3;
+  EXPECT_TRUE(differs_from_start) << "training should have changed the outputs";
   const std::vector<int32_t> bad = {1, 3};
   EXPECT_EQ(box->trainer->TrainStep(x.data(), bad.data(), nullptr, nullptr), Status::kInvalidArgument);
   EXPECT_NE(box->log.find("label 3"), std::string::npos) << box->log;
