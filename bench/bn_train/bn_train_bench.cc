@@ -65,7 +65,8 @@ void RunShape(const edgefold::kernels::TrainKernelTable& t, const Shape& s, int 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
   const auto stream = edgefold::bench::MeasureStream();
-  std::printf("stream copy_gbps=%.1f triad_gbps=%.1f\n", stream.copy_gbps, stream.triad_gbps);
+  std::printf("stream copy_gbps=%.1f triad_gbps=%.1f copy_nt_gbps=%.1f\n", stream.copy_gbps, stream.triad_gbps,
+              stream.copy_nt_gbps);
   const auto& table = edgefold::kernels::SelectTrainKernelTable(edgefold::Isa::kAuto);
   for (const Shape& s : {Shape{32, 64, 56, 56}, Shape{8, 64, 56, 56}, Shape{32, 128, 28, 28}, Shape{1, 32, 16, 16}})
     RunShape(table, s, s.n * s.c * s.h * s.w < 100000 ? reps * 50 : reps);
