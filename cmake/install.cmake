@@ -85,7 +85,8 @@ endif()
 
 install(EXPORT edgefoldTargets NAMESPACE edgefold:: DESTINATION ${EDGEFOLD_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/edgefoldConfig.cmake.in
-  ${CMAKE_CURRENT_BINARY_DIR}/edgefoldConfig.cmake INSTALL_DESTINATION ${EDGEFOLD_CMAKE_DIR})
+  ${CMAKE_CURRENT_BINARY_DIR}/edgefoldConfig.cmake INSTALL_DESTINATION ${EDGEFOLD_CMAKE_DIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_BINDIR)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/edgefoldConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/edgefoldConfig.cmake
