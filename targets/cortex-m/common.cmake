@@ -3,8 +3,9 @@
 #
 # Libraries: newlib-nano + rdimon (semihosting: printf to the host, exit codes) and only
 # libstdc++'s *headers* (Debian's libstdc++-arm-none-eabi-dev, 1 MB, instead of the 1.5 GB
-# libstdc++-arm-none-eabi-newlib): the runtime uses no library C++ code, so we link with
-# -nostdlib++ and cortex-m/cxx_support.c supplies the three ABI hooks g++ may emit.
+# libstdc++-arm-none-eabi-newlib): the runtime uses no library C++ code, so C++ programs are
+# linked by the C driver (GCC 12 has no -nostdlib++) and cortex-m/cxx_support.c supplies the
+# three ABI hooks g++ may emit.
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR arm)
 set(CMAKE_C_COMPILER arm-none-eabi-gcc)
@@ -25,7 +26,9 @@ set(CMAKE_C_FLAGS_INIT "${_mcu_common}")
 set(CMAKE_CXX_FLAGS_INIT "${_mcu_common} -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit")
 set(CMAKE_ASM_FLAGS_INIT "${EDGEFOLD_MCU_CPU_FLAGS}")
 set(CMAKE_EXE_LINKER_FLAGS_INIT
-    "--specs=nano.specs --specs=rdimon.specs -nostdlib++ -T${CMAKE_CURRENT_LIST_DIR}/mps2.ld -Wl,--gc-sections")
+    "--specs=nano.specs --specs=rdimon.specs -T${CMAKE_CURRENT_LIST_DIR}/mps2.ld -Wl,--gc-sections")
+set(CMAKE_CXX_LINK_EXECUTABLE
+    "<CMAKE_C_COMPILER> <FLAGS> <CMAKE_CXX_LINK_FLAGS> <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES> -lm")
 set(CMAKE_C_FLAGS_MINSIZEREL_INIT "-Os -DNDEBUG")
 set(CMAKE_CXX_FLAGS_MINSIZEREL_INIT "-Os -DNDEBUG")
 set(CMAKE_EXECUTABLE_SUFFIX_C .elf)
