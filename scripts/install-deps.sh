@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything edgefold needs on a fresh Debian 12 machine (run as root).
-# Usage: scripts/install-deps.sh [--python]   (--python adds torch/onnx/sklearn for golden-data scripts)
+# Usage: scripts/install-deps.sh [--python] [--cross]   (--python adds torch/onnx/sklearn for golden-data scripts)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libxsimd-dev flatbuffers-compiler libflatbuffers-dev
@@ -11,6 +11,14 @@ pkgs=(build-essential cmake ninja-build pkg-config
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-onnx python3-sklearn)
 fi
+# --cross: toolchains and emulators for scripts/cross-test.sh (libstdc++ headers only for
+# Cortex-M: the 1.5 GB libstdc++-arm-none-eabi-newlib is not needed, see targets/README.md).
+for arg in "$@"; do
+  if [[ "$arg" == "--cross" ]]; then
+    pkgs+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf gcc-arm-none-eabi libnewlib-arm-none-eabi
+           libstdc++-arm-none-eabi-dev qemu-system-arm)
+  fi
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
