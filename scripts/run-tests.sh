@@ -15,3 +15,9 @@ cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEFOLD_
 cmake --build "$BUILD_DIR" -j"$JOBS"
 cd "$BUILD_DIR"
 ctest --output-on-failure -j"$JOBS" "$@"
+
+# Second stage (CI, or EDGEFOLD_CROSS=1): aarch64, armv7 NEON, Cortex-M4/M7 under QEMU and the
+# x86 dispatch levels, reusing this build's host tools (scripts/cross-test.sh, targets/README.md).
+if [[ "${EDGEFOLD_CROSS:-0}" == 1 || "${CI:-}" == true ]]; then
+  HOST_BUILD="$BUILD_DIR" JOBS="$JOBS" bash "$ROOT/scripts/cross-test.sh"
+fi
