@@ -29,6 +29,7 @@ constexpr bool kHasStreamStore =
 // Stores v at p: streamed when `stream` and p is register-aligned, else a plain store.
 template <class Arch>
 inline void StoreMaybeStream(FBatch<Arch> v, float* p, bool stream) {
+#if defined(__SSE2__)   // the intrinsics exist only on x86 targets
   constexpr size_t kBytes = FBatch<Arch>::size * sizeof(float);
   if constexpr (kHasStreamStore<Arch>) {
     if (stream && reinterpret_cast<uintptr_t>(p) % kBytes == 0) {
@@ -38,6 +39,7 @@ inline void StoreMaybeStream(FBatch<Arch> v, float* p, bool stream) {
       return;
     }
   }
+#endif
   v.store_unaligned(p);
 }
 
@@ -54,9 +56,13 @@ inline size_t StreamPeel(const float* p, size_t n, bool stream) {
 // Orders the streamed stores before anything the caller writes or signals next.
 template <class Arch>
 inline void StreamFence(bool stream) {
+#if defined(__SSE2__)
   if constexpr (kHasStreamStore<Arch>) {
     if (stream) _mm_sfence();
   }
+#else
+  (void)stream;
+#endif
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
