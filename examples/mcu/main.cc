@@ -6,6 +6,7 @@
 // headers through EDGEFOLD_MODEL_HEADER / EDGEFOLD_INPUT_HEADER.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "edgefold/interpreter.h"
@@ -36,7 +37,9 @@ void PrintScore(size_t i, float v) {
 
 }  // namespace
 
-int main() {
+// argv[1] (qemu -append "N"): run N inferences; instruction counts take the difference.
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 1;
   edgefold::OpResolver resolver;
   EF_CAT(EDGEFOLD_EXAMPLE_NAME_UPPER, _REGISTER_OPS)(resolver);
   edgefold::Options options;
@@ -53,7 +56,7 @@ int main() {
     std::memcpy(&g_input[i], &bits, sizeof(float));
   }
   st = interp->SetInput(0, g_input, sizeof(g_input) / sizeof(float));
-  if (st == edgefold::Status::kOk) st = interp->Invoke();
+  for (int r = 0; r < runs && st == edgefold::Status::kOk; ++r) st = interp->Invoke();
   if (st != edgefold::Status::kOk) {
     std::printf("inference failed: %s\n", edgefold::StatusName(st));
     return 1;

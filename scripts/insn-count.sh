@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Instructions per inference (the speed measure where there is no hardware), counted with
+# QEMU's insn plugin, built from Debian's QEMU source (Debian ships no TCG plugins):
+#   Cortex-M4 (mps2-an386): examples/mcu firmware (digits, KWS), scalar kernels
+#   aarch64 / armv7: the same example program on Linux, NEON vs scalar (EDGEFOLD_ISA=scalar)
+# Per inference = count(2 inferences) - count(1 inference): startup and Create cancel out.
+# Needs build-m4 (scripts/cross-test.sh m4), build-aarch64 and build-armv7.
+# Usage: scripts/insn-count.sh        env: PLUGIN_DIR (default build-x86q/qemu-plugins)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PLUGIN_DIR="${PLUGIN_DIR:-$ROOT/build-x86q/qemu-plugins}"
+GEN="$ROOT/build-m4/examples/mcu/gen"
+
+build_plugin() {
+  [[ -f "$PLUGIN_DIR/libinsn.so" ]] && return 0
+  mkdir -p "$PLUGIN_DIR/apt/parts" "$PLUGIN_DIR/apt/lists/partial"
+  cd "$PLUGIN_DIR"
+  dpkg -s libglib2.0-dev >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends libglib2.0-dev
+  # A private deb-src list: the system's apt configuration is left alone.
+  sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources > apt/parts/src.sources
+  local opt=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$PWD/apt/parts"
+             -o "Dir::State::Lists=$PWD/apt/lists")
+  apt-get "${opt[@]}" update -qq
+  apt-get "${opt[@]}" source --download-only "qemu=$(dpkg-query -W -f='${source:Version}' qemu-user)"
+  local src=(qemu_*.orig.tar.xz)
+  local top; top=$( (tar -tJf "${src[0]}" || true) | head -1 | cut -d/ -f1)
+  tar -xJf "${src[0]}" "$top/include/qemu/qemu-plugin.h" "$top/tests/plugin/insn.c"
+  gcc -O2 -shared -fPIC -I"$top/include/qemu" $(pkg-config --cflags glib-2.0) "$top/tests/plugin/insn.c" \
+      -o libinsn.so $(pkg-config --libs glib-2.0)
+  cd - >/dev/null
+}
+
+insns() {  # insns EMULATOR-ARGS... : prints the plugin's count
+  "$@" 2>&1 >/dev/null | sed -n 's/^insns: //p' | tail -1
+}
+
+mcu_count() {  # mcu_count ELF RUNS
+  insns qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
+    -semihosting-config enable=on,target=native -plugin "$PLUGIN_DIR/libinsn.so,inline=on" -d plugin \
+    -kernel "$1" -append "$2"
+}
+
+linux_prog() {  # linux_prog DIR CXX MODEL FLAGS... : builds the example for a Linux target
+  local dir=$1 cxx=$2 model=$3; shift 3
+  local upper; upper=$(echo "$model" | tr a-z A-Z)
+  "$cxx" -O2 -std=gnu++17 -static "$@" -I"$ROOT/runtime/include" -DEDGEFOLD_EXAMPLE_MODEL="$model" \
+    -DEDGEFOLD_EXAMPLE_NAME_UPPER="$upper" -DEDGEFOLD_MODEL_HEADER="\"$GEN/${model}_model_data.h\"" \
+    -DEDGEFOLD_INPUT_HEADER="\"$GEN/${model}_input.h\"" "$ROOT/examples/mcu/main.cc" \
+    "$ROOT/$dir/runtime/libedgefold_runtime.a" "$ROOT/$dir/runtime/src/kernels/libedgefold_kernels.a" \
+    -o "$ROOT/$dir/insn_$model"
+  echo "$ROOT/$dir/insn_$model"
+}
+
+linux_count() {  # linux_count QEMU ISA PROG RUNS
+  EDGEFOLD_ISA=$2 insns "$1" -plugin "$PLUGIN_DIR/libinsn.so,inline=on" -d plugin "$3" "$4"
+}
+
+per_inference() { echo $(( $2 - $1 )); }
+
+build_plugin
+printf '%-24s %-8s %16s\n' "target / model" "kernels" "insns/inference"
+for model in digits kws; do
+  elf="$ROOT/build-m4/bin/mcu_$model.elf"
+  printf '%-24s %-8s %16s\n' "cortex-m4 $model" scalar "$(per_inference "$(mcu_count "$elf" 1)" "$(mcu_count "$elf" 2)")"
+done
+for spec in "build-aarch64 aarch64-linux-gnu-g++ qemu-aarch64" \
+            "build-armv7 arm-linux-gnueabihf-g++ qemu-arm -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard"; do
+  read -r dir cxx qemu flags <<<"$spec"
+  [[ -f "$ROOT/$dir/runtime/libedgefold_runtime.a" ]] || { echo "skip $dir (not built)"; continue; }
+  for model in digits kws; do
+    prog=$(linux_prog "$dir" "$cxx" "$model" $flags)
+    for isa in neon scalar; do
+      n=$(per_inference "$(linux_count "$qemu" "$isa" "$prog" 1)" "$(linux_count "$qemu" "$isa" "$prog" 2)")
+      printf '%-24s %-8s %16s\n' "${dir#build-} $model" "$isa" "$n"
+    done
+  done
+done
