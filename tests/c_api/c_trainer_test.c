@@ -1,0 +1,113 @@
+/* C11 test of the C API's training calls on the digits CNN compiled with --train: a few SGD
+ * steps on one fixed batch must lower its loss, parameters must change in the arena, and bad
+ * labels, bad model bytes or a short arena must give a status and a message.
+ * usage: c_trainer_test TRAIN.efb */
+#include <math.h>
+#include <string.h>
+
+#include "c_api_test_util.h"
+
+int g_failures = 0;
+
+static uint8_t* read_model(const char* path, size_t* bytes) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *bytes = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t* buf = (uint8_t*)alloc64(*bytes);
+  const size_t got = fread(buf, 1, *bytes, f);
+  fclose(f);
+  return got == *bytes ? buf : NULL;
+}
+
+/* Deterministic pseudo-random inputs in [0, 1) (LCG), labels 0..classes-1 in turn. */
+static void make_batch(float* x, size_t elems, int32_t* labels, size_t n, size_t classes) {
+  uint32_t s = 12345u;
+  for (size_t i = 0; i < elems; ++i) {
+    s = s * 1664525u + 1013904223u;
+    x[i] = (float)(s >> 8) / 16777216.0f;
+  }
+  for (size_t i = 0; i < n; ++i) labels[i] = (int32_t)(i % classes);
+}
+
+static void test_training(const uint8_t* model, size_t model_bytes) {
+  log_sink sink = {{0}, 0};
+  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink};
+  ef_train_options train;
+  ef_train_options_init(&train);
+  train.trainable = EF_TRAIN_BATCHNORM_AND_HEAD;
+  train.learning_rate = 0.05f;
+  size_t need = 0;
+  ef_status s = ef_required_training_arena_bytes(model, model_bytes, &train, &opt, &need);
+  CHECK(s == EF_OK && need > 0, "training arena: %s (%s)", ef_status_string(s), sink.last);
+  void* arena = alloc64(need);
+  ef_trainer* t = NULL;
+  s = ef_trainer_create(model, model_bytes, arena, need, &train, &opt, &t);
+  CHECK(s == EF_OK && t, "trainer_create: %s (%s)", ef_status_string(s), sink.last);
+  if (s != EF_OK) { free(arena); return; }
+  const size_t n = ef_trainer_batch_size(t), classes = ef_trainer_num_classes(t);
+  const size_t elems = n * ef_trainer_sample_elems(t);
+  float* x = (float*)malloc(elems * sizeof(float));
+  float* logits = (float*)malloc(n * classes * sizeof(float));
+  int32_t* labels = (int32_t*)malloc(n * sizeof(int32_t));
+  make_batch(x, elems, labels, n, classes);
+
+  ef_parameter p0;
+  CHECK(ef_trainer_num_parameters(t) > 0 && ef_trainer_parameter(t, 0, &p0) == EF_OK, "params");
+  const float before = p0.data[0];
+  float first_loss = 0, loss = 0;
+  int correct = 0;
+  for (int step = 0; step < 30; ++step) {
+    s = ef_trainer_step(t, x, labels, &loss, &correct);
+    CHECK(s == EF_OK && isfinite(loss), "step %d: %s (%s)", step, ef_status_string(s), sink.last);
+    if (step == 0) first_loss = loss;
+  }
+  printf("  batch %zu, %zu classes, arena %zu B: loss %.4f -> %.4f, %d/%zu correct\n", n,
+         classes, need, first_loss, loss, correct, n);
+  CHECK(loss < 0.5f * first_loss, "loss did not drop: %.4f -> %.4f", first_loss, loss);
+  CHECK(p0.data[0] != before || ef_trainer_num_parameters(t) > 1, "parameter 0 '%s' unchanged", p0.name);
+  CHECK(ef_trainer_adapt_statistics(t, x) == EF_OK, "adapt");
+  CHECK(ef_trainer_evaluate(t, x, logits) == EF_OK && isfinite(logits[0]), "evaluate");
+  labels[0] = (int32_t)classes;  /* out of range */
+  CHECK(ef_trainer_step(t, x, labels, NULL, NULL) != EF_OK && sink.calls > 0,
+        "label %zu accepted", classes);
+  CHECK(ef_trainer_step(NULL, x, labels, NULL, NULL) == EF_INVALID_ARGUMENT, "null trainer");
+  free(x); free(logits); free(labels); free(arena);
+}
+
+/* Garbage bytes and a short arena give a status and a message, and no trainer. */
+static void test_bad_inputs(const uint8_t* model, size_t model_bytes) {
+  log_sink sink = {{0}, 0};
+  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink};
+  uint8_t* junk = (uint8_t*)alloc64(256);
+  memset(junk, 0x5A, 256);
+  void* arena = alloc64(1 << 20);
+  ef_trainer* t = (ef_trainer*)arena;
+  ef_status s = ef_trainer_create(junk, 256, arena, 1 << 20, NULL, &opt, &t);
+  CHECK(s == EF_INVALID_MODEL && t == NULL && sink.calls > 0, "garbage: %s", ef_status_string(s));
+  printf("  garbage model -> %s: %s\n", ef_status_string(s), sink.last);
+  size_t need = 0;
+  CHECK(ef_required_training_arena_bytes(model, model_bytes, NULL, NULL, &need) == EF_OK, "size");
+  s = ef_trainer_create(model, model_bytes, arena, need - 64, NULL, &opt, &t);
+  CHECK(s == EF_ARENA_TOO_SMALL && t == NULL, "short arena: %s", ef_status_string(s));
+  printf("  arena one block short -> %s: %s\n", ef_status_string(s), sink.last);
+  free(junk);
+  free(arena);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) return 2;
+  size_t train_bytes = 0;
+  uint8_t* train_model = read_model(argv[1], &train_bytes);
+  if (!train_model) {
+    fprintf(stderr, "cannot read %s\n", argv[1]);
+    return 1;
+  }
+  test_training(train_model, train_bytes);
+  test_bad_inputs(train_model, train_bytes);
+  free(train_model);
+  if (g_failures) return 1;
+  printf("OK: C training API\n");
+  return 0;
+}
