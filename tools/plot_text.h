@@ -21,7 +21,7 @@ bool LabelFits(const BarBox& box, const std::string& label, double char_px, doub
 std::string FormatBytes(uint64_t bytes);
 // Tick positions: every step for short graphs, otherwise a round stride (≤ ~20 ticks).
 std::vector<int> AxisSteps(int num_steps);
-// 0 and round byte values up to `max_bytes` (≤ ~6 ticks).
+// 0 and round byte values up to `max_bytes` (≤ 7 ticks; powers of two KiB above 1 KiB).
 std::vector<uint64_t> AxisBytes(uint64_t max_bytes);
 
 }  // namespace edgefold::tools
