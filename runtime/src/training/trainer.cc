@@ -33,6 +33,13 @@ Status CheckGraph(Trainer::State& s) {
     return Status::kShapeMismatch;
   }
   s.classes = z.elems / s.batch;
+  size_t trainable = 0;
+  for (size_t p = 0; p < s.num_params; ++p) trainable += s.params[p].trainable ? 1 : 0;
+  if (trainable == 0) {
+    s.errors.Report("nothing to train: the model has no BatchNorm (folded away?) and no trainable "
+                    "weights under this trainable set; compile it with 'edgefold compile --train'");
+    return Status::kInvalidModel;
+  }
   for (size_t i = 0; i < s.summary.num_ops; ++i) {
     const internal::OpDesc& op = s.ops[i];
     if (const char* why = internal::BackwardUnsupportedReason(op, s.tensors)) {

@@ -255,3 +255,29 @@ TEST(Trainer, EvalModeMatchesTheInterpreterAndTrainingLowersTheLoss) {
 
 }  // namespace
 }  // namespace edgefold::testing
+
+namespace edgefold::testing {
+namespace {
+
+TEST(Trainer, FoldedModelWithNothingToTrainIsRejected) {
+  const TinyModel m = MakeTinyModel();   // no BatchNorm: as 'edgefold compile' without --train
+  AlignedBuffer model(m.bytes);
+  TrainOptions t;
+  size_t need = 0;
+  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
+  AlignedBuffer arena(need);
+  std::string log;
+  Options o;
+  o.log = [](void* user, const char* msg) { *static_cast<std::string*>(user) += msg; };
+  o.log_user = &log;
+  Trainer* trainer = nullptr;
+  EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), need, t, o, &trainer), Status::kInvalidModel);
+  EXPECT_NE(log.find("--train"), std::string::npos) << log;
+  t.trainable = Trainable::kBatchNormAndHead;   // the head is trainable even without BN
+  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
+  AlignedBuffer arena2(need);
+  EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena2.data(), need, t, o, &trainer), Status::kOk) << log;
+}
+
+}  // namespace
+}  // namespace edgefold::testing
