@@ -60,6 +60,51 @@ void FixInputDims(onnx::ValueInfoProto* input, const CompileOptions& options,
   }
 }
 
+// Rank of tensor `name` from graph inputs, value_info or outputs (-1 when unknown).
+int RankOf(const onnx::GraphProto& g, const std::string& name) {
+  auto rank = [&](const onnx::ValueInfoProto& vi) {
+    return vi.type().tensor_type().has_shape() ? vi.type().tensor_type().shape().dim_size() : -1;
+  };
+  for (const auto& vi : g.input()) if (vi.name() == name) return rank(vi);
+  for (const auto& vi : g.value_info()) if (vi.name() == name) return rank(vi);
+  for (const auto& vi : g.output()) if (vi.name() == name) return rank(vi);
+  return -1;
+}
+
+// Before opset 7, PRelu's 1-D slope of size C meant one value per channel (axis 1); from
+// opset 7 on it broadcasts numpy-style against the *last* axis. The version converter does
+// not rewrite it, so reshape such constant slopes to [C,1,…,1] to keep the old meaning.
+void ReshapeLegacyPReluSlopes(onnx::ModelProto* m) {
+  onnx::GraphProto* g = m->mutable_graph();
+  for (const auto& node : g->node()) {
+    if (node.op_type() != "PRelu" || node.input_size() < 2) continue;
+    const int rank = RankOf(*g, node.input(0));
+    if (rank <= 2) continue;
+    for (auto& init : *g->mutable_initializer()) {
+      if (init.name() != node.input(1) || init.dims_size() != 1 || init.dims(0) == 1) continue;
+      for (int i = 0; i < rank - 2; ++i) init.add_dims(1);
+      for (auto& in : *g->mutable_input()) {  // keep a matching graph-input declaration in step
+        if (in.name() != init.name() || !in.type().tensor_type().has_shape()) continue;
+        auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+        for (int i = 0; i < rank - 2; ++i) shape->add_dim()->set_dim_value(1);
+      }
+    }
+  }
+}
+
+// Upgrades `m` to `target`. ONNX 1.12's C++ converter needs the shapes of intermediate
+// tensors for some adapters (Gemm 6→7 asserts "Shape of input 3 is not available" when one
+// Gemm feeds another), so infer shapes on the old model first (best effort: the converter
+// reports what it still lacks).
+onnx::ModelProto UpgradeOpset(onnx::ModelProto m, int64_t opset, int target) {
+  try {
+    onnx::shape_inference::InferShapes(m);
+  } catch (const std::exception&) {
+  }
+  if (opset < 7) ReshapeLegacyPReluSlopes(&m);
+  return onnx::version_conversion::ConvertVersion(m, target);
+}
+
 void FixAllInputDims(onnx::ModelProto* m, const CompileOptions& options, const std::string& model_name) {
   std::set<std::string> initializers;
   for (const auto& t : m->graph().initializer()) initializers.insert(t.name());
@@ -98,7 +143,7 @@ onnx::ModelProto PrepareModel(const onnx::ModelProto& model, const CompileOption
   if (opset < 0) throw CompileError(where + "no default-domain opset import");
   if (opset < options.target_opset) {
     try {
-      m = onnx::version_conversion::ConvertVersion(m, options.target_opset);
+      m = UpgradeOpset(m, opset, options.target_opset);
     } catch (const std::exception& e) {
       throw CompileError(where + "upgrading opset " + std::to_string(opset) + " to " +
                          std::to_string(options.target_opset) + " failed: " + e.what());
