@@ -1,9 +1,11 @@
 #include "edgefold/interpreter.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 
 #include "interpreter/interpreter_state.h"
+#include "model/dataflow_check.h"
 
 namespace edgefold {
 
@@ -16,7 +18,12 @@ Status RequiredArenaBytes(const uint8_t* model, size_t model_bytes, size_t* aren
   internal::ErrorReporter errors(options.log, options.log_user);
   ModelSummary summary;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
-  *arena_bytes = internal::ComputeArenaLayout(summary).total_bytes;
+  const size_t needed = internal::ComputeArenaLayout(summary).total_bytes;
+  if (needed == SIZE_MAX) {
+    errors.Report("model needs more arena than this machine can address");
+    return Status::kInvalidModel;
+  }
+  *arena_bytes = needed;
   return Status::kOk;
 }
 
@@ -70,6 +77,10 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
   const ArenaLayout layout = internal::ComputeArenaLayout(summary);
   const size_t needed = layout.total_bytes;
+  if (needed == SIZE_MAX) {
+    errors.Report("model needs more arena than this machine can address");
+    return Status::kInvalidModel;
+  }
   if (arena_bytes < needed) {
     errors.Report("arena too small: model needs %zu bytes, got %zu", needed, arena_bytes);
     return Status::kArenaTooSmall;
@@ -91,6 +102,7 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
   s->op_kernels = reinterpret_cast<const internal::OpKernel**>(base + layout.op_kernels_offset);
   s->arena_used_bytes = needed;
   internal::ReadModel(model, base, s->tensors, s->ops);
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckDataflow(summary, s->tensors, s->ops, s->errors));
 
   const OpResolver& resolver =
       (options.resolver != nullptr) ? *options.resolver : internal::DefaultOpResolver();

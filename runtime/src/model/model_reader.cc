@@ -75,6 +75,67 @@ Status CheckIndexList(const flatbuffers::Vector<int32_t>* list, const fb::Model*
   return Status::kOk;
 }
 
+// Bytes [begin, end) a planned tensor occupies in the arena; empty for constants and absent inputs.
+struct Region {
+  uint64_t begin = 0, end = 0;
+};
+
+Region PlannedRegion(const fb::Model* m, int32_t tensor) {
+  if (tensor < 0) return Region();
+  const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(tensor));
+  if (t->arena_offset() < 0) return Region();
+  const uint64_t begin = static_cast<uint64_t>(t->arena_offset());
+  return Region{begin, begin + t->bytes()};
+}
+
+bool Overlap(Region a, Region b) { return a.begin < b.end && b.begin < a.end; }
+
+const char* TensorName(const fb::Model* m, int32_t tensor) {
+  const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(tensor));
+  return (t->name() != nullptr) ? t->name()->c_str() : "";
+}
+
+// An op must never write over what it reads: each output's arena bytes are disjoint from every
+// input's, from every other output's and from its scratch (kernels read and write in any order).
+Status CheckNoAliasing(const fb::Operator* op, const fb::Model* m, const char* name,
+                       ErrorReporter& errors) {
+  const Region scratch =
+      op->scratch_bytes() > 0
+          ? Region{static_cast<uint64_t>(op->scratch_offset()),
+                   static_cast<uint64_t>(op->scratch_offset()) + op->scratch_bytes()}
+          : Region();
+  const auto* outs = op->outputs();
+  for (uint32_t o = 0; o < outs->size(); ++o) {
+    const int32_t out = outs->Get(o);
+    const Region ro = PlannedRegion(m, out);
+    for (int32_t in : *op->inputs()) {
+      if (in == out || Overlap(ro, PlannedRegion(m, in))) {
+        errors.Report("op '%s': output '%s' is also (or overlaps) its input '%s'", name,
+                      TensorName(m, out), TensorName(m, in));
+        return Status::kInvalidModel;
+      }
+    }
+    for (uint32_t p = 0; p < o; ++p) {
+      if (outs->Get(p) == out || Overlap(ro, PlannedRegion(m, outs->Get(p)))) {
+        errors.Report("op '%s': outputs '%s' and '%s' share arena bytes", name,
+                      TensorName(m, outs->Get(p)), TensorName(m, out));
+        return Status::kInvalidModel;
+      }
+    }
+    if (Overlap(ro, scratch)) {
+      errors.Report("op '%s': output '%s' overlaps the op's scratch", name, TensorName(m, out));
+      return Status::kInvalidModel;
+    }
+  }
+  for (int32_t in : *op->inputs()) {
+    if (Overlap(PlannedRegion(m, in), scratch)) {
+      errors.Report("op '%s': input '%s' overlaps the op's scratch", name, TensorName(m, in));
+      return Status::kInvalidModel;
+    }
+  }
+  return Status::kOk;
+}
+
 Status CheckOperator(const fb::Operator* op, size_t index, const fb::Model* m,
                      const ModelSummary& s, ErrorReporter& errors) {
   const char* name = (op->name() != nullptr) ? op->name()->c_str() : "";
@@ -99,6 +160,7 @@ Status CheckOperator(const fb::Operator* op, size_t index, const fb::Model* m,
     errors.Report("op %zu '%s': scratch outside the planned arena", index, name);
     return Status::kInvalidModel;
   }
+  EDGEFOLD_RETURN_IF_ERROR(CheckNoAliasing(op, m, name, errors));
   if (!CheckOptions(op, errors)) return Status::kInvalidModel;
   return Status::kOk;
 }

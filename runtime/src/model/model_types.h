@@ -17,6 +17,9 @@ struct TensorInfo {
   size_t elems = 0;
   float* data = nullptr;     // into the arena, or into the model's weights (read-only)
   bool is_constant = false;
+  int32_t producer = kNotProduced;   // op index that writes it, or kNotProduced / kGraphInput
+  static constexpr int32_t kNotProduced = -1;
+  static constexpr int32_t kGraphInput = -2;
 };
 
 // Op options, translated from the schema. One member of the union is live per OpKind.

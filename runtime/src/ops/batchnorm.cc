@@ -11,6 +11,8 @@ Status Prepare(OpContext& ctx) {
   EDGEFOLD_RETURN_IF_ERROR(PrepareChannelOp(ctx, 1, 4));
   const ChannelPrepared& p = ctx.prepared<ChannelPrepared>();
   const float eps = ctx.op.options.batchnorm.epsilon;
+  if (!ctx.input(4).is_constant)
+    return ctx.Fail(Status::kInvalidModel, "variance '%s' must be a constant", ctx.input(4).name);
   const float* var = ctx.input(4).data;
   // Statistics are constants: check once here so Eval never divides by √(negative).
   for (size_t c = 0; c < p.channels; ++c) {

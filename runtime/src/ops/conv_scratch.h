@@ -1,6 +1,7 @@
 // Scratch a Conv needs, shared by the runtime (Prepare checks it) and the compiler (plans it).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/kernel_params.h"
 
@@ -18,9 +19,17 @@ inline bool ConvIsPointwise(const kernels::Conv2dShape& s) {
 }
 
 // Bytes of im2col buffer: one group of one image, [(in_c/group)·kh·kw × out_h·out_w] floats.
+// Saturates at SIZE_MAX instead of wrapping (a hostile model's dims can overflow the
+// product; no plan can then offer enough scratch).
 inline size_t ConvScratchBytes(const kernels::Conv2dShape& s) {
   if (ConvIsDepthwise(s) || ConvIsPointwise(s)) return 0;
-  return (s.in_c / s.group) * s.kh * s.kw * s.out_h * s.out_w * sizeof(float);
+  const size_t factors[] = {s.in_c / s.group, s.kh, s.kw, s.out_h, s.out_w, sizeof(float)};
+  size_t bytes = 1;
+  for (size_t f : factors) {
+    if (f != 0 && bytes > SIZE_MAX / f) return SIZE_MAX;
+    bytes *= f;
+  }
+  return bytes;
 }
 
 }  // namespace edgefold::ops

@@ -23,7 +23,9 @@ Status Prepare(OpContext& ctx) {
   p.rank = x.rank;
   size_t step = 1;
   for (int d = x.rank - 1; d >= 0; --d) {
-    if (y.shape[d] != x.shape[d] + o.pads[d] + o.pads[d + x.rank])
+    // 64-bit sum: dims and pads are each up to INT32_MAX.
+    if (static_cast<int64_t>(y.shape[d]) !=
+        static_cast<int64_t>(x.shape[d]) + o.pads[d] + o.pads[d + x.rank])
       return ctx.Fail(Status::kShapeMismatch, "output dim %d != input + pads", d);
     p.in_dims[d] = static_cast<size_t>(x.shape[d]);
     p.out_stride[d] = step;

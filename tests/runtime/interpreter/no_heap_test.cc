@@ -1,13 +1,17 @@
 // Proves the runtime allocates nothing on the heap after init: every malloc-family call and
-// every operator new in this process is counted, and Create + Invoke must add zero.
+// every operator new in this process is counted, and Create + Invoke (inference) and
+// Trainer::Create + TrainStep + AdaptStatistics + Evaluate (training) must add zero.
+// Not built under ASan (the sanitizer owns malloc); see CMakeLists.txt.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <new>
 
 #include "testing/efb_builder.h"
 #include "edgefold/interpreter.h"
+#include "edgefold/trainer.h"
 #include "testing/tiny_model.h"
 
 extern "C" void* __libc_malloc(size_t);
@@ -71,6 +75,87 @@ TEST(NoHeap, CreateAndInvokeAllocateNothing) {
   EXPECT_EQ(g_allocations.load() - before, 0) << "the runtime allocated on the heap";
   const std::vector<float> want = TinyModelReference(m, x);
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(interp->output(0).data[i], want[i], 1e-5);
+}
+
+fb::OpOptionsUnion Options3x3Conv() {
+  fb::ConvOptionsT o;
+  o.kernel = {3, 3};
+  o.strides = {1, 1};
+  o.dilations = {1, 1};
+  o.pads = {1, 1, 1, 1};
+  o.group = 1;
+  fb::OpOptionsUnion u;
+  u.Set(std::move(o));
+  return u;
+}
+
+// x[2,2,5,5] → Conv 3×3 (scratch) → BatchNorm+Relu → GlobalAveragePool → Reshape → Gemm → [2,3]
+std::vector<uint8_t> TrainableModel() {
+  EfbBuilder b;
+  const int x = b.AddInput("x", {2, 2, 5, 5});
+  const int w = b.AddConstant("conv.w", {4, 2, 3, 3}, RandomVector(72, 5, -0.5f, 0.5f));
+  const int c = b.AddTensor("conv.out", {2, 4, 5, 5});
+  b.AddOp(fb::OpType::Conv, "conv", {x, w}, {c}, Options3x3Conv(), 2 * 9 * 25 * 4);
+  const int g = b.AddConstant("bn.gamma", {4}, RandomVector(4, 6, 0.5f, 1.5f));
+  const int be = b.AddConstant("bn.beta", {4}, RandomVector(4, 7));
+  const int mu = b.AddConstant("bn.mean", {4}, RandomVector(4, 8));
+  const int var = b.AddConstant("bn.var", {4}, RandomVector(4, 9, 0.5f, 2.0f));
+  const int bn = b.AddTensor("bn.out", {2, 4, 5, 5});
+  fb::BatchNormOptionsT bo;
+  bo.epsilon = 1e-5f;
+  bo.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Relu));
+  fb::OpOptionsUnion u;
+  u.Set(std::move(bo));
+  b.AddOp(fb::OpType::BatchNorm, "bn", {c, g, be, mu, var}, {bn}, std::move(u));
+  const int gap = b.AddTensor("gap", {2, 4, 1, 1});
+  fb::GlobalPoolOptionsT go;
+  go.kind = fb::PoolKind::Average;
+  u.Set(go);
+  b.AddOp(fb::OpType::GlobalPool, "gap", {bn}, {gap}, std::move(u));
+  const int flat = b.AddTensor("flat", {2, 4});
+  u.Set(fb::ReshapeOptionsT());
+  b.AddOp(fb::OpType::Reshape, "flatten", {gap}, {flat}, std::move(u));
+  const int fw = b.AddConstant("fc.w", {4, 3}, RandomVector(12, 10));
+  const int fbias = b.AddConstant("fc.b", {3}, RandomVector(3, 11));
+  const int logits = b.AddTensor("logits", {2, 3});
+  u.Set(fb::GemmOptionsT());
+  b.AddOp(fb::OpType::Gemm, "fc", {flat, fw, fbias}, {logits}, std::move(u));
+  b.AddOutput(logits);
+  return b.Finish();
+}
+
+TEST(NoHeap, TrainerCreateStepAdaptEvaluateAllocateNothing) {
+  AlignedBuffer model(TrainableModel());
+  const std::vector<float> x = RandomVector(2 * 2 * 25, 12);
+  const std::vector<int32_t> labels = {2, 0};
+  std::vector<float> logits(6, 0.0f);
+  TrainOptions train;
+  train.trainable = Trainable::kAll;   // the widest backward pass: every Conv/Gemm weight too
+  size_t arena_bytes = 0;
+  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), train, &arena_bytes), Status::kOk);
+  AlignedBuffer arena(arena_bytes);
+  {
+    AlignedBuffer warm(arena_bytes);   // one-time statics (resolver, kernel tables) outside the window
+    Trainer* w = nullptr;
+    ASSERT_EQ(Trainer::Create(model.data(), model.size(), warm.data(), arena_bytes, train, Options(), &w),
+              Status::kOk);
+    ASSERT_EQ(w->TrainStep(x.data(), labels.data(), nullptr, nullptr), Status::kOk);
+  }
+  const long before = g_allocations.load();
+  Trainer* trainer = nullptr;
+  ASSERT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), arena_bytes, train, Options(), &trainer),
+            Status::kOk);
+  float first = 0, loss = 0;
+  int correct = 0;
+  for (int step = 0; step < 5; ++step)
+    ASSERT_EQ(trainer->TrainStep(x.data(), labels.data(), step == 0 ? &first : &loss, &correct), Status::kOk);
+  ASSERT_EQ(trainer->AdaptStatistics(x.data()), Status::kOk);
+  trainer->ResetStatistics();
+  ASSERT_EQ(trainer->AdaptStatistics(x.data()), Status::kOk);
+  ASSERT_EQ(trainer->Evaluate(x.data(), logits.data()), Status::kOk);
+  EXPECT_EQ(g_allocations.load() - before, 0) << "the trainer allocated on the heap";
+  EXPECT_LT(loss, first) << "five SGD steps on one batch must lower its loss";
+  for (float v : logits) EXPECT_TRUE(std::isfinite(v));
 }
 
 }  // namespace
