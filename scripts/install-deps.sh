@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything edgefold needs on a fresh Debian 12 machine (run as root).
-# Usage: scripts/install-deps.sh [--python] [--cross]   (--python adds torch/onnx/sklearn for golden-data scripts)
+# Usage: scripts/install-deps.sh [--python] [--cross] [--fuzz]   (--python adds torch/onnx/sklearn for golden-data scripts)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libxsimd-dev flatbuffers-compiler libflatbuffers-dev
@@ -17,6 +17,10 @@ for arg in "$@"; do
   if [[ "$arg" == "--cross" ]]; then
     pkgs+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf gcc-arm-none-eabi libnewlib-arm-none-eabi
            libstdc++-arm-none-eabi-dev qemu-system-arm)
+  fi
+  # --fuzz: clang + its runtime libraries (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
+  if [[ "$arg" == "--fuzz" ]]; then
+    pkgs+=(clang libclang-rt-14-dev)
   fi
 done
 missing=()

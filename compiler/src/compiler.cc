@@ -1,11 +1,19 @@
 // Driver: load → IR → passes → lower → plan → write → (verify).
 #include "edgefold_compiler/compiler.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "ir/import.h"
+#include "ir/reinfer.h"
 #include "lower/lower.h"
 #include "onnx_load.h"
 #include "passes/passes.h"
@@ -51,12 +59,27 @@ void Verify(ir::Graph reference, const Built& folded, const CompileOptions& opti
   report->verified = true;
 }
 
+// Import, drop Identity/Dropout, fold constants; when shapes are still unknown after that,
+// feed the folded constants back to ONNX shape inference and repeat (a few rounds at most).
+ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileReport* r) {
+  int folded = 0;
+  for (int round = 0;; ++round) {
+    ir::Graph graph = ir::ImportGraph(m, name);
+    const int identities = passes::RemoveIdentity(graph);
+    const int now = passes::FoldConstants(graph);
+    folded += now;
+    if (round == 3 || (round > 0 && now == 0) || !ir::HasUnknownShapes(graph)) {
+      r->nodes_removed += identities + folded;
+      return graph;
+    }
+    m = ir::ReinferWithConstants(m, graph);
+  }
+}
+
 CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options, const std::string& name) {
   CompileResult result;
   CompileReport& r = result.report;
-  ir::Graph graph = ir::ImportGraph(PrepareModel(model, options, name), name);
-  r.nodes_removed += passes::RemoveIdentity(graph);
-  r.nodes_removed += passes::FoldConstants(graph);
+  ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
   passes::CanonicalizeFullyConnected(graph);
   const ir::Graph reference = graph;
   const passes::BatchNormStats bn = passes::FoldBatchNorm(graph, options.fold_batchnorm);
@@ -120,20 +143,34 @@ CompileResult CompileFile(const std::string& onnx_path, const CompileOptions& op
   }
 }
 
+// A unique temporary in the destination's directory (so rename never crosses a filesystem),
+// written and fsync'ed before the rename: readers see the old file or the whole new one,
+// never a prefix, even after a power cut; on any failure the temporary is removed.
 bool WriteFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out || !out.flush()) {
-      std::remove(tmp.c_str());
-      if (error) *error = "cannot write '" + tmp + "'";
-      return false;
-    }
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(&tmp[0]);
+  if (fd < 0) {
+    if (error) *error = "cannot create a temporary next to '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool written = done == bytes.size() && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  if (::close(fd) != 0 || !written) {
+    std::remove(tmp.c_str());
+    if (error) *error = "cannot write '" + tmp + "': " + std::strerror(written ? errno : saved_errno);
+    return false;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
     std::remove(tmp.c_str());
-    if (error) *error = "cannot rename '" + tmp + "' to '" + path + "'";
+    if (error) *error = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(rename_errno);
     return false;
   }
   return true;
