@@ -21,3 +21,11 @@ ctest --output-on-failure -j"$JOBS" "$@"
 if [[ "${EDGEFOLD_CROSS:-0}" == 1 || "${CI:-}" == true ]]; then
   HOST_BUILD="$BUILD_DIR" JOBS="$JOBS" bash "$ROOT/scripts/cross-test.sh"
 fi
+
+# Hardening stage (CI, or EDGEFOLD_HARDENING=1): the ctest suite under ASan+UBSan (build-asan/)
+# and each libFuzzer target for EDGEFOLD_FUZZ_SECONDS (default 60) in build-fuzz/ (issue 7).
+if [[ "${EDGEFOLD_HARDENING:-0}" == 1 || "${CI:-}" == true ]]; then
+  if [[ "$(id -u)" -eq 0 ]]; then bash "$ROOT/scripts/install-deps.sh" --fuzz; fi
+  JOBS="$JOBS" bash "$ROOT/scripts/sanitize-tests.sh"
+  JOBS="$JOBS" bash "$ROOT/scripts/fuzz.sh" "${EDGEFOLD_FUZZ_SECONDS:-60}"
+fi
