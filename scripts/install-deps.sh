@@ -9,7 +9,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       python3 python3-numpy qemu-user
       graphviz zlib1g-dev)   # dot checks `inspect --dot`; zlib writes `--memory-plot x.png`
 if [[ "${1:-}" == "--python" ]]; then
-  pkgs+=(python3-torch python3-onnx python3-sklearn)
+  pkgs+=(python3-torch python3-onnx python3-sklearn python3-torchvision)
 fi
 # --cross: toolchains and emulators for scripts/cross-test.sh (libstdc++ headers only for
 # Cortex-M: the 1.5 GB libstdc++-arm-none-eabi-newlib is not needed, see targets/README.md).

@@ -78,7 +78,8 @@ LoweredModel Lower(const ir::Graph& graph) {
       {"Sigmoid", LowerActivation}, {"HardSigmoid", LowerActivation}, {"HardSwish", LowerActivation},
       {"PRelu", LowerPRelu}, {"Add", LowerBinary}, {"Sub", LowerBinary}, {"Mul", LowerBinary},
       {"Div", LowerBinary}, {"Concat", LowerConcat}, {"Reshape", LowerReshape}, {"Flatten", LowerReshape},
-      {"Squeeze", LowerReshape}, {"Unsqueeze", LowerReshape}, {"Transpose", LowerTranspose}};
+      {"Squeeze", LowerReshape}, {"Unsqueeze", LowerReshape}, {"Transpose", LowerTranspose},
+      {"Slice", LowerSlice}, {"Split", LowerSplit}, {"ReduceMean", LowerReduceMean}};
   LoweredModel model;
   LowerContext ctx(graph, &model);
   const ir::Node none{"graph", "input", {}, {}, {}, {}};

@@ -48,5 +48,8 @@ void LowerBinary(LowerContext& ctx, const ir::Node& node);
 void LowerConcat(LowerContext& ctx, const ir::Node& node);
 void LowerReshape(LowerContext& ctx, const ir::Node& node);
 void LowerTranspose(LowerContext& ctx, const ir::Node& node);
+void LowerSlice(LowerContext& ctx, const ir::Node& node);
+void LowerSplit(LowerContext& ctx, const ir::Node& node);
+void LowerReduceMean(LowerContext& ctx, const ir::Node& node);
 
 }  // namespace edgefold::compiler

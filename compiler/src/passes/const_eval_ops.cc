@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -99,6 +100,39 @@ Tensor EvalTranspose(const Tensor& x, const Node& n) {
   return Make(shape, out, x.dtype);
 }
 
+Tensor EvalSlice(const Tensor& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                 std::vector<int64_t> axes, std::vector<int64_t> steps, const Node& n) {
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    throw CompileError(n.Msg("starts, ends, axes and steps differ in length"));
+  std::vector<int64_t> first(rank, 0), step(rank, 1), shape(x.shape);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t a = NormalizeAxis(n, axes[i], rank), d = x.shape[a], k = steps[i];
+    if (k == 0) throw CompileError(n.Msg("step 0"));
+    int64_t s = starts[i] < 0 ? starts[i] + d : starts[i], e = ends[i] < 0 ? ends[i] + d : ends[i];
+    s = k > 0 ? std::clamp<int64_t>(s, 0, d) : std::clamp<int64_t>(s, 0, d - 1);
+    e = k > 0 ? std::clamp<int64_t>(e, 0, d) : std::clamp<int64_t>(e, -1, d - 1);
+    first[a] = s;
+    step[a] = k;
+    shape[a] = std::max<int64_t>(0, k > 0 ? (e - s + k - 1) / k : (s - e - k - 1) / -k);
+  }
+  const int64_t count = ir::NumElements(shape);
+  std::vector<double> out(static_cast<size_t>(count));
+  for (int64_t flat = 0; flat < count; ++flat) {
+    int64_t rem = flat, src = 0, stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      src += (first[d] + (rem % shape[d]) * step[d]) * stride;
+      rem /= shape[d];
+      stride *= x.shape[d];
+    }
+    out[flat] = x.data[src];
+  }
+  return Make(shape, out, x.dtype);
+}
+
 }  // namespace edgefold::compiler::passes::const_eval
 
 namespace edgefold::compiler::passes {
@@ -107,7 +141,7 @@ using namespace const_eval;
 bool CanEvalConst(const ir::Graph& g, const ir::Node& n) {
   static const std::set<std::string> kOps = {"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze",
       "Concat", "Reshape", "Flatten", "Cast", "Add", "Sub", "Mul", "Div", "Transpose",
-      "ConstantOfShape", "Identity"};
+      "ConstantOfShape", "Identity", "Slice"};
   if (!kOps.count(n.op)) return false;
   if (n.op == "Shape") return !n.inputs.empty() && g.At(n.inputs[0]).shape_known;
   for (const std::string& in : n.inputs)
@@ -131,6 +165,10 @@ std::vector<Tensor> EvalConst(const ir::Graph& g, const Node& n) {
   if (op == "Unsqueeze") return {EvalUnsqueeze(in(0), optional_ints(1, "axes"), n)};
   if (op == "Squeeze") return {EvalSqueeze(in(0), optional_ints(1, "axes"), n)};
   if (op == "Cast") return {EvalCast(in(0), n)};
+  if (op == "Slice") {
+    if (g.opset < 10) return {EvalSlice(in(0), n.Ints("starts", {}), n.Ints("ends", {}), n.Ints("axes", {}), {}, n)};
+    return {EvalSlice(in(0), AsInts(in(1)), AsInts(in(2)), optional_ints(3, "axes"), optional_ints(4, "steps"), n)};
+  }
   if (op == "Transpose") return {EvalTranspose(in(0), n)};
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return {EvalBinary(in(0), in(1), n)};
   if (op == "Concat") {

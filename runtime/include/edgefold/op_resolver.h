@@ -11,6 +11,7 @@ namespace internal { struct OpKernel; }
 enum class OpKind : uint16_t {
   kConv = 0, kGemm, kMatMul, kBatchNorm, kChannelAffine, kActivation, kPRelu, kBinary,
   kConcat, kReshape, kTranspose, kPool, kGlobalPool, kPad, kSoftmax,
+  kSlice,
   kCount
 };
 
@@ -21,6 +22,7 @@ class OpResolver {
   void AddConv(); void AddGemm(); void AddMatMul(); void AddBatchNorm(); void AddChannelAffine();
   void AddActivation(); void AddPRelu(); void AddBinary(); void AddConcat(); void AddReshape();
   void AddTranspose(); void AddPool(); void AddGlobalPool(); void AddPad(); void AddSoftmax();
+  void AddSlice();
   // Every op compiled into this build.
   void AddAll();
 

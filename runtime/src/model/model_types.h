@@ -43,6 +43,11 @@ struct TransposeOptions {
   int32_t perm[kMaxRank];
   int32_t rank;
 };
+struct SliceOptions {
+  int32_t starts[kMaxRank];
+  int32_t steps[kMaxRank];
+  int32_t rank;
+};
 struct BatchNormOptions {
   float epsilon;
   float momentum;
@@ -55,6 +60,7 @@ union OpOptions {
   PoolOptions pool;
   PadOptions pad;
   TransposeOptions transpose;
+  SliceOptions slice;
   BatchNormOptions batchnorm;
   kernels::Activation act;                 // Gemm, ChannelAffine, Activation
   struct { kernels::BinaryKind kind; kernels::Activation act; } binary;

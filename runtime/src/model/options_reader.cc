@@ -90,6 +90,15 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
         return fail("transpose needs a permutation of at most 6 axes");
       return true;
     }
+    case fb::OpType::Slice: {
+      const auto* o = op->options_as_SliceOptions();
+      if (o->starts() == nullptr || o->steps() == nullptr || o->starts()->size() != o->steps()->size() ||
+          o->starts()->size() > static_cast<uint32_t>(kMaxRank))
+        return fail("slice needs starts and steps of the same length, at most 6");
+      for (int32_t s : *o->steps())
+        if (s == 0) return fail("slice step 0");
+      return true;
+    }
     case fb::OpType::Binary: {
       const auto* o = op->options_as_BinaryOptions();
       if (static_cast<int>(o->kind()) > static_cast<int>(fb::BinaryKind::Div))
@@ -138,6 +147,15 @@ void ReadOptions(const fb::Operator* op, OpOptions* out) {
       const auto* o = op->options_as_TransposeOptions();
       out->transpose.rank = static_cast<int32_t>(o->perm()->size());
       for (int32_t i = 0; i < out->transpose.rank; ++i) out->transpose.perm[i] = o->perm()->Get(i);
+      break;
+    }
+    case fb::OpType::Slice: {
+      const auto* o = op->options_as_SliceOptions();
+      out->slice.rank = static_cast<int32_t>(o->starts()->size());
+      for (int32_t i = 0; i < out->slice.rank; ++i) {
+        out->slice.starts[i] = o->starts()->Get(i);
+        out->slice.steps[i] = o->steps()->Get(i);
+      }
       break;
     }
     case fb::OpType::Binary: {

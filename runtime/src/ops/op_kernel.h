@@ -63,5 +63,6 @@ const OpKernel* RegisterPool();
 const OpKernel* RegisterGlobalPool();
 const OpKernel* RegisterPad();
 const OpKernel* RegisterSoftmax();
+const OpKernel* RegisterSlice();
 
 }  // namespace edgefold::internal

@@ -28,11 +28,12 @@ void OpResolver::AddPool() { ops_[Index(OpKind::kPool)] = internal::RegisterPool
 void OpResolver::AddGlobalPool() { ops_[Index(OpKind::kGlobalPool)] = internal::RegisterGlobalPool(); }
 void OpResolver::AddPad() { ops_[Index(OpKind::kPad)] = internal::RegisterPad(); }
 void OpResolver::AddSoftmax() { ops_[Index(OpKind::kSoftmax)] = internal::RegisterSoftmax(); }
+void OpResolver::AddSlice() { ops_[Index(OpKind::kSlice)] = internal::RegisterSlice(); }
 
 void OpResolver::AddAll() {
   AddConv(); AddGemm(); AddMatMul(); AddBatchNorm(); AddChannelAffine(); AddActivation();
   AddPRelu(); AddBinary(); AddConcat(); AddReshape(); AddTranspose(); AddPool();
-  AddGlobalPool(); AddPad(); AddSoftmax();
+  AddGlobalPool(); AddPad(); AddSoftmax(); AddSlice();
 }
 
 const internal::OpKernel* OpResolver::Find(OpKind kind) const {
@@ -45,7 +46,7 @@ namespace internal {
 const char* OpKindName(OpKind kind) {
   static const char* const kNames[] = {"Conv", "Gemm", "MatMul", "BatchNorm", "ChannelAffine",
                                        "Activation", "PRelu", "Binary", "Concat", "Reshape",
-                                       "Transpose", "Pool", "GlobalPool", "Pad", "Softmax"};
+                                       "Transpose", "Pool", "GlobalPool", "Pad", "Softmax", "Slice"};
   const int i = Index(kind);
   return (i >= 0 && i < Index(OpKind::kCount)) ? kNames[i] : "Unknown";
 }

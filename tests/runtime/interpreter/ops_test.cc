@@ -326,6 +326,32 @@ TEST(Ops, ConcatTransposePadReshape) {
   ExpectOp(fb::OpType::Reshape, std::move(u), {x}, {6, 4}, x.data);
 }
 
+// Slice: channel split (ShuffleNet's chunk) and a reversed, strided crop.
+TEST(Ops, Slice) {
+  In x = Rand({1, 4, 3, 5}, 11);
+  auto at = [&](int c, int h, int w) { return x.data[(c * 3 + h) * 5 + w]; };
+  std::vector<float> half;   // channels 2..3
+  for (int c = 2; c < 4; ++c)
+    for (int h = 0; h < 3; ++h)
+      for (int w = 0; w < 5; ++w) half.push_back(at(c, h, w));
+  fb::SliceOptionsT so;
+  so.starts = {0, 2, 0, 0};
+  so.steps = {1, 1, 1, 1};
+  fb::OpOptionsUnion u;
+  u.Set(std::move(so));
+  ExpectOp(fb::OpType::Slice, std::move(u), {x}, {1, 2, 3, 5}, half);
+
+  std::vector<float> odd;    // channels 3,1 (step −2); rows 1..2; columns 0,2,4
+  for (int c = 3; c >= 1; c -= 2)
+    for (int h = 1; h < 3; ++h)
+      for (int w = 0; w < 5; w += 2) odd.push_back(at(c, h, w));
+  fb::SliceOptionsT ro;
+  ro.starts = {0, 3, 1, 0};
+  ro.steps = {1, -2, 1, 2};
+  u.Set(std::move(ro));
+  ExpectOp(fb::OpType::Slice, std::move(u), {x}, {1, 2, 2, 3}, odd);
+}
+
 struct PoolCase {
   fb::PoolKind kind;
   int h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
