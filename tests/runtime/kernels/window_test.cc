@@ -1,5 +1,6 @@
 // conv2d_depthwise and pool2d of every SIMD table against the reference: kernel 3/5,
-// stride 1/2, dilation 1/2, padding 0..2, narrow and wide rows.
+// stride 1/2, dilation 1/2, padding 0..2, narrow and wide rows; 119×121 is above the depthwise
+// stack budget (kDwPhaseMaxFloats) and takes the row-interior path.
 #include "kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
@@ -21,7 +22,7 @@ std::vector<WindowCase> WindowCases() {
     for (size_t stride : {1, 2})
       for (size_t dilation : {1, 2})
         for (size_t pad : {0, 1, 2})
-          for (auto hw : {std::pair<size_t, size_t>{7, 9}, {13, 17}, {6, 40}, {11, 67}})
+          for (auto hw : {std::pair<size_t, size_t>{7, 9}, {13, 17}, {6, 40}, {11, 67}, {119, 121}})
             cases.push_back({hw.first, hw.second, k, stride, dilation, pad});
   return cases;
 }
