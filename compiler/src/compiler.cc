@@ -85,6 +85,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   const passes::BatchNormStats bn = passes::FoldBatchNorm(graph, options.fold_batchnorm);
   r.batchnorm_found = bn.found;
   r.batchnorm_folded_backward = bn.folded_backward;
+  r.batchnorm_folded_forward = bn.folded_forward;
   r.batchnorm_kept_affine = bn.kept;
   if (options.fuse_activations) r.activations_fused = passes::FuseActivations(graph);
   Built built = Build(graph);

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "passes/fold_forward.h"
 #include "passes/passes.h"
 
 namespace edgefold::compiler::passes {
@@ -109,6 +110,10 @@ BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold) {
     if (fold && TryFoldBackward(graph, i, a)) {
       ++stats.folded_backward;
       continue;  // bn erased; nodes[i] is the next node
+    }
+    if (fold && TryFoldForward(graph, i, a.scale, a.shift)) {
+      ++stats.folded_forward;
+      continue;
     }
     ++stats.kept;
     if (fold) {

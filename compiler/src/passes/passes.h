@@ -19,10 +19,12 @@ void CanonicalizeFullyConnected(ir::Graph& graph);
 struct BatchNormStats {
   int found = 0;
   int folded_backward = 0;  // into the producing Conv / FC
+  int folded_forward = 0;   // into the consuming unpadded Conv / FC
   int kept = 0;             // ChannelAffine, or BatchNormalization when !fold
 };
 // Validates every BatchNormalization and, when `fold`, folds it into the producing Conv/FC
 //   W' = W·s, b' = (b−μ)·s + β, s = γ/√(σ²+ε)   (per output channel, in double)
+// or else forward into a consuming Conv without padding / 2-D FC (passes/fold_forward.h),
 // or, with nothing to fold into, rewrites it to ChannelAffine(scale = s, shift = β − μ·s).
 BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold);
 
