@@ -64,11 +64,11 @@ Status CheckIndexList(const flatbuffers::Vector<int32_t>* list, const fb::Model*
   for (int32_t i : *list) {
     if (i == -1 && allow_absent) continue;
     if (i < 0 || i >= n) {
-      errors.Report("op '%s': %s index %d out of range [0, %d)", op, what, i, n);
+      errors.Report("op '%s': %s index %d out of range [0, %d)", op, what, static_cast<int>(i), static_cast<int>(n));
       return Status::kInvalidModel;
     }
     if (must_be_planned && m->tensors()->Get(i)->arena_offset() < 0) {
-      errors.Report("op '%s': %s tensor %d is a constant", op, what, i);
+      errors.Report("op '%s': %s tensor %d is a constant", op, what, static_cast<int>(i));
       return Status::kInvalidModel;
     }
   }

@@ -28,7 +28,7 @@ Status Prepare(OpContext& ctx) {
     total += x.shape[axis];
   }
   if (total != y.shape[axis])
-    return ctx.Fail(Status::kShapeMismatch, "inputs add up to %ld along axis %d, output has %d", total, axis, y.shape[axis]);
+    return ctx.Fail(Status::kShapeMismatch, "inputs add up to %ld along axis %d, output has %d", total, axis, static_cast<int>(y.shape[axis]));
   ctx.prepared<ConcatPrepared>() = ConcatPrepared{DimProduct(y, 0, axis), DimProduct(y, axis + 1, y.rank)};
   return Status::kOk;
 }

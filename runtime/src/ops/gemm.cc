@@ -17,7 +17,7 @@ Status Prepare(OpContext& ctx) {
   const size_t k = static_cast<size_t>(x.shape[x.rank - 1]);
   const size_t n = static_cast<size_t>(w.shape[1]);
   if (static_cast<size_t>(w.shape[0]) != k)
-    return ctx.Fail(Status::kShapeMismatch, "X has K=%zu but W is [%d,%d]", k, w.shape[0], w.shape[1]);
+    return ctx.Fail(Status::kShapeMismatch, "X has K=%zu but W is [%d,%d]", k, static_cast<int>(w.shape[0]), static_cast<int>(w.shape[1]));
   if (static_cast<size_t>(y.shape[y.rank - 1]) != n ||
       DimProduct(y, 0, y.rank - 1) != DimProduct(x, 0, x.rank - 1))
     return ctx.Fail(Status::kShapeMismatch, "Y shape does not match X·W");

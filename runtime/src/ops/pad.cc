@@ -18,7 +18,7 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& y = ctx.output(0);
   const PadOptions& o = ctx.op.options.pad;
   if (o.num_pads != 2 * x.rank || y.rank != x.rank)
-    return ctx.Fail(Status::kShapeMismatch, "pads has %d values for rank %d", o.num_pads, x.rank);
+    return ctx.Fail(Status::kShapeMismatch, "pads has %d values for rank %d", static_cast<int>(o.num_pads), x.rank);
   PadPrepared& p = ctx.prepared<PadPrepared>();
   p.rank = x.rank;
   size_t step = 1;

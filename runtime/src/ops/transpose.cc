@@ -15,7 +15,7 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& y = ctx.output(0);
   const TransposeOptions& o = ctx.op.options.transpose;
   if (o.rank != x.rank || y.rank != x.rank)
-    return ctx.Fail(Status::kShapeMismatch, "perm has %d axes, input rank %d, output rank %d", o.rank, x.rank, y.rank);
+    return ctx.Fail(Status::kShapeMismatch, "perm has %d axes, input rank %d, output rank %d", static_cast<int>(o.rank), x.rank, y.rank);
   size_t stride[kMaxRank];
   size_t step = 1;
   for (int d = x.rank - 1; d >= 0; --d) {
@@ -29,7 +29,7 @@ Status Prepare(OpContext& ctx) {
     const int src = o.perm[d];
     if (src < 0 || src >= x.rank || seen[src]) return ctx.Fail(Status::kInvalidModel, "perm is not a permutation");
     seen[src] = true;
-    if (y.shape[d] != x.shape[src]) return ctx.Fail(Status::kShapeMismatch, "output dim %d does not match input dim %d", d, src);
+    if (y.shape[d] != x.shape[src]) return ctx.Fail(Status::kShapeMismatch, "output dim %d does not match input dim %d", d, static_cast<int>(src));
     p.out_dims[d] = static_cast<size_t>(y.shape[d]);
     p.in_stride[d] = stride[src];
   }

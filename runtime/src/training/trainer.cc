@@ -232,7 +232,7 @@ Status Trainer::TrainStep(const float* inputs, const int32_t* labels, float* los
   if (labels == nullptr) return Status::kInvalidArgument;
   for (size_t n = 0; n < s.batch; ++n) {
     if (labels[n] < 0 || static_cast<size_t>(labels[n]) >= s.classes) {
-      s.errors.Report("label %d of sample %zu is outside [0, %zu)", labels[n], n, s.classes);
+      s.errors.Report("label %d of sample %zu is outside [0, %zu)", static_cast<int>(labels[n]), n, s.classes);
       return Status::kInvalidArgument;
     }
   }
