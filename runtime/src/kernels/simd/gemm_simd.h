@@ -1,6 +1,5 @@
 // GEMM C = act(A·B + bias), register-blocked: tiles of MR rows × NV registers of columns,
-// B rows loaded once per k and A[i,k] broadcast. Kept in its own file so a packed-B
-// micro-kernel can replace the tile loop later without touching the other kernels.
+// B rows loaded once per k and A[i,k] broadcast, cache-blocked over N and K (kGemmNc, kGemmKc).
 #pragma once
 #include "kernels/simd/simd_common.h"
 
@@ -13,17 +12,22 @@ inline float GemmFinishOne(const GemmParams& p, float sum, size_t i, size_t j, f
   return ActOne(sum, p.act);
 }
 
-// C[i0..i0+MR, j0..j0+NV·W) from a full MR × NV register tile.
+// The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile.
+// The first k block starts from 0 (or C when accumulating), later ones from the partial sum
+// already in C; only the last adds the bias and applies the activation.
 template <class Arch, size_t MR, size_t NV>
-void GemmTile(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0) {
+void GemmTile(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0,
+              size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
+  const bool first = k0 == 0, last = k0 + kc == p.k;
   B acc[MR][NV];
   for (size_t r = 0; r < MR; ++r)
-    for (size_t v = 0; v < NV; ++v) acc[r][v] = B(0.0f);
-  const float* a0 = a + i0 * p.lda;
-  const float* bq = b + j0;
-  for (size_t q = 0; q < p.k; ++q, bq += p.ldb) {
+    for (size_t v = 0; v < NV; ++v)
+      acc[r][v] = (first && !p.accumulate) ? B(0.0f) : B::load_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
+  const float* a0 = a + i0 * p.lda + k0;
+  const float* bq = b + k0 * p.ldb + j0;
+  for (size_t q = 0; q < kc; ++q, bq += p.ldb) {
     B bv[NV];
     for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
     for (size_t r = 0; r < MR; ++r) {
@@ -35,9 +39,11 @@ void GemmTile(const GemmParams& p, const float* a, const float* b, float* c, siz
     for (size_t v = 0; v < NV; ++v) {
       float* out = c + (i0 + r) * p.ldc + j0 + v * W;
       B val = acc[r][v];
-      if (p.accumulate) val = B::load_unaligned(out) + val;
-      if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
-      ActBatch<Arch>(val, p.act).store_unaligned(out);
+      if (last) {
+        if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
+        val = ActBatch<Arch>(val, p.act);
+      }
+      val.store_unaligned(out);
     }
   }
 }
@@ -65,31 +71,55 @@ void GemmTailCols(const GemmParams& p, const float* a, const float* b, float* c,
   }
 }
 
-// All columns of rows i0..i0+MR.
+// Register-tiled columns [j0, j1) of rows i0..i0+MR over the k block [k0, k0+kc); j1 − j0 is a
+// multiple of W.
 template <class Arch, size_t MR>
-void GemmRows(const GemmParams& p, const float* a, const float* b, float* c, size_t i0) {
+void GemmRowsBlock(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0,
+                   size_t j1, size_t k0, size_t kc) {
   constexpr size_t W = FBatch<Arch>::size;
-  size_t j = 0;
-  for (; j + 2 * W <= p.n; j += 2 * W) GemmTile<Arch, MR, 2>(p, a, b, c, i0, j);
-  if (j + W <= p.n) {
-    GemmTile<Arch, MR, 1>(p, a, b, c, i0, j);
-    j += W;
-  }
-  if (j < p.n) GemmTailCols<Arch, MR>(p, a, b, c, i0, j);
+  size_t j = j0;
+  for (; j + 2 * W <= j1; j += 2 * W) GemmTile<Arch, MR, 2>(p, a, b, c, i0, j, k0, kc);
+  if (j < j1) GemmTile<Arch, MR, 1>(p, a, b, c, i0, j, k0, kc);
 }
 
-// C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias), see GemmParams.
-template <class Arch>
-void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
-  constexpr size_t MR = 4;
+// Rows [i0, m) in tiles of MR (then 3/2/1 rows) for one (column block, k block).
+template <class Arch, size_t MR>
+void GemmBlock(const GemmParams& p, const float* a, const float* b, float* c, size_t j0, size_t j1,
+               size_t k0, size_t kc) {
   size_t i = 0;
-  for (; i + MR <= p.m; i += MR) GemmRows<Arch, MR>(p, a, b, c, i);
+  for (; i + MR <= p.m; i += MR) GemmRowsBlock<Arch, MR>(p, a, b, c, i, j0, j1, k0, kc);
+  for (; i + 4 <= p.m; i += 4) GemmRowsBlock<Arch, 4>(p, a, b, c, i, j0, j1, k0, kc);
   switch (p.m - i) {
-    case 3: return GemmRows<Arch, 3>(p, a, b, c, i);
-    case 2: return GemmRows<Arch, 2>(p, a, b, c, i);
-    case 1: return GemmRows<Arch, 1>(p, a, b, c, i);
+    case 3: return GemmRowsBlock<Arch, 3>(p, a, b, c, i, j0, j1, k0, kc);
+    case 2: return GemmRowsBlock<Arch, 2>(p, a, b, c, i, j0, j1, k0, kc);
+    case 1: return GemmRowsBlock<Arch, 1>(p, a, b, c, i, j0, j1, k0, kc);
     default: return;
   }
+}
+
+// Cache blocking: a KC × NC block of B (≤ 256 KiB) stays in L2 while every row tile of A
+// passes over it; an MR × KC strip of A (≤ 8 KiB) stays in L1 across the block's columns.
+constexpr size_t kGemmKc = 256;
+constexpr size_t kGemmNc = 256;
+
+// C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias), see GemmParams.
+// MR: 8 rows × 2 registers (16 accumulators) with 32 vector registers (AVX-512), else 4 × 2.
+template <class Arch>
+void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
+  constexpr size_t W = FBatch<Arch>::size;
+  constexpr size_t MR = W >= 16 ? 8 : 4;
+  const size_t n_vec = p.n / W * W;
+  if (p.k == 0) {   // C = act((accumulate ? C : 0) + bias): the tail path handles it per value
+    for (size_t i = 0; i < p.m; ++i) GemmTailCols<Arch, 1>(p, a, b, c, i, 0);
+    return;
+  }
+  for (size_t j0 = 0; j0 < n_vec; j0 += kGemmNc) {
+    const size_t j1 = std::min(n_vec, j0 + kGemmNc);
+    for (size_t k0 = 0; k0 < p.k; k0 += kGemmKc)
+      GemmBlock<Arch, MR>(p, a, b, c, j0, j1, k0, std::min(kGemmKc, p.k - k0));
+  }
+  if (n_vec < p.n)
+    for (size_t i = 0; i < p.m; ++i) GemmTailCols<Arch, 1>(p, a, b, c, i, n_vec);
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
