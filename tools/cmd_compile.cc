@@ -25,6 +25,9 @@ constexpr char kUsage[] =
     "  --no-fold                    keep BatchNorm as its own op\n"
     "  --no-verify                  skip the folded-vs-unfolded numeric check\n"
     "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n"
+    "  --input-mean M,M,... --input-std S,S,...  take raw input: fold (x-M)/S per channel\n"
+    "                               into the first layer (exact; kept as an affine op\n"
+    "                               before a padded conv)\n"
     "  --train                      keep BatchNorm for on-device training ('edgefold train')\n"
     "  --batch N                    training batch size (with --train; default 1)\n"
     "  --trainable bn|bn+head|all   what training will update (sizes the training arena)\n"
@@ -58,10 +61,29 @@ bool ParseInputShape(const std::string& text, std::string* name, std::vector<int
   return true;
 }
 
+// "0.49,0.48,0.45" → floats. False with `error` naming the flag on anything malformed.
+bool ParseFloatList(const std::string& flag, const std::string& text, std::vector<float>* out, std::string* error) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string part = text.substr(pos, comma - pos);
+    char* end = nullptr;
+    const float v = std::strtof(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size()) {
+      *error = flag + ": '" + part + "' is not a number";
+      return false;
+    }
+    out->push_back(v);
+    pos = comma + 1;
+  }
+  return true;
+}
+
 void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
   std::printf("BatchNorm: %d found, %d folded backward, %d folded forward, %d kept\n",
               r.batchnorm_found, r.batchnorm_folded_backward, r.batchnorm_folded_forward,
               r.batchnorm_kept_affine);
+  if (r.input_normalization_folded) std::printf("input normalization: folded into the first layer\n");
   std::printf("activations fused: %d, nodes removed: %d\n", r.activations_fused, r.nodes_removed);
   if (r.verified) {
     std::printf("verify: max abs error %.3g, max rel error %.3g\n", r.verify_max_abs_error,
@@ -111,7 +133,7 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
 int CompileCommand(int argc, char** argv) {
   ArgSpec spec;
   spec.value_flags = {"--output", "--input-shape", "--batch", "--trainable", "--calibrate",
-                      "--calibrate-batch", "--calibrate-momentum"};
+                      "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std"};
   spec.bool_flags = {"--no-fold", "--no-verify", "--train"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
@@ -134,6 +156,14 @@ int CompileCommand(int argc, char** argv) {
       return kExitUsage;
     }
     options.input_shapes[name] = dims;
+  }
+  for (const auto& [flag, values] : {std::make_pair(std::string("--input-mean"), &options.input_mean),
+                                     std::make_pair(std::string("--input-std"), &options.input_std)}) {
+    std::string error;
+    if (args.Has(flag) && !ParseFloatList(flag, args.Get(flag, ""), values, &error)) {
+      std::fprintf(stderr, "edgefold compile: %s\n", error.c_str());
+      return kExitUsage;
+    }
   }
   const std::string& input = args.positional[0];
   compiler::CompileResult result;

@@ -81,15 +81,18 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   CompileReport& r = result.report;
   ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
   passes::CanonicalizeFullyConnected(graph);
+  passes::InsertInputNormalization(graph, options.input_mean, options.input_std);
   const ir::Graph reference = graph;
   const passes::BatchNormStats bn = passes::FoldBatchNorm(graph, options.fold_batchnorm);
   r.batchnorm_found = bn.found;
   r.batchnorm_folded_backward = bn.folded_backward;
   r.batchnorm_folded_forward = bn.folded_forward;
+  r.input_normalization_folded = options.fold_batchnorm && passes::FoldInputNormalization(graph);
   r.batchnorm_kept_affine = bn.kept;
   if (options.fuse_activations) r.activations_fused = passes::FuseActivations(graph);
   Built built = Build(graph);
-  const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0;
+  const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
+                       r.input_normalization_folded;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   r.arena_bytes = built.lowered.arena_bytes;
   r.arena_lower_bound = built.lowered.arena_lower_bound;

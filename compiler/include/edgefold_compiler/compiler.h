@@ -20,6 +20,10 @@ struct CompileOptions {
   // Fixes dynamic input dims (name → shape); unknown dims without an entry are an error.
   std::map<std::string, std::vector<int64_t>> input_shapes;
   std::string model_name;           // used in messages; defaults to the file name
+  // Input normalization x_n = (x − mean[c]) / std[c] on the first graph input (one value, or
+  // one per channel of axis 1): the compiled model takes raw x. Folded into the first
+  // Conv/FC when exact (no padding), else kept as a ChannelAffine. Empty = none.
+  std::vector<float> input_mean, input_std;
 };
 
 struct CompileReport {
@@ -27,6 +31,7 @@ struct CompileReport {
   int batchnorm_folded_backward = 0;  // into the preceding Conv/Gemm/MatMul
   int batchnorm_folded_forward = 0;   // into the following Conv (issue 3)
   int batchnorm_kept_affine = 0;      // became ChannelAffine (or BatchNorm with --no-fold)
+  bool input_normalization_folded = false;  // --input-mean/--input-std folded into the first layer
   int activations_fused = 0;
   int nodes_removed = 0;              // Identity, Dropout, folded constants
   double verify_max_abs_error = 0;

@@ -28,6 +28,12 @@ struct BatchNormStats {
 // or, with nothing to fold into, rewrites it to ChannelAffine(scale = s, shift = β − μ·s).
 BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold);
 
+// --input-mean/--input-std: makes the model take raw input, inserting a ChannelAffine
+// x·(1/σ) − μ/σ on graph input 0 (named "input_normalization"). Throws on bad sizes/σ ≤ 0.
+void InsertInputNormalization(ir::Graph& graph, const std::vector<float>& mean, const std::vector<float>& std_dev);
+// Folds that node forward into the first Conv/FC where exact (no padding); see input_norm.cc.
+bool FoldInputNormalization(ir::Graph& graph);
+
 // Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish into the producing Conv, FC,
 // ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the sole consumer.
 int FuseActivations(ir::Graph& graph);
