@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""Formats the side-by-side table of bench/run.sh from its per-model result lines.
+
+Usage: bench/compare.py RESULTS.txt
+Each input line: name=<model> engine=<edgefold|ort|torch> median_ms=<x|NA> rss_kb=<y|NA> out=<path|NA>
+Prints per model the median latency of each engine, edgefold/ORT, peak RSS of each engine and
+the max abs / max rel difference of edgefold's and PyTorch's outputs against ORT's; then the
+geometric mean of edgefold/ORT over the models edgefold runs.
+"""
+import math
+import sys
+
+import numpy as np
+
+
+def parse(path):
+    rows = {}
+    order = []
+    for line in open(path):
+        kv = dict(f.split("=", 1) for f in line.split())
+        if kv["name"] not in rows:
+            order.append(kv["name"])
+        rows.setdefault(kv["name"], {})[kv["engine"]] = kv
+    return order, rows
+
+
+def num(kv, key):
+    v = kv.get(key, "NA") if kv else "NA"
+    return None if v == "NA" else float(v)
+
+
+def load(path):
+    return np.load(path).ravel() if path.endswith(".npy") else np.fromfile(path, np.float32)
+
+
+def diff(ours, ref):
+    if ours is None or ref is None or ours.get("out", "NA") == "NA" or ref.get("out", "NA") == "NA":
+        return "-"
+    a, b = load(ours["out"]), load(ref["out"])
+    if a.shape != b.shape:
+        return f"SHAPE {a.shape} vs {b.shape}"
+    d = np.abs(a - b)
+    rel = d / np.maximum(np.abs(b), 1e-3)
+    return f"{d.max():.1e}/{rel.max():.1e}"
+
+
+def main():
+    order, rows = parse(sys.argv[1])
+    fmt = "{:<22}{:>10}{:>10}{:>10}{:>9}{:>10}{:>10}{:>10}  {:<18}{:<18}"
+    print(fmt.format("model", "edgefold", "ORT", "PyTorch", "ef/ORT", "RSS_ef", "RSS_ORT", "RSS_pt",
+                     "ef-ORT abs/rel", "pt-ORT abs/rel"))
+    print(fmt.format("", "ms", "ms", "ms", "", "MiB", "MiB", "MiB", "", ""))
+    ratios = []
+    for name in order:
+        r = rows[name]
+        ef, ort, pt = r.get("edgefold"), r.get("ort"), r.get("torch")
+        t_ef, t_ort, t_pt = num(ef, "median_ms"), num(ort, "median_ms"), num(pt, "median_ms")
+        ratio = t_ef / t_ort if t_ef and t_ort else None
+        if ratio:
+            ratios.append(ratio)
+
+        def ms(t):
+            return "n/a" if t is None else f"{t:.3f}"
+
+        def mib(kv):
+            v = num(kv, "rss_kb")
+            return "n/a" if v is None else f"{v / 1024:.1f}"
+
+        print(fmt.format(name, ms(t_ef) if t_ef else "not yet", ms(t_ort), ms(t_pt),
+                         f"{ratio:.2f}" if ratio else "-", mib(ef), mib(ort), mib(pt),
+                         diff(ef, ort), diff(pt, ort)))
+    if ratios:
+        gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        print(f"geomean edgefold/ORT over {len(ratios)} models: {gm:.2f}  (worst {max(ratios):.2f})")
+
+
+if __name__ == "__main__":
+    main()

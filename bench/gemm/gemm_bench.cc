@@ -1,0 +1,63 @@
+// GEMM roofline: achieved GFLOP/s of the selected kernel table's GEMM (one thread) against
+// this core's measured peak FMA rate.
+//
+// Peak: a register-only loop of independent FMAs on the widest vector this binary's table
+// uses (peak_fma.cc, compiled with that ISA's flags) — flops/s = FMAs/s · lanes · 2. Nothing
+// is assumed about the clock or the number of FMA pipes: the loop measures both.
+// Prints one line per shape: gemm m= n= k= ms= gflops= pct_peak=, and one line
+//   peak isa=<name> gflops=<x> fma_per_cycle_equiv=... ghz_est=...
+// Usage: edgefold_gemm_bench [reps]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "kernels/kernel_table.h"
+
+double PeakFmaGflops(size_t* lanes);   // peak_fma.cc
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double TimeGemmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, size_t k, int reps) {
+  std::vector<float> a(m * k), b(k * n), c(m * n), bias(m);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 104729) % 1000) * 1e-3f - 0.5f;
+  for (size_t i = 0; i < m; ++i) bias[i] = 0.01f * static_cast<float>(i % 7);
+  edgefold::kernels::GemmParams p;
+  p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n; p.ldc = n;
+  p.bias = bias.data(); p.bias_per_row = true;
+  p.act.kind = edgefold::kernels::ActKind::kRelu;
+  t.gemm(p, a.data(), b.data(), c.data());   // warm-up
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    t.gemm(p, a.data(), b.data(), c.data());
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 10;
+  const auto& t = edgefold::kernels::SelectKernelTable(edgefold::Isa::kAuto);
+  size_t lanes = 0;
+  const double peak = PeakFmaGflops(&lanes);
+  std::printf("peak isa=%s lanes=%zu gflops=%.1f\n", t.name, lanes, peak);
+  // Square sizes, then conv-shaped ones (M = out_c, K = in_c·kh·kw, N = out_h·out_w).
+  const size_t shapes[][3] = {{256, 256, 256},  {512, 512, 512},  {1024, 1024, 1024},
+                              {64, 3136, 576},  {128, 784, 1152}, {256, 196, 2304},
+                              {512, 49, 4608},  {96, 3136, 24},   {1000, 1, 1280}};
+  for (const auto& s : shapes) {
+    const double ms = TimeGemmMs(t, s[0], s[1], s[2], reps);
+    const double gflops = 2.0 * static_cast<double>(s[0] * s[1] * s[2]) / (ms * 1e6);
+    std::printf("gemm m=%zu n=%zu k=%zu ms=%.4f gflops=%.1f pct_peak=%.0f\n", s[0], s[1], s[2], ms,
+                gflops, 100.0 * gflops / peak);
+  }
+  return 0;
+}

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Side-by-side CPU inference benchmark: edgefold, ONNX Runtime (onnxruntime-node, CPU provider,
+# 1 intra-op thread, all graph optimizations) and PyTorch (1 thread, eval, no_grad) on the same
+# networks, one thread each. Prints per model the median latency of each engine, edgefold/ORT,
+# peak RSS of each engine's process, and edgefold's and PyTorch's max output difference against
+# ORT; then the geometric mean of edgefold/ORT and the GEMM roofline line.
+# Usage: bench/run.sh [runs] [model ...]      (default 50 runs; all models)
+# Needs: scripts/install-deps.sh --bench (python3-torchvision, libopenblas0-openmp, nodejs/npm).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${1:-50}; shift || true
+BUILD=${EDGEFOLD_BENCH_BUILD:-$ROOT/build-bench}
+MODELS=$BUILD/models
+WARMUP=5
+export NODE_PATH=$BUILD/node/node_modules
+
+# 1. Build edgefold (Release) and the GEMM roofline benchmark.
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEFOLD_BUILD_TESTS=OFF > /dev/null
+cmake --build "$BUILD" -j2 --target edgefold edgefold_kernels > /dev/null
+g++ -O2 -std=c++17 -march=native -DNDEBUG -I"$ROOT/runtime/src" -I"$ROOT/runtime/include" \
+  "$ROOT/bench/gemm/gemm_bench.cc" "$ROOT/bench/gemm/peak_fma.cc" \
+  "$BUILD/runtime/src/kernels/libedgefold_kernels.a" -o "$BUILD/bin/edgefold_gemm_bench"
+
+# 2. ONNX Runtime for Node (the CPU library ships inside the package; skip the GPU download).
+if [[ ! -d $NODE_PATH/onnxruntime-node ]]; then
+  mkdir -p "$BUILD/node"
+  (cd "$BUILD/node" && ONNXRUNTIME_NODE_INSTALL=skip npm install --silent onnxruntime-node > /dev/null)
+fi
+
+# 3. Models (random weights, randomized BN statistics; regenerated only when missing).
+ALL=(resnet18 mobilenet_v2 mobilenet_v3_small shufflenet_v2 efficientnet_b0 resnet8 ds_cnn mobilenet_v1_025_vww)
+NAMES=("${@:-${ALL[@]}}")
+[[ $# -eq 0 ]] && NAMES=("${ALL[@]}")
+for n in "${NAMES[@]}"; do
+  [[ -f $MODELS/$n.onnx ]] || /usr/bin/python3 "$ROOT/bench/export_models.py" "$MODELS" "$n" 2>/dev/null
+done
+
+# key=value field of a line.
+field() { sed -n "s/.*\b$2=\([^ ]*\).*/\1/p" <<< "$1" | tail -1; }
+RESULTS=$BUILD/results.txt
+: > "$RESULTS"
+for n in "${NAMES[@]}"; do
+  m=$MODELS/$n
+  # edgefold: compile, check the output, time (peak RSS of the bench process from time -v).
+  if "$BUILD/bin/edgefold" compile "$m.onnx" -o "$m.efb" > "$m.compile.log" 2>&1 &&
+     "$BUILD/bin/edgefold" run "$m.efb" -i "$m.input.npy" -o "$m.edgefold.npy" > /dev/null 2>&1; then
+    out=$( { /usr/bin/time -f "rss_kb=%M" "$BUILD/bin/edgefold" bench "$m.efb" --runs "$RUNS" --warmup $WARMUP; } 2>&1 )
+    echo "name=$n engine=edgefold median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" rss_kb) out=$m.edgefold.npy" >> "$RESULTS"
+  else
+    echo "name=$n engine=edgefold median_ms=NA rss_kb=NA out=NA" >> "$RESULTS"
+    echo "edgefold: $n not yet supported: $(tail -1 "$m.compile.log")" >&2
+  fi
+  out=$(node "$ROOT/bench/ort_bench.js" "$m.onnx" "$m.input.bin" "$m.ort.bin" "$RUNS" $WARMUP)
+  echo "name=$n engine=ort median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.ort.bin" >> "$RESULTS"
+  out=$(/usr/bin/python3 "$ROOT/bench/torch_bench.py" "$n" "$m.input.bin" "$m.torch.bin" "$RUNS" $WARMUP 2>/dev/null)
+  echo "name=$n engine=torch median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.torch.bin" >> "$RESULTS"
+done
+
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+/usr/bin/python3 "$ROOT/bench/compare.py" "$RESULTS"
+# Process baselines (what each engine's RSS contains before any model is loaded).
+echo "RSS baselines: node+onnxruntime-node $(node -e "require('onnxruntime-node');console.log((/VmHWM:\s+(\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'))[1]/1024).toFixed(1))") MiB," \
+  "python3+torch $(/usr/bin/python3 -c "import torch,torchvision;print(round([int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')][0]/1024,1))") MiB"
+echo
+echo "GEMM roofline (edgefold's selected kernel table, one thread):"
+"$BUILD/bin/edgefold_gemm_bench" 10
