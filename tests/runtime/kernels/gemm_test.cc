@@ -71,6 +71,20 @@ TEST_P(GemmTest, LargeConvShaped) {
   ASSERT_TRUE(Check({131, 97, 61, 1, BiasMode::kPerCol, true, {ActKind::kNone, 0, 0}}));
 }
 
+// Across the cache blocks of gemm_simd.h (kGemmNc = kGemmKc = 256): several N and K blocks,
+// a column tail below W (packed-tail path) on top, rows not a multiple of the 8-row tile; the
+// activation and bias must be applied once, after the last K block only.
+TEST_P(GemmTest, AcrossCacheBlocks) {
+  const size_t shapes[][3] = {{19, 2 * 256 + W() + 5, 600}, {11, 256 + 3, 257}, {9, 7, 513}, {3, 49, 1000}};
+  for (const auto& mnk : shapes)
+    for (BiasMode bias : {BiasMode::kPerRow, BiasMode::kPerCol})
+      for (bool accumulate : {false, true}) {
+        GemmCase gc{mnk[0], mnk[1], mnk[2], 2, bias, accumulate, {ActKind::kClip, -0.5f, 0.75f}};
+        ASSERT_TRUE(Check(gc)) << mnk[0] << "x" << mnk[1] << "x" << mnk[2] << " bias="
+                               << static_cast<int>(bias) << " acc=" << accumulate;
+      }
+}
+
 EDGEFOLD_INSTANTIATE_SIMD(GemmTest);
 
 }  // namespace

@@ -71,6 +71,61 @@ void GemmTailCols(const GemmParams& p, const float* a, const float* b, float* c,
   }
 }
 
+// The last `cols` < W columns (from j0) of rows i0..i0+MR over the k block [k0, k0+kc), with B's
+// columns packed zero-padded into bt[kc × W]. C is read and written through a register-wide
+// stack copy so only the `cols` valid values are touched.
+template <class Arch, size_t MR>
+void GemmTailTile(const GemmParams& p, const float* a, const float* bt, float* c, size_t i0, size_t j0,
+                  size_t cols, size_t k0, size_t kc) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const bool first = k0 == 0, last = k0 + kc == p.k;
+  alignas(64) float tmp[W] = {};
+  B acc[MR];
+  for (size_t r = 0; r < MR; ++r) {
+    if (first && !p.accumulate) {
+      acc[r] = B(0.0f);
+      continue;
+    }
+    std::copy(c + (i0 + r) * p.ldc + j0, c + (i0 + r) * p.ldc + j0 + cols, tmp);
+    acc[r] = B::load_aligned(tmp);
+  }
+  const float* a0 = a + i0 * p.lda + k0;
+  for (size_t q = 0; q < kc; ++q) {
+    const B bv = B::load_aligned(bt + q * W);
+    for (size_t r = 0; r < MR; ++r) acc[r] = xsimd::fma(B(a0[r * p.lda + q]), bv, acc[r]);
+  }
+  alignas(64) float bias_cols[W] = {};
+  if (last && p.bias != nullptr && !p.bias_per_row) std::copy(p.bias + j0, p.bias + j0 + cols, bias_cols);
+  for (size_t r = 0; r < MR; ++r) {
+    B val = acc[r];
+    if (last) {
+      if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_aligned(bias_cols);
+      val = ActBatch<Arch>(val, p.act);
+    }
+    val.store_aligned(tmp);
+    std::copy(tmp, tmp + cols, c + (i0 + r) * p.ldc + j0);
+  }
+}
+
+// Columns [j0, n), fewer than W, of all rows: B's tail packed per k block (kc·W floats on the
+// stack), then register tiles of MR rows (single rows for the remainder).
+template <class Arch, size_t MR>
+void GemmTailColumns(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
+  constexpr size_t W = FBatch<Arch>::size;
+  constexpr size_t kmax = 256;
+  const size_t cols = p.n - j0;
+  alignas(64) float bt[kmax * W];
+  for (size_t k0 = 0; k0 < p.k; k0 += kmax) {
+    const size_t kc = std::min(kmax, p.k - k0);
+    for (size_t q = 0; q < kc; ++q)
+      for (size_t j = 0; j < W; ++j) bt[q * W + j] = j < cols ? b[(k0 + q) * p.ldb + j0 + j] : 0.0f;
+    size_t i = 0;
+    for (; i + MR <= p.m; i += MR) GemmTailTile<Arch, MR>(p, a, bt, c, i, j0, cols, k0, kc);
+    for (; i < p.m; ++i) GemmTailTile<Arch, 1>(p, a, bt, c, i, j0, cols, k0, kc);
+  }
+}
+
 // Register-tiled columns [j0, j1) of rows i0..i0+MR over the k block [k0, k0+kc); j1 − j0 is a
 // multiple of W.
 template <class Arch, size_t MR>
@@ -118,8 +173,11 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
     for (size_t k0 = 0; k0 < p.k; k0 += kGemmKc)
       GemmBlock<Arch, MR>(p, a, b, c, j0, j1, k0, std::min(kGemmKc, p.k - k0));
   }
-  if (n_vec < p.n)
+  if (n_vec == p.n) return;
+  if (p.ldb == 1)   // n == 1 (matrix·vector): B's column is contiguous, dot products over k
     for (size_t i = 0; i < p.m; ++i) GemmTailCols<Arch, 1>(p, a, b, c, i, n_vec);
+  else
+    GemmTailColumns<Arch, MR>(p, a, b, c, n_vec);
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
