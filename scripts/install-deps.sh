@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything edgefold needs on a fresh Debian 12 machine (run as root).
-# Usage: scripts/install-deps.sh [--python] [--cross] [--fuzz]   (--python adds torch/onnx/sklearn for golden-data scripts)
+# Usage: scripts/install-deps.sh [--python] [--cross] [--fuzz] [--bench]   (--python adds torch/onnx/sklearn for golden-data scripts)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libxsimd-dev flatbuffers-compiler libflatbuffers-dev
@@ -21,6 +21,11 @@ for arg in "$@"; do
   # --fuzz: clang + its runtime libraries (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
   if [[ "$arg" == "--fuzz" ]]; then
     pkgs+=(clang libclang-rt-14-dev)
+  fi
+  # --bench: bench/run.sh (PyTorch with OpenBLAS, torchvision models, Node + npm for
+  # onnxruntime-node, /usr/bin/time for peak RSS).
+  if [[ "$arg" == "--bench" ]]; then
+    pkgs+=(python3-torch python3-torchvision python3-onnx libopenblas0-openmp nodejs npm time)
   fi
 done
 missing=()
