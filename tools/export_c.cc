@@ -50,7 +50,10 @@ std::string ExportC(const uint8_t* model, size_t model_bytes, const ExportCInfo&
   out += "#define " + N + "_REGISTER_OPS(resolver) do {";
   for (const std::string& op : info.op_kinds) out += " (resolver).Add" + op + "();";
   out += " } while (0)\n\n";
-  out += "alignas(64) static const unsigned char " + n + "_model[" + N + "_MODEL_BYTES] = {\n";
+  // C11 spells the alignment _Alignas; C++ alignas. The header serves both.
+  out += "#ifdef __cplusplus\n#define " + N + "_ALIGN64 alignas(64)\n#else\n#define " + N +
+         "_ALIGN64 _Alignas(64)\n#endif\n";
+  out += N + "_ALIGN64 static const unsigned char " + n + "_model[" + N + "_MODEL_BYTES] = {\n";
   AppendBytes(model, model_bytes, &out);
   out += "};\n";
   return out;
