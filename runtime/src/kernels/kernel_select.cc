@@ -149,7 +149,7 @@ const KernelTable* KernelTableFor(Isa isa) {
 
 // kAuto: the detected best level, or EDGEFOLD_ISA (hosted builds) when it names an available
 // level. An explicit level that this build/CPU lacks falls back to scalar.
-const KernelTable& SelectKernelTable(Isa requested) {
+Isa ResolveIsa(Isa requested) {
   Isa isa = requested;
   if (isa == Isa::kAuto) {
     isa = DetectBestIsa();
@@ -159,7 +159,11 @@ const KernelTable& SelectKernelTable(Isa requested) {
       isa = forced;
 #endif
   }
-  const KernelTable* table = IsaAvailable(isa) ? KernelTableFor(isa) : nullptr;
+  return IsaAvailable(isa) ? isa : Isa::kScalar;
+}
+
+const KernelTable& SelectKernelTable(Isa requested) {
+  const KernelTable* table = KernelTableFor(ResolveIsa(requested));
   return table != nullptr ? *table : ScalarKernelTable();
 }
 

@@ -65,6 +65,9 @@ struct KernelTable {
 const KernelTable& ScalarKernelTable();
 // The table for `isa`, or nullptr when it is not compiled into this build.
 const KernelTable* KernelTableFor(Isa isa);
+// The level a request runs at: kAuto becomes the best available level (or EDGEFOLD_ISA in
+// hosted builds); a level this build or CPU lacks becomes kScalar. Shared by every table kind.
+Isa ResolveIsa(Isa requested);
 // Resolves kAuto to the best available level, then returns its table (never nullptr:
 // falls back to scalar).
 const KernelTable& SelectKernelTable(Isa requested);

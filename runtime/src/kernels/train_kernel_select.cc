@@ -1,10 +1,7 @@
 // The choice of a TrainKernelTable: the same CPU detection as the inference tables
 // (DetectBestIsa / IsaAvailable in kernel_select.cc), the same EDGEFOLD_ISA override.
-#if defined(EDGEFOLD_HOSTED)
-#include <cstdlib>
-#endif
-
 #include "edgefold/isa.h"
+#include "kernels/kernel_table.h"
 #include "kernels/train_arch_tables.h"
 
 namespace edgefold::kernels {
@@ -30,19 +27,8 @@ const TrainKernelTable* TrainKernelTableFor(Isa isa) {
   }
 }
 
-// kAuto: the detected best level, or EDGEFOLD_ISA (hosted builds) when it names an available
-// level. A level this build/CPU lacks falls back to scalar.
 const TrainKernelTable& SelectTrainKernelTable(Isa requested) {
-  Isa isa = requested;
-  if (isa == Isa::kAuto) {
-    isa = DetectBestIsa();
-#if defined(EDGEFOLD_HOSTED)
-    Isa forced = Isa::kAuto;
-    if (ParseIsa(std::getenv("EDGEFOLD_ISA"), &forced) && forced != Isa::kAuto && IsaAvailable(forced))
-      isa = forced;
-#endif
-  }
-  const TrainKernelTable* table = IsaAvailable(isa) ? TrainKernelTableFor(isa) : nullptr;
+  const TrainKernelTable* table = TrainKernelTableFor(ResolveIsa(requested));
   return table != nullptr ? *table : ScalarTrainKernelTable();
 }
 
