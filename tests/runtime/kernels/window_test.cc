@@ -54,6 +54,28 @@ TEST_P(WindowTest, DepthwiseConv) {
   }
 }
 
+// The phase path zeroes its padded planes once per image and rewrites only the image interior per
+// channel: different strides/pads per axis (pad above the stride, pad dropped at the far edge) and
+// many channels check that no value of one channel leaks into the next one's padding.
+TEST_P(WindowTest, DepthwiseAnisotropicStridePad) {
+  struct Aniso { size_t in_h, in_w, k, sh, sw, pt, pl, channels; };
+  for (const Aniso& a : {Aniso{9, 14, 3, 1, 2, 3, 1, 5}, Aniso{14, 9, 3, 2, 1, 0, 3, 4}, Aniso{17, 33, 5, 2, 3, 2, 4, 7},
+                         Aniso{16, 16, 3, 2, 2, 0, 1, 6}, Aniso{5, 31, 3, 3, 2, 1, 2, 3}}) {
+    Conv2dShape s;
+    s.in_c = s.out_c = s.group = a.channels;
+    s.in_h = a.in_h, s.in_w = a.in_w, s.kh = s.kw = a.k;
+    s.stride_h = a.sh, s.stride_w = a.sw, s.pad_top = a.pt, s.pad_left = a.pl;
+    s.out_h = (a.in_h + a.pt - a.k) / a.sh + 1, s.out_w = (a.in_w + a.pl - a.k) / a.sw + 1;   // no bottom/right pad
+    const std::vector<float> x = RandomVector(a.channels * s.in_h * s.in_w, 1, 2),
+                             w = RandomVector(a.channels * a.k * a.k, -1, 1, 5);
+    std::vector<float> want(a.channels * s.out_h * s.out_w), got(want.size());
+    ref::Conv2dDepthwise(s, x.data(), w.data(), nullptr, {}, want.data());
+    table().conv2d_depthwise(s, x.data(), w.data(), nullptr, {}, got.data());
+    ASSERT_TRUE(AllClose(want, got, 1e-5f)) << "in " << a.in_h << "x" << a.in_w << " s" << a.sh << "," << a.sw
+                                            << " p" << a.pt << "," << a.pl;
+  }
+}
+
 TEST_P(WindowTest, Pool2dMaxAndAverage) {
   const size_t planes = 2;
   for (const WindowCase& wc : WindowCases()) {

@@ -43,20 +43,56 @@ inline bool DwPhaseFits(const Conv2dShape& s, size_t lanes) {
   return g.plane_floats * s.stride_h * s.stride_w <= kDwPhaseMaxFloats && g.out_floats <= kDwPhaseMaxFloats;
 }
 
-// Scatters one channel plane x_c into the phase planes q (zeros in the padding).
+// Scatters one channel plane x_c into the phase planes q. Only positions inside the image are
+// written; the padding positions are the same for every channel, so the caller zeroes q once
+// per image and the zeros survive. Columns of phase b are those with (j + pad_left) mod sw == b;
+// stride 1 is a plain row copy.
 inline void DwPhaseFill(const Conv2dShape& s, const DwPhaseGeometry& g, const float* x_c, float* q) {
-  const size_t phases = s.stride_h * s.stride_w;
-  std::memset(q, 0, phases * g.plane_floats * sizeof(float));
-  for (size_t i = 0; i < s.in_h; ++i) {
+  const size_t rows = g.hp > s.pad_top ? std::min(s.in_h, g.hp - s.pad_top) : 0;
+  const size_t cols = g.wp > s.pad_left ? std::min(s.in_w, g.wp - s.pad_left) : 0;
+  const size_t sw = s.stride_w;
+  for (size_t i = 0; i < rows; ++i) {
     const size_t pi = i + s.pad_top;
-    if (pi >= g.hp) break;
     const float* xr = x_c + i * s.in_w;
-    float* qrow = q + ((pi % s.stride_h) * s.stride_w) * g.plane_floats + (pi / s.stride_h) * g.we;
-    for (size_t j = 0; j < s.in_w; ++j) {
-      const size_t pj = j + s.pad_left;
-      if (pj >= g.wp) break;
-      qrow[(pj % s.stride_w) * g.plane_floats + pj / s.stride_w] = xr[j];
+    float* qrow = q + ((pi % s.stride_h) * sw) * g.plane_floats + (pi / s.stride_h) * g.we;
+    if (sw == 1) {
+      std::memcpy(qrow + s.pad_left, xr, cols * sizeof(float));
+      continue;
     }
+    for (size_t b = 0; b < sw; ++b) {
+      size_t j = (b + sw - s.pad_left % sw) % sw;
+      float* dst = qrow + b * g.plane_floats + (j + s.pad_left) / sw;
+      for (; j < cols; j += sw) *dst++ = xr[j];
+    }
+  }
+}
+
+// out[p] = bias + Σ_k w_c[k]·tap_ptr[k][p] for p < n_vec (a multiple of W). Vectors over p,
+// four at a time so four independent FMA chains hide the FMA latency.
+template <class Arch>
+void DwPhaseTaps(const float* const* tap_ptr, const float* w_c, size_t taps, float bias, size_t n_vec, float* out) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  size_t p = 0;
+  for (; p + 4 * W <= n_vec; p += 4 * W) {
+    B acc0(bias), acc1(bias), acc2(bias), acc3(bias);
+    for (size_t k = 0; k < taps; ++k) {
+      const B wk(w_c[k]);
+      const float* src = tap_ptr[k] + p;
+      acc0 = xsimd::fma(wk, B::load_unaligned(src), acc0);
+      acc1 = xsimd::fma(wk, B::load_unaligned(src + W), acc1);
+      acc2 = xsimd::fma(wk, B::load_unaligned(src + 2 * W), acc2);
+      acc3 = xsimd::fma(wk, B::load_unaligned(src + 3 * W), acc3);
+    }
+    acc0.store_unaligned(out + p);
+    acc1.store_unaligned(out + p + W);
+    acc2.store_unaligned(out + p + 2 * W);
+    acc3.store_unaligned(out + p + 3 * W);
+  }
+  for (; p < n_vec; p += W) {
+    B acc(bias);
+    for (size_t k = 0; k < taps; ++k) acc = xsimd::fma(B(w_c[k]), B::load_unaligned(tap_ptr[k] + p), acc);
+    acc.store_unaligned(out + p);
   }
 }
 
@@ -76,12 +112,7 @@ void DwPhaseChannel(const Conv2dShape& s, const DwPhaseGeometry& g, const float*
       const size_t phase = (dr % s.stride_h) * s.stride_w + dc % s.stride_w;
       tap_ptr[r * s.kw + t] = q + phase * g.plane_floats + (dr / s.stride_h) * g.we + dc / s.stride_w;
     }
-  const size_t n = s.out_h * g.we;
-  for (size_t p = 0; p < n; p += W) {
-    B acc(bias);
-    for (size_t k = 0; k < taps; ++k) acc = xsimd::fma(B(w_c[k]), B::load_unaligned(tap_ptr[k] + p), acc);
-    acc.store_unaligned(out + p);
-  }
+  DwPhaseTaps<Arch>(tap_ptr, w_c, taps, bias, (s.out_h * g.we + W - 1) / W * W, out);
   for (size_t oh = 0; oh < s.out_h; ++oh) {
     const float* src = out + oh * g.we;
     float* dst = y_c + oh * s.out_w;
@@ -99,6 +130,7 @@ void DwPhaseImage(const Conv2dShape& s, const float* x, const float* w, const fl
   alignas(64) float q[kDwPhaseMaxFloats];
   alignas(64) float out[kDwPhaseMaxFloats];
   const DwPhaseGeometry g = DwPhaseGeom(s, W);
+  std::memset(q, 0, s.stride_h * s.stride_w * g.plane_floats * sizeof(float));   // padding, see DwPhaseFill
   for (size_t c = 0; c < s.out_c; ++c)
     DwPhaseChannel<Arch>(s, g, x + c * s.in_h * s.in_w, w + c * s.kh * s.kw, bias != nullptr ? bias[c] : 0.0f,
                          act, q, out, y + c * s.out_h * s.out_w);
