@@ -5,13 +5,16 @@
 # tests/hardening/regressions/model-<what>.efb (or npy-<what>.npy): regression_replay_test
 # replays every file there.
 # Usage: scripts/fuzz.sh [seconds per target, default 60] [target ...]
+#   targets: fuzz_model_loader, fuzz_npy (default), fuzz_onnx_compile
 #   env: FUZZ_DIR=build-fuzz, JOBS=2, FUZZ_NICE=0 (niceness of the fuzzing runs)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SECONDS_PER_TARGET="${1:-60}"
 shift || true
 TARGETS=("$@")
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(fuzz_model_loader fuzz_npy fuzz_onnx_compile)
+# fuzz_onnx_compile is built but not run by default: it stops at an open compiler bug
+# (tests/hardening/regression_replay_test.cc, kOpenCompilerFinds). Name it to run it.
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(fuzz_model_loader fuzz_npy)
 FUZZ_DIR="${FUZZ_DIR:-$ROOT/build-fuzz}"
 JOBS="${JOBS:-2}"
 
@@ -31,7 +34,10 @@ for t in "${TARGETS[@]}"; do
   log="$FUZZ_DIR/$t.log"
   echo "== $t: ${SECONDS_PER_TARGET}s (corpus: ${dirs[*]})"
   # -max_len: bounded inputs keep executions fast; real .efb seeds beyond it are truncated.
-  if nice -n "${FUZZ_NICE:-0}" "$FUZZ_DIR/bin/$t" -max_total_time="$SECONDS_PER_TARGET" \
+  # A small ASan quarantine: its periodic recycling otherwise stalls a starved process for
+  # seconds and reads as a libFuzzer timeout on a shared 2-core machine.
+  if ASAN_OPTIONS="quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+     nice -n "${FUZZ_NICE:-0}" "$FUZZ_DIR/bin/$t" -max_total_time="$SECONDS_PER_TARGET" \
        -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="$FUZZ_DIR/artifacts/$t-" "${dirs[@]}" >"$log" 2>&1; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")

@@ -1,16 +1,19 @@
 // Replays every input under tests/hardening/regressions/ the way the fuzzers run them
 // (fuzz/fuzz_model_loader.cc, fuzz/fuzz_npy.cc): each must give a status or a parse error —
 // never a crash; run under the `asan` preset, never a sanitizer report either.
-// File names: model-<what>.efb → model loader; npy-<what>.npy → .npy reader.
+// File names: model-<what>.efb → model loader; npy-<what>.npy → .npy reader;
+// onnx-<what>.onnx → compiler (fuzz/fuzz_onnx_compile.cc).
 #include <dirent.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "edgefold/interpreter.h"
+#include "edgefold_compiler/compiler.h"
 #include "npy.h"
 #include "testing/efb_builder.h"
 
@@ -62,6 +65,31 @@ TEST(Regression, NpyInputsNeverCrash) {
     } else {
       EXPECT_FALSE(error.empty());
     }
+  }
+}
+
+// Fuzzer finds in the compiler (not hardening's code) that are still open: replaying them
+// under ASan reports the overflow, so they are skipped by name until fixed. Delete the entry
+// with the fix; the file stays as the regression test.
+//   onnx-conv-bias-shorter-than-out-channels.onnx: Conv with 3 bias values for 4 output
+//     channels passes lowering; PackWeights (write/efb_writer.cc) then copies 16 bytes from a
+//     12-byte vector (heap-buffer-overflow read).
+const char* const kOpenCompilerFinds[] = {"onnx-conv-bias-shorter-than-out-channels.onnx"};
+
+TEST(Regression, OnnxInputsNeverCrash) {
+  for (const std::string& name : Files("onnx-")) {
+    SCOPED_TRACE(name);
+    bool open = false;
+    for (const char* known : kOpenCompilerFinds) open |= name == known;
+    if (open) {
+      std::printf("skipped (open compiler bug): %s\n", name.c_str());
+      continue;
+    }
+    compiler::CompileOptions options;
+    options.verify = false;
+    const compiler::CompileResult r =
+        compiler::CompileFile(std::string(EDGEFOLD_REGRESSION_DIR) + "/" + name, options);
+    if (!r.ok) EXPECT_FALSE(r.error.empty());
   }
 }
 
