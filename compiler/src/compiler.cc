@@ -84,6 +84,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   passes::InsertInputNormalization(graph, options.input_mean, options.input_std);
   const ir::Graph reference = graph;
   const passes::BatchNormStats bn = passes::FoldBatchNorm(graph, options.fold_batchnorm);
+  passes::CheckFiniteConstants(graph);   // after BN validation, which names BN fields itself
   r.batchnorm_found = bn.found;
   r.batchnorm_folded_backward = bn.folded_backward;
   r.batchnorm_folded_forward = bn.folded_forward;

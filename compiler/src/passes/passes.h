@@ -28,6 +28,9 @@ struct BatchNormStats {
 // or, with nothing to fold into, rewrites it to ChannelAffine(scale = s, shift = β − μ·s).
 BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold);
 
+// Throws naming the node and the constant when a float constant holds NaN or Inf.
+void CheckFiniteConstants(const ir::Graph& graph);
+
 // --input-mean/--input-std: makes the model take raw input, inserting a ChannelAffine
 // x·(1/σ) − μ/σ on graph input 0 (named "input_normalization"). Throws on bad sizes/σ ≤ 0.
 void InsertInputNormalization(ir::Graph& graph, const std::vector<float>& mean, const std::vector<float>& std_dev);
