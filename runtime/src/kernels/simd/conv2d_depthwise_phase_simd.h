@@ -60,9 +60,16 @@ inline void DwPhaseFill(const Conv2dShape& s, const DwPhaseGeometry& g, const fl
       continue;
     }
     for (size_t b = 0; b < sw; ++b) {
-      size_t j = (b + sw - s.pad_left % sw) % sw;
-      float* dst = qrow + b * g.plane_floats + (j + s.pad_left) / sw;
-      for (; j < cols; j += sw) *dst++ = xr[j];
+      const size_t j0 = (b + sw - s.pad_left % sw) % sw;
+      if (j0 >= cols) continue;
+      const size_t count = (cols - j0 + sw - 1) / sw;
+      float* dst = qrow + b * g.plane_floats + (j0 + s.pad_left) / sw;
+      const float* src = xr + j0;
+      if (sw == 2) {   // a constant stride the compiler turns into vector permutes
+        for (size_t d = 0; d < count; ++d) dst[d] = src[2 * d];
+      } else {
+        for (size_t d = 0; d < count; ++d) dst[d] = src[d * sw];
+      }
     }
   }
 }
@@ -113,11 +120,15 @@ void DwPhaseChannel(const Conv2dShape& s, const DwPhaseGeometry& g, const float*
       tap_ptr[r * s.kw + t] = q + phase * g.plane_floats + (dr / s.stride_h) * g.we + dc / s.stride_w;
     }
   DwPhaseTaps<Arch>(tap_ptr, w_c, taps, bias, (s.out_h * g.we + W - 1) / W * W, out);
+  // Whole registers while they end inside this channel's plane: the part past out_w lands in
+  // later output rows, which are written afterwards (reads stay inside `out`'s lanes of slack).
   for (size_t oh = 0; oh < s.out_h; ++oh) {
     const float* src = out + oh * g.we;
     float* dst = y_c + oh * s.out_w;
+    const size_t plane_left = (s.out_h - oh) * s.out_w;
     size_t ow = 0;
-    for (; ow + W <= s.out_w; ow += W) ActBatch<Arch>(B::load_unaligned(src + ow), act).store_unaligned(dst + ow);
+    for (; ow < s.out_w && ow + W <= plane_left; ow += W)
+      ActBatch<Arch>(B::load_unaligned(src + ow), act).store_unaligned(dst + ow);
     for (; ow < s.out_w; ++ow) dst[ow] = ActOne(src[ow], act);
   }
 }
