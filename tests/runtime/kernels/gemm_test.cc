@@ -71,11 +71,12 @@ TEST_P(GemmTest, LargeConvShaped) {
   ASSERT_TRUE(Check({131, 97, 61, 1, BiasMode::kPerCol, true, {ActKind::kNone, 0, 0}}));
 }
 
-// Across the cache blocks of gemm_simd.h (kGemmNc = kGemmKc = 256): several N and K blocks,
+// Across the cache blocks of gemm_simd.h (kGemmNc = 288, kGemmKc = 256): several N and K blocks,
 // a column tail below W (packed-tail path) on top, rows not a multiple of the 8-row tile; the
 // activation and bias must be applied once, after the last K block only.
 TEST_P(GemmTest, AcrossCacheBlocks) {
-  const size_t shapes[][3] = {{19, 2 * 256 + W() + 5, 600}, {11, 256 + 3, 257}, {9, 7, 513}, {3, 49, 1000}};
+  const size_t shapes[][3] = {{19, 2 * 256 + W() + 5, 600}, {11, 256 + 3, 257}, {9, 7, 513}, {3, 49, 1000},
+                              {13, 3 * 288 + 2 * W() + 7, 300}};   // 8×3 tiles over several N blocks
   for (const auto& mnk : shapes)
     for (BiasMode bias : {BiasMode::kPerRow, BiasMode::kPerCol})
       for (bool accumulate : {false, true}) {

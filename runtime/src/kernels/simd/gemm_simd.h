@@ -133,6 +133,8 @@ void GemmRowsBlock(const GemmParams& p, const float* a, const float* b, float* c
                    size_t j1, size_t k0, size_t kc) {
   constexpr size_t W = FBatch<Arch>::size;
   size_t j = j0;
+  if constexpr (W >= 16)   // 32 vector registers: MR × 3 accumulators + 3 B registers + 1 broadcast
+    for (; j + 3 * W <= j1; j += 3 * W) GemmTile<Arch, MR, 3>(p, a, b, c, i0, j, k0, kc);
   for (; j + 2 * W <= j1; j += 2 * W) GemmTile<Arch, MR, 2>(p, a, b, c, i0, j, k0, kc);
   if (j < j1) GemmTile<Arch, MR, 1>(p, a, b, c, i0, j, k0, kc);
 }
@@ -152,13 +154,14 @@ void GemmBlock(const GemmParams& p, const float* a, const float* b, float* c, si
   }
 }
 
-// Cache blocking: a KC × NC block of B (≤ 256 KiB) stays in L2 while every row tile of A
-// passes over it; an MR × KC strip of A (≤ 8 KiB) stays in L1 across the block's columns.
+// Cache blocking: a KC × NC block of B (≤ 288 KiB; NC = 6·48 splits into 3-register tiles) stays
+// in L2 while every row tile of A passes over it; an MR × KC strip of A (≤ 8 KiB) stays in L1
+// across the block's columns.
 constexpr size_t kGemmKc = 256;
-constexpr size_t kGemmNc = 256;
+constexpr size_t kGemmNc = 288;
 
 // C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias), see GemmParams.
-// MR: 8 rows × 2 registers (16 accumulators) with 32 vector registers (AVX-512), else 4 × 2.
+// MR: 8 rows × 3 registers (24 accumulators) with 32 vector registers (AVX-512), else 4 × 2.
 template <class Arch>
 void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   constexpr size_t W = FBatch<Arch>::size;
