@@ -46,7 +46,9 @@ class ConvIm2colTest : public KernelTest {};
 
 TEST_P(ConvIm2colTest, MatchesDirectConvolution) {
   struct Case { size_t in_c, out_c, group, hw, k, stride, dilation, pad; };
-  const Case cases[] = {{3, 8, 1, 9, 3, 1, 1, 1}, {4, 6, 2, 11, 3, 2, 1, 1}, {2, 5, 1, 13, 5, 1, 2, 2}, {16, 17, 1, 7, 1, 1, 1, 0}};
+  const Case cases[] = {{3, 8, 1, 9, 3, 1, 1, 1}, {4, 6, 2, 11, 3, 2, 1, 1}, {2, 5, 1, 13, 5, 1, 2, 2}, {16, 17, 1, 7, 1, 1, 1, 0},
+                       // pad beyond the kernel's reach, stride 3 + dilation, image narrower than the kernel
+                       {2, 3, 1, 8, 3, 2, 1, 3}, {3, 4, 1, 10, 3, 3, 2, 2}, {2, 3, 1, 2, 5, 1, 1, 2}, {1, 2, 1, 6, 3, 2, 1, 0}};
   for (const Case& c : cases) {
     Conv2dShape s;
     s.in_c = c.in_c, s.out_c = c.out_c, s.group = c.group, s.in_h = s.in_w = c.hw, s.kh = s.kw = c.k;

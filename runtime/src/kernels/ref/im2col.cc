@@ -1,12 +1,38 @@
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/reference.h"
 
 namespace edgefold::kernels::ref {
 
+namespace {
+
+// Outputs [lo, hi) of one row whose input column ow·sw + off_w lies inside [0, in_w).
+void ValidColumns(const Conv2dShape& s, long off_w, size_t* lo, size_t* hi) {
+  const long sw = static_cast<long>(s.stride_w), in_w = static_cast<long>(s.in_w);
+  const long first = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
+  const long end = in_w - 1 - off_w >= 0 ? (in_w - 1 - off_w) / sw + 1 : 0;
+  *lo = std::min(static_cast<size_t>(first), s.out_w);
+  *hi = std::max(*lo, std::min(static_cast<size_t>(end), s.out_w));
+}
+
+// One output row: zeros left of lo and from hi on, the input row (strided) between them.
+void CopyRow(const Conv2dShape& s, const float* src, long off_w, size_t lo, size_t hi, float* dst) {
+  std::memset(dst, 0, lo * sizeof(float));
+  const float* in = src + (static_cast<long>(lo * s.stride_w) + off_w);
+  if (s.stride_w == 1) {
+    std::memcpy(dst + lo, in, (hi - lo) * sizeof(float));
+  } else {
+    for (size_t ow = lo; ow < hi; ++ow, in += s.stride_w) dst[ow] = *in;
+  }
+  std::memset(dst + hi, 0, (s.out_w - hi) * sizeof(float));
+}
+
+}  // namespace
+
 // col[(c·kh + r)·kw + s, oh·out_w + ow] = x[c, oh·sh − pt + r·dh, ow·sw − pl + s·dw]
 // (0 outside the image), for c in the group's in_c/group channels. Pure data movement, so
-// every ISA table shares this code.
+// every ISA table shares this code. The in-image columns of a row are one range per tap.
 void Im2col(const Conv2dShape& s, const float* x_group, float* col) {
   const size_t channels = s.in_c / s.group;
   const size_t out_plane = s.out_h * s.out_w;
@@ -17,6 +43,8 @@ void Im2col(const Conv2dShape& s, const float* x_group, float* col) {
         float* row = col + ((c * s.kh + r) * s.kw + t) * out_plane;
         // Input column of output ow: ow·sw + off_w, off_w may be negative.
         const long off_w = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
+        size_t lo = 0, hi = 0;
+        ValidColumns(s, off_w, &lo, &hi);
         for (size_t oh = 0; oh < s.out_h; ++oh) {
           float* dst = row + oh * s.out_w;
           const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) -
@@ -25,11 +53,7 @@ void Im2col(const Conv2dShape& s, const float* x_group, float* col) {
             std::memset(dst, 0, s.out_w * sizeof(float));
             continue;
           }
-          const float* src = x_c + static_cast<size_t>(ih) * s.in_w;
-          for (size_t ow = 0; ow < s.out_w; ++ow) {
-            const long iw = static_cast<long>(ow * s.stride_w) + off_w;
-            dst[ow] = (iw >= 0 && iw < static_cast<long>(s.in_w)) ? src[iw] : 0.0f;
-          }
+          CopyRow(s, x_c + static_cast<size_t>(ih) * s.in_w, off_w, lo, hi, dst);
         }
       }
     }
