@@ -80,6 +80,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   CompileResult result;
   CompileReport& r = result.report;
   ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
+  passes::CheckConvOperands(graph);   // before folding rewrites weights and biases
   passes::CanonicalizeFullyConnected(graph);
   passes::InsertInputNormalization(graph, options.input_mean, options.input_std);
   const ir::Graph reference = graph;

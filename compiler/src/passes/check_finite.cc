@@ -1,3 +1,5 @@
+// Checks of constant operands before any pass relies on them.
+//
 // Rejects NaN and Inf in float constants: a weight that is not a number makes every output
 // that depends on it NaN, silently. Runs after constant folding, so it also catches values
 // that folding produced (e.g. a division by zero).
@@ -20,6 +22,21 @@ void CheckFiniteConstants(const ir::Graph& graph) {
         what << "constant input '" << in << "'[" << i << "] is " << (std::isnan(t.data[i]) ? "NaN" : "infinite");
         throw CompileError(node.Msg(what.str()));
       }
+    }
+  }
+}
+
+void CheckConvOperands(const ir::Graph& graph) {
+  for (const ir::Node& node : graph.nodes) {
+    if (node.op != "Conv" || node.In(1).empty() || node.In(2).empty()) continue;
+    if (!graph.IsConst(node.In(1)) || !graph.IsConst(node.In(2))) continue;
+    const ir::Tensor& w = graph.At(node.In(1));
+    const ir::Tensor& b = graph.At(node.In(2));
+    if (!w.shape.empty() && static_cast<int64_t>(b.data.size()) != w.shape[0]) {
+      std::ostringstream what;
+      what << "bias '" << b.name << "' has " << b.data.size() << " values for " << w.shape[0]
+           << " output channels (W " << ir::ShapeString(w.shape) << ")";
+      throw CompileError(node.Msg(what.str()));
     }
   }
 }

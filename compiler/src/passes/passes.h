@@ -30,6 +30,8 @@ BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold);
 
 // Throws naming the node and the constant when a float constant holds NaN or Inf.
 void CheckFiniteConstants(const ir::Graph& graph);
+// Throws naming the node when a Conv's constant bias does not hold one value per output channel.
+void CheckConvOperands(const ir::Graph& graph);
 
 // --input-mean/--input-std: makes the model take raw input, inserting a ChannelAffine
 // x·(1/σ) − μ/σ on graph input 0 (named "input_normalization"). Throws on bad sizes/σ ≤ 0.
