@@ -5,6 +5,7 @@
 #include <new>
 
 #include "interpreter/interpreter_state.h"
+#include "model/dataflow_check.h"
 #include "training/backward.h"
 #include "training/trainer_state.h"
 
@@ -216,6 +217,7 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   s->errors = errors;
   s->k = &kernels::SelectKernelTable(options.isa);
   s->tk = &kernels::SelectTrainKernelTable(options.isa);
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckDataflow(summary, s->tensors, s->ops, s->errors));
   EDGEFOLD_RETURN_IF_ERROR(PrepareOps(*s));
   EDGEFOLD_RETURN_IF_ERROR(CheckGraph(*s));
   EDGEFOLD_RETURN_IF_ERROR(PrepareFoldedOps(*s));
