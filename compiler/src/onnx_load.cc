@@ -51,6 +51,9 @@ void FixInputDims(onnx::ValueInfoProto* input, const CompileOptions& options,
   for (int i = 0; i < shape->dim_size(); ++i) {
     auto* d = shape->mutable_dim(i);
     if (d->has_dim_value() && d->dim_value() > 0) continue;
+    if (d->has_dim_value())   // a declared 0 (or negative) is an empty tensor, not a dynamic dim
+      throw CompileError(where + " has zero-sized dim " + std::to_string(i) + " in " + DimString(*shape) +
+                         "; edgefold needs every dim to be at least 1");
     if (i == 0) {  // symbolic batch dim: compile for batch 1
       d->set_dim_value(1);
       continue;

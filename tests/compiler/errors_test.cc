@@ -137,3 +137,29 @@ TEST(Errors, ModeOtherThanConstantPadIsUnsupported) {
 
 }  // namespace
 }  // namespace edgefold::compiler
+
+namespace edgefold::compiler {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::OnnxBuilder;
+
+TEST(Errors, ZeroSizedInputDimIsNotTreatedAsDynamic) {
+  for (int dim : {0, 2}) {
+    OnnxBuilder b;
+    std::vector<int64_t> shape = {1, 3, 8, 8};
+    shape[dim] = 0;
+    b.Input("image", shape);
+    b.Node("Relu", {"image"}, {"y"});
+    b.Output("y");
+    onnx::ModelProto m = b.model();
+    auto* d = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(dim);
+    d->set_dim_value(0);
+    const CompileResult r = CompileModel(m, CompileOptions());
+    ASSERT_FALSE(r.ok) << "dim " << dim;
+    EXPECT_THAT(r.error, HasSubstr("input 'image' has zero-sized dim " + std::to_string(dim)));
+  }
+}
+
+}  // namespace
+}  // namespace edgefold::compiler
