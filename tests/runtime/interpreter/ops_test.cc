@@ -446,3 +446,33 @@ TEST(Ops, GlobalPoolAndSoftmax) {
 
 }  // namespace
 }  // namespace edgefold::testing
+
+namespace edgefold::testing {
+namespace {
+
+// NaN inputs propagate (documented behaviour): the same on every ISA as in the reference.
+TEST(Ops, ReluAndClipPropagateNaNOnEveryIsa) {
+  for (auto kind : {fb::ActivationKind::Relu, fb::ActivationKind::Clip}) {
+    EfbBuilder b;
+    const int x = b.AddInput("x", {1, 37});
+    const int y = b.AddTensor("y", {1, 37});
+    fb::ActivationOptionsT o;
+    o.activation = std::make_unique<fb::Activation>(MakeActivation(kind, 0.0f, 6.0f));
+    fb::OpOptionsUnion u;
+    u.Set(std::move(o));
+    b.AddOp(fb::OpType::Activation, "act", {x}, {y}, std::move(u));
+    b.AddOutput(y);
+    const std::vector<uint8_t> model = b.Finish();
+    std::vector<float> in(37, 1.0f);
+    for (size_t i = 0; i < in.size(); i += 3) in[i] = std::nanf("");
+    for (Isa isa : AvailableIsas()) {
+      const RunResult r = RunModel(model, {in}, isa);
+      ASSERT_EQ(r.status, Status::kOk);
+      for (size_t i = 0; i < in.size(); ++i)
+        EXPECT_EQ(std::isnan(r.outputs[0][i]), std::isnan(in[i])) << IsaName(isa) << " at " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgefold::testing

@@ -42,8 +42,10 @@ inline FBatch<Arch> ActBatch(FBatch<Arch> x, const Activation& a) {
   const B zero(0.0f), one(1.0f);
   switch (a.kind) {
     case ActKind::kNone: return x;
-    case ActKind::kRelu: return xsimd::max(x, zero);
-    case ActKind::kClip: return xsimd::min(xsimd::max(x, B(a.alpha)), B(a.beta));
+    // x goes second: x86 max/min return the second operand when either is NaN, so a NaN
+    // input stays NaN as in the scalar reference (std::max(x, 0) keeps a NaN x).
+    case ActKind::kRelu: return xsimd::max(zero, x);
+    case ActKind::kClip: return xsimd::min(B(a.beta), xsimd::max(B(a.alpha), x));
     case ActKind::kLeakyRelu: return xsimd::select(x < zero, x * B(a.alpha), x);
     case ActKind::kSigmoid: return one / (one + xsimd::exp(-x));
     case ActKind::kHardSigmoid:
