@@ -4,25 +4,6 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
-// Σ x[0..n), four independent accumulators to hide the add latency.
-template <class Arch>
-float RowSum(const float* x, size_t n) {
-  using B = FBatch<Arch>;
-  constexpr size_t W = B::size;
-  B s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
-  size_t i = 0;
-  for (; i + 4 * W <= n; i += 4 * W) {
-    s0 += B::load_unaligned(x + i);
-    s1 += B::load_unaligned(x + i + W);
-    s2 += B::load_unaligned(x + i + 2 * W);
-    s3 += B::load_unaligned(x + i + 3 * W);
-  }
-  for (; i + W <= n; i += W) s0 += B::load_unaligned(x + i);
-  float sum = xsimd::hadd((s0 + s1) + (s2 + s3));
-  for (; i < n; ++i) sum += x[i];
-  return sum;
-}
-
 // max x[0..n) (−∞ for n = 0), four accumulators.
 template <class Arch>
 float RowMax(const float* x, size_t n) {

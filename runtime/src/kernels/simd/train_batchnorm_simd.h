@@ -17,25 +17,6 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
-// Σ x[0..n), four accumulators.
-template <class Arch>
-float BnRowSum(const float* x, size_t n) {
-  using B = FBatch<Arch>;
-  constexpr size_t W = B::size;
-  B s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
-  size_t i = 0;
-  for (; i + 4 * W <= n; i += 4 * W) {
-    s0 += B::load_unaligned(x + i);
-    s1 += B::load_unaligned(x + i + W);
-    s2 += B::load_unaligned(x + i + 2 * W);
-    s3 += B::load_unaligned(x + i + 3 * W);
-  }
-  for (; i + W <= n; i += W) s0 += B::load_unaligned(x + i);
-  float sum = xsimd::hadd((s0 + s1) + (s2 + s3));
-  for (; i < n; ++i) sum += x[i];
-  return sum;
-}
-
 // Σ(x − shift) and Σ(x − shift)² over x[0..n), added to *sum_d and *sum_d2.
 template <class Arch>
 void BnRowCentred(const float* x, size_t n, float shift, float* sum_d, float* sum_d2) {
@@ -103,7 +84,7 @@ void BatchnormTrainForward(const float* x, const float* gamma, const float* beta
   const bool stream = batch * channels * spatial * sizeof(float) >= kStreamMinBytes;
   for (size_t c = 0; c < channels; ++c) {
     float sum = 0.0f;
-    for (size_t n = 0; n < batch; ++n) sum += BnRowSum<Arch>(x + (n * channels + c) * spatial, spatial);
+    for (size_t n = 0; n < batch; ++n) sum += RowSum<Arch>(x + (n * channels + c) * spatial, spatial);
     const float mu0 = sum / m;
     float sd = 0.0f, sd2 = 0.0f;
     for (size_t n = 0; n < batch; ++n)
