@@ -1,5 +1,8 @@
 // channel_affine, batchnorm_inference, activation, prelu and binary of every SIMD table
 // against the reference at sizes around the register width.
+#include <cmath>
+#include <limits>
+
 #include "kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
@@ -20,6 +23,23 @@ TEST_P(ElementwiseTest, ActivationEveryKindAndSize) {
       ASSERT_TRUE(AllClose(want, got)) << "in place, n=" << n;
     }
   }
+}
+
+// Sigmoid far into saturation (|x| up to 120: exp's argument is clamped in the SIMD path to keep
+// it out of the subnormal range), exactly 0/1 where float saturates, and NaN kept NaN.
+TEST_P(ElementwiseTest, SigmoidSaturatesAndKeepsNan) {
+  std::vector<float> x = RandomVector(67, -120, 120);
+  x[3] = 87.5f, x[4] = 100.0f, x[5] = -100.0f, x[6] = 17.0f;
+  const Activation sigmoid{ActKind::kSigmoid, 0, 0};
+  std::vector<float> want(x.size()), got(x.size());
+  ref::ActivationKernel(x.data(), want.data(), x.size(), sigmoid);
+  table().activation(x.data(), got.data(), x.size(), sigmoid);
+  ASSERT_TRUE(AllClose(want, got));
+  EXPECT_EQ(got[4], 1.0f);
+  EXPECT_EQ(got[3], 1.0f);
+  x[0] = std::numeric_limits<float>::quiet_NaN();
+  table().activation(x.data(), got.data(), x.size(), sigmoid);
+  EXPECT_TRUE(std::isnan(got[0]));
 }
 
 TEST_P(ElementwiseTest, ChannelAffineAndBatchnorm) {
