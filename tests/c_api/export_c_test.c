@@ -31,15 +31,23 @@ int main(int argc, char** argv) {
       ef_create(model_model, MODEL_MODEL_BYTES, g_arena, sizeof g_arena, NULL, &it) != EF_OK ||
       ef_set_input(it, 0, input.data, input.elems) != EF_OK || ef_invoke(it) != EF_OK) {
     fprintf(stderr, "running the exported model failed (need %zu, have %u)\n", need, MODEL_ARENA_BYTES);
+    tensor_pb_free(&expected);
+    tensor_pb_free(&input);
     return 1;
   }
   ef_tensor y;
-  if (ef_get_output(it, 0, &y) != EF_OK || y.elems != expected.elems) return 1;
+  const int ok = ef_get_output(it, 0, &y) == EF_OK && y.elems == expected.elems;
+  tensor_pb_free(&input);
+  if (!ok) {
+    tensor_pb_free(&expected);
+    return 1;
+  }
   double err = 0, scale = 1;
   for (size_t i = 0; i < y.elems; ++i) {
     scale = fmax(scale, fabs(expected.data[i]));
     err = fmax(err, fabs((double)y.data[i] - expected.data[i]));
   }
+  tensor_pb_free(&expected);
   printf("export-c model in C: %zu outputs, max error %.3g\n", y.elems, err / scale);
   if (err / scale > 1e-4) return 1;
   printf("OK: exported C array runs\n");
