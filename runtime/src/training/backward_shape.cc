@@ -1,5 +1,6 @@
 // Backward of the parameter-free ops: element-wise, broadcasting, data movement, pooling.
 #include <cmath>
+#include <cstring>
 
 #include "ops/broadcast.h"
 #include "ops/shape_util.h"
@@ -57,8 +58,10 @@ void BackwardBinary(Trainer::State& s, const OpDesc& op) {
   float* da = DIn(s, op, 0);
   float* db = DIn(s, op, 1);
   if (da == nullptr && db == nullptr) return;
+  // The Binary op's Prepare already planned the broadcast; reuse it instead of replanning
+  // every step.
   BroadcastPlan plan;
-  if (!PlanBroadcast(a, b, s.tensors[op.outputs[0]], &plan)) return;   // checked at Prepare
+  std::memcpy(static_cast<void*>(&plan), op.prepared, sizeof(plan));
   const float* dy = DOut(s, op);
   const auto kind = op.options.binary.kind;
   const size_t sa = (plan.inner_mode == kernels::BroadcastMode::kScalarA) ? 0 : 1;
