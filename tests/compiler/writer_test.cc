@@ -61,10 +61,11 @@ TEST(Writer, VerifiesAndAlignsWeights) {
   EXPECT_EQ(report.arena_bytes, m->arena_bytes());
   EXPECT_EQ(report.batchnorm_folded_backward, 1);
   EXPECT_EQ(report.activations_fused, 1);
-  // conv1 (pads 1) needs im2col scratch: planned inside the arena.
+  // conv1 (pads 1) needs phase-plane scratch, planned inside the arena: 3 planes of 10×10 + 3
+  // slack → 304 floats, pitched output 5·(7·10 + 8) → 400 floats, 27 row offsets → 128 bytes.
   const fb::Operator* conv1 = m->operators()->Get(0);
   EXPECT_STREQ(conv1->name()->c_str(), "conv1");
-  EXPECT_EQ(conv1->scratch_bytes(), 3u * 9 * 64 * 4);
+  EXPECT_EQ(conv1->scratch_bytes(), (304u + 400u) * 4 + 128);
   EXPECT_GE(conv1->scratch_offset(), 0);
   EXPECT_EQ(conv1->scratch_offset() % 64, 0);
 }

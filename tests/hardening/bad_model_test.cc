@@ -178,9 +178,13 @@ TEST(SizeArithmetic, ConvScratchSaturates) {
   s.out_h = s.out_w = 1u << 20;
   s.in_h = s.in_w = 1;
   EXPECT_EQ(ops::ConvScratchBytes(s), SIZE_MAX);
+  EXPECT_EQ(ops::ConvIm2colScratchBytes(s), SIZE_MAX);
   s.kh = s.kw = 3;
   s.out_h = s.out_w = 8;
-  EXPECT_EQ(ops::ConvScratchBytes(s), size_t{4} * 9 * 64 * 4);
+  EXPECT_EQ(ops::ConvIm2colScratchBytes(s), size_t{4} * 9 * 64 * 4);
+  // Phase planes: 4 channels of 10×10 + 3 slack → 416 floats, pitched 4·(7·10 + 8) → 320 floats,
+  // 36 offsets → 192 bytes.
+  EXPECT_EQ(ops::ConvScratchBytes(s), size_t{(416 + 320) * 4 + 192});
 }
 
 TEST(SizeArithmetic, ArenaLayoutSaturates) {

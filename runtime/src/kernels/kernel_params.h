@@ -18,14 +18,23 @@ struct Activation {
 
 // C[m×n] = act(A[m×k] · B[k×n] + bias)   (row-major, leading dimensions in elements)
 // bias: nullptr, or m values (bias_per_row) or n values; accumulate: C += A·B first.
+// b_row_offsets: nullptr (row q of B starts at b + q·ldb), or k offsets: row q starts at
+// b + b_row_offsets[q] (ldb unused). Lets a conv read each tap's B row as a shifted view of
+// its input instead of an im2col copy (kernels/conv_phase.h).
 struct GemmParams {
   size_t m = 0, n = 0, k = 0;
   size_t lda = 0, ldb = 0, ldc = 0;
+  const uint32_t* b_row_offsets = nullptr;
   const float* bias = nullptr;
   bool bias_per_row = false;
   bool accumulate = false;
   Activation act;
 };
+
+// Start of row q of GEMM operand B (see GemmParams::b_row_offsets).
+inline const float* GemmBRow(const GemmParams& p, const float* b, size_t q) {
+  return p.b_row_offsets != nullptr ? b + p.b_row_offsets[q] : b + q * p.ldb;
+}
 
 // One 2-D convolution (1-D convs use in_h = out_h = kh = 1). NCHW, weights [out_c, in_c/group, kh, kw].
 struct Conv2dShape {

@@ -1,7 +1,10 @@
 // Conv (1-D and 2-D, any stride, padding, dilation and group count).
 //   y[n, oc, oy, ox] = act(b[oc] + Σ_{ic∈group(oc), ky, kx} w[oc, ic, ky, kx] · x[n, ic, iy, ix])
 //   iy = oy·sh − pad_top + ky·dh, ix = ox·sw − pad_left + kx·dw (zero outside the image)
-// Depthwise convs run a direct kernel; others run im2col (skipped for pointwise) + GEMM per group.
+// Depthwise convs run a direct kernel; pointwise ones one GEMM on the input; others a GEMM per
+// group that reads each tap in place from phase planes (kernels/conv_phase.h), or im2col + GEMM
+// when the model's plan gives only im2col's scratch.
+#include "kernels/conv_phase.h"
 #include "ops/conv_scratch.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_util.h"
@@ -12,7 +15,9 @@ namespace {
 
 struct ConvPrepared {
   kernels::Conv2dShape shape;
+  kernels::ConvPhaseLayout phase;   // used when phase_planes
   size_t batch;
+  bool phase_planes;                // else im2col (a plan made for it) or no scratch at all
 };
 
 Status Prepare(OpContext& ctx) {
@@ -41,11 +46,14 @@ Status Prepare(OpContext& ctx) {
   if (ctx.has_input(2) && ctx.input(2).elems != s.out_c)
     return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
                     ctx.input(2).elems, s.out_c);
-  const size_t scratch = ops::ConvScratchBytes(s);
-  if (ctx.op.scratch_bytes < scratch)
-    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
-                    ctx.op.scratch_bytes);
-  ctx.prepared<ConvPrepared>() = ConvPrepared{s, static_cast<size_t>(x.shape[0])};
+  const bool direct = ops::ConvIsDepthwise(s) || ops::ConvIsPointwise(s);
+  const kernels::ConvPhaseLayout phase = kernels::MakeConvPhaseLayout(s);
+  const bool phase_planes = !direct && phase.scratch_bytes <= ctx.op.scratch_bytes;
+  const size_t scratch = direct ? 0 : ops::ConvIm2colScratchBytes(s);
+  if (!phase_planes && ctx.op.scratch_bytes < scratch)
+    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu",
+                    ops::ConvScratchBytes(s), ctx.op.scratch_bytes);
+  ctx.prepared<ConvPrepared>() = ConvPrepared{s, phase, static_cast<size_t>(x.shape[0]), phase_planes};
   return Status::kOk;
 }
 
@@ -71,6 +79,13 @@ Status Eval(OpContext& ctx) {
     }
     for (size_t g = 0; g < s.group; ++g) {
       const float* xg = xn + g * cin_g * s.in_h * s.in_w;
+      const float* wg = w + g * cout_g * k;
+      const float* bg = bias ? bias + g * cout_g : nullptr;
+      if (p.phase_planes) {
+        kernels::Conv2dPhaseGemm(ctx.k, s, p.phase, xg, wg, bg, o.act, yn + g * cout_g * out_plane,
+                                 ctx.op.scratch);
+        continue;
+      }
       const float* col = xg;
       if (!pointwise) {
         ctx.k.im2col(s, xg, ctx.op.scratch);
@@ -79,10 +94,10 @@ Status Eval(OpContext& ctx) {
       kernels::GemmParams gp;
       gp.m = cout_g; gp.n = out_plane; gp.k = k;
       gp.lda = k; gp.ldb = out_plane; gp.ldc = out_plane;
-      gp.bias = bias ? bias + g * cout_g : nullptr;
+      gp.bias = bg;
       gp.bias_per_row = true;
       gp.act = o.act;
-      ctx.k.gemm(gp, w + g * cout_g * k, col, yn + g * cout_g * out_plane);
+      ctx.k.gemm(gp, wg, col, yn + g * cout_g * out_plane);
     }
   }
   return Status::kOk;

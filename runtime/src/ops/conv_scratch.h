@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/conv_phase.h"
 #include "kernels/kernel_params.h"
 
 namespace edgefold::ops {
@@ -21,8 +22,7 @@ inline bool ConvIsPointwise(const kernels::Conv2dShape& s) {
 // Bytes of im2col buffer: one group of one image, [(in_c/group)·kh·kw × out_h·out_w] floats.
 // Saturates at SIZE_MAX instead of wrapping (a hostile model's dims can overflow the
 // product; no plan can then offer enough scratch).
-inline size_t ConvScratchBytes(const kernels::Conv2dShape& s) {
-  if (ConvIsDepthwise(s) || ConvIsPointwise(s)) return 0;
+inline size_t ConvIm2colScratchBytes(const kernels::Conv2dShape& s) {
   const size_t factors[] = {s.in_c / s.group, s.kh, s.kw, s.out_h, s.out_w, sizeof(float)};
   size_t bytes = 1;
   for (size_t f : factors) {
@@ -30,6 +30,15 @@ inline size_t ConvScratchBytes(const kernels::Conv2dShape& s) {
     bytes *= f;
   }
   return bytes;
+}
+
+// The scratch the compiler plans for a Conv: the phase-plane path (kernels/conv_phase.h, no
+// im2col) when its sizes fit, else im2col. The runtime takes the phase path whenever the plan
+// gives it enough scratch, so models planned for im2col still run.
+inline size_t ConvScratchBytes(const kernels::Conv2dShape& s) {
+  if (ConvIsDepthwise(s) || ConvIsPointwise(s)) return 0;
+  const size_t phase = kernels::MakeConvPhaseLayout(s).scratch_bytes;
+  return phase != SIZE_MAX ? phase : ConvIm2colScratchBytes(s);
 }
 
 }  // namespace edgefold::ops

@@ -1,6 +1,9 @@
 // A grouped convolution through each table's im2col + gemm equals a direct 7-loop convolution
 // written here (the way the Conv op will use the two kernels together).
+#include <cmath>
+
 #include "kernel_test_util.h"
+#include "kernels/conv_phase.h"
 
 namespace edgefold::kernels::testing {
 namespace {
@@ -58,6 +61,42 @@ TEST_P(ConvIm2colTest, MatchesDirectConvolution) {
                bias = RandomVector(s.out_c, -1, 1, 4);
     ASSERT_TRUE(AllClose(DirectConv(s, x, w, bias), Im2colConv(table(), s, x, w, bias), 1e-5f, 1e-5f))
         << "in_c " << c.in_c << " group " << c.group << " k " << c.k;
+  }
+}
+
+// The phase-plane path (no im2col): same convolution, reading each tap in place. Adds strides,
+// dilations and pads that make junk columns, 1-D rows and 1×1 stride 2 (no junk: writes y directly).
+std::vector<float> PhaseConv(const KernelTable& t, const Conv2dShape& s, const std::vector<float>& x,
+                             const std::vector<float>& w, const std::vector<float>& bias) {
+  const ConvPhaseLayout l = MakeConvPhaseLayout(s);
+  EXPECT_NE(l.scratch_bytes, SIZE_MAX);
+  const size_t cg = s.in_c / s.group, og = s.out_c / s.group, kdim = cg * s.kh * s.kw, hw = s.out_h * s.out_w;
+  std::vector<float> scratch(l.scratch_bytes / sizeof(float) + 16, std::nanf("")), y(s.out_c * hw);
+  for (size_t g = 0; g < s.group; ++g)
+    Conv2dPhaseGemm(t, s, l, x.data() + g * cg * s.in_h * s.in_w, w.data() + g * og * kdim, bias.data() + g * og,
+                    Activation{}, y.data() + g * og * hw, scratch.data());
+  return y;
+}
+
+TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
+  struct Case { size_t in_c, out_c, group, h, w, kh, kw, stride, dilation, pad; };
+  const Case cases[] = {{3, 8, 1, 9, 9, 3, 3, 1, 1, 1}, {4, 6, 2, 11, 11, 3, 3, 2, 1, 1}, {2, 5, 1, 13, 13, 5, 5, 1, 2, 2},
+                       {2, 3, 1, 8, 8, 3, 3, 2, 1, 3}, {3, 4, 1, 10, 10, 3, 3, 3, 2, 2}, {2, 3, 1, 2, 2, 5, 5, 1, 1, 2},
+                       {1, 2, 1, 6, 6, 3, 3, 2, 1, 0}, {3, 17, 1, 23, 19, 7, 7, 2, 1, 3}, {16, 33, 1, 14, 14, 3, 3, 1, 1, 1},
+                       {8, 16, 1, 15, 15, 1, 1, 2, 1, 0}, {5, 7, 1, 1, 37, 1, 5, 1, 1, 2}, {4, 9, 1, 1, 40, 1, 4, 2, 1, 1},
+                       {19, 20, 1, 7, 7, 3, 3, 1, 1, 1}, {6, 6, 3, 12, 9, 3, 1, 2, 1, 1}};
+  for (const Case& c : cases) {
+    Conv2dShape s;
+    s.in_c = c.in_c, s.out_c = c.out_c, s.group = c.group, s.in_h = c.h, s.in_w = c.w, s.kh = c.kh, s.kw = c.kw;
+    s.stride_h = s.stride_w = c.stride, s.dilation_h = s.dilation_w = c.dilation;
+    s.pad_top = c.h == 1 ? 0 : c.pad, s.pad_left = c.pad;
+    const size_t pad_h = c.h == 1 ? 0 : c.pad;
+    s.out_h = (c.h + 2 * pad_h - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
+    s.out_w = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
+    const auto x = RandomVector(s.in_c * c.h * c.w), w = RandomVector(s.out_c * (s.in_c / s.group) * c.kh * c.kw, -1, 1, 3),
+               bias = RandomVector(s.out_c, -1, 1, 4);
+    ASSERT_TRUE(AllClose(DirectConv(s, x, w, bias), PhaseConv(table(), s, x, w, bias), 1e-5f, 1e-5f))
+        << "in_c " << c.in_c << " h " << c.h << " w " << c.w << " k " << c.kh << "x" << c.kw << " stride " << c.stride;
   }
 }
 

@@ -10,7 +10,7 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   for (size_t i = 0; i < p.m; ++i) {
     for (size_t j = 0; j < p.n; ++j) {
       float acc = 0.0f;
-      for (size_t q = 0; q < p.k; ++q) acc += a[i * p.lda + q] * b[q * p.ldb + j];
+      for (size_t q = 0; q < p.k; ++q) acc += a[i * p.lda + q] * GemmBRow(p, b, q)[j];
       float* out = c + i * p.ldc + j;
       if (p.accumulate) acc = *out + acc;
       if (p.bias != nullptr) acc += p.bias[p.bias_per_row ? i : j];

@@ -26,8 +26,8 @@ void GemmTile(const GemmParams& p, const float* a, const float* b, float* c, siz
     for (size_t v = 0; v < NV; ++v)
       acc[r][v] = (first && !p.accumulate) ? B(0.0f) : B::load_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
   const float* a0 = a + i0 * p.lda + k0;
-  const float* bq = b + k0 * p.ldb + j0;
-  for (size_t q = 0; q < kc; ++q, bq += p.ldb) {
+  for (size_t q = 0; q < kc; ++q) {
+    const float* bq = GemmBRow(p, b, k0 + q) + j0;
     B bv[NV];
     for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
     for (size_t r = 0; r < MR; ++r) {
@@ -59,12 +59,12 @@ void GemmTailCols(const GemmParams& p, const float* a, const float* b, float* c,
     for (size_t j = j0; j < p.n; ++j) {
       float sum = 0.0f;
       size_t q = 0;
-      if (p.ldb == 1) {
+      if (p.ldb == 1 && p.b_row_offsets == nullptr) {
         B acc(0.0f);
         for (; q + W <= p.k; q += W) acc = xsimd::fma(B::load_unaligned(ar + q), B::load_unaligned(b + q + j), acc);
         sum = xsimd::hadd(acc);
       }
-      for (; q < p.k; ++q) sum += ar[q] * b[q * p.ldb + j];
+      for (; q < p.k; ++q) sum += ar[q] * GemmBRow(p, b, q)[j];
       float* out = c + (i0 + r) * p.ldc + j;
       *out = GemmFinishOne(p, sum, i0 + r, j, out);
     }
@@ -118,8 +118,10 @@ void GemmTailColumns(const GemmParams& p, const float* a, const float* b, float*
   alignas(64) float bt[kmax * W];
   for (size_t k0 = 0; k0 < p.k; k0 += kmax) {
     const size_t kc = std::min(kmax, p.k - k0);
-    for (size_t q = 0; q < kc; ++q)
-      for (size_t j = 0; j < W; ++j) bt[q * W + j] = j < cols ? b[(k0 + q) * p.ldb + j0 + j] : 0.0f;
+    for (size_t q = 0; q < kc; ++q) {
+      const float* bq = GemmBRow(p, b, k0 + q) + j0;
+      for (size_t j = 0; j < W; ++j) bt[q * W + j] = j < cols ? bq[j] : 0.0f;
+    }
     size_t i = 0;
     for (; i + MR <= p.m; i += MR) GemmTailTile<Arch, MR>(p, a, bt, c, i, j0, cols, k0, kc);
     for (; i < p.m; ++i) GemmTailTile<Arch, 1>(p, a, bt, c, i, j0, cols, k0, kc);
@@ -177,7 +179,7 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
       GemmBlock<Arch, MR>(p, a, b, c, j0, j1, k0, std::min(kGemmKc, p.k - k0));
   }
   if (n_vec == p.n) return;
-  if (p.ldb == 1)   // n == 1 (matrix·vector): B's column is contiguous, dot products over k
+  if (p.ldb == 1 && p.b_row_offsets == nullptr)   // n == 1 (matrix·vector): B's column is contiguous
     for (size_t i = 0; i < p.m; ++i) GemmTailCols<Arch, 1>(p, a, b, c, i, n_vec);
   else
     GemmTailColumns<Arch, MR>(p, a, b, c, n_vec);

@@ -1,0 +1,124 @@
+#include "kernels/conv_phase.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace edgefold::kernels {
+namespace {
+
+constexpr size_t kSaturated = SIZE_MAX;
+
+size_t MulSat(size_t a, size_t b) { return (a != 0 && b > kSaturated / a) ? kSaturated : a * b; }
+size_t AddSat(size_t a, size_t b) { return a > kSaturated - b ? kSaturated : a + b; }
+size_t RoundUp(size_t a, size_t multiple) {
+  return a > kSaturated - multiple ? kSaturated : (a + multiple - 1) / multiple * multiple;
+}
+
+// Plane extent along one axis: the padded pixels the outputs read, (out−1)·stride + (k−1)·dil + 1,
+// split into `stride` phases.
+size_t PlaneExtent(size_t out, size_t stride, size_t kernel, size_t dilation) {
+  const size_t padded = AddSat(AddSat(MulSat(out - 1, stride), MulSat(kernel - 1, dilation)), 1);
+  return padded == kSaturated ? kSaturated : (padded + stride - 1) / stride;
+}
+
+// Plane row or column q of phase `phase` reads input index q·stride + phase − pad; the q with
+// that index inside [0, in) form [*lo, *hi) (clamped to [0, plane)).
+void ValidRange(size_t plane, size_t stride, size_t phase, size_t pad, size_t in, size_t* lo, size_t* hi) {
+  const long shift = static_cast<long>(pad) - static_cast<long>(phase);   // q·stride ≥ shift
+  const long s = static_cast<long>(stride);
+  const long first = shift <= 0 ? 0 : (shift + s - 1) / s;
+  const long last_in = static_cast<long>(in) - 1 + shift;                  // q·stride ≤ last_in
+  const long end = last_in < 0 ? 0 : last_in / s + 1;
+  *lo = std::min(static_cast<size_t>(first), plane);
+  *hi = std::max(*lo, std::min(static_cast<size_t>(end), plane));
+}
+
+// The phase planes of one group, zero where the padded image lies outside the input.
+void FillPlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes) {
+  const size_t channels = s.in_c / s.group;
+  for (size_t c = 0; c < channels; ++c) {
+    const float* xc = x_group + c * s.in_h * s.in_w;
+    for (size_t a = 0; a < s.stride_h; ++a) {
+      size_t r_lo = 0, r_hi = 0;
+      ValidRange(l.plane_h, s.stride_h, a, s.pad_top, s.in_h, &r_lo, &r_hi);
+      for (size_t b = 0; b < s.stride_w; ++b) {
+        float* plane = planes + c * l.channel_floats + (a * s.stride_w + b) * l.plane_floats;
+        size_t q_lo = 0, q_hi = 0;
+        ValidRange(l.plane_w, s.stride_w, b, s.pad_left, s.in_w, &q_lo, &q_hi);
+        std::memset(plane, 0, r_lo * l.plane_w * sizeof(float));
+        for (size_t r = r_lo; r < r_hi; ++r) {
+          float* dst = plane + r * l.plane_w;
+          std::memset(dst, 0, q_lo * sizeof(float));
+          std::memset(dst + q_hi, 0, (l.plane_w - q_hi) * sizeof(float));
+          if (q_lo == q_hi) continue;
+          const float* src = xc + (r * s.stride_h + a - s.pad_top) * s.in_w + (q_lo * s.stride_w + b - s.pad_left);
+          if (s.stride_w == 1) {
+            std::memcpy(dst + q_lo, src, (q_hi - q_lo) * sizeof(float));
+          } else {
+            for (size_t q = q_lo; q < q_hi; ++q, src += s.stride_w) dst[q] = *src;
+          }
+        }
+        std::memset(plane + r_hi * l.plane_w, 0, (l.plane_h - r_hi) * l.plane_w * sizeof(float));
+      }
+    }
+  }
+  const size_t used = channels * l.channel_floats;   // slack past the last plane: junk reads
+  std::memset(planes + used, 0, (l.planes_floats - used) * sizeof(float));
+}
+
+}  // namespace
+
+ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
+  ConvPhaseLayout l;
+  l.scratch_bytes = kSaturated;
+  if (s.out_h == 0 || s.out_w == 0 || s.stride_h == 0 || s.stride_w == 0 || s.group == 0) return l;
+  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group;
+  l.plane_h = PlaneExtent(s.out_h, s.stride_h, s.kh, s.dilation_h);
+  l.plane_w = PlaneExtent(s.out_w, s.stride_w, s.kw, s.dilation_w);
+  l.plane_floats = MulSat(l.plane_h, l.plane_w);
+  l.channel_floats = MulSat(MulSat(s.stride_h, s.stride_w), l.plane_floats);
+  // The last tap's run ends ⌊(kw−1)·dw / sw⌋ floats past the last plane on the junk columns.
+  const size_t slack = AddSat(MulSat(s.kw - 1, s.dilation_w) / s.stride_w, 1);
+  l.planes_floats = RoundUp(AddSat(MulSat(cin_g, l.channel_floats), slack), 16);
+  l.gemm_n = AddSat(MulSat(s.out_h - 1, l.plane_w), s.out_w);
+  l.pitched_floats = l.plane_w == s.out_w ? 0 : RoundUp(MulSat(cout_g, l.gemm_n), 16);
+  l.k = MulSat(MulSat(cin_g, s.kh), s.kw);
+  l.offsets_bytes = RoundUp(MulSat(l.k, sizeof(uint32_t)), 64);
+  if (l.planes_floats > UINT32_MAX) return l;   // offsets are 32-bit
+  l.scratch_bytes =
+      AddSat(MulSat(AddSat(l.planes_floats, l.pitched_floats), sizeof(float)), l.offsets_bytes);
+  return l;
+}
+
+void Conv2dPhaseGemm(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l,
+                     const float* x_group, const float* w_group, const float* bias, Activation act,
+                     float* y_group, float* scratch) {
+  float* planes = scratch;
+  float* pitched = planes + l.planes_floats;
+  auto* offsets = reinterpret_cast<uint32_t*>(pitched + l.pitched_floats);
+  FillPlanes(s, l, x_group, planes);
+  uint32_t* off = offsets;
+  for (size_t c = 0; c < s.in_c / s.group; ++c)
+    for (size_t ky = 0; ky < s.kh; ++ky)
+      for (size_t kx = 0; kx < s.kw; ++kx) {
+        const size_t dy = ky * s.dilation_h, dx = kx * s.dilation_w;
+        const size_t phase = (dy % s.stride_h) * s.stride_w + dx % s.stride_w;
+        *off++ = static_cast<uint32_t>(c * l.channel_floats + phase * l.plane_floats +
+                                       dy / s.stride_h * l.plane_w + dx / s.stride_w);
+      }
+  const size_t cout_g = s.out_c / s.group, out_plane = s.out_h * s.out_w;
+  const bool direct = l.pitched_floats == 0;   // plane_w == out_w: no junk columns
+  GemmParams p;
+  p.m = cout_g, p.n = l.gemm_n, p.k = l.k;
+  p.lda = l.k, p.ldc = direct ? out_plane : l.gemm_n;
+  p.b_row_offsets = offsets;
+  p.bias = bias, p.bias_per_row = true, p.act = act;
+  t.gemm(p, w_group, planes, direct ? y_group : pitched);
+  if (direct) return;
+  for (size_t o = 0; o < cout_g; ++o)
+    for (size_t oy = 0; oy < s.out_h; ++oy)
+      std::memcpy(y_group + o * out_plane + oy * s.out_w, pitched + o * l.gemm_n + oy * l.plane_w,
+                  s.out_w * sizeof(float));
+}
+
+}  // namespace edgefold::kernels
