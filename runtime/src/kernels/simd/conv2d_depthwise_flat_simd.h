@@ -1,0 +1,169 @@
+// Depthwise convolution of one image for strides 1 and 2, computed straight into y with the
+// output plane taken as one flat vector of n = out_h·out_w floats (several short rows share a
+// register: no lanes are lost to row ends and no copy-out pass is needed).
+//
+// The input is split by stride phase: plane (a, b) holds Q[i'][j'] = x[i'·sh + a][j'·sw + b]
+// with row pitch out_w (rows_a × cols_b values; needs cols_b ≤ out_w), zero rows above and
+// below. Tap (r, t) of output (oh, ow) reads input row oh·sh + v, v = r·dh − pt, column
+// ow·sw + u, u = t·dw − pl, i.e. plane (v mod sh, u mod sw) at [oh + ⌊v/sh⌋][ow + ⌊u/sw⌋]:
+// at flat index p = oh·out_w + ow that is the constant offset ⌊v/sh⌋·out_w + ⌊u/sw⌋. Rows
+// outside the image land in the zero rows; a column outside [0, cols_b) wraps into the
+// neighbouring row, so the kh taps of column t are summed apart and that sum is kept only on
+// the lanes whose ow + ⌊u/sw⌋ is inside [0, cols_b) (one select per column, not per tap).
+// Stride 1 with out_w == in_w makes the plane a plain copy of the channel (one memcpy).
+#pragma once
+#include <cstring>
+
+#include "kernels/simd/conv2d_depthwise_unzip_simd.h"
+
+namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
+
+constexpr size_t kDwFlatMaxFloats = 16384;   // stack floats for all phase planes of a channel
+constexpr size_t kDwFlatMaxK = 8;            // kh, kw
+
+struct DwFlatPlan {
+  size_t sh, sw, kh, kw, pitch, n, step;  // pitch = out_w, n = out_h·out_w, step = W mod pitch
+  size_t rows[2], cols[2];                // per phase a / b: input rows / columns it holds
+  size_t lead, plane_floats;              // zero floats before each plane's data; floats per plane
+  long row_off[kDwFlatMaxK], col_off[kDwFlatMaxK];   // tap (r,t) at row_off[r] + col_off[t]
+  float col_lo[kDwFlatMaxK], col_hi[kDwFlatMaxK];    // lanes of column t kept: lo ≤ ow < hi
+  bool col_masked[kDwFlatMaxK];
+  alignas(64) float ow_first[16];   // ow of lanes 0..W−1 and of lanes n−W..n−1
+  alignas(64) float ow_last[16];
+};
+
+inline long DwFloorDiv(long v, long d) { return v >= 0 ? v / d : -((-v + d - 1) / d); }
+
+// Fills g for shape s and W lanes; false when the shape is not for this path.
+inline bool DwFlatPlanFor(const Conv2dShape& s, size_t lanes, DwFlatPlan* g) {
+  if (s.stride_h > 2 || s.stride_w > 2 || s.kh > kDwFlatMaxK || s.kw > kDwFlatMaxK) return false;
+  if (s.out_h == 0 || s.out_w == 0 || s.in_h == 0 || s.in_w == 0) return false;
+  g->sh = s.stride_h, g->sw = s.stride_w, g->kh = s.kh, g->kw = s.kw;
+  g->pitch = s.out_w, g->n = s.out_h * s.out_w, g->step = lanes % s.out_w;
+  for (size_t a = 0; a < 2; ++a) {
+    g->rows[a] = s.in_h > a ? (s.in_h - a + g->sh - 1) / g->sh : 0;
+    g->cols[a] = s.in_w > a ? (s.in_w - a + g->sw - 1) / g->sw : 0;
+  }
+  if (g->cols[0] > g->pitch) return false;
+  const long pitch = static_cast<long>(g->pitch);
+  long min_row = 0, max_row = 0, min_col = 0, max_col = 0;
+  for (size_t r = 0; r < s.kh; ++r) {
+    const long sr = DwFloorDiv(static_cast<long>(r * s.dilation_h) - static_cast<long>(s.pad_top), g->sh);
+    min_row = r == 0 ? sr : std::min(min_row, sr), max_row = r == 0 ? sr : std::max(max_row, sr);
+  }
+  for (size_t t = 0; t < s.kw; ++t) {
+    const long sc = DwFloorDiv(static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left), g->sw);
+    min_col = t == 0 ? sc : std::min(min_col, sc), max_col = t == 0 ? sc : std::max(max_col, sc);
+  }
+  const long min_off = min_row * pitch + min_col, max_off = max_row * pitch + max_col;
+  g->lead = (static_cast<size_t>(std::max(0L, -min_off)) + 15) / 16 * 16;
+  // Reads reach flat index max(n, W) − 1 + max_off (the last register may run past n).
+  const long data = static_cast<long>(g->rows[0] * g->pitch);
+  const long reach = static_cast<long>(std::max(g->n, lanes)) + max_off;
+  g->plane_floats = (g->lead + static_cast<size_t>(std::max({data, reach, 1L})) + 15) / 16 * 16;
+  if (g->sh * g->sw * g->plane_floats > kDwFlatMaxFloats) return false;
+  const long plane = static_cast<long>(g->plane_floats);
+  for (size_t r = 0; r < s.kh; ++r) {
+    const long v = static_cast<long>(r * s.dilation_h) - static_cast<long>(s.pad_top);
+    const long sr = DwFloorDiv(v, g->sh), a = v - sr * static_cast<long>(g->sh);
+    g->row_off[r] = a * static_cast<long>(g->sw) * plane + sr * pitch;
+  }
+  for (size_t t = 0; t < s.kw; ++t) {
+    const long u = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
+    const long sc = DwFloorDiv(u, g->sw), b = u - sc * static_cast<long>(g->sw);
+    g->col_off[t] = b * plane + sc;
+    g->col_lo[t] = static_cast<float>(-sc);
+    g->col_hi[t] = static_cast<float>(static_cast<long>(g->cols[b]) - sc);
+    g->col_masked[t] = -sc > 0 || static_cast<long>(g->cols[b]) - sc < pitch;
+  }
+  for (size_t i = 0; i < 16; ++i) {
+    g->ow_first[i] = static_cast<float>(i % g->pitch);
+    g->ow_last[i] = g->n >= lanes ? static_cast<float>((g->n - lanes + i) % g->pitch) : 0.0f;
+  }
+  return true;
+}
+
+// Writes channel x_c into the phase planes of buf (zeroed once per image: only data positions
+// are written, so the zero rows and the gap columns cols_b..pitch stay zero).
+template <class Arch>
+void DwFlatFill(const Conv2dShape& s, const DwFlatPlan& g, const float* x_c, float* buf) {
+  float* base = buf + g.lead;
+  if (g.sh == 1 && g.sw == 1 && g.pitch == s.in_w) {
+    std::memcpy(base, x_c, s.in_h * s.in_w * sizeof(float));
+    return;
+  }
+  for (size_t i = 0; i < s.in_h; ++i) {
+    float* row = base + (i % g.sh) * g.sw * g.plane_floats + (i / g.sh) * g.pitch;
+    if (g.sw == 1)
+      std::memcpy(row, x_c + i * s.in_w, s.in_w * sizeof(float));
+    else
+      DwUnzip<Arch>(x_c + i * s.in_w, s.in_w, row, row + g.plane_floats);
+  }
+}
+
+// act(bias + Σ taps) of the register at flat index p whose lanes sit in columns ow.
+// KH/KW are the kernel size when fixed at compile time, 0 to read it from g.
+template <class Arch, size_t KH, size_t KW>
+inline FBatch<Arch> DwFlatVector(const DwFlatPlan& g, const float* base, const float* w_c, float bias,
+                                 const Activation& act, size_t p, FBatch<Arch> ow) {
+  using B = FBatch<Arch>;
+  const size_t kh = KH != 0 ? KH : g.kh, kw = KW != 0 ? KW : g.kw;
+  B acc(bias);
+  for (size_t t = 0; t < kw; ++t) {
+    const float* col = base + g.col_off[t] + p;
+    if (!g.col_masked[t]) {
+      for (size_t r = 0; r < kh; ++r) acc = xsimd::fma(B(w_c[r * kw + t]), B::load_unaligned(col + g.row_off[r]), acc);
+      continue;
+    }
+    B sum = B(w_c[t]) * B::load_unaligned(col + g.row_off[0]);
+    for (size_t r = 1; r < kh; ++r) sum = xsimd::fma(B(w_c[r * kw + t]), B::load_unaligned(col + g.row_off[r]), sum);
+    acc += xsimd::select((ow >= B(g.col_lo[t])) & (ow < B(g.col_hi[t])), sum, B(0.0f));
+  }
+  return ActBatch<Arch>(acc, act);
+}
+
+// y_c = act(conv(x_c) + bias) for one channel whose phase planes are in buf.
+template <class Arch, size_t KH, size_t KW>
+void DwFlatChannel(const DwFlatPlan& g, const float* buf, const float* w_c, float bias, const Activation& act,
+                   float* y_c) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const float* base = buf + g.lead;
+  const B pitch(static_cast<float>(g.pitch)), step(static_cast<float>(g.step));
+  B ow = B::load_aligned(g.ow_first);
+  size_t p = 0;
+  for (; p + W <= g.n; p += W) {
+    DwFlatVector<Arch, KH, KW>(g, base, w_c, bias, act, p, ow).store_unaligned(y_c + p);
+    ow += step;   // (ow + W) mod pitch, ow and step both < pitch
+    ow = xsimd::select(ow >= pitch, ow - pitch, ow);
+  }
+  if (p == g.n) return;
+  if (g.n >= W) {   // last partial register: recompute the overlapping one ending at n
+    DwFlatVector<Arch, KH, KW>(g, base, w_c, bias, act, g.n - W, B::load_aligned(g.ow_last)).store_unaligned(y_c + g.n - W);
+    return;
+  }
+  alignas(64) float tmp[W];
+  DwFlatVector<Arch, KH, KW>(g, base, w_c, bias, act, 0, ow).store_aligned(tmp);
+  for (size_t i = 0; i < g.n; ++i) y_c[i] = tmp[i];
+}
+
+// All channels of one image; false (nothing written) when the shape is not for this path.
+template <class Arch>
+bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const float* bias, const Activation& act,
+                 float* y) {
+  DwFlatPlan g;
+  if (!DwFlatPlanFor(s, FBatch<Arch>::size, &g)) return false;
+  alignas(64) float buf[kDwFlatMaxFloats];
+  std::memset(buf, 0, g.sh * g.sw * g.plane_floats * sizeof(float));
+  auto channel = &DwFlatChannel<Arch, 0, 0>;
+  if (s.kh == 3 && s.kw == 3) channel = &DwFlatChannel<Arch, 3, 3>;
+  if (s.kh == 5 && s.kw == 5) channel = &DwFlatChannel<Arch, 5, 5>;
+  const size_t taps = s.kh * s.kw;
+  for (size_t c = 0; c < s.out_c; ++c) {
+    DwFlatFill<Arch>(s, g, x + c * s.in_h * s.in_w, buf);
+    channel(g, buf, w + c * taps, bias != nullptr ? bias[c] : 0.0f, act, y + c * g.n);
+  }
+  return true;
+}
+
+}  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

@@ -1,0 +1,80 @@
+// Even/odd split of one row for the stride-2 depthwise path:
+//   even[j] = src[2j] for j < ⌈n/2⌉,  odd[j] = src[2j+1] for j < ⌊n/2⌋.
+// Exactly those floats are written and only src[0, n) is read. xsimd 8.1 has no two-register
+// deinterleave, so each ISA gets its intrinsic (AVX-512 masked loads/stores cover any n in
+// whole registers; AVX2/SSE/NEON take 2W floats per step and a scalar tail).
+#pragma once
+#include "kernels/simd/simd_common.h"
+
+#if defined(__AVX2__) || defined(__SSE2__)
+#include <immintrin.h>
+#endif
+#if defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
+
+#if defined(__AVX512F__)
+// Low `count` bits set, count ≤ 16.
+inline __mmask16 DwLowMask(size_t count) {
+  return static_cast<__mmask16>(count >= 16 ? 0xFFFFu : (1u << count) - 1u);
+}
+#endif
+
+template <class Arch>
+inline void DwUnzip(const float* src, size_t n, float* even, float* odd) {
+  constexpr size_t W = FBatch<Arch>::size;
+  size_t i = 0;
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    for (; i < n; i += 32) {
+      const size_t left = n - i;
+      const __m512 a = _mm512_maskz_loadu_ps(DwLowMask(left), src + i);
+      const __m512 b = _mm512_maskz_loadu_ps(DwLowMask(left > 16 ? left - 16 : 0), src + i + 16);
+      _mm512_mask_storeu_ps(even + i / 2, DwLowMask((left + 1) / 2), _mm512_permutex2var_ps(a, ie, b));
+      _mm512_mask_storeu_ps(odd + i / 2, DwLowMask(left / 2), _mm512_permutex2var_ps(a, io, b));
+    }
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (W == 8) {
+    for (; i + 16 <= n; i += 16) {
+      const __m256 a = _mm256_loadu_ps(src + i), b = _mm256_loadu_ps(src + i + 8);
+      // shuffle_ps works per 128-bit lane: [a0 a2 b0 b2 | a4 a6 b4 b6] → reorder the 64-bit pairs.
+      const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+      const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+      _mm256_storeu_ps(even + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
+      _mm256_storeu_ps(odd + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
+    }
+  }
+#endif
+#if defined(__SSE2__)
+  if constexpr (W == 4) {
+    for (; i + 8 <= n; i += 8) {
+      const __m128 a = _mm_loadu_ps(src + i), b = _mm_loadu_ps(src + i + 4);
+      _mm_storeu_ps(even + i / 2, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+      _mm_storeu_ps(odd + i / 2, _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+  }
+#endif
+#if defined(__ARM_NEON)
+  if constexpr (W == 4) {
+    for (; i + 8 <= n; i += 8) {
+      const float32x4x2_t v = vld2q_f32(src + i);
+      vst1q_f32(even + i / 2, v.val[0]);
+      vst1q_f32(odd + i / 2, v.val[1]);
+    }
+  }
+#endif
+  for (; i + 1 < n; i += 2) {
+    even[i / 2] = src[i];
+    odd[i / 2] = src[i + 1];
+  }
+  if (i < n) even[i / 2] = src[i];
+}
+
+}  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
