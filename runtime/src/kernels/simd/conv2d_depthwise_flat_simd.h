@@ -101,26 +101,58 @@ void DwFlatFill(const Conv2dShape& s, const DwFlatPlan& g, const float* x_c, flo
   }
 }
 
-// act(bias + Σ taps) of the register at flat index p whose lanes sit in columns ow.
-// KH/KW are the kernel size when fixed at compile time, 0 to read it from g.
-template <class Arch, size_t KH, size_t KW>
-inline FBatch<Arch> DwFlatVector(const DwFlatPlan& g, const float* base, const float* w_c, float bias,
-                                 const Activation& act, size_t p, FBatch<Arch> ow) {
-  using B = FBatch<Arch>;
-  const size_t kh = KH != 0 ? KH : g.kh, kw = KW != 0 ? KW : g.kw;
-  B acc(bias);
-  for (size_t t = 0; t < kw; ++t) {
-    const float* col = base + g.col_off[t] + p;
-    if (!g.col_masked[t]) {
-      for (size_t r = 0; r < kh; ++r) acc = xsimd::fma(B(w_c[r * kw + t]), B::load_unaligned(col + g.row_off[r]), acc);
-      continue;
-    }
-    B sum = B(w_c[t]) * B::load_unaligned(col + g.row_off[0]);
-    for (size_t r = 1; r < kh; ++r) sum = xsimd::fma(B(w_c[r * kw + t]), B::load_unaligned(col + g.row_off[r]), sum);
-    acc += xsimd::select((ow >= B(g.col_lo[t])) & (ow < B(g.col_hi[t])), sum, B(0.0f));
-  }
-  return ActBatch<Arch>(acc, act);
+// a·b + c as one fused instruction: xsimd 8.1 has no AVX-512 fma (its generic a·b + c is left
+// unfused by GCC when the sum then feeds a masked select).
+template <class Arch>
+inline FBatch<Arch> DwFma(FBatch<Arch> a, FBatch<Arch> b, FBatch<Arch> c) {
+#if defined(__AVX512F__)
+  if constexpr (FBatch<Arch>::size == 16) return _mm512_fmadd_ps(a, b, c);
+#endif
+  return xsimd::fma(a, b, c);
 }
+
+// One channel's taps held in locals (weights, offsets and column bounds copied out of w and
+// the plan) so the per-register loop reloads nothing: stores to y may alias w and the plan.
+// KH/KW are the kernel size when fixed at compile time (loops fully unrolled), 0 to take it
+// from the plan.
+template <class Arch, size_t KH, size_t KW>
+struct DwFlatTaps {
+  using B = FBatch<Arch>;
+  static constexpr size_t MH = KH != 0 ? KH : kDwFlatMaxK, MW = KW != 0 ? KW : kDwFlatMaxK;
+  size_t kh, kw;
+  float wv[MH * MW], lo[MW], hi[MW], bias;
+  long row_off[MH];
+  const float* col[MW];
+  bool masked[MW];
+
+  DwFlatTaps(const DwFlatPlan& g, const float* base, const float* w_c, float b)
+      : kh(KH != 0 ? KH : g.kh), kw(KW != 0 ? KW : g.kw), bias(b) {
+    for (size_t r = 0; r < kh; ++r) row_off[r] = g.row_off[r];
+    for (size_t t = 0; t < kw; ++t) {
+      col[t] = base + g.col_off[t];
+      lo[t] = g.col_lo[t], hi[t] = g.col_hi[t], masked[t] = g.col_masked[t];
+      for (size_t r = 0; r < kh; ++r) wv[r * kw + t] = w_c[r * kw + t];
+    }
+  }
+
+  // bias + Σ taps for the register at flat index p whose lanes sit in columns ow. Each column's
+  // kh taps form their own chain (kw independent chains), kept on the lanes lo[t] ≤ ow < hi[t].
+  B At(size_t p, B ow) const {
+    B sum[MW];
+#pragma GCC unroll 8
+    for (size_t t = 0; t < kw; ++t) {
+      const float* c = col[t] + p;
+      sum[t] = B(wv[t]) * B::load_unaligned(c + row_off[0]);
+#pragma GCC unroll 8
+      for (size_t r = 1; r < kh; ++r) sum[t] = DwFma<Arch>(B(wv[r * kw + t]), B::load_unaligned(c + row_off[r]), sum[t]);
+    }
+    B acc(bias);
+#pragma GCC unroll 8
+    for (size_t t = 0; t < kw; ++t)
+      acc += masked[t] ? xsimd::select((ow >= B(lo[t])) & (ow < B(hi[t])), sum[t], B(0.0f)) : sum[t];
+    return acc;
+  }
+};
 
 // y_c = act(conv(x_c) + bias) for one channel whose phase planes are in buf.
 template <class Arch, size_t KH, size_t KW>
@@ -128,23 +160,24 @@ void DwFlatChannel(const DwFlatPlan& g, const float* buf, const float* w_c, floa
                    float* y_c) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
-  const float* base = buf + g.lead;
+  const DwFlatTaps<Arch, KH, KW> taps(g, buf + g.lead, w_c, bias);
+  const size_t n = g.n;
   const B pitch(static_cast<float>(g.pitch)), step(static_cast<float>(g.step));
   B ow = B::load_aligned(g.ow_first);
   size_t p = 0;
-  for (; p + W <= g.n; p += W) {
-    DwFlatVector<Arch, KH, KW>(g, base, w_c, bias, act, p, ow).store_unaligned(y_c + p);
+  for (; p + W <= n; p += W) {
+    ActBatch<Arch>(taps.At(p, ow), act).store_unaligned(y_c + p);
     ow += step;   // (ow + W) mod pitch, ow and step both < pitch
     ow = xsimd::select(ow >= pitch, ow - pitch, ow);
   }
-  if (p == g.n) return;
-  if (g.n >= W) {   // last partial register: recompute the overlapping one ending at n
-    DwFlatVector<Arch, KH, KW>(g, base, w_c, bias, act, g.n - W, B::load_aligned(g.ow_last)).store_unaligned(y_c + g.n - W);
+  if (p == n) return;
+  if (n >= W) {   // last partial register: recompute the overlapping one ending at n
+    ActBatch<Arch>(taps.At(n - W, B::load_aligned(g.ow_last)), act).store_unaligned(y_c + n - W);
     return;
   }
   alignas(64) float tmp[W];
-  DwFlatVector<Arch, KH, KW>(g, base, w_c, bias, act, 0, ow).store_aligned(tmp);
-  for (size_t i = 0; i < g.n; ++i) y_c[i] = tmp[i];
+  ActBatch<Arch>(taps.At(0, ow), act).store_aligned(tmp);
+  for (size_t i = 0; i < n; ++i) y_c[i] = tmp[i];
 }
 
 // All channels of one image; false (nothing written) when the shape is not for this path.
