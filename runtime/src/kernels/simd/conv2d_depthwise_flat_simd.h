@@ -30,9 +30,39 @@ struct DwFlatPlan {
   bool col_masked[kDwFlatMaxK];
   alignas(64) float ow_first[16];   // ow of lanes 0..W−1 and of lanes n−W..n−1
   alignas(64) float ow_last[16];
+  // Stride 1 with pitch == in_w on a large plane ("banded"): registers [p_lo, p_mid) read x_c in
+  // place; those before read the first top_copy floats copied after `lead` zeros, those after
+  // read x_c[bot_start, in_h·in_w) copied to buf + bot_at and followed by zeros.
+  bool banded;
+  size_t p_lo, p_mid, top_copy, bot_start, bot_at;
+  size_t buf_floats;   // floats of buf in use (zeroed once per image)
 };
 
 inline long DwFloorDiv(long v, long d) { return v >= 0 ? v / d : -((-v + d - 1) / d); }
+
+// Sets the banded fields of g (see DwFlatPlan); min_off/max_off bound the tap offsets.
+inline void DwFlatBands(const Conv2dShape& s, size_t lanes, long min_off, long max_off, DwFlatPlan* g) {
+  g->banded = false;
+  g->buf_floats = g->sh * g->sw * g->plane_floats;
+  if (g->sh != 1 || g->sw != 1 || g->pitch != s.in_w) return;
+  const long w = static_cast<long>(lanes), data = static_cast<long>(s.in_h * s.in_w), n = static_cast<long>(g->n);
+  const long p_lo = (std::max(0L, -min_off) + w - 1) / w * w;   // first register reading no lead zero
+  const long last = data - w - max_off;                         // last start reading no tail zero
+  const long p_mid = last >= 0 ? std::min(n / w * w, (last / w + 1) * w) : 0;
+  if (p_mid < p_lo + 4 * w) return;   // small plane: one copy is cheaper than three segments
+  const long top_need = p_lo + max_off;   // registers below p_lo read flat indices < top_need
+  const long p_bot = n % w != 0 ? std::min(p_mid, n - w) : p_mid;   // first register from the tail copy
+  const long bot_start = std::max(0L, p_bot + min_off);
+  const long bot_reach = std::max(n, w) + max_off - bot_start;
+  const size_t top_floats = (g->lead + static_cast<size_t>(top_need) + 15) / 16 * 16;
+  const size_t bot_floats = (static_cast<size_t>(bot_reach) + 15) / 16 * 16;
+  if (top_floats + bot_floats > kDwFlatMaxFloats) return;
+  g->banded = true;
+  g->p_lo = static_cast<size_t>(p_lo), g->p_mid = static_cast<size_t>(p_mid);
+  g->top_copy = static_cast<size_t>(std::min(top_need, data));
+  g->bot_start = static_cast<size_t>(bot_start), g->bot_at = top_floats;
+  g->buf_floats = top_floats + bot_floats;
+}
 
 // Fills g for shape s and W lanes; false when the shape is not for this path.
 inline bool DwFlatPlanFor(const Conv2dShape& s, size_t lanes, DwFlatPlan* g) {
@@ -76,6 +106,7 @@ inline bool DwFlatPlanFor(const Conv2dShape& s, size_t lanes, DwFlatPlan* g) {
     g->col_hi[t] = static_cast<float>(static_cast<long>(g->cols[b]) - sc);
     g->col_masked[t] = -sc > 0 || static_cast<long>(g->cols[b]) - sc < pitch;
   }
+  DwFlatBands(s, lanes, min_off, max_off, g);
   for (size_t i = 0; i < 16; ++i) {
     g->ow_first[i] = static_cast<float>(i % g->pitch);
     g->ow_last[i] = g->n >= lanes ? static_cast<float>((g->n - lanes + i) % g->pitch) : 0.0f;
@@ -88,6 +119,11 @@ inline bool DwFlatPlanFor(const Conv2dShape& s, size_t lanes, DwFlatPlan* g) {
 template <class Arch>
 void DwFlatFill(const Conv2dShape& s, const DwFlatPlan& g, const float* x_c, float* buf) {
   float* base = buf + g.lead;
+  if (g.banded) {
+    std::memcpy(base, x_c, g.top_copy * sizeof(float));
+    std::memcpy(buf + g.bot_at, x_c + g.bot_start, (s.in_h * s.in_w - g.bot_start) * sizeof(float));
+    return;
+  }
   if (g.sh == 1 && g.sw == 1 && g.pitch == s.in_w) {
     std::memcpy(base, x_c, s.in_h * s.in_w * sizeof(float));
     return;
@@ -121,30 +157,31 @@ struct DwFlatTaps {
   static constexpr size_t MH = KH != 0 ? KH : kDwFlatMaxK, MW = KW != 0 ? KW : kDwFlatMaxK;
   size_t kh, kw;
   float wv[MH * MW], lo[MW], hi[MW], bias;
-  long row_off[MH];
-  const float* col[MW];
+  long row_off[MH], col_off[MW];
   bool masked[MW];
 
-  DwFlatTaps(const DwFlatPlan& g, const float* base, const float* w_c, float b)
+  DwFlatTaps(const DwFlatPlan& g, const float* w_c, float b)
       : kh(KH != 0 ? KH : g.kh), kw(KW != 0 ? KW : g.kw), bias(b) {
     for (size_t r = 0; r < kh; ++r) row_off[r] = g.row_off[r];
     for (size_t t = 0; t < kw; ++t) {
-      col[t] = base + g.col_off[t];
+      col_off[t] = g.col_off[t];
       lo[t] = g.col_lo[t], hi[t] = g.col_hi[t], masked[t] = g.col_masked[t];
       for (size_t r = 0; r < kh; ++r) wv[r * kw + t] = w_c[r * kw + t];
     }
   }
 
-  // bias + Σ taps for the register at flat index p whose lanes sit in columns ow. Each column's
-  // kh taps form their own chain (kw independent chains), kept on the lanes lo[t] ≤ ow < hi[t].
-  B At(size_t p, B ow) const {
+  // bias + Σ taps for the register whose flat index is p in the planes at base and whose
+  // lanes sit in columns ow. Each column's kh taps form their own chain (kw independent
+  // chains), kept on the lanes lo[t] ≤ ow < hi[t].
+  B At(const float* base, long p, B ow) const {
     B sum[MW];
 #pragma GCC unroll 8
     for (size_t t = 0; t < kw; ++t) {
-      const float* c = col[t] + p;
-      sum[t] = B(wv[t]) * B::load_unaligned(c + row_off[0]);
+      const long c = p + col_off[t];
+      sum[t] = B(wv[t]) * B::load_unaligned(base + (c + row_off[0]));
 #pragma GCC unroll 8
-      for (size_t r = 1; r < kh; ++r) sum[t] = DwFma<Arch>(B(wv[r * kw + t]), B::load_unaligned(c + row_off[r]), sum[t]);
+      for (size_t r = 1; r < kh; ++r)
+        sum[t] = DwFma<Arch>(B(wv[r * kw + t]), B::load_unaligned(base + (c + row_off[r])), sum[t]);
     }
     B acc(bias);
 #pragma GCC unroll 8
@@ -154,29 +191,49 @@ struct DwFlatTaps {
   }
 };
 
-// y_c = act(conv(x_c) + bias) for one channel whose phase planes are in buf.
+// Registers [p, end) of one channel, reading flat index p − shift of the planes at src; ow
+// holds the columns of register p and is advanced past end.
 template <class Arch, size_t KH, size_t KW>
-void DwFlatChannel(const DwFlatPlan& g, const float* buf, const float* w_c, float bias, const Activation& act,
-                   float* y_c) {
+inline void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps, const DwFlatPlan& g, const float* src, size_t shift,
+                      const Activation& act, size_t p, size_t end, FBatch<Arch>& ow, float* y_c) {
   using B = FBatch<Arch>;
-  constexpr size_t W = B::size;
-  const DwFlatTaps<Arch, KH, KW> taps(g, buf + g.lead, w_c, bias);
-  const size_t n = g.n;
   const B pitch(static_cast<float>(g.pitch)), step(static_cast<float>(g.step));
-  B ow = B::load_aligned(g.ow_first);
-  size_t p = 0;
-  for (; p + W <= n; p += W) {
-    ActBatch<Arch>(taps.At(p, ow), act).store_unaligned(y_c + p);
+  for (; p < end; p += B::size) {
+    ActBatch<Arch>(taps.At(src, static_cast<long>(p - shift), ow), act).store_unaligned(y_c + p);
     ow += step;   // (ow + W) mod pitch, ow and step both < pitch
     ow = xsimd::select(ow >= pitch, ow - pitch, ow);
   }
-  if (p == n) return;
+}
+
+// y_c = act(conv(x_c) + bias) for one channel whose phase planes (or bands) are in buf.
+template <class Arch, size_t KH, size_t KW>
+void DwFlatChannel(const DwFlatPlan& g, const float* buf, const float* x_c, const float* w_c, float bias,
+                   const Activation& act, float* y_c) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const DwFlatTaps<Arch, KH, KW> taps(g, w_c, bias);
+  const size_t n = g.n, full = n / W * W;
+  const float* top = buf + g.lead;
+  B ow = B::load_aligned(g.ow_first);
+  // Where the last (overlapping) register reads from: the tail copy when banded.
+  const float* last_src = top;
+  size_t last_shift = 0;
+  if (g.banded) {
+    DwFlatRun<Arch, KH, KW>(taps, g, top, 0, act, 0, g.p_lo, ow, y_c);
+    DwFlatRun<Arch, KH, KW>(taps, g, x_c, 0, act, g.p_lo, g.p_mid, ow, y_c);
+    last_src = buf + g.bot_at, last_shift = g.bot_start;
+    DwFlatRun<Arch, KH, KW>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, y_c);
+  } else {
+    DwFlatRun<Arch, KH, KW>(taps, g, top, 0, act, 0, full, ow, y_c);
+  }
+  if (full == n) return;
   if (n >= W) {   // last partial register: recompute the overlapping one ending at n
-    ActBatch<Arch>(taps.At(n - W, B::load_aligned(g.ow_last)), act).store_unaligned(y_c + n - W);
+    const B ow_last = B::load_aligned(g.ow_last);
+    ActBatch<Arch>(taps.At(last_src, static_cast<long>(n - W - last_shift), ow_last), act).store_unaligned(y_c + n - W);
     return;
   }
   alignas(64) float tmp[W];
-  ActBatch<Arch>(taps.At(0, ow), act).store_aligned(tmp);
+  ActBatch<Arch>(taps.At(top, 0, ow), act).store_aligned(tmp);
   for (size_t i = 0; i < n; ++i) y_c[i] = tmp[i];
 }
 
@@ -187,14 +244,15 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   DwFlatPlan g;
   if (!DwFlatPlanFor(s, FBatch<Arch>::size, &g)) return false;
   alignas(64) float buf[kDwFlatMaxFloats];
-  std::memset(buf, 0, g.sh * g.sw * g.plane_floats * sizeof(float));
+  std::memset(buf, 0, g.buf_floats * sizeof(float));
   auto channel = &DwFlatChannel<Arch, 0, 0>;
   if (s.kh == 3 && s.kw == 3) channel = &DwFlatChannel<Arch, 3, 3>;
   if (s.kh == 5 && s.kw == 5) channel = &DwFlatChannel<Arch, 5, 5>;
   const size_t taps = s.kh * s.kw;
   for (size_t c = 0; c < s.out_c; ++c) {
-    DwFlatFill<Arch>(s, g, x + c * s.in_h * s.in_w, buf);
-    channel(g, buf, w + c * taps, bias != nullptr ? bias[c] : 0.0f, act, y + c * g.n);
+    const float* x_c = x + c * s.in_h * s.in_w;
+    DwFlatFill<Arch>(s, g, x_c, buf);
+    channel(g, buf, x_c, w + c * taps, bias != nullptr ? bias[c] : 0.0f, act, y + c * g.n);
   }
   return true;
 }
