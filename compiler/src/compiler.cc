@@ -91,7 +91,10 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   r.batchnorm_folded_forward = bn.folded_forward;
   r.input_normalization_folded = options.fold_batchnorm && passes::FoldInputNormalization(graph);
   r.batchnorm_kept_affine = bn.kept;
-  if (options.fuse_activations) r.activations_fused = passes::FuseActivations(graph);
+  if (options.fuse_activations) {  // x·gate(x) → SiLU/HardSwish first, so they fuse into the producer too
+    r.activations_fused = passes::FuseGatedActivations(graph);
+    r.activations_fused += passes::FuseActivations(graph);
+  }
   Built built = Build(graph);
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
                        r.input_normalization_folded;

@@ -48,6 +48,11 @@ void ElementwiseChecks(Harness& h, const KernelTable& t) {
     ref::ActivationKernel(g_a, g_want, n, act);
     t.activation(g_a, g_got, n, act);
     h.Close(g_want, g_got, n, 1e-6f, 1e-5f, "activation hardswish vs reference");
+    Activation silu;
+    silu.kind = ActKind::kSiLU;
+    ref::ActivationKernel(g_a, g_want, n, silu);
+    t.activation(g_a, g_got, n, silu);
+    h.Close(g_want, g_got, n, 1e-6f, 1e-5f, "activation silu vs reference");
     ref::Binary(BinaryKind::kDiv, BroadcastMode::kElementwise, g_a, g_b, g_want, n, act);
     t.binary(BinaryKind::kDiv, BroadcastMode::kElementwise, g_a, g_b, g_got, n, act);
     h.Close(g_want, g_got, n, 1e-6f, 1e-5f, "binary div vs reference");

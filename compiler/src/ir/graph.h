@@ -36,7 +36,7 @@ struct Attr {
 
 struct Node {
   std::string name;
-  std::string op;  // ONNX op_type, or internal: "FC" (X, W[K,N], B[N]), "ChannelAffine"
+  std::string op;  // ONNX op_type, or internal: "FC" (X, W[K,N], B[N]), "ChannelAffine", "SiLU" (x·σ(x))
   std::vector<std::string> inputs;   // "" = optional input absent
   std::vector<std::string> outputs;
   std::map<std::string, Attr> attrs;

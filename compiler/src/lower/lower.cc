@@ -76,6 +76,7 @@ LoweredModel Lower(const ir::Graph& graph) {
       {"BatchNormalization", LowerBatchNorm}, {"ChannelAffine", LowerChannelAffine},
       {"Relu", LowerActivation}, {"Clip", LowerActivation}, {"LeakyRelu", LowerActivation},
       {"Sigmoid", LowerActivation}, {"HardSigmoid", LowerActivation}, {"HardSwish", LowerActivation},
+      {"SiLU", LowerActivation},
       {"PRelu", LowerPRelu}, {"Add", LowerBinary}, {"Sub", LowerBinary}, {"Mul", LowerBinary},
       {"Div", LowerBinary}, {"Concat", LowerConcat}, {"Reshape", LowerReshape}, {"Flatten", LowerReshape},
       {"Squeeze", LowerReshape}, {"Unsqueeze", LowerReshape}, {"Transpose", LowerTranspose},

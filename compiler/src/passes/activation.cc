@@ -6,7 +6,7 @@ namespace edgefold::compiler::passes {
 
 bool IsActivationOp(const std::string& op) {
   return op == "Relu" || op == "Clip" || op == "LeakyRelu" || op == "Sigmoid" || op == "HardSigmoid" ||
-         op == "HardSwish";
+         op == "HardSwish" || op == "SiLU";
 }
 
 namespace {
@@ -40,6 +40,8 @@ kernels::Activation ParseActivation(const ir::Graph& g, const ir::Node& n) {
     a.beta = static_cast<float>(n.Float("beta", 0.5));
   } else if (n.op == "HardSwish") {
     a.kind = ActKind::kHardSwish;
+  } else if (n.op == "SiLU") {  // internal: made by FuseGatedActivations from x·Sigmoid(x)
+    a.kind = ActKind::kSiLU;
   } else {
     throw CompileError(n.Msg("not an activation"));
   }

@@ -39,7 +39,13 @@ void InsertInputNormalization(ir::Graph& graph, const std::vector<float>& mean, 
 // Folds that node forward into the first Conv/FC where exact (no padding); see input_norm.cc.
 bool FoldInputNormalization(ir::Graph& graph);
 
-// Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish into the producing Conv, FC,
+// Rewrites Mul(x, Sigmoid(x)) into one "SiLU" node and Mul(x, HardSigmoid(x)) with α = 1/6,
+// β = 1/2 into HardSwish (either operand order) when the gate feeds only that Mul and is not a
+// graph output. Run before FuseActivations so the result joins the producer's epilogue.
+// Returns the gates removed.
+int FuseGatedActivations(ir::Graph& graph);
+
+// Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish/SiLU into the producing Conv, FC,
 // ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the sole consumer.
 int FuseActivations(ir::Graph& graph);
 

@@ -18,6 +18,7 @@ inline float ApplyActivation(float x, const Activation& a) {
     case ActKind::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
     case ActKind::kHardSigmoid: return std::max(0.0f, std::min(1.0f, a.alpha * x + a.beta));
     case ActKind::kHardSwish: return x * std::max(0.0f, std::min(1.0f, x * (1.0f / 6.0f) + 0.5f));
+    case ActKind::kSiLU: return x / (1.0f + std::exp(-x));
   }
   return x;
 }

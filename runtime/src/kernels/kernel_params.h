@@ -5,11 +5,13 @@
 
 namespace edgefold::kernels {
 
-enum class ActKind : uint8_t { kNone = 0, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish };
+enum class ActKind : uint8_t { kNone = 0, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish,
+                              kSiLU };  // append only: values are the schema's ActivationKind
 
 // Activation applied as the last step of a kernel (fused epilogue).
 //   Relu: max(x,0)   Clip: min(max(x,alpha),beta)   LeakyRelu: x<0 ? alpha·x : x
 //   Sigmoid: 1/(1+e^-x)   HardSigmoid: max(0,min(1,alpha·x+beta))   HardSwish: x·max(0,min(1,x/6+1/2))
+//   SiLU (Swish): x·sigmoid(x) = x/(1+e^-x)
 struct Activation {
   ActKind kind = ActKind::kNone;
   float alpha = 0.0f;

@@ -30,7 +30,7 @@ bool CheckWindow(const IntVec* kernel, const IntVec* strides, const IntVec* dila
 }
 
 bool CheckActivation(const fb::Activation* a) {
-  return a == nullptr || static_cast<int>(a->kind()) <= static_cast<int>(fb::ActivationKind::HardSwish);
+  return a == nullptr || static_cast<int>(a->kind()) <= static_cast<int>(fb::ActivationKind::SiLU);
 }
 
 kernels::Activation ToActivation(const fb::Activation* a) {

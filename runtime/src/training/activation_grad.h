@@ -7,8 +7,11 @@
 
 namespace edgefold::internal {
 
-// False for activations whose derivative is not a function of y (HardSwish).
-inline bool GradFromOutputSupported(kernels::ActKind k) { return k != kernels::ActKind::kHardSwish; }
+// False for activations whose derivative is not a function of y (HardSwish, SiLU: not monotone,
+// two x share one y).
+inline bool GradFromOutputSupported(kernels::ActKind k) {
+  return k != kernels::ActKind::kHardSwish && k != kernels::ActKind::kSiLU;
+}
 
 // d act / dx expressed through y = act(x).
 inline float ActGradFromOutput(const kernels::Activation& a, float y) {
@@ -38,6 +41,10 @@ inline float ActGradFromInput(const kernels::Activation& a, float x) {
     }
     case kernels::ActKind::kHardSwish:
       return x < -3.0f ? 0.0f : x <= 3.0f ? x / 3.0f + 0.5f : 1.0f;
+    case kernels::ActKind::kSiLU: {  // d/dx x·s(x) = s(x)·(1 + x·(1 − s(x)))
+      const float s = 1.0f / (1.0f + std::exp(-x));
+      return s * (1.0f + x * (1.0f - s));
+    }
     default: return 1.0f;
   }
 }

@@ -22,7 +22,7 @@ const kernels::Activation* FusedActivation(const OpDesc& op) {
 const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensors) {
   const kernels::Activation* act = FusedActivation(op);
   if (act != nullptr && !GradFromOutputSupported(act->kind))
-    return "a fused HardSwish has no gradient from its output; compile with --train (no fusion)";
+    return "a fused HardSwish or SiLU has no gradient from its output; compile with --train (no fusion)";
   switch (op.kind) {
     case OpKind::kMatMul: return "MatMul of two activations has no backward yet";
     case OpKind::kPRelu: {

@@ -68,6 +68,7 @@ double Act(double v, fb::ActivationKind k, double a = 0, double b = 0) {
     case fb::ActivationKind::Sigmoid: return 1 / (1 + std::exp(-v));
     case fb::ActivationKind::HardSigmoid: return std::max(0.0, std::min(1.0, a * v + b));
     case fb::ActivationKind::HardSwish: return v * std::max(0.0, std::min(1.0, v / 6 + 0.5));
+    case fb::ActivationKind::SiLU: return v / (1 + std::exp(-v));
     default: return v;
   }
 }
@@ -240,7 +241,8 @@ TEST(Ops, ActivationsStandAlone) {
   const std::pair<fb::ActivationKind, std::pair<float, float>> acts[] = {
       {fb::ActivationKind::Relu, {0, 0}},        {fb::ActivationKind::Clip, {0, 6}},
       {fb::ActivationKind::LeakyRelu, {0.2f, 0}}, {fb::ActivationKind::Sigmoid, {0, 0}},
-      {fb::ActivationKind::HardSigmoid, {0.2f, 0.5f}}, {fb::ActivationKind::HardSwish, {0, 0}}};
+      {fb::ActivationKind::HardSigmoid, {0.2f, 0.5f}}, {fb::ActivationKind::HardSwish, {0, 0}},
+      {fb::ActivationKind::SiLU, {0, 0}}};
   for (const auto& [kind, ab] : acts) {
     In x = Rand({2, 3, 37}, 7, false, -8, 8);
     std::vector<float> want;

@@ -42,6 +42,26 @@ TEST_P(ElementwiseTest, SigmoidSaturatesAndKeepsNan) {
   EXPECT_TRUE(std::isnan(got[0]));
 }
 
+// SiLU x/(1+e^−x) shares Sigmoid's clamp: exactly x far right, −0 far left (e^−x = inf), NaN
+// kept, and −inf → NaN (−inf/inf) as in the reference.
+TEST_P(ElementwiseTest, SiluSaturatesAndKeepsNan) {
+  std::vector<float> x = RandomVector(67, -120, 120);
+  x[3] = 87.5f, x[4] = 100.0f, x[5] = -100.0f, x[6] = 17.0f, x[7] = -85.0f;
+  x[8] = std::numeric_limits<float>::infinity(), x[9] = -x[8];
+  x[0] = std::numeric_limits<float>::quiet_NaN();
+  const Activation silu{ActKind::kSiLU, 0, 0};
+  std::vector<float> want(x.size()), got(x.size());
+  ref::ActivationKernel(x.data(), want.data(), x.size(), silu);
+  table().activation(x.data(), got.data(), x.size(), silu);
+  ASSERT_TRUE(AllClose(want, got));
+  EXPECT_EQ(got[4], 100.0f);
+  EXPECT_EQ(got[3], 87.5f);
+  EXPECT_EQ(got[5], 0.0f);
+  EXPECT_EQ(got[8], x[8]);
+  EXPECT_TRUE(std::isnan(got[0]));
+  EXPECT_TRUE(std::isnan(got[9]));
+}
+
 TEST_P(ElementwiseTest, ChannelAffineAndBatchnorm) {
   for (size_t channels : {size_t{1}, size_t{3}, size_t{17}, 2 * W() + 1}) {
     for (size_t spatial : {size_t{1}, W(), W() + 1, size_t{13}, size_t{49}}) {
@@ -81,7 +101,8 @@ TEST_P(ElementwiseTest, PreluPerChannelAndShared) {
 TEST_P(ElementwiseTest, BinaryEveryKindModeAndAlias) {
   const BinaryKind kinds[] = {BinaryKind::kAdd, BinaryKind::kSub, BinaryKind::kMul, BinaryKind::kDiv};
   const BroadcastMode modes[] = {BroadcastMode::kElementwise, BroadcastMode::kScalarB, BroadcastMode::kScalarA};
-  const Activation acts[] = {{ActKind::kNone, 0, 0}, {ActKind::kRelu, 0, 0}, {ActKind::kSigmoid, 0, 0}};
+  const Activation acts[] = {{ActKind::kNone, 0, 0}, {ActKind::kRelu, 0, 0}, {ActKind::kSigmoid, 0, 0},
+                             {ActKind::kSiLU, 0, 0}};
   for (size_t n : AwkwardSizes()) {
     const std::vector<float> a = RandomVector(n, 0.5f, 2, 21), b = RandomVector(n, -2, -0.5f, 22);
     for (BinaryKind kind : kinds) {

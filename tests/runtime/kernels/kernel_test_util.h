@@ -77,7 +77,7 @@ inline ::testing::AssertionResult AllClose(const std::vector<float>& want, const
 inline std::vector<Activation> AllActivations() {
   return {{ActKind::kNone, 0, 0},         {ActKind::kRelu, 0, 0},      {ActKind::kClip, -0.5f, 0.6f},
           {ActKind::kLeakyRelu, 0.1f, 0}, {ActKind::kSigmoid, 0, 0},   {ActKind::kHardSigmoid, 0.2f, 0.5f},
-          {ActKind::kHardSwish, 0, 0}};
+          {ActKind::kHardSwish, 0, 0},    {ActKind::kSiLU, 0, 0}};
 }
 
 // A build without SIMD tables (Cortex-M, ARMv7 without NEON) instantiates nothing.

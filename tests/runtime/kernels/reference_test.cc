@@ -100,6 +100,10 @@ TEST(ReferenceKernels, ActivationsAffineBinaryByHand) {
   EXPECT_FLOAT_EQ(y[3], 1.0f);
   ref::ActivationKernel(x, y, 4, {ActKind::kSigmoid, 0, 0});
   EXPECT_NEAR(y[2], 0.62245933f, 1e-7);
+  ref::ActivationKernel(x, y, 4, {ActKind::kSiLU, 0, 0});  // x/(1+e^−x)
+  EXPECT_NEAR(y[0], -0.14227762f, 1e-7);
+  EXPECT_NEAR(y[1], -0.26894142f, 1e-7);
+  EXPECT_NEAR(y[3], 3.92805516f, 1e-6);
   ref::ActivationKernel(x, y, 4, {ActKind::kClip, -1, 1});
   EXPECT_EQ(y[0], -1.0f);
   EXPECT_EQ(y[2], 0.5f);

@@ -45,13 +45,14 @@ int AddBn(EfbBuilder& b, const std::string& name, int x, int channels, const std
   return y;
 }
 
-// x[2,3,6,6] → conv3×3 → BN+Relu → depthwise 3×3 → BN → + (residual) → maxpool 2 → GAP → fc → [2,3]
-std::vector<uint8_t> SmallCnn() {
+// x[2,3,6,6] → conv3×3 (+conv1_act) → BN+Relu → depthwise 3×3 → BN → + (residual) → maxpool 2
+// → SiLU (stand-alone: gradient from its input) → GAP → fc → [2,3]
+std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind::None) {
   EfbBuilder b;
   const int x = b.AddInput("x", {2, 3, 6, 6});
   const int w1 = b.AddConstant("conv1.w", {4, 3, 3, 3}, RandomVector(108, 11, -0.5f, 0.5f));
   const int c1 = b.AddTensor("conv1.out", {2, 4, 6, 6});
-  b.AddOp(fb::OpType::Conv, "conv1", {x, w1}, {c1}, ConvOpts(3, 1, 1), 3 * 9 * 36 * 4);
+  b.AddOp(fb::OpType::Conv, "conv1", {x, w1}, {c1}, ConvOpts(3, 1, 1, conv1_act), 3 * 9 * 36 * 4);
   const int r1 = AddBn(b, "bn1", c1, 4, {2, 4, 6, 6}, fb::ActivationKind::Relu, 20);
   const int w2 = b.AddConstant("dw.w", {4, 1, 3, 3}, RandomVector(36, 12, -0.5f, 0.5f));
   const int b2 = b.AddConstant("dw.b", {4}, RandomVector(4, 13));
@@ -74,11 +75,16 @@ std::vector<uint8_t> SmallCnn() {
   po.pads = {0, 0, 0, 0};
   u.Set(std::move(po));
   b.AddOp(fb::OpType::Pool, "maxpool", {sum}, {pooled}, std::move(u));
+  const int silu = b.AddTensor("silu", {2, 4, 3, 3});
+  fb::ActivationOptionsT so;
+  so.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::SiLU));
+  u.Set(std::move(so));
+  b.AddOp(fb::OpType::Activation, "silu", {pooled}, {silu}, std::move(u));
   const int gap = b.AddTensor("gap", {2, 4, 1, 1});
   fb::GlobalPoolOptionsT go;
   go.kind = fb::PoolKind::Average;
   u.Set(go);
-  b.AddOp(fb::OpType::GlobalPool, "gap", {pooled}, {gap}, std::move(u));
+  b.AddOp(fb::OpType::GlobalPool, "gap", {silu}, {gap}, std::move(u));
   const int flat = b.AddTensor("flat", {2, 4});
   u.Set(fb::ReshapeOptionsT());
   b.AddOp(fb::OpType::Reshape, "flatten", {gap}, {flat}, std::move(u));
@@ -277,6 +283,26 @@ TEST(Trainer, FoldedModelWithNothingToTrainIsRejected) {
   ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
   AlignedBuffer arena2(need);
   EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena2.data(), need, t, o, &trainer), Status::kOk) << log;
+}
+
+// A fused epilogue keeps only y; SiLU's derivative needs x, so the trainer refuses and says why.
+TEST(Trainer, FusedSiluOrHardSwishIsRejectedNamingTheOp) {
+  for (fb::ActivationKind act : {fb::ActivationKind::SiLU, fb::ActivationKind::HardSwish}) {
+    AlignedBuffer model(SmallCnn(act));
+    TrainOptions t;
+    t.trainable = Trainable::kAll;
+    size_t need = 0;
+    ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
+    AlignedBuffer arena(need);
+    std::string log;
+    Options o;
+    o.log = [](void* user, const char* msg) { *static_cast<std::string*>(user) += msg; };
+    o.log_user = &log;
+    Trainer* trainer = nullptr;
+    EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), need, t, o, &trainer), Status::kUnsupportedOp);
+    EXPECT_NE(log.find("'conv1'"), std::string::npos) << log;
+    EXPECT_NE(log.find("SiLU"), std::string::npos) << log;
+  }
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ inline float ActOne(float x, const Activation& a) {
     case ActKind::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
     case ActKind::kHardSigmoid: return std::max(0.0f, std::min(1.0f, a.alpha * x + a.beta));
     case ActKind::kHardSwish: return x * std::max(0.0f, std::min(1.0f, x * (1.0f / 6.0f) + 0.5f));
+    case ActKind::kSiLU: return x / (1.0f + std::exp(-x));
   }
   return x;
 }
@@ -55,6 +56,9 @@ inline FBatch<Arch> ActBatch(FBatch<Arch> x, const Activation& a) {
       return xsimd::max(zero, xsimd::min(one, xsimd::fma(x, B(a.alpha), B(a.beta))));
     case ActKind::kHardSwish:
       return x * xsimd::max(zero, xsimd::min(one, xsimd::fma(x, B(1.0f / 6.0f), B(0.5f))));
+    // x·sigmoid(x) as x/(1 + e^−x), one division. Sigmoid's clamp of exp's argument at −80
+    // (no subnormal e^−x for x > 87) leaves the result x there, as unclamped; −x second keeps NaN.
+    case ActKind::kSiLU: return x / (one + xsimd::exp(xsimd::max(B(-80.0f), -x)));
   }
   return x;
 }
