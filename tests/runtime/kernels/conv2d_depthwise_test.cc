@@ -69,6 +69,12 @@ TEST_P(DepthwiseTest, DilationAndWidePadding) {
     EXPECT_TRUE(SameAsReference(table(), c, {ActKind::kRelu, 0, 0}));
 }
 
+// Every fused activation (the flat path compiles None/Relu/Clip apart, the rest go through ActBatch).
+TEST_P(DepthwiseTest, EveryActivation) {
+  for (const Activation& act : AllActivations())
+    for (size_t stride : {1, 2}) EXPECT_TRUE(SameAsReference(table(), {14, 14, 3, stride, 1, 1, 3}, act));
+}
+
 // Channels share the zero rows of the phase planes: a channel of huge values followed by one
 // of small values must not leak into the second one's border outputs.
 TEST_P(DepthwiseTest, ChannelsDoNotLeak) {

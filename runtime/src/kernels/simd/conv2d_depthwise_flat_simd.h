@@ -13,7 +13,9 @@
 // Stride 1 with out_w == in_w makes the plane a plain copy of the channel (one memcpy).
 #pragma once
 #include <cstring>
+#include <type_traits>
 
+#include "kernels/simd/conv2d_depthwise_act_simd.h"
 #include "kernels/simd/conv2d_depthwise_unzip_simd.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
@@ -193,22 +195,22 @@ struct DwFlatTaps {
 
 // Registers [p, end) of one channel, reading flat index p − shift of the planes at src; ow
 // holds the columns of register p and is advanced past end.
-template <class Arch, size_t KH, size_t KW>
+template <class Arch, size_t KH, size_t KW, class Act>
 inline void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps, const DwFlatPlan& g, const float* src, size_t shift,
-                      const Activation& act, size_t p, size_t end, FBatch<Arch>& ow, float* y_c) {
+                      const Act& act, size_t p, size_t end, FBatch<Arch>& ow, float* y_c) {
   using B = FBatch<Arch>;
   const B pitch(static_cast<float>(g.pitch)), step(static_cast<float>(g.step));
   for (; p < end; p += B::size) {
-    ActBatch<Arch>(taps.At(src, static_cast<long>(p - shift), ow), act).store_unaligned(y_c + p);
+    act(taps.At(src, static_cast<long>(p - shift), ow)).store_unaligned(y_c + p);
     ow += step;   // (ow + W) mod pitch, ow and step both < pitch
     ow = xsimd::select(ow >= pitch, ow - pitch, ow);
   }
 }
 
 // y_c = act(conv(x_c) + bias) for one channel whose phase planes (or bands) are in buf.
-template <class Arch, size_t KH, size_t KW>
+template <class Arch, size_t KH, size_t KW, class Act>
 void DwFlatChannel(const DwFlatPlan& g, const float* buf, const float* x_c, const float* w_c, float bias,
-                   const Activation& act, float* y_c) {
+                   const Act& act, float* y_c) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const DwFlatTaps<Arch, KH, KW> taps(g, w_c, bias);
@@ -219,21 +221,21 @@ void DwFlatChannel(const DwFlatPlan& g, const float* buf, const float* x_c, cons
   const float* last_src = top;
   size_t last_shift = 0;
   if (g.banded) {
-    DwFlatRun<Arch, KH, KW>(taps, g, top, 0, act, 0, g.p_lo, ow, y_c);
-    DwFlatRun<Arch, KH, KW>(taps, g, x_c, 0, act, g.p_lo, g.p_mid, ow, y_c);
+    DwFlatRun<Arch, KH, KW, Act>(taps, g, top, 0, act, 0, g.p_lo, ow, y_c);
+    DwFlatRun<Arch, KH, KW, Act>(taps, g, x_c, 0, act, g.p_lo, g.p_mid, ow, y_c);
     last_src = buf + g.bot_at, last_shift = g.bot_start;
-    DwFlatRun<Arch, KH, KW>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, y_c);
+    DwFlatRun<Arch, KH, KW, Act>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, y_c);
   } else {
-    DwFlatRun<Arch, KH, KW>(taps, g, top, 0, act, 0, full, ow, y_c);
+    DwFlatRun<Arch, KH, KW, Act>(taps, g, top, 0, act, 0, full, ow, y_c);
   }
   if (full == n) return;
   if (n >= W) {   // last partial register: recompute the overlapping one ending at n
     const B ow_last = B::load_aligned(g.ow_last);
-    ActBatch<Arch>(taps.At(last_src, static_cast<long>(n - W - last_shift), ow_last), act).store_unaligned(y_c + n - W);
+    act(taps.At(last_src, static_cast<long>(n - W - last_shift), ow_last)).store_unaligned(y_c + n - W);
     return;
   }
   alignas(64) float tmp[W];
-  ActBatch<Arch>(taps.At(top, 0, ow), act).store_aligned(tmp);
+  act(taps.At(top, 0, ow)).store_aligned(tmp);
   for (size_t i = 0; i < n; ++i) y_c[i] = tmp[i];
 }
 
@@ -245,15 +247,18 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   if (!DwFlatPlanFor(s, FBatch<Arch>::size, &g)) return false;
   alignas(64) float buf[kDwFlatMaxFloats];
   std::memset(buf, 0, g.buf_floats * sizeof(float));
-  auto channel = &DwFlatChannel<Arch, 0, 0>;
-  if (s.kh == 3 && s.kw == 3) channel = &DwFlatChannel<Arch, 3, 3>;
-  if (s.kh == 5 && s.kw == 5) channel = &DwFlatChannel<Arch, 5, 5>;
-  const size_t taps = s.kh * s.kw;
-  for (size_t c = 0; c < s.out_c; ++c) {
-    const float* x_c = x + c * s.in_h * s.in_w;
-    DwFlatFill<Arch>(s, g, x_c, buf);
-    channel(g, buf, x_c, w + c * taps, bias != nullptr ? bias[c] : 0.0f, act, y + c * g.n);
-  }
+  DwWithActivation<Arch>(act, [&](const auto& f) {
+    using Act = std::decay_t<decltype(f)>;
+    auto channel = &DwFlatChannel<Arch, 0, 0, Act>;
+    if (s.kh == 3 && s.kw == 3) channel = &DwFlatChannel<Arch, 3, 3, Act>;
+    if (s.kh == 5 && s.kw == 5) channel = &DwFlatChannel<Arch, 5, 5, Act>;
+    const size_t taps = s.kh * s.kw;
+    for (size_t c = 0; c < s.out_c; ++c) {
+      const float* x_c = x + c * s.in_h * s.in_w;
+      DwFlatFill<Arch>(s, g, x_c, buf);
+      channel(g, buf, x_c, w + c * taps, bias != nullptr ? bias[c] : 0.0f, f, y + c * g.n);
+    }
+  });
   return true;
 }
 
