@@ -24,6 +24,7 @@ constexpr char kUsage[] =
     "  -o, --output PATH            output .efb file (required; written atomically)\n"
     "  --no-fold                    keep BatchNorm as its own op\n"
     "  --no-verify                  skip the folded-vs-unfolded numeric check\n"
+    "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd F(2,3))\n"
     "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n"
     "  --input-mean M,M,... --input-std S,S,...  take raw input: fold (x-M)/S per channel\n"
     "                               into the first layer (exact; kept as an affine op\n"
@@ -84,7 +85,8 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
               r.batchnorm_found, r.batchnorm_folded_backward, r.batchnorm_folded_forward,
               r.batchnorm_kept_affine);
   if (r.input_normalization_folded) std::printf("input normalization: folded into the first layer\n");
-  std::printf("activations fused: %d, nodes removed: %d\n", r.activations_fused, r.nodes_removed);
+  std::printf("activations fused: %d, nodes removed: %d, winograd convs: %d\n", r.activations_fused,
+              r.nodes_removed, r.winograd_convs);
   if (r.verified) {
     std::printf("verify: max abs error %.3g, max rel error %.3g\n", r.verify_max_abs_error,
                 r.verify_max_rel_error);
@@ -134,7 +136,7 @@ int CompileCommand(int argc, char** argv) {
   ArgSpec spec;
   spec.value_flags = {"--output", "--input-shape", "--batch", "--trainable", "--calibrate",
                       "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std"};
-  spec.bool_flags = {"--no-fold", "--no-verify", "--train"};
+  spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
@@ -148,6 +150,7 @@ int CompileCommand(int argc, char** argv) {
   compiler::CompileOptions options;
   options.fold_batchnorm = !args.Has("--no-fold");
   options.verify = !args.Has("--no-verify");
+  options.winograd = !args.Has("--no-winograd");
   for (const std::string& text : args.All("--input-shape")) {
     std::string name, error;
     std::vector<int64_t> dims;

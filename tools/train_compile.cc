@@ -79,6 +79,7 @@ bool ConfigureTrainingCompile(onnx::ModelProto* model, int batch,
   }
   options->fold_batchnorm = false;
   options->fuse_activations = false;   // fused HardSwish has no gradient from its output
+  options->winograd = false;           // the trainer reads and refolds plain [Cout, Cin, kh, kw] weights
   options->verify = false;
   return true;
 }

@@ -30,9 +30,9 @@ struct Built {
   uint64_t weight_bytes = 0;
 };
 
-Built Build(const ir::Graph& graph) {
+Built Build(const ir::Graph& graph, bool winograd) {
   Built b;
-  b.lowered = Lower(graph);
+  b.lowered = Lower(graph, winograd);
   PlanArena(&b.lowered);
   b.bytes = WriteEfb(&b.lowered, &b.weight_bytes);
   return b;
@@ -42,7 +42,7 @@ Built Build(const ir::Graph& graph) {
 void Verify(ir::Graph reference, const Built& folded, const CompileOptions& options, const std::string& name,
             CompileReport* report) {
   passes::FoldBatchNorm(reference, /*fold=*/false);
-  const Built ref = Build(reference);
+  const Built ref = Build(reference, /*winograd=*/false);
   const VerifyOutcome v = CompareModels(ref.bytes, folded.bytes, /*seed=*/1234);
   if (!v.ran) {
     if (!RuntimeAvailable()) return;  // host build without the runtime: report verified=false
@@ -95,9 +95,12 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     r.activations_fused = passes::FuseGatedActivations(graph);
     r.activations_fused += passes::FuseActivations(graph);
   }
-  Built built = Build(graph);
+  Built built = Build(graph, options.winograd);
+  for (const fb::OperatorT& op : built.lowered.ops)
+    if (op.type == fb::OpType::Conv && op.options.AsConvOptions()->packing == fb::WeightPacking::Winograd2x3)
+      ++r.winograd_convs;
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
-                       r.input_normalization_folded;
+                       r.input_normalization_folded || r.winograd_convs > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   r.arena_bytes = built.lowered.arena_bytes;
   r.arena_lower_bound = built.lowered.arena_lower_bound;

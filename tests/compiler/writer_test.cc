@@ -61,11 +61,12 @@ TEST(Writer, VerifiesAndAlignsWeights) {
   EXPECT_EQ(report.arena_bytes, m->arena_bytes());
   EXPECT_EQ(report.batchnorm_folded_backward, 1);
   EXPECT_EQ(report.activations_fused, 1);
-  // conv1 (pads 1) needs phase-plane scratch, planned inside the arena: 3 planes of 10×10 + 3
-  // slack → 304 floats, pitched output 5·(7·10 + 8) → 400 floats, 27 row offsets → 128 bytes.
+  // conv1 (pads 1) needs phase-plane scratch, planned inside the arena: 3 planes of 10×10 + 18
+  // slack → 320 floats, pitched output 5·80 (7·10 + 8 rounded up to 16) floats, 27 row offsets
+  // → 128 bytes.
   const fb::Operator* conv1 = m->operators()->Get(0);
   EXPECT_STREQ(conv1->name()->c_str(), "conv1");
-  EXPECT_EQ(conv1->scratch_bytes(), (304u + 400u) * 4 + 128);
+  EXPECT_EQ(conv1->scratch_bytes(), (320u + 400u) * 4 + 128);
   EXPECT_GE(conv1->scratch_offset(), 0);
   EXPECT_EQ(conv1->scratch_offset() % 64, 0);
 }
@@ -96,6 +97,47 @@ TEST(Writer, WriteFileAtomicLeavesNoTempFile) {
   if (f) std::fclose(f);
   EXPECT_FALSE(WriteFileAtomic("/nonexistent-dir/x.efb", {1}, &err));
   EXPECT_FALSE(err.empty());
+}
+
+}  // namespace
+}  // namespace edgefold::compiler
+
+namespace edgefold::compiler {
+namespace {
+
+// A 3×3 stride-1 conv with 64 → 64 channels stores Winograd F(2,3) filters [4, 4, Cout, Cin]
+// (checked against the plain graph by the compiler's own verify); --no-winograd and the
+// narrow 16-channel conv keep plain weights. The runtime computes the same outputs both ways.
+TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
+  auto build = [](bool winograd, CompileReport* report) {
+    OnnxBuilder b;
+    b.Input("x", {1, 16, 10, 9}).Init("w1", {64, 16, 3, 3}, testing::RandomValues(64 * 16 * 9, 11));
+    b.Init("w2", {64, 64, 3, 3}, testing::RandomValues(64 * 64 * 9, 12)).Init("b2", {64}, testing::RandomValues(64, 13));
+    testing::SetInts(b.Node("Conv", {"x", "w1"}, {"c1"}, "narrow"), "pads", {1, 1, 1, 1});
+    testing::SetInts(b.Node("Conv", {"c1", "w2", "b2"}, {"y"}, "wide"), "pads", {1, 0, 1, 0});
+    b.Output("y");
+    CompileOptions options;
+    options.winograd = winograd;
+    const CompileResult r = CompileModel(b.model(), options);
+    EXPECT_TRUE(r.ok) << r.error;
+    *report = r.report;
+    return r.model;
+  };
+  CompileReport on, off;
+  const std::vector<uint8_t> winograd = build(true, &on), plain = build(false, &off);
+  EXPECT_EQ(on.winograd_convs, 1);
+  EXPECT_EQ(off.winograd_convs, 0);
+  EXPECT_TRUE(on.verified);
+  EXPECT_LT(on.verify_max_rel_error, 1e-5);
+  const fb::Model* m = testing::ModelOf(winograd);
+  const fb::Operator* wide = m->operators()->Get(1);
+  EXPECT_STREQ(wide->name()->c_str(), "wide");
+  EXPECT_EQ(wide->options_as_ConvOptions()->packing(), fb::WeightPacking::Winograd2x3);
+  const fb::Tensor* u = m->tensors()->Get(wide->inputs()->Get(1));
+  EXPECT_EQ(std::vector<int>(u->shape()->begin(), u->shape()->end()), (std::vector<int>{4, 4, 64, 64}));
+  EXPECT_EQ(m->operators()->Get(0)->options_as_ConvOptions()->packing(), fb::WeightPacking::Plain);
+  EXPECT_EQ(testing::ModelOf(plain)->operators()->Get(1)->options_as_ConvOptions()->packing(),
+            fb::WeightPacking::Plain);
 }
 
 }  // namespace

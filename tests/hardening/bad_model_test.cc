@@ -182,9 +182,9 @@ TEST(SizeArithmetic, ConvScratchSaturates) {
   s.kh = s.kw = 3;
   s.out_h = s.out_w = 8;
   EXPECT_EQ(ops::ConvIm2colScratchBytes(s), size_t{4} * 9 * 64 * 4);
-  // Phase planes: 4 channels of 10×10 + 3 slack → 416 floats, pitched 4·(7·10 + 8) → 320 floats,
-  // 36 offsets → 192 bytes.
-  EXPECT_EQ(ops::ConvScratchBytes(s), size_t{(416 + 320) * 4 + 192});
+  // Phase planes: 4 channels of 10×10 + 18 slack → 432 floats, pitched 4·80 (7·10 + 8 rounded up
+  // to 16) floats, 36 offsets → 192 bytes.
+  EXPECT_EQ(ops::ConvScratchBytes(s), size_t{(432 + 320) * 4 + 192});
 }
 
 TEST(SizeArithmetic, ArenaLayoutSaturates) {

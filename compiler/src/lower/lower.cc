@@ -67,7 +67,7 @@ std::vector<int32_t> ToInt32s(const ir::Node& node, const std::vector<int64_t>& 
   return out;
 }
 
-LoweredModel Lower(const ir::Graph& graph) {
+LoweredModel Lower(const ir::Graph& graph, bool winograd) {
   using Fn = std::function<void(LowerContext&, const ir::Node&)>;
   static const std::map<std::string, Fn> kLowerings = {
       {"Conv", LowerConv}, {"MaxPool", LowerPool}, {"AveragePool", LowerPool},
@@ -82,7 +82,7 @@ LoweredModel Lower(const ir::Graph& graph) {
       {"Squeeze", LowerReshape}, {"Unsqueeze", LowerReshape}, {"Transpose", LowerTranspose},
       {"Slice", LowerSlice}, {"Split", LowerSplit}, {"ReduceMean", LowerReduceMean}};
   LoweredModel model;
-  LowerContext ctx(graph, &model);
+  LowerContext ctx(graph, &model, winograd);
   const ir::Node none{"graph", "input", {}, {}, {}, {}};
   for (const std::string& in : graph.inputs) model.inputs.push_back(ctx.Tensor(none, in));
   for (const ir::Node& node : graph.nodes) {

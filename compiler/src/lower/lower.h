@@ -6,6 +6,7 @@
 
 namespace edgefold::compiler {
 
-LoweredModel Lower(const ir::Graph& graph);
+// winograd: 3×3 stride-1 convs wide enough to gain store Winograd F(2×2, 3×3) filters (inference only).
+LoweredModel Lower(const ir::Graph& graph, bool winograd = false);
 
 }  // namespace edgefold::compiler

@@ -10,9 +10,11 @@ namespace edgefold::compiler {
 
 class LowerContext {
  public:
-  LowerContext(const ir::Graph& graph, LoweredModel* model) : graph_(graph), model_(model) {}
+  LowerContext(const ir::Graph& graph, LoweredModel* model, bool winograd = false)
+      : graph_(graph), model_(model), winograd_(winograd) {}
 
   const ir::Graph& graph() const { return graph_; }
+  bool winograd() const { return winograd_; }
   // Index of the lowered tensor for IR tensor `name` ("" → -1), created on first use.
   // Activations must be float32 with a static shape; throws naming `node` otherwise.
   int Tensor(const ir::Node& node, const std::string& name);
@@ -25,6 +27,7 @@ class LowerContext {
  private:
   const ir::Graph& graph_;
   LoweredModel* model_;
+  bool winograd_;
   std::map<std::string, int> index_;
 };
 

@@ -17,6 +17,8 @@ const KernelTable kTable = {"scalar",
                             &ref::Binary,
                             &ref::Pool2d,
                             &ref::GlobalPool,
-                            &ref::Softmax};
+                            &ref::Softmax,
+                            &ref::Winograd23Input,
+                            &ref::Winograd23Output};
 
 }  // namespace edgefold::kernels::scalar

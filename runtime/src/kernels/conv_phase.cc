@@ -77,11 +77,14 @@ ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
   l.plane_w = PlaneExtent(s.out_w, s.stride_w, s.kw, s.dilation_w);
   l.plane_floats = MulSat(l.plane_h, l.plane_w);
   l.channel_floats = MulSat(MulSat(s.stride_h, s.stride_w), l.plane_floats);
-  // The last tap's run ends ⌊(kw−1)·dw / sw⌋ floats past the last plane on the junk columns.
-  const size_t slack = AddSat(MulSat(s.kw - 1, s.dilation_w) / s.stride_w, 1);
-  l.planes_floats = RoundUp(AddSat(MulSat(cin_g, l.channel_floats), slack), 16);
   l.gemm_n = AddSat(MulSat(s.out_h - 1, l.plane_w), s.out_w);
-  l.pitched_floats = l.plane_w == s.out_w ? 0 : RoundUp(MulSat(cout_g, l.gemm_n), 16);
+  // With junk columns anyway, round the GEMM's columns up to whole 16-float registers so no
+  // tile takes the narrow tail path (7×7: 61 → 64 columns).
+  if (l.plane_w != s.out_w) l.gemm_n = RoundUp(l.gemm_n, 16);
+  // The last tap's run ends ⌊(kw−1)·dw / sw⌋ floats, plus the rounding, past the last plane.
+  const size_t slack = AddSat(MulSat(s.kw - 1, s.dilation_w) / s.stride_w, 16);
+  l.planes_floats = RoundUp(AddSat(MulSat(cin_g, l.channel_floats), slack), 16);
+  l.pitched_floats = l.plane_w == s.out_w ? 0 : MulSat(cout_g, l.gemm_n);
   l.k = MulSat(MulSat(cin_g, s.kh), s.kw);
   l.offsets_bytes = RoundUp(MulSat(l.k, sizeof(uint32_t)), 64);
   if (l.planes_floats > UINT32_MAX) return l;   // offsets are 32-bit

@@ -24,7 +24,8 @@ struct ConvPhaseLayout {
   size_t plane_h = 0, plane_w = 0;  // one phase plane
   size_t plane_floats = 0;          // plane_h · plane_w
   size_t channel_floats = 0;        // sh · sw · plane_floats: the phases of one input channel
-  size_t gemm_n = 0;                // out_h · plane_w pitched output columns
+  size_t gemm_n = 0;                // (out_h−1)·plane_w + out_w pitched output columns (rounded
+                                    // up to 16 when there are junk columns)
   size_t planes_floats = 0;         // (in_c/group) · channel_floats + slack, multiple of 16
   size_t pitched_floats = 0;        // (out_c/group) · gemm_n when plane_w != out_w, else 0
   size_t k = 0;                     // (in_c/group) · kh · kw B rows (uint32 offsets)

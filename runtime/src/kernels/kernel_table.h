@@ -59,6 +59,13 @@ struct KernelTable {
 
   // Softmax along the middle axis of x viewed as [outer, axis_len, inner].
   void (*softmax)(const float* x, float* y, size_t outer, size_t axis_len, size_t inner);
+
+  // Winograd F(2×2, 3×3) transforms of one band (kernels/conv_winograd.h): the input's column
+  // planes → V[16][in_c][ld] = Bᵀ d B per tile; M[16][out_c][ld] → y = act(Aᵀ m A + bias) for
+  // the band's output rows (bias may be nullptr).
+  void (*winograd23_input)(const Winograd23Geometry& g, const float* planes, float* v);
+  void (*winograd23_output)(const Winograd23Geometry& g, const float* m, const float* bias,
+                            Activation act, float* y);
 };
 
 // The portable reference table (always present; the test oracle and the Cortex-M path).

@@ -24,5 +24,8 @@ void Binary(BinaryKind kind, BroadcastMode mode, const float* a, const float* b,
 void Pool2d(const Pool2dParams& p, const float* x, float* y, size_t planes);
 void GlobalPool(PoolKind kind, const float* x, float* y, size_t channels, size_t spatial);
 void Softmax(const float* x, float* y, size_t outer, size_t axis_len, size_t inner);
+void Winograd23Input(const Winograd23Geometry& g, const float* planes, float* v);
+void Winograd23Output(const Winograd23Geometry& g, const float* m, const float* bias, Activation act,
+                      float* y);
 
 }  // namespace edgefold::kernels::ref

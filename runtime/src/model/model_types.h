@@ -23,10 +23,14 @@ struct TensorInfo {
 };
 
 // Op options, translated from the schema. One member of the union is live per OpKind.
+// How a Conv's W is stored (schema WeightPacking).
+enum class WeightPacking : uint8_t { kPlain = 0, kWinograd2x3 = 1 };
+
 struct ConvOptions {
   int32_t kernel[2], strides[2], dilations[2], pads[4];   // pads: top, left, bottom, right
   int32_t group;
   kernels::Activation act;
+  WeightPacking packing;
 };
 struct PoolOptions {
   kernels::PoolKind kind;

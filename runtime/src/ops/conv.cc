@@ -3,8 +3,10 @@
 //   iy = oy·sh − pad_top + ky·dh, ix = ox·sw − pad_left + kx·dw (zero outside the image)
 // Depthwise convs run a direct kernel; pointwise ones one GEMM on the input; others a GEMM per
 // group that reads each tap in place from phase planes (kernels/conv_phase.h), or im2col + GEMM
-// when the model's plan gives only im2col's scratch.
+// when the model's plan gives only im2col's scratch; 3×3 stride-1 convs whose weights the compiler
+// stored in the Winograd domain run kernels/conv_winograd.h.
 #include "kernels/conv_phase.h"
+#include "kernels/conv_winograd.h"
 #include "ops/conv_scratch.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_util.h"
@@ -13,12 +15,36 @@
 namespace edgefold::internal {
 namespace {
 
+enum class ConvPath : uint8_t { kDirect, kPhasePlanes, kIm2col, kWinograd23 };
+
 struct ConvPrepared {
   kernels::Conv2dShape shape;
-  kernels::ConvPhaseLayout phase;   // used when phase_planes
+  kernels::ConvPhaseLayout phase;   // kPhasePlanes only
   size_t batch;
-  bool phase_planes;                // else im2col (a plan made for it) or no scratch at all
+  ConvPath path;                    // kDirect: depthwise kernel or pointwise GEMM, no scratch
 };
+
+// W stored as U = G·g·Gᵀ [4, 4, Cout, Cin] (WeightPacking Winograd2x3): the shape the transform
+// exists for and the scratch of kernels/conv_winograd.h. Sets `shape` (MakeConv2dShape reads
+// Cout from W's first dim, which here is 4).
+Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s) {
+  const TensorInfo& w = ctx.input(1);
+  s.out_c = static_cast<size_t>(ctx.output(0).shape[1]);
+  if (!kernels::ConvIsWinograd23(s) || w.rank != 4 || w.shape[0] != 4 || w.shape[1] != 4 ||
+      static_cast<size_t>(w.shape[2]) != s.out_c || static_cast<size_t>(w.shape[3]) != s.in_c)
+    return ctx.Fail(Status::kShapeMismatch,
+                    "Winograd weights need a 3x3 stride-1 ungrouped conv and W [4, 4, Cout, Cin]");
+  if (ctx.has_input(2) && ctx.input(2).elems != s.out_c)
+    return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
+                    ctx.input(2).elems, s.out_c);
+  const size_t scratch = kernels::MakeWinograd23Layout(s).scratch_bytes;
+  if (ctx.op.scratch_bytes < scratch)
+    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
+                    ctx.op.scratch_bytes);
+  ctx.prepared<ConvPrepared>() =
+      ConvPrepared{s, {}, static_cast<size_t>(ctx.input(0).shape[0]), ConvPath::kWinograd23};
+  return Status::kOk;
+}
 
 Status Prepare(OpContext& ctx) {
   const ConvOptions& o = ctx.op.options.conv;
@@ -31,6 +57,7 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
   if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
   const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
+  if (o.packing == WeightPacking::kWinograd2x3) return PrepareWinograd(ctx, s);
   size_t wk_h = 1, wk_w = 1;
   SpatialDims(w, &wk_h, &wk_w);
   if (s.in_c % s.group != 0 || s.out_c % s.group != 0 ||
@@ -53,7 +80,8 @@ Status Prepare(OpContext& ctx) {
   if (!phase_planes && ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu",
                     ops::ConvScratchBytes(s), ctx.op.scratch_bytes);
-  ctx.prepared<ConvPrepared>() = ConvPrepared{s, phase, static_cast<size_t>(x.shape[0]), phase_planes};
+  const ConvPath path = direct ? ConvPath::kDirect : phase_planes ? ConvPath::kPhasePlanes : ConvPath::kIm2col;
+  ctx.prepared<ConvPrepared>() = ConvPrepared{s, phase, static_cast<size_t>(x.shape[0]), path};
   return Status::kOk;
 }
 
@@ -70,9 +98,15 @@ Status Eval(OpContext& ctx) {
   const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group;
   const size_t k = cin_g * s.kh * s.kw;
   const bool depthwise = ops::ConvIsDepthwise(s), pointwise = ops::ConvIsPointwise(s);
+  const kernels::Winograd23Layout winograd =
+      p.path == ConvPath::kWinograd23 ? kernels::MakeWinograd23Layout(s) : kernels::Winograd23Layout();
   for (size_t n = 0; n < p.batch; ++n) {
     const float* xn = x + n * in_image;
     float* yn = y + n * s.out_c * out_plane;
+    if (p.path == ConvPath::kWinograd23) {
+      kernels::Conv2dWinograd23(ctx.k, s, winograd, xn, w, bias, o.act, yn, ctx.op.scratch);
+      continue;
+    }
     if (depthwise) {
       ctx.k.conv2d_depthwise(s, xn, w, bias, o.act, yn);
       continue;
@@ -81,7 +115,7 @@ Status Eval(OpContext& ctx) {
       const float* xg = xn + g * cin_g * s.in_h * s.in_w;
       const float* wg = w + g * cout_g * k;
       const float* bg = bias ? bias + g * cout_g : nullptr;
-      if (p.phase_planes) {
+      if (p.path == ConvPath::kPhasePlanes) {
         kernels::Conv2dPhaseGemm(ctx.k, s, p.phase, xg, wg, bg, o.act, yn + g * cout_g * out_plane,
                                  ctx.op.scratch);
         continue;

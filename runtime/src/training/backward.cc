@@ -23,6 +23,8 @@ const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensor
   const kernels::Activation* act = FusedActivation(op);
   if (act != nullptr && !GradFromOutputSupported(act->kind))
     return "a fused HardSwish or SiLU has no gradient from its output; compile with --train (no fusion)";
+  if (op.kind == OpKind::kConv && op.options.conv.packing != WeightPacking::kPlain)
+    return "Winograd-packed conv weights cannot be trained; compile with --train (plain weights)";
   switch (op.kind) {
     case OpKind::kMatMul: return "MatMul of two activations has no backward yet";
     case OpKind::kPRelu: {

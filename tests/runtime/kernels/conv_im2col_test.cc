@@ -4,6 +4,7 @@
 
 #include "kernel_test_util.h"
 #include "kernels/conv_phase.h"
+#include "kernels/conv_winograd.h"
 
 namespace edgefold::kernels::testing {
 namespace {
@@ -97,6 +98,32 @@ TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
                bias = RandomVector(s.out_c, -1, 1, 4);
     ASSERT_TRUE(AllClose(DirectConv(s, x, w, bias), PhaseConv(table(), s, x, w, bias), 1e-5f, 1e-5f))
         << "in_c " << c.in_c << " h " << c.h << " w " << c.w << " k " << c.kh << "x" << c.kw << " stride " << c.stride;
+  }
+}
+
+// Winograd F(2×2, 3×3): filters transformed as the compiler does, then the band-wise kernel.
+// Odd output sizes (partial tiles), images smaller than a tile, pads 0–2, channels across
+// register widths and several bands.
+TEST_P(ConvIm2colTest, Winograd23MatchesDirectConvolution) {
+  struct Case { size_t in_c, out_c, h, w, pad; };
+  const Case cases[] = {{3, 8, 9, 9, 1},   {16, 17, 14, 14, 1}, {5, 7, 7, 13, 0}, {4, 4, 1, 1, 1},
+                        {8, 9, 2, 3, 1},   {20, 33, 28, 28, 1}, {2, 3, 8, 8, 2},  {6, 5, 15, 4, 1},
+                        {64, 64, 56, 56, 1}, {1, 1, 40, 3, 1}};
+  for (const Case& c : cases) {
+    Conv2dShape s;
+    s.in_c = c.in_c, s.out_c = c.out_c, s.group = 1, s.in_h = c.h, s.in_w = c.w, s.kh = s.kw = 3;
+    s.pad_top = s.pad_left = c.pad;
+    s.out_h = c.h + 2 * c.pad - 2, s.out_w = c.w + 2 * c.pad - 2;
+    const auto x = RandomVector(s.in_c * c.h * c.w), w = RandomVector(s.out_c * s.in_c * 9, -1, 1, 3),
+               bias = RandomVector(s.out_c, -1, 1, 4);
+    std::vector<float> u(16 * s.out_c * s.in_c), y(s.out_c * s.out_h * s.out_w);
+    Winograd23TransformFilters(w.data(), s.out_c, s.in_c, u.data());
+    const Winograd23Layout l = MakeWinograd23Layout(s);
+    ASSERT_NE(l.scratch_bytes, SIZE_MAX);
+    std::vector<float> scratch(l.scratch_bytes / sizeof(float), std::nanf(""));
+    Conv2dWinograd23(table(), s, l, x.data(), u.data(), bias.data(), Activation{}, y.data(), scratch.data());
+    ASSERT_TRUE(AllClose(DirectConv(s, x, w, bias), y, 1e-4f, 1e-4f))
+        << "in_c " << c.in_c << " out_c " << c.out_c << " h " << c.h << " w " << c.w << " pad " << c.pad;
   }
 }
 

@@ -136,7 +136,9 @@ void GemmRowsBlock(const GemmParams& p, const float* a, const float* b, float* c
   constexpr size_t W = FBatch<Arch>::size;
   size_t j = j0;
   if constexpr (W >= 16)   // 32 vector registers: MR × 3 accumulators + 3 B registers + 1 broadcast
-    for (; j + 3 * W <= j1; j += 3 * W) GemmTile<Arch, MR, 3>(p, a, b, c, i0, j, k0, kc);
+    // 3-register tiles while the rest is not 4 registers (3 + 1 would end on a 1-register tile,
+    // half as fast; 2 + 2 is not).
+    for (; j + 3 * W <= j1 && j1 - j != 4 * W; j += 3 * W) GemmTile<Arch, MR, 3>(p, a, b, c, i0, j, k0, kc);
   for (; j + 2 * W <= j1; j += 2 * W) GemmTile<Arch, MR, 2>(p, a, b, c, i0, j, k0, kc);
   if (j < j1) GemmTile<Arch, MR, 1>(p, a, b, c, i0, j, k0, kc);
 }

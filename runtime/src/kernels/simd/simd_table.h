@@ -7,6 +7,7 @@
 #include "kernels/simd/gemm_simd.h"
 #include "kernels/simd/pool2d_simd.h"
 #include "kernels/simd/reduce_simd.h"
+#include "kernels/simd/winograd23_simd.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
@@ -26,7 +27,9 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &Binary<Arch>,
                      &Pool2d<Arch>,
                      &GlobalPool<Arch>,
-                     &Softmax<Arch>};
+                     &Softmax<Arch>,
+                     &Winograd23Input<Arch>,
+                     &Winograd23Output<Arch>};
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
