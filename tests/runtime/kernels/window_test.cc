@@ -1,5 +1,5 @@
 // conv2d_depthwise and pool2d of every SIMD table against the reference: kernel 3/5,
-// stride 1/2, dilation 1/2, padding 0..2, narrow and wide rows; 119×121 is above the depthwise
+// stride 1/2/3, dilation 1/2, padding 0..2, narrow and wide rows; 119×121 is above the depthwise
 // stack budget (kDwPhaseMaxFloats) and takes the row-interior path.
 #include "kernel_test_util.h"
 
@@ -19,7 +19,7 @@ size_t OutLen(size_t in, const WindowCase& wc) {
 std::vector<WindowCase> WindowCases() {
   std::vector<WindowCase> cases;
   for (size_t k : {3, 5})
-    for (size_t stride : {1, 2})
+    for (size_t stride : {1, 2, 3})
       for (size_t dilation : {1, 2})
         for (size_t pad : {0, 1, 2})
           for (auto hw : {std::pair<size_t, size_t>{7, 9}, {13, 17}, {6, 40}, {11, 67}, {119, 121}})
