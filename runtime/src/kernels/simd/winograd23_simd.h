@@ -6,7 +6,46 @@
 #pragma once
 #include "kernels/simd/simd_common.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
+
+// (a0 b0 a1 b1 …) across both registers: *lo gets the first W values, *hi the next W.
+// xsimd 8.1's zip_lo/zip_hi interleave within 128-bit lanes only, so AVX and AVX-512 permute.
+template <class Arch>
+inline void Interleave(FBatch<Arch> a, FBatch<Arch> b, FBatch<Arch>* lo, FBatch<Arch>* hi) {
+  constexpr size_t W = FBatch<Arch>::size;
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i second = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    *lo = _mm512_permutex2var_ps(a, first, b);
+    *hi = _mm512_permutex2var_ps(a, second, b);
+    return;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (W == 8) {
+    const __m256 l = _mm256_unpacklo_ps(a, b), h = _mm256_unpackhi_ps(a, b);
+    *lo = _mm256_permute2f128_ps(l, h, 0x20);
+    *hi = _mm256_permute2f128_ps(l, h, 0x31);
+    return;
+  }
+#endif
+  if constexpr (W == 4) {
+    *lo = xsimd::zip_lo(a, b);
+    *hi = xsimd::zip_hi(a, b);
+  } else {
+    alignas(64) float la[W], lb[W], out[2 * W];
+    a.store_aligned(la);
+    b.store_aligned(lb);
+    for (size_t i = 0; i < W; ++i) out[2 * i] = la[i], out[2 * i + 1] = lb[i];
+    *lo = FBatch<Arch>::load_aligned(out);
+    *hi = FBatch<Arch>::load_aligned(out + W);
+  }
+}
 
 template <class Arch>
 void Winograd23Input(const Winograd23Geometry& g, const float* planes, float* v) {
@@ -45,7 +84,7 @@ void Winograd23Output(const Winograd23Geometry& g, const float* m, const float* 
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const size_t xi_stride = g.m_stride;
-  alignas(64) float lanes[2][2][W];   // [row a][column b][tile]
+  alignas(64) float lanes[2 * W];
   for (size_t o = 0; o < g.out_c; ++o) {
     const B b(bias != nullptr ? bias[o] : 0.0f);
     float* yo = y + o * g.out_h * g.out_w;
@@ -61,16 +100,23 @@ void Winograd23Output(const Winograd23Geometry& g, const float* m, const float* 
           s[0][j] = m0 + m1 + m2;
           s[1][j] = m1 - m2 - m3;
         }
-        for (size_t a = 0; a < 2; ++a) {   // Y = s·A along each row
-          ActBatch<Arch>(s[a][0] + s[a][1] + s[a][2] + b, act).store_aligned(lanes[a][0]);
-          ActBatch<Arch>(s[a][1] - s[a][2] - s[a][3] + b, act).store_aligned(lanes[a][1]);
-        }
-        // Interleave the tiles' two columns back into output rows 2ty, 2ty + 1.
-        const size_t tiles = std::min(W, g.tiles_w - tx);
+        // Y = s·A along each row; the tiles' two columns interleave back into output rows
+        // 2ty and 2ty + 1 (whole registers, or a stack copy at the row's end).
+        const size_t cols = std::min(2 * W, g.out_w - 2 * tx);
         for (size_t a = 0; a < 2 && 2 * ty + a < g.out_h; ++a) {
+          const B left = ActBatch<Arch>(s[a][0] + s[a][1] + s[a][2] + b, act);
+          const B right = ActBatch<Arch>(s[a][1] - s[a][2] - s[a][3] + b, act);
+          B lo, hi;
+          Interleave<Arch>(left, right, &lo, &hi);
           float* yrow = yo + (2 * ty + a) * g.out_w + 2 * tx;
-          const size_t cols = std::min(2 * tiles, g.out_w - 2 * tx);
-          for (size_t q = 0; q < cols; ++q) yrow[q] = lanes[a][q & 1][q >> 1];
+          if (cols == 2 * W) {
+            lo.store_unaligned(yrow);
+            hi.store_unaligned(yrow + W);
+          } else {
+            lo.store_aligned(lanes);
+            hi.store_aligned(lanes + W);
+            std::copy(lanes, lanes + cols, yrow);
+          }
         }
       }
     }
