@@ -1,7 +1,9 @@
 // Fused activations of the depthwise kernels as functors, so the per-register loop is compiled
 // once per activation instead of switching on Activation::kind for every register. Each one
-// computes exactly what ActBatch (simd_common.h) computes, operand order included (NaN kept);
-// DwActAny covers every other kind through ActBatch itself.
+// computes exactly what ActBatch (simd_common.h) computes, operand order included (NaN kept).
+// The costly kinds (sigmoid, SiLU, hard-swish, …) are not fused into the tap loop: the caller
+// runs ActivationKernel over each channel's outputs right after they are written (still in
+// cache); inlining ActBatch's exp into every loop copy made GCC outline it everywhere.
 #pragma once
 #include "kernels/simd/simd_common.h"
 
@@ -23,13 +25,12 @@ struct DwActClip {
   FBatch<Arch> operator()(FBatch<Arch> x) const { return xsimd::min(hi, xsimd::max(lo, x)); }
 };
 
-template <class Arch>
-struct DwActAny {
-  const Activation* act;
-  FBatch<Arch> operator()(FBatch<Arch> x) const { return ActBatch<Arch>(x, *act); }
-};
+// True when act can be fused into the tap loop; otherwise it is applied after each channel.
+inline bool DwActInline(const Activation& act) {
+  return act.kind == ActKind::kNone || act.kind == ActKind::kRelu || act.kind == ActKind::kClip;
+}
 
-// Calls run(functor) with the functor for act.
+// Calls run(functor) with the functor for act (identity when !DwActInline(act)).
 template <class Arch, class Run>
 void DwWithActivation(const Activation& act, const Run& run) {
   using B = FBatch<Arch>;
@@ -37,7 +38,7 @@ void DwWithActivation(const Activation& act, const Run& run) {
     case ActKind::kNone: return run(DwActNone<Arch>{});
     case ActKind::kRelu: return run(DwActRelu<Arch>{});
     case ActKind::kClip: return run(DwActClip<Arch>{B(act.alpha), B(act.beta)});
-    default: return run(DwActAny<Arch>{&act});
+    default: return run(DwActNone<Arch>{});
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "kernels/simd/conv2d_depthwise_act_simd.h"
 #include "kernels/simd/conv2d_depthwise_unzip_simd.h"
+#include "kernels/simd/elementwise_simd.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
@@ -247,16 +248,22 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   if (!DwFlatPlanFor(s, FBatch<Arch>::size, &g)) return false;
   alignas(64) float buf[kDwFlatMaxFloats];
   std::memset(buf, 0, g.buf_floats * sizeof(float));
-  DwWithActivation<Arch>(act, [&](const auto& f) {
+  // Activations fused only for the unrolled 3×3/5×5 loops (fewer copies of the loop).
+  const bool fixed = s.kh == s.kw && (s.kh == 3 || s.kh == 5);
+  const bool fuse = fixed && DwActInline(act);
+  DwWithActivation<Arch>(fuse ? act : Activation{}, [&](const auto& f) {
     using Act = std::decay_t<decltype(f)>;
-    auto channel = &DwFlatChannel<Arch, 0, 0, Act>;
+    void (*channel)(const DwFlatPlan&, const float*, const float*, const float*, float, const Act&, float*) = nullptr;
+    if constexpr (std::is_same_v<Act, DwActNone<Arch>>) channel = &DwFlatChannel<Arch, 0, 0, Act>;
     if (s.kh == 3 && s.kw == 3) channel = &DwFlatChannel<Arch, 3, 3, Act>;
     if (s.kh == 5 && s.kw == 5) channel = &DwFlatChannel<Arch, 5, 5, Act>;
     const size_t taps = s.kh * s.kw;
     for (size_t c = 0; c < s.out_c; ++c) {
       const float* x_c = x + c * s.in_h * s.in_w;
       DwFlatFill<Arch>(s, g, x_c, buf);
-      channel(g, buf, x_c, w + c * taps, bias != nullptr ? bias[c] : 0.0f, f, y + c * g.n);
+      float* y_c = y + c * g.n;
+      channel(g, buf, x_c, w + c * taps, bias != nullptr ? bias[c] : 0.0f, f, y_c);
+      if (!fuse && act.kind != ActKind::kNone) ActivationKernel<Arch>(y_c, y_c, g.n, act);
     }
   });
   return true;
