@@ -14,12 +14,48 @@ namespace edgefold::tools {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: edgefold bench MODEL.efb [--runs N] [--warmup N]\n"
+    "usage: edgefold bench MODEL.efb [--runs N] [--warmup N] [--profile]\n"
     "                      [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon]\n"
     "\n"
     "Fills every input with uniform random values in [-1, 1] (fixed seed), runs --warmup\n"
     "untimed invocations (default 10), then times --runs invocations (default 100) and\n"
-    "prints min/median/p90 latency. The last line is 'median_ms=<x>'.\n";
+    "prints min/median/p90 latency. The last line is 'median_ms=<x>'.\n"
+    "--profile also prints each op's share of the time (mean over the timed runs, slowest\n"
+    "first), from a callback the runtime makes after every op.\n";
+
+// Per-op wall time between the runtime's after-op callbacks (Start() before each Invoke).
+class OpProfiler {
+ public:
+  static void OnOpEnd(void* user, size_t op) {
+    auto* self = static_cast<OpProfiler*>(user);
+    const auto now = std::chrono::steady_clock::now();
+    if (self->recording_) {
+      if (self->total_ms_.size() <= op) self->total_ms_.resize(op + 1, 0.0);
+      self->total_ms_[op] += std::chrono::duration<double, std::milli>(now - self->last_).count();
+    }
+    self->last_ = now;
+  }
+  void Start(bool recording) {
+    recording_ = recording;
+    last_ = std::chrono::steady_clock::now();
+  }
+  void Print(const Interpreter& interp, int runs) const {
+    double sum = 0;
+    for (double ms : total_ms_) sum += ms;
+    std::vector<size_t> order(total_ms_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return total_ms_[a] > total_ms_[b]; });
+    std::printf("per-op profile (mean ms per run, %% of the ops' total):\n");
+    for (size_t i : order)
+      std::printf("  #%-4zu %-14s %9.4f ms %5.1f%%  %s\n", i, interp.op_type(i), total_ms_[i] / runs,
+                  sum > 0 ? 100.0 * total_ms_[i] / sum : 0.0, interp.op_name(i));
+  }
+
+ private:
+  std::vector<double> total_ms_;
+  std::chrono::steady_clock::time_point last_;
+  bool recording_ = false;
+};
 
 // Nearest-rank percentile of sorted `ms`, p in [0, 1].
 double Percentile(const std::vector<double>& ms, double p) {
@@ -41,9 +77,10 @@ bool FillRandomInputs(ModelSession& session, std::string* error) {
 }
 
 bool TimeRuns(ModelSession& session, int warmup, int runs, std::vector<double>* ms,
-              std::string* error) {
+              std::string* error, OpProfiler* profiler) {
   Interpreter& interp = session.interpreter();
   for (int r = 0; r < warmup + runs; ++r) {
+    if (profiler != nullptr) profiler->Start(r >= warmup);
     const auto t0 = std::chrono::steady_clock::now();
     const Status s = interp.Invoke();
     const auto t1 = std::chrono::steady_clock::now();
@@ -59,6 +96,7 @@ bool TimeRuns(ModelSession& session, int warmup, int runs, std::vector<double>* 
 int BenchCommand(int argc, char** argv) {
   ArgSpec spec;
   spec.value_flags = {"--runs", "--warmup", "--isa"};
+  spec.bool_flags = {"--profile"};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
   int exit_code = kExitOk;
@@ -83,8 +121,11 @@ int BenchCommand(int argc, char** argv) {
   }
   ModelSession session;
   std::vector<double> ms;
-  if (!session.Open(args.positional[0], isa, &error) || !FillRandomInputs(session, &error) ||
-      !TimeRuns(session, warmup, runs, &ms, &error)) {
+  OpProfiler profiler;
+  const bool profile = args.Has("--profile");
+  if (!session.Open(args.positional[0], isa, &error, profile ? &OpProfiler::OnOpEnd : nullptr, &profiler) ||
+      !FillRandomInputs(session, &error) ||
+      !TimeRuns(session, warmup, runs, &ms, &error, profile ? &profiler : nullptr)) {
     std::fprintf(stderr, "edgefold bench: %s\n", error.c_str());
     return kExitFailure;
   }
@@ -94,6 +135,7 @@ int BenchCommand(int argc, char** argv) {
   std::printf("runs: %d (after %d warmup)\n", runs, warmup);
   std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", ms.front(), Percentile(ms, 0.5),
               Percentile(ms, 0.9));
+  if (profile) profiler.Print(session.interpreter(), runs);
   std::printf("median_ms=%.4f\n", Percentile(ms, 0.5));
   return kExitOk;
 }

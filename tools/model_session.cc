@@ -15,7 +15,8 @@ std::string ModelSession::Describe(const char* call, Status status) {
   return s;
 }
 
-bool ModelSession::Open(const std::string& path, Isa isa, std::string* error) {
+bool ModelSession::Open(const std::string& path, Isa isa, std::string* error, OpEndFn on_op_end,
+                        void* on_op_end_user) {
   path_ = path;
   if (!ReadFileAligned(path, &model_, error)) return false;
   if (isa != Isa::kAuto && !IsaAvailable(isa)) {
@@ -26,6 +27,8 @@ bool ModelSession::Open(const std::string& path, Isa isa, std::string* error) {
   options.isa = isa;
   options.log = &ModelSession::Log;
   options.log_user = this;
+  options.on_op_end = on_op_end;
+  options.on_op_end_user = on_op_end_user;
   size_t arena_bytes = 0;
   Status s = RequiredArenaBytes(model_.data.get(), model_.bytes, &arena_bytes, options);
   if (s != Status::kOk) { *error = Describe("RequiredArenaBytes", s); return false; }

@@ -17,7 +17,9 @@ class ModelSession {
 
   // Reads `path`, asks the runtime for the arena size, allocates it and creates the
   // interpreter. On failure `error` carries the status name and the runtime's messages.
-  bool Open(const std::string& path, Isa isa, std::string* error);
+  // on_op_end (optional) is passed to the runtime: called after every op of Invoke.
+  bool Open(const std::string& path, Isa isa, std::string* error, OpEndFn on_op_end = nullptr,
+            void* on_op_end_user = nullptr);
 
   Interpreter& interpreter() { return *interpreter_; }
   size_t arena_bytes() const { return arena_.bytes; }

@@ -190,6 +190,26 @@ TEST_F(CliTest, BenchPrintsMedianLastLine) {
   EXPECT_GT(std::stod(r.output.substr(last + 10)), 0.0);
 }
 
+// --profile lists every op once (the runtime's after-op callback), with a share of the time,
+// and the median stays the last line.
+TEST_F(CliTest, BenchProfileListsEveryOp) {
+  CompileConvBn();
+  const Result r = Cli("bench " + Path("m.efb") + " --runs 5 --warmup 1 --profile");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_TRUE(Contains(r, "per-op profile")) << r.output;
+  const Result inspect = Cli("inspect " + Path("m.efb"));
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.output;
+  size_t ops = 0;
+  for (size_t at = r.output.find("\n  #"); at != std::string::npos; at = r.output.find("\n  #", at + 1)) ++ops;
+  const size_t count_at = inspect.output.find("operators (");
+  ASSERT_NE(count_at, std::string::npos) << inspect.output;
+  EXPECT_EQ(ops, std::stoul(inspect.output.substr(count_at + 11))) << r.output;
+  EXPECT_TRUE(Contains(r, "%")) << r.output;
+  const size_t last = r.output.rfind("median_ms=");
+  ASSERT_NE(last, std::string::npos);
+  EXPECT_EQ(r.output.find('\n', last), r.output.size() - 1) << r.output;
+}
+
 TEST_F(CliTest, MultipleInputsAreTakenInGraphOrder) {
   std::string error;
   ASSERT_TRUE(testing::WriteTwoInputModel(Path("two.onnx"), &error)) << error;

@@ -21,12 +21,17 @@ constexpr int kMaxRank = 6;
 
 // Receives one formatted message per error (null-terminated). Called only on failure paths.
 using LogFn = void (*)(void* user, const char* message);
+// Called by Invoke after op `op_index` has run (per-op profiling: the caller reads its own
+// clock; the runtime has none). Not called when the op fails.
+using OpEndFn = void (*)(void* user, size_t op_index);
 
 struct Options {
   Isa isa = Isa::kAuto;                 // force a dispatch level (tests, benchmarks)
   const OpResolver* resolver = nullptr; // nullptr = every op compiled into this build
   LogFn log = nullptr;                  // nullptr = silent
   void* log_user = nullptr;
+  OpEndFn on_op_end = nullptr;          // nullptr = no per-op callback
+  void* on_op_end_user = nullptr;
 };
 
 // A view of one graph input or output. `data` points into the arena.
@@ -59,6 +64,10 @@ class Interpreter {
   Status SetInput(size_t i, const float* data, size_t elems);
 
   const char* kernel_isa_name() const;
+  // Operators in execution order: their count, name and type ("Conv", "Pool", ...).
+  size_t num_ops() const;
+  const char* op_name(size_t i) const;
+  const char* op_type(size_t i) const;
   size_t arena_used_bytes() const;
 
   struct State;  // defined in runtime/src/interpreter/interpreter_state.h

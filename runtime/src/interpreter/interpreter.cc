@@ -93,6 +93,8 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
 
   uint8_t* base = static_cast<uint8_t*>(arena);
   State* s = new (base + layout.state_offset) State(options.log, options.log_user);
+  s->on_op_end = options.on_op_end;
+  s->on_op_end_user = options.on_op_end_user;
   s->model = model;
   s->summary = summary;
   s->kernels = &kernels::SelectKernelTable(options.isa);
@@ -118,8 +120,17 @@ Status Interpreter::Invoke() {
   for (size_t i = 0; i < s.summary.num_ops; ++i) {
     internal::OpContext ctx{s.ops[i], s.tensors, *s.kernels, s.errors};
     EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[i]->eval(ctx));
+    if (s.on_op_end != nullptr) s.on_op_end(s.on_op_end_user, i);
   }
   return Status::kOk;
+}
+
+size_t Interpreter::num_ops() const { return state_->summary.num_ops; }
+const char* Interpreter::op_name(size_t i) const {
+  return i < state_->summary.num_ops ? state_->ops[i].name : "";
+}
+const char* Interpreter::op_type(size_t i) const {
+  return i < state_->summary.num_ops ? internal::OpKindName(state_->ops[i].kind) : "";
 }
 
 namespace {

@@ -26,6 +26,8 @@ struct Interpreter::State {
   internal::OpDesc* ops = nullptr;
   const internal::OpKernel** op_kernels = nullptr;
   size_t arena_used_bytes = 0;
+  OpEndFn on_op_end = nullptr;
+  void* on_op_end_user = nullptr;
   bool ready = false;
 };
 
