@@ -128,6 +128,41 @@ void GemmTailColumns(const GemmParams& p, const float* a, const float* b, float*
   }
 }
 
+// The last `cols` ≤ kGemmDotCols columns (from j0) as dot products along k: those columns of
+// B are packed transposed (bt[c·k + q], contiguous in q) and each row of A meets all of them
+// per load. A register-wide tile would spend W lanes on each of these few columns: for a 7×7
+// pointwise conv (n = 49) that is a fourth of the FMAs for 1/49 of the outputs.
+constexpr size_t kGemmDotCols = 8;
+constexpr size_t kGemmDotMaxK = 1024;   // bt lives on the stack: kGemmDotCols · k floats
+
+template <class Arch>
+void GemmTailDots(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const size_t cols = p.n - j0;
+  alignas(64) float bt[kGemmDotCols * kGemmDotMaxK];
+  for (size_t q = 0; q < p.k; ++q) {
+    const float* bq = GemmBRow(p, b, q) + j0;
+    for (size_t col = 0; col < cols; ++col) bt[col * p.k + q] = bq[col];
+  }
+  const size_t k_vec = p.k / W * W;
+  for (size_t i = 0; i < p.m; ++i) {
+    const float* ar = a + i * p.lda;
+    B acc[kGemmDotCols];
+    for (size_t col = 0; col < cols; ++col) acc[col] = B(0.0f);
+    for (size_t q = 0; q < k_vec; q += W) {
+      const B av = B::load_unaligned(ar + q);
+      for (size_t col = 0; col < cols; ++col) acc[col] = xsimd::fma(av, B::load_unaligned(bt + col * p.k + q), acc[col]);
+    }
+    for (size_t col = 0; col < cols; ++col) {
+      float sum = xsimd::hadd(acc[col]);
+      for (size_t q = k_vec; q < p.k; ++q) sum += ar[q] * bt[col * p.k + q];
+      float* out = c + i * p.ldc + j0 + col;
+      *out = GemmFinishOne(p, sum, i, j0 + col, out);
+    }
+  }
+}
+
 // Register-tiled columns [j0, j1) of rows i0..i0+MR over the k block [k0, k0+kc); j1 − j0 is a
 // multiple of W.
 template <class Arch, size_t MR>
@@ -183,6 +218,8 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   if (n_vec == p.n) return;
   if (p.ldb == 1 && p.b_row_offsets == nullptr)   // n == 1 (matrix·vector): B's column is contiguous
     for (size_t i = 0; i < p.m; ++i) GemmTailCols<Arch, 1>(p, a, b, c, i, n_vec);
+  else if (p.n - n_vec <= kGemmDotCols && p.k <= kGemmDotMaxK && p.k >= W)
+    GemmTailDots<Arch>(p, a, b, c, n_vec);
   else
     GemmTailColumns<Arch, MR>(p, a, b, c, n_vec);
 }
