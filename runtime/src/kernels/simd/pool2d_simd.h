@@ -113,9 +113,10 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
           }
           row[c] = acc;
         }
-        for (size_t q = 0; q < p.in_w; ++q) {   // (2): padded column q + pl
-          const size_t pc = q + p.pad_left;
-          phases[(pc % sw) * (phase_len + W) + pc / sw] = row[q];
+        for (size_t ph = 0; ph < sw; ++ph) {   // (2): phase ph holds padded columns ph + u·sw
+          float* dst = phases + ph * (phase_len + W);
+          size_t u = ph >= p.pad_left ? 0 : (p.pad_left - ph + sw - 1) / sw;   // first in-image u
+          for (size_t q = u * sw + ph - p.pad_left; q < p.in_w; q += sw, ++u) dst[u] = row[q];
         }
         const float inv = 1.0f / static_cast<float>(p.count_include_pad ? p.kh * p.kw : (taps.hi - taps.lo) * p.kw);
         for (; ow < cols.hi; ow += W) {   // (3); the last register may recompute earlier columns
