@@ -91,16 +91,18 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   r.batchnorm_folded_forward = bn.folded_forward;
   r.input_normalization_folded = options.fold_batchnorm && passes::FoldInputNormalization(graph);
   r.batchnorm_kept_affine = bn.kept;
+  int channel_scales = 0;
   if (options.fuse_activations) {  // x·gate(x) → SiLU/HardSwish first, so they fuse into the producer too
     r.activations_fused = passes::FuseGatedActivations(graph);
     r.activations_fused += passes::FuseActivations(graph);
+    channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
   }
   Built built = Build(graph, options.winograd);
   for (const fb::OperatorT& op : built.lowered.ops)
     if (op.type == fb::OpType::Conv && op.options.AsConvOptions()->packing == fb::WeightPacking::Winograd2x3)
       ++r.winograd_convs;
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
-                       r.input_normalization_folded || r.winograd_convs > 0;
+                       channel_scales > 0 || r.input_normalization_folded || r.winograd_convs > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   r.arena_bytes = built.lowered.arena_bytes;
   r.arena_lower_bound = built.lowered.arena_lower_bound;

@@ -66,10 +66,19 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   } else {
     weights = ctx.Tensor(n, n.In(1));
   }
-  fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, {x, weights, b}, {y});
   const bool winograd = opt.packing == fb::WeightPacking::Winograd2x3;
+  // Input 3, the channel scale of passes/fuse_channel_scale.cc: W'[o, c] = W[o, c]·s[c] per run.
+  const int scale = n.In(3).empty() ? -1 : ctx.Tensor(n, n.In(3));
+  if (scale >= 0 && (winograd || group != 1 || !ops::ConvIsPointwise(s) ||
+                     ir::NumElements(ctx.Shape(scale)) != ws[1]))
+    throw CompileError(n.Msg("a channel scale needs a pointwise group-1 conv and one value per input channel"));
+  std::vector<int> inputs = {x, weights, b};
+  if (scale >= 0) inputs.push_back(scale);
+  fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, std::move(inputs), {y});
   op.options.Set(std::move(opt));
-  op.scratch_bytes = winograd ? kernels::MakeWinograd23Layout(s).scratch_bytes : ops::ConvScratchBytes(s);
+  op.scratch_bytes = winograd ? kernels::MakeWinograd23Layout(s).scratch_bytes
+                     : scale >= 0 ? ops::ConvChannelScaleScratchBytes(s)
+                                  : ops::ConvScratchBytes(s);
 }
 
 void LowerPool(LowerContext& ctx, const ir::Node& n) {

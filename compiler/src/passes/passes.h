@@ -49,4 +49,10 @@ int FuseGatedActivations(ir::Graph& graph);
 // ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the sole consumer.
 int FuseActivations(ir::Graph& graph);
 
+// Squeeze-and-excitation: Mul(x, s) with s one value per channel of x [1, C, H, W], feeding only a
+// pointwise group-1 Conv with out_c ≤ H·W (else scaling W costs more than the Mul), becomes that
+// Conv's input 3 (channel scale, W'[o, c] = W[o, c]·s[c] at run time) and the Mul goes. Run after
+// FuseActivations. Returns the Muls removed.
+int FuseChannelScale(ir::Graph& graph);
+
 }  // namespace edgefold::compiler::passes

@@ -5,6 +5,9 @@
 // group that reads each tap in place from phase planes (kernels/conv_phase.h), or im2col + GEMM
 // when the model's plan gives only im2col's scratch; 3×3 stride-1 convs whose weights the compiler
 // stored in the Winograd domain run kernels/conv_winograd.h.
+// Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
+// pointwise group-1 convs only): y = W·(x ⊙ s) + b = W'·x + b, W'[o, c] = W[o, c]·s[c] written to
+// scratch (at ops::ConvScaledWeightsOffsetBytes) on every run.
 #include "kernels/conv_phase.h"
 #include "kernels/conv_winograd.h"
 #include "ops/conv_scratch.h"
@@ -22,7 +25,27 @@ struct ConvPrepared {
   kernels::ConvPhaseLayout phase;   // kPhasePlanes only
   size_t batch;
   ConvPath path;                    // kDirect: depthwise kernel or pointwise GEMM, no scratch
+  bool channel_scale;               // input 3 present: scale W's columns into scratch first
 };
+
+// Input 3 (channel scale): only on the plain pointwise group-1 path, with in_c values and the
+// scratch for W'.
+Status PrepareChannelScale(OpContext& ctx, const kernels::Conv2dShape& s) {
+  const ConvOptions& o = ctx.op.options.conv;
+  if (o.packing != WeightPacking::kPlain || s.group != 1 || !ops::ConvIsPointwise(s))
+    return ctx.Fail(Status::kInvalidModel,
+                    "a channel scale (input 3) needs a pointwise (1x1, stride 1, no pad) group-1 conv "
+                    "with plain weights");
+  if (ctx.input(3).elems != s.in_c)
+    return ctx.Fail(Status::kShapeMismatch, "channel scale (input 3) has %zu values for %zu input channels",
+                    ctx.input(3).elems, s.in_c);
+  const size_t scratch = ops::ConvChannelScaleScratchBytes(s);
+  if (ctx.op.scratch_bytes < scratch)
+    return ctx.Fail(Status::kInvalidModel,
+                    "needs %zu scratch bytes for the channel-scaled weights, the plan gives %zu", scratch,
+                    ctx.op.scratch_bytes);
+  return Status::kOk;
+}
 
 // W stored as U = G·g·Gᵀ [4, 4, Cout, Cin] (WeightPacking Winograd2x3): the shape the transform
 // exists for and the scratch of kernels/conv_winograd.h. Sets `shape` (MakeConv2dShape reads
@@ -42,7 +65,7 @@ Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s) {
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
                     ctx.op.scratch_bytes);
   ctx.prepared<ConvPrepared>() =
-      ConvPrepared{s, {}, static_cast<size_t>(ctx.input(0).shape[0]), ConvPath::kWinograd23};
+      ConvPrepared{s, {}, static_cast<size_t>(ctx.input(0).shape[0]), ConvPath::kWinograd23, false};
   return Status::kOk;
 }
 
@@ -57,6 +80,8 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
   if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
   const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
+  const bool channel_scale = ctx.has_input(3);
+  if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
   if (o.packing == WeightPacking::kWinograd2x3) return PrepareWinograd(ctx, s);
   size_t wk_h = 1, wk_w = 1;
   SpatialDims(w, &wk_h, &wk_w);
@@ -73,6 +98,7 @@ Status Prepare(OpContext& ctx) {
   if (ctx.has_input(2) && ctx.input(2).elems != s.out_c)
     return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
                     ctx.input(2).elems, s.out_c);
+  if (channel_scale) EDGEFOLD_RETURN_IF_ERROR(PrepareChannelScale(ctx, s));
   const bool direct = ops::ConvIsDepthwise(s) || ops::ConvIsPointwise(s);
   const kernels::ConvPhaseLayout phase = kernels::MakeConvPhaseLayout(s);
   const bool phase_planes = !direct && phase.scratch_bytes <= ctx.op.scratch_bytes;
@@ -81,7 +107,7 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu",
                     ops::ConvScratchBytes(s), ctx.op.scratch_bytes);
   const ConvPath path = direct ? ConvPath::kDirect : phase_planes ? ConvPath::kPhasePlanes : ConvPath::kIm2col;
-  ctx.prepared<ConvPrepared>() = ConvPrepared{s, phase, static_cast<size_t>(x.shape[0]), path};
+  ctx.prepared<ConvPrepared>() = ConvPrepared{s, phase, static_cast<size_t>(x.shape[0]), path, channel_scale};
   return Status::kOk;
 }
 
@@ -91,6 +117,13 @@ Status Eval(OpContext& ctx) {
   const ConvOptions& o = ctx.op.options.conv;
   const float* x = ctx.input(0).data;
   const float* w = ctx.input(1).data;
+  if (p.channel_scale) {   // W'[o, c] = W[o, c]·s[c] (pointwise, group 1: W is [out_c, in_c])
+    float* ws = ctx.op.scratch + ops::ConvScaledWeightsOffsetBytes(s) / sizeof(float);
+    const float* scale = ctx.input(3).data;
+    for (size_t oc = 0; oc < s.out_c; ++oc)
+      for (size_t c = 0; c < s.in_c; ++c) ws[oc * s.in_c + c] = w[oc * s.in_c + c] * scale[c];
+    w = ws;
+  }
   const float* bias = ctx.has_input(2) ? ctx.input(2).data : nullptr;
   float* y = ctx.output(0).data;
   const size_t in_image = s.in_c * s.in_h * s.in_w;
@@ -137,7 +170,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kConv = {Prepare, Eval, 2, 3};
+const OpKernel kConv = {Prepare, Eval, 2, 4};
 
 }  // namespace
 

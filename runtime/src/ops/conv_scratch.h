@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "kernels/conv_phase.h"
 #include "kernels/kernel_params.h"
@@ -39,6 +40,24 @@ inline size_t ConvScratchBytes(const kernels::Conv2dShape& s) {
   if (ConvIsDepthwise(s) || ConvIsPointwise(s)) return 0;
   const size_t phase = kernels::MakeConvPhaseLayout(s).scratch_bytes;
   return phase != SIZE_MAX ? phase : ConvIm2colScratchBytes(s);
+}
+
+// A Conv with a channel scale (input 3, s[in_c]; only pointwise, group 1) first writes
+// W'[o, c] = W[o, c]·s[c] into its scratch, after the path's own scratch rounded up to 64 bytes.
+inline size_t ConvScaledWeightsOffsetBytes(const kernels::Conv2dShape& s) {
+  const size_t path = ConvScratchBytes(s);
+  return path > SIZE_MAX - 63 ? SIZE_MAX : (path + 63) / 64 * 64;
+}
+
+// Scratch of a Conv with a channel scale: the path's scratch, then out_c·in_c floats (saturating).
+inline size_t ConvChannelScaleScratchBytes(const kernels::Conv2dShape& s) {
+  const size_t offset = ConvScaledWeightsOffsetBytes(s);
+  size_t weights = sizeof(float);
+  for (size_t f : {s.out_c, s.in_c}) {
+    if (f != 0 && weights > SIZE_MAX / f) return SIZE_MAX;
+    weights *= f;
+  }
+  return offset > SIZE_MAX - weights ? SIZE_MAX : offset + weights;
 }
 
 }  // namespace edgefold::ops

@@ -25,6 +25,9 @@ const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensor
     return "a fused HardSwish or SiLU has no gradient from its output; compile with --train (no fusion)";
   if (op.kind == OpKind::kConv && op.options.conv.packing != WeightPacking::kPlain)
     return "Winograd-packed conv weights cannot be trained; compile with --train (plain weights)";
+  if (op.kind == OpKind::kConv && op.num_inputs > 3 && op.inputs[3] >= 0)
+    return "a conv with a fused channel scale (squeeze-and-excitation Mul) cannot be trained; "
+           "compile with --train (no fusion)";
   switch (op.kind) {
     case OpKind::kMatMul: return "MatMul of two activations has no backward yet";
     case OpKind::kPRelu: {
