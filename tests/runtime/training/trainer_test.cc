@@ -4,7 +4,9 @@
 
 #include <cmath>
 
+#include "edgefold/interpreter.h"
 #include "edgefold/trainer.h"
+#include "kernels/conv_winograd.h"
 #include "testing/efb_builder.h"
 #include "testing/run_model.h"
 #include "testing/tiny_model.h"
@@ -47,12 +49,23 @@ int AddBn(EfbBuilder& b, const std::string& name, int x, int channels, const std
 
 // x[2,3,6,6] → conv3×3 (+conv1_act) → BN+Relu → depthwise 3×3 → BN → + (residual) → maxpool 2
 // → SiLU (stand-alone: gradient from its input) → GAP → fc → [2,3]
-std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind::None) {
+// winograd_conv1: conv1's W holds Winograd F(2,3) filters [4, 4, Cout, Cin], as 'edgefold
+// compile' writes for wide 3×3 convs without --train.
+std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind::None, bool winograd_conv1 = false) {
   EfbBuilder b;
   const int x = b.AddInput("x", {2, 3, 6, 6});
-  const int w1 = b.AddConstant("conv1.w", {4, 3, 3, 3}, RandomVector(108, 11, -0.5f, 0.5f));
   const int c1 = b.AddTensor("conv1.out", {2, 4, 6, 6});
-  b.AddOp(fb::OpType::Conv, "conv1", {x, w1}, {c1}, ConvOpts(3, 1, 1, conv1_act), 3 * 9 * 36 * 4);
+  if (winograd_conv1) {
+    kernels::Conv2dShape s;
+    s.in_c = 3, s.out_c = 4, s.in_h = s.in_w = s.out_h = s.out_w = 6, s.kh = s.kw = 3, s.pad_top = s.pad_left = 1;
+    const int u1 = b.AddConstant("conv1.u", {4, 4, 4, 3}, RandomVector(192, 11, -0.5f, 0.5f));
+    fb::OpOptionsUnion o = ConvOpts(3, 1, 1, conv1_act);
+    o.AsConvOptions()->packing = fb::WeightPacking::Winograd2x3;
+    b.AddOp(fb::OpType::Conv, "conv1", {x, u1}, {c1}, std::move(o), kernels::MakeWinograd23Layout(s).scratch_bytes);
+  } else {
+    const int w1 = b.AddConstant("conv1.w", {4, 3, 3, 3}, RandomVector(108, 11, -0.5f, 0.5f));
+    b.AddOp(fb::OpType::Conv, "conv1", {x, w1}, {c1}, ConvOpts(3, 1, 1, conv1_act), 3 * 9 * 36 * 4);
+  }
   const int r1 = AddBn(b, "bn1", c1, 4, {2, 4, 6, 6}, fb::ActivationKind::Relu, 20);
   const int w2 = b.AddConstant("dw.w", {4, 1, 3, 3}, RandomVector(36, 12, -0.5f, 0.5f));
   const int b2 = b.AddConstant("dw.b", {4}, RandomVector(4, 13));
@@ -303,6 +316,33 @@ TEST(Trainer, FusedSiluOrHardSwishIsRejectedNamingTheOp) {
     EXPECT_NE(log.find("'conv1'"), std::string::npos) << log;
     EXPECT_NE(log.find("SiLU"), std::string::npos) << log;
   }
+}
+
+// Winograd filters are not the weights the gradient is for (nor what Refold writes): the trainer
+// refuses the packed conv by name and points at --train.
+TEST(Trainer, WinogradPackedConvIsRejectedNamingTheOp) {
+  AlignedBuffer model(SmallCnn(fb::ActivationKind::None, /*winograd_conv1=*/true));
+  {   // the model itself is valid: the interpreter runs it
+    size_t need = 0;
+    ASSERT_EQ(RequiredArenaBytes(model.data(), model.size(), &need), Status::kOk);
+    AlignedBuffer arena(need);
+    Interpreter* interp = nullptr;
+    ASSERT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), need, Options(), &interp), Status::kOk);
+  }
+  TrainOptions t;
+  t.trainable = Trainable::kAll;
+  size_t need = 0;
+  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
+  AlignedBuffer arena(need);
+  std::string log;
+  Options o;
+  o.log = [](void* user, const char* msg) { *static_cast<std::string*>(user) += msg; };
+  o.log_user = &log;
+  Trainer* trainer = nullptr;
+  EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), need, t, o, &trainer), Status::kUnsupportedOp);
+  EXPECT_NE(log.find("'conv1'"), std::string::npos) << log;
+  EXPECT_NE(log.find("Winograd"), std::string::npos) << log;
+  EXPECT_NE(log.find("--train"), std::string::npos) << log;
 }
 
 }  // namespace
