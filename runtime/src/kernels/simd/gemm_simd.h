@@ -16,8 +16,8 @@ inline float GemmFinishOne(const GemmParams& p, float sum, size_t i, size_t j, f
 // The first k block starts from 0 (or C when accumulating), later ones from the partial sum
 // already in C; only the last adds the bias and applies the activation.
 template <class Arch, size_t MR, size_t NV>
-void GemmTile(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0,
-              size_t k0, size_t kc) {
+void GemmTile(const GemmParams& p, const float* a, const float* const* brows, float* c, size_t i0,
+              size_t j0, size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
@@ -27,7 +27,7 @@ void GemmTile(const GemmParams& p, const float* a, const float* b, float* c, siz
       acc[r][v] = (first && !p.accumulate) ? B(0.0f) : B::load_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
   const float* a0 = a + i0 * p.lda + k0;
   for (size_t q = 0; q < kc; ++q) {
-    const float* bq = GemmBRow(p, b, k0 + q) + j0;
+    const float* bq = brows[q] + j0;
     B bv[NV];
     for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
     for (size_t r = 0; r < MR; ++r) {
@@ -163,10 +163,16 @@ void GemmTailDots(const GemmParams& p, const float* a, const float* b, float* c,
   }
 }
 
+// Cache blocking: a KC × NC block of B (≤ 288 KiB; NC = 6·48 splits into 3-register tiles) stays
+// in L2 while every row tile of A passes over it; an MR × KC strip of A (≤ 8 KiB) stays in L1
+// across the block's columns.
+constexpr size_t kGemmKc = 256;
+constexpr size_t kGemmNc = 288;
+
 // Register-tiled columns [j0, j1) of rows i0..i0+MR over the k block [k0, k0+kc); j1 − j0 is a
 // multiple of W.
 template <class Arch, size_t MR>
-void GemmRowsBlock(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0,
+void GemmRowsBlock(const GemmParams& p, const float* a, const float* const* b, float* c, size_t i0, size_t j0,
                    size_t j1, size_t k0, size_t kc) {
   constexpr size_t W = FBatch<Arch>::size;
   size_t j = j0;
@@ -180,8 +186,12 @@ void GemmRowsBlock(const GemmParams& p, const float* a, const float* b, float* c
 
 // Rows [i0, m) in tiles of MR (then 3/2/1 rows) for one (column block, k block).
 template <class Arch, size_t MR>
-void GemmBlock(const GemmParams& p, const float* a, const float* b, float* c, size_t j0, size_t j1,
+void GemmBlock(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t j0, size_t j1,
                size_t k0, size_t kc) {
+  // Rows of B for this k block, looked up once (a table load per k in the tile loop; a
+  // b_row_offsets test there cost the 8×3 tile 20 % of its speed).
+  const float* b[kGemmKc];
+  for (size_t q = 0; q < kc; ++q) b[q] = GemmBRow(p, b_matrix, k0 + q);
   size_t i = 0;
   for (; i + MR <= p.m; i += MR) GemmRowsBlock<Arch, MR>(p, a, b, c, i, j0, j1, k0, kc);
   for (; i + 4 <= p.m; i += 4) GemmRowsBlock<Arch, 4>(p, a, b, c, i, j0, j1, k0, kc);
@@ -193,11 +203,6 @@ void GemmBlock(const GemmParams& p, const float* a, const float* b, float* c, si
   }
 }
 
-// Cache blocking: a KC × NC block of B (≤ 288 KiB; NC = 6·48 splits into 3-register tiles) stays
-// in L2 while every row tile of A passes over it; an MR × KC strip of A (≤ 8 KiB) stays in L1
-// across the block's columns.
-constexpr size_t kGemmKc = 256;
-constexpr size_t kGemmNc = 288;
 
 // C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias), see GemmParams.
 // MR: 8 rows × 3 registers (24 accumulators) with 32 vector registers (AVX-512), else 4 × 2.
