@@ -104,6 +104,7 @@ void Conv2dWinograd23(const KernelTable& t, const Conv2dShape& s, const Winograd
     GemmParams p;
     p.m = s.out_c, p.n = n_whole, p.k = s.in_c;
     p.lda = s.in_c, p.ldb = g.ld, p.ldc = g.ld;
+    p.prefetch_a = true;   // each U_ξ serves one band's columns, then the next ξ's streams in
     for (size_t xi = 0; xi < 16; ++xi)
       t.gemm(p, u + xi * s.out_c * s.in_c, v + xi * g.v_stride, m + xi * g.m_stride);
     t.winograd23_output(g, m, bias, act, y);

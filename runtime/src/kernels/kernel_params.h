@@ -27,6 +27,7 @@ struct GemmParams {
   size_t m = 0, n = 0, k = 0;
   size_t lda = 0, ldb = 0, ldc = 0;
   const uint32_t* b_row_offsets = nullptr;
+  bool prefetch_a = false;   // A is used for few columns (Winograd's 16 filter matrices): fetch ahead
   const float* bias = nullptr;
   bool bias_per_row = false;
   bool accumulate = false;

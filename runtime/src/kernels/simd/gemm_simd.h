@@ -193,7 +193,15 @@ void GemmBlock(const GemmParams& p, const float* a, const float* b_matrix, float
   const float* b[kGemmKc];
   for (size_t q = 0; q < kc; ++q) b[q] = GemmBRow(p, b_matrix, k0 + q);
   size_t i = 0;
-  for (; i + MR <= p.m; i += MR) GemmRowsBlock<Arch, MR>(p, a, b, c, i, j0, j1, k0, kc);
+  for (; i + MR <= p.m; i += MR) {
+    // The next row tile's strip of A while this one computes (GemmParams::prefetch_a): MR rows
+    // lda apart are more streams than the hardware prefetcher follows. ResNet-18 (Winograd)
+    // 19.8 → 19.2 ms; for every GEMM it cost MobileNetV3-small 3–5 %.
+    if (p.prefetch_a && i + 2 * MR <= p.m)
+      for (size_t r = 0; r < MR; ++r)
+        for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(a + (i + MR + r) * p.lda + k0 + q);
+    GemmRowsBlock<Arch, MR>(p, a, b, c, i, j0, j1, k0, kc);
+  }
   for (; i + 4 <= p.m; i += 4) GemmRowsBlock<Arch, 4>(p, a, b, c, i, j0, j1, k0, kc);
   switch (p.m - i) {
     case 3: return GemmRowsBlock<Arch, 3>(p, a, b, c, i, j0, j1, k0, kc);
