@@ -48,12 +48,14 @@ void FillPlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_g
         std::memset(plane, 0, r_lo * l.plane_w * sizeof(float));
         for (size_t r = r_lo; r < r_hi; ++r) {
           float* dst = plane + r * l.plane_w;
-          std::memset(dst, 0, q_lo * sizeof(float));
-          std::memset(dst + q_hi, 0, (l.plane_w - q_hi) * sizeof(float));
+          for (size_t q = 0; q < q_lo; ++q) dst[q] = 0.0f;   // pads are a few floats: no libc call
+          for (size_t q = q_hi; q < l.plane_w; ++q) dst[q] = 0.0f;
           if (q_lo == q_hi) continue;
           const float* src = xc + (r * s.stride_h + a - s.pad_top) * s.in_w + (q_lo * s.stride_w + b - s.pad_left);
           if (s.stride_w == 1) {
             std::memcpy(dst + q_lo, src, (q_hi - q_lo) * sizeof(float));
+          } else if (s.stride_w == 2) {   // a constant stride the compiler vectorizes (shuffles)
+            for (size_t q = 0; q < q_hi - q_lo; ++q) dst[q_lo + q] = src[2 * q];
           } else {
             for (size_t q = q_lo; q < q_hi; ++q, src += s.stride_w) dst[q] = *src;
           }

@@ -43,10 +43,10 @@ void FillColumnPlanes(const Conv2dShape& s, const Winograd23Layout& l, const flo
           std::memset(dst, 0, g.plane_w * sizeof(float));
           continue;
         }
-        std::memset(dst, 0, lo[phase] * sizeof(float));
+        for (size_t u = 0; u < lo[phase]; ++u) dst[u] = 0.0f;   // a few floats: no libc call
         const float* src = xc + static_cast<size_t>(iy) * s.in_w + (2 * lo[phase] + phase - s.pad_left);
-        for (size_t u = lo[phase]; u < hi[phase]; ++u, src += 2) dst[u] = *src;
-        std::memset(dst + hi[phase], 0, (g.plane_w - hi[phase]) * sizeof(float));
+        for (size_t u = 0; u < hi[phase] - lo[phase]; ++u) dst[lo[phase] + u] = src[2 * u];   // vectorized
+        for (size_t u = hi[phase]; u < g.plane_w; ++u) dst[u] = 0.0f;
       }
     }
   }
