@@ -1,5 +1,7 @@
 #include "file_io.h"
 
+#include <sys/mman.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -8,10 +10,19 @@ namespace edgefold::tools {
 
 AlignedBuffer AllocateAligned(size_t bytes) {
   AlignedBuffer buf;
+  // Buffers of 2 MiB and more (arenas, weights) are 2 MiB aligned and asked to be backed by
+  // transparent huge pages (Debian's THP mode is "madvise"): fewer TLB misses over weights and
+  // activations of tens of MB. MobileNetV2 over 8 processes: 4.60–4.87 ms, against 4.65–6.42
+  // with 4 KiB pages. The runtime itself never allocates; this is the CLI's caller-side choice.
+  constexpr size_t kHugePage = size_t{2} << 20;
+  const size_t align = bytes >= kHugePage ? kHugePage : kBufferAlignment;
   // aligned_alloc wants a size that is a multiple of the alignment (and non-zero).
-  const size_t capacity = (bytes / kBufferAlignment + 1) * kBufferAlignment;
-  void* p = std::aligned_alloc(kBufferAlignment, capacity);
+  const size_t capacity = (bytes / align + 1) * align;
+  void* p = std::aligned_alloc(align, capacity);
   if (p == nullptr) return buf;
+#if defined(MADV_HUGEPAGE)
+  if (align == kHugePage) madvise(p, capacity, MADV_HUGEPAGE);   // advice only: errors ignored
+#endif
   std::memset(p, 0, capacity);
   buf.data.reset(static_cast<uint8_t*>(p));
   buf.bytes = bytes;
