@@ -3,22 +3,16 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/size_math.h"
+
 namespace edgefold::kernels {
 namespace {
-
-constexpr size_t kSaturated = SIZE_MAX;
-
-size_t MulSat(size_t a, size_t b) { return (a != 0 && b > kSaturated / a) ? kSaturated : a * b; }
-size_t AddSat(size_t a, size_t b) { return a > kSaturated - b ? kSaturated : a + b; }
-size_t RoundUp(size_t a, size_t multiple) {
-  return a > kSaturated - multiple ? kSaturated : (a + multiple - 1) / multiple * multiple;
-}
 
 // Plane extent along one axis: the padded pixels the outputs read, (out−1)·stride + (k−1)·dil + 1,
 // split into `stride` phases.
 size_t PlaneExtent(size_t out, size_t stride, size_t kernel, size_t dilation) {
   const size_t padded = AddSat(AddSat(MulSat(out - 1, stride), MulSat(kernel - 1, dilation)), 1);
-  return padded == kSaturated ? kSaturated : (padded + stride - 1) / stride;
+  return padded == kSizeSaturated ? kSizeSaturated : (padded + stride - 1) / stride;
 }
 
 // Plane row or column q of phase `phase` reads input index q·stride + phase − pad; the q with
@@ -33,8 +27,9 @@ void ValidRange(size_t plane, size_t stride, size_t phase, size_t pad, size_t in
   *hi = std::max(*lo, std::min(static_cast<size_t>(end), plane));
 }
 
-// The phase planes of one group, zero where the padded image lies outside the input.
-void FillPlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes) {
+}  // namespace
+
+void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes) {
   const size_t channels = s.in_c / s.group;
   for (size_t c = 0; c < channels; ++c) {
     const float* xc = x_group + c * s.in_h * s.in_w;
@@ -68,11 +63,9 @@ void FillPlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_g
   std::memset(planes + used, 0, (l.planes_floats - used) * sizeof(float));
 }
 
-}  // namespace
-
 ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
   ConvPhaseLayout l;
-  l.scratch_bytes = kSaturated;
+  l.scratch_bytes = kSizeSaturated;
   if (s.out_h == 0 || s.out_w == 0 || s.stride_h == 0 || s.stride_w == 0 || s.group == 0) return l;
   const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group;
   l.plane_h = PlaneExtent(s.out_h, s.stride_h, s.kh, s.dilation_h);
@@ -82,13 +75,13 @@ ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
   l.gemm_n = AddSat(MulSat(s.out_h - 1, l.plane_w), s.out_w);
   // With junk columns anyway, round the GEMM's columns up to whole 16-float registers so no
   // tile takes the narrow tail path (7×7: 61 → 64 columns).
-  if (l.plane_w != s.out_w) l.gemm_n = RoundUp(l.gemm_n, 16);
+  if (l.plane_w != s.out_w) l.gemm_n = RoundUpSat(l.gemm_n, 16);
   // The last tap's run ends ⌊(kw−1)·dw / sw⌋ floats, plus the rounding, past the last plane.
   const size_t slack = AddSat(MulSat(s.kw - 1, s.dilation_w) / s.stride_w, 16);
-  l.planes_floats = RoundUp(AddSat(MulSat(cin_g, l.channel_floats), slack), 16);
+  l.planes_floats = RoundUpSat(AddSat(MulSat(cin_g, l.channel_floats), slack), 16);
   l.pitched_floats = l.plane_w == s.out_w ? 0 : MulSat(cout_g, l.gemm_n);
   l.k = MulSat(MulSat(cin_g, s.kh), s.kw);
-  l.offsets_bytes = RoundUp(MulSat(l.k, sizeof(uint32_t)), 64);
+  l.offsets_bytes = RoundUpSat(MulSat(l.k, sizeof(uint32_t)), 64);
   if (l.planes_floats > UINT32_MAX) return l;   // offsets are 32-bit
   l.scratch_bytes =
       AddSat(MulSat(AddSat(l.planes_floats, l.pitched_floats), sizeof(float)), l.offsets_bytes);
@@ -101,7 +94,7 @@ void Conv2dPhaseGemm(const KernelTable& t, const Conv2dShape& s, const ConvPhase
   float* planes = scratch;
   float* pitched = planes + l.planes_floats;
   auto* offsets = reinterpret_cast<uint32_t*>(pitched + l.pitched_floats);
-  FillPlanes(s, l, x_group, planes);
+  FillPhasePlanes(s, l, x_group, planes);
   uint32_t* off = offsets;
   for (size_t c = 0; c < s.in_c / s.group; ++c)
     for (size_t ky = 0; ky < s.kh; ++ky)

@@ -37,6 +37,12 @@ struct ConvPhaseLayout {
 // fit in 32 bits (the caller then uses im2col).
 ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s);
 
+// The phase planes of one group (zero where the padded image lies outside the input) and the
+// zeroed slack up to l.planes_floats. Reads plane_h, plane_w, plane_floats, channel_floats and
+// planes_floats of `l` only, so other layouts of the same planes (Winograd's column planes:
+// stride 1 × 2) use it too.
+void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes);
+
 // One group of one image: y_group[og × out_h·out_w] = act(W_g · conv-rows(x_group) + bias), using
 // `scratch` (64-byte aligned, ≥ layout.scratch_bytes) for the planes, the pitched result and the
 // offsets. The GEMM is the table's; everything else is data movement, the same on every ISA.

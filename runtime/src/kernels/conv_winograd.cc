@@ -3,55 +3,27 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/conv_phase.h"
+#include "kernels/size_math.h"
+
 namespace edgefold::kernels {
 namespace {
-
-constexpr size_t kSaturated = SIZE_MAX;
-size_t MulSat(size_t a, size_t b) { return (a != 0 && b > kSaturated / a) ? kSaturated : a * b; }
-size_t AddSat(size_t a, size_t b) { return a > kSaturated - b ? kSaturated : a + b; }
-size_t RoundUp16(size_t a) { return a > kSaturated - 15 ? kSaturated : (a + 15) / 16 * 16; }
 
 // Bands of about this many floats of V + M (16·(in_c + out_c) per tile) stay near L2.
 constexpr size_t kBandFloats = 192 * 1024;
 constexpr size_t kMinBandTiles = 48;   // three 16-float registers of GEMM columns
 
-// Plane column u of the even (phase 0) or odd (phase 1) plane reads input column 2u + phase − pad;
-// *lo/*hi bound the u whose column is inside [0, in_w).
-void ColumnRange(size_t plane_w, size_t phase, size_t pad, size_t in_w, size_t* lo, size_t* hi) {
-  const long shift = static_cast<long>(pad) - static_cast<long>(phase);   // 2u ≥ shift
-  const long first = shift <= 0 ? 0 : (shift + 1) / 2;
-  const long last_in = static_cast<long>(in_w) - 1 + shift;
-  const long end = last_in < 0 ? 0 : last_in / 2 + 1;
-  *lo = std::min(static_cast<size_t>(first), plane_w);
-  *hi = std::max(*lo, std::min(static_cast<size_t>(end), plane_w));
-}
-
-// Even and odd columns of the zero-padded input, per channel.
+// Even and odd columns of the zero-padded input, per channel: the phase planes of a stride-1 × 2
+// layout (kernels/conv_phase.h), which fills them.
 void FillColumnPlanes(const Conv2dShape& s, const Winograd23Layout& l, const float* x, float* planes) {
-  const Winograd23Geometry& g = l.geometry;
-  const size_t plane_floats = g.plane_rows * g.plane_w;
-  size_t lo[2], hi[2];
-  for (size_t phase = 0; phase < 2; ++phase) ColumnRange(g.plane_w, phase, s.pad_left, s.in_w, &lo[phase], &hi[phase]);
-  for (size_t c = 0; c < s.in_c; ++c) {
-    const float* xc = x + c * s.in_h * s.in_w;
-    for (size_t phase = 0; phase < 2; ++phase) {
-      float* plane = planes + c * g.channel_floats + phase * plane_floats;
-      for (size_t r = 0; r < g.plane_rows; ++r) {
-        float* dst = plane + r * g.plane_w;
-        const long iy = static_cast<long>(r) - static_cast<long>(s.pad_top);
-        if (iy < 0 || iy >= static_cast<long>(s.in_h) || lo[phase] == hi[phase]) {
-          std::memset(dst, 0, g.plane_w * sizeof(float));
-          continue;
-        }
-        for (size_t u = 0; u < lo[phase]; ++u) dst[u] = 0.0f;   // a few floats: no libc call
-        const float* src = xc + static_cast<size_t>(iy) * s.in_w + (2 * lo[phase] + phase - s.pad_left);
-        for (size_t u = 0; u < hi[phase] - lo[phase]; ++u) dst[lo[phase] + u] = src[2 * u];   // vectorized
-        for (size_t u = hi[phase]; u < g.plane_w; ++u) dst[u] = 0.0f;
-      }
-    }
-  }
-  const size_t used = s.in_c * g.channel_floats;   // slack read by the last whole-register loads
-  std::memset(planes + used, 0, (l.planes_floats - used) * sizeof(float));
+  Conv2dShape phases = s;
+  phases.stride_h = 1, phases.stride_w = 2;
+  ConvPhaseLayout pl;
+  pl.plane_h = l.geometry.plane_rows, pl.plane_w = l.geometry.plane_w;
+  pl.plane_floats = pl.plane_h * pl.plane_w;
+  pl.channel_floats = l.geometry.channel_floats;
+  pl.planes_floats = l.planes_floats;
+  FillPhasePlanes(phases, pl, x, planes);
 }
 
 }  // namespace
@@ -63,7 +35,7 @@ bool ConvIsWinograd23(const Conv2dShape& s) {
 
 Winograd23Layout MakeWinograd23Layout(const Conv2dShape& s) {
   Winograd23Layout l;
-  l.scratch_bytes = kSaturated;
+  l.scratch_bytes = kSizeSaturated;
   if (!ConvIsWinograd23(s)) return l;
   Winograd23Geometry& g = l.geometry;
   l.tiles_h = (s.out_h + 1) / 2;
@@ -75,8 +47,8 @@ Winograd23Layout MakeWinograd23Layout(const Conv2dShape& s) {
   const size_t per_tile = MulSat(16, AddSat(s.in_c, s.out_c));
   const size_t band_tiles = std::max(kMinBandTiles, kBandFloats / std::max<size_t>(per_tile, 1));
   l.band_rows = std::min(l.tiles_h, std::max<size_t>(1, (band_tiles + g.tiles_w - 1) / g.tiles_w));
-  g.ld = RoundUp16(AddSat(MulSat(l.band_rows, g.tiles_w), 15));
-  l.planes_floats = RoundUp16(AddSat(MulSat(s.in_c, g.channel_floats), 32));
+  g.ld = RoundUpSat(AddSat(MulSat(l.band_rows, g.tiles_w), 15), 16);
+  l.planes_floats = RoundUpSat(AddSat(MulSat(s.in_c, g.channel_floats), 32), 16);
   g.v_stride = AddSat(MulSat(s.in_c, g.ld), 16);
   g.m_stride = AddSat(MulSat(s.out_c, g.ld), 16);
   l.v_floats = MulSat(16, g.v_stride);
