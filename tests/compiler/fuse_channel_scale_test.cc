@@ -10,19 +10,9 @@
 
 namespace edgefold::compiler {
 namespace {
+using testing::CountOps;
+using testing::MaxRelError;
 using testing::OnnxBuilder;
-
-double MaxRelError(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double worst = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-    worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / std::max(1.0, std::fabs(double(b[i]))));
-  return worst;
-}
-
-size_t CountOps(const std::vector<uint8_t>& efb, fb::OpType type) {
-  return testing::OpsOfType(testing::ModelOf(efb), type).size();
-}
 
 struct SeNet {
   bool hard_gate = false;      // HardSigmoid (MobileNetV3) instead of Sigmoid (EfficientNet)

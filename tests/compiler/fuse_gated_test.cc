@@ -10,20 +10,9 @@
 
 namespace edgefold::compiler {
 namespace {
+using testing::CountOps;
+using testing::MaxRelError;
 using testing::OnnxBuilder;
-
-// Largest |a − b| / max(1, |b|).
-double MaxRelError(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double worst = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-    worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / std::max(1.0, std::fabs(double(b[i]))));
-  return worst;
-}
-
-size_t CountOps(const std::vector<uint8_t>& efb, fb::OpType type) {
-  return testing::OpsOfType(testing::ModelOf(efb), type).size();
-}
 
 // x[1,3,9,9] → conv1 → BN → x·σ(x) → conv2 → HardSigmoid(1/6, 1/2)(d)·d → y, with the gate on
 // the right in the first Mul and on the left in the second (EfficientNet / MobileNetV3 forms).

@@ -1,5 +1,9 @@
 #include "onnx_builder.h"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -141,6 +145,18 @@ std::vector<const fb::Operator*> OpsOfType(const fb::Model* m, fb::OpType type) 
   for (const fb::Operator* op : *m->operators())
     if (op->type() == type) out.push_back(op);
   return out;
+}
+
+size_t CountOps(const std::vector<uint8_t>& efb, fb::OpType type) {
+  return OpsOfType(ModelOf(efb), type).size();
+}
+
+double MaxRelError(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / std::max(1.0, std::fabs(double(b[i]))));
+  return worst;
 }
 
 std::vector<float> ConstData(const fb::Model* m, int tensor) {

@@ -44,7 +44,11 @@ void AddBatchNorm(OnnxBuilder& b, const std::string& name, const std::string& x,
 // Views into a compiled model.
 const fb::Model* ModelOf(const std::vector<uint8_t>& efb);
 std::vector<const fb::Operator*> OpsOfType(const fb::Model* m, fb::OpType type);
+size_t CountOps(const std::vector<uint8_t>& efb, fb::OpType type);
 std::vector<float> ConstData(const fb::Model* m, int tensor);
+
+// Largest |a − b| / max(1, |b|) (a size mismatch fails the calling test).
+double MaxRelError(const std::vector<float>& a, const std::vector<float>& b);
 
 // Runs a compiled model with the runtime on the given inputs; returns every output.
 std::vector<std::vector<float>> RunEfb(const std::vector<uint8_t>& efb, const std::vector<std::vector<float>>& inputs);

@@ -62,9 +62,7 @@ int FuseChannelScale(ir::Graph& graph) {
   int fused = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& mul = graph.nodes[i];
-    if (mul.op != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1 ||
-        mul.act.kind != kernels::ActKind::kNone || mul.inputs[0].empty() || mul.inputs[1].empty())
-      continue;
+    if (!IsPlainMul(mul)) continue;
     const ir::Tensor& a = graph.At(mul.inputs[0]);
     const ir::Tensor& b = graph.At(mul.inputs[1]);
     if (!a.shape_known || !b.shape_known || a.dtype != ir::kFloat || b.dtype != ir::kFloat) continue;

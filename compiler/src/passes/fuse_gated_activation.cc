@@ -40,9 +40,7 @@ int FuseGatedActivations(ir::Graph& graph) {
   int fused = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& mul = graph.nodes[i];
-    if (mul.op != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1 ||
-        mul.act.kind != kernels::ActKind::kNone || mul.inputs[0].empty() || mul.inputs[1].empty())
-      continue;
+    if (!IsPlainMul(mul)) continue;
     int gate = FindGate(graph, mul, 1);
     const size_t x_slot = gate >= 0 ? 0 : 1;
     if (gate < 0) gate = FindGate(graph, mul, 0);

@@ -45,6 +45,13 @@ bool FoldInputNormalization(ir::Graph& graph);
 // Returns the gates removed.
 int FuseGatedActivations(ir::Graph& graph);
 
+// A two-operand Mul with both operands present and no activation fused into it yet: the start
+// of the gated-activation and channel-scale patterns.
+inline bool IsPlainMul(const ir::Node& n) {
+  return n.op == "Mul" && n.inputs.size() == 2 && n.outputs.size() == 1 &&
+         n.act.kind == kernels::ActKind::kNone && !n.inputs[0].empty() && !n.inputs[1].empty();
+}
+
 // Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish/SiLU into the producing Conv, FC,
 // ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the sole consumer.
 int FuseActivations(ir::Graph& graph);
