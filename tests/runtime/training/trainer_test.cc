@@ -272,30 +272,30 @@ TEST(Trainer, EvalModeMatchesTheInterpreterAndTrainingLowersTheLoss) {
   EXPECT_NE(box->log.find("label 3"), std::string::npos) << box->log;
 }
 
-}  // namespace
-}  // namespace edgefold::testing
-
-namespace edgefold::testing {
-namespace {
+// Trainer::Create's status on `model` in an arena of the size it asks for; the runtime's messages
+// are appended to *log. The trainer dies with the arena: only the verdict is kept.
+Status CreateTrainer(const AlignedBuffer& model, const TrainOptions& t, std::string* log) {
+  size_t need = 0;
+  const Status s = RequiredTrainingArenaBytes(model.data(), model.size(), t, &need);
+  EXPECT_EQ(s, Status::kOk) << "RequiredTrainingArenaBytes";   // sizing never refuses these models
+  if (s != Status::kOk) return s;
+  AlignedBuffer arena(need);
+  Options o;
+  o.log = [](void* user, const char* msg) { *static_cast<std::string*>(user) += msg; };
+  o.log_user = log;
+  Trainer* trainer = nullptr;
+  return Trainer::Create(model.data(), model.size(), arena.data(), need, t, o, &trainer);
+}
 
 TEST(Trainer, FoldedModelWithNothingToTrainIsRejected) {
   const TinyModel m = MakeTinyModel();   // no BatchNorm: as 'edgefold compile' without --train
   AlignedBuffer model(m.bytes);
   TrainOptions t;
-  size_t need = 0;
-  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
-  AlignedBuffer arena(need);
   std::string log;
-  Options o;
-  o.log = [](void* user, const char* msg) { *static_cast<std::string*>(user) += msg; };
-  o.log_user = &log;
-  Trainer* trainer = nullptr;
-  EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), need, t, o, &trainer), Status::kInvalidModel);
+  EXPECT_EQ(CreateTrainer(model, t, &log), Status::kInvalidModel);
   EXPECT_NE(log.find("--train"), std::string::npos) << log;
   t.trainable = Trainable::kBatchNormAndHead;   // the head is trainable even without BN
-  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
-  AlignedBuffer arena2(need);
-  EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena2.data(), need, t, o, &trainer), Status::kOk) << log;
+  EXPECT_EQ(CreateTrainer(model, t, &log), Status::kOk) << log;
 }
 
 // A fused epilogue keeps only y; SiLU's derivative needs x, so the trainer refuses and says why.
@@ -304,15 +304,8 @@ TEST(Trainer, FusedSiluOrHardSwishIsRejectedNamingTheOp) {
     AlignedBuffer model(SmallCnn(act));
     TrainOptions t;
     t.trainable = Trainable::kAll;
-    size_t need = 0;
-    ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
-    AlignedBuffer arena(need);
     std::string log;
-    Options o;
-    o.log = [](void* user, const char* msg) { *static_cast<std::string*>(user) += msg; };
-    o.log_user = &log;
-    Trainer* trainer = nullptr;
-    EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), need, t, o, &trainer), Status::kUnsupportedOp);
+    EXPECT_EQ(CreateTrainer(model, t, &log), Status::kUnsupportedOp);
     EXPECT_NE(log.find("'conv1'"), std::string::npos) << log;
     EXPECT_NE(log.find("SiLU"), std::string::npos) << log;
   }
@@ -331,15 +324,8 @@ TEST(Trainer, WinogradPackedConvIsRejectedNamingTheOp) {
   }
   TrainOptions t;
   t.trainable = Trainable::kAll;
-  size_t need = 0;
-  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), t, &need), Status::kOk);
-  AlignedBuffer arena(need);
   std::string log;
-  Options o;
-  o.log = [](void* user, const char* msg) { *static_cast<std::string*>(user) += msg; };
-  o.log_user = &log;
-  Trainer* trainer = nullptr;
-  EXPECT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), need, t, o, &trainer), Status::kUnsupportedOp);
+  EXPECT_EQ(CreateTrainer(model, t, &log), Status::kUnsupportedOp);
   EXPECT_NE(log.find("'conv1'"), std::string::npos) << log;
   EXPECT_NE(log.find("Winograd"), std::string::npos) << log;
   EXPECT_NE(log.find("--train"), std::string::npos) << log;
