@@ -131,6 +131,7 @@ Status Eval(OpContext& ctx) {
   const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group;
   const size_t k = cin_g * s.kh * s.kw;
   const bool depthwise = ops::ConvIsDepthwise(s), pointwise = ops::ConvIsPointwise(s);
+  // Recomputed per run (a few dozen integer ops): with the shape it would not fit kPreparedBytes.
   const kernels::Winograd23Layout winograd =
       p.path == ConvPath::kWinograd23 ? kernels::MakeWinograd23Layout(s) : kernels::Winograd23Layout();
   for (size_t n = 0; n < p.batch; ++n) {
