@@ -67,6 +67,41 @@ def mobilenet_v1(alpha=0.25, classes=2):
     return nn.Sequential(*layers)
 
 
+class UNetSmall(nn.Module):
+    """A small U-Net for segmentation at 224x224x3 (16/32/64 channels): conv-BN-ReLU encoder,
+    ConvTranspose2d + BN decoder with skip concatenations, 2 output classes."""
+
+    def __init__(self, c=16, classes=2):
+        super().__init__()
+        block = lambda cin, cout: nn.Sequential(*conv_bn(cin, cout, 3), *conv_bn(cout, cout, 3))
+        self.enc1, self.enc2, self.enc3 = block(3, c), block(c, 2 * c), block(2 * c, 4 * c)
+        self.pool = nn.MaxPool2d(2)
+        self.up2 = nn.Sequential(nn.ConvTranspose2d(4 * c, 2 * c, 2, 2, bias=False), nn.BatchNorm2d(2 * c), nn.ReLU())
+        self.dec2 = block(4 * c, 2 * c)
+        self.up1 = nn.Sequential(nn.ConvTranspose2d(2 * c, c, 2, 2, bias=False), nn.BatchNorm2d(c), nn.ReLU())
+        self.dec1 = block(2 * c, c)
+        self.out = nn.Conv2d(c, classes, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(self.pool(e1))
+        e3 = self.enc3(self.pool(e2))
+        d2 = self.dec2(torch.cat([self.up2(e3), e2], 1))
+        d1 = self.dec1(torch.cat([self.up1(d2), e1], 1))
+        return self.out(d1)
+
+
+class LrAspp(nn.Module):
+    """torchvision's LR-ASPP MobileNetV3-Large segmentation head (bilinear Resize), 'out' only."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)
+
+    def forward(self, x):
+        return self.net(x)["out"]
+
+
 MODELS = {
     "resnet18": (lambda: torchvision.models.resnet18(), (1, 3, 224, 224)),
     "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(), (1, 3, 224, 224)),
@@ -76,6 +111,9 @@ MODELS = {
     "resnet8": (ResNet8, (1, 3, 32, 32)),
     "ds_cnn": (ds_cnn, (1, 1, 49, 10)),
     "mobilenet_v1_025_vww": (mobilenet_v1, (1, 3, 96, 96)),
+    # Edge workloads beyond classification (issue 14): not in the default run's geomean set.
+    "lraspp_mobilenet_v3": (LrAspp, (1, 3, 224, 224)),
+    "unet_small": (UNetSmall, (1, 3, 224, 224)),
 }
 
 

@@ -1,5 +1,5 @@
-// ONNX Runtime (onnxruntime-node, CPU provider) latency of one model, single thread.
-// Usage: node bench/ort_bench.js MODEL.onnx INPUT.bin OUTPUT.bin RUNS WARMUP
+// ONNX Runtime (onnxruntime-node, CPU provider) latency of one model, THREADS intra-op threads (1).
+// Usage: node bench/ort_bench.js MODEL.onnx INPUT.bin OUTPUT.bin RUNS WARMUP [THREADS]
 // INPUT.bin is the raw float32 input; its shape is read from the model. Writes the first
 // output as raw float32 to OUTPUT.bin and prints
 //   median_ms=<x> vmhwm_kb=<peak RSS of this process>
@@ -8,12 +8,13 @@ const fs = require('fs');
 const ort = require('onnxruntime-node');
 
 async function main() {
-  const [model, inputPath, outputPath, runsArg, warmupArg] = process.argv.slice(2);
+  const [model, inputPath, outputPath, runsArg, warmupArg, threadsArg] = process.argv.slice(2);
   const runs = parseInt(runsArg || '50', 10), warmup = parseInt(warmupArg || '5', 10);
+  const threads = parseInt(threadsArg || '1', 10);
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'],
     graphOptimizationLevel: 'all',
-    intraOpNumThreads: 1,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });

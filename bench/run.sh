@@ -5,6 +5,8 @@
 # peak RSS of each engine's process, and edgefold's and PyTorch's max output difference against
 # ORT; then the geometric mean of edgefold/ORT and the GEMM roofline line.
 # Usage: bench/run.sh [runs] [model ...]      (default 50 runs; all models)
+#   env THREADS=N: edgefold `--threads N` beside ORT with N intra-op threads (default 1;
+#   PyTorch stays at 1 thread).
 # Needs: scripts/install-deps.sh --bench (python3-torchvision, libopenblas0-openmp, nodejs/npm).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,6 +14,7 @@ RUNS=${1:-50}; shift || true
 BUILD=${EDGEFOLD_BENCH_BUILD:-$ROOT/build-bench}
 MODELS=$BUILD/models
 WARMUP=5
+THREADS=${THREADS:-1}
 export NODE_PATH=$BUILD/node/node_modules
 
 # 1. Build edgefold (Release) and the GEMM roofline benchmark.
@@ -44,19 +47,19 @@ for n in "${NAMES[@]}"; do
   # edgefold: compile, check the output, time (peak RSS of the bench process from time -v).
   if "$BUILD/bin/edgefold" compile "$m.onnx" -o "$m.efb" > "$m.compile.log" 2>&1 &&
      "$BUILD/bin/edgefold" run "$m.efb" -i "$m.input.npy" -o "$m.edgefold.npy" > /dev/null 2>&1; then
-    out=$( { /usr/bin/time -f "rss_kb=%M" "$BUILD/bin/edgefold" bench "$m.efb" --runs "$RUNS" --warmup $WARMUP; } 2>&1 )
+    out=$( { /usr/bin/time -f "rss_kb=%M" "$BUILD/bin/edgefold" bench "$m.efb" --runs "$RUNS" --warmup $WARMUP --threads "$THREADS"; } 2>&1 )
     echo "name=$n engine=edgefold median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" rss_kb) out=$m.edgefold.npy" >> "$RESULTS"
   else
     echo "name=$n engine=edgefold median_ms=NA rss_kb=NA out=NA" >> "$RESULTS"
     echo "edgefold: $n not yet supported: $(tail -1 "$m.compile.log")" >&2
   fi
-  out=$(node "$ROOT/bench/ort_bench.js" "$m.onnx" "$m.input.bin" "$m.ort.bin" "$RUNS" $WARMUP)
+  out=$(node "$ROOT/bench/ort_bench.js" "$m.onnx" "$m.input.bin" "$m.ort.bin" "$RUNS" $WARMUP "$THREADS")
   echo "name=$n engine=ort median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.ort.bin" >> "$RESULTS"
   out=$(/usr/bin/python3 "$ROOT/bench/torch_bench.py" "$n" "$m.input.bin" "$m.torch.bin" "$RUNS" $WARMUP 2>/dev/null)
   echo "name=$n engine=torch median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.torch.bin" >> "$RESULTS"
 done
 
-echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); threads: edgefold and ORT $THREADS, PyTorch 1"
 /usr/bin/python3 "$ROOT/bench/compare.py" "$RESULTS"
 # Process baselines (what each engine's RSS contains before any model is loaded).
 echo "RSS baselines: node+onnxruntime-node $(node -e "require('onnxruntime-node');console.log((/VmHWM:\s+(\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'))[1]/1024).toFixed(1))") MiB," \

@@ -25,7 +25,7 @@ function(edgefold_export_c efb header name)
   edgefold_host_tool(cli edgefold)
   add_custom_command(OUTPUT ${header}
     COMMAND ${cli} export-c ${efb} -o ${header} --name ${name}
-    DEPENDS ${efb} $<$<NOT:$<BOOL:${EDGEFOLD_MCU}>>:edgefold>
+    DEPENDS ${efb} ${cli} $<$<NOT:$<BOOL:${EDGEFOLD_MCU}>>:edgefold>
     COMMENT "edgefold export-c ${name}")
 endfunction()
 

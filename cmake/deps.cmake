@@ -1,8 +1,8 @@
 # Header-only dependencies of the runtime, found the same way for native and cross builds.
 #
-# Debian's xsimd CMake package links a non-existent `xtl`, and cross toolchains must not see
-# /usr/include wholesale, so we stage just the two header trees in the build dir and expose
-# that directory (see ../shared/notes/targets.md).
+# Debian's xsimd CMake package links a non-existent `xtl` (`ld: cannot find -lxtl`), and cross
+# toolchains must not see /usr/include wholesale, so we stage just the two header trees in the
+# build dir (symlinks) and expose that directory.
 find_program(EDGEFOLD_FLATC flatc REQUIRED)
 find_path(EDGEFOLD_XSIMD_DIR xsimd/xsimd.hpp PATHS /usr/include NO_CMAKE_FIND_ROOT_PATH REQUIRED)
 find_path(EDGEFOLD_FLATBUFFERS_DIR flatbuffers/flatbuffers.h PATHS /usr/include NO_CMAKE_FIND_ROOT_PATH REQUIRED)

@@ -7,7 +7,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
       libgtest-dev libgmock-dev googletest libbenchmark-dev
       python3 python3-numpy qemu-user
-      graphviz zlib1g-dev)   # dot checks `inspect --dot`; zlib writes `--memory-plot x.png`
+      graphviz zlib1g-dev libpng-dev)   # dot checks `inspect --dot`; zlib writes `--memory-plot x.png`;
+                                     # libpng reads it back in the plot tests
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-onnx python3-sklearn python3-torchvision)
 fi

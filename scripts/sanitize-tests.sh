@@ -17,7 +17,8 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:dete
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 if [[ "${EDGEFOLD_ASAN_SUBSET:-0}" == 1 ]]; then
   subset=(interpreter_test edgefold_kernels_test trainer_test edgefold_tools_tests
-          edgefold_hardening_tests edgefold_hardening_cli_tests)
+          edgefold_hardening_tests edgefold_hardening_cli_tests training_golden_test training_plan_test
+          new_classes_test recompute_test)
   cmake --build --preset asan -j"$JOBS" --target "${subset[@]}"
   for t in "${subset[@]}"; do
     echo "== $t (ASan+UBSan)"

@@ -1,4 +1,4 @@
-// edgefold bench MODEL.efb [--runs N] [--warmup N] [--isa NAME]
+// edgefold bench MODEL.efb [--runs N] [--warmup N] [--isa NAME] [--profile | --train]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -8,20 +8,23 @@
 
 #include "cli_args.h"
 #include "commands.h"
+#include "bench_train.h"
 #include "model_session.h"
 
 namespace edgefold::tools {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: edgefold bench MODEL.efb [--runs N] [--warmup N] [--profile]\n"
-    "                      [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon]\n"
+    "usage: edgefold bench MODEL.efb [--runs N] [--warmup N] [--profile | --train]\n"
+    "                      [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N]\n"
     "\n"
     "Fills every input with uniform random values in [-1, 1] (fixed seed), runs --warmup\n"
     "untimed invocations (default 10), then times --runs invocations (default 100) and\n"
     "prints min/median/p90 latency. The last line is 'median_ms=<x>'.\n"
     "--profile also prints each op's share of the time (mean over the timed runs, slowest\n"
-    "first), from a callback the runtime makes after every op.\n";
+    "first), from a callback the runtime makes after every op.\n"
+    "--train times one training step instead (a model compiled with --train: forward with\n"
+    "batch statistics, loss, backward, SGD on what the model trains; random inputs and labels).\n";
 
 // Per-op wall time between the runtime's after-op callbacks (Start() before each Invoke).
 class OpProfiler {
@@ -95,19 +98,20 @@ bool TimeRuns(ModelSession& session, int warmup, int runs, std::vector<double>* 
 
 int BenchCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--runs", "--warmup", "--isa"};
-  spec.bool_flags = {"--profile"};
+  spec.value_flags = {"--runs", "--warmup", "--isa", "--threads"};
+  spec.bool_flags = {"--profile", "--train"};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
   int exit_code = kExitOk;
   if (!ParseOrExit(argc, argv, spec, kUsage, &args, &exit_code)) return exit_code;
-  int runs = 0, warmup = 0;
+  int runs = 0, warmup = 0, threads = 1;
   Isa isa = Isa::kAuto;
   std::string error;
   bool counts_ok = ParseCount("--runs", args.Get("--runs", "100"), &runs, &error) &&
-                   ParseCount("--warmup", args.Get("--warmup", "10"), &warmup, &error);
-  if (counts_ok && runs == 0) {
-    error = "option '--runs' must be at least 1";
+                   ParseCount("--warmup", args.Get("--warmup", "10"), &warmup, &error) &&
+                   ParseCount("--threads", args.Get("--threads", "1"), &threads, &error);
+  if (counts_ok && (runs == 0 || threads == 0)) {
+    error = "options '--runs' and '--threads' must be at least 1";
     counts_ok = false;
   }
   if (!counts_ok) {
@@ -119,7 +123,21 @@ int BenchCommand(int argc, char** argv) {
                  args.Get("--isa", "").c_str(), kUsage);
     return kExitUsage;
   }
+  if (args.Has("--train")) {
+    TrainBenchResult r;
+    if (!TimeTrainSteps(args.positional[0], isa, warmup, runs, &r, &error)) {
+      std::fprintf(stderr, "edgefold bench: %s\n", error.c_str());
+      return kExitFailure;
+    }
+    std::printf("model: %s (training step, batch %zu)\n", args.positional[0].c_str(), r.batch);
+    std::printf("kernels: %s, training arena: %zu bytes\n", r.isa.c_str(), r.arena_bytes);
+    std::printf("runs: %d (after %d warmup)\n", runs, warmup);
+    std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", r.ms.front(), Percentile(r.ms, 0.5), Percentile(r.ms, 0.9));
+    std::printf("median_ms=%.4f\n", Percentile(r.ms, 0.5));
+    return kExitOk;
+  }
   ModelSession session;
+  session.SetThreads(static_cast<size_t>(threads));
   std::vector<double> ms;
   OpProfiler profiler;
   const bool profile = args.Has("--profile");
@@ -130,7 +148,7 @@ int BenchCommand(int argc, char** argv) {
     return kExitFailure;
   }
   std::printf("model: %s\n", args.positional[0].c_str());
-  std::printf("kernels: %s, arena: %zu bytes\n", session.interpreter().kernel_isa_name(),
+  std::printf("kernels: %s, threads: %d, arena: %zu bytes\n", session.interpreter().kernel_isa_name(), threads,
               session.arena_bytes());
   std::printf("runs: %d (after %d warmup)\n", runs, warmup);
   std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", ms.front(), Percentile(ms, 0.5),

@@ -8,6 +8,7 @@
 #include "cli_args.h"
 #include "commands.h"
 #include "edgefold_compiler/compiler.h"
+#include "npy.h"
 #include "progress.h"
 #include "train_compile.h"
 
@@ -27,12 +28,38 @@ constexpr char kUsage[] =
     "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd F(2,3))\n"
     "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n"
     "  --input-mean M,M,... --input-std S,S,...  take raw input: fold (x-M)/S per channel\n"
+    "  --input-stats-from X.npy   the same with M, S computed from data [N, C, ...]: per channel,\n"
+    "                             pooled over every image and pixel\n"
     "                               into the first layer (exact; kept as an affine op\n"
     "                               before a padded conv)\n"
     "  --train                      keep BatchNorm for on-device training ('edgefold train')\n"
     "  --batch N                    training batch size (with --train; default 1)\n"
+    "  --infer-batch B              batch of the model's graph (inference, the adapted model;\n"
+    "                               default 1); training runs it at --batch, a multiple of B\n"
+    "  --bn-stats batch|frozen      BatchNorm statistics while training: the batch's (default,\n"
+    "                               PyTorch train()) or the running ones, fixed (eval form; the\n"
+    "                               training arena then does not grow with --batch)\n"
     "  --trainable bn|bn+head|all   what training will update (sizes the training arena)\n"
-    "  --calibrate X.npy            recompute BN statistics from data, then fold\n"
+    "  --train-from NODE            sparse update: train only from this ONNX node (or tensor) on;\n"
+    "                               the backward stops there\n"
+    "  --saved-precision fp32|fp16|bf16  BatchNorm's x̂ kept for the backward in 16 bits: half\n"
+    "                               its memory, float32 arithmetic (default fp32)\n"
+    "  --new-classes K              append K outputs to the classifier, initialized and learned\n"
+    "                               on the device (needs --trainable bn+head or all)\n"
+    "  --trainable-last K           sparse update: only the last K BatchNorm layers and the\n"
+    "                               trainable set after the first of them\n"
+    "  --recompute                  the backward re-runs its forward in segments from checkpoints:\n"
+    "                               less training arena, more time, bit-identical updates\n"
+    "  --refold-weights             Trainer::Refold writes folded weight copies into the arena\n"
+    "                               (default: weights stay in flash, BN runs as a per-channel affine)\n"
+    "  --quantize int8              post-training int8 after folding (docs/quantization.md):\n"
+    "                               per-channel weights, activation ranges from --calibrate;\n"
+    "                               ops without an int8 kernel stay float; input/output float\n"
+    "  --quantize-percentile P      clip activations to their [100-P, P] percentiles (default 100:\n"
+    "                               min/max)\n"
+    "  --calibrate X.npy            with --quantize: calibration inputs [N, input dims after the\n"
+    "                               batch]; without --quantize: recompute BN statistics from data,\n"
+    "                               then fold\n"
     "  --calibrate-batch N          calibration batch size (default 32)\n"
     "  --calibrate-momentum M       moving average instead of Algorithm 2's cumulative mean\n";
 
@@ -80,6 +107,63 @@ bool ParseFloatList(const std::string& flag, const std::string& text, std::vecto
   return true;
 }
 
+void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint64_t weight_bytes) {
+  std::printf("int8: %zu calibration runs, %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n", q.runs,
+              q.layers.size(), q.float_ops.size(), q.boundaries);
+  for (const std::string& f : q.float_ops) std::printf("  stays float: %s\n", f.c_str());
+  std::printf("  %-28s %-20s %10s %10s %5s %10s %10s %21s %21s %9s\n", "layer", "type", "in scale", "out scale", "zp",
+              "w scale lo", "w scale hi", "observed range", "int8 range (clip)", "SQNR dB");
+  for (const compiler::QuantLayerReport& l : q.layers)   // pools and reshapes have no weights: w scales 0
+    std::printf("  %-28.28s %-20.20s %10.4g %10.4g %5d %10.3g %10.3g [%9.4g,%9.4g] [%9.4g,%9.4g] %9.2f\n", l.name.c_str(),
+                l.type.c_str(), l.in_scale, l.out_scale, l.out_zero_point, l.w_scale_min, l.w_scale_max, l.range_min,
+                l.range_max, l.clip_lo, l.clip_hi, l.sqnr_db);
+  std::printf("int8 output: SQNR %.2f dB, top-1 agreement with float %.2f %%\n", q.output_sqnr_db,
+              100.0 * q.top1_agreement);
+  std::printf("int8 arena: %llu bytes (float %llu), weights %llu bytes (float %llu)\n",
+              static_cast<unsigned long long>(arena_bytes), static_cast<unsigned long long>(q.float_arena_bytes),
+              static_cast<unsigned long long>(weight_bytes), static_cast<unsigned long long>(q.float_weight_bytes));
+}
+
+// --quantize int8 --calibrate X.npy [--quantize-percentile P] into `options`.
+bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* options, std::string* error) {
+  if (!args.Has("--quantize")) {
+    if (args.Has("--quantize-percentile")) *error = "--quantize-percentile needs --quantize int8";
+    return error->empty();
+  }
+  if (args.Get("--quantize", "") != "int8") {
+    *error = "--quantize supports int8 only, got '" + args.Get("--quantize", "") + "'";
+    return false;
+  }
+  if (args.Has("--train")) {
+    *error = "--quantize int8 and --train do not combine (training runs in float)";
+    return false;
+  }
+  if (!args.Has("--calibrate")) {
+    *error = "--quantize int8 needs --calibrate X.npy (calibration inputs)";
+    return false;
+  }
+  options->quantize_int8 = true;
+  if (args.Has("--quantize-percentile")) {
+    char* end = nullptr;
+    const std::string text = args.Get("--quantize-percentile", "");
+    options->quantize_percentile = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(options->quantize_percentile > 50.0 && options->quantize_percentile <= 100.0)) {
+      *error = "--quantize-percentile must be a number in (50, 100]";
+      return false;
+    }
+  }
+  NpyArray x;
+  const std::string path = args.Get("--calibrate", "");
+  if (!ReadNpy(path, &x, error)) return false;
+  if (x.dtype != NpyDType::kFloat32) {
+    *error = path + ": calibration data must be float32";
+    return false;
+  }
+  options->calibration = std::move(x.f32);
+  options->calibration_shape = x.shape;
+  return true;
+}
+
 void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
   std::printf("BatchNorm: %d found, %d folded backward, %d folded forward, %d kept\n",
               r.batchnorm_found, r.batchnorm_folded_backward, r.batchnorm_folded_forward,
@@ -100,21 +184,49 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
               static_cast<unsigned long long>(r.arena_lower_bound), ratio);
   std::printf("weights: %llu bytes, .efb file: %zu bytes\n",
               static_cast<unsigned long long>(r.weight_bytes), efb_bytes);
+  if (r.quant.ran) PrintQuantReport(r.quant, r.arena_bytes, r.weight_bytes);
 }
 
 // --train/--batch/--trainable/--calibrate*; prints the problem and returns false on bad values.
 bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
   std::string error;
+  compiler::TrainingOptions& training = t->training;
   t->train = args.Has("--train");
+  training.refold_weights = args.Has("--refold-weights");
+  training.recompute = args.Has("--recompute");
+  training.train_from = args.Get("--train-from", "");
   t->calibrate_npy = args.Get("--calibrate", "");
-  bool ok = ParseCount("--batch", args.Get("--batch", "1"), &t->batch, &error) &&
-            ParseCount("--calibrate-batch", args.Get("--calibrate-batch", "32"), &t->calibrate_batch, &error);
-  if (ok && (t->batch < 1 || t->calibrate_batch < 1)) {
-    error = "--batch and --calibrate-batch must be at least 1";
+  bool ok = ParseCount("--batch", args.Get("--batch", "1"), &training.batch, &error) &&
+            ParseCount("--calibrate-batch", args.Get("--calibrate-batch", "32"), &t->calibrate_batch, &error) &&
+            ParseCount("--trainable-last", args.Get("--trainable-last", "0"), &training.trainable_last, &error) &&
+            ParseCount("--new-classes", args.Get("--new-classes", "0"), &training.new_classes, &error) &&
+            ParseCount("--infer-batch", args.Get("--infer-batch", "1"), &training.inference_batch, &error);
+  if (ok && (training.batch < 1 || t->calibrate_batch < 1 || training.inference_batch < 1)) {
+    error = "--batch, --infer-batch and --calibrate-batch must be at least 1";
     ok = false;
   }
-  if (ok && !ParseTrainable(args.Get("--trainable", "bn"), &t->trainable)) {
+  const std::string saved = args.Get("--saved-precision", "fp32");
+  using Saved = compiler::TrainingOptions::Saved;
+  training.saved_precision = saved == "fp16" ? Saved::kFloat16 : saved == "bf16" ? Saved::kBFloat16 : Saved::kFloat32;
+  if (ok && saved != "fp32" && saved != "fp16" && saved != "bf16") {
+    error = "--saved-precision must be fp32, fp16 or bf16";
+    ok = false;
+  }
+  const std::string stats = args.Get("--bn-stats", "batch");
+  training.frozen_statistics = stats == "frozen";
+  if (ok && stats != "batch" && stats != "frozen") {
+    error = "--bn-stats must be batch or frozen";
+    ok = false;
+  }
+  if (ok && !compiler::ParseTrainableSet(args.Get("--trainable", "bn"), &training.trainable)) {
     error = "--trainable must be bn, bn+head or all";
+    ok = false;
+  }
+  if (ok && !t->train && (args.Has("--train-from") || args.Has("--trainable-last") || args.Has("--bn-stats") ||
+                          args.Has("--infer-batch") || args.Has("--new-classes") || args.Has("--saved-precision") ||
+                          args.Has("--recompute"))) {
+    error = "--train-from, --trainable-last, --bn-stats, --infer-batch, --new-classes, --saved-precision and "
+            "--recompute shape what --train compiles: add --train";
     ok = false;
   }
   if (ok && args.Has("--calibrate-momentum")) {
@@ -130,13 +242,39 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
   return ok;
 }
 
+// --input-stats-from X.npy: float32 [N, C, ...] → per-channel mean and std (compiler.h).
+bool InputStatsFromNpy(const std::string& path, compiler::CompileOptions* options, std::string* error) {
+  NpyArray x;
+  if (!ReadNpy(path, &x, error)) return false;
+  if (x.dtype != NpyDType::kFloat32 || x.shape.size() < 2) {
+    *error = path + ": --input-stats-from needs float32 data of shape [N, C, ...]";
+    return false;
+  }
+  const size_t samples = static_cast<size_t>(x.shape[0]), channels = static_cast<size_t>(x.shape[1]);
+  const size_t spatial = (samples * channels == 0) ? 0 : x.elems() / (samples * channels);
+  if (!compiler::InputStatistics(x.f32.data(), samples, channels, spatial, &options->input_mean,
+                                 &options->input_std, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+std::string FloatList(const std::vector<float>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size() && i < 8; ++i) s += (i ? "," : "") + std::to_string(v[i]).substr(0, 8);
+  return v.size() > 8 ? s + ",..." : s;
+}
+
 }  // namespace
 
 int CompileCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--output", "--input-shape", "--batch", "--trainable", "--calibrate",
-                      "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std"};
-  spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train"};
+  spec.value_flags = {"--output", "--input-shape", "--batch", "--infer-batch", "--bn-stats", "--new-classes",
+                      "--saved-precision", "--trainable", "--train-from", "--trainable-last", "--calibrate",
+                      "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std", "--input-stats-from",
+                      "--quantize", "--quantize-percentile"};
+  spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train", "--refold-weights", "--recompute"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
@@ -168,10 +306,32 @@ int CompileCommand(int argc, char** argv) {
       return kExitUsage;
     }
   }
+  if (args.Has("--input-stats-from")) {
+    if (args.Has("--input-mean") || args.Has("--input-std")) {
+      std::fprintf(stderr, "edgefold compile: --input-stats-from replaces --input-mean/--input-std; give one or the other\n");
+      return kExitUsage;
+    }
+    std::string error;
+    if (!InputStatsFromNpy(args.Get("--input-stats-from", ""), &options, &error)) {
+      std::fprintf(stderr, "edgefold compile: %s\n", error.c_str());
+      return kExitFailure;
+    }
+    std::printf("input statistics from %s (%zu channels): mean %s, std %s\n",
+                args.Get("--input-stats-from", "").c_str(), options.input_mean.size(),
+                FloatList(options.input_mean).c_str(), FloatList(options.input_std).c_str());
+  }
   const std::string& input = args.positional[0];
   compiler::CompileResult result;
+  {
+    std::string error;
+    if (!ParseQuantizeFlags(args, &options, &error)) {
+      std::fprintf(stderr, "edgefold compile: %s\n", error.c_str());
+      return kExitUsage;
+    }
+  }
   TrainingCompileFlags train;
   if (!ParseTrainingFlags(args, &train)) return kExitUsage;
+  if (options.quantize_int8) train.calibrate_npy.clear();   // --calibrate fed the quantizer
   RunWithSpinner("compiling " + input, [&] {
     result = train.any() ? CompileWithTrainingFlags(input, options, train)
                          : compiler::CompileFile(input, options);

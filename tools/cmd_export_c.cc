@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "edgefold/interpreter.h"
 #include "edgefold/model_generated.h"
+#include "edgefold/trainer.h"
 #include "export_c.h"
 #include "file_io.h"
 
@@ -79,6 +80,11 @@ int ExportCCommand(int argc, char** argv) {
     return kExitFailure;
   }
   DescribeModel(model.data.get(), &info);
+  // A model compiled with --train also gets its training arena (absent: not trainable).
+  const bool trainable = fb::GetModel(model.data.get())->training() != nullptr;
+  if (!trainable || RequiredTrainingArenaBytes(model.data.get(), model.bytes, TrainOptions(),
+                                               &info.host_train_arena_bytes) != Status::kOk)
+    info.host_train_arena_bytes = 0;
   const std::string text = ExportC(model.data.get(), model.bytes, info);
   std::FILE* f = std::fopen(out_path.c_str(), "wb");
   const bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();

@@ -13,7 +13,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold run MODEL.efb -i IN.npy [-i IN2.npy ...] -o OUT.npy [-o OUT2.npy ...]\n"
-    "                    [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon]\n"
+    "                    [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N]\n"
     "\n"
     "Runs the model on float32 .npy inputs and writes float32 .npy outputs.\n"
     "Inputs and outputs are given in graph order: one -i per model input; one -o per\n"
@@ -103,7 +103,7 @@ bool RunSlices(ModelSession& session, const std::vector<NpyArray>& inputs, size_
 
 int RunCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--input", "--output", "--isa"};
+  spec.value_flags = {"--input", "--output", "--isa", "--threads"};
   spec.aliases = {{"-i", "--input"}, {"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
@@ -115,6 +115,12 @@ int RunCommand(int argc, char** argv) {
                  args.Get("--isa", "").c_str(), kUsage);
     return kExitUsage;
   }
+  int threads = 1;
+  std::string threads_error;
+  if (!ParseCount("--threads", args.Get("--threads", "1"), &threads, &threads_error) || threads < 1) {
+    std::fprintf(stderr, "edgefold run: --threads must be at least 1\n\n%s", kUsage);
+    return kExitUsage;
+  }
   const std::vector<std::string> inputs = args.All("--input");
   const std::vector<std::string> outputs = args.All("--output");
   if (inputs.empty() || outputs.empty()) {
@@ -122,6 +128,7 @@ int RunCommand(int argc, char** argv) {
     return kExitUsage;
   }
   ModelSession session;
+  session.SetThreads(static_cast<size_t>(threads));
   std::string error;
   std::vector<NpyArray> arrays;
   size_t slices = 0;

@@ -36,7 +36,8 @@ constexpr char kUsage[] =
     "  --weight-decay WD     L2 penalty added to the gradient (default 0)\n"
     "  --bn-momentum B       running-statistics momentum, PyTorch convention (default 0.1)\n"
     "  --batch N             check the model's batch size (fixed at compile time)\n"
-    "  --trainable SET       bn | bn+head | all (default bn)\n"
+    "  --trainable SET       bn | bn+head | all: must be the set the model was compiled\n"
+    "                        with (compile --train --trainable); default: the model's set\n"
     "  --no-shuffle          keep the data order (default: shuffle each epoch, --seed S)\n"
     "  --adapt-stats-only    only re-estimate BN statistics: the cumulative average of\n"
     "                        Algorithm 2 (or --bn-momentum's moving average if given)\n"
@@ -129,7 +130,7 @@ int TrainCommand(int argc, char** argv) {
       ParseCount("--epochs", a.Get("--epochs", "1"), &epochs, &error) &&
       ParseCount("--batch", a.Get("--batch", "0"), &batch_check, &error) &&
       ParseCount("--seed", a.Get("--seed", "0"), &seed, &error) &&
-      ParseTrainable(a.Get("--trainable", "bn"), &t.trainable) && ParseIsa(a.Get("--isa", "auto").c_str(), &isa);
+      ParseTrainable(a.Get("--trainable", "model"), &t.trainable) && ParseIsa(a.Get("--isa", "auto").c_str(), &isa);
   if (!usage_ok) {
     std::fprintf(stderr, "edgefold train: %s\n\n%s", error.empty() ? "missing or invalid option" : error.c_str(), kUsage);
     return kExitUsage;

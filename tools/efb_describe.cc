@@ -1,5 +1,7 @@
 #include "efb_describe.h"
 
+#include <cstdio>
+
 namespace edgefold::tools {
 namespace {
 
@@ -15,6 +17,7 @@ std::string ShapeOf(const fb::Tensor& t) { return "[" + IntList(t.shape(), ", ")
 // The fused activation of ops that carry one, or nullptr.
 const fb::Activation* FusedActivation(const fb::Operator& op) {
   if (auto* o = op.options_as_ConvOptions()) return o->activation();
+  if (auto* o = op.options_as_ConvTransposeOptions()) return o->activation();
   if (auto* o = op.options_as_GemmOptions()) return o->activation();
   if (auto* o = op.options_as_BatchNormOptions()) return o->activation();
   if (auto* o = op.options_as_ChannelAffineOptions()) return o->activation();
@@ -34,6 +37,14 @@ std::string Details(const fb::Operator& op) {
     return Window(o->kernel(), o->strides(), o->pads()) + " d" + IntList(o->dilations(), "x") +
            " g" + std::to_string(o->group());
   }
+  if (auto* o = op.options_as_ConvTransposeOptions()) {
+    return Window(o->kernel(), o->strides(), o->pads()) + " d" + IntList(o->dilations(), "x") +
+           " g" + std::to_string(o->group());
+  }
+  if (auto* o = op.options_as_RnnOptions()) {
+    return std::string("(") + fb::EnumNameRnnCell(o->cell()) + " " + fb::EnumNameRnnDirection(o->direction()) +
+           ") hidden " + std::to_string(o->hidden_size()) + (o->linear_before_reset() ? " lbr" : "");
+  }
   if (auto* o = op.options_as_PoolOptions()) {
     return std::string("(") + fb::EnumNamePoolKind(o->kind()) + ")" +
            Window(o->kernel(), o->strides(), o->pads());
@@ -50,6 +61,21 @@ std::string Details(const fb::Operator& op) {
   if (auto* o = op.options_as_ConcatOptions()) return " axis=" + std::to_string(o->axis());
   if (auto* o = op.options_as_SoftmaxOptions()) return " axis=" + std::to_string(o->axis());
   if (auto* o = op.options_as_TransposeOptions()) return " perm=" + IntList(o->perm(), ",");
+  if (auto* o = op.options_as_ResizeOptions()) {
+    std::string s = std::string("(") + fb::EnumNameResizeMode(o->mode());
+    if (o->mode() == fb::ResizeMode::Nearest) s += std::string(", ") + fb::EnumNameNearestMode(o->nearest_mode());
+    s += ")";
+    if (o->scales() != nullptr && o->offsets() != nullptr && o->scales()->size() == 2 && o->offsets()->size() == 2) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), " step=%.6g,%.6g offset=%.6g,%.6g", o->scales()->Get(0), o->scales()->Get(1),
+                    o->offsets()->Get(0), o->offsets()->Get(1));
+      s += buf;
+    }
+    return s;
+  }
+  if (auto* o = op.options_as_DepthToSpaceOptions())
+    return " block=" + std::to_string(o->blocksize()) + (o->crd() ? " CRD" : " DCR");
+  if (auto* o = op.options_as_SpaceToDepthOptions()) return " block=" + std::to_string(o->blocksize());
   return "";
 }
 

@@ -45,7 +45,12 @@ std::string ExportC(const uint8_t* model, size_t model_bytes, const ExportCInfo&
   out += "// edgefold::RequiredArenaBytes on the exporting 64-bit host (plan + interpreter state),\n";
   out += "// rounded up to 64. An upper bound for 32-bit targets, whose state is smaller; call\n";
   out += "// RequiredArenaBytes at startup for the exact figure.\n";
-  out += "#define " + N + "_ARENA_BYTES " + std::to_string(arena_bytes) + "u\n\n";
+  out += "#define " + N + "_ARENA_BYTES " + std::to_string(arena_bytes) + "u\n";
+  if (info.host_train_arena_bytes > 0) {
+    out += "// edgefold::RequiredTrainingArenaBytes likewise (the model's training plan + trainer state).\n";
+    out += "#define " + N + "_TRAIN_ARENA_BYTES " + std::to_string((info.host_train_arena_bytes + 63) / 64 * 64) + "u\n";
+  }
+  out += "\n";
   out += "// Registers exactly this model's operators on an edgefold::OpResolver.\n";
   out += "#define " + N + "_REGISTER_OPS(resolver) do {";
   for (const std::string& op : info.op_kinds) out += " (resolver).Add" + op + "();";

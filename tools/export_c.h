@@ -11,6 +11,7 @@ struct ExportCInfo {
   std::string name;                 // C identifier prefix, e.g. "digits"
   uint64_t planned_arena_bytes = 0; // the compiler's activation plan (Model.arena_bytes)
   size_t host_arena_bytes = 0;      // RequiredArenaBytes on this (LP64) host: plan + state
+  size_t host_train_arena_bytes = 0;  // RequiredTrainingArenaBytes likewise (0: not trainable)
   std::vector<std::string> op_kinds;  // distinct op kinds in graph order, e.g. "Conv"
 };
 
@@ -19,7 +20,8 @@ bool IsCIdentifier(const std::string& name);
 
 // The header text:
 //   alignas(64) const unsigned char NAME_model[] = {...};  (static, internal linkage)
-//   NAME_MODEL_BYTES, NAME_PLANNED_ARENA_BYTES, NAME_ARENA_BYTES,
+//   NAME_MODEL_BYTES, NAME_PLANNED_ARENA_BYTES, NAME_ARENA_BYTES, and for a model compiled
+//   with --train NAME_TRAIN_ARENA_BYTES (the trainer's arena, the same kind of upper bound),
 //   NAME_REGISTER_OPS(resolver) — calls resolver.AddX() for exactly the model's ops.
 // NAME_ARENA_BYTES is the host's RequiredArenaBytes rounded up to 64: the interpreter state
 // inside the arena holds pointers and size_t, so a 32-bit target needs the same or less.

@@ -12,8 +12,8 @@ AlignedBuffer AllocateAligned(size_t bytes) {
   AlignedBuffer buf;
   // Buffers of 2 MiB and more (arenas, weights) are 2 MiB aligned and asked to be backed by
   // transparent huge pages (Debian's THP mode is "madvise"): fewer TLB misses over weights and
-  // activations of tens of MB. MobileNetV2 over 8 processes: 4.60–4.87 ms, against 4.65–6.42
-  // with 4 KiB pages. The runtime itself never allocates; this is the CLI's caller-side choice.
+  // activations of tens of MB, and steadier latency between processes (bench/README.md, Round 3).
+  // The runtime itself never allocates; this is the CLI's caller-side choice.
   constexpr size_t kHugePage = size_t{2} << 20;
   const size_t align = bytes >= kHugePage ? kHugePage : kBufferAlignment;
   // aligned_alloc wants a size that is a multiple of the alignment (and non-zero).

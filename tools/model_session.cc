@@ -29,6 +29,7 @@ bool ModelSession::Open(const std::string& path, Isa isa, std::string* error, Op
   options.log_user = this;
   options.on_op_end = on_op_end;
   options.on_op_end_user = on_op_end_user;
+  if (pool_) pool_->Configure(&options);
   size_t arena_bytes = 0;
   Status s = RequiredArenaBytes(model_.data.get(), model_.bytes, &arena_bytes, options);
   if (s != Status::kOk) { *error = Describe("RequiredArenaBytes", s); return false; }
@@ -41,6 +42,10 @@ bool ModelSession::Open(const std::string& path, Isa isa, std::string* error, Op
                           options, &interpreter_);
   if (s != Status::kOk) { *error = Describe("Interpreter::Create", s); return false; }
   return true;
+}
+
+void ModelSession::SetThreads(size_t threads) {
+  pool_ = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
 }
 
 std::vector<int64_t> ViewShape(const TensorView& view) {

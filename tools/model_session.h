@@ -1,10 +1,12 @@
 // Loads a .efb file and creates an interpreter in an arena the session owns: the path the
 // CLI's run and bench commands share.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "edgefold/interpreter.h"
+#include "edgefold/thread_pool.h"
 #include "file_io.h"
 
 namespace edgefold::tools {
@@ -21,6 +23,9 @@ class ModelSession {
   bool Open(const std::string& path, Isa isa, std::string* error, OpEndFn on_op_end = nullptr,
             void* on_op_end_user = nullptr);
 
+  // Before Open: run each op over `threads` threads (a ThreadPool the session owns; 1: none).
+  void SetThreads(size_t threads);
+
   Interpreter& interpreter() { return *interpreter_; }
   size_t arena_bytes() const { return arena_.bytes; }
   size_t model_bytes() const { return model_.bytes; }
@@ -32,6 +37,7 @@ class ModelSession {
 
   AlignedBuffer model_;
   AlignedBuffer arena_;
+  std::unique_ptr<ThreadPool> pool_;
   Interpreter* interpreter_ = nullptr;  // lives inside arena_
   std::string path_;
   std::vector<std::string> log_;

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   const auto stream = edgefold::bench::MeasureStream();
   std::printf("stream copy_gbps=%.1f triad_gbps=%.1f copy_nt_gbps=%.1f\n", stream.copy_gbps, stream.triad_gbps,
               stream.copy_nt_gbps);
-  const auto& table = edgefold::kernels::SelectTrainKernelTable(edgefold::Isa::kAuto);
+  const auto& table = edgefold::kernels::SelectTable<edgefold::kernels::TrainKernelTable>(edgefold::Isa::kAuto);
   for (const Shape& s : {Shape{32, 64, 56, 56}, Shape{8, 64, 56, 56}, Shape{32, 128, 28, 28}, Shape{1, 32, 16, 16}})
     RunShape(table, s, s.n * s.c * s.h * s.w < 100000 ? reps * 50 : reps);
   return 0;

@@ -45,7 +45,7 @@ double TimeGemmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, s
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 10;
-  const auto& t = edgefold::kernels::SelectKernelTable(edgefold::Isa::kAuto);
+  const auto& t = edgefold::kernels::SelectTable<edgefold::kernels::KernelTable>(edgefold::Isa::kAuto);
   size_t lanes = 0;
   const double peak = PeakFmaGflops(&lanes);
   std::printf("peak isa=%s lanes=%zu gflops=%.1f\n", t.name, lanes, peak);

@@ -18,6 +18,9 @@
 #include "onnx_load.h"
 #include "passes/passes.h"
 #include "plan/plan_model.h"
+#ifdef EDGEFOLD_COMPILER_HAVE_RUNTIME
+#include "quant/quantize.h"
+#endif
 #include "verify/verify.h"
 #include "write/efb_writer.h"
 
@@ -59,6 +62,21 @@ void Verify(ir::Graph reference, const Built& folded, const CompileOptions& opti
   report->verified = true;
 }
 
+// Replaces the folded float model by its int8 form (docs/quantization.md).
+void QuantizeBuilt(const CompileOptions& options, const std::string& name, Built* built, CompileReport* r) {
+#ifdef EDGEFOLD_COMPILER_HAVE_RUNTIME
+  r->quant.float_arena_bytes = built->lowered.arena_bytes;
+  r->quant.float_weight_bytes = built->weight_bytes;
+  built->lowered = quant::QuantizeInt8(built->lowered, options, name, &r->quant);
+  PlanArena(&built->lowered);
+  built->bytes = WriteEfb(&built->lowered, &built->weight_bytes);
+#else
+  (void)built;
+  (void)r;
+  throw CompileError("model '" + name + "': --quantize int8 needs the edgefold runtime in the compiler (calibration runs)");
+#endif
+}
+
 // Import, drop Identity/Dropout, fold constants; when shapes are still unknown after that,
 // feed the folded constants back to ONNX shape inference and repeat (a few rounds at most).
 ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileReport* r) {
@@ -69,7 +87,7 @@ ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileRepo
     const int now = passes::FoldConstants(graph);
     folded += now;
     if (round == 3 || (round > 0 && now == 0) || !ir::HasUnknownShapes(graph)) {
-      r->nodes_removed += identities + folded;
+      r->nodes_removed += identities + folded + passes::RemoveNoOpCopies(graph);
       return graph;
     }
     m = ir::ReinferWithConstants(m, graph);
@@ -92,18 +110,25 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   r.input_normalization_folded = options.fold_batchnorm && passes::FoldInputNormalization(graph);
   r.batchnorm_kept_affine = bn.kept;
   int channel_scales = 0;
+  const int gelus = passes::FuseGelu(graph);
+  r.activations_fused += gelus;
+  const int layer_norms = passes::FuseLayerNorm(graph);
   if (options.fuse_activations) {  // x·gate(x) → SiLU/HardSwish first, so they fuse into the producer too
-    r.activations_fused = passes::FuseGatedActivations(graph);
+    r.activations_fused += passes::FuseGatedActivations(graph);
     r.activations_fused += passes::FuseActivations(graph);
     channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
+  } else if (options.fuse_activations_into_batchnorm) {
+    r.activations_fused += passes::FuseActivationsIntoBatchNorm(graph);
   }
-  Built built = Build(graph, options.winograd);
+  // int8 has no Winograd kernels: a quantized model keeps plain weights.
+  Built built = Build(graph, options.winograd && !options.quantize_int8);
   for (const fb::OperatorT& op : built.lowered.ops)
     if (op.type == fb::OpType::Conv && op.options.AsConvOptions()->packing == fb::WeightPacking::Winograd2x3)
       ++r.winograd_convs;
-  const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
+  const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 || layer_norms > 0 ||
                        channel_scales > 0 || r.input_normalization_folded || r.winograd_convs > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
+  if (options.quantize_int8) QuantizeBuilt(options, name, &built, &r);
   r.arena_bytes = built.lowered.arena_bytes;
   r.arena_lower_bound = built.lowered.arena_lower_bound;
   r.weight_bytes = built.weight_bytes;

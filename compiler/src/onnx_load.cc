@@ -1,5 +1,6 @@
 #include "onnx_load.h"
 
+#include <map>
 #include <set>
 
 #include <onnx/checker.h>
@@ -63,6 +64,101 @@ void FixInputDims(onnx::ValueInfoProto* input, const CompileOptions& options,
   }
 }
 
+// The tensor type of an initializer, element type and dims.
+onnx::TypeProto TypeOf(const onnx::TensorProto& init) {
+  onnx::TypeProto type;
+  auto* tensor_type = type.mutable_tensor_type();
+  tensor_type->set_elem_type(init.data_type());
+  for (int64_t d : init.dims()) tensor_type->mutable_shape()->add_dim()->set_dim_value(d);
+  return type;
+}
+
+// Old-IR formalities that ONNX 1.12's checker refuses; repaired without changing what the
+// model computes:
+//  * opset_import came with IR 3, so a model that has one but stamps IR 0/1/2 follows
+//    IR >= 3 rules (ORT loads it): read it as IR 3, the oldest reading that fits. The same
+//    for a missing stamp (ORT refuses that one; the opset import still says it all).
+//  * Up to IR 3 every initializer must also be declared as a graph input. Producers often
+//    omit the declaration, and 1.12's checker, shape inference and version converter see an
+//    undeclared initializer only from IR 4 on. Declaring it with the initializer's type and
+//    dims keeps IR 3 and its meaning (an initializer that is an input is a constant to
+//    ORT below IR 4; edgefold always treats it as one), where bumping to IR 4 would turn the
+//    already-declared ones into overridable inputs.
+// Nameless or duplicate initializers are left for the checker to report.
+void RepairLegacyIr(onnx::ModelProto* m) {
+  if (m->ir_version() < 3 && m->opset_import_size() > 0) m->set_ir_version(3);
+  if (m->ir_version() != 3) return;
+  onnx::GraphProto* g = m->mutable_graph();
+  std::set<std::string> declared;
+  for (const auto& in : g->input()) declared.insert(in.name());
+  for (const auto& init : g->initializer()) {
+    if (init.name().empty() || !declared.insert(init.name()).second) continue;
+    auto* in = g->add_input();
+    in->set_name(init.name());
+    *in->mutable_type() = TypeOf(init);
+  }
+}
+
+// Whether `declared` admits `init`: same element type (UNDEFINED declares none) and, when a
+// shape is declared, the same rank and every concrete dim equal, as shape inference requires.
+bool Admits(const onnx::TypeProto& declared, const onnx::TensorProto& init) {
+  if (!declared.has_tensor_type()) return false;
+  const auto& t = declared.tensor_type();
+  if (t.elem_type() != onnx::TensorProto::UNDEFINED && t.elem_type() != init.data_type()) return false;
+  if (!t.has_shape()) return true;
+  if (t.shape().dim_size() != init.dims_size()) return false;
+  for (int i = 0; i < init.dims_size(); ++i)
+    if (t.shape().dim(i).has_dim_value() && t.shape().dim(i).dim_value() != init.dims(i)) return false;
+  return true;
+}
+
+std::string TypeString(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type()) return "a non-tensor";
+  const auto& t = type.tensor_type();
+  return onnx::TensorProto_DataType_Name(t.elem_type()) + (t.has_shape() ? DimString(t.shape()) : "");
+}
+
+// A graph input that is also an initializer must declare the initializer's type; shape
+// inference refuses a contradiction without naming the tensor, so name it here.
+void CheckInitializerDeclarations(const onnx::GraphProto& g, const std::string& where) {
+  std::map<std::string, const onnx::TensorProto*> initializers;
+  for (const auto& t : g.initializer()) initializers[t.name()] = &t;
+  for (const auto& in : g.input()) {
+    auto it = initializers.find(in.name());
+    if (it == initializers.end() || Admits(in.type(), *it->second)) continue;
+    throw CompileError(where + "graph input '" + in.name() + "' is declared " + TypeString(in.type()) +
+                       " but its initializer is " + TypeString(TypeOf(*it->second)));
+  }
+}
+
+// The checker reports a node input that nothing produces as a topological-order problem;
+// say what it is. Empty when every main-graph node input has a producer.
+std::string FindUnproducedInput(const onnx::GraphProto& g) {
+  std::set<std::string> produced;
+  for (const auto& in : g.input()) produced.insert(in.name());
+  for (const auto& t : g.initializer()) produced.insert(t.name());
+  for (const auto& t : g.sparse_initializer()) produced.insert(t.values().name());
+  for (const auto& n : g.node()) produced.insert(n.output().begin(), n.output().end());
+  for (const auto& n : g.node())
+    for (const auto& name : n.input())
+      if (!name.empty() && !produced.count(name))
+        return "node '" + n.name() + "' (op '" + n.op_type() + "') reads '" + name +
+               "', which no node, graph input or initializer produces";
+  return "";
+}
+
+// The checker's multi-line message on one line.
+std::string OneLine(const std::string& text) {
+  std::string s;
+  for (char c : text) {
+    const bool space = c == '\n' || c == ' ' || c == '\t';
+    if (!space) s += c;
+    else if (!s.empty() && s.back() != ' ') s += ' ';
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 // Rank of tensor `name` from graph inputs, value_info or outputs (-1 when unknown).
 int RankOf(const onnx::GraphProto& g, const std::string& name) {
   auto rank = [&](const onnx::ValueInfoProto& vi) {
@@ -95,6 +191,33 @@ void ReshapeLegacyPReluSlopes(onnx::ModelProto* m) {
   }
 }
 
+// Upsample (opset 7/9) and Resize-10 sample asymmetrically (s = i / scale) and take the floor
+// for nearest. ONNX 1.12's converter turns them into Resize-11+ without setting
+// coordinate_transformation_mode, whose default there is half_pixel: say it explicitly. In a
+// model upgraded from opset < 11, every Resize came from one of them.
+void RestoreLegacyResizeSemantics(onnx::ModelProto* m) {
+  for (auto& node : *m->mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Resize" || !node.domain().empty()) continue;
+    bool has_ctm = false, has_nearest = false;
+    for (const auto& a : node.attribute()) {
+      has_ctm |= a.name() == "coordinate_transformation_mode";
+      has_nearest |= a.name() == "nearest_mode";
+    }
+    if (!has_ctm) {
+      auto* a = node.add_attribute();
+      a->set_name("coordinate_transformation_mode");
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s("asymmetric");
+    }
+    if (!has_nearest) {
+      auto* a = node.add_attribute();
+      a->set_name("nearest_mode");
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s("floor");
+    }
+  }
+}
+
 // Upgrades `m` to `target`. ONNX 1.12's C++ converter needs the shapes of intermediate
 // tensors for some adapters (Gemm 6→7 asserts "Shape of input 3 is not available" when one
 // Gemm feeds another), so infer shapes on the old model first (best effort: the converter
@@ -105,7 +228,9 @@ onnx::ModelProto UpgradeOpset(onnx::ModelProto m, int64_t opset, int target) {
   } catch (const std::exception&) {
   }
   if (opset < 7) ReshapeLegacyPReluSlopes(&m);
-  return onnx::version_conversion::ConvertVersion(m, target);
+  onnx::ModelProto out = onnx::version_conversion::ConvertVersion(m, target);
+  if (opset < 11) RestoreLegacyResizeSemantics(&out);
+  return out;
 }
 
 void FixAllInputDims(onnx::ModelProto* m, const CompileOptions& options, const std::string& model_name) {
@@ -137,11 +262,14 @@ onnx::ModelProto PrepareModel(const onnx::ModelProto& model, const CompileOption
                               const std::string& model_name) {
   const std::string where = "model '" + model_name + "': ";
   onnx::ModelProto m = model;
+  RepairLegacyIr(&m);
   try {
     onnx::checker::check_model(m);
   } catch (const std::exception& e) {
-    throw CompileError(where + "ONNX checker: " + e.what());
+    const std::string unproduced = FindUnproducedInput(m.graph());
+    throw CompileError(where + (unproduced.empty() ? "ONNX checker: " + OneLine(e.what()) : unproduced));
   }
+  CheckInitializerDeclarations(m.graph(), where);
   const int64_t opset = DefaultOpset(m);
   if (opset < 0) throw CompileError(where + "no default-domain opset import");
   if (opset < options.target_opset) {

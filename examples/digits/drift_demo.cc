@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
   std::printf("drifted, deployed model:        accuracy %.4f\n", drifted);
 
   trainer->ResetStatistics();
-  for (size_t b = 0; b < adapt.batches; ++b) trainer->AdaptStatistics(adapt.x.f32.data() + b * per);
+  for (size_t b = 0; b < adapt.batches; ++b)
+    if (trainer->AdaptStatistics(adapt.x.f32.data() + b * per) != Status::kOk) return 1;
   const double stats = Accuracy(*trainer, eval);
   std::printf("after BN statistics adaptation: accuracy %.4f  (%zu unlabeled images)\n", stats,
               adapt.batches * n);
@@ -118,7 +119,8 @@ int main(int argc, char** argv) {
   std::printf("after 3 epochs on BN γ, β:      accuracy %.4f  (%zu labeled images)\n", tuned, adapt.batches * n);
   const size_t folded = trainer->Refold();
   const double refolded = Accuracy(*trainer, eval);
-  std::printf("refolded %zu BatchNorms into their convs in the arena: accuracy %.4f\n", folded, refolded);
+  std::printf("refolded %zu BatchNorms for inference (no weight copies unless compiled with --refold-weights): accuracy %.4f\n",
+              folded, refolded);
   const bool recovered = stats > drifted + 0.2 && tuned >= stats && refolded == tuned;
   std::printf("%s\n", recovered ? "OK: adaptation recovered the accuracy lost to drift"
                                 : "FAIL: adaptation did not recover the accuracy");

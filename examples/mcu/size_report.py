@@ -3,9 +3,10 @@
 
   flash = .isr_vector + .text + .rodata + .ARM.* + init arrays + .data (its load image)
   RAM   = .data + .bss (the static arena is in .bss)
-Owners: runtime (libedgefold_runtime.a), kernels (libedgefold_kernels.a), model (the
-export-c array), input, arena, app (main, startup, ABI hooks), libc (newlib-nano, libm,
-libgcc, crt0). With --budget-runtime-kb N it fails (exit 1) when runtime + kernels code and
+Owners: runtime (libedgefold_runtime.a), kernels (libedgefold_kernels.a), trainer
+(libedgefold_training.a + libedgefold_train_kernels.a, on-device learning firmware only), model
+(the export-c array), input (an input, or labelled images), arena, app (main, startup, ABI
+hooks), libc (newlib-nano, libm, libgcc, crt0). With --budget-runtime-kb N it fails (exit 1) when runtime + kernels code and
 read-only data exceed N KiB.
 usage: size_report.py [--budget-runtime-kb N] FIRMWARE.elf.map [...]
 """
@@ -16,13 +17,13 @@ import sys
 
 FLASH = (".isr_vector", ".text", ".rodata", ".ARM.extab", ".ARM.exidx", ".preinit_array",
          ".init_array", ".fini_array")
-OWNERS = ("runtime", "kernels", "model", "input", "app", "libc", "arena")
+OWNERS = ("runtime", "kernels", "trainer", "model", "input", "app", "libc", "arena")
 
 
 def owner(section, obj):
     if re.search(r"_model\b|_model$", section):
         return "model"
-    if "_input_bits" in section:
+    if "_input_bits" in section or re.search(r"(adapt|eval)_(x_bits|y)", section):
         return "input"
     if "g_arena" in section:
         return "arena"
@@ -30,7 +31,9 @@ def owner(section, obj):
         return "runtime"
     if "libedgefold_kernels.a" in obj:
         return "kernels"
-    if re.search(r"(main|startup|cxx_support|no_default_resolver|harness|checks)\.(cc|c)\.obj", obj):
+    if "libedgefold_training.a" in obj or "libedgefold_train_kernels.a" in obj:
+        return "trainer"
+    if re.search(r"(main|train_main|startup|cxx_support|no_default_resolver|harness|checks)\.(cc|c)\.obj", obj):
         return "app"
     return "libc"
 

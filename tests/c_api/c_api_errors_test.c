@@ -1,8 +1,8 @@
 /* Error paths of the C API: each returns its status (and logs a message) instead of crashing. */
 #include <string.h>
 
-#include "c_api_test_util.h"
-#include "tensor_pb.h"
+#include "testing/c_api_test_util.h"
+#include "testing/tensor_pb.h"
 
 /* Creates with `arena_bytes` of arena at `arena`; expects `want`, and a logged message. */
 static void expect_create_fails(const char* what, const uint8_t* model, size_t model_bytes,

@@ -7,24 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "c_api_test_util.h"
+#include "testing/c_api_test_util.h"
 #include "edgefold/edgefold.h"
-#include "tensor_pb.h"
+#include "testing/tensor_pb.h"
 
 int g_failures = 0;
-
-static uint8_t* read_model(const char* path, size_t* bytes) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *bytes = (size_t)ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t* buf = (uint8_t*)alloc64(*bytes);
-  const size_t got = fread(buf, 1, *bytes, f);
-  fclose(f);
-  if (got != *bytes) { free(buf); return NULL; }
-  return buf;
-}
 
 /* Runs the model on one ISA; returns the max error relative to max(1, max|expected|). */
 static double run_on_isa(const uint8_t* model, size_t model_bytes, ef_isa isa,

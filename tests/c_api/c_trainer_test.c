@@ -5,21 +5,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "c_api_test_util.h"
+#include "testing/c_api_test_util.h"
 
 int g_failures = 0;
-
-static uint8_t* read_model(const char* path, size_t* bytes) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *bytes = (size_t)ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t* buf = (uint8_t*)alloc64(*bytes);
-  const size_t got = fread(buf, 1, *bytes, f);
-  fclose(f);
-  return got == *bytes ? buf : NULL;
-}
 
 /* Deterministic pseudo-random inputs in [0, 1) (LCG), labels 0..classes-1 in turn. */
 static void make_batch(float* x, size_t elems, int32_t* labels, size_t n, size_t classes) {
@@ -69,6 +57,15 @@ static void test_training(const uint8_t* model, size_t model_bytes) {
   CHECK(p0.data[0] != before || ef_trainer_num_parameters(t) > 1, "parameter 0 '%s' unchanged", p0.name);
   CHECK(ef_trainer_adapt_statistics(t, x) == EF_OK, "adapt");
   CHECK(ef_trainer_evaluate(t, x, logits) == EF_OK && isfinite(logits[0]), "evaluate");
+  ef_stream_options stream;
+  ef_stream_options_init(&stream);
+  ef_stream_report report = {0, 0, 0, 0};
+  CHECK(ef_trainer_stream_step(t, x, logits, &stream, &report) == EF_OK && isfinite(logits[0]), "stream step");
+  CHECK(report.entropy >= 0.0f && report.entropy <= 1.0f && report.samples == n, "stream report: %f, %u",
+        (double)report.entropy, (unsigned)report.samples);
+  stream.window = 0;   /* out of range: refused, with a message */
+  CHECK(ef_trainer_stream_step(t, x, logits, &stream, NULL) == EF_INVALID_ARGUMENT, "window 0 accepted");
+  ef_trainer_reset_stream(t);
   labels[0] = (int32_t)classes;  /* out of range */
   CHECK(ef_trainer_step(t, x, labels, NULL, NULL) != EF_OK && sink.calls > 0,
         "label %zu accepted", classes);

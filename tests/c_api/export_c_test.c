@@ -8,7 +8,7 @@
 
 #include "edgefold/edgefold.h"
 #include "model_data.h"
-#include "tensor_pb.h"
+#include "testing/tensor_pb.h"
 
 _Alignas(64) static uint8_t g_arena[MODEL_ARENA_BYTES];
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -15,7 +15,7 @@ using testing::OnnxBuilder;
 
 CompileResult ConvBn(float var3, float gamma1) {
   OnnxBuilder b;
-  b.Input("x", {1, 4, 3, 3}).Init("w", {4, 4, 1, 1}, testing::RandomValues(16, 1));
+  b.Input("x", {1, 4, 3, 3}).Init("w", {4, 4, 1, 1}, testing::RandomVector(16, 1));
   b.Node("Conv", {"x", "w"}, {"c"}, "conv1");
   b.Init("g", {4}, {1, gamma1, 1, 1}).Init("b", {4}, {0, 0, 0, 0}).Init("m", {4}, {0, 0, 0, 0});
   b.Init("v", {4}, {1, 1, 1, var3});
@@ -56,11 +56,11 @@ TEST(Errors, UnsupportedOpNamesNodeAndOp) {
   OnnxBuilder b;
   b.Input("x", {1, 4});
   b.Node("Relu", {"x"}, {"a"}, "r");
-  b.Node("Erf", {"a"}, {"y"}, "my_erf");
+  b.Node("Sin", {"a"}, {"y"}, "my_sin");
   b.Output("y");
   const CompileResult r = CompileModel(b.model(), CompileOptions());
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "node 'my_erf' (op 'Erf'): unsupported op");
+  EXPECT_EQ(r.error, "node 'my_sin' (op 'Sin'): unsupported op");
 }
 
 TEST(Errors, UnresolvableDynamicDimNamesInput) {
@@ -101,7 +101,7 @@ TEST(Errors, MalformedBytes) {
 
 TEST(Errors, BadAttributeNamesNodeAndAttribute) {
   OnnxBuilder b;
-  b.Input("x", {1, 4, 5, 5}).Init("w", {4, 4, 3, 3}, testing::RandomValues(144, 1));
+  b.Input("x", {1, 4, 5, 5}).Init("w", {4, 4, 3, 3}, testing::RandomVector(144, 1));
   auto& c = b.Node("Conv", {"x", "w"}, {"y"}, "conv_bad");
   testing::SetString(c, "auto_pad", "SAME_SIDEWAYS");
   b.Output("y");

@@ -4,34 +4,15 @@
 #include <gtest/gtest.h>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
+using testing::NoVerify;
 using testing::OnnxBuilder;
 
-struct BnParams {
-  std::vector<float> gamma, beta, mean, var;
-};
-
-BnParams ReadBn(const OnnxBuilder& b, const std::string& name) {
-  BnParams p;
-  const onnx::ModelProto m = b.model();
-  for (const auto& t : m.graph().initializer()) {
-    std::vector<float> v(t.float_data().begin(), t.float_data().end());
-    if (t.name() == name + ".weight") p.gamma = v;
-    if (t.name() == name + ".bias") p.beta = v;
-    if (t.name() == name + ".running_mean") p.mean = v;
-    if (t.name() == name + ".running_var") p.var = v;
-  }
-  return p;
-}
-
-CompileOptions NoVerify() {
-  CompileOptions o;
-  o.verify = false;
-  return o;
-}
+using testing::BnParams;
+using testing::ReadBn;
 
 struct ConvCase {
   int64_t cin, cout, group;
@@ -44,8 +25,8 @@ TEST_P(ConvFold, WeightsAndBiasMatchFormula) {
   const ConvCase c = GetParam();
   OnnxBuilder b;
   const int64_t k = 3;
-  const auto w = testing::RandomValues(c.cout * (c.cin / c.group) * k * k, 7);
-  const auto bias = testing::RandomValues(c.cout, 8);
+  const auto w = testing::RandomVector(c.cout * (c.cin / c.group) * k * k, 7);
+  const auto bias = testing::RandomVector(c.cout, 8);
   b.Input("x", {1, c.cin, 6, 5}).Init("conv.weight", {c.cout, c.cin / c.group, k, k}, w);
   if (c.bias) b.Init("conv.bias", {c.cout}, bias);
   auto& conv = b.Node("Conv", {"x", "conv.weight", c.bias ? "conv.bias" : ""}, {"c"}, "conv");
@@ -83,8 +64,8 @@ INSTANTIATE_TEST_SUITE_P(Groups, ConvFold,
 // Y = BN(X·W + C) for Gemm transB 0/1 and MatMul: W'[k,n] = W[k,n]·s[n].
 void CheckFcFold(bool matmul, int trans_b) {
   const int64_t kk = 5, nn = 7;
-  const auto w = testing::RandomValues(kk * nn, 3);
-  const auto cvec = testing::RandomValues(nn, 4);
+  const auto w = testing::RandomVector(kk * nn, 3);
+  const auto cvec = testing::RandomVector(nn, 4);
   OnnxBuilder b;
   b.Input("x", {2, kk}).Init("fc.weight", trans_b ? std::vector<int64_t>{nn, kk} : std::vector<int64_t>{kk, nn}, w);
   if (matmul) {
@@ -146,7 +127,7 @@ TEST(BnFallback, BnOnGraphInputBecomesChannelAffine) {
 
 TEST(BnFallback, ConvWithTwoConsumersKeepsBnAsAffine) {
   OnnxBuilder b;
-  b.Input("x", {1, 2, 4, 4}).Init("w", {3, 2, 1, 1}, testing::RandomValues(6, 1));
+  b.Input("x", {1, 2, 4, 4}).Init("w", {3, 2, 1, 1}, testing::RandomVector(6, 1));
   b.Node("Conv", {"x", "w"}, {"c"}, "conv");
   testing::AddBatchNorm(b, "bn", "c", "y", 3, 9);
   b.Node("Relu", {"c"}, {"z"}, "relu_side");
@@ -160,7 +141,7 @@ TEST(BnFallback, ConvWithTwoConsumersKeepsBnAsAffine) {
 
 TEST(BnNoFold, KeepsBatchNormOp) {
   OnnxBuilder b;
-  b.Input("x", {1, 2, 4, 4}).Init("w", {3, 2, 1, 1}, testing::RandomValues(6, 1));
+  b.Input("x", {1, 2, 4, 4}).Init("w", {3, 2, 1, 1}, testing::RandomVector(6, 1));
   b.Node("Conv", {"x", "w"}, {"c"}, "conv");
   testing::AddBatchNorm(b, "bn", "c", "y", 3, 9);
   b.Output("y");
@@ -182,8 +163,8 @@ TEST(BnNoFold, KeepsBatchNormOp) {
 TEST(ConvFoldEndToEnd, MatchesDirectComputation) {
   const int64_t cin = 4, cout = 6, g = 2, h = 5, wd = 5, k = 3;
   OnnxBuilder b;
-  const auto w = testing::RandomValues(cout * (cin / g) * k * k, 31);
-  const auto bias = testing::RandomValues(cout, 32);
+  const auto w = testing::RandomVector(cout * (cin / g) * k * k, 31);
+  const auto bias = testing::RandomVector(cout, 32);
   b.Input("x", {1, cin, h, wd}).Init("w", {cout, cin / g, k, k}, w).Init("b", {cout}, bias);
   auto& conv = b.Node("Conv", {"x", "w", "b"}, {"c"}, "conv");
   testing::SetInt(conv, "group", g);
@@ -191,7 +172,7 @@ TEST(ConvFoldEndToEnd, MatchesDirectComputation) {
   b.Output("y");
   const CompileResult r = CompileModel(b.model(), NoVerify());
   ASSERT_TRUE(r.ok) << r.error;
-  const auto x = testing::RandomValues(cin * h * wd, 34);
+  const auto x = testing::RandomVector(cin * h * wd, 34);
   const auto y = testing::RunEfb(r.model, {x}).at(0);
   const BnParams p = ReadBn(b, "bn");
   const int64_t oh = h - k + 1, ow = wd - k + 1, cpg = cin / g, opg = cout / g;

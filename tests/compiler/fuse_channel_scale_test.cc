@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -31,14 +31,14 @@ struct SeNet {
 onnx::ModelProto SeBlock(const SeNet& o) {
   OnnxBuilder b;
   b.Input("x", {1, 6, 7, 7});
-  b.Init("w1", {16, 6, 3, 3}, testing::RandomValues(16 * 54, 1)).Init("b1", {16}, testing::RandomValues(16, 2));
-  b.Init("wr", {4, 16, 1, 1}, testing::RandomValues(64, 3)).Init("br", {4}, testing::RandomValues(4, 4));
-  b.Init("we", {16, 4, 1, 1}, testing::RandomValues(64, 5)).Init("be", {16}, testing::RandomValues(16, 6));
+  b.Init("w1", {16, 6, 3, 3}, testing::RandomVector(16 * 54, 1)).Init("b1", {16}, testing::RandomVector(16, 2));
+  b.Init("wr", {4, 16, 1, 1}, testing::RandomVector(64, 3)).Init("br", {4}, testing::RandomVector(4, 4));
+  b.Init("we", {16, 4, 1, 1}, testing::RandomVector(64, 5)).Init("be", {16}, testing::RandomVector(16, 6));
   const int64_t kk = o.project_kernel[0] * o.project_kernel[1];
   const int64_t m = o.project_out;
   b.Init("wp", {m, 16 / o.project_group, o.project_kernel[0], o.project_kernel[1]},
-         testing::RandomValues(m * 16 / o.project_group * kk, 7));
-  b.Init("bp", {m}, testing::RandomValues(m, 8));
+         testing::RandomVector(m * 16 / o.project_group * kk, 7));
+  b.Init("bp", {m}, testing::RandomVector(m, 8));
   testing::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "expand"), "pads", {1, 1, 1, 1});
   testing::AddBatchNorm(b, "bn1", "c1", "n1", 16, 9);
   b.Node("Sigmoid", {"n1"}, {"g1"}, "swish_gate");
@@ -102,7 +102,7 @@ void ExpectFusedMatchesUnfused(const SeNet& net) {
   EXPECT_EQ(CountOps(unfused.model, fb::OpType::Binary), 2u);   // swish and se_scale
   ASSERT_EQ(ProjectConv(unfused.model)->inputs()->size(), 3u);
   for (uint32_t seed : {11u, 12u}) {
-    const std::vector<float> x = testing::RandomValues(6 * 49, seed, -3, 3);
+    const std::vector<float> x = testing::RandomVector(6 * 49, seed, -3, 3);
     const auto want = testing::RunEfb(unfused.model, {x}).at(0);
     const auto got = testing::RunEfb(fused.model, {x}).at(0);
     EXPECT_LT(MaxRelError(got, want), 1e-5);

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -19,8 +19,8 @@ using testing::OnnxBuilder;
 onnx::ModelProto SwishAndHardSwishNet() {
   OnnxBuilder b;
   b.Input("x", {1, 3, 9, 9});
-  b.Init("w1", {8, 3, 3, 3}, testing::RandomValues(216, 1)).Init("b1", {8}, testing::RandomValues(8, 2));
-  b.Init("w2", {8, 8, 1, 1}, testing::RandomValues(64, 3)).Init("b2", {8}, testing::RandomValues(8, 4));
+  b.Init("w1", {8, 3, 3, 3}, testing::RandomVector(216, 1)).Init("b1", {8}, testing::RandomVector(8, 2));
+  b.Init("w2", {8, 8, 1, 1}, testing::RandomVector(64, 3)).Init("b2", {8}, testing::RandomVector(8, 4));
   testing::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
   testing::AddBatchNorm(b, "bn1", "c1", "n1", 8, 5);
   b.Node("Sigmoid", {"n1"}, {"s1"}, "gate1");
@@ -53,7 +53,7 @@ TEST(FuseGatedActivation, SwishAndHardSwishBecomeConvEpilogues) {
   ASSERT_TRUE(unfused.ok) << unfused.error;
   EXPECT_EQ(CountOps(unfused.model, fb::OpType::Binary), 2u);
   EXPECT_EQ(CountOps(unfused.model, fb::OpType::Activation), 2u);
-  const std::vector<float> x = testing::RandomValues(3 * 81, 7, -3, 3);
+  const std::vector<float> x = testing::RandomVector(3 * 81, 7, -3, 3);
   const auto want = testing::RunEfb(unfused.model, {x}).at(0);
   const auto got = testing::RunEfb(fused.model, {x}).at(0);
   EXPECT_LT(MaxRelError(got, want), 1e-5);
@@ -73,7 +73,7 @@ TEST(FuseGatedActivation, StandAloneSiluMatchesTheFormula) {
   ASSERT_EQ(testing::ModelOf(r.model)->operators()->size(), 1u);
   ASSERT_EQ(acts.size(), 1u);
   EXPECT_EQ(acts[0]->options_as_ActivationOptions()->activation()->kind(), fb::ActivationKind::SiLU);
-  std::vector<float> x = testing::RandomValues(74, 9, -10, 10);
+  std::vector<float> x = testing::RandomVector(74, 9, -10, 10);
   x[0] = -100, x[1] = 100, x[2] = 0;
   const auto y = testing::RunEfb(r.model, {x}).at(0);
   for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], x[i] / (1 + std::exp(-double(x[i]))), 1e-6 * (1 + std::fabs(x[i])));
@@ -117,7 +117,7 @@ TEST(FuseGatedActivation, OnlyTheExactPatternIsRewritten) {
   }
   {
     OnnxBuilder b;
-    b.Input("x", {1, 4, 3, 3}).Init("w", {4, 4, 1, 1}, testing::RandomValues(16, 3));
+    b.Input("x", {1, 4, 3, 3}).Init("w", {4, 4, 1, 1}, testing::RandomVector(16, 3));
     b.Node("GlobalAveragePool", {"x"}, {"p"});
     b.Node("Conv", {"p", "w"}, {"f"});
     b.Node("Sigmoid", {"f"}, {"s"});

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -29,7 +29,7 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
 
 TEST(GemmForms, TransposedActivationAAndMatrixBias) {
   const int m = 3, k = 5, n = 4;
-  const auto bw = testing::RandomValues(k * n, 1), cw = testing::RandomValues(m * n, 2);
+  const auto bw = testing::RandomVector(k * n, 1), cw = testing::RandomVector(m * n, 2);
   OnnxBuilder b;
   b.Input("a", {k, m}).Init("b", {k, n}, bw).Init("c", {m, n}, cw);
   auto& g = b.Node("Gemm", {"a", "b", "c"}, {"y"}, "gemm");
@@ -42,14 +42,14 @@ TEST(GemmForms, TransposedActivationAAndMatrixBias) {
   const fb::Model* model = testing::ModelOf(r.model);
   EXPECT_EQ(testing::OpsOfType(model, fb::OpType::Transpose).size(), 1u);
   EXPECT_EQ(testing::OpsOfType(model, fb::OpType::Binary).size(), 1u);
-  const auto a = testing::RandomValues(k * m, 3);
+  const auto a = testing::RandomVector(k * m, 3);
   ExpectNear(testing::RunEfb(r.model, {a}).at(0), GemmRef(a, true, bw, cw, m, k, n, 0.5f, 2.0f));
 }
 
 // torch.addmm(mm(x, w1), x, w2)-style: C is another Gemm's output, scaled by beta.
 TEST(GemmForms, ActivationCScaledByBeta) {
   const int m = 2, k = 3, n = 3;
-  const auto w1 = testing::RandomValues(k * n, 4), w2 = testing::RandomValues(k * n, 5);
+  const auto w1 = testing::RandomVector(k * n, 4), w2 = testing::RandomVector(k * n, 5);
   OnnxBuilder b;
   b.Input("x", {m, k}).Init("w1", {k, n}, w1).Init("w2", {k, n}, w2);
   b.Node("Gemm", {"x", "w1"}, {"c"}, "first");
@@ -57,7 +57,7 @@ TEST(GemmForms, ActivationCScaledByBeta) {
   b.Output("y");
   const CompileResult r = CompileModel(b.model(), CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
-  const auto x = testing::RandomValues(m * k, 6);
+  const auto x = testing::RandomVector(m * k, 6);
   const auto c = GemmRef(x, false, w1, std::vector<float>(m * n, 0), m, k, n, 1, 0);
   ExpectNear(testing::RunEfb(r.model, {x}).at(0), GemmRef(x, false, w2, c, m, k, n, 1, 3));
 }

@@ -5,17 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
+using testing::NoVerify;
 using testing::OnnxBuilder;
-
-CompileOptions NoVerify() {
-  CompileOptions o;
-  o.verify = false;
-  return o;
-}
 
 // Opset 11 Softmax(axis=1) on [2,3,4] normalizes over the 12 values of each batch row.
 TEST(Lowering, LegacySoftmaxFlattensFromAxis) {
@@ -25,7 +20,7 @@ TEST(Lowering, LegacySoftmaxFlattensFromAxis) {
   b.Output("y");
   const CompileResult r = CompileModel(b.model(), NoVerify());
   ASSERT_TRUE(r.ok) << r.error;
-  const auto x = testing::RandomValues(24, 3, -2, 2);
+  const auto x = testing::RandomVector(24, 3, -2, 2);
   const auto y = testing::RunEfb(r.model, {x}).at(0);
   ASSERT_EQ(y.size(), 24u);
   for (int n = 0; n < 2; ++n) {
@@ -54,7 +49,7 @@ TEST(Lowering, MaxPoolCeilModeOutputShape) {
 
 TEST(Lowering, Conv1dStoredAsHeightOne) {
   OnnxBuilder b;
-  b.Input("x", {1, 2, 9}).Init("w", {4, 2, 3}, testing::RandomValues(24, 1));
+  b.Input("x", {1, 2, 9}).Init("w", {4, 2, 3}, testing::RandomVector(24, 1));
   auto& c = b.Node("Conv", {"x", "w"}, {"y"}, "conv1d");
   testing::SetInts(c, "pads", {1, 2});
   testing::SetInts(c, "strides", {2});

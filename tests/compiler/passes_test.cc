@@ -1,18 +1,13 @@
-// Identity/Dropout removal, constant folding of shape chains, activation fusion.
+// Identity/Dropout removal, constant folding of shape chains (incl. Equal/Where), activation fusion.
 #include <gtest/gtest.h>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
+using testing::NoVerify;
 using testing::OnnxBuilder;
-
-CompileOptions NoVerify() {
-  CompileOptions o;
-  o.verify = false;
-  return o;
-}
 
 TEST(RemoveIdentity, DropsIdentityAndDropout) {
   OnnxBuilder b;
@@ -60,6 +55,17 @@ TEST(FoldConstants, ShapeGatherUnsqueezeConcatReshape) {
   EXPECT_EQ(y->shape()->Get(1), 24);
 }
 
+// The model compiled to one op: the constant its second operand folded to (empty on failure).
+std::vector<float> FoldedOperand(const onnx::ModelProto& model) {
+  const CompileResult r = CompileModel(model, NoVerify());
+  EXPECT_TRUE(r.ok) << r.error;
+  if (!r.ok) return {};
+  const fb::Model* m = testing::ModelOf(r.model);
+  EXPECT_EQ(m->operators()->size(), 1u);
+  if (m->operators()->size() != 1) return {};
+  return testing::ConstData(m, m->operators()->Get(0)->inputs()->Get(1));
+}
+
 TEST(FoldConstants, ConstantArithmeticAndTranspose) {
   OnnxBuilder b;
   b.Input("x", {2, 3}).Init("a", {3, 2}, {1, 2, 3, 4, 5, 6}).Init("two", {}, {2});
@@ -67,12 +73,22 @@ TEST(FoldConstants, ConstantArithmeticAndTranspose) {
   b.Node("Mul", {"at", "two"}, {"at2"});
   b.Node("Add", {"x", "at2"}, {"y"});
   b.Output("y");
-  const CompileResult r = CompileModel(b.model(), NoVerify());
-  ASSERT_TRUE(r.ok) << r.error;
-  const fb::Model* m = testing::ModelOf(r.model);
-  ASSERT_EQ(m->operators()->size(), 1u);
-  const auto folded = testing::ConstData(m, m->operators()->Get(0)->inputs()->Get(1));
+  const std::vector<float> folded = FoldedOperand(b.model());
   EXPECT_EQ(folded, (std::vector<float>{2, 6, 10, 4, 8, 12}));
+}
+
+// PyTorch's expand(n, -1): Where(Equal(shape, -1), 1, shape) as the Expand's shape folds away.
+TEST(FoldConstants, EqualAndWhereOfExpandShape) {
+  OnnxBuilder b;
+  b.Input("x", {2, 3}).Init("c", {1, 3}, {1, 2, 3});
+  b.InitInt64("s", {2}, {2, -1}).InitInt64("neg", {2}, {-1, -1}).InitInt64("one", {2}, {1, 1});
+  b.Node("Equal", {"s", "neg"}, {"eq"});
+  b.Node("Where", {"eq", "one", "s"}, {"shape"});
+  b.Node("Expand", {"c", "shape"}, {"e"});
+  b.Node("Add", {"x", "e"}, {"y"});
+  b.Output("y");
+  const std::vector<float> folded = FoldedOperand(b.model());
+  EXPECT_EQ(folded, (std::vector<float>{1, 2, 3, 1, 2, 3}));
 }
 
 struct FuseCase {
@@ -84,7 +100,7 @@ class FuseActivation : public ::testing::TestWithParam<FuseCase> {};
 
 TEST_P(FuseActivation, IntoConv) {
   OnnxBuilder b;
-  b.Input("x", {1, 2, 4, 4}).Init("w", {3, 2, 3, 3}, testing::RandomValues(54, 2));
+  b.Input("x", {1, 2, 4, 4}).Init("w", {3, 2, 3, 3}, testing::RandomVector(54, 2));
   b.Node("Conv", {"x", "w"}, {"c"}, "conv");
   b.Node(GetParam().act, {"c"}, {"y"}, "act");
   b.Output("y");
@@ -107,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(Kinds, FuseActivation,
 
 TEST(FuseActivationClip, MinMaxFromInputs) {
   OnnxBuilder b;
-  b.Input("x", {1, 4}).Init("w", {4, 3}, testing::RandomValues(12, 2)).Init("lo", {}, {0}).Init("hi", {}, {6});
+  b.Input("x", {1, 4}).Init("w", {4, 3}, testing::RandomVector(12, 2)).Init("lo", {}, {0}).Init("hi", {}, {6});
   b.Node("MatMul", {"x", "w"}, {"h"}, "fc");
   b.Node("Clip", {"h", "lo", "hi"}, {"y"}, "relu6");
   b.Output("y");
@@ -123,7 +139,7 @@ TEST(FuseActivationClip, MinMaxFromInputs) {
 
 TEST(FuseActivationRule, NotFusedWhenProducerHasAnotherConsumer) {
   OnnxBuilder b;
-  b.Input("x", {1, 4}).Init("w", {4, 3}, testing::RandomValues(12, 2));
+  b.Input("x", {1, 4}).Init("w", {4, 3}, testing::RandomVector(12, 2));
   b.Node("MatMul", {"x", "w"}, {"h"}, "fc");
   b.Node("Relu", {"h"}, {"y"}, "relu");
   b.Node("Sigmoid", {"h"}, {"z"}, "sig");

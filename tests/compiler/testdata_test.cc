@@ -8,7 +8,7 @@
 
 #include "edgefold_compiler/compiler.h"
 #include "ir/import.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {

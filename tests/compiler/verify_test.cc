@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 #include "verify/verify.h"
 
 namespace edgefold::compiler {
@@ -30,9 +30,9 @@ onnx::ModelProto RandomModel(uint32_t seed) {
     const int64_t k = 1 + 2 * pick(2);
     std::vector<int64_t> wshape = {cout, c / group, k, k};
     if (one_d) wshape = {cout, c / group, k};
-    b.Init(p + ".w", wshape, testing::RandomValues(static_cast<size_t>(cout * (c / group) * k * (one_d ? 1 : k)), seed + l));
+    b.Init(p + ".w", wshape, testing::RandomVector(static_cast<size_t>(cout * (c / group) * k * (one_d ? 1 : k)), seed + l));
     const bool bias = pick(2);
-    if (bias) b.Init(p + ".b", {cout}, testing::RandomValues(cout, seed + 100 + l));
+    if (bias) b.Init(p + ".b", {cout}, testing::RandomVector(cout, seed + 100 + l));
     auto& conv = b.Node("Conv", {cur, p + ".w", bias ? p + ".b" : ""}, {p + ".c"}, p + ".conv");
     testing::SetInt(conv, "group", group);
     testing::SetString(conv, "auto_pad", "SAME_UPPER");
@@ -44,8 +44,8 @@ onnx::ModelProto RandomModel(uint32_t seed) {
   }
   b.Node("Flatten", {cur}, {"flat"}, "flatten");
   const int64_t k_in = c * h * w, n_out = 2 + pick(6);
-  b.Init("head.w", {n_out, k_in}, testing::RandomValues(k_in * n_out, seed + 7));
-  b.Init("head.b", {n_out}, testing::RandomValues(n_out, seed + 8));
+  b.Init("head.w", {n_out, k_in}, testing::RandomVector(k_in * n_out, seed + 7));
+  b.Init("head.b", {n_out}, testing::RandomVector(n_out, seed + 8));
   auto& g = b.Node("Gemm", {"flat", "head.w", "head.b"}, {"logits"}, "head");
   testing::SetInt(g, "transB", 1);
   testing::AddBatchNorm(b, "head.bn", "logits", "y", n_out, seed + 9);

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "edgefold_compiler/compiler.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -11,9 +11,9 @@ using testing::OnnxBuilder;
 
 std::vector<uint8_t> SmallCnn(CompileReport* report) {
   OnnxBuilder b;
-  b.Input("x", {1, 3, 8, 8}).Init("w1", {5, 3, 3, 3}, testing::RandomValues(135, 1));
-  b.Init("b1", {5}, testing::RandomValues(5, 2)).Init("w2", {7, 5, 3, 3}, testing::RandomValues(315, 3));
-  b.Init("fc", {7, 3}, testing::RandomValues(21, 4));
+  b.Input("x", {1, 3, 8, 8}).Init("w1", {5, 3, 3, 3}, testing::RandomVector(135, 1));
+  b.Init("b1", {5}, testing::RandomVector(5, 2)).Init("w2", {7, 5, 3, 3}, testing::RandomVector(315, 3));
+  b.Init("fc", {7, 3}, testing::RandomVector(21, 4));
   auto& c1 = b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
   testing::SetInts(c1, "pads", {1, 1, 1, 1});
   testing::AddBatchNorm(b, "bn1", "c1", "n1", 5, 5);
@@ -111,8 +111,8 @@ namespace {
 TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
   auto build = [](bool winograd, CompileReport* report) {
     OnnxBuilder b;
-    b.Input("x", {1, 16, 10, 9}).Init("w1", {64, 16, 3, 3}, testing::RandomValues(64 * 16 * 9, 11));
-    b.Init("w2", {64, 64, 3, 3}, testing::RandomValues(64 * 64 * 9, 12)).Init("b2", {64}, testing::RandomValues(64, 13));
+    b.Input("x", {1, 16, 10, 9}).Init("w1", {64, 16, 3, 3}, testing::RandomVector(64 * 16 * 9, 11));
+    b.Init("w2", {64, 64, 3, 3}, testing::RandomVector(64 * 64 * 9, 12)).Init("b2", {64}, testing::RandomVector(64, 13));
     testing::SetInts(b.Node("Conv", {"x", "w1"}, {"c1"}, "narrow"), "pads", {1, 1, 1, 1});
     testing::SetInts(b.Node("Conv", {"c1", "w2", "b2"}, {"y"}, "wide"), "pads", {1, 0, 1, 0});
     b.Output("y");

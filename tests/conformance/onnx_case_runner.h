@@ -7,7 +7,8 @@
 // Clip min/max, Reshape shape) becomes an initializer with the file's contents, as a trained
 // model would carry it; every other input stays a runtime input.
 //
-// Tolerance: |got − want| ≤ atol·max(1, max|want|) + rtol·|want| element-wise.
+// Tolerance: |got − want| ≤ atol·max(1, max|want|) + rtol·|want| element-wise; an expected NaN
+// must come out NaN (sqrt/log of x < 0), any other NaN fails.
 #pragma once
 #include <string>
 

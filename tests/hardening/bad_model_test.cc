@@ -4,12 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
 
 #include "interpreter/interpreter_state.h"
-#include "ops/conv_scratch.h"
+#include "kernels/conv/conv_scratch.h"
 #include "testing/efb_builder.h"
 
 namespace edgefold::testing {
@@ -39,6 +40,25 @@ struct Chain {
   }
   fb::ModelT& m() { return b.model(); }
 };
+
+// Turns op 'act2' into a Resize (rank 2 [1,4] → [1,4]) with the given option fields.
+void MakeResize(Chain& c, int mode, int nearest, std::vector<double> scales, std::vector<double> offsets) {
+  fb::ResizeOptionsT o;
+  o.mode = static_cast<fb::ResizeMode>(mode);
+  o.nearest_mode = static_cast<fb::NearestMode>(nearest);
+  o.scales = std::move(scales);
+  o.offsets = std::move(offsets);
+  c.m().operators[1]->type = fb::OpType::Resize;
+  c.m().operators[1]->options.Set(std::move(o));
+}
+
+template <class Options>
+void MakeBlockOp(Chain& c, fb::OpType type, int32_t blocksize) {
+  Options o;
+  o.blocksize = blocksize;
+  c.m().operators[1]->type = type;
+  c.m().operators[1]->options.Set(std::move(o));
+}
 
 struct BadModel {
   const char* what;
@@ -105,6 +125,31 @@ const std::vector<BadModel>& Cases() {
          c.m().operators[1]->options.Set(std::move(o));
          c.m().tensors[c.y]->shape = {1, 4};
        }, Status::kShapeMismatch, "Pad 'act2': output dim 1 != input + pads"},
+      {"unknown resize mode", [](Chain& c) { MakeResize(c, 7, 0, {1, 1}, {0, 0}); },
+       Status::kInvalidModel, "op 'act2': unknown resize mode"},
+      {"unknown resize nearest_mode", [](Chain& c) { MakeResize(c, 0, 9, {1, 1}, {0, 0}); },
+       Status::kInvalidModel, "op 'act2': unknown resize nearest_mode"},
+      {"resize without scales", [](Chain& c) { MakeResize(c, 0, 0, {}, {0, 0}); },
+       Status::kInvalidModel, "op 'act2': resize needs 2 scales and 2 offsets"},
+      {"resize with three offsets", [](Chain& c) { MakeResize(c, 1, 0, {1, 1}, {0, 0, 0}); },
+       Status::kInvalidModel, "op 'act2': resize needs 2 scales and 2 offsets"},
+      {"resize with a NaN offset", [](Chain& c) { MakeResize(c, 1, 0, {1, 1}, {0, NAN}); },
+       Status::kInvalidModel, "op 'act2': resize scales and offsets must be finite"},
+      {"resize with an infinite scale", [](Chain& c) { MakeResize(c, 0, 0, {INFINITY, 1}, {0, 0}); },
+       Status::kInvalidModel, "op 'act2': resize scales and offsets must be finite"},
+      {"resize of a rank-1 tensor", [](Chain& c) {
+         MakeResize(c, 0, 0, {1, 1}, {0, 0});
+         for (int t : {c.x, c.a, c.y}) c.m().tensors[t]->shape = {4};
+       }, Status::kShapeMismatch, "Resize 'act2': input rank 1, output rank 1"},
+      {"depth-to-space blocksize 0",
+       [](Chain& c) { MakeBlockOp<fb::DepthToSpaceOptionsT>(c, fb::OpType::DepthToSpace, 0); },
+       Status::kInvalidModel, "op 'act2': blocksize must be >= 1"},
+      {"space-to-depth negative blocksize",
+       [](Chain& c) { MakeBlockOp<fb::SpaceToDepthOptionsT>(c, fb::OpType::SpaceToDepth, -2); },
+       Status::kInvalidModel, "op 'act2': blocksize must be >= 1"},
+      {"depth-to-space of a rank-2 tensor",
+       [](Chain& c) { MakeBlockOp<fb::DepthToSpaceOptionsT>(c, fb::OpType::DepthToSpace, 2); },
+       Status::kShapeMismatch, "DepthToSpace 'act2': needs rank-4 NCHW tensors"},
   };
   return cases;
 }
@@ -177,14 +222,14 @@ TEST(SizeArithmetic, ConvScratchSaturates) {
   s.kh = s.kw = 1u << 20;
   s.out_h = s.out_w = 1u << 20;
   s.in_h = s.in_w = 1;
-  EXPECT_EQ(ops::ConvScratchBytes(s), SIZE_MAX);
-  EXPECT_EQ(ops::ConvIm2colScratchBytes(s), SIZE_MAX);
+  EXPECT_EQ(kernels::ConvScratchBytes(s), SIZE_MAX);
+  EXPECT_EQ(kernels::ConvIm2colScratchBytes(s), SIZE_MAX);
   s.kh = s.kw = 3;
   s.out_h = s.out_w = 8;
-  EXPECT_EQ(ops::ConvIm2colScratchBytes(s), size_t{4} * 9 * 64 * 4);
+  EXPECT_EQ(kernels::ConvIm2colScratchBytes(s), size_t{4} * 9 * 64 * 4);
   // Phase planes: 4 channels of 10×10 + 18 slack → 432 floats, pitched 4·80 (7·10 + 8 rounded up
   // to 16) floats, 36 offsets → 192 bytes.
-  EXPECT_EQ(ops::ConvScratchBytes(s), size_t{(432 + 320) * 4 + 192});
+  EXPECT_EQ(kernels::ConvScratchBytes(s), size_t{(432 + 320) * 4 + 192});
 }
 
 TEST(SizeArithmetic, ArenaLayoutSaturates) {

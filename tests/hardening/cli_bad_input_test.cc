@@ -3,8 +3,6 @@
 // The table below is also the "what the user sees" table of the hardening note.
 #include <dirent.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -14,28 +12,23 @@
 #include <string>
 #include <vector>
 
-#include "bad_onnx_models.h"
 #include "npy.h"
+#include "testing/bad_onnx_models.h"
+#include "testing/onnx_builder.h"
+#include "testing/run_cli.h"
 
 namespace edgefold::hardening {
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;   // stdout and stderr together
-};
+using testing::CliResult;
+using testing::ConvBnModel;
+using testing::FindInitializer;
+using testing::FindNode;
+using testing::SaveModel;
+using testing::SetFloat;
+using testing::SetString;
 
-CliResult Cli(const std::string& args) {
-  CliResult r;
-  std::FILE* p = popen((std::string(EDGEFOLD_CLI) + " " + args + " 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;   // a signal is never an exit
-  return r;
-}
+CliResult Cli(const std::string& args) { return testing::RunCli(EDGEFOLD_CLI, args); }
 
 std::vector<std::string> ListDir(const std::string& dir) {
   std::vector<std::string> names;
@@ -51,16 +44,13 @@ void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-class CliBadInput : public ::testing::Test {
+class CliBadInput : public testing::ScratchDirTest {
  protected:
+  CliBadInput() : ScratchDirTest("edgefold_hardening") {}
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "edgefold_hardening_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "/out'").c_str()), 0);
+    ScratchDirTest::SetUp();
+    ASSERT_EQ(std::system(("mkdir -p '" + Path("out") + "'").c_str()), 0);
   }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string dir_;
 };
 
 // One bad ONNX input: how it is made, and a piece of the message the user must see.
@@ -99,14 +89,14 @@ const std::vector<CompileCase>& CompileCases() {
       {"negative variance", Mutated([](onnx::ModelProto& m) { SetValue(m, "bn.var", 1, -2.0f); }), "bn"},
       {"zero variance, epsilon 0", Mutated([](onnx::ModelProto& m) {
          SetValue(m, "bn.var", 0, 0.0f);
-         SetAttribute(FindNode(m, "bn"), "epsilon", 0.0f);
+         SetFloat(*FindNode(m, "bn"), "epsilon", 0.0f);
        }), "bn"},
       {"zero-sized input dim", Mutated([](onnx::ModelProto& m) {
          m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
              ->mutable_shape()->mutable_dim(1)->set_dim_value(0);
        }), "x"},
       {"unsupported attribute value", Mutated([](onnx::ModelProto& m) {
-         SetAttribute(FindNode(m, "conv"), "auto_pad", std::string("BOGUS_PAD"));
+         SetString(*FindNode(m, "conv"), "auto_pad", "BOGUS_PAD");
        }), "conv"},
       {"unsupported op", Mutated([](onnx::ModelProto& m) { FindNode(m, "relu")->set_op_type("Celu"); }), "relu"},
       {"wrong weight shape", Mutated([](onnx::ModelProto& m) {
@@ -177,7 +167,7 @@ TEST_F(CliBadInput, UnwritableOutputLeavesNoTemporary) {
   const CliResult is_dir = Cli("compile '" + Path("model.onnx") + "' -o '" + Path("out") + "'");
   EXPECT_EQ(is_dir.exit_code, 1) << is_dir.output;
   EXPECT_TRUE(ListDir(Path("out")).empty());
-  std::vector<std::string> left = ListDir(dir_);
+  std::vector<std::string> left = ListDir(dir());
   EXPECT_EQ(left.size(), 2u) << "only model.onnx and out/ may remain";
 }
 
@@ -213,6 +203,53 @@ TEST_F(CliBadInput, RunRejectsBadModelsAndInputs) {
     EXPECT_NE(r.output.find(c.message), std::string::npos) << "message lacks '" << c.message << "': " << r.output;
     std::printf("| run: %s | exit %d | %s", c.what, r.exit_code, r.output.c_str());
   }
+}
+
+}  // namespace
+}  // namespace edgefold::hardening
+
+namespace edgefold::hardening {
+namespace {
+
+// compile --quantize int8: calibration data the CLI must refuse (exit code, message naming the
+// problem, no output file), then the same model with good data so the refusals are meaningful.
+TEST_F(CliBadInput, QuantizeRefusesBadCalibrationData) {
+  ASSERT_TRUE(SaveModel(ConvBnModel(), Path("model.onnx")));   // input x [1, 2, 5, 5]
+  std::vector<float> good(8 * 50);
+  for (size_t i = 0; i < good.size(); ++i) good[i] = std::sin(0.37f * static_cast<float>(i));
+  std::vector<float> nan = good;
+  nan[123] = std::numeric_limits<float>::quiet_NaN();
+  std::string error;
+  ASSERT_TRUE(tools::WriteNpyFloat32(Path("good.npy"), good.data(), good.size(), {8, 2, 5, 5}, &error)) << error;
+  ASSERT_TRUE(tools::WriteNpyFloat32(Path("shape.npy"), good.data(), good.size(), {8, 5, 2, 5}, &error)) << error;
+  ASSERT_TRUE(tools::WriteNpyFloat32(Path("nan.npy"), nan.data(), nan.size(), {8, 2, 5, 5}, &error)) << error;
+  const std::string base = "compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "' --quantize int8";
+  struct Case {
+    const char* what;
+    std::string args;
+    int exit_code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"no calibration file", "", 2, "needs --calibrate"},
+      {"calibration of the wrong shape", " --calibrate '" + Path("shape.npy") + "'", 1, "needs [-1, 2, 5, 5]"},
+      {"NaN in calibration data", " --calibrate '" + Path("nan.npy") + "'", 1, "NaN at flat index 123 (sample 2)"},
+      {"percentile out of range", " --calibrate '" + Path("good.npy") + "' --quantize-percentile 101", 2,
+       "--quantize-percentile must be"},
+      {"another quantization", " --calibrate '" + Path("good.npy") + "' --quantize int4", 2, "int8 only"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string args = base + c.args;
+    if (std::string(c.what) == "another quantization") args.replace(args.find("--quantize int8"), 15, "");
+    const CliResult r = Cli(args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
+    EXPECT_TRUE(ListDir(Path("out")).empty());
+  }
+  const CliResult ok = Cli(base + " --calibrate '" + Path("good.npy") + "'");
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("top-1 agreement with float"), std::string::npos) << ok.output;
 }
 
 }  // namespace

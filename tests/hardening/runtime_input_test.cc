@@ -10,45 +10,32 @@
 
 #include "testing/efb_builder.h"
 #include "testing/run_model.h"
+#include "testing/runtime_session.h"
 #include "testing/tiny_model.h"
 
 namespace edgefold::testing {
 namespace {
 
-void Collect(void* user, const char* m) { *static_cast<std::string*>(user) += m; }
-
-struct Loaded {
-  AlignedBuffer model;
-  AlignedBuffer arena;
-  Interpreter* interp = nullptr;
-  std::string log;
-  Loaded(const std::vector<uint8_t>& bytes, Isa isa = Isa::kAuto) : model(bytes), arena(Need(model)) {
-    Options o;
-    o.isa = isa;
-    o.log = Collect;
-    o.log_user = &log;
-    EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), arena.size(), o, &interp), Status::kOk);
-  }
-  static size_t Need(const AlignedBuffer& m) {
-    size_t n = 0;
-    EXPECT_EQ(RequiredArenaBytes(m.data(), m.size(), &n), Status::kOk);
-    return n;
-  }
-};
+// The interpreter of `bytes` on level `isa` (created in an arena of the size it asks for).
+std::unique_ptr<InterpreterSession> Loaded(const std::vector<uint8_t>& bytes, Isa isa = Isa::kAuto) {
+  std::unique_ptr<InterpreterSession> s = CreateInterpreter(bytes, isa);
+  EXPECT_EQ(s->status, Status::kOk) << s->log;
+  return s;
+}
 
 TEST(RuntimeInput, SetInputRejectsWrongCountIndexAndNull) {
-  Loaded l(MakeTinyModel().bytes);
+  const auto l = Loaded(MakeTinyModel().bytes);
   const std::vector<float> x(51, 0.0f);
-  EXPECT_EQ(l.interp->SetInput(0, x.data(), 49), Status::kShapeMismatch);
-  EXPECT_NE(l.log.find("holds 50 floats, got 49"), std::string::npos) << l.log;
-  EXPECT_EQ(l.interp->SetInput(0, x.data(), 51), Status::kShapeMismatch);
-  EXPECT_EQ(l.interp->SetInput(0, x.data(), 0), Status::kShapeMismatch);
-  EXPECT_EQ(l.interp->SetInput(1, x.data(), 50), Status::kInvalidArgument);
-  EXPECT_EQ(l.interp->SetInput(SIZE_MAX, x.data(), 50), Status::kInvalidArgument);
-  EXPECT_EQ(l.interp->SetInput(0, nullptr, 50), Status::kInvalidArgument);
-  EXPECT_EQ(l.interp->input(7).data, nullptr);
-  EXPECT_EQ(l.interp->output(7).data, nullptr);
-  EXPECT_EQ(l.interp->SetInput(0, x.data(), 50), Status::kOk);
+  EXPECT_EQ(l->interp->SetInput(0, x.data(), 49), Status::kShapeMismatch);
+  EXPECT_NE(l->log.find("holds 50 floats, got 49"), std::string::npos) << l->log;
+  EXPECT_EQ(l->interp->SetInput(0, x.data(), 51), Status::kShapeMismatch);
+  EXPECT_EQ(l->interp->SetInput(0, x.data(), 0), Status::kShapeMismatch);
+  EXPECT_EQ(l->interp->SetInput(1, x.data(), 50), Status::kInvalidArgument);
+  EXPECT_EQ(l->interp->SetInput(SIZE_MAX, x.data(), 50), Status::kInvalidArgument);
+  EXPECT_EQ(l->interp->SetInput(0, nullptr, 50), Status::kInvalidArgument);
+  EXPECT_EQ(l->interp->input(7).data, nullptr);
+  EXPECT_EQ(l->interp->output(7).data, nullptr);
+  EXPECT_EQ(l->interp->SetInput(0, x.data(), 50), Status::kOk);
 }
 
 // x[1,2,5,5] → Conv 3×3 pad 1 (no activation) → GlobalAveragePool → Reshape → Gemm → y[1,3]:
@@ -58,28 +45,8 @@ std::vector<uint8_t> ArithmeticModel() {
   const int x = b.AddInput("x", {1, 2, 5, 5});
   const int w = b.AddConstant("w", {3, 2, 3, 3}, RandomVector(54, 1));
   const int c = b.AddTensor("c", {1, 3, 5, 5});
-  fb::ConvOptionsT co;
-  co.kernel = {3, 3};
-  co.strides = {1, 1};
-  co.dilations = {1, 1};
-  co.pads = {1, 1, 1, 1};
-  co.group = 1;
-  fb::OpOptionsUnion u;
-  u.Set(std::move(co));
-  b.AddOp(fb::OpType::Conv, "conv", {x, w}, {c}, std::move(u), 2 * 9 * 25 * 4);
-  const int g = b.AddTensor("g", {1, 3, 1, 1});
-  fb::GlobalPoolOptionsT go;
-  go.kind = fb::PoolKind::Average;
-  u.Set(go);
-  b.AddOp(fb::OpType::GlobalPool, "gap", {c}, {g}, std::move(u));
-  const int f = b.AddTensor("f", {1, 3});
-  u.Set(fb::ReshapeOptionsT());
-  b.AddOp(fb::OpType::Reshape, "flatten", {g}, {f}, std::move(u));
-  const int fw = b.AddConstant("fc.w", {3, 3}, RandomVector(9, 2));
-  const int y = b.AddTensor("y", {1, 3});
-  u.Set(fb::GemmOptionsT());
-  b.AddOp(fb::OpType::Gemm, "fc", {f, fw}, {y}, std::move(u));
-  b.AddOutput(y);
+  b.AddOp(fb::OpType::Conv, "conv", {x, w}, {c}, ConvOptions(3, 1), 2 * 9 * 25 * 4);
+  AddClassifierHead(b, c, 1, 3, RandomVector(9, 2), {});
   return b.Finish();
 }
 
@@ -90,22 +57,22 @@ TEST(RuntimeInput, NanAndInfPropagateOnEveryIsa) {
   const std::vector<uint8_t> bytes = ArithmeticModel();
   for (Isa isa : AvailableIsas()) {
     SCOPED_TRACE(IsaName(isa));
-    Loaded l(bytes, isa);
+    const auto l = Loaded(bytes, isa);
     std::vector<float> x = RandomVector(50, 3);
     x[7] = std::numeric_limits<float>::quiet_NaN();
-    ASSERT_EQ(l.interp->SetInput(0, x.data(), x.size()), Status::kOk);
-    ASSERT_EQ(l.interp->Invoke(), Status::kOk);
-    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(l.interp->output(0).data[i])) << i;
+    ASSERT_EQ(l->interp->SetInput(0, x.data(), x.size()), Status::kOk);
+    ASSERT_EQ(l->interp->Invoke(), Status::kOk);
+    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(l->interp->output(0).data[i])) << i;
     std::vector<float> inf = RandomVector(50, 5);
     inf[0] = std::numeric_limits<float>::infinity();
-    ASSERT_EQ(l.interp->SetInput(0, inf.data(), inf.size()), Status::kOk);
-    ASSERT_EQ(l.interp->Invoke(), Status::kOk);
-    for (size_t i = 0; i < 3; ++i) EXPECT_FALSE(std::isfinite(l.interp->output(0).data[i])) << i;
+    ASSERT_EQ(l->interp->SetInput(0, inf.data(), inf.size()), Status::kOk);
+    ASSERT_EQ(l->interp->Invoke(), Status::kOk);
+    for (size_t i = 0; i < 3; ++i) EXPECT_FALSE(std::isfinite(l->interp->output(0).data[i])) << i;
     // Clean input afterwards gives clean output: nothing sticky in the arena.
     const std::vector<float> clean = RandomVector(50, 4);
-    ASSERT_EQ(l.interp->SetInput(0, clean.data(), clean.size()), Status::kOk);
-    ASSERT_EQ(l.interp->Invoke(), Status::kOk);
-    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(std::isfinite(l.interp->output(0).data[i])) << i;
+    ASSERT_EQ(l->interp->SetInput(0, clean.data(), clean.size()), Status::kOk);
+    ASSERT_EQ(l->interp->Invoke(), Status::kOk);
+    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(std::isfinite(l->interp->output(0).data[i])) << i;
   }
 }
 
@@ -114,23 +81,22 @@ TEST(RuntimeInput, NanAndInfPropagateOnEveryIsa) {
 TEST(RuntimeInput, NanThroughReluNeverCrashes) {
   const TinyModel m = MakeTinyModel();
   for (Isa isa : AvailableIsas()) {
-    Loaded l(m.bytes, isa);
+    const auto l = Loaded(m.bytes, isa);
     std::vector<float> x(50, std::numeric_limits<float>::quiet_NaN());
-    ASSERT_EQ(l.interp->SetInput(0, x.data(), x.size()), Status::kOk);
-    ASSERT_EQ(l.interp->Invoke(), Status::kOk);
-    std::printf("%s: Relu(NaN) model output[0] = %g\n", IsaName(isa), l.interp->output(0).data[0]);
+    ASSERT_EQ(l->interp->SetInput(0, x.data(), x.size()), Status::kOk);
+    ASSERT_EQ(l->interp->Invoke(), Status::kOk);
+    std::printf("%s: Relu(NaN) model output[0] = %g\n", IsaName(isa), l->interp->output(0).data[0]);
   }
 }
 
 TEST(RuntimeInput, ArenaTooSmallSaysHowManyBytesAndMisalignmentIsAStatus) {
   const TinyModel m = MakeTinyModel();
   AlignedBuffer model(m.bytes);
-  const size_t need = Loaded::Need(model);
+  size_t need = 0;
+  EXPECT_EQ(RequiredArenaBytes(model.data(), model.size(), &need), Status::kOk);
   AlignedBuffer arena(need + 64);
   std::string log;
-  Options o;
-  o.log = Collect;
-  o.log_user = &log;
+  const Options o = LoggingOptions(&log);
   Interpreter* interp = nullptr;
   for (size_t bytes : {size_t{0}, size_t{1}, size_t{64}, need / 2, need - 1}) {
     log.clear();

@@ -105,7 +105,7 @@ void RunKernelChecks(Harness& h) {
   const Isa levels[] = {Isa::kScalar, Isa::kSse42, Isa::kAvx2Fma, Isa::kAvx512, Isa::kNeon};
   int tables = 0;
   for (Isa isa : levels) {
-    const KernelTable* t = KernelTableFor(isa);
+    const KernelTable* t = TableFor<KernelTable>(isa);
     if (t == nullptr || !IsaAvailable(isa)) continue;
     std::printf("kernel table: %s\n", t->name);
     ++tables;
@@ -113,8 +113,8 @@ void RunKernelChecks(Harness& h) {
     GemmCheck(h, *t);
     WindowChecks(h, *t);
   }
-  h.Check(tables > 0 && KernelTableFor(Isa::kScalar) != nullptr, "the scalar table exists");
-  h.Check(&SelectKernelTable(Isa::kAuto) == KernelTableFor(DetectBestIsa()), "auto selects the best level");
+  h.Check(tables > 0 && TableFor<KernelTable>(Isa::kScalar) != nullptr, "the scalar table exists");
+  h.Check(&SelectTable<KernelTable>(Isa::kAuto) == TableFor<KernelTable>(DetectBestIsa()), "auto selects the best level");
 }
 
 }  // namespace edgefold::mcu_test

@@ -1,4 +1,4 @@
-// Host tool: writes the tests' tiny model (tests/runtime/testing/tiny_model.h) as OUT.efb and
+// Host tool: writes the tests' tiny model (tests/testing/tiny_model.h) as OUT.efb and
 // its input plus double-precision reference output as a C++ header, for the MCU harness.
 // usage: edgefold_mcu_gen OUT.efb OUT_io.h
 #include <cstdio>

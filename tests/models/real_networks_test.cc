@@ -14,7 +14,7 @@
 
 #include "edgefold_compiler/compiler.h"
 #include "npy.h"
-#include "onnx_builder.h"
+#include "testing/onnx_builder.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -52,7 +52,7 @@ void CheckModel(const std::string& dir, const std::string& name) {
   PrintRow(name, r.report, err / scale);
   EXPECT_LE(err / scale, kRelTolerance) << name;
   EXPECT_GE(r.report.arena_bytes, r.report.arena_lower_bound);
-  // Greedy planning lands within 14% of the bound on every model here (resnet50: 1.13).
+  // The greedy planner may land above the lower bound; 25 % above it means something broke.
   EXPECT_LE(r.report.arena_bytes, r.report.arena_lower_bound * 5 / 4) << "arena far above the lower bound";
   EXPECT_TRUE(r.report.verified || r.report.batchnorm_found == 0);
 }

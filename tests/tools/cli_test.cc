@@ -1,9 +1,7 @@
 // Runs bin/edgefold as a user would: usage errors exit 2, failures exit 1 with a message
 // naming the file/input, and compile → inspect → run → bench on small ONNX models built
-// in C++ (tiny_onnx_models.h), with `run` outputs checked against a plain-loop reference.
+// in C++ (testing/tiny_onnx_models.h), with `run` outputs checked against a plain-loop reference.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -11,42 +9,23 @@
 #include <vector>
 
 #include "npy.h"
-#include "tiny_onnx_models.h"
+#include "testing/run_cli.h"
+#include "testing/tiny_onnx_models.h"
 
 namespace edgefold::tools {
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using Result = testing::CliResult;
 
-Result Cli(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(EDGEFOLD_CLI) + " " + args + " 2>&1";
-  std::FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Result Cli(const std::string& args) { return testing::RunCli(EDGEFOLD_CLI, args); }
 
 bool Contains(const Result& r, const std::string& s) {
   return r.output.find(s) != std::string::npos;
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "edgefold_cli_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    ASSERT_EQ(std::system(("mkdir -p '" + dir_ + "'").c_str()), 0);
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  CliTest() : ScratchDirTest("edgefold_cli") {}
 
   void WriteArray(const std::string& name, const std::vector<float>& v,
                   std::vector<int64_t> shape) {
@@ -66,8 +45,6 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return r.output;
   }
-
-  std::string dir_;
 };
 
 std::vector<float> Ramp(size_t n, float scale, float offset) {

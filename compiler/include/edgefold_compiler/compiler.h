@@ -14,8 +14,10 @@ namespace edgefold::compiler {
 struct CompileOptions {
   bool fold_batchnorm = true;       // --no-fold keeps BatchNorm as its own op
   bool fuse_activations = true;
+  // With fuse_activations off: still fuse activations into BatchNormalization (training).
+  bool fuse_activations_into_batchnorm = false;
   // 3×3 stride-1 convs with ≥ 64 input and output channels store Winograd F(2×2, 3×3) filters
-  // (16/9 the weight bytes, ≈ 1.4× faster on x86); --no-winograd keeps plain weights.
+  // (16/9 the weight bytes, 4/9 the multiplies); --no-winograd keeps plain weights.
   bool winograd = true;
   bool verify = true;               // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
@@ -27,12 +29,43 @@ struct CompileOptions {
   // one per channel of axis 1): the compiled model takes raw x. Folded into the first
   // Conv/FC when exact (no padding), else kept as a ChannelAffine. Empty = none.
   std::vector<float> input_mean, input_std;
+  // --quantize int8 (docs/quantization.md): post-training int8 after folding, activation
+  // ranges observed by running the float model on `calibration` (float32, shape
+  // calibration_shape = [N, the first input's dims after the batch], N a multiple of its batch).
+  // quantize_percentile < 100 clips each activation to its [100−P, P] percentiles.
+  bool quantize_int8 = false;
+  std::vector<float> calibration;
+  std::vector<int64_t> calibration_shape;
+  double quantize_percentile = 100.0;
+};
+
+// One int8 layer of the quantization report.
+struct QuantLayerReport {
+  std::string name, type;
+  float in_scale = 0, out_scale = 0;
+  int out_zero_point = 0;
+  float w_scale_min = 0, w_scale_max = 0;   // per output channel (0: no weights)
+  double range_min = 0, range_max = 0;      // observed on the calibration data (float model)
+  double clip_lo = 0, clip_hi = 0;          // the range the scale covers
+  int act_min = -128, act_max = 127;        // the output clamp (fused Relu/Clip)
+  double sqnr_db = 0;                       // int8 output vs float, over the calibration data
+};
+
+struct QuantReport {
+  bool ran = false;
+  size_t runs = 0;                          // calibration runs of the graph
+  std::vector<QuantLayerReport> layers;
+  std::vector<std::string> float_ops;       // "name (Type): why it stays float"
+  int boundaries = 0;                       // Quantize/Dequantize ops inserted
+  double output_sqnr_db = 0;                // first graph output, int8 vs float
+  double top1_agreement = 0;                // argmax over its last axis, fraction of rows
+  uint64_t float_arena_bytes = 0, float_weight_bytes = 0;
 };
 
 struct CompileReport {
   int batchnorm_found = 0;
   int batchnorm_folded_backward = 0;  // into the preceding Conv/Gemm/MatMul
-  int batchnorm_folded_forward = 0;   // into the following Conv (issue 3)
+  int batchnorm_folded_forward = 0;   // into the following unpadded Conv or Gemm (BN first)
   int batchnorm_kept_affine = 0;      // became ChannelAffine (or BatchNorm with --no-fold)
   bool input_normalization_folded = false;  // --input-mean/--input-std folded into the first layer
   int activations_fused = 0;
@@ -46,6 +79,7 @@ struct CompileReport {
   uint64_t weight_bytes = 0;
   int num_ops = 0;
   int num_tensors = 0;
+  QuantReport quant;                  // --quantize int8
 };
 
 struct CompileResult {
@@ -58,6 +92,28 @@ struct CompileResult {
 CompileResult CompileModel(const onnx::ModelProto& model, const CompileOptions& options);
 CompileResult CompileFile(const std::string& onnx_path, const CompileOptions& options);
 // Writes `bytes` to `path` via a temporary file and rename, so no half file is ever left.
+// Per-channel statistics of input data x[N, C, spatial...] for CompileOptions::input_mean and
+// input_std: mean_c and the population standard deviation σ_c pooled over all N·spatial values
+// of channel c (not the mean of per-image deviations, which leaves out the spread between
+// images and underestimates σ). Accumulated in double, two passes. False (with `error` naming
+// the channel) when a channel is constant or the data holds NaN/Inf.
+bool InputStatistics(const float* x, size_t samples, size_t channels, size_t spatial,
+                     std::vector<float>* mean, std::vector<float>* std_dev, std::string* error);
+
+// The compiler's arena planner (the one that plans inference activations: greedy by size,
+// 64-byte aligned, buffers whose lifetimes [first, last] are disjoint share memory), for plans
+// outside the inference graph such as the training step's buffers.
+struct BufferLifetime {
+  uint64_t bytes = 0;
+  int first = 0, last = 0;
+};
+struct BufferPlan {
+  std::vector<uint64_t> offsets;   // one per buffer, in order
+  uint64_t arena_bytes = 0;        // span of the plan
+  uint64_t lower_bound = 0;        // largest sum of live buffers: no plan can be smaller
+};
+BufferPlan PlanBuffers(const std::vector<BufferLifetime>& buffers);
+
 bool WriteFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error);
 
 }  // namespace edgefold::compiler

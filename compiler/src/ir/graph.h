@@ -25,13 +25,14 @@ struct Tensor {
 };
 
 struct Attr {
-  enum Kind { kInt, kFloat, kString, kInts, kFloats, kTensor } kind = kInt;
+  enum Kind { kInt, kFloat, kString, kInts, kFloats, kTensor, kStrings } kind = kInt;
   int64_t i = 0;
   double f = 0;
   std::string s;
   std::vector<int64_t> ints;
   std::vector<double> floats;
   Tensor t;
+  std::vector<std::string> strings;   // GRU/LSTM 'activations'
 };
 
 struct Node {

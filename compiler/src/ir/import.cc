@@ -74,6 +74,10 @@ Attr AttrFromProto(const onnx::AttributeProto& a, const std::string& where) {
       out.kind = Attr::kFloats;
       out.floats.assign(a.floats().begin(), a.floats().end());
       break;
+    case onnx::AttributeProto::STRINGS:
+      out.kind = Attr::kStrings;
+      out.strings.assign(a.strings().begin(), a.strings().end());
+      break;
     case onnx::AttributeProto::TENSOR:
       out.kind = Attr::kTensor;
       out.t = TensorFromProto(a.t(), where + " attribute '" + a.name() + "'");

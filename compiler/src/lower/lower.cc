@@ -56,6 +56,30 @@ std::unique_ptr<fb::Activation> ToFbActivation(const kernels::Activation& act) {
   return std::make_unique<fb::Activation>(static_cast<fb::ActivationKind>(act.kind), act.alpha, act.beta);
 }
 
+ConvOperands ReadConvOperands(LowerContext& ctx, const ir::Node& n) {
+  ConvOperands o;
+  o.x = ctx.Tensor(n, n.In(0));
+  if (n.In(1).empty() || !ctx.graph().IsConst(n.inputs[1])) throw CompileError(n.Msg("weights W must be a constant"));
+  if (!n.In(2).empty() && !ctx.graph().IsConst(n.inputs[2])) throw CompileError(n.Msg("bias B must be a constant"));
+  o.w = &ctx.Ir(n, 1);
+  o.b = ctx.Tensor(n, n.In(2));
+  o.y = ctx.Tensor(n, n.outputs.at(0));
+  o.xs = ctx.Shape(o.x);
+  o.ws = o.w->shape;
+  o.ys = ctx.Shape(o.y);
+  o.group = n.Int("group", 1);
+  return o;
+}
+
+std::vector<int64_t> ConstInts(LowerContext& ctx, const ir::Node& n, size_t input, const char* attr,
+                               const char* what) {
+  if (n.In(input).empty()) return n.Ints(attr, {});
+  if (!ctx.graph().IsConst(n.inputs[input]))
+    throw CompileError(n.Msg(std::string("input '") + what + "' must be a constant"));
+  const auto& d = ctx.Ir(n, input).data;
+  return std::vector<int64_t>(d.begin(), d.end());
+}
+
 int32_t ToInt32(const ir::Node& node, int64_t v, const char* what) {
   if (v < INT32_MIN || v > INT32_MAX) throw CompileError(node.Msg(std::string(what) + " does not fit in 32 bits"));
   return static_cast<int32_t>(v);
@@ -73,14 +97,22 @@ LoweredModel Lower(const ir::Graph& graph, bool winograd) {
       {"Conv", LowerConv}, {"MaxPool", LowerPool}, {"AveragePool", LowerPool},
       {"GlobalAveragePool", LowerGlobalPool}, {"GlobalMaxPool", LowerGlobalPool}, {"Pad", LowerPad},
       {"Softmax", LowerSoftmax}, {"FC", LowerFC}, {"MatMul", LowerMatMul},
+      {"LayerNormalization", LowerLayerNorm}, {"InstanceNormalization", LowerInstanceNorm},
       {"BatchNormalization", LowerBatchNorm}, {"ChannelAffine", LowerChannelAffine},
       {"Relu", LowerActivation}, {"Clip", LowerActivation}, {"LeakyRelu", LowerActivation},
       {"Sigmoid", LowerActivation}, {"HardSigmoid", LowerActivation}, {"HardSwish", LowerActivation},
-      {"SiLU", LowerActivation},
+      {"SiLU", LowerActivation}, {"Tanh", LowerActivation}, {"Exp", LowerActivation},
+      {"Log", LowerActivation}, {"Sqrt", LowerActivation}, {"Reciprocal", LowerActivation},
+      {"Neg", LowerActivation}, {"Abs", LowerActivation}, {"Erf", LowerActivation},
+      {"Gelu", LowerActivation}, {"Pow", LowerPow}, {"Min", LowerMinMax}, {"Max", LowerMinMax},
       {"PRelu", LowerPRelu}, {"Add", LowerBinary}, {"Sub", LowerBinary}, {"Mul", LowerBinary},
       {"Div", LowerBinary}, {"Concat", LowerConcat}, {"Reshape", LowerReshape}, {"Flatten", LowerReshape},
       {"Squeeze", LowerReshape}, {"Unsqueeze", LowerReshape}, {"Transpose", LowerTranspose},
-      {"Slice", LowerSlice}, {"Split", LowerSplit}, {"ReduceMean", LowerReduceMean}};
+      {"Slice", LowerSlice}, {"Split", LowerSplit}, {"ReduceMean", LowerReduce},
+      {"ReduceSum", LowerReduce}, {"ReduceMax", LowerReduce}, {"ReduceSumSquare", LowerReduce},
+      {"Resize", LowerResize}, {"Upsample", LowerResize}, {"DepthToSpace", LowerDepthToSpace},
+      {"SpaceToDepth", LowerDepthToSpace}, {"ConvTranspose", LowerConvTranspose},
+      {"GRU", LowerRnn}, {"LSTM", LowerRnn}, {"Gather", LowerGather}, {"Expand", LowerExpand}};
   LoweredModel model;
   LowerContext ctx(graph, &model, winograd);
   const ir::Node none{"graph", "input", {}, {}, {}, {}};

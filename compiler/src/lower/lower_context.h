@@ -31,12 +31,29 @@ class LowerContext {
   std::map<std::string, int> index_;
 };
 
+// A Conv's or ConvTranspose's operands: X, the constant W (and B), Y, their shapes, the group.
+// Throws naming the node when W or B is not a constant.
+struct ConvOperands {
+  int x = -1, b = -1, y = -1;
+  const ir::Tensor* w = nullptr;
+  std::vector<int64_t> xs, ws, ys;
+  int64_t group = 1;
+};
+ConvOperands ReadConvOperands(LowerContext& ctx, const ir::Node& node);
+
 std::unique_ptr<fb::Activation> ToFbActivation(const kernels::Activation& act);
 int32_t ToInt32(const ir::Node& node, int64_t v, const char* what);
+// Input `input` when present (must be a constant; `what` names it in the error), else the ints
+// attribute `attr` (empty when absent): the two spellings of Slice's and Reduce*'s axes.
+std::vector<int64_t> ConstInts(LowerContext& ctx, const ir::Node& node, size_t input, const char* attr,
+                               const char* what);
 std::vector<int32_t> ToInt32s(const ir::Node& node, const std::vector<int64_t>& v, const char* what);
 
 // Per-op lowering, grouped by file.
 void LowerConv(LowerContext& ctx, const ir::Node& node);
+void LowerConvTranspose(LowerContext& ctx, const ir::Node& node);
+void LowerLayerNorm(LowerContext& ctx, const ir::Node& node);
+void LowerInstanceNorm(LowerContext& ctx, const ir::Node& node);
 void LowerPool(LowerContext& ctx, const ir::Node& node);
 void LowerGlobalPool(LowerContext& ctx, const ir::Node& node);
 void LowerPad(LowerContext& ctx, const ir::Node& node);
@@ -48,11 +65,18 @@ void LowerChannelAffine(LowerContext& ctx, const ir::Node& node);
 void LowerActivation(LowerContext& ctx, const ir::Node& node);
 void LowerPRelu(LowerContext& ctx, const ir::Node& node);
 void LowerBinary(LowerContext& ctx, const ir::Node& node);
+void LowerPow(LowerContext& ctx, const ir::Node& node);
+void LowerMinMax(LowerContext& ctx, const ir::Node& node);
 void LowerConcat(LowerContext& ctx, const ir::Node& node);
 void LowerReshape(LowerContext& ctx, const ir::Node& node);
 void LowerTranspose(LowerContext& ctx, const ir::Node& node);
 void LowerSlice(LowerContext& ctx, const ir::Node& node);
 void LowerSplit(LowerContext& ctx, const ir::Node& node);
-void LowerReduceMean(LowerContext& ctx, const ir::Node& node);
+void LowerReduce(LowerContext& ctx, const ir::Node& node);
+void LowerResize(LowerContext& ctx, const ir::Node& node);
+void LowerDepthToSpace(LowerContext& ctx, const ir::Node& node);
+void LowerRnn(LowerContext& ctx, const ir::Node& node);
+void LowerGather(LowerContext& ctx, const ir::Node& node);
+void LowerExpand(LowerContext& ctx, const ir::Node& node);
 
 }  // namespace edgefold::compiler

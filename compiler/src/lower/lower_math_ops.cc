@@ -1,4 +1,5 @@
-// FC (Gemm/MatMul with constant B), MatMul, BatchNorm, ChannelAffine, activations, PRelu, Binary.
+// FC (Gemm/MatMul with constant B), MatMul, BatchNorm, ChannelAffine, activations, Pow, PRelu,
+// Binary, Min/Max.
 #include "lower/lower_context.h"
 #include "passes/activation.h"
 #include "passes/const_eval.h"
@@ -73,6 +74,47 @@ void LowerBinary(LowerContext& ctx, const ir::Node& n) {
            : n.op == "Mul" ? fb::BinaryKind::Mul : fb::BinaryKind::Div;
   opt.activation = ToFbActivation(n.act);
   ctx.AddOp(fb::OpType::Binary, n, {a, b}, {y}).options.Set(std::move(opt));
+}
+
+// Pow(X, e), e a constant (ParseActivation checks that): one Activation op; the exponent must
+// not widen X by broadcasting.
+void LowerPow(LowerContext& ctx, const ir::Node& n) {
+  const int x = ctx.Tensor(n, n.In(0));
+  const ir::Tensor& e = ctx.Ir(n, 1);
+  if (!e.is_const)
+    throw CompileError(n.Msg("exponent (input 1) must be a constant; a computed exponent is unsupported"));
+  if (passes::BroadcastShapes(n, ctx.Shape(x), e.shape) != ctx.Shape(x))
+    throw CompileError(n.Msg("exponent of shape " + ir::ShapeString(e.shape) + " broadcasts X " +
+                             ir::ShapeString(ctx.Shape(x)) + " to a larger shape (unsupported)"));
+  LowerActivation(ctx, n);
+}
+
+// Min/Max over 1…k inputs with numpy broadcasting: a chain of two-input Binary ops
+// ((x0 op x1) op x2) …; one input is op(x0, x0) = x0.
+void LowerMinMax(LowerContext& ctx, const ir::Node& n) {
+  std::vector<int> in;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (n.In(i).empty()) throw CompileError(n.Msg("input " + std::to_string(i) + " is empty"));
+    in.push_back(ctx.Tensor(n, n.In(i)));
+  }
+  if (in.empty()) throw CompileError(n.Msg("needs at least one input"));
+  if (in.size() == 1) in.push_back(in[0]);
+  const int y = ctx.Tensor(n, n.outputs.at(0));
+  int acc = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    const std::vector<int64_t> shape = passes::BroadcastShapes(n, ctx.Shape(acc), ctx.Shape(in[i]));
+    const bool last = i + 1 == in.size();
+    if (last && shape != ctx.Shape(y))
+      throw CompileError(n.Msg("inputs broadcast to " + ir::ShapeString(shape) + ", output is " +
+                               ir::ShapeString(ctx.Shape(y))));
+    const int out = last ? y : ctx.NewTensor(n.outputs[0] + "_partial", shape, false, {});
+    fb::BinaryOptionsT opt;
+    opt.kind = n.op == "Min" ? fb::BinaryKind::Min : fb::BinaryKind::Max;
+    opt.activation = ToFbActivation(n.act);  // only the last op may carry a fused activation
+    if (!last) opt.activation = ToFbActivation(kernels::Activation{});
+    ctx.AddOp(fb::OpType::Binary, n, {acc, in[i]}, {out}).options.Set(std::move(opt));
+    acc = out;
+  }
 }
 
 }  // namespace edgefold::compiler

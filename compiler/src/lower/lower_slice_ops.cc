@@ -1,5 +1,4 @@
-// Slice, Split (→ one Slice per output) and ReduceMean (→ GlobalAveragePool over trailing
-// spatial axes).
+// Slice and Split (→ one Slice per output).
 #include <algorithm>
 
 #include "lower/lower_context.h"
@@ -7,15 +6,6 @@
 
 namespace edgefold::compiler {
 namespace {
-
-std::vector<int64_t> ConstInts(LowerContext& ctx, const ir::Node& n, size_t input, const char* attr,
-                               const char* what) {
-  if (n.In(input).empty()) return n.Ints(attr, {});
-  if (!ctx.graph().IsConst(n.inputs[input]))
-    throw CompileError(n.Msg(std::string("input '") + what + "' must be a constant"));
-  const auto& d = ctx.Ir(n, input).data;
-  return std::vector<int64_t>(d.begin(), d.end());
-}
 
 void AddSlice(LowerContext& ctx, const ir::Node& n, int x, int y, std::vector<int32_t> starts,
               std::vector<int32_t> steps) {
@@ -73,34 +63,6 @@ void LowerSplit(LowerContext& ctx, const ir::Node& n) {
   if (offset != ctx.Shape(x)[axis])
     throw CompileError(n.Msg("outputs cover " + std::to_string(offset) + " of " +
                              std::to_string(ctx.Shape(x)[axis]) + " along axis " + std::to_string(axis)));
-}
-
-// ReduceMean over all trailing spatial axes (2..rank−1) = GlobalAveragePool (+ Reshape when
-// keepdims=0). Other axis sets are unsupported.
-void LowerReduceMean(LowerContext& ctx, const ir::Node& n) {
-  const int x = ctx.Tensor(n, n.In(0));
-  const int y = ctx.Tensor(n, n.outputs.at(0));
-  const std::vector<int64_t> xs = ctx.Shape(x);
-  const int64_t rank = static_cast<int64_t>(xs.size());
-  std::vector<int64_t> axes = ConstInts(ctx, n, 1, "axes", "axes");
-  for (int64_t& a : axes) a = passes::NormalizeAxis(n, a, rank);
-  std::sort(axes.begin(), axes.end());
-  std::vector<int64_t> spatial;
-  for (int64_t a = 2; a < rank; ++a) spatial.push_back(a);
-  if (rank < 3 || axes != spatial)
-    throw CompileError(n.Msg("only a mean over all spatial axes 2.." + std::to_string(rank - 1) +
-                             " is supported (as GlobalAveragePool)"));
-  fb::GlobalPoolOptionsT opt;
-  opt.kind = fb::PoolKind::Average;
-  if (n.Int("keepdims", 1) != 0) {
-    ctx.AddOp(fb::OpType::GlobalPool, n, {x}, {y}).options.Set(std::move(opt));
-    return;
-  }
-  std::vector<int64_t> kept(xs.begin(), xs.begin() + 2);
-  kept.resize(static_cast<size_t>(rank), 1);
-  const int pooled = ctx.NewTensor(n.name + "_pooled", kept, false, {});
-  ctx.AddOp(fb::OpType::GlobalPool, n, {x}, {pooled}).options.Set(std::move(opt));
-  ctx.AddOp(fb::OpType::Reshape, n, {pooled}, {y}).options.Set(fb::ReshapeOptionsT());
 }
 
 }  // namespace edgefold::compiler

@@ -1,8 +1,8 @@
 // Conv, MaxPool/AveragePool, GlobalAveragePool/GlobalMaxPool.
 #include "lower/lower_context.h"
 #include "lower/spatial.h"
-#include "kernels/conv_winograd.h"
-#include "ops/conv_scratch.h"
+#include "kernels/conv/conv_winograd.h"
+#include "kernels/conv/conv_scratch.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -13,11 +13,10 @@ std::vector<int32_t> Pair(const ir::Node& n, int64_t a, int64_t b) {
 
 size_t Spatial(const std::vector<int64_t>& s, size_t i) { return s.size() == 4 ? s[2 + i] : (i == 0 ? 1 : s[2]); }
 
-// Winograd F(2×2, 3×3) pays when the GEMMs are wide enough to hide the transforms. Measured on
-// AVX-512 (kernels/conv_winograd.h vs the phase-plane GEMM, one thread, weights in cache): 64 ch
-// at 56² 1.4–1.5×, 128 at 28² 1.5×, 256 at 14² 1.5×, 64 at 8² 1.05–1.16×; but 16 ch at 32² 0.8×,
-// 32 at 16² 0.9–1.0×. At 7² (16 tiles) the 16/9 larger filters dominate: ResNet-18's three 512-ch
-// convs read 17 MB each from DRAM per run and took 1.9 ms in the network vs 1.7 ms plain.
+// Winograd F(2×2, 3×3) pays when the GEMMs are wide enough to hide the input and output
+// transforms: below 64 channels it was no faster than the phase-plane GEMM. With fewer than 64
+// output pixels (7², 16 tiles) the 16/9 larger filters dominate: they come from DRAM in a
+// network. Per-layer measurements: bench/README.md, "Winograd threshold".
 bool WinogradPays(const kernels::Conv2dShape& s) {
   return kernels::ConvIsWinograd23(s) && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 64;
 }
@@ -25,14 +24,11 @@ bool WinogradPays(const kernels::Conv2dShape& s) {
 }  // namespace
 
 void LowerConv(LowerContext& ctx, const ir::Node& n) {
-  const int x = ctx.Tensor(n, n.In(0));
-  if (n.In(1).empty() || !ctx.graph().IsConst(n.inputs[1])) throw CompileError(n.Msg("weights W must be a constant"));
-  if (!n.In(2).empty() && !ctx.graph().IsConst(n.inputs[2])) throw CompileError(n.Msg("bias B must be a constant"));
-  const ir::Tensor& w_ir = ctx.Ir(n, 1);
-  const int b = ctx.Tensor(n, n.In(2));
-  const int y = ctx.Tensor(n, n.outputs.at(0));
-  const std::vector<int64_t> xs = ctx.Shape(x), ws = w_ir.shape, ys = ctx.Shape(y);
-  const int64_t group = n.Int("group", 1);
+  const ConvOperands o = ReadConvOperands(ctx, n);
+  const int x = o.x, b = o.b, y = o.y;
+  const ir::Tensor& w_ir = *o.w;
+  const std::vector<int64_t>& xs = o.xs, &ws = o.ws, &ys = o.ys;
+  const int64_t group = o.group;
   if (xs.size() < 3 || ws.size() != xs.size()) throw CompileError(n.Msg("W rank must equal X rank (3 or 4)"));
   if (group < 1 || xs[1] % group || ws[0] % group || ws[1] * group != xs[1])
     throw CompileError(n.Msg("attribute 'group'=" + std::to_string(group) + " does not fit X " +
@@ -69,7 +65,7 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const bool winograd = opt.packing == fb::WeightPacking::Winograd2x3;
   // Input 3, the channel scale of passes/fuse_channel_scale.cc: W'[o, c] = W[o, c]·s[c] per run.
   const int scale = n.In(3).empty() ? -1 : ctx.Tensor(n, n.In(3));
-  if (scale >= 0 && (winograd || group != 1 || !ops::ConvIsPointwise(s) ||
+  if (scale >= 0 && (winograd || group != 1 || !kernels::ConvIsPointwise(s) ||
                      ir::NumElements(ctx.Shape(scale)) != ws[1]))
     throw CompileError(n.Msg("a channel scale needs a pointwise group-1 conv and one value per input channel"));
   std::vector<int> inputs = {x, weights, b};
@@ -77,8 +73,8 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, std::move(inputs), {y});
   op.options.Set(std::move(opt));
   op.scratch_bytes = winograd ? kernels::MakeWinograd23Layout(s).scratch_bytes
-                     : scale >= 0 ? ops::ConvChannelScaleScratchBytes(s)
-                                  : ops::ConvScratchBytes(s);
+                     : scale >= 0 ? kernels::ConvChannelScaleScratchBytes(s)
+                                  : kernels::ConvScratchBytes(s);
 }
 
 void LowerPool(LowerContext& ctx, const ir::Node& n) {

@@ -15,7 +15,14 @@ struct LoweredTensor {
   std::vector<float> data;   // constants only
   int64_t arena_offset = -1; // set by the planner for activations
   int64_t weight_offset = -1;  // set by the writer for constants
-  uint64_t bytes = 0;        // shape product × sizeof(float)
+  uint64_t bytes = 0;        // shape product × dtype size
+  // int8 (compile --quantize int8): the dtype, int8/int32 constants' bytes (`data` stays
+  // empty for them) and real = (q − zero_point)·scale, per tensor or per index of quant_axis.
+  fb::DType dtype = fb::DType::Float32;
+  std::vector<uint8_t> raw;
+  std::vector<float> scales;
+  std::vector<int32_t> zero_points;
+  int quant_axis = 0;
 };
 
 struct LoweredModel {

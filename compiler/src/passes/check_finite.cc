@@ -28,13 +28,17 @@ void CheckFiniteConstants(const ir::Graph& graph) {
 
 void CheckConvOperands(const ir::Graph& graph) {
   for (const ir::Node& node : graph.nodes) {
-    if (node.op != "Conv" || node.In(1).empty() || node.In(2).empty()) continue;
+    const bool transpose = node.op == "ConvTranspose";
+    if ((node.op != "Conv" && !transpose) || node.In(1).empty() || node.In(2).empty()) continue;
     if (!graph.IsConst(node.In(1)) || !graph.IsConst(node.In(2))) continue;
     const ir::Tensor& w = graph.At(node.In(1));
     const ir::Tensor& b = graph.At(node.In(2));
-    if (!w.shape.empty() && static_cast<int64_t>(b.data.size()) != w.shape[0]) {
+    if (w.shape.size() < (transpose ? 2u : 1u)) continue;   // the lowering names a wrong W rank
+    // Conv W [Cout, Cin/g, k...]; ConvTranspose W [Cin, Cout/g, k...]
+    const int64_t out_c = transpose ? w.shape[1] * node.Int("group", 1) : w.shape[0];
+    if (static_cast<int64_t>(b.data.size()) != out_c) {
       std::ostringstream what;
-      what << "bias '" << b.name << "' has " << b.data.size() << " values for " << w.shape[0]
+      what << "bias '" << b.name << "' has " << b.data.size() << " values for " << out_c
            << " output channels (W " << ir::ShapeString(w.shape) << ")";
       throw CompileError(node.Msg(what.str()));
     }

@@ -1,6 +1,6 @@
 // A small host evaluator for shape-computation subgraphs (PyTorch's flatten/reshape chains):
 // Constant, Shape, Gather, Unsqueeze, Squeeze, Concat, Reshape, Flatten, Cast, Add, Sub,
-// Mul, Div, Transpose, ConstantOfShape, Identity.
+// Mul, Div, Transpose, ConstantOfShape, Identity, Slice, Floor, Ceil, Expand, Equal, Where.
 #pragma once
 #include <vector>
 

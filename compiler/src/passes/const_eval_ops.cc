@@ -67,6 +67,7 @@ Tensor EvalBinary(const Tensor& a, const Tensor& b, const Node& n) {
     const double y = b.data[BroadcastIndex(shape, b.shape, i)];
     double r = 0;
     if (n.op == "Add") r = x + y;
+    else if (n.op == "Equal") r = x == y ? 1.0 : 0.0;
     else if (n.op == "Sub") r = x - y;
     else if (n.op == "Mul") r = x * y;
     else {
@@ -75,7 +76,19 @@ Tensor EvalBinary(const Tensor& a, const Tensor& b, const Node& n) {
     }
     out[i] = a.dtype == ir::kFloat ? static_cast<float>(r) : r;
   }
-  return Make(shape, out, a.dtype);
+  return Make(shape, out, n.op == "Equal" ? ir::kBool : a.dtype);
+}
+
+// Where(c, x, y) = c ? x : y, broadcast over all three (PyTorch's expand(-1) shape arithmetic).
+Tensor EvalWhere(const Tensor& c, const Tensor& x, const Tensor& y, const Node& n) {
+  const std::vector<int64_t> shape = BroadcastShapes(n, BroadcastShapes(n, c.shape, x.shape), y.shape);
+  std::vector<double> out(static_cast<size_t>(ir::NumElements(shape)));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t f = static_cast<int64_t>(i);
+    out[i] = c.data[BroadcastIndex(shape, c.shape, f)] != 0 ? x.data[BroadcastIndex(shape, x.shape, f)]
+                                                            : y.data[BroadcastIndex(shape, y.shape, f)];
+  }
+  return Make(shape, out, x.dtype);
 }
 
 Tensor EvalTranspose(const Tensor& x, const Node& n) {
@@ -141,7 +154,7 @@ using namespace const_eval;
 bool CanEvalConst(const ir::Graph& g, const ir::Node& n) {
   static const std::set<std::string> kOps = {"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze",
       "Concat", "Reshape", "Flatten", "Cast", "Add", "Sub", "Mul", "Div", "Transpose",
-      "ConstantOfShape", "Identity", "Slice"};
+      "ConstantOfShape", "Identity", "Slice", "Floor", "Ceil", "Expand", "Equal", "Where"};
   if (!kOps.count(n.op)) return false;
   if (n.op == "Shape") return !n.inputs.empty() && g.At(n.inputs[0]).shape_known;
   for (const std::string& in : n.inputs)
@@ -165,12 +178,25 @@ std::vector<Tensor> EvalConst(const ir::Graph& g, const Node& n) {
   if (op == "Unsqueeze") return {EvalUnsqueeze(in(0), optional_ints(1, "axes"), n)};
   if (op == "Squeeze") return {EvalSqueeze(in(0), optional_ints(1, "axes"), n)};
   if (op == "Cast") return {EvalCast(in(0), n)};
+  if (op == "Floor" || op == "Ceil") {   // Upsample sizes computed as floor(dim · scale)
+    Tensor t = in(0);
+    for (double& v : t.data) v = op == "Floor" ? std::floor(v) : std::ceil(v);
+    return {t};
+  }
   if (op == "Slice") {
     if (g.opset < 10) return {EvalSlice(in(0), n.Ints("starts", {}), n.Ints("ends", {}), n.Ints("axes", {}), {}, n)};
     return {EvalSlice(in(0), AsInts(in(1)), AsInts(in(2)), optional_ints(3, "axes"), optional_ints(4, "steps"), n)};
   }
   if (op == "Transpose") return {EvalTranspose(in(0), n)};
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return {EvalBinary(in(0), in(1), n)};
+  if (op == "Expand") {   // PyTorch's zero initial state: Expand(0, [D, batch, hidden])
+    const Tensor& x = in(0);
+    const std::vector<int64_t> shape = BroadcastShapes(n, x.shape, AsInts(in(1)));
+    std::vector<double> out(static_cast<size_t>(ir::NumElements(shape)));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = x.data[BroadcastIndex(shape, x.shape, static_cast<int64_t>(i))];
+    return {Make(shape, out, x.dtype)};
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal") return {EvalBinary(in(0), in(1), n)};
+  if (op == "Where") return {EvalWhere(in(0), in(1), in(2), n)};
   if (op == "Concat") {
     std::vector<const Tensor*> xs;
     for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(&in(i));

@@ -30,7 +30,9 @@ ir::Tensor EvalConcat(const std::vector<const ir::Tensor*>& xs, const ir::Node& 
 std::vector<int64_t> ReshapeTarget(const std::vector<int64_t>& in, const std::vector<int64_t>& spec,
                                    bool allowzero, const ir::Node& n);
 ir::Tensor EvalCast(const ir::Tensor& x, const ir::Node& n);
+// Add, Sub, Mul, Div and Equal (a bool result).
 ir::Tensor EvalBinary(const ir::Tensor& a, const ir::Tensor& b, const ir::Node& n);
+ir::Tensor EvalWhere(const ir::Tensor& c, const ir::Tensor& x, const ir::Tensor& y, const ir::Node& n);
 ir::Tensor EvalTranspose(const ir::Tensor& x, const ir::Node& n);
 // Slice with ONNX clamping; starts/ends/axes/steps already read from inputs or attributes.
 ir::Tensor EvalSlice(const ir::Tensor& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,

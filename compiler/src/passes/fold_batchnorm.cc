@@ -65,25 +65,49 @@ BnAffine ComputeAffine(const ir::Graph& g, const ir::Node& bn) {
   return a;
 }
 
-// Folds into producer p (Conv: W[Cout,...]; FC: W[K,N]) when p's output feeds only `bn`.
+// Output channel of each element of p's W, or an empty vector when p cannot take the fold:
+// Conv W[Cout, ...]: i / inner; FC W[K, N]: i mod N; ConvTranspose W[Cin, Cout/g, k...] with
+// Cin = g·cin_g: element (ic, j, ...) belongs to oc = (ic / cin_g)·(Cout/g) + j.
+std::vector<int64_t> OutputChannelOf(const ir::Node& p, const ir::Tensor& w, int64_t channels) {
+  const int64_t elems = static_cast<int64_t>(w.data.size());
+  if (w.shape.size() < 2 || elems == 0) return {};
+  std::vector<int64_t> oc(static_cast<size_t>(elems));
+  if (p.op == "Conv" || p.op == "FC") {
+    const int64_t out_c = p.op == "Conv" ? w.shape[0] : w.shape[1];
+    if (out_c != channels) return {};
+    const int64_t inner = elems / out_c;
+    for (int64_t i = 0; i < elems; ++i) oc[i] = p.op == "Conv" ? i / inner : i % out_c;
+    return oc;
+  }
+  const int64_t group = p.Int("group", 1), cout_g = w.shape[1];
+  if (group < 1 || w.shape[0] % group != 0 || cout_g * group != channels) return {};
+  const int64_t cin_g = w.shape[0] / group, inner = elems / (w.shape[0] * cout_g);
+  for (int64_t i = 0; i < elems; ++i) {
+    const int64_t ic = i / (cout_g * inner), j = (i / inner) % cout_g;
+    oc[i] = (ic / cin_g) * cout_g + j;
+  }
+  return oc;
+}
+
+// Folds into producer p (Conv, FC, ConvTranspose) when p's output feeds only `bn`:
+// W'[.. oc ..] = W·s[oc], b' = (b − μ)·s + β.
 bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a) {
   const ir::Node& bn = g.nodes[bn_index];
   const std::string x = bn.inputs[0];
   const int p_index = g.ProducerOf(x);
   if (p_index < 0 || g.ConsumerCount(x) != 1 || g.IsGraphOutput(x)) return false;
   ir::Node& p = g.nodes[p_index];
-  if ((p.op != "Conv" && p.op != "FC") || p.act.kind != kernels::ActKind::kNone) return false;
+  if ((p.op != "Conv" && p.op != "FC" && p.op != "ConvTranspose") || p.act.kind != kernels::ActKind::kNone) return false;
   if (p.In(1).empty() || !g.IsConst(p.inputs[1]) || (!p.In(2).empty() && !g.IsConst(p.inputs[2]))) return false;
   const int64_t channels = static_cast<int64_t>(a.scale.size());
   if (p.op == "FC" && g.At(x).shape.size() != 2) return false;  // BN axis 1 must be FC's N axis
   ir::Tensor w = g.At(p.inputs[1]);
-  const int64_t out_c = p.op == "Conv" ? w.shape[0] : w.shape[1];
-  if (out_c != channels) return false;
-  const int64_t inner = static_cast<int64_t>(w.data.size()) / out_c;
-  for (int64_t i = 0; i < static_cast<int64_t>(w.data.size()); ++i)
-    w.data[i] *= a.scale[p.op == "Conv" ? i / inner : i % out_c];
+  const std::vector<int64_t> oc = OutputChannelOf(p, w, channels);
+  if (oc.empty()) return false;
+  for (size_t i = 0; i < w.data.size(); ++i) w.data[i] *= a.scale[oc[i]];
   std::vector<double> bias(static_cast<size_t>(channels), 0.0);
   if (!p.In(2).empty()) bias = g.At(p.inputs[2]).data;
+  if (static_cast<int64_t>(bias.size()) != channels) return false;
   for (int64_t c = 0; c < channels; ++c) bias[c] = (bias[c] - a.mean[c]) * a.scale[c] + a.beta[c];
   const std::string w_name = g.AddConst(p.inputs[1] + "_bnfold", w.shape, std::move(w.data));
   const std::string b_name = g.AddConst(p.name + ".bias_bnfold", {channels}, std::move(bias));

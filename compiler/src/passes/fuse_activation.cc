@@ -5,9 +5,9 @@
 
 namespace edgefold::compiler::passes {
 
-int FuseActivations(ir::Graph& graph) {
-  static const std::set<std::string> kProducers = {"Conv", "FC", "ChannelAffine", "BatchNormalization",
-                                                   "Add", "Sub", "Mul", "Div"};
+namespace {
+
+int FuseInto(ir::Graph& graph, const std::set<std::string>& producers) {
   int fused = 0;
   for (size_t i = 0; i < graph.nodes.size();) {
     const ir::Node& act = graph.nodes[i];
@@ -17,7 +17,8 @@ int FuseActivations(ir::Graph& graph) {
     }
     const std::string x = act.inputs[0];
     const int p = graph.ProducerOf(x);
-    if (p < 0 || !kProducers.count(graph.nodes[p].op) || graph.nodes[p].outputs[0] != x ||
+    if (p < 0 || !producers.count(graph.nodes[p].op) || !FusableIntoProducer(ParseActivation(graph, act).kind) ||
+        graph.nodes[p].outputs[0] != x ||
         graph.nodes[p].act.kind != kernels::ActKind::kNone || graph.ConsumerCount(x) != 1 ||
         graph.IsGraphOutput(x)) {
       ++i;
@@ -31,5 +32,13 @@ int FuseActivations(ir::Graph& graph) {
   graph.PruneUnusedTensors();
   return fused;
 }
+
+}  // namespace
+
+int FuseActivations(ir::Graph& graph) {
+  return FuseInto(graph, {"Conv", "ConvTranspose", "FC", "ChannelAffine", "BatchNormalization", "Add", "Sub", "Mul", "Div"});
+}
+
+int FuseActivationsIntoBatchNorm(ir::Graph& graph) { return FuseInto(graph, {"BatchNormalization"}); }
 
 }  // namespace edgefold::compiler::passes

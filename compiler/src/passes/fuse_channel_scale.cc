@@ -7,9 +7,9 @@
 // stays "" when absent) and the Mul goes. Only the pointwise form: 1×1 kernel, stride 1, no
 // padding or dilation, group 1, batch 1; the Mul has no fused activation, one consumer and is
 // not a graph output. And only where it pays: scaling W reads and writes out_c·in_c floats, the
-// Mul in_c·H·W, so the conv must have out_c ≤ H·W. Measured on EfficientNet-B0 (AVX-512): at 14²
-// and above the Mul's time is saved, at 7² (out_c 192..320) the project convs got 0.03-0.06 ms
-// slower each against a 0.012 ms Mul.
+// Mul in_c·H·W, so the conv must have out_c ≤ H·W (on EfficientNet-B0 that keeps the 14² and
+// larger blocks and leaves the 7² ones, where scaling W cost more than the Mul saved; numbers in
+// bench/README.md, "Channel-scale fusion threshold").
 #include "passes/passes.h"
 
 namespace edgefold::compiler::passes {

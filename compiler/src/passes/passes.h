@@ -7,6 +7,8 @@ namespace edgefold::compiler::passes {
 
 // Drops Identity and Dropout (inference: Dropout is the identity). Returns nodes removed.
 int RemoveIdentity(ir::Graph& graph);
+// Drops Pad with all-zero pads and Reshape/Flatten to the same shape (known shapes only).
+int RemoveNoOpCopies(ir::Graph& graph);
 
 // Evaluates nodes whose inputs are all constant (and Shape of a known shape) on the host,
 // replacing their outputs with constants. Returns nodes removed.
@@ -18,11 +20,11 @@ void CanonicalizeFullyConnected(ir::Graph& graph);
 
 struct BatchNormStats {
   int found = 0;
-  int folded_backward = 0;  // into the producing Conv / FC
+  int folded_backward = 0;  // into the producing Conv / ConvTranspose / FC
   int folded_forward = 0;   // into the consuming unpadded Conv / FC
   int kept = 0;             // ChannelAffine, or BatchNormalization when !fold
 };
-// Validates every BatchNormalization and, when `fold`, folds it into the producing Conv/FC
+// Validates every BatchNormalization and, when `fold`, folds it into the producing Conv/ConvTranspose/FC
 //   W' = W·s, b' = (b−μ)·s + β, s = γ/√(σ²+ε)   (per output channel, in double)
 // or else forward into a consuming Conv without padding / 2-D FC (passes/fold_forward.h),
 // or, with nothing to fold into, rewrites it to ChannelAffine(scale = s, shift = β − μ·s).
@@ -30,7 +32,8 @@ BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold);
 
 // Throws naming the node and the constant when a float constant holds NaN or Inf.
 void CheckFiniteConstants(const ir::Graph& graph);
-// Throws naming the node when a Conv's constant bias does not hold one value per output channel.
+// Throws naming the node when a Conv's or ConvTranspose's constant bias does not hold one value
+// per output channel.
 void CheckConvOperands(const ir::Graph& graph);
 
 // --input-mean/--input-std: makes the model take raw input, inserting a ChannelAffine
@@ -45,6 +48,17 @@ bool FoldInputNormalization(ir::Graph& graph);
 // Returns the gates removed.
 int FuseGatedActivations(ir::Graph& graph);
 
+// Rewrites GELU's erf form as PyTorch exports it, x·½·(1 + erf(x/√2)) in five ops
+// (Div/Erf/Add/Mul/Mul; fuse_gelu.cc lists the variants), into one internal "Gelu" node. Runs
+// whether or not activations are fused (a stand-alone Gelu trains from its input). Returns the
+// patterns rewritten.
+int FuseGelu(ir::Graph& graph);
+
+// Rewrites LayerNormalization as exports below opset 17 spell it (ReduceMean, Sub, Pow/Mul,
+// ReduceMean, Add ε, Sqrt, Div, then optional Mul γ and Add β; fuse_layer_norm.cc states the
+// checks) into one LayerNormalization node. Near misses stay unfused. Returns the patterns fused.
+int FuseLayerNorm(ir::Graph& graph);
+
 // A two-operand Mul with both operands present and no activation fused into it yet: the start
 // of the gated-activation and channel-scale patterns.
 inline bool IsPlainMul(const ir::Node& n) {
@@ -52,9 +66,14 @@ inline bool IsPlainMul(const ir::Node& n) {
          n.act.kind == kernels::ActKind::kNone && !n.inputs[0].empty() && !n.inputs[1].empty();
 }
 
-// Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish/SiLU into the producing Conv, FC,
-// ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the sole consumer.
+// Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish/SiLU/Tanh/Gelu (FusableIntoProducer) into
+// the producing Conv, ConvTranspose, FC, ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the
+// sole consumer.
 int FuseActivations(ir::Graph& graph);
+// The same kinds only into BatchNormalization (for training: the trainer recomputes the
+// activation's gradient from the BN's saved x̂, so the fused output need not be kept for the
+// backward).
+int FuseActivationsIntoBatchNorm(ir::Graph& graph);
 
 // Squeeze-and-excitation: Mul(x, s) with s one value per channel of x [1, C, H, W], feeding only a
 // pointwise group-1 Conv with out_c ≤ H·W (else scaling W costs more than the Mul), becomes that

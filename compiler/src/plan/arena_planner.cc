@@ -23,6 +23,46 @@ void ArenaPlanner::Plan() {
     if (buffers_[a].bytes != buffers_[b].bytes) return buffers_[a].bytes > buffers_[b].bytes;
     return buffers_[a].first_use < buffers_[b].first_use;
   });
+  PlanInOrder(order);
+}
+
+void ArenaPlanner::PlanBestOf() {
+  std::vector<int> base(buffers_.size());
+  std::iota(base.begin(), base.end(), 0);
+  const auto length = [&](int i) { return buffers_[i].last_use - buffers_[i].first_use + 1; };
+  std::vector<std::vector<int>> orders(6, base);
+  std::stable_sort(orders[0].begin(), orders[0].end(), [&](int a, int b) { return buffers_[a].bytes > buffers_[b].bytes; });
+  std::stable_sort(orders[1].begin(), orders[1].end(), [&](int a, int b) {
+    return length(a) != length(b) ? length(a) > length(b) : buffers_[a].bytes > buffers_[b].bytes;
+  });
+  std::stable_sort(orders[2].begin(), orders[2].end(), [&](int a, int b) {
+    return buffers_[a].bytes * static_cast<uint64_t>(length(a)) > buffers_[b].bytes * static_cast<uint64_t>(length(b));
+  });
+  std::stable_sort(orders[3].begin(), orders[3].end(), [&](int a, int b) {
+    return buffers_[a].first_use != buffers_[b].first_use ? buffers_[a].first_use < buffers_[b].first_use
+                                                          : buffers_[a].bytes > buffers_[b].bytes;
+  });
+  std::stable_sort(orders[4].begin(), orders[4].end(), [&](int a, int b) {
+    return buffers_[a].bytes != buffers_[b].bytes ? buffers_[a].bytes > buffers_[b].bytes : length(a) > length(b);
+  });
+  std::stable_sort(orders[5].begin(), orders[5].end(), [&](int a, int b) {
+    return buffers_[a].last_use != buffers_[b].last_use ? buffers_[a].last_use > buffers_[b].last_use
+                                                        : buffers_[a].bytes > buffers_[b].bytes;
+  });
+  std::vector<uint64_t> best_offsets;
+  uint64_t best = UINT64_MAX;
+  for (const std::vector<int>& order : orders) {
+    PlanInOrder(order);
+    if (arena_bytes_ >= best) continue;
+    best = arena_bytes_;
+    best_offsets.clear();
+    for (const Buffer& b : buffers_) best_offsets.push_back(b.offset);
+  }
+  for (size_t i = 0; i < buffers_.size(); ++i) buffers_[i].offset = best_offsets[i];
+  arena_bytes_ = best == UINT64_MAX ? 0 : best;
+}
+
+void ArenaPlanner::PlanInOrder(const std::vector<int>& order) {
   std::vector<int> placed;
   arena_bytes_ = 0;
   for (int id : order) {

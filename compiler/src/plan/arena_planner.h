@@ -21,6 +21,10 @@ class ArenaPlanner {
   int AddBuffer(uint64_t bytes, int first_use, int last_use);
   // Assigns offsets; call once after all AddBuffer calls.
   void Plan();
+  // Plan() with several placement orders (largest first; longest-lived first; largest
+  // bytes × lifetime first; earliest first), keeping the smallest arena. Used for the training
+  // step, whose many whole-step buffers a size order alone scatters.
+  void PlanBestOf();
   uint64_t offset(int id) const { return buffers_[id].offset; }
   // Bytes spanned by the plan (end of the highest buffer, 64-byte aligned).
   uint64_t arena_bytes() const { return arena_bytes_; }
@@ -33,6 +37,8 @@ class ArenaPlanner {
     int first_use = 0, last_use = 0;
     uint64_t offset = 0;
   };
+  void PlanInOrder(const std::vector<int>& order);
+
   std::vector<Buffer> buffers_;
   uint64_t arena_bytes_ = 0;
 };

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "edgefold/interpreter.h"
+#include "train/aligned_model.h"
 #endif
 
 namespace edgefold::compiler {
@@ -26,19 +27,6 @@ VerifyOutcome CompareModels(const std::vector<uint8_t>&, const std::vector<uint8
 #else
 
 namespace {
-
-struct AlignedFree {
-  void operator()(void* p) const { std::free(p); }
-};
-using AlignedBuffer = std::unique_ptr<uint8_t, AlignedFree>;
-
-AlignedBuffer AlignedCopy(const std::vector<uint8_t>& bytes, size_t size) {
-  const size_t rounded = (std::max<size_t>(size, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  AlignedBuffer buf(static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, rounded)));
-  std::memset(buf.get(), 0, rounded);
-  if (!bytes.empty()) std::memcpy(buf.get(), bytes.data(), bytes.size());
-  return buf;
-}
 
 // One runnable model: aligned copy of its bytes, its arena and the interpreter inside it.
 struct Runner {

@@ -20,7 +20,9 @@ std::vector<uint8_t> PackWeights(LoweredModel* model) {
   // Never empty: the loader checks the blob's alignment, which an empty vector need not have.
   std::vector<uint8_t> blob(AlignUp(std::max<uint64_t>(cursor, 1)), 0);
   for (const LoweredTensor& t : model->tensors)
-    if (t.is_const && t.bytes) std::memcpy(blob.data() + t.weight_offset, t.data.data(), t.bytes);
+    if (t.is_const && t.bytes)
+      std::memcpy(blob.data() + t.weight_offset, t.dtype == fb::DType::Float32 ? static_cast<const void*>(t.data.data())
+                                                                               : static_cast<const void*>(t.raw.data()), t.bytes);
   return blob;
 }
 
@@ -30,10 +32,13 @@ flatbuffers::Offset<fb::Tensor> WriteTensor(flatbuffers::FlatBufferBuilder& fbb,
     if (d < 0 || d > INT32_MAX) throw CompileError("tensor '" + t.name + "': dim does not fit in 32 bits");
     shape.push_back(static_cast<int32_t>(d));
   }
-  if (t.is_const && t.data.size() * sizeof(float) != t.bytes)
+  const uint64_t stored = t.dtype == fb::DType::Float32 ? t.data.size() * sizeof(float) : t.raw.size();
+  if (t.is_const && stored != t.bytes)
     throw CompileError("tensor '" + t.name + "': constant data does not match its shape");
-  return fb::CreateTensorDirect(fbb, t.name.c_str(), &shape, fb::DType::Float32, fb::Layout::NCHW,
-                                t.is_const ? -1 : t.arena_offset, t.is_const ? t.weight_offset : -1, t.bytes);
+  flatbuffers::Offset<fb::QuantParams> quant;
+  if (!t.scales.empty()) quant = fb::CreateQuantParamsDirect(fbb, &t.scales, &t.zero_points, t.quant_axis);
+  return fb::CreateTensorDirect(fbb, t.name.c_str(), &shape, t.dtype, fb::Layout::NCHW,
+                                t.is_const ? -1 : t.arena_offset, t.is_const ? t.weight_offset : -1, t.bytes, quant);
 }
 
 }  // namespace
@@ -48,7 +53,9 @@ std::vector<uint8_t> WriteEfb(LoweredModel* model, uint64_t* weight_bytes) {
   for (const LoweredTensor& t : model->tensors) tensors.push_back(WriteTensor(fbb, t));
   std::vector<flatbuffers::Offset<fb::Operator>> ops;
   for (const fb::OperatorT& op : model->ops) ops.push_back(fb::CreateOperator(fbb, &op));
-  const auto root = fb::CreateModel(fbb, kEfbFormatVersion, fbb.CreateString("edgefold-compiler 0.1"),
+  bool int8 = false;
+  for (const LoweredTensor& t : model->tensors) int8 = int8 || t.dtype != fb::DType::Float32;
+  const auto root = fb::CreateModel(fbb, int8 ? kEfbFormatVersionInt8 : kEfbFormatVersion, fbb.CreateString("edgefold-compiler 0.1"),
                                     fbb.CreateVector(tensors), fbb.CreateVector(ops),
                                     fbb.CreateVector(model->inputs), fbb.CreateVector(model->outputs),
                                     model->arena_bytes, model->arena_lower_bound, weights);

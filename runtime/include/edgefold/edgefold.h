@@ -112,7 +112,8 @@ size_t ef_arena_used_bytes(const ef_interpreter* interpreter);
 typedef enum ef_trainable {
   EF_TRAIN_BATCHNORM = 0,           /* gamma and beta of every BatchNorm */
   EF_TRAIN_BATCHNORM_AND_HEAD,      /* + the last Gemm/Conv before the loss */
-  EF_TRAIN_ALL                      /* + every Conv/Gemm weight and bias */
+  EF_TRAIN_ALL,                     /* + every Conv/Gemm weight and bias */
+  EF_TRAIN_MODEL                    /* the set the model records (the default); batchnorm if none */
 } ef_trainable;
 
 typedef enum ef_stats_mode {
@@ -127,7 +128,28 @@ typedef struct ef_train_options {
   float bn_momentum;                /* running-statistics momentum (EF_STATS_MOMENTUM) */
   ef_stats_mode stats_mode;
   ef_trainable trainable;
+  uint32_t seed;                    /* initializes the classes a --new-classes model adds */
 } ef_train_options;
+
+/* Label-free streaming adaptation (Trainer::StreamStep, edgefold/trainer.h): BatchNorm
+ * statistics updated per sample with a decaying momentum, the model's statistics as a prior,
+ * reset to them when the prediction entropy rises over a window. */
+typedef struct ef_stream_options {
+  float momentum;                   /* first sample's weight after a (re)start */
+  float momentum_decay;             /* per sample */
+  float momentum_min;
+  float prior;                      /* weight of the model's statistics */
+  float variance_floor;             /* adapted variance >= this x the model's */
+  uint32_t window;                  /* samples per entropy window */
+  float entropy_rise;               /* reset threshold (entropy / log(classes)) */
+} ef_stream_options;
+
+typedef struct ef_stream_report {
+  float entropy;                    /* of the step's predictions, in [0, 1] */
+  int reset;                        /* this step triggered a reset */
+  uint32_t resets;                  /* since create */
+  uint32_t samples;                 /* since the last (re)start */
+} ef_stream_report;
 
 typedef struct ef_parameter {
   const char* name;
@@ -138,8 +160,12 @@ typedef struct ef_parameter {
 
 typedef struct ef_trainer ef_trainer;  /* opaque; lives inside the arena */
 
-/* lr 0.01, momentum 0.9, no decay, BN momentum 0.1, EF_STATS_MOMENTUM, EF_TRAIN_BATCHNORM. */
+/* lr 0.01, momentum 0.9, no decay, BN momentum 0.1, EF_STATS_MOMENTUM, the model's trainable
+ * set, seed 1. */
 void ef_train_options_init(ef_train_options* train);
+/* DUA-style defaults: momentum 0.1 decaying by 0.94 to 0.005, prior 0.2, floor 0.05,
+ * window 32, entropy rise 0.15. */
+void ef_stream_options_init(ef_stream_options* stream);
 ef_status ef_required_training_arena_bytes(const uint8_t* model, size_t model_bytes,
                                            const ef_train_options* train,
                                            const ef_options* options, size_t* arena_bytes);
@@ -156,6 +182,13 @@ ef_status ef_trainer_step(ef_trainer* trainer, const float* inputs, const int32_
 /* Forward with batch statistics: updates running statistics only. */
 ef_status ef_trainer_adapt_statistics(ef_trainer* trainer, const float* inputs);
 void ef_trainer_reset_statistics(ef_trainer* trainer);
+/* One streaming step on the graph's batch of samples (one, for a model compiled with the
+ * default --infer-batch 1): statistics adapted, then graph-batch x classes logits written.
+ * `report` may be NULL. */
+ef_status ef_trainer_stream_step(ef_trainer* trainer, const float* inputs, float* logits,
+                                 const ef_stream_options* stream, ef_stream_report* report);
+/* Back to the model's statistics. */
+void ef_trainer_reset_stream(ef_trainer* trainer);
 /* Inference with running statistics; writes N*classes logits. */
 ef_status ef_trainer_evaluate(ef_trainer* trainer, const float* inputs, float* logits);
 size_t ef_trainer_num_parameters(const ef_trainer* trainer);

@@ -25,6 +25,12 @@ using LogFn = void (*)(void* user, const char* message);
 // clock; the runtime has none). Not called when the op fails.
 using OpEndFn = void (*)(void* user, size_t op_index);
 
+// Threads, supplied by the caller (edgefold/thread_pool.h has one for hosted builds; firmware
+// plugs its RTOS's): parallel_for(user, tasks, run, ctx) must call run(ctx, i) exactly once for
+// every i in [0, tasks), in any order and on any threads, and return when all have returned.
+// The runtime calls it from Invoke only, never re-entrantly, and allocates nothing for it.
+using ParallelForFn = void (*)(void* user, size_t tasks, void (*run)(void* ctx, size_t task), void* ctx);
+
 struct Options {
   Isa isa = Isa::kAuto;                 // force a dispatch level (tests, benchmarks)
   const OpResolver* resolver = nullptr; // nullptr = every op compiled into this build
@@ -32,6 +38,12 @@ struct Options {
   void* log_user = nullptr;
   OpEndFn on_op_end = nullptr;          // nullptr = no per-op callback
   void* on_op_end_user = nullptr;
+  // Up to `num_threads` tasks per op through parallel_for (nullptr or 1: the calling thread
+  // only). Work is split over independent outputs, never over a sum, so results are
+  // bit-identical for any thread count.
+  ParallelForFn parallel_for = nullptr;
+  void* parallel_user = nullptr;
+  size_t num_threads = 1;
 };
 
 // A view of one graph input or output. `data` points into the arena.

@@ -3,26 +3,27 @@
 #pragma once
 #include <cstdint>
 
+#include "edgefold/op_list.h"
+
 namespace edgefold {
 
 namespace internal { struct OpKernel; }
 
-// Operator kinds, numbered as OpType in schemas/model.fbs.
+// Operator kinds, numbered as OpType in schemas/model.fbs (checked at compile time).
 enum class OpKind : uint16_t {
-  kConv = 0, kGemm, kMatMul, kBatchNorm, kChannelAffine, kActivation, kPRelu, kBinary,
-  kConcat, kReshape, kTranspose, kPool, kGlobalPool, kPad, kSoftmax,
-  kSlice,
+#define EDGEFOLD_OP_KIND(op) k##op,
+  EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_KIND)
+#undef EDGEFOLD_OP_KIND
   kCount
 };
 
 class OpResolver {
  public:
   OpResolver() = default;
-  // One registration per kind; each pulls in that op's code only.
-  void AddConv(); void AddGemm(); void AddMatMul(); void AddBatchNorm(); void AddChannelAffine();
-  void AddActivation(); void AddPRelu(); void AddBinary(); void AddConcat(); void AddReshape();
-  void AddTranspose(); void AddPool(); void AddGlobalPool(); void AddPad(); void AddSoftmax();
-  void AddSlice();
+  // One registration per kind (AddConv, AddGemm, ...); each pulls in that op's code only.
+#define EDGEFOLD_OP_ADD(op) void Add##op();
+  EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_ADD)
+#undef EDGEFOLD_OP_ADD
   // Every op compiled into this build.
   void AddAll();
 

@@ -1,8 +1,11 @@
 // On-device training: BatchNorm statistics adaptation and SGD fine-tuning in a fixed arena.
 //
-// The model must be compiled with BatchNorm kept (`edgefold compile --train`, or --no-fold)
-// for a fixed batch size N (the graph input's first dim), one input, and one output of logits
-// [N, classes] (a final Softmax is allowed: the loss then starts from its input).
+// The model must be compiled with BatchNorm kept (`edgefold compile --train`, or --no-fold),
+// with one input and one output of logits [batch, classes] (a final Softmax is allowed: the
+// loss then starts from its input). The training batch N is the model's training section's
+// (compile --batch N); the graph itself may be at a smaller batch (--infer-batch, default 1):
+// the trainer then runs it scaled to N, or, with frozen statistics, N / graph batch times per
+// step. batch_size() is N.
 //
 // Ownership is as for Interpreter: `model` and `arena` are borrowed for the trainer's lifetime,
 // both 64-byte aligned; every buffer (activations kept for backward, gradients, parameter
@@ -21,7 +24,12 @@ enum class Trainable : uint8_t {
   kBatchNorm = 0,        // γ and β of every BatchNorm
   kBatchNormAndHead,     // + weights and bias of the last Gemm/Conv before the loss
   kAll,                  // + every Conv/Gemm weight and bias
+  kModel,                // the set the model records (compile --train --trainable); kBatchNorm
+                         // for a model that records none. Any other value must name the same
+                         // set as the model records, or Create fails naming both.
 };
+// "bn", "bn+head", "all", "model": the names the CLI uses.
+const char* TrainableName(Trainable trainable);
 
 // How running statistics absorb batch statistics.
 enum class StatsMode : uint8_t {
@@ -35,7 +43,34 @@ struct TrainOptions {
   float weight_decay = 0.0f;
   float bn_momentum = 0.1f;      // running-statistics momentum (kMomentum)
   StatsMode stats_mode = StatsMode::kMomentum;
-  Trainable trainable = Trainable::kBatchNorm;
+  Trainable trainable = Trainable::kModel;
+  // Seeds the initialization of the classes a model compiled with --new-classes adds.
+  uint32_t seed = 1;
+};
+
+// Label-free streaming adaptation (Trainer::StreamStep): every BatchNorm over a spatial input
+// updates its statistics from each sample (per channel over H·W) before normalizing it, with
+// an exponential moving average whose momentum decays from sample to sample (DUA, CVPR'22:
+// m_t = max(momentum·decay^t, momentum_min)); the deployed statistics stay a prior. When the
+// mean prediction entropy of a window of samples rises above the first window's by
+// `entropy_rise`, the statistics return to the deployed ones and adaptation starts over (long
+// streams otherwise drift into collapse: RDumb, NeurIPS'23). No backward, no labels, no
+// extra arena: the deployed statistics (the prior) are read from the model in place.
+struct StreamOptions {
+  float momentum = 0.1f;         // the first sample's weight after a (re)start
+  float momentum_decay = 0.94f;  // per sample
+  float momentum_min = 0.005f;   // the floor the momentum decays to (keeps tracking slow drift)
+  float prior = 0.2f;            // weight of the deployed statistics in what normalizes
+  float variance_floor = 0.05f;  // adapted variance ≥ this × deployed variance, per channel
+  uint32_t window = 32;          // samples per entropy window
+  float entropy_rise = 0.15f;    // reset threshold on the window's mean entropy / log(classes)
+};
+
+struct StreamReport {
+  float entropy = 0;             // of the step's predictions (their mean), / log(classes), in [0, 1]
+  bool reset = false;            // this sample closed a window that triggered a reset
+  uint32_t resets = 0;           // since Create
+  uint32_t samples = 0;          // since the last (re)start
 };
 
 // One parameter or statistic held in the arena.
@@ -46,6 +81,24 @@ struct ParameterView {
   size_t elems = 0;
   bool trainable = false;        // false for running statistics
 };
+
+// One buffer of a training step — an activation kept for the backward, a gradient, a parameter
+// copy, its gradient or momentum, BatchNorm state, scratch — with the steps it is live:
+// forward of op i is step i, the loss step n (= number of ops), the backward of op i step 2n − i
+// (with recomputed segments, each segment's forward again then its backward, from the last
+// segment: a recomputed value then has one buffer for the first forward and another from its
+// recomputation to its backward); a buffer that outlives a step spans the whole step.
+struct TrainingBuffer {
+  size_t bytes = 0;
+  int32_t first_step = 0, last_step = 0;
+};
+using TrainingBufferFn = void (*)(void* user, const TrainingBuffer& buffer);
+
+// Lists the training buffers of `model` (compiled with BatchNorm kept) in the trainer's fixed
+// order. The compiler plans them by lifetime and stores one offset per buffer in the model's
+// training section; Create then places every buffer at its planned offset (no run-time layout).
+Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
+                             TrainingBufferFn visit, void* user, const Options& options = Options());
 
 Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes,
                                   const TrainOptions& train, size_t* arena_bytes,
@@ -68,12 +121,21 @@ class Trainer {
   Status AdaptStatistics(const float* inputs);
   // Restarts the cumulative average (StatsMode::kCumulativeAverage) before a calibration pass.
   void ResetStatistics();
+  // Label-free streaming adaptation (StreamOptions): the graph's batch of samples (one, for a
+  // model compiled with the default --infer-batch 1) is normalized with statistics updated
+  // from it, and its logits written (graph batch × classes). `report` may be null.
+  Status StreamStep(const float* inputs, float* logits, const StreamOptions& options,
+                    StreamReport* report = nullptr);
+  // Back to the deployed statistics (those in the model), as a stream reset does.
+  void ResetStream();
   // Eval mode: inference with the running statistics; writes the graph output (N×classes).
   Status Evaluate(const float* inputs, float* logits);
   // Folds each BatchNorm's current γ, β and running statistics into the Conv/Gemm before it
   // (W' = W·γ/√(σ²+ε), b' = (b−μ)·γ/√(σ²+ε) + β), in the arena: Evaluate then runs the folded
   // graph, skipping those BatchNorms. A later TrainStep/AdaptStatistics returns to the
   // unfolded graph until the next Refold. Returns how many BatchNorms were folded.
+  // A model compiled without --refold-weights keeps its weights in flash: each BatchNorm then
+  // runs as its per-channel affine map after the conv (exact, no weight copy in the arena).
   size_t Refold();
 
   // Changes learning rate, momentum, weight decay or statistics handling between steps

@@ -11,6 +11,7 @@ using edgefold::c_api::ToC;
 using edgefold::c_api::ToCpp;
 
 static_assert(EF_TRAIN_ALL == static_cast<int>(edgefold::Trainable::kAll), "ef_trainable");
+static_assert(EF_TRAIN_MODEL == static_cast<int>(edgefold::Trainable::kModel), "ef_trainable");
 static_assert(EF_STATS_CUMULATIVE_AVERAGE ==
               static_cast<int>(edgefold::StatsMode::kCumulativeAverage), "ef_stats_mode");
 
@@ -26,6 +27,20 @@ edgefold::TrainOptions ToCpp(const ef_train_options* t) {
   out.bn_momentum = t->bn_momentum;
   out.stats_mode = static_cast<edgefold::StatsMode>(t->stats_mode);
   out.trainable = static_cast<edgefold::Trainable>(t->trainable);
+  out.seed = t->seed;
+  return out;
+}
+
+edgefold::StreamOptions ToCpp(const ef_stream_options* s) {
+  edgefold::StreamOptions out;
+  if (s == nullptr) return out;
+  out.momentum = s->momentum;
+  out.momentum_decay = s->momentum_decay;
+  out.momentum_min = s->momentum_min;
+  out.prior = s->prior;
+  out.variance_floor = s->variance_floor;
+  out.window = s->window;
+  out.entropy_rise = s->entropy_rise;
   return out;
 }
 
@@ -42,6 +57,19 @@ void ef_train_options_init(ef_train_options* train) {
   train->bn_momentum = d.bn_momentum;
   train->stats_mode = static_cast<ef_stats_mode>(d.stats_mode);
   train->trainable = static_cast<ef_trainable>(d.trainable);
+  train->seed = d.seed;
+}
+
+void ef_stream_options_init(ef_stream_options* stream) {
+  if (stream == nullptr) return;
+  const edgefold::StreamOptions d;
+  stream->momentum = d.momentum;
+  stream->momentum_decay = d.momentum_decay;
+  stream->momentum_min = d.momentum_min;
+  stream->prior = d.prior;
+  stream->variance_floor = d.variance_floor;
+  stream->window = d.window;
+  stream->entropy_rise = d.entropy_rise;
 }
 
 ef_status ef_required_training_arena_bytes(const uint8_t* model, size_t model_bytes,
@@ -81,6 +109,24 @@ ef_status ef_trainer_adapt_statistics(ef_trainer* t, const float* inputs) {
 
 void ef_trainer_reset_statistics(ef_trainer* t) {
   if (t != nullptr) Cpp(t)->ResetStatistics();
+}
+
+ef_status ef_trainer_stream_step(ef_trainer* t, const float* inputs, float* logits,
+                                 const ef_stream_options* stream, ef_stream_report* report) {
+  if (t == nullptr) return EF_INVALID_ARGUMENT;
+  edgefold::StreamReport r;
+  const Status s = Cpp(t)->StreamStep(inputs, logits, ToCpp(stream), &r);
+  if (s == Status::kOk && report != nullptr) {
+    report->entropy = r.entropy;
+    report->reset = r.reset ? 1 : 0;
+    report->resets = r.resets;
+    report->samples = r.samples;
+  }
+  return ToC(s);
+}
+
+void ef_trainer_reset_stream(ef_trainer* t) {
+  if (t != nullptr) Cpp(t)->ResetStream();
 }
 
 ef_status ef_trainer_evaluate(ef_trainer* t, const float* inputs, float* logits) {

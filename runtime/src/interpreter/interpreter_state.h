@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "edgefold/interpreter.h"
-#include "interpreter/error_reporter.h"
+#include "base/error_reporter.h"
 #include "kernels/kernel_table.h"
 #include "model/model_reader.h"
 #include "model/model_types.h"
@@ -28,6 +28,7 @@ struct Interpreter::State {
   size_t arena_used_bytes = 0;
   OpEndFn on_op_end = nullptr;
   void* on_op_end_user = nullptr;
+  internal::Parallel parallel;
   bool ready = false;
 };
 
@@ -43,9 +44,6 @@ struct ArenaLayout {
   size_t total_bytes = 0;
 };
 ArenaLayout ComputeArenaLayout(const ModelSummary& summary);
-
-// The resolver used when Options::resolver is null: every op in this build.
-const OpResolver& DefaultOpResolver();
 
 }  // namespace internal
 }  // namespace edgefold

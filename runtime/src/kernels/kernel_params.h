@@ -6,23 +6,41 @@
 namespace edgefold::kernels {
 
 enum class ActKind : uint8_t { kNone = 0, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish,
-                              kSiLU };  // append only: values are the schema's ActivationKind
+                              kSiLU, kTanh, kExp, kLog, kSqrt, kReciprocal, kNeg, kAbs, kErf, kGelu,
+                              kSquare, kPow };  // append only: values are the schema's ActivationKind
 
 // Activation applied as the last step of a kernel (fused epilogue).
 //   Relu: max(x,0)   Clip: min(max(x,alpha),beta)   LeakyRelu: x<0 ? alpha·x : x
 //   Sigmoid: 1/(1+e^-x)   HardSigmoid: max(0,min(1,alpha·x+beta))   HardSwish: x·max(0,min(1,x/6+1/2))
 //   SiLU (Swish): x·sigmoid(x) = x/(1+e^-x)
+// Unary math (ONNX semantics: Log/Sqrt of x < 0 and Pow of x < 0 with a non-integer exponent are NaN):
+//   Tanh, Exp: e^x, Log: ln x, Sqrt, Reciprocal: 1/x, Neg: −x, Abs: |x|, Erf,
+//   Gelu: x·½·(1 + erf(x/√2)) (the erf form),  Square: x·x,  Pow: x^alpha (alpha a constant)
 struct Activation {
   ActKind kind = ActKind::kNone;
   float alpha = 0.0f;
   float beta = 0.0f;
 };
 
+// A strided copy, the one data-movement loop of Pad, Transpose, Slice and their backward
+// passes: for every index (i_0, …, i_{rank−1}) < dims,
+//   dst[Σ_d i_d·dst_step[d]]  =  (accumulate ? dst[…] : 0) + src[Σ_d i_d·src_step[d]]
+// Steps are in elements and may be negative (a reversed Slice); callers offset src and dst to
+// the first element. rank 0 copies one element.
+constexpr int kStridedCopyMaxRank = 6;
+struct StridedCopyParams {
+  int rank = 0;
+  size_t dims[kStridedCopyMaxRank] = {};
+  ptrdiff_t src_step[kStridedCopyMaxRank] = {};
+  ptrdiff_t dst_step[kStridedCopyMaxRank] = {};
+  bool accumulate = false;
+};
+
 // C[m×n] = act(A[m×k] · B[k×n] + bias)   (row-major, leading dimensions in elements)
 // bias: nullptr, or m values (bias_per_row) or n values; accumulate: C += A·B first.
 // b_row_offsets: nullptr (row q of B starts at b + q·ldb), or k offsets: row q starts at
 // b + b_row_offsets[q] (ldb unused). Lets a conv read each tap's B row as a shifted view of
-// its input instead of an im2col copy (kernels/conv_phase.h).
+// its input instead of an im2col copy (kernels/conv/conv_phase.h).
 struct GemmParams {
   size_t m = 0, n = 0, k = 0;
   size_t lda = 0, ldb = 0, ldc = 0;
@@ -50,7 +68,7 @@ struct Conv2dShape {
   size_t group = 1;
 };
 
-// One band of a Winograd F(2×2, 3×3) convolution (kernels/conv_winograd.h): tile rows
+// One band of a Winograd F(2×2, 3×3) convolution (kernels/conv/conv_winograd.h): tile rows
 // [row0, row0 + rows) of tiles_w 2×2 output tiles each. Tile t = (ty − row0)·tiles_w + tx of
 // matrix ξ ∈ [0,16), row r (a channel) lives at v[ξ·v_stride + r·ld + t] (m[ξ·m_stride + …]).
 struct Winograd23Geometry {
@@ -68,6 +86,11 @@ struct Winograd23Geometry {
 
 enum class PoolKind : uint8_t { kMax = 0, kAverage };
 
+// Reduction of x viewed as [outer, len, inner] along the middle axis (ops/reduce.cc):
+//   Mean: Σ/len   Sum: Σ   Max: max (NaN propagates)   SumSquare: Σ x²
+// len = 0 gives the empty reduction's identity: 0, −∞ (Max) and NaN (Mean, 0/0).
+enum class ReduceKind : uint8_t { kMean = 0, kSum, kMax, kSumSquare };  // append only: schema's ReduceKind
+
 // 2-D pooling over `planes` independent (n,c) planes of in_h×in_w → out_h×out_w.
 struct Pool2dParams {
   PoolKind kind = PoolKind::kMax;
@@ -79,7 +102,28 @@ struct Pool2dParams {
   bool count_include_pad = false;   // average: divide by kh·kw instead of the in-bounds count
 };
 
-enum class BinaryKind : uint8_t { kAdd = 0, kSub, kMul, kDiv };
+// Resize of `planes` planes in_h×in_w → out_h×out_w (ops/resize.cc). Per axis, output index i
+// reads source coordinate s = i·scale + offset (kernels/resize_coords.h):
+//   nearest: x[clamp(round(s), 0, in − 1)], round as `rounding` says;
+//   linear:  s clamped to [0, in − 1], x[⌊s⌋]·(1 − f) + x[⌊s⌋ + 1]·f with f = s − ⌊s⌋, per axis.
+// Double coordinates so that ties (s = k + ½) and integers fall where ONNX's reference puts them.
+enum class ResizeMode : uint8_t { kNearest = 0, kLinear };
+enum class NearestRounding : uint8_t { kRoundPreferFloor = 0, kRoundPreferCeil, kFloor, kCeil };
+struct ResizeAxis {
+  size_t in = 1, out = 1;
+  double scale = 1.0, offset = 0.0;
+  // k > 0 when index i reads ⌊i/k⌋ for every i (nearest) or the axis is the fixed 2× half-pixel
+  // blend (linear, k = 2): the fast paths. Set by the op's Prepare (ResizeIntegerFactor).
+  size_t factor = 0;
+};
+struct ResizeParams {
+  ResizeMode mode = ResizeMode::kNearest;
+  NearestRounding rounding = NearestRounding::kRoundPreferFloor;
+  ResizeAxis h, w;
+};
+
+// Min/Max propagate NaN (numpy's minimum/maximum, ONNX Min/Max).
+enum class BinaryKind : uint8_t { kAdd = 0, kSub, kMul, kDiv, kMin, kMax };  // append only: schema's BinaryKind
 
 // How the second operand of a binary kernel is read over its n outputs.
 enum class BroadcastMode : uint8_t {

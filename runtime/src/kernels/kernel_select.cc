@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "edgefold/isa.h"
-#include "kernels/arch_tables.h"
+#include "kernels/kernel_table.h"
 
 #if defined(EDGEFOLD_HOSTED)
 #include <cstdlib>
@@ -118,7 +118,7 @@ Isa DetectBestIsa() {
 
 bool IsaAvailable(Isa isa) {
   if (isa == Isa::kAuto || isa == Isa::kScalar) return true;
-  if (kernels::KernelTableFor(isa) == nullptr) return false;
+  if (kernels::TableFor<kernels::KernelTable>(isa) == nullptr) return false;
   const Isa best = DetectBestIsa();
   if (isa == Isa::kNeon) return best == Isa::kNeon;
   return Rank(best) >= Rank(isa);
@@ -126,26 +126,10 @@ bool IsaAvailable(Isa isa) {
 
 namespace kernels {
 
-const KernelTable& ScalarKernelTable() { return scalar::kTable; }
-
-const KernelTable* KernelTableFor(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar: return &scalar::kTable;
-#if defined(EDGEFOLD_HAVE_AVX512)
-    case Isa::kAvx512: return &avx512::kTable;
-#endif
-#if defined(EDGEFOLD_HAVE_AVX2_FMA)
-    case Isa::kAvx2Fma: return &avx2_fma::kTable;
-#endif
-#if defined(EDGEFOLD_HAVE_SSE42)
-    case Isa::kSse42: return &sse42::kTable;
-#endif
-#if defined(EDGEFOLD_HAVE_NEON)
-    case Isa::kNeon: return &neon::kTable;
-#endif
-    default: return nullptr;
-  }
-}
+#define EDGEFOLD_TABLE_CASE(ns, level) \
+  case Isa::level: return &ns::kTable;
+EDGEFOLD_DEFINE_TABLE_FOR(KernelTable, EDGEFOLD_TABLE_CASE)
+#undef EDGEFOLD_TABLE_CASE
 
 // kAuto: the detected best level, or EDGEFOLD_ISA (hosted builds) when it names an available
 // level. An explicit level that this build/CPU lacks falls back to scalar.
@@ -160,11 +144,6 @@ Isa ResolveIsa(Isa requested) {
 #endif
   }
   return IsaAvailable(isa) ? isa : Isa::kScalar;
-}
-
-const KernelTable& SelectKernelTable(Isa requested) {
-  const KernelTable* table = KernelTableFor(ResolveIsa(requested));
-  return table != nullptr ? *table : ScalarKernelTable();
 }
 
 }  // namespace kernels

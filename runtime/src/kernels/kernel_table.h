@@ -1,6 +1,6 @@
 // The table of kernel entry points for one instruction-set level.
 //
-// Each ISA translation unit (runtime/src/arch/*.cc) instantiates the kernel templates for its
+// Each ISA translation unit (runtime/src/kernels/arch/*.cc) instantiates the kernel templates for its
 // arch and fills one KernelTable. The interpreter picks one table at Create and keeps a
 // pointer: the hot path never re-dispatches. Kernels take raw pointers and sizes only; they
 // never fail (ops validate everything in Prepare).
@@ -8,7 +8,9 @@
 #include <cstddef>
 
 #include "edgefold/isa.h"
+#include "kernels/int8_params.h"
 #include "kernels/kernel_params.h"
+#include "kernels/table_for.h"
 
 namespace edgefold::kernels {
 
@@ -23,6 +25,11 @@ struct KernelTable {
   // Unfolds one group of one image into col[(in_c/group)·kh·kw × out_h·out_w];
   // zero outside the image. x points at the group's first input channel.
   void (*im2col)(const Conv2dShape& s, const float* x_group, float* col);
+  // Its adjoint: x_group[c, ih, iw] += every col entry im2col would read from there
+  // (ConvTranspose's scatter-add; the trainer's conv dx).
+  void (*col2im)(const Conv2dShape& s, const float* col, float* x_group);
+  // Pad, Transpose, Slice and their backward passes (StridedCopyParams in kernel_params.h).
+  void (*strided_copy)(const StridedCopyParams& p, const float* src, float* dst);
 
   // Depthwise conv (group == in_c == out_c) of one image: y = act(conv(x, w) + bias).
   // w is [c, 1, kh, kw]; bias may be nullptr.
@@ -59,24 +66,56 @@ struct KernelTable {
 
   // Softmax along the middle axis of x viewed as [outer, axis_len, inner].
   void (*softmax)(const float* x, float* y, size_t outer, size_t axis_len, size_t inner);
+  // LayerNorm of each row of x[rows × cols]: y = (x − mean)/√(var + eps)·scale[i] + bias[i]
+  // (biased variance; bias may be null); mean and inv_std (1/√(var + eps)) per row when not null.
+  void (*layer_norm)(const float* x, const float* scale, const float* bias, float eps, float* y,
+                     float* mean, float* inv_std, size_t rows, size_t cols);
 
-  // Winograd F(2×2, 3×3) transforms of one band (kernels/conv_winograd.h): the input's column
+  // Resize of `planes` planes, see ResizeParams.
+  void (*resize2d)(const ResizeParams& p, const float* x, float* y, size_t planes);
+
+  // Winograd F(2×2, 3×3) transforms of one band (kernels/conv/conv_winograd.h): the input's column
   // planes → V[16][in_c][ld] = Bᵀ d B per tile; M[16][out_c][ld] → y = act(Aᵀ m A + bias) for
   // the band's output rows (bias may be nullptr).
   void (*winograd23_input)(const Winograd23Geometry& g, const float* planes, float* v);
   void (*winograd23_output)(const Winograd23Geometry& g, const float* m, const float* bias,
                             Activation act, float* y);
+
+  // Recurrent cells on one batch row of `hidden` units, gates in ONNX order, σ = sigmoid.
+  // GRU: gx = x·Wᵀ + Wb and gh = h·Rᵀ + Rb, each [z | r | h̃] (3·hidden):
+  //   z = σ(gx_z + gh_z), r = σ(gx_r + gh_r), h̃ = tanh(gx_h + (lbr ? r ⊙ gh_h : gh_h)),
+  //   h ← h̃ + z ⊙ (h − h̃)   (= (1 − z) ⊙ h̃ + z ⊙ h)
+  // Without linear_before_reset the op has made gh_h = (r ⊙ h)·Rhᵀ + Rbh (gru_reset_hidden).
+  void (*gru_gates)(const float* gx, const float* gh, float* h, size_t hidden, bool linear_before_reset);
+  // rh = σ(gx_r + gh_r) ⊙ h, with gx_r, gh_r pointing at the r parts.
+  void (*gru_reset_hidden)(const float* gx_r, const float* gh_r, const float* h, float* rh, size_t hidden);
+  // LSTM: g = x·Wᵀ + Wb + h·Rᵀ + Rb, [i | o | f | c̃] (4·hidden): i, o, f = σ(·), c̃ = tanh(·);
+  //   c ← f ⊙ c + i ⊙ c̃, h ← o ⊙ tanh(c)
+  void (*lstm_gates)(const float* g, float* c, float* h, size_t hidden);
+
+  // y[o,i] = reduce_a x[o,a,i] for x viewed as [outer, len, inner], see ReduceKind.
+  void (*reduce)(ReduceKind kind, const float* x, float* y, size_t outer, size_t len, size_t inner);
+  // int8 (kernels/int8_params.h, docs/quantization.md): every level gives the reference's bits.
+  // Y = requantize(bias + A·B), see GemmS8Params.
+  void (*gemm_s8)(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
+  // As im2col, padding with pad_value (the input's zero point).
+  void (*im2col_s8)(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col);
+  // Depthwise ConvInt8 of one image, stride 1 (kernels::ConvS8UsesDepthwisePlane): rq holds
+  // bias, multiplier and shift per channel and the output's zero point and clamp; `plane` is
+  // ConvS8DepthwisePlaneBytes of scratch.
+  void (*conv2d_depthwise_s8)(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                              const GemmS8Params& rq, int8_t* plane, int8_t* y);
+  void (*quantize_s8)(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
+  void (*dequantize_s8)(const QuantS8Params& p, const int8_t* x, float* y, size_t n);
+  void (*add_s8)(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
+  // As pool2d; X and Y share scale and zero point (kernels/ref/int8_ref.cc).
+  void (*pool2d_s8)(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);
+  void (*global_pool_s8)(PoolKind kind, const int8_t* x, int8_t* y, size_t channels, size_t spatial);
 };
 
-// The portable reference table (always present; the test oracle and the Cortex-M path).
-const KernelTable& ScalarKernelTable();
-// The table for `isa`, or nullptr when it is not compiled into this build.
-const KernelTable* KernelTableFor(Isa isa);
-// The level a request runs at: kAuto becomes the best available level (or EDGEFOLD_ISA in
-// hosted builds); a level this build or CPU lacks becomes kScalar. Shared by every table kind.
-Isa ResolveIsa(Isa requested);
-// Resolves kAuto to the best available level, then returns its table (never nullptr:
-// falls back to scalar).
-const KernelTable& SelectKernelTable(Isa requested);
+// Every level's table: kernels::<level>::kTable, defined in kernels/arch/<level>.cc.
+#define EDGEFOLD_DECLARE_KERNEL_TABLE(ns, level) namespace ns { extern const KernelTable kTable; }
+EDGEFOLD_DECLARE_TABLES(KernelTable, EDGEFOLD_DECLARE_KERNEL_TABLE)
+#undef EDGEFOLD_DECLARE_KERNEL_TABLE
 
 }  // namespace edgefold::kernels

@@ -9,6 +9,7 @@
 
 #include "edgefold/isa.h"
 #include "kernels/kernel_params.h"
+#include "kernels/table_for.h"
 
 namespace edgefold::kernels {
 
@@ -26,7 +27,8 @@ struct TrainKernelTable {
 
   // BatchNorm backward (simplified form):
   //   dβ_c = Σ dy,  dγ_c = Σ dy·xhat,  dx = γ_c·inv_std_c/m · (m·dy − dβ_c − xhat·dγ_c).
-  // dgamma/dbeta are overwritten (not accumulated); dx is overwritten.
+  // dgamma/dbeta are overwritten (not accumulated); dx is overwritten, or not computed when
+  // nullptr (the first layer a sparse update trains).
   void (*batchnorm_backward)(const float* dy, const float* xhat, const float* gamma,
                              const float* inv_std, float* dx, float* dgamma, float* dbeta,
                              size_t batch, size_t channels, size_t spatial);
@@ -62,11 +64,18 @@ struct TrainKernelTable {
   //   g' = g + wd·p,  v = momentum·v + g',  p = p − lr·v.
   void (*sgd_momentum)(float* p, const float* g, float* v, size_t n, float lr, float momentum,
                        float weight_decay);
+
+  // Per-channel centred sums of one image x[channels×spatial] (streaming BN adaptation):
+  //   sum_d[c] = Σ_i (x[c,i] − shift[c]),  sum_d2[c] = Σ_i (x[c,i] − shift[c])²;
+  // the shift (a running mean) keeps the variance from cancelling. Overwrites both outputs.
+  void (*channel_moments)(const float* x, const float* shift, float* sum_d, float* sum_d2,
+                          size_t channels, size_t spatial);
 };
 
-// Resolves kAuto like SelectKernelTable; never nullptr (falls back to scalar).
-const TrainKernelTable& SelectTrainKernelTable(Isa requested);
-const TrainKernelTable& ScalarTrainKernelTable();
-const TrainKernelTable* TrainKernelTableFor(Isa isa);
+// Every level's training table: kernels::train_<level>::kTable, defined in
+// kernels/arch/train_<level>.cc (its own namespace: no symbol shared with the inference TU).
+#define EDGEFOLD_DECLARE_TRAIN_TABLE(ns, level) namespace train_##ns { extern const TrainKernelTable kTable; }
+EDGEFOLD_DECLARE_TABLES(TrainKernelTable, EDGEFOLD_DECLARE_TRAIN_TABLE)
+#undef EDGEFOLD_DECLARE_TRAIN_TABLE
 
 }  // namespace edgefold::kernels

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/kernel_params.h"
+#include "kernels/reference.h"   // Col2im, shared with ConvTranspose
 
 namespace edgefold::kernels::ref {
 
@@ -17,7 +18,6 @@ void BatchnormBackward(const float* dy, const float* xhat, const float* gamma,
                        size_t channels, size_t spatial);
 void GemmAtB(const GemmParams& p, const float* a, const float* b, float* c);
 void GemmABt(const GemmParams& p, const float* a, const float* b, float* c);
-void Col2im(const Conv2dShape& s, const float* col, float* x_group);
 void Conv2dDepthwiseBackward(const Conv2dShape& s, const float* x, const float* w,
                              const float* dy, float* dx, float* dw);
 void Pool2dBackward(const Pool2dParams& p, const float* x, const float* dy, float* dx,
@@ -26,5 +26,7 @@ float SoftmaxCrossEntropy(const float* logits, const int32_t* labels, float* dlo
                           size_t batch, size_t classes);
 void SgdMomentum(float* p, const float* g, float* v, size_t n, float lr, float momentum,
                  float weight_decay);
+void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2, size_t channels,
+                    size_t spatial);
 
 }  // namespace edgefold::kernels::ref

@@ -4,7 +4,7 @@
 // TensorInfo::producer. O(tensors + op edges); needs no memory but the TensorInfo array.
 #pragma once
 #include "edgefold/status.h"
-#include "interpreter/error_reporter.h"
+#include "base/error_reporter.h"
 #include "model/model_reader.h"
 #include "model/model_types.h"
 

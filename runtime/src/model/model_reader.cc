@@ -1,5 +1,6 @@
 #include "model/model_reader.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -14,12 +15,48 @@ namespace {
 constexpr size_t kMaxElems = SIZE_MAX / sizeof(float);
 
 // Every OpType has exactly one options table, in the same order as the union.
-fb::OpOptions ExpectedOptions(fb::OpType type) {
+constexpr fb::OpOptions ExpectedOptions(fb::OpType type) {
   return static_cast<fb::OpOptions>(static_cast<int>(type) + 1);
 }
 
+// The schema's OpType and OpOptions and the runtime's OpKind come from two lists (the schema,
+// edgefold/op_list.h): tie them here, where the cast from one to the other happens.
+#define EDGEFOLD_CHECK_OP(op)                                                                 \
+  static_assert(static_cast<int>(fb::OpType::op) == static_cast<int>(OpKind::k##op),        \
+                "OpType::" #op " and OpKind::k" #op " differ: keep op_list.h in schema order"); \
+  static_assert(ExpectedOptions(fb::OpType::op) == fb::OpOptions::op##Options,               \
+                "OpOptions::" #op "Options is not at OpType::" #op "'s place in the union");
+EDGEFOLD_FOR_EACH_OP(EDGEFOLD_CHECK_OP)
+#undef EDGEFOLD_CHECK_OP
+static_assert(static_cast<int>(fb::OpType::MAX) + 1 == static_cast<int>(OpKind::kCount),
+              "schema OpType and edgefold/op_list.h have different op counts");
+
 bool FitsIn(uint64_t offset, uint64_t bytes, uint64_t limit) {
   return offset <= limit && bytes <= limit - offset;
+}
+
+size_t DTypeBytes(fb::DType d) { return d == fb::DType::Int8 ? 1 : 4; }
+
+// Scales finite and > 0, zero points within the dtype (int8 per-channel weights: 0), one scale
+// per tensor or one per index of the axis.
+const char* CheckQuant(const fb::Tensor* t) {
+  const fb::QuantParams* q = t->quant();
+  if (q == nullptr) return t->dtype() == fb::DType::Int8 ? "int8 tensor without scale and zero point" : nullptr;
+  if (q->scales() == nullptr || q->zero_points() == nullptr || q->scales()->size() == 0 ||
+      q->scales()->size() != q->zero_points()->size())
+    return "quantization needs as many zero points as scales (at least one)";
+  const uint32_t n = q->scales()->size();
+  const int32_t rank = static_cast<int32_t>(t->shape()->size());
+  if (n > 1 && (q->axis() < 0 || q->axis() >= rank || static_cast<uint32_t>(t->shape()->Get(static_cast<uint32_t>(q->axis()))) != n))
+    return "per-channel scales do not match the quantized axis";
+  for (uint32_t i = 0; i < n; ++i) {
+    const float sc = q->scales()->Get(i);
+    if (!(std::isfinite(sc) && sc > 0.0f)) return "scale is zero, negative or not finite";
+    const int32_t zp = q->zero_points()->Get(i);
+    if (t->dtype() == fb::DType::Int8 && (zp < -128 || zp > 127)) return "zero point outside int8";
+    if (n > 1 && zp != 0) return "per-channel zero points must be 0";
+  }
+  return nullptr;
 }
 
 Status CheckTensor(const fb::Tensor* t, size_t index, const ModelSummary& s, size_t weight_bytes,
@@ -31,14 +68,17 @@ Status CheckTensor(const fb::Tensor* t, size_t index, const ModelSummary& s, siz
   };
   if (t->shape() == nullptr || t->shape()->size() > static_cast<uint32_t>(kMaxRank))
     return fail("missing shape or rank above 6");
-  if (t->dtype() != fb::DType::Float32) return fail("only float32 tensors are supported");
+  if (static_cast<int>(t->dtype()) > static_cast<int>(fb::DType::MAX)) return fail("unknown dtype");
+  if (t->dtype() != fb::DType::Float32 && !s.int8_format)
+    return fail("int8/int32 tensors need format version 2");
+  if (const char* why = CheckQuant(t)) return fail(why);
   size_t elems = 1;
   for (int32_t d : *t->shape()) {
     if (d <= 0) return fail("dimension is zero or negative");
     if (elems > kMaxElems / static_cast<size_t>(d)) return fail("element count overflows");
     elems *= static_cast<size_t>(d);
   }
-  if (t->bytes() != elems * sizeof(float)) return fail("byte size does not match its shape");
+  if (t->bytes() != elems * DTypeBytes(t->dtype())) return fail("byte size does not match its shape and dtype");
   const bool planned = t->arena_offset() >= 0;
   const bool constant = t->weight_offset() >= 0;
   if (planned == constant) return fail("needs exactly one of arena_offset and weight_offset");
@@ -136,6 +176,112 @@ Status CheckNoAliasing(const fb::Operator* op, const fb::Model* m, const char* n
   return Status::kOk;
 }
 
+// The trainable list names constant tensors (parameters).
+// Training may run at a multiple of the graph's batch (compile --train --batch N keeps the
+// inference graph at batch 1): the first input's leading dim is the graph's batch.
+Status CheckTrainingBatch(const fb::Model* m, ModelSummary* s, ErrorReporter& errors) {
+  const int32_t batch = m->training()->batch_size();
+  if (s->num_inputs == 0) return Status::kOk;
+  const fb::Tensor* in = m->tensors()->Get(static_cast<uint32_t>(m->inputs()->Get(0)));
+  const int32_t graph_batch = in->shape()->size() > 0 ? in->shape()->Get(0) : 1;
+  if (batch == graph_batch) return Status::kOk;
+  constexpr int32_t kMaxTrainingBatch = 1 << 16;
+  if (batch < 1 || batch > kMaxTrainingBatch || graph_batch < 1 || batch % graph_batch != 0) {
+    errors.Report("training section: batch %d is not a multiple of graph input '%s''s batch %d",
+                  static_cast<int>(batch), in->name() ? in->name()->c_str() : "", static_cast<int>(graph_batch));
+    return Status::kInvalidModel;
+  }
+  s->training_batch_scale = static_cast<size_t>(batch / graph_batch);
+  return Status::kOk;
+}
+
+Status CheckTrainingSection(const fb::Model* m, ModelSummary* s, ErrorReporter& errors) {
+  if (m->training() == nullptr) return Status::kOk;
+  s->refold_weights = m->training()->refold_weights();
+  s->frozen_statistics = m->training()->frozen_statistics();
+  s->new_classes = m->training()->new_classes();
+  s->saved_precision = static_cast<uint8_t>(m->training()->saved_precision());
+  if (s->saved_precision > static_cast<uint8_t>(fb::SavedPrecision::MAX)) {
+    errors.Report("training section: saved_precision %u is unknown", static_cast<unsigned>(s->saved_precision));
+    return Status::kInvalidModel;
+  }
+  if (s->new_classes < 0) {
+    errors.Report("training section: new_classes %d is negative", static_cast<int>(s->new_classes));
+    return Status::kInvalidModel;
+  }
+  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingBatch(m, s, errors));
+  if (const auto* seg = m->training()->recompute_segments()) {
+    for (uint32_t i = 0; i < seg->size(); ++i) {
+      const int32_t op = seg->Get(i);
+      const int32_t previous = i > 0 ? seg->Get(i - 1) : 0;
+      if (op <= previous || static_cast<size_t>(op) >= s->num_ops) {
+        errors.Report("training section: recompute segment %u starts at op %d, not after op %d and "
+                      "inside the %zu ops", i, static_cast<int>(op), static_cast<int>(previous), s->num_ops);
+        return Status::kInvalidModel;
+      }
+    }
+    s->recompute_segments = seg->data();
+    s->num_recompute_segments = seg->size();
+  }
+  if (m->training()->trainable() == nullptr) {
+    if (m->training()->buffer_offsets() != nullptr) {
+      errors.Report("training section: planned buffers without a trainable set");
+      return Status::kInvalidModel;
+    }
+    return Status::kOk;
+  }
+  const auto* list = m->training()->trainable();
+  for (uint32_t i = 0; i < list->size(); ++i) {
+    const int32_t t = list->Get(i);
+    if (t < 0 || static_cast<size_t>(t) >= s->num_tensors ||
+        m->tensors()->Get(static_cast<uint32_t>(t))->weight_offset() < 0) {
+      errors.Report("training section: trainable entry %u (tensor %d) is not a constant tensor", i, t);
+      return Status::kInvalidModel;
+    }
+  }
+  s->has_trainable_list = true;
+  s->trainable = list->data();
+  s->num_trainable = list->size();
+  const auto* offsets = m->training()->buffer_offsets();
+  if (offsets == nullptr) return Status::kOk;
+  const uint64_t planned = m->training()->planned_bytes();
+  if (planned > SIZE_MAX / 2) {
+    errors.Report("training section: planned training buffers of %llu bytes do not fit this machine",
+                  static_cast<unsigned long long>(planned));
+    return Status::kInvalidModel;
+  }
+  for (uint32_t i = 0; i < offsets->size(); ++i)
+    if (offsets->Get(i) > planned || offsets->Get(i) % 64 != 0) {
+      errors.Report("training section: buffer %u's offset %llu is not 64-byte aligned inside the %llu "
+                    "planned bytes", i, static_cast<unsigned long long>(offsets->Get(i)),
+                    static_cast<unsigned long long>(planned));
+      return Status::kInvalidModel;
+    }
+  s->has_training_plan = true;
+  s->training_offsets = offsets->data();
+  s->num_training_offsets = offsets->size();
+  s->training_planned_bytes = static_cast<size_t>(planned);
+  return Status::kOk;
+}
+
+// The float ops read and write float32 only; the int8 ops and Reshape (a byte copy between
+// tensors of one dtype) check their dtypes in Prepare.
+bool IsInt8Op(fb::OpType t) {
+  return (t >= fb::OpType::Quantize && t <= fb::OpType::GlobalPoolInt8) || t == fb::OpType::Reshape;
+}
+
+Status CheckFloatOperands(const fb::Operator* op, const fb::Model* m, const char* name, ErrorReporter& errors) {
+  if (IsInt8Op(op->type())) return Status::kOk;
+  for (const auto* list : {op->inputs(), op->outputs()})
+    for (int32_t i : *list)
+      if (i >= 0 && m->tensors()->Get(static_cast<uint32_t>(i))->dtype() != fb::DType::Float32) {
+        errors.Report("op '%s': tensor '%s' is not float32 (only the int8 ops take other dtypes)", name,
+                      TensorName(m, i));
+        return Status::kInvalidModel;
+      }
+  return Status::kOk;
+}
+
 Status CheckOperator(const fb::Operator* op, size_t index, const fb::Model* m,
                      const ModelSummary& s, ErrorReporter& errors) {
   const char* name = (op->name() != nullptr) ? op->name()->c_str() : "";
@@ -161,6 +307,7 @@ Status CheckOperator(const fb::Operator* op, size_t index, const fb::Model* m,
     return Status::kInvalidModel;
   }
   EDGEFOLD_RETURN_IF_ERROR(CheckNoAliasing(op, m, name, errors));
+  EDGEFOLD_RETURN_IF_ERROR(CheckFloatOperands(op, m, name, errors));
   if (!CheckOptions(op, errors)) return Status::kInvalidModel;
   return Status::kOk;
 }
@@ -187,9 +334,9 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     return Status::kInvalidModel;
   }
   const fb::Model* m = fb::GetModel(model);
-  if (m->format_version() != kFormatVersion) {
-    errors.Report("model format version %u, this runtime reads %u", m->format_version(),
-                  kFormatVersion);
+  if (m->format_version() != kFormatVersion && m->format_version() != kFormatVersionInt8) {
+    errors.Report("model format version %u, this runtime reads %u and %u", m->format_version(),
+                  kFormatVersion, kFormatVersionInt8);
     return Status::kUnsupportedVersion;
   }
   if (m->tensors() == nullptr || m->operators() == nullptr || m->inputs() == nullptr ||
@@ -203,6 +350,7 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     return Status::kInvalidModel;
   }
   ModelSummary s;
+  s.int8_format = m->format_version() == kFormatVersionInt8;
   s.num_tensors = m->tensors()->size();
   s.num_ops = m->operators()->size();
   s.num_inputs = m->inputs()->size();
@@ -222,6 +370,13 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     EDGEFOLD_RETURN_IF_ERROR(CheckOperator(m->operators()->Get(i), i, m, s, errors));
   EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(m->inputs(), m, false, true, "graph input", "<graph>", errors));
   EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(m->outputs(), m, false, true, "graph output", "<graph>", errors));
+  for (const auto* list : {m->inputs(), m->outputs()})
+    for (int32_t i : *list)
+      if (m->tensors()->Get(static_cast<uint32_t>(i))->dtype() != fb::DType::Float32) {
+        errors.Report("graph input/output '%s' is not float32", TensorName(m, i));
+        return Status::kInvalidModel;
+      }
+  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingSection(m, &s, errors));
   if (summary != nullptr) *summary = s;
   return Status::kOk;
 }
@@ -238,6 +393,13 @@ void ReadTensor(const uint8_t* model, size_t index, uint8_t* planned_arena, Tens
   for (int d = 0; d < info.rank; ++d) {
     info.shape[d] = t->shape()->Get(d);
     info.elems *= static_cast<size_t>(info.shape[d]);
+  }
+  info.dtype = static_cast<DType>(t->dtype());
+  if (const fb::QuantParams* q = t->quant()) {
+    info.scales = q->scales()->data();
+    info.zero_points = q->zero_points()->data();
+    info.num_scales = q->scales()->size();
+    info.quant_axis = q->axis();
   }
   info.is_constant = t->weight_offset() >= 0;
   // Constants are never written by inference ops; the const_cast is confined to here.

@@ -5,14 +5,17 @@
 #include <cstdint>
 
 #include "edgefold/status.h"
-#include "interpreter/error_reporter.h"
+#include "base/error_reporter.h"
 #include "model/model_types.h"
 
 namespace edgefold::internal {
 
+// Version 1: float models; version 2: models with int8 tensors (the only ones written so).
 constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersionInt8 = 2;
 
 struct ModelSummary {
+  bool int8_format = false;         // format version 2: int8/int32 tensors allowed
   size_t num_tensors = 0;
   size_t num_ops = 0;
   size_t num_inputs = 0;
@@ -20,6 +23,33 @@ struct ModelSummary {
   size_t planned_arena_bytes = 0;   // activations + scratch, as planned by the compiler
   const int32_t* inputs = nullptr;  // tensor indices, inside the model buffer
   const int32_t* outputs = nullptr;
+  // The training section's trainable tensors (compile --train --trainable), checked to be
+  // constant tensors; has_trainable_list is false for models without one.
+  bool has_trainable_list = false;
+  const int32_t* trainable = nullptr;
+  size_t num_trainable = 0;
+  // The training buffers' planned offsets (compile --train); has_training_plan is false when
+  // the model has none, and the trainer then lays its buffers out one after the other.
+  bool has_training_plan = false;
+  const uint64_t* training_offsets = nullptr;
+  size_t num_training_offsets = 0;
+  size_t training_planned_bytes = 0;
+  // Trainer::Refold writes folded weight copies (models without a training section: yes).
+  bool refold_weights = true;
+  // The training batch over the graph's own (inference) batch: the trainer runs every value
+  // of the graph with its leading dim times this (training/train_batch.h). 1 when they agree.
+  size_t training_batch_scale = 1;
+  // Frozen statistics (TrainingSection.frozen_statistics): the trainer loops the graph
+  // training_batch_scale times per step instead of scaling it.
+  bool frozen_statistics = false;
+  // TrainingSection.new_classes: the classifier's last outputs the trainer initializes.
+  int32_t new_classes = 0;
+  // TrainingSection.saved_precision: 0 float32, 1 float16, 2 bfloat16 (saved_precision.h).
+  uint8_t saved_precision = 0;
+  // TrainingSection.recompute_segments: the first op of each backward segment (ascending, in
+  // (0, num_ops)); the trainer re-runs every segment but the last before its backward.
+  const int32_t* recompute_segments = nullptr;
+  size_t num_recompute_segments = 0;
 };
 
 // Verifies `model` and checks every index, offset and size in it. Cheap enough to run at

@@ -10,8 +10,19 @@
 
 namespace edgefold::internal {
 
+// Element type (schema DType). Int8 and Int32 tensors keep `data` as the byte address;
+// int8 ops reinterpret it.
+enum class DType : uint8_t { kFloat32 = 0, kInt32 = 1, kInt8 = 2 };
+
 struct TensorInfo {
   const char* name = "";
+  DType dtype = DType::kFloat32;
+  // Quantization (schema QuantParams): real = (q − zero_points[i])·scales[i]; num_scales is 0
+  // (none), 1 (per tensor) or shape[quant_axis] (per channel). Point into the model buffer.
+  const float* scales = nullptr;
+  const int32_t* zero_points = nullptr;
+  uint32_t num_scales = 0;
+  int32_t quant_axis = 0;
   int32_t shape[kMaxRank] = {};
   int rank = 0;
   size_t elems = 0;
@@ -52,24 +63,55 @@ struct SliceOptions {
   int32_t steps[kMaxRank];
   int32_t rank;
 };
+struct ResizeOptions {
+  kernels::ResizeMode mode;
+  kernels::NearestRounding rounding;
+  double scales[2], offsets[2];   // h, w
+};
+struct DepthSpaceOptions {   // DepthToSpace and SpaceToDepth
+  int32_t blocksize;
+  bool crd;                  // DepthToSpace CRD (else DCR)
+};
 struct BatchNormOptions {
   float epsilon;
   float momentum;
   kernels::Activation act;
 };
 
+enum class RnnCell : uint8_t { kGru = 0, kLstm };                          // schema RnnCell
+enum class RnnDirection : uint8_t { kForward = 0, kReverse, kBidirectional };   // schema RnnDirection
+struct RnnOptions {
+  RnnCell cell;
+  RnnDirection direction;
+  int32_t hidden_size;
+  bool linear_before_reset;
+  bool output_sequence;   // Y follows Y_h in the outputs
+  bool output_cell;       // Y_c is the last output (LSTM)
+};
+
 union OpOptions {
   OpOptions() : pad() {}   // zero-initialized; ReadOptions fills the live member
-  ConvOptions conv;
+  ConvOptions conv;                        // Conv and ConvTranspose
   PoolOptions pool;
   PadOptions pad;
   TransposeOptions transpose;
   SliceOptions slice;
+  ResizeOptions resize;
+  DepthSpaceOptions depth_space;
   BatchNormOptions batchnorm;
+  RnnOptions rnn;
   kernels::Activation act;                 // Gemm, ChannelAffine, Activation
   struct { kernels::BinaryKind kind; kernels::Activation act; } binary;
   struct { int32_t axis; } axis;           // Concat, Softmax
+  struct { int32_t axis; float epsilon; } layer_norm;
+  struct { kernels::ReduceKind kind; int32_t axis; int32_t count; } reduce;
   kernels::PoolKind global_pool;
+  struct {   // ConvInt8 (window as conv, act as the int8 clamp), GemmInt8, AddInt8
+    int32_t kernel[2], strides[2], dilations[2], pads[4];
+    int32_t group;
+    int32_t act_min, act_max;
+    int32_t multiplier_a, multiplier_b, shift;   // AddInt8
+  } int8;
 };
 
 // Room for what an op's Prepare derives once (shapes, strides) so Eval only runs kernels.

@@ -1,7 +1,7 @@
 // Translates each op's FlatBuffers options table into the plain OpOptions union.
 #pragma once
 #include "edgefold/model_generated.h"
-#include "interpreter/error_reporter.h"
+#include "base/error_reporter.h"
 #include "model/model_types.h"
 
 namespace edgefold::internal {

@@ -2,15 +2,15 @@
 //   y[n, oc, oy, ox] = act(b[oc] + Σ_{ic∈group(oc), ky, kx} w[oc, ic, ky, kx] · x[n, ic, iy, ix])
 //   iy = oy·sh − pad_top + ky·dh, ix = ox·sw − pad_left + kx·dw (zero outside the image)
 // Depthwise convs run a direct kernel; pointwise ones one GEMM on the input; others a GEMM per
-// group that reads each tap in place from phase planes (kernels/conv_phase.h), or im2col + GEMM
+// group that reads each tap in place from phase planes (kernels/conv/conv_phase.h), or im2col + GEMM
 // when the model's plan gives only im2col's scratch; 3×3 stride-1 convs whose weights the compiler
-// stored in the Winograd domain run kernels/conv_winograd.h.
+// stored in the Winograd domain run kernels/conv/conv_winograd.h.
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
 // pointwise group-1 convs only): y = W·(x ⊙ s) + b = W'·x + b, W'[o, c] = W[o, c]·s[c] written to
-// scratch (at ops::ConvScaledWeightsOffsetBytes) on every run.
-#include "kernels/conv_phase.h"
-#include "kernels/conv_winograd.h"
-#include "ops/conv_scratch.h"
+// scratch (at kernels::ConvScaledWeightsOffsetBytes) on every run.
+#include "kernels/conv/conv_phase.h"
+#include "kernels/conv/conv_winograd.h"
+#include "kernels/conv/conv_scratch.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_util.h"
 #include "ops/window_params.h"
@@ -32,14 +32,14 @@ struct ConvPrepared {
 // scratch for W'.
 Status PrepareChannelScale(OpContext& ctx, const kernels::Conv2dShape& s) {
   const ConvOptions& o = ctx.op.options.conv;
-  if (o.packing != WeightPacking::kPlain || s.group != 1 || !ops::ConvIsPointwise(s))
+  if (o.packing != WeightPacking::kPlain || s.group != 1 || !kernels::ConvIsPointwise(s))
     return ctx.Fail(Status::kInvalidModel,
                     "a channel scale (input 3) needs a pointwise (1x1, stride 1, no pad) group-1 conv "
                     "with plain weights");
   if (ctx.input(3).elems != s.in_c)
     return ctx.Fail(Status::kShapeMismatch, "channel scale (input 3) has %zu values for %zu input channels",
                     ctx.input(3).elems, s.in_c);
-  const size_t scratch = ops::ConvChannelScaleScratchBytes(s);
+  const size_t scratch = kernels::ConvChannelScaleScratchBytes(s);
   if (ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel,
                     "needs %zu scratch bytes for the channel-scaled weights, the plan gives %zu", scratch,
@@ -48,7 +48,7 @@ Status PrepareChannelScale(OpContext& ctx, const kernels::Conv2dShape& s) {
 }
 
 // W stored as U = G·g·Gᵀ [4, 4, Cout, Cin] (WeightPacking Winograd2x3): the shape the transform
-// exists for and the scratch of kernels/conv_winograd.h. Sets `shape` (MakeConv2dShape reads
+// exists for and the scratch of kernels/conv/conv_winograd.h. Sets `shape` (MakeConv2dShape reads
 // Cout from W's first dim, which here is 4).
 Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s) {
   const TensorInfo& w = ctx.input(1);
@@ -99,13 +99,13 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
                     ctx.input(2).elems, s.out_c);
   if (channel_scale) EDGEFOLD_RETURN_IF_ERROR(PrepareChannelScale(ctx, s));
-  const bool direct = ops::ConvIsDepthwise(s) || ops::ConvIsPointwise(s);
+  const bool direct = kernels::ConvIsDepthwise(s) || kernels::ConvIsPointwise(s);
   const kernels::ConvPhaseLayout phase = kernels::MakeConvPhaseLayout(s);
   const bool phase_planes = !direct && phase.scratch_bytes <= ctx.op.scratch_bytes;
-  const size_t scratch = direct ? 0 : ops::ConvIm2colScratchBytes(s);
+  const size_t scratch = direct ? 0 : kernels::ConvIm2colScratchBytes(s);
   if (!phase_planes && ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu",
-                    ops::ConvScratchBytes(s), ctx.op.scratch_bytes);
+                    kernels::ConvScratchBytes(s), ctx.op.scratch_bytes);
   const ConvPath path = direct ? ConvPath::kDirect : phase_planes ? ConvPath::kPhasePlanes : ConvPath::kIm2col;
   ctx.prepared<ConvPrepared>() = ConvPrepared{s, phase, static_cast<size_t>(x.shape[0]), path, channel_scale};
   return Status::kOk;
@@ -118,7 +118,7 @@ Status Eval(OpContext& ctx) {
   const float* x = ctx.input(0).data;
   const float* w = ctx.input(1).data;
   if (p.channel_scale) {   // W'[o, c] = W[o, c]·s[c] (pointwise, group 1: W is [out_c, in_c])
-    float* ws = ctx.op.scratch + ops::ConvScaledWeightsOffsetBytes(s) / sizeof(float);
+    float* ws = ctx.op.scratch + kernels::ConvScaledWeightsOffsetBytes(s) / sizeof(float);
     const float* scale = ctx.input(3).data;
     for (size_t oc = 0; oc < s.out_c; ++oc)
       for (size_t c = 0; c < s.in_c; ++c) ws[oc * s.in_c + c] = w[oc * s.in_c + c] * scale[c];
@@ -130,28 +130,47 @@ Status Eval(OpContext& ctx) {
   const size_t out_plane = s.out_h * s.out_w;
   const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group;
   const size_t k = cin_g * s.kh * s.kw;
-  const bool depthwise = ops::ConvIsDepthwise(s), pointwise = ops::ConvIsPointwise(s);
+  const bool depthwise = kernels::ConvIsDepthwise(s), pointwise = kernels::ConvIsPointwise(s);
   // Recomputed per run (a few dozen integer ops): with the shape it would not fit kPreparedBytes.
   const kernels::Winograd23Layout winograd =
       p.path == ConvPath::kWinograd23 ? kernels::MakeWinograd23Layout(s) : kernels::Winograd23Layout();
   for (size_t n = 0; n < p.batch; ++n) {
     const float* xn = x + n * in_image;
     float* yn = y + n * s.out_c * out_plane;
-    if (p.path == ConvPath::kWinograd23) {
-      kernels::Conv2dWinograd23(ctx.k, s, winograd, xn, w, bias, o.act, yn, ctx.op.scratch);
+    if (p.path == ConvPath::kWinograd23) {   // the 16 GEMMs of each band split over threads
+      kernels::Winograd23Fill(s, winograd, xn, ctx.op.scratch);
+      for (size_t band = 0; band < kernels::Winograd23Bands(winograd); ++band) {
+        kernels::Winograd23BandInput(ctx.k, s, winograd, band, ctx.op.scratch);
+        const size_t gemm_work = s.out_c * s.in_c * winograd.band_rows * winograd.geometry.tiles_w;
+        ForEachRowRange(ctx.parallel, 16, gemm_work, 1, [&](size_t xi0, size_t xi1) {
+          kernels::Winograd23BandGemms(ctx.k, s, winograd, band, w, ctx.op.scratch, xi0, xi1);
+        });
+        kernels::Winograd23BandOutput(ctx.k, winograd, band, bias, o.act, yn, ctx.op.scratch);
+      }
       continue;
     }
-    if (depthwise) {
-      ctx.k.conv2d_depthwise(s, xn, w, bias, o.act, yn);
+    if (depthwise) {   // channels are independent: each task takes a run of them
+      const size_t plane = s.in_h * s.in_w;
+      ForEachRowRange(ctx.parallel, s.out_c, out_plane * s.kh * s.kw, 1, [&](size_t c0, size_t c1) {
+        kernels::Conv2dShape part = s;
+        part.in_c = part.out_c = part.group = c1 - c0;
+        ctx.k.conv2d_depthwise(part, xn + c0 * plane, w + c0 * s.kh * s.kw, bias ? bias + c0 : nullptr, o.act,
+                               yn + c0 * out_plane);
+      });
       continue;
     }
     for (size_t g = 0; g < s.group; ++g) {
       const float* xg = xn + g * cin_g * s.in_h * s.in_w;
       const float* wg = w + g * cout_g * k;
       const float* bg = bias ? bias + g * cout_g : nullptr;
+      float* yg = yn + g * cout_g * out_plane;
+      // The columns (phase planes or im2col) once, then the GEMM's rows (output channels) split
+      // over threads in whole register tiles.
       if (p.path == ConvPath::kPhasePlanes) {
-        kernels::Conv2dPhaseGemm(ctx.k, s, p.phase, xg, wg, bg, o.act, yn + g * cout_g * out_plane,
-                                 ctx.op.scratch);
+        kernels::Conv2dPhaseFill(s, p.phase, xg, ctx.op.scratch);
+        ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
+          kernels::Conv2dPhaseRows(ctx.k, s, p.phase, wg, bg, o.act, yg, ctx.op.scratch, o0, o1);
+        });
         continue;
       }
       const float* col = xg;
@@ -159,13 +178,15 @@ Status Eval(OpContext& ctx) {
         ctx.k.im2col(s, xg, ctx.op.scratch);
         col = ctx.op.scratch;
       }
-      kernels::GemmParams gp;
-      gp.m = cout_g; gp.n = out_plane; gp.k = k;
-      gp.lda = k; gp.ldb = out_plane; gp.ldc = out_plane;
-      gp.bias = bg;
-      gp.bias_per_row = true;
-      gp.act = o.act;
-      ctx.k.gemm(gp, wg, col, yn + g * cout_g * out_plane);
+      ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
+        kernels::GemmParams gp;
+        gp.m = o1 - o0; gp.n = out_plane; gp.k = k;
+        gp.lda = k; gp.ldb = out_plane; gp.ldc = out_plane;
+        gp.bias = bg ? bg + o0 : nullptr;
+        gp.bias_per_row = true;
+        gp.act = o.act;
+        ctx.k.gemm(gp, wg + o0 * k, col, yg + o0 * out_plane);
+      });
     }
   }
   return Status::kOk;

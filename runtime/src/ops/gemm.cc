@@ -36,10 +36,31 @@ Status Prepare(OpContext& ctx) {
   return Status::kOk;
 }
 
+// Threads take rows of X (whole register tiles) when there are enough of them, else columns of
+// W in blocks of 64 (a multiple of every vector width: each column keeps the code path and the
+// order of its sums, so the bits do not depend on the split).
 Status Eval(OpContext& ctx) {
-  kernels::GemmParams p = ctx.prepared<kernels::GemmParams>();
-  p.bias = ctx.has_input(2) ? ctx.input(2).data : nullptr;
-  ctx.k.gemm(p, ctx.input(0).data, ctx.input(1).data, ctx.output(0).data);
+  const kernels::GemmParams& prepared = ctx.prepared<kernels::GemmParams>();
+  const float* bias = ctx.has_input(2) ? ctx.input(2).data : nullptr;
+  const float* x = ctx.input(0).data;
+  const float* w = ctx.input(1).data;
+  float* y = ctx.output(0).data;
+  const size_t threads = ctx.parallel != nullptr ? ctx.parallel->threads : 1;
+  if (prepared.m >= 8 * threads) {
+    ForEachRowRange(ctx.parallel, prepared.m, prepared.n * prepared.k, 8, [&](size_t r0, size_t r1) {
+      kernels::GemmParams p = prepared;
+      p.m = r1 - r0;
+      p.bias = bias;
+      ctx.k.gemm(p, x + r0 * p.lda, w, y + r0 * p.ldc);
+    });
+    return Status::kOk;
+  }
+  ForEachRowRange(ctx.parallel, prepared.n, prepared.m * prepared.k, 64, [&](size_t c0, size_t c1) {
+    kernels::GemmParams p = prepared;
+    p.n = c1 - c0;
+    p.bias = bias != nullptr ? bias + c0 : nullptr;
+    ctx.k.gemm(p, x, w + c0, y + c0);
+  });
   return Status::kOk;
 }
 

@@ -8,9 +8,10 @@
 #include <type_traits>
 
 #include "edgefold/status.h"
-#include "interpreter/error_reporter.h"
+#include "base/error_reporter.h"
 #include "kernels/kernel_table.h"
 #include "model/model_types.h"
+#include "ops/parallel.h"
 
 namespace edgefold::internal {
 
@@ -19,6 +20,7 @@ struct OpContext {
   TensorInfo* tensors;
   const kernels::KernelTable& k;
   ErrorReporter& errors;
+  const Parallel* parallel = nullptr;   // the caller's threads (ops/parallel.h); nullptr: one
 
   bool has_input(uint32_t i) const { return i < op.num_inputs && op.inputs[i] >= 0; }
   TensorInfo& input(uint32_t i) const { return tensors[op.inputs[i]]; }
@@ -41,28 +43,20 @@ struct OpKernel {
   // Arity, checked by the interpreter before Prepare: inputs [0, min_inputs) must be present.
   uint32_t min_inputs;
   uint32_t max_inputs;
+  // Outputs [1, max_outputs], all present; which ones an op with several has, its options say.
+  uint32_t max_outputs = 1;
 };
 
 constexpr uint32_t kAnyInputs = 0xFFFFFFFFu;
 
 const char* OpKindName(OpKind kind);
 
-// Registration functions, one per op file.
-const OpKernel* RegisterConv();
-const OpKernel* RegisterGemm();
-const OpKernel* RegisterMatMul();
-const OpKernel* RegisterBatchNorm();
-const OpKernel* RegisterChannelAffine();
-const OpKernel* RegisterActivation();
-const OpKernel* RegisterPRelu();
-const OpKernel* RegisterBinary();
-const OpKernel* RegisterConcat();
-const OpKernel* RegisterReshape();
-const OpKernel* RegisterTranspose();
-const OpKernel* RegisterPool();
-const OpKernel* RegisterGlobalPool();
-const OpKernel* RegisterPad();
-const OpKernel* RegisterSoftmax();
-const OpKernel* RegisterSlice();
+// The resolver used when Options::resolver is null: every op in this build.
+const OpResolver& DefaultOpResolver();
+
+// Registration functions, one per op file (RegisterConv in ops/conv.cc, ...).
+#define EDGEFOLD_OP_REGISTER(op) const OpKernel* Register##op();
+EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_REGISTER)
+#undef EDGEFOLD_OP_REGISTER
 
 }  // namespace edgefold::internal

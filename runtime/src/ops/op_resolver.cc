@@ -11,29 +11,15 @@ namespace {
 constexpr int Index(OpKind kind) { return static_cast<int>(kind); }
 }  // namespace
 
-void OpResolver::AddConv() { ops_[Index(OpKind::kConv)] = internal::RegisterConv(); }
-void OpResolver::AddGemm() { ops_[Index(OpKind::kGemm)] = internal::RegisterGemm(); }
-void OpResolver::AddMatMul() { ops_[Index(OpKind::kMatMul)] = internal::RegisterMatMul(); }
-void OpResolver::AddBatchNorm() { ops_[Index(OpKind::kBatchNorm)] = internal::RegisterBatchNorm(); }
-void OpResolver::AddChannelAffine() {
-  ops_[Index(OpKind::kChannelAffine)] = internal::RegisterChannelAffine();
-}
-void OpResolver::AddActivation() { ops_[Index(OpKind::kActivation)] = internal::RegisterActivation(); }
-void OpResolver::AddPRelu() { ops_[Index(OpKind::kPRelu)] = internal::RegisterPRelu(); }
-void OpResolver::AddBinary() { ops_[Index(OpKind::kBinary)] = internal::RegisterBinary(); }
-void OpResolver::AddConcat() { ops_[Index(OpKind::kConcat)] = internal::RegisterConcat(); }
-void OpResolver::AddReshape() { ops_[Index(OpKind::kReshape)] = internal::RegisterReshape(); }
-void OpResolver::AddTranspose() { ops_[Index(OpKind::kTranspose)] = internal::RegisterTranspose(); }
-void OpResolver::AddPool() { ops_[Index(OpKind::kPool)] = internal::RegisterPool(); }
-void OpResolver::AddGlobalPool() { ops_[Index(OpKind::kGlobalPool)] = internal::RegisterGlobalPool(); }
-void OpResolver::AddPad() { ops_[Index(OpKind::kPad)] = internal::RegisterPad(); }
-void OpResolver::AddSoftmax() { ops_[Index(OpKind::kSoftmax)] = internal::RegisterSoftmax(); }
-void OpResolver::AddSlice() { ops_[Index(OpKind::kSlice)] = internal::RegisterSlice(); }
+#define EDGEFOLD_OP_ADD(op) \
+  void OpResolver::Add##op() { ops_[Index(OpKind::k##op)] = internal::Register##op(); }
+EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_ADD)
+#undef EDGEFOLD_OP_ADD
 
 void OpResolver::AddAll() {
-  AddConv(); AddGemm(); AddMatMul(); AddBatchNorm(); AddChannelAffine(); AddActivation();
-  AddPRelu(); AddBinary(); AddConcat(); AddReshape(); AddTranspose(); AddPool();
-  AddGlobalPool(); AddPad(); AddSoftmax(); AddSlice();
+#define EDGEFOLD_OP_ADD_CALL(op) Add##op();
+  EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_ADD_CALL)
+#undef EDGEFOLD_OP_ADD_CALL
 }
 
 const internal::OpKernel* OpResolver::Find(OpKind kind) const {
@@ -43,10 +29,21 @@ const internal::OpKernel* OpResolver::Find(OpKind kind) const {
 
 namespace internal {
 
+const OpResolver& DefaultOpResolver() {
+  static const OpResolver resolver = [] {
+    OpResolver r;
+    r.AddAll();
+    return r;
+  }();
+  return resolver;
+}
+
 const char* OpKindName(OpKind kind) {
-  static const char* const kNames[] = {"Conv", "Gemm", "MatMul", "BatchNorm", "ChannelAffine",
-                                       "Activation", "PRelu", "Binary", "Concat", "Reshape",
-                                       "Transpose", "Pool", "GlobalPool", "Pad", "Softmax", "Slice"};
+  static const char* const kNames[] = {
+#define EDGEFOLD_OP_NAME(op) #op,
+      EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_NAME)
+#undef EDGEFOLD_OP_NAME
+  };
   const int i = Index(kind);
   return (i >= 0 && i < Index(OpKind::kCount)) ? kNames[i] : "Unknown";
 }

@@ -1,5 +1,6 @@
 // Reshape and Flatten: same elements, new shape (the output tensor's). A copy, because the
-// planner gives input and output separate memory.
+// planner gives input and output separate memory. Any dtype: input and output share it (and,
+// for int8, the scale and zero point).
 #include <cstring>
 
 #include "ops/op_kernel.h"
@@ -12,12 +13,19 @@ Status Prepare(OpContext& ctx) {
   if (ctx.input(0).elems != ctx.output(0).elems)
     return ctx.Fail(Status::kShapeMismatch, "input has %zu elements, output %zu",
                     ctx.input(0).elems, ctx.output(0).elems);
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& y = ctx.output(0);
+  if (x.dtype != y.dtype || x.num_scales != y.num_scales ||
+      (x.num_scales == 1 && (x.scales[0] != y.scales[0] || x.zero_points[0] != y.zero_points[0])))
+    return ctx.Fail(Status::kInvalidModel, "input and output differ in dtype or quantization");
+  if (x.dtype == DType::kInt32) return ctx.Fail(Status::kInvalidModel, "int32 activations are not supported");
   return Status::kOk;
 }
 
 Status Eval(OpContext& ctx) {
   if (ctx.input(0).data != ctx.output(0).data)
-    std::memcpy(ctx.output(0).data, ctx.input(0).data, ctx.output(0).elems * sizeof(float));
+    std::memcpy(ctx.output(0).data, ctx.input(0).data,
+                ctx.output(0).elems * (ctx.output(0).dtype == DType::kInt8 ? 1 : sizeof(float)));
   return Status::kOk;
 }
 

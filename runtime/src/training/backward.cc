@@ -21,8 +21,9 @@ const kernels::Activation* FusedActivation(const OpDesc& op) {
 
 const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensors) {
   const kernels::Activation* act = FusedActivation(op);
-  if (act != nullptr && !GradFromOutputSupported(act->kind))
-    return "a fused HardSwish or SiLU has no gradient from its output; compile with --train (no fusion)";
+  if (act != nullptr && op.kind != OpKind::kBatchNorm && !GradFromOutputSupported(act->kind))
+    return "a fused HardSwish, SiLU, Gelu, Abs, Erf, Square or Pow has no gradient from its output; "
+           "compile with --train (no fusion)";
   if (op.kind == OpKind::kConv && op.options.conv.packing != WeightPacking::kPlain)
     return "Winograd-packed conv weights cannot be trained; compile with --train (plain weights)";
   if (op.kind == OpKind::kConv && op.num_inputs > 3 && op.inputs[3] >= 0)
@@ -30,6 +31,13 @@ const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensor
            "compile with --train (no fusion)";
   switch (op.kind) {
     case OpKind::kMatMul: return "MatMul of two activations has no backward yet";
+    case OpKind::kResize: return "Resize has no backward yet";
+    case OpKind::kConvTranspose: return "ConvTranspose has no backward yet";
+    case OpKind::kLayerNorm: return "LayerNorm has no backward yet";
+    case OpKind::kRnn:
+      return op.options.rnn.cell == RnnCell::kLstm ? "LSTM has no backward yet" : "GRU has no backward yet";
+    case OpKind::kExpand: return "Expand has no backward yet";
+    case OpKind::kReduce: return "Reduce has no backward yet";
     case OpKind::kPRelu: {
       const TensorInfo& x = tensors[op.inputs[0]];
       const TensorInfo& slope = tensors[op.inputs[1]];
@@ -39,7 +47,7 @@ const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensor
     case OpKind::kConcat: case OpKind::kTranspose: case OpKind::kPad: case OpKind::kSoftmax:
     case OpKind::kConv: case OpKind::kGemm: case OpKind::kBatchNorm: case OpKind::kChannelAffine:
     case OpKind::kActivation: case OpKind::kBinary: case OpKind::kReshape: case OpKind::kPool:
-    case OpKind::kGlobalPool:
+    case OpKind::kGlobalPool: case OpKind::kDepthToSpace: case OpKind::kSpaceToDepth:
       return nullptr;
     default: return "no backward for this op";
   }
@@ -54,7 +62,8 @@ void ApplyFusedActivationGrad(const OpDesc& op, const float* y, float* dy, size_
 void Backward(Trainer::State& s, size_t op_index) {
   const OpDesc& op = s.ops[op_index];
   const TensorInfo& y = s.tensors[op.outputs[0]];
-  ApplyFusedActivationGrad(op, y.data, s.grads[op.outputs[0]], y.elems);
+  if (op.kind != OpKind::kBatchNorm)   // BatchNorm recomputes it from x̂ (BackwardBatchNorm)
+    ApplyFusedActivationGrad(op, y.data, s.grads[op.outputs[0]], y.elems);
   switch (op.kind) {
     case OpKind::kConv: BackwardConv(s, op); break;
     case OpKind::kGemm: BackwardGemm(s, op); break;
@@ -69,6 +78,7 @@ void Backward(Trainer::State& s, size_t op_index) {
     case OpKind::kConcat: BackwardConcat(s, op); break;
     case OpKind::kReshape: BackwardReshape(s, op); break;
     case OpKind::kTranspose: BackwardTranspose(s, op); break;
+    case OpKind::kDepthToSpace: case OpKind::kSpaceToDepth: BackwardDepthSpace(s, op); break;
     case OpKind::kPool: BackwardPool(s, op); break;
     case OpKind::kGlobalPool: BackwardGlobalPool(s, op); break;
     case OpKind::kPad: BackwardPad(s, op); break;

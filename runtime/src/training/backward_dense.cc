@@ -1,10 +1,12 @@
 // Backward of the ops with parameters: Conv, Gemm, BatchNorm (training), ChannelAffine.
 #include <cstring>
 
-#include "ops/conv_scratch.h"
+#include "kernels/conv/conv_scratch.h"
 #include "ops/shape_util.h"
 #include "ops/window_params.h"
+#include "training/activation_grad.h"
 #include "training/backward_ops.h"
+#include "training/saved_precision.h"
 
 namespace edgefold::internal {
 namespace {
@@ -29,7 +31,7 @@ void BackwardConv(Trainer::State& s, const OpDesc& op) {
   const size_t cin_g = sh.in_c / sh.group, cout_g = sh.out_c / sh.group;
   const size_t k = cin_g * sh.kh * sh.kw;
   const size_t batch = static_cast<size_t>(x.shape[0]);
-  const bool depthwise = ops::ConvIsDepthwise(sh), pointwise = ops::ConvIsPointwise(sh);
+  const bool depthwise = kernels::ConvIsDepthwise(sh), pointwise = kernels::ConvIsPointwise(sh);
   for (size_t n = 0; n < batch; ++n) {
     const float* xn = x.data + n * sh.in_c * in_plane;
     const float* dyn = dy + n * sh.out_c * hw;
@@ -96,13 +98,104 @@ void BackwardGemm(Trainer::State& s, const OpDesc& op) {
 
 // Training-mode BN: the kernel overwrites dx, dγ, dβ; dx goes through temp so gradients
 // arriving from other consumers of X are kept.
+// A fused activation y = act(z), z = γ·x̂ + β: dz = dy·act'(z), with z recomputed from the
+// saved x̂ so the BN's output need not be kept for the backward.
+namespace {
+
+// x̂ kept in 16 bits (saved_precision.h): one scalar pass per channel reads it as it goes, so no
+// float32 copy is needed and dx may sit over dy (GradientShare). Batch statistics as the
+// kernel (train_kernel_table.h), frozen ones as below; dx overwritten when it is this BN's
+// alone (over dy, or the BN is x's only reader), else added.
+void BackwardBatchNormSaved16(Trainer::State& s, const OpDesc& op, const BnState& bn) {
+  const SavedPrecision precision = static_cast<SavedPrecision>(s.summary.saved_precision);
+  const auto xhat = [&](size_t i) {
+    return precision == SavedPrecision::kFloat16 ? HalfToFloat(bn.xhat16[i]) : BFloat16ToFloat(bn.xhat16[i]);
+  };
+  float* dy = s.grads[op.outputs[0]];
+  float* dx = s.grads[op.inputs[0]];
+  const bool overwrite = dx == dy || bn.dx_direct;
+  const float* gamma = s.tensors[op.inputs[1]].data;
+  const float* beta = s.tensors[op.inputs[2]].data;
+  const kernels::Activation& act = op.options.batchnorm.act;
+  float* dgamma = s.grads[op.inputs[1]] ? s.grads[op.inputs[1]] : bn.frozen_dparams;
+  float* dbeta = s.grads[op.inputs[2]] ? s.grads[op.inputs[2]] : (bn.frozen_dparams ? bn.frozen_dparams + bn.channels : nullptr);
+  const float m = static_cast<float>(bn.batch * bn.spatial);
+  for (size_t c = 0; c < bn.channels; ++c) {
+    float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
+    for (size_t n = 0; n < bn.batch; ++n)
+      for (size_t i = (n * bn.channels + c) * bn.spatial, e = i + bn.spatial; i < e; ++i) {
+        const float h = xhat(i);
+        if (act.kind != kernels::ActKind::kNone) dy[i] *= ActGradFromInput(act, gamma[c] * h + beta[c]);
+        sum_dy += dy[i];
+        sum_dy_xhat += dy[i] * h;
+      }
+    const float a = gamma[c] * bn.inv_std[c];
+    float b = 0.0f, c0 = 0.0f;   // frozen statistics: dx = a·dy
+    if (s.frozen_stats) {
+      if (dbeta != nullptr) dbeta[c] += sum_dy;   // accumulated over the step's runs
+      if (dgamma != nullptr) dgamma[c] += sum_dy_xhat;
+    } else {
+      dbeta[c] = sum_dy;
+      dgamma[c] = sum_dy_xhat;
+      b = -a * sum_dy_xhat / m;
+      c0 = -a * sum_dy / m;
+    }
+    if (dx == nullptr) continue;
+    for (size_t n = 0; n < bn.batch; ++n)
+      for (size_t i = (n * bn.channels + c) * bn.spatial, e = i + bn.spatial; i < e; ++i) {
+        const float v = a * dy[i] + (b * xhat(i) + c0);
+        dx[i] = overwrite ? v : dx[i] + v;
+      }
+  }
+}
+
+}  // namespace
+
 void BackwardBatchNorm(Trainer::State& s, const OpDesc& op, const BnState& bn) {
+  if (bn.xhat16 != nullptr) return BackwardBatchNormSaved16(s, op, bn);
+  const float* xhat = bn.xhat;
   const TensorInfo& x = s.tensors[op.inputs[0]];
   float* dx = s.grads[op.inputs[0]];
-  s.tk->batchnorm_backward(s.grads[op.outputs[0]], bn.xhat, s.tensors[op.inputs[1]].data,
-                           bn.inv_std, s.temp, s.grads[op.inputs[1]], s.grads[op.inputs[2]],
-                           bn.batch, bn.channels, bn.spatial);
-  if (dx != nullptr) AddInto(dx, s.temp, x.elems);
+  const kernels::Activation& act = op.options.batchnorm.act;
+  if (act.kind != kernels::ActKind::kNone) {
+    float* dy = s.grads[op.outputs[0]];
+    const float* gamma = s.tensors[op.inputs[1]].data;
+    const float* beta = s.tensors[op.inputs[2]].data;
+    for (size_t n = 0; n < bn.batch; ++n)
+      for (size_t c = 0; c < bn.channels; ++c) {
+        const size_t base = (n * bn.channels + c) * bn.spatial;
+        for (size_t i = base; i < base + bn.spatial; ++i)
+          dy[i] *= ActGradFromInput(act, gamma[c] * xhat[i] + beta[c]);
+      }
+  }
+  if (s.frozen_stats) {   // eval form: y = γ·x̂ + β with fixed statistics, so dx = dy·γ·inv_std
+    const float* gamma = s.tensors[op.inputs[1]].data;
+    const float* dy = s.grads[op.outputs[0]];
+    float* dgamma = s.grads[op.inputs[1]];
+    float* dbeta = s.grads[op.inputs[2]];
+    for (size_t n = 0; n < bn.batch; ++n)
+      for (size_t c = 0; c < bn.channels; ++c) {
+        const size_t base = (n * bn.channels + c) * bn.spatial;
+        float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
+        const float k = gamma[c] * bn.inv_std[c];
+        for (size_t i = base; i < base + bn.spatial; ++i) {
+          sum_dy += dy[i];
+          sum_dy_xhat += dy[i] * xhat[i];
+          if (dx == dy) dx[i] = dy[i] * k;          // dx over dy (GradientShare): overwrite
+          else if (dx != nullptr) dx[i] += dy[i] * k;
+        }
+        if (dbeta != nullptr) dbeta[c] += sum_dy;     // accumulated over the step's runs
+        if (dgamma != nullptr) dgamma[c] += sum_dy_xhat;
+      }
+    return;
+  }
+  float* dgamma = s.grads[op.inputs[1]] ? s.grads[op.inputs[1]] : bn.frozen_dparams;
+  float* dbeta = s.grads[op.inputs[2]] ? s.grads[op.inputs[2]] : bn.frozen_dparams + bn.channels;
+  // dx straight into its gradient when the BN is x's only reader (nothing else adds to it).
+  float* out = (dx == nullptr || bn.dx_direct) ? dx : s.temp;
+  s.tk->batchnorm_backward(s.grads[op.outputs[0]], xhat, s.tensors[op.inputs[1]].data,
+                           bn.inv_std, out, dgamma, dbeta, bn.batch, bn.channels, bn.spatial);
+  if (out == s.temp) AddInto(dx, s.temp, x.elems);
 }
 
 // y = x·scale[c] + shift[c]:  dx += dy·scale[c].

@@ -14,6 +14,7 @@ void BackwardBinary(Trainer::State& s, const OpDesc& op);
 void BackwardConcat(Trainer::State& s, const OpDesc& op);
 void BackwardReshape(Trainer::State& s, const OpDesc& op);
 void BackwardTranspose(Trainer::State& s, const OpDesc& op);
+void BackwardDepthSpace(Trainer::State& s, const OpDesc& op);
 void BackwardPool(Trainer::State& s, const OpDesc& op);
 void BackwardGlobalPool(Trainer::State& s, const OpDesc& op);
 void BackwardPad(Trainer::State& s, const OpDesc& op);

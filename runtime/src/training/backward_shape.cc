@@ -4,6 +4,7 @@
 
 #include "ops/broadcast.h"
 #include "ops/shape_util.h"
+#include "ops/strided_views.h"
 #include "ops/window_params.h"
 #include "training/activation_grad.h"
 #include "training/backward_ops.h"
@@ -14,16 +15,6 @@ namespace {
 const TensorInfo& In(Trainer::State& s, const OpDesc& op, uint32_t i) { return s.tensors[op.inputs[i]]; }
 float* DIn(Trainer::State& s, const OpDesc& op, uint32_t i) { return s.grads[op.inputs[i]]; }
 const float* DOut(Trainer::State& s, const OpDesc& op) { return s.grads[op.outputs[0]]; }
-
-// Visits (input flat index, output flat index) of a row-major transpose/pad-like mapping.
-size_t Strides(const TensorInfo& t, size_t* stride) {
-  size_t step = 1;
-  for (int d = t.rank - 1; d >= 0; --d) {
-    stride[d] = step;
-    step *= static_cast<size_t>(t.shape[d]);
-  }
-  return step;
-}
 
 }  // namespace
 
@@ -78,6 +69,14 @@ void BackwardBinary(Trainer::State& s, const OpDesc& op) {
           if (da) da[ia] += g / vb;
           if (db) db[ib] -= g * va / (vb * vb);
           break;
+        case kernels::BinaryKind::kMin:   // to the smaller operand; ties split evenly (PyTorch)
+        case kernels::BinaryKind::kMax: {
+          const bool a_wins = kind == kernels::BinaryKind::kMax ? va > vb : va < vb;
+          const float ga = va == vb ? 0.5f * g : a_wins ? g : 0.0f;
+          if (da) da[ia] += ga;
+          if (db) db[ib] += g - ga;
+          break;
+        }
       }
     }
   });
@@ -107,22 +106,26 @@ void BackwardReshape(Trainer::State& s, const OpDesc& op) {
 }
 
 // y[i_0..] = x[j] with j_{perm[d]} = i_d: dx[j] += dy[i].
-void BackwardTranspose(Trainer::State& s, const OpDesc& op) {
+// DepthToSpace / SpaceToDepth: the forward copy reversed (a permutation: every x element is
+// read once, so accumulating dy into dx is the whole gradient).
+void BackwardDepthSpace(Trainer::State& s, const OpDesc& op) {
   float* dx = DIn(s, op, 0);
   if (dx == nullptr) return;
   const TensorInfo& x = In(s, op, 0);
   const TensorInfo& y = s.tensors[op.outputs[0]];
-  size_t xs[kMaxRank];
-  Strides(x, xs);
-  const float* dy = DOut(s, op);
-  for (size_t i = 0; i < y.elems; ++i) {
-    size_t rest = i, src = 0;
-    for (int d = y.rank - 1; d >= 0; --d) {
-      src += (rest % static_cast<size_t>(y.shape[d])) * xs[op.options.transpose.perm[d]];
-      rest /= static_cast<size_t>(y.shape[d]);
-    }
-    dx[src] += dy[i];
-  }
+  const DepthSpaceOptions& o = op.options.depth_space;
+  const kernels::StridedCopyParams forward = op.kind == OpKind::kDepthToSpace
+                                                 ? DepthToSpaceCopy(x, y, o.blocksize, o.crd)
+                                                 : SpaceToDepthCopy(x, y, o.blocksize);
+  s.k->strided_copy(ReversedAccumulating(forward), DOut(s, op), dx);
+}
+
+void BackwardTranspose(Trainer::State& s, const OpDesc& op) {
+  float* dx = DIn(s, op, 0);
+  if (dx == nullptr) return;
+  const kernels::StridedCopyParams forward =
+      TransposeCopy(In(s, op, 0), s.tensors[op.outputs[0]], op.options.transpose.perm);
+  s.k->strided_copy(ReversedAccumulating(forward), DOut(s, op), dx);
 }
 
 void BackwardPool(Trainer::State& s, const OpDesc& op) {
@@ -159,19 +162,10 @@ void BackwardGlobalPool(Trainer::State& s, const OpDesc& op) {
 void BackwardPad(Trainer::State& s, const OpDesc& op) {
   float* dx = DIn(s, op, 0);
   if (dx == nullptr) return;
-  const TensorInfo& x = In(s, op, 0);
-  const TensorInfo& y = s.tensors[op.outputs[0]];
-  size_t ys[kMaxRank];
-  Strides(y, ys);
-  const float* dy = DOut(s, op);
-  for (size_t i = 0; i < x.elems; ++i) {
-    size_t rest = i, dst = 0;
-    for (int d = x.rank - 1; d >= 0; --d) {
-      dst += (rest % static_cast<size_t>(x.shape[d]) + static_cast<size_t>(op.options.pad.pads[d])) * ys[d];
-      rest /= static_cast<size_t>(x.shape[d]);
-    }
-    dx[i] += dy[dst];
-  }
+  size_t offset = 0;
+  const kernels::StridedCopyParams forward =
+      PadCopy(In(s, op, 0), s.tensors[op.outputs[0]], op.options.pad.pads, &offset);
+  s.k->strided_copy(ReversedAccumulating(forward), DOut(s, op) + offset, dx);
 }
 
 // y = softmax(x) along the axis: dx = y ⊙ (dy − Σ_axis dy·y).

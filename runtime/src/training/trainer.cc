@@ -5,8 +5,15 @@
 #include <new>
 
 #include "interpreter/interpreter_state.h"
-#include "model/dataflow_check.h"
+#include "base/size_math.h"
+#include "interpreter/graph_prepare.h"
+#include "training/activation_grad.h"
 #include "training/backward.h"
+#include "training/backward_segments.h"
+#include "training/new_classes.h"
+#include "training/saved_precision.h"
+#include "training/stream_adapt.h"
+#include "training/train_batch.h"
 #include "training/trainer_state.h"
 
 namespace edgefold {
@@ -34,6 +41,8 @@ Status CheckGraph(Trainer::State& s) {
     return Status::kShapeMismatch;
   }
   s.classes = z.elems / s.batch;
+  s.frozen_stats = s.summary.frozen_statistics;
+  s.chunks = s.frozen_stats ? s.summary.training_batch_scale : 1;
   size_t trainable = 0;
   for (size_t p = 0; p < s.num_params; ++p) trainable += s.params[p].trainable ? 1 : 0;
   if (trainable == 0) {
@@ -55,22 +64,6 @@ Status CheckGraph(Trainer::State& s) {
   return Status::kOk;
 }
 
-Status PrepareOps(Trainer::State& s) {
-  const OpResolver& resolver = internal::DefaultOpResolver();
-  for (size_t i = 0; i < s.summary.num_ops; ++i) {
-    internal::OpDesc& op = s.ops[i];
-    const internal::OpKernel* kernel = resolver.Find(op.kind);
-    if (kernel == nullptr) {
-      s.errors.Report("op '%s': %s is not registered", op.name, internal::OpKindName(op.kind));
-      return Status::kUnsupportedOp;
-    }
-    s.op_kernels[i] = kernel;
-    internal::OpContext ctx{op, s.tensors, *s.k, s.errors};
-    EDGEFOLD_RETURN_IF_ERROR(kernel->prepare(ctx));
-  }
-  return Status::kOk;
-}
-
 // Folds this batch's statistics into the running ones (PyTorch momentum, or the cumulative
 // average of Algorithm 2); the variance is made unbiased with m/(m−1).
 void UpdateRunningStats(Trainer::State& s, const internal::BnState& bn) {
@@ -88,7 +81,94 @@ void UpdateRunningStats(Trainer::State& s, const internal::BnState& bn) {
   }
 }
 
-void ForwardBatchNormTrain(Trainer::State& s, const internal::BnState& bn) {
+// A BatchNorm's operands (y may be x itself: InPlaceInput).
+struct BnOperands {
+  BnOperands(const Trainer::State& s, const internal::OpDesc& op)
+      : x(s.tensors[op.inputs[0]].data), gamma(s.tensors[op.inputs[1]].data), beta(s.tensors[op.inputs[2]].data),
+        running_mean(s.tensors[op.inputs[3]].data), running_var(s.tensors[op.inputs[4]].data),
+        y(s.tensors[op.outputs[0]]), precision(static_cast<internal::SavedPrecision>(s.summary.saved_precision)) {}
+  const float *x, *gamma, *beta, *running_mean, *running_var;
+  const internal::TensorInfo& y;
+  internal::SavedPrecision precision;
+};
+
+// x̂ in 16 bits, rounded so that the fused activation's gradient piece (a ReLU's mask) the
+// backward recomputes from it is the one the forward used.
+uint16_t NarrowForBackward(const internal::OpDesc& op, internal::SavedPrecision p, float xhat, float gamma,
+                           float beta) {
+  const kernels::Activation& act = op.options.batchnorm.act;
+  return internal::NarrowKeepingSide(p, xhat, gamma, beta, [&act](float z_exact, float z_stored) {
+    return internal::SameActivationPiece(act, z_exact, z_stored);
+  });
+}
+
+// Eval-form BN that keeps x̂ for the backward (frozen statistics): the running statistics
+// normalize, nothing is updated.
+void ForwardBatchNormFrozen(Trainer::State& s, const internal::BnState& bn) {
+  const internal::OpDesc& op = s.ops[bn.op];
+  const BnOperands o(s, op);
+  const float *x = o.x, *gamma = o.gamma, *beta = o.beta, *running_mean = o.running_mean, *running_var = o.running_var;
+  const internal::TensorInfo& y = o.y;
+  const auto precision = o.precision;
+  for (size_t c = 0; c < bn.channels; ++c) {
+    bn.mean[c] = running_mean[c];
+    bn.inv_std[c] = 1.0f / std::sqrt(running_var[c] + op.options.batchnorm.epsilon);
+  }
+  for (size_t n = 0; n < bn.batch; ++n)
+    for (size_t c = 0; c < bn.channels; ++c) {
+      const size_t base = (n * bn.channels + c) * bn.spatial;
+      for (size_t i = base; i < base + bn.spatial; ++i) {   // y may be x itself
+        const float h = (x[i] - bn.mean[c]) * bn.inv_std[c];
+        if (bn.xhat != nullptr) bn.xhat[i] = h;
+        if (bn.xhat16 != nullptr) bn.xhat16[i] = NarrowForBackward(op, precision, h, gamma[c], beta[c]);
+        y.data[i] = gamma[c] * h + beta[c];
+      }
+    }
+  if (op.options.batchnorm.act.kind != kernels::ActKind::kNone)
+    s.k->activation(y.data, y.data, y.elems, op.options.batchnorm.act);
+}
+
+// Batch statistics with x̂ kept in 16 bits: exact two-pass statistics (double sums), x̂
+// narrowed as it is computed, then y = γ·x̂ + β as one per-channel affine pass, which may write
+// over x (the BN is then x's only reader: InPlaceInput).
+void ForwardBatchNormSaved16(Trainer::State& s, const internal::BnState& bn, bool update_running) {
+  const internal::OpDesc& op = s.ops[bn.op];
+  const BnOperands o(s, op);
+  const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
+  float* y = o.y.data;
+  const auto precision = o.precision;
+  const size_t plane = bn.channels * bn.spatial;
+  const double m = static_cast<double>(bn.batch * bn.spatial);
+  for (size_t c = 0; c < bn.channels; ++c) {
+    double sum = 0.0, sq = 0.0;
+    for (size_t n = 0; n < bn.batch; ++n)
+      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i) sum += x[i];
+    const double mean = sum / m;
+    for (size_t n = 0; n < bn.batch; ++n)
+      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i) sq += (x[i] - mean) * (x[i] - mean);
+    bn.mean[c] = static_cast<float>(mean);
+    bn.var[c] = static_cast<float>(sq / m);
+    bn.inv_std[c] = static_cast<float>(1.0 / std::sqrt(sq / m + op.options.batchnorm.epsilon));
+    for (size_t n = 0; n < bn.batch; ++n)
+      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i)
+        bn.xhat16[i] = NarrowForBackward(op, precision, (x[i] - bn.mean[c]) * bn.inv_std[c], gamma[c], beta[c]);
+  }
+  if (update_running) UpdateRunningStats(s, bn);
+  // The statistics are absorbed: mean and var now hold the affine map (the backward needs only
+  // inv_std and x̂).
+  for (size_t c = 0; c < bn.channels; ++c) {
+    const float scale = gamma[c] * bn.inv_std[c];
+    bn.var[c] = beta[c] - bn.mean[c] * scale;
+    bn.mean[c] = scale;
+  }
+  for (size_t n = 0; n < bn.batch; ++n)
+    s.k->channel_affine(x + n * plane, bn.mean, bn.var, y + n * plane, bn.channels, bn.spatial,
+                        op.options.batchnorm.act);
+}
+
+// update_running: false when a recomputed segment runs it again (the batch was absorbed once).
+void ForwardBatchNormTrain(Trainer::State& s, const internal::BnState& bn, bool update_running) {
+  if (bn.xhat16 != nullptr) return ForwardBatchNormSaved16(s, bn, update_running);
   const internal::OpDesc& op = s.ops[bn.op];
   const internal::TensorInfo& y = s.tensors[op.outputs[0]];
   s.tk->batchnorm_train_forward(s.tensors[op.inputs[0]].data, s.tensors[op.inputs[1]].data,
@@ -96,7 +176,7 @@ void ForwardBatchNormTrain(Trainer::State& s, const internal::BnState& bn) {
                                 bn.xhat, bn.mean, bn.var, bn.inv_std, bn.batch, bn.channels, bn.spatial);
   if (op.options.batchnorm.act.kind != kernels::ActKind::kNone)
     s.k->activation(y.data, y.data, y.elems, op.options.batchnorm.act);
-  UpdateRunningStats(s, bn);
+  if (update_running) UpdateRunningStats(s, bn);
 }
 
 // The producer of each foldable BatchNorm, rewritten to read W', b' and write the BN's output.
@@ -142,8 +222,45 @@ void FoldInto(const Trainer::State& s, const internal::BnState& bn) {
   }
 }
 
-Status Forward(Trainer::State& s, const float* inputs, bool training) {
+// How a forward runs its BatchNorms: the eval graph; batch statistics (running ones
+// updated); or the running statistics with x̂ kept for a backward (frozen statistics).
+// kStream: statistics updated per sample before normalizing (StreamStep). kRecompute: batch
+// statistics again for a recomputed segment, the running ones left as they are.
+enum class BnForward { kEval, kBatchStatistics, kFrozenStatistics, kStream, kRecompute };
+
+// compile --recompute: every forward uses the first buffers; the backward's recomputation of
+// `segment` the second ones of that segment (PointerSwitch).
+void UseFirstBuffers(Trainer::State& s) {
+  for (size_t i = 0; i < s.num_switches; ++i)
+    std::memcpy(s.switches[i].slot, &s.switches[i].first, sizeof(void*));
+}
+void UseSecondBuffers(Trainer::State& s, int32_t segment) {
+  for (size_t i = 0; i < s.num_switches; ++i)
+    if (s.switches[i].segment == segment) std::memcpy(s.switches[i].slot, &s.switches[i].second, sizeof(void*));
+}
+
+// Runs ops [begin, end) in training form (BatchNorms as `mode` says).
+Status ForwardOps(Trainer::State& s, size_t begin, size_t end, BnForward mode) {
+  size_t next_bn = 0;
+  while (next_bn < s.num_bns && s.bns[next_bn].op < static_cast<int32_t>(begin)) ++next_bn;
+  for (size_t i = begin; i < end; ++i) {
+    if (mode != BnForward::kEval && next_bn < s.num_bns && s.bns[next_bn].op == static_cast<int32_t>(i)) {
+      const internal::BnState& bn = s.bns[next_bn++];
+      if (mode == BnForward::kFrozenStatistics) ForwardBatchNormFrozen(s, bn);
+      else if (mode == BnForward::kStream) internal::ForwardBatchNormStream(s, bn);
+      else ForwardBatchNormTrain(s, bn, mode == BnForward::kBatchStatistics);
+      continue;
+    }
+    internal::OpContext ctx{s.ops[i], s.tensors, *s.k, s.errors};
+    EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[i]->eval(ctx));
+  }
+  return Status::kOk;
+}
+
+Status Forward(Trainer::State& s, const float* inputs, BnForward mode) {
+  const bool training = mode != BnForward::kEval;
   if (inputs == nullptr) return Status::kInvalidArgument;
+  UseFirstBuffers(s);
   const internal::TensorInfo& x = s.tensors[s.input];
   std::memcpy(x.data, inputs, x.elems * sizeof(float));
   if (training) s.refolded = false;   // parameters or statistics change: the fold is stale
@@ -155,18 +272,13 @@ Status Forward(Trainer::State& s, const float* inputs, bool training) {
     }
     return Status::kOk;
   }
-  size_t next_bn = 0;
-  for (size_t i = 0; i < s.summary.num_ops; ++i) {
-    if (training && next_bn < s.num_bns && s.bns[next_bn].op == static_cast<int32_t>(i)) {
-      ForwardBatchNormTrain(s, s.bns[next_bn++]);
-      continue;
-    }
-    internal::OpContext ctx{s.ops[i], s.tensors, *s.k, s.errors};
-    EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[i]->eval(ctx));
-  }
-  if (training && s.num_bns > 0) ++s.statistics_batches;
+  EDGEFOLD_RETURN_IF_ERROR(ForwardOps(s, 0, s.summary.num_ops, mode));
+  if (mode == BnForward::kBatchStatistics && s.num_bns > 0) ++s.statistics_batches;
   return Status::kOk;
 }
+
+// Floats of one run's input (the graph's batch).
+size_t ChunkElems(const Trainer::State& s) { return s.tensors[s.input].elems; }
 
 int CountCorrect(const float* logits, const int32_t* labels, size_t batch, size_t classes) {
   int correct = 0;
@@ -179,7 +291,35 @@ int CountCorrect(const float* logits, const int32_t* labels, size_t batch, size_
   return correct;
 }
 
+// The requested trainable set agrees with the model's, and the graph runs at the training batch.
+Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary, const TrainOptions& train,
+                          internal::ErrorReporter& errors) {
+  const internal::GraphView g(model, summary, nullptr, nullptr);
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainableAgrees(g, train.trainable, errors));
+  return internal::CheckBatchScalable(g, errors);
+}
+
+// LayoutTrainer gives SIZE_MAX when the model's planned offsets do not fit its buffers.
+Status CheckTrainingPlan(size_t layout_bytes, internal::ErrorReporter& errors) {
+  if (layout_bytes != SIZE_MAX) return Status::kOk;
+  errors.Report("training section: the planned buffer offsets do not match this model's training "
+                "buffers (recompile with 'edgefold compile --train')");
+  return Status::kInvalidModel;
+}
+
 }  // namespace
+
+Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
+                             TrainingBufferFn visit, void* user, const Options& options) {
+  if (visit == nullptr) return Status::kInvalidArgument;
+  internal::ErrorReporter errors(options.log, options.log_user);
+  ModelSummary summary;
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
+  summary.has_training_plan = false;   // list the buffers, whatever the model planned
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckBatchScalable(internal::GraphView(model, summary, nullptr, nullptr), errors));
+  internal::LayoutTrainer(model, summary, train, nullptr, nullptr, visit, user);
+  return Status::kOk;
+}
 
 Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
                                   size_t* arena_bytes, const Options& options) {
@@ -187,87 +327,165 @@ Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes, cons
   internal::ErrorReporter errors(options.log, options.log_user);
   ModelSummary summary;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
-  *arena_bytes = internal::LayoutTrainer(model, summary, train, nullptr, nullptr) + kHandleBytes;
+  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingModel(model, summary, train, errors));
+  const size_t layout_bytes = internal::LayoutTrainer(model, summary, train, nullptr, nullptr);
+  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingPlan(layout_bytes, errors));
+  const size_t needed = AddSat(layout_bytes, kHandleBytes);
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckAddressable(needed, "training arena", errors));
+  *arena_bytes = needed;
   return Status::kOk;
 }
 
 Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, size_t arena_bytes,
                        const TrainOptions& train, const Options& options, Trainer** out) {
   internal::ErrorReporter errors(options.log, options.log_user);
-  if (out == nullptr || arena == nullptr) return Status::kInvalidArgument;
-  *out = nullptr;
-  if (reinterpret_cast<uintptr_t>(arena) % kArenaAlignment != 0) {
-    errors.Report("arena must start at a 64-byte boundary");
-    return Status::kMisalignedArena;
-  }
   ModelSummary summary;
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
+  EDGEFOLD_RETURN_IF_ERROR(
+      internal::CheckCreateRequest(model, model_bytes, arena, out, options, errors, &summary));
+  *out = nullptr;
+  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingModel(model, summary, train, errors));
   const size_t layout_bytes = internal::LayoutTrainer(model, summary, train, nullptr, nullptr);
-  if (arena_bytes < layout_bytes + kHandleBytes) {
-    errors.Report("training arena too small: needs %zu bytes, got %zu", layout_bytes + kHandleBytes, arena_bytes);
-    return Status::kArenaTooSmall;
-  }
-  if (options.isa != Isa::kAuto && !IsaAvailable(options.isa)) {
-    errors.Report("kernel level %s is not available", IsaName(options.isa));
-    return Status::kInvalidArgument;
-  }
+  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingPlan(layout_bytes, errors));
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(AddSat(layout_bytes, kHandleBytes), arena_bytes,
+                                                     "training arena", errors));
   State* s = nullptr;
   uint8_t* base = static_cast<uint8_t*>(arena);
   internal::LayoutTrainer(model, summary, train, base, &s);
   s->errors = errors;
-  s->k = &kernels::SelectKernelTable(options.isa);
-  s->tk = &kernels::SelectTrainKernelTable(options.isa);
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckDataflow(summary, s->tensors, s->ops, s->errors));
-  EDGEFOLD_RETURN_IF_ERROR(PrepareOps(*s));
+  s->k = &kernels::SelectTable<kernels::KernelTable>(options.isa);
+  s->tk = &kernels::SelectTable<kernels::TrainKernelTable>(options.isa);
+  EDGEFOLD_RETURN_IF_ERROR(internal::PrepareGraph({s->summary, s->tensors, s->ops, s->op_kernels},
+                                                  *s->k, options.resolver, s->errors));
   EDGEFOLD_RETURN_IF_ERROR(CheckGraph(*s));
   EDGEFOLD_RETURN_IF_ERROR(PrepareFoldedOps(*s));
+  EDGEFOLD_RETURN_IF_ERROR(internal::InitializeNewClasses(*s, train.seed));
   *out = new (base + layout_bytes) Trainer(s);
   return Status::kOk;
 }
 
-size_t Trainer::batch_size() const { return state_->batch; }
+const char* TrainableName(Trainable trainable) {
+  switch (trainable) {
+    case Trainable::kBatchNorm: return "bn";
+    case Trainable::kBatchNormAndHead: return "bn+head";
+    case Trainable::kAll: return "all";
+    case Trainable::kModel: return "model";
+  }
+  return "unknown";
+}
+
+size_t Trainer::batch_size() const { return state_->batch * state_->chunks; }
 size_t Trainer::sample_elems() const { return state_->tensors[state_->input].elems / state_->batch; }
 size_t Trainer::num_classes() const { return state_->classes; }
 
+namespace {
+
+// One run of the graph's backward; `run` of `runs` (frozen statistics loop over the batch:
+// parameter gradients are zeroed before the first run only and applied after the last).
+Status BackwardRun(Trainer::State& s, size_t run, size_t runs) {
+  // Gradient buffers share memory by lifetime (the model's training plan): each is zeroed
+  // where it starts, at the backward of its last reader, and a parameter is updated as soon
+  // as its gradient is complete. A recomputed segment first runs its forward again from its
+  // checkpoints (same inputs, same kernels: the same bits as the first forward).
+  const internal::BackwardSegments segments(s.summary, s.first_backward_op);
+  size_t segment = segments.count();
+  for (size_t i = s.summary.num_ops; i-- > static_cast<size_t>(s.first_backward_op);) {
+    const int32_t op_index = static_cast<int32_t>(i);
+    if (segment > 0 && op_index == segments.end(segment - 1) - 1) {
+      --segment;
+      if (segments.recomputed(segment)) {
+        UseSecondBuffers(s, static_cast<int32_t>(segment));
+        EDGEFOLD_RETURN_IF_ERROR(ForwardOps(s, static_cast<size_t>(segments.start(segment)), i + 1,
+                                            s.frozen_stats ? BnForward::kFrozenStatistics : BnForward::kRecompute));
+      }
+    }
+    if (op_index == s.skipped_op) continue;
+    const internal::OpDesc& op = s.ops[i];
+    for (uint32_t k = 0; k <= op.num_inputs; ++k) {   // the inputs, then the output
+      const int32_t t = (k < op.num_inputs) ? op.inputs[k] : op.outputs[0];
+      if (t < 0 || s.grads[t] == nullptr || s.grad_zero_before_op[t] != op_index) continue;
+      if (run > 0 && s.tensors[t].is_constant) continue;   // a parameter's, still accumulating
+      std::memset(s.grads[t], 0, s.tensors[t].elems * sizeof(float));
+    }
+    s.col = s.op_col[i];
+    s.dcol = s.op_dcol[i];
+    internal::Backward(s, i);
+    if (run + 1 < runs) continue;
+    for (size_t p = 0; p < s.num_params; ++p) {
+      const internal::Param& param = s.params[p];
+      if (param.trainable && param.update_after_op == op_index)
+        s.tk->sgd_momentum(param.data, param.grad, param.velocity, param.elems, s.options.learning_rate,
+                           s.options.momentum, s.options.weight_decay);
+    }
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
 Status Trainer::TrainStep(const float* inputs, const int32_t* labels, float* loss, int* correct) {
   State& s = *state_;
-  if (labels == nullptr) return Status::kInvalidArgument;
-  for (size_t n = 0; n < s.batch; ++n) {
+  if (labels == nullptr || inputs == nullptr) return Status::kInvalidArgument;
+  for (size_t n = 0; n < batch_size(); ++n) {
     if (labels[n] < 0 || static_cast<size_t>(labels[n]) >= s.classes) {
       s.errors.Report("label %d of sample %zu is outside [0, %zu)", static_cast<int>(labels[n]), n, s.classes);
       return Status::kInvalidArgument;
     }
   }
-  EDGEFOLD_RETURN_IF_ERROR(Forward(s, inputs, true));
-  for (size_t t = 0; t < s.summary.num_tensors; ++t)
-    if (s.grads[t] != nullptr) std::memset(s.grads[t], 0, s.tensors[t].elems * sizeof(float));
+  const BnForward mode = s.frozen_stats ? BnForward::kFrozenStatistics : BnForward::kBatchStatistics;
   const internal::TensorInfo& z = s.tensors[s.logits];
-  const float l = s.tk->softmax_cross_entropy(z.data, labels, s.grads[s.logits], s.batch, s.classes);
-  if (loss != nullptr) *loss = l;
-  if (correct != nullptr) *correct = CountCorrect(z.data, labels, s.batch, s.classes);
-  for (size_t i = s.summary.num_ops; i-- > 0;) {
-    if (s.ops[i].outputs[0] == s.summary.outputs[0] && s.logits != s.summary.outputs[0]) continue;
-    internal::Backward(s, i);
+  float loss_sum = 0.0f;
+  int correct_sum = 0;
+  for (size_t run = 0; run < s.chunks; ++run) {
+    const int32_t* run_labels = labels + run * s.batch;
+    EDGEFOLD_RETURN_IF_ERROR(Forward(s, inputs + run * ChunkElems(s), mode));
+    loss_sum += s.tk->softmax_cross_entropy(z.data, run_labels, s.grads[s.logits], s.batch, s.classes);
+    correct_sum += CountCorrect(z.data, run_labels, s.batch, s.classes);
+    if (s.chunks > 1) {   // the loss is the mean over the whole batch
+      const float share = 1.0f / static_cast<float>(s.chunks);
+      for (size_t i = 0; i < z.elems; ++i) s.grads[s.logits][i] *= share;
+    }
+    EDGEFOLD_RETURN_IF_ERROR(BackwardRun(s, run, s.chunks));
   }
-  for (size_t p = 0; p < s.num_params; ++p) {
-    const internal::Param& param = s.params[p];
-    if (param.trainable)
-      s.tk->sgd_momentum(param.data, param.grad, param.velocity, param.elems, s.options.learning_rate,
-                         s.options.momentum, s.options.weight_decay);
-  }
+  if (loss != nullptr) *loss = loss_sum / static_cast<float>(s.chunks);
+  if (correct != nullptr) *correct = correct_sum;
   return Status::kOk;
 }
 
-Status Trainer::AdaptStatistics(const float* inputs) { return Forward(*state_, inputs, true); }
+Status Trainer::AdaptStatistics(const float* inputs) {
+  State& s = *state_;
+  if (inputs == nullptr) return Status::kInvalidArgument;
+  for (size_t run = 0; run < s.chunks; ++run)
+    EDGEFOLD_RETURN_IF_ERROR(Forward(s, inputs + run * ChunkElems(s), BnForward::kBatchStatistics));
+  return Status::kOk;
+}
 
 void Trainer::ResetStatistics() { state_->statistics_batches = 0; }
 
+Status Trainer::StreamStep(const float* inputs, float* logits, const StreamOptions& options, StreamReport* report) {
+  State& s = *state_;
+  if (inputs == nullptr || logits == nullptr) return Status::kInvalidArgument;
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckStreamOptions(options, s.errors));
+  s.stream = &options;
+  const Status status = Forward(s, inputs, BnForward::kStream);
+  if (status == Status::kOk) {
+    const internal::TensorInfo& y = s.tensors[s.summary.outputs[0]];
+    std::memcpy(logits, y.data, y.elems * sizeof(float));
+    internal::FinishStreamStep(s, report);
+  }
+  s.stream = nullptr;
+  return status;
+}
+
+void Trainer::ResetStream() { internal::ResetStreamStatistics(*state_); }
+
 Status Trainer::Evaluate(const float* inputs, float* outputs) {
   State& s = *state_;
-  if (outputs == nullptr) return Status::kInvalidArgument;
-  EDGEFOLD_RETURN_IF_ERROR(Forward(s, inputs, false));
+  if (outputs == nullptr || inputs == nullptr) return Status::kInvalidArgument;
   const internal::TensorInfo& y = s.tensors[s.summary.outputs[0]];
-  std::memcpy(outputs, y.data, y.elems * sizeof(float));
+  for (size_t run = 0; run < s.chunks; ++run) {
+    EDGEFOLD_RETURN_IF_ERROR(Forward(s, inputs + run * ChunkElems(s), BnForward::kEval));
+    std::memcpy(outputs + run * y.elems, y.data, y.elems * sizeof(float));
+  }
   return Status::kOk;
 }
 
@@ -277,6 +495,10 @@ size_t Trainer::Refold() {
   for (size_t i = 0; i < s.summary.num_ops; ++i) s.exec[i] = &s.ops[i];
   for (size_t b = 0; b < s.num_bns; ++b) {
     const internal::BnState& bn = s.bns[b];
+    if (!s.summary.refold_weights) {   // eval-mode BN: the per-channel affine map, weights in flash
+      ++folded;
+      continue;
+    }
     if (bn.producer < 0) continue;
     FoldInto(s, bn);
     s.exec[bn.producer] = bn.folded;

@@ -77,55 +77,33 @@ TEST(NoHeap, CreateAndInvokeAllocateNothing) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(interp->output(0).data[i], want[i], 1e-5);
 }
 
-fb::OpOptionsUnion Options3x3Conv() {
-  fb::ConvOptionsT o;
-  o.kernel = {3, 3};
-  o.strides = {1, 1};
-  o.dilations = {1, 1};
-  o.pads = {1, 1, 1, 1};
-  o.group = 1;
-  fb::OpOptionsUnion u;
-  u.Set(std::move(o));
-  return u;
-}
-
 // x[2,2,5,5] → Conv 3×3 (scratch) → BatchNorm+Relu → GlobalAveragePool → Reshape → Gemm → [2,3]
 std::vector<uint8_t> TrainableModel() {
   EfbBuilder b;
   const int x = b.AddInput("x", {2, 2, 5, 5});
   const int w = b.AddConstant("conv.w", {4, 2, 3, 3}, RandomVector(72, 5, -0.5f, 0.5f));
   const int c = b.AddTensor("conv.out", {2, 4, 5, 5});
-  b.AddOp(fb::OpType::Conv, "conv", {x, w}, {c}, Options3x3Conv(), 2 * 9 * 25 * 4);
-  const int g = b.AddConstant("bn.gamma", {4}, RandomVector(4, 6, 0.5f, 1.5f));
-  const int be = b.AddConstant("bn.beta", {4}, RandomVector(4, 7));
-  const int mu = b.AddConstant("bn.mean", {4}, RandomVector(4, 8));
-  const int var = b.AddConstant("bn.var", {4}, RandomVector(4, 9, 0.5f, 2.0f));
-  const int bn = b.AddTensor("bn.out", {2, 4, 5, 5});
-  fb::BatchNormOptionsT bo;
-  bo.epsilon = 1e-5f;
-  bo.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Relu));
-  fb::OpOptionsUnion u;
-  u.Set(std::move(bo));
-  b.AddOp(fb::OpType::BatchNorm, "bn", {c, g, be, mu, var}, {bn}, std::move(u));
-  const int gap = b.AddTensor("gap", {2, 4, 1, 1});
-  fb::GlobalPoolOptionsT go;
-  go.kind = fb::PoolKind::Average;
-  u.Set(go);
-  b.AddOp(fb::OpType::GlobalPool, "gap", {bn}, {gap}, std::move(u));
-  const int flat = b.AddTensor("flat", {2, 4});
-  u.Set(fb::ReshapeOptionsT());
-  b.AddOp(fb::OpType::Reshape, "flatten", {gap}, {flat}, std::move(u));
-  const int fw = b.AddConstant("fc.w", {4, 3}, RandomVector(12, 10));
-  const int fbias = b.AddConstant("fc.b", {3}, RandomVector(3, 11));
-  const int logits = b.AddTensor("logits", {2, 3});
-  u.Set(fb::GemmOptionsT());
-  b.AddOp(fb::OpType::Gemm, "fc", {flat, fw, fbias}, {logits}, std::move(u));
-  b.AddOutput(logits);
+  b.AddOp(fb::OpType::Conv, "conv", {x, w}, {c}, ConvOptions(3, 1), 2 * 9 * 25 * 4);
+  const int bn = AddBatchNorm(b, "bn", c, 4, {2, 4, 5, 5}, fb::ActivationKind::Relu, 6);
+  AddClassifierHead(b, bn, 2, 4, RandomVector(12, 10), RandomVector(3, 11), {"gap", "flat", "logits"});
   return b.Finish();
 }
 
-TEST(NoHeap, TrainerCreateStepAdaptEvaluateAllocateNothing) {
-  AlignedBuffer model(TrainableModel());
+// The same model with a training section whose backward runs in two segments (compile
+// --recompute): the first re-runs its forward inside the backward.
+std::vector<uint8_t> RecomputedModel() {
+  const std::vector<uint8_t> bytes = TrainableModel();
+  auto m = fb::UnPackModel(bytes.data());
+  m->training = std::make_unique<fb::TrainingSectionT>();
+  m->training->batch_size = 2;
+  m->training->recompute_segments = {2};   // [conv, bn] | [gap, flat, logits]
+  flatbuffers::FlatBufferBuilder fbb;
+  fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, m.get()));
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+void ExpectTrainingAllocatesNothing(const std::vector<uint8_t>& bytes) {
+  AlignedBuffer model(bytes);
   const std::vector<float> x = RandomVector(2 * 2 * 25, 12);
   const std::vector<int32_t> labels = {2, 0};
   std::vector<float> logits(6, 0.0f);
@@ -157,6 +135,10 @@ TEST(NoHeap, TrainerCreateStepAdaptEvaluateAllocateNothing) {
   EXPECT_LT(loss, first) << "five SGD steps on one batch must lower its loss";
   for (float v : logits) EXPECT_TRUE(std::isfinite(v));
 }
+
+TEST(NoHeap, TrainerCreateStepAdaptEvaluateAllocateNothing) { ExpectTrainingAllocatesNothing(TrainableModel()); }
+
+TEST(NoHeap, ARecomputedBackwardAllocatesNothing) { ExpectTrainingAllocatesNothing(RecomputedModel()); }
 
 }  // namespace
 }  // namespace edgefold::testing

@@ -2,9 +2,9 @@
 // written here (the way the Conv op will use the two kernels together).
 #include <cmath>
 
-#include "kernel_test_util.h"
-#include "kernels/conv_phase.h"
-#include "kernels/conv_winograd.h"
+#include "testing/kernel_test_util.h"
+#include "kernels/conv/conv_phase.h"
+#include "kernels/conv/conv_winograd.h"
 
 namespace edgefold::kernels::testing {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernel_test_util.h"
+#include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
 namespace {
@@ -100,7 +100,8 @@ TEST_P(ElementwiseTest, PreluPerChannelAndShared) {
 }
 
 TEST_P(ElementwiseTest, BinaryEveryKindModeAndAlias) {
-  const BinaryKind kinds[] = {BinaryKind::kAdd, BinaryKind::kSub, BinaryKind::kMul, BinaryKind::kDiv};
+  const BinaryKind kinds[] = {BinaryKind::kAdd, BinaryKind::kSub, BinaryKind::kMul, BinaryKind::kDiv,
+                             BinaryKind::kMin, BinaryKind::kMax};
   const BroadcastMode modes[] = {BroadcastMode::kElementwise, BroadcastMode::kScalarB, BroadcastMode::kScalarA};
   const Activation acts[] = {{ActKind::kNone, 0, 0}, {ActKind::kRelu, 0, 0}, {ActKind::kSigmoid, 0, 0},
                              {ActKind::kSiLU, 0, 0}};

@@ -1,6 +1,6 @@
 // GEMM of every SIMD table against ref::Gemm: tails in m, n, k, strides, bias, accumulate,
 // every fused activation; padding columns of C must stay untouched.
-#include "kernel_test_util.h"
+#include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
 namespace {

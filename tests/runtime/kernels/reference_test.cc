@@ -1,5 +1,5 @@
 // The reference kernels against values computed by hand (the oracle needs its own check).
-#include "kernel_test_util.h"
+#include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
 namespace {

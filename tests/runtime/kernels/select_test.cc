@@ -2,7 +2,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "kernel_test_util.h"
+#include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
 namespace {
@@ -34,13 +34,13 @@ TEST(KernelSelect, NamesRoundTrip) {
 }
 
 TEST(KernelSelect, TablesDescribeThemselves) {
-  EXPECT_STREQ(ScalarKernelTable().name, "scalar");
-  EXPECT_EQ(ScalarKernelTable().simd_floats, 1u);
-  EXPECT_EQ(KernelTableFor(Isa::kScalar), &ScalarKernelTable());
-  EXPECT_EQ(KernelTableFor(Isa::kAuto), nullptr);
+  EXPECT_STREQ(ScalarTable<KernelTable>().name, "scalar");
+  EXPECT_EQ(ScalarTable<KernelTable>().simd_floats, 1u);
+  EXPECT_EQ(TableFor<KernelTable>(Isa::kScalar), &ScalarTable<KernelTable>());
+  EXPECT_EQ(TableFor<KernelTable>(Isa::kAuto), nullptr);
   const std::pair<Isa, size_t> lanes[] = {{Isa::kSse42, 4}, {Isa::kAvx2Fma, 8}, {Isa::kAvx512, 16}, {Isa::kNeon, 4}};
   for (auto [isa, floats] : lanes) {
-    const KernelTable* t = KernelTableFor(isa);
+    const KernelTable* t = TableFor<KernelTable>(isa);
     if (t == nullptr) continue;
     EXPECT_EQ(t->isa, isa);
     EXPECT_STREQ(t->name, IsaName(isa));
@@ -67,32 +67,32 @@ TEST(KernelSelect, AutoPicksTheBestLevelOfThisCpu) {
 #endif
   }
   EXPECT_EQ(DetectBestIsa(), expected) << IsaName(DetectBestIsa());
-  EXPECT_EQ(SelectKernelTable(Isa::kAuto).isa, expected);
+  EXPECT_EQ(SelectTable<KernelTable>(Isa::kAuto).isa, expected);
   EXPECT_TRUE(IsaAvailable(expected));
 }
 
 TEST(KernelSelect, EnvironmentForcesAvailableLevelsOnly) {
   {
     ScopedIsaEnv env("scalar");
-    EXPECT_EQ(SelectKernelTable(Isa::kAuto).isa, Isa::kScalar);
+    EXPECT_EQ(SelectTable<KernelTable>(Isa::kAuto).isa, Isa::kScalar);
   }
   for (Isa isa : {Isa::kSse42, Isa::kAvx2Fma, Isa::kAvx512, Isa::kNeon}) {
     ScopedIsaEnv env(IsaName(isa));
-    const Isa got = SelectKernelTable(Isa::kAuto).isa;
+    const Isa got = SelectTable<KernelTable>(Isa::kAuto).isa;
     EXPECT_EQ(got, IsaAvailable(isa) ? isa : DetectBestIsa()) << IsaName(isa);
   }
   ScopedIsaEnv env("bogus");
-  EXPECT_EQ(SelectKernelTable(Isa::kAuto).isa, DetectBestIsa());
+  EXPECT_EQ(SelectTable<KernelTable>(Isa::kAuto).isa, DetectBestIsa());
   // The environment never overrides an explicit request.
-  EXPECT_EQ(SelectKernelTable(Isa::kScalar).isa, Isa::kScalar);
+  EXPECT_EQ(SelectTable<KernelTable>(Isa::kScalar).isa, Isa::kScalar);
 }
 
 TEST(KernelSelect, UnavailableExplicitLevelFallsBackToScalar) {
   for (Isa isa : {Isa::kSse42, Isa::kAvx2Fma, Isa::kAvx512, Isa::kNeon}) {
     if (IsaAvailable(isa)) {
-      EXPECT_EQ(SelectKernelTable(isa).isa, isa);
+      EXPECT_EQ(SelectTable<KernelTable>(isa).isa, isa);
     } else {
-      EXPECT_EQ(SelectKernelTable(isa).isa, Isa::kScalar) << IsaName(isa);
+      EXPECT_EQ(SelectTable<KernelTable>(isa).isa, Isa::kScalar) << IsaName(isa);
     }
   }
   EXPECT_TRUE(IsaAvailable(Isa::kScalar));

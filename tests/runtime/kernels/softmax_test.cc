@@ -1,6 +1,6 @@
 // softmax of every SIMD table: contiguous rows (inner == 1) and strided columns (inner > 1),
 // compared with the reference; every softmax sums to 1, large logits do not overflow.
-#include "kernel_test_util.h"
+#include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
 namespace {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/act_scalar.h"
@@ -43,7 +44,8 @@ void Prelu(const float* x, const float* slope, float* y, size_t channels, size_t
   }
 }
 
-// y[i] = act(a[i|0] op b[i|0]), op ∈ {+, −, ·, ÷}
+// y[i] = act(a[i|0] op b[i|0]), op ∈ {+, −, ·, ÷, min, max}; min/max propagate NaN
+// (a NaN operand makes a + b NaN).
 void Binary(BinaryKind kind, BroadcastMode mode, const float* a, const float* b, float* y, size_t n,
             Activation act) {
   for (size_t i = 0; i < n; ++i) {
@@ -55,6 +57,8 @@ void Binary(BinaryKind kind, BroadcastMode mode, const float* a, const float* b,
       case BinaryKind::kSub: r = va - vb; break;
       case BinaryKind::kMul: r = va * vb; break;
       case BinaryKind::kDiv: r = va / vb; break;
+      case BinaryKind::kMin: r = (std::isnan(va) || std::isnan(vb)) ? va + vb : std::min(va, vb); break;
+      case BinaryKind::kMax: r = (std::isnan(va) || std::isnan(vb)) ? va + vb : std::max(va, vb); break;
     }
     y[i] = ApplyActivation(r, act);
   }

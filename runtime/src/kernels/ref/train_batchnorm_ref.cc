@@ -80,12 +80,27 @@ void BatchnormBackward(const float* dy, const float* xhat, const float* gamma,
     const float sum_dy = kdy.sum, sum_dy_xhat = kdyx.sum;
     dbeta[c] = sum_dy;
     dgamma[c] = sum_dy_xhat;
+    if (dx == nullptr) continue;
     const float k = gamma[c] * inv_std[c] / m;
     for (size_t n = 0; n < batch; ++n) {
       const size_t base = (n * channels + c) * spatial;
       for (size_t s = 0; s < spatial; ++s)
         dx[base + s] = k * (m * dy[base + s] - sum_dy - xhat[base + s] * sum_dy_xhat);
     }
+  }
+}
+
+void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2, size_t channels,
+                    size_t spatial) {
+  for (size_t c = 0; c < channels; ++c) {
+    float s = 0.0f, q = 0.0f;
+    for (size_t i = 0; i < spatial; ++i) {
+      const float d = x[c * spatial + i] - shift[c];
+      s += d;
+      q += d * d;
+    }
+    sum_d[c] = s;
+    sum_d2[c] = q;
   }
 }
 

@@ -43,7 +43,8 @@ void Conv2dDepthwiseBackward(const Conv2dShape& s, const float* x, const float* 
 
 // Max: dy goes to the first in-bounds tap holding the window maximum (the one ref::Pool2d's
 // std::max keeps). Average: each in-bounds tap gets dy / (count_include_pad ? kh·kw : count).
-// Windows with no in-bounds tap pass nothing. dx is accumulated into.
+// Windows with no in-bounds tap pass nothing. dx is accumulated into. Only Max reads x (the
+// trainer does not keep an average pool's input for its backward).
 void Pool2dBackward(const Pool2dParams& p, const float* x, const float* dy, float* dx,
                     size_t planes) {
   const size_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
@@ -61,7 +62,7 @@ void Pool2dBackward(const Pool2dParams& p, const float* x, const float* dy, floa
                                        p.dilation_w, p.pad_top, p.pad_left, p.in_h, p.in_w);
             if (off < 0) continue;
             ++count;
-            if (best < 0 || xp[off] > xp[best]) best = off;
+            if (p.kind == PoolKind::kMax && (best < 0 || xp[off] > xp[best])) best = off;
           }
         }
         if (count == 0) continue;

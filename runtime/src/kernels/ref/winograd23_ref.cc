@@ -1,4 +1,4 @@
-// Winograd F(2×2, 3×3) transforms, one tile at a time (kernels/conv_winograd.h).
+// Winograd F(2×2, 3×3) transforms, one tile at a time (kernels/conv/conv_winograd.h).
 //   Bᵀ = [1 0 −1 0; 0 1 1 0; 0 −1 1 0; 0 1 0 −1]     Aᵀ = [1 1 1 0; 0 1 −1 −1]
 #include "kernels/act_scalar.h"
 #include "kernels/reference.h"

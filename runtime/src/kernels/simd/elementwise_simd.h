@@ -86,6 +86,21 @@ void Prelu(const float* x, const float* slope, float* y, size_t channels, size_t
   }
 }
 
+// min/max that propagate NaN (numpy's minimum/maximum), for the scalar tail and registers.
+// x86's min/max return their second operand when either is NaN, so only a NaN first operand
+// needs the select; NEON's propagate NaN already. xsimd::isnan, not u != u: xsimd 8.1's AVX and
+// AVX-512 != is an ordered compare (false for NaN), SSE's is unordered.
+inline float MinNan(float u, float v) { return (std::isnan(u) || std::isnan(v)) ? u + v : std::min(u, v); }
+inline float MaxNan(float u, float v) { return (std::isnan(u) || std::isnan(v)) ? u + v : std::max(u, v); }
+template <class Arch>
+inline xsimd::batch<float, Arch> MinNan(xsimd::batch<float, Arch> u, xsimd::batch<float, Arch> v) {
+  return xsimd::select(xsimd::isnan(u), u, xsimd::min(u, v));
+}
+template <class Arch>
+inline xsimd::batch<float, Arch> MaxNan(xsimd::batch<float, Arch> u, xsimd::batch<float, Arch> v) {
+  return xsimd::select(xsimd::isnan(u), u, xsimd::max(u, v));
+}
+
 // y[i] = act(op(a[i|0], b[i|0])); op is a generic lambda valid for float and FBatch.
 template <class Arch, class Op>
 void BinaryLoop(Op op, BroadcastMode mode, const float* a, const float* b, float* y, size_t n,
@@ -111,6 +126,8 @@ void Binary(BinaryKind kind, BroadcastMode mode, const float* a, const float* b,
     case BinaryKind::kSub: return BinaryLoop<Arch>([](auto u, auto v) { return u - v; }, mode, a, b, y, n, act);
     case BinaryKind::kMul: return BinaryLoop<Arch>([](auto u, auto v) { return u * v; }, mode, a, b, y, n, act);
     case BinaryKind::kDiv: return BinaryLoop<Arch>([](auto u, auto v) { return u / v; }, mode, a, b, y, n, act);
+    case BinaryKind::kMin: return BinaryLoop<Arch>([](auto u, auto v) { return MinNan(u, v); }, mode, a, b, y, n, act);
+    case BinaryKind::kMax: return BinaryLoop<Arch>([](auto u, auto v) { return MaxNan(u, v); }, mode, a, b, y, n, act);
   }
 }
 

@@ -48,10 +48,11 @@ void GemmTile(const GemmParams& p, const float* a, const float* const* brows, fl
   }
 }
 
-// Columns [j0, n) narrower than one register, rows i0..i0+MR. A column of B is contiguous
-// only when ldb == 1 (n == 1, the matrix·vector case): then the dot runs over k in registers.
+// Columns [j0, n) of rows i0..i0+MR, one output value at a time (its own dot product over k).
+// Used for the matrix·vector case (ldb == 1, n == 1: B's column is contiguous, so the dot runs
+// over k in registers) and for k == 0 (bias and activation only).
 template <class Arch, size_t MR>
-void GemmTailCols(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0) {
+void GemmTailMatVec(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   for (size_t r = 0; r < MR; ++r) {
@@ -75,7 +76,7 @@ void GemmTailCols(const GemmParams& p, const float* a, const float* b, float* c,
 // columns packed zero-padded into bt[kc × W]. C is read and written through a register-wide
 // stack copy so only the `cols` valid values are touched.
 template <class Arch, size_t MR>
-void GemmTailTile(const GemmParams& p, const float* a, const float* bt, float* c, size_t i0, size_t j0,
+void GemmTailPackedTile(const GemmParams& p, const float* a, const float* bt, float* c, size_t i0, size_t j0,
                   size_t cols, size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
@@ -108,10 +109,11 @@ void GemmTailTile(const GemmParams& p, const float* a, const float* bt, float* c
   }
 }
 
-// Columns [j0, n), fewer than W, of all rows: B's tail packed per k block (kc·W floats on the
-// stack), then register tiles of MR rows (single rows for the remainder).
+// Columns [j0, n), fewer than W, of all rows: B's tail packed zero-padded to one register per
+// k (kc·W floats on the stack, per k block), then GemmTailPackedTile over tiles of MR rows
+// (single rows for the remainder).
 template <class Arch, size_t MR>
-void GemmTailColumns(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
+void GemmTailPackedColumns(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
   constexpr size_t W = FBatch<Arch>::size;
   constexpr size_t kmax = 256;
   const size_t cols = p.n - j0;
@@ -123,8 +125,8 @@ void GemmTailColumns(const GemmParams& p, const float* a, const float* b, float*
       for (size_t j = 0; j < W; ++j) bt[q * W + j] = j < cols ? bq[j] : 0.0f;
     }
     size_t i = 0;
-    for (; i + MR <= p.m; i += MR) GemmTailTile<Arch, MR>(p, a, bt, c, i, j0, cols, k0, kc);
-    for (; i < p.m; ++i) GemmTailTile<Arch, 1>(p, a, bt, c, i, j0, cols, k0, kc);
+    for (; i + MR <= p.m; i += MR) GemmTailPackedTile<Arch, MR>(p, a, bt, c, i, j0, cols, k0, kc);
+    for (; i < p.m; ++i) GemmTailPackedTile<Arch, 1>(p, a, bt, c, i, j0, cols, k0, kc);
   }
 }
 
@@ -136,7 +138,7 @@ constexpr size_t kGemmDotCols = 8;
 constexpr size_t kGemmDotMaxK = 1024;   // bt lives on the stack: kGemmDotCols · k floats
 
 template <class Arch>
-void GemmTailDots(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
+void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const size_t cols = p.n - j0;
@@ -188,15 +190,15 @@ void GemmRowsBlock(const GemmParams& p, const float* a, const float* const* b, f
 template <class Arch, size_t MR>
 void GemmBlock(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t j0, size_t j1,
                size_t k0, size_t kc) {
-  // Rows of B for this k block, looked up once (a table load per k in the tile loop; a
-  // b_row_offsets test there cost the 8×3 tile 20 % of its speed).
+  // Rows of B for this k block, looked up once: a table load per k in the tile loop, not a
+  // b_row_offsets test there (measurably slower: bench/README.md).
   const float* b[kGemmKc];
   for (size_t q = 0; q < kc; ++q) b[q] = GemmBRow(p, b_matrix, k0 + q);
   size_t i = 0;
   for (; i + MR <= p.m; i += MR) {
     // The next row tile's strip of A while this one computes (GemmParams::prefetch_a): MR rows
-    // lda apart are more streams than the hardware prefetcher follows. ResNet-18 (Winograd)
-    // 19.8 → 19.2 ms; for every GEMM it cost MobileNetV3-small 3–5 %.
+    // lda apart are more streams than the hardware prefetcher follows. Only Winograd's GEMMs
+    // ask for it: it helps there and slows the others (bench/README.md).
     if (p.prefetch_a && i + 2 * MR <= p.m)
       for (size_t r = 0; r < MR; ++r)
         for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(a + (i + MR + r) * p.lda + k0 + q);
@@ -220,7 +222,7 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   constexpr size_t MR = W >= 16 ? 8 : 4;
   const size_t n_vec = p.n / W * W;
   if (p.k == 0) {   // C = act((accumulate ? C : 0) + bias): the tail path handles it per value
-    for (size_t i = 0; i < p.m; ++i) GemmTailCols<Arch, 1>(p, a, b, c, i, 0);
+    for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, 0);
     return;
   }
   for (size_t j0 = 0; j0 < n_vec; j0 += kGemmNc) {
@@ -230,11 +232,11 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   }
   if (n_vec == p.n) return;
   if (p.ldb == 1 && p.b_row_offsets == nullptr)   // n == 1 (matrix·vector): B's column is contiguous
-    for (size_t i = 0; i < p.m; ++i) GemmTailCols<Arch, 1>(p, a, b, c, i, n_vec);
+    for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, n_vec);
   else if (p.n - n_vec <= kGemmDotCols && p.k <= kGemmDotMaxK && p.k >= W)
-    GemmTailDots<Arch>(p, a, b, c, n_vec);
+    GemmTailTransposedDots<Arch>(p, a, b, c, n_vec);
   else
-    GemmTailColumns<Arch, MR>(p, a, b, c, n_vec);
+    GemmTailPackedColumns<Arch, MR>(p, a, b, c, n_vec);
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

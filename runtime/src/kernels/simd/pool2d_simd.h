@@ -73,7 +73,7 @@ void PoolImage(const Pool2dParams& p, const Load& load, const float* x, float* y
 // Longest input row the strided path below takes (its row buffers live on the stack).
 constexpr size_t kPoolRowFloats = 2048;
 
-// stride_w > 1 without gathers (one gather per register per tap was 20 % of ShuffleNet): per
+// stride_w > 1 without gathers (a gather per register per tap was slow: bench/README.md): per
 // output row, (1) reduce the window rows into one input-width row with unit-stride loads,
 // (2) split that row by padded column modulo stride_w into phases, (3) reduce the taps of the
 // interior columns from the phases, again unit-stride: padded column ow·sw + t·dw is element

@@ -1,11 +1,12 @@
 // Shared pieces of the xsimd kernel templates.
 //
-// Included ONLY by runtime/src/arch/<isa>.cc, each of which defines EDGEFOLD_ARCH_NS (its own
+// Included ONLY by runtime/src/kernels/arch/<isa>.cc, each of which defines EDGEFOLD_ARCH_NS (its own
 // namespace name) first. Everything here lives in edgefold::kernels::EDGEFOLD_ARCH_NS, so even
 // non-template inline helpers get a distinct symbol per ISA: the linker can never pick an
-// AVX-512 copy of a helper for the SSE4.2 table (the per-arch ODR hazard of targets.md).
+// AVX-512 copy of a helper for the SSE4.2 table (an inline function compiled with different
+// -m flags in two TUs is one weak symbol, and the linker keeps either copy).
 #ifndef EDGEFOLD_ARCH_NS
-#error "kernels/simd/*.h are included only by runtime/src/arch/*.cc, after defining EDGEFOLD_ARCH_NS"
+#error "kernels/simd/*.h are included only by runtime/src/kernels/arch/*.cc, after defining EDGEFOLD_ARCH_NS"
 #endif
 #pragma once
 #include <xsimd/xsimd.hpp>
@@ -16,49 +17,12 @@
 #include <limits>
 
 #include "kernels/kernel_params.h"
+#include "kernels/simd/simd_math.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
-template <class Arch>
-using FBatch = xsimd::batch<float, Arch>;
-
-// The activations of kernel_params.h, one value at a time (scalar tails).
-inline float ActOne(float x, const Activation& a) {
-  switch (a.kind) {
-    case ActKind::kNone: return x;
-    case ActKind::kRelu: return std::max(x, 0.0f);
-    case ActKind::kClip: return std::min(std::max(x, a.alpha), a.beta);
-    case ActKind::kLeakyRelu: return x < 0.0f ? a.alpha * x : x;
-    case ActKind::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case ActKind::kHardSigmoid: return std::max(0.0f, std::min(1.0f, a.alpha * x + a.beta));
-    case ActKind::kHardSwish: return x * std::max(0.0f, std::min(1.0f, x * (1.0f / 6.0f) + 0.5f));
-    case ActKind::kSiLU: return x / (1.0f + std::exp(-x));
-  }
-  return x;
-}
-
-// e^x for x in [−87, 87] (Cephes expf: 2^n · poly(r), r = x − n·ln2 in two parts; ≤ 2 ulp), the
-// argument clamped there first, so every lane takes the same path and the result is a normal
-// float. xsimd's exp fixes up under/overflowing lanes with masked instructions; on Zen 5 those
-// made Sigmoid/SiLU 5–10× slower in some processes and not others (address-dependent, not a
-// subnormal assist: FTZ/DAZ did not change it). A NaN argument stays NaN.
-template <class Arch>
-inline FBatch<Arch> ExpClamped(FBatch<Arch> x) {
-  using B = FBatch<Arch>;
-  x = xsimd::min(B(87.0f), xsimd::max(B(-87.0f), x));   // x second: NaN passes through
-  const B n = xsimd::nearbyint(x * B(1.44269504088896341f));
-  B r = xsimd::fma(n, B(-0.693359375f), x);
-  r = xsimd::fma(n, B(2.12194440e-4f), r);
-  B p = B(1.9875691500e-4f);
-  p = xsimd::fma(p, r, B(1.3981999507e-3f));
-  p = xsimd::fma(p, r, B(8.3334519073e-3f));
-  p = xsimd::fma(p, r, B(4.1665795894e-2f));
-  p = xsimd::fma(p, r, B(1.6666665459e-1f));
-  p = xsimd::fma(p, r, B(5.0000001201e-1f));
-  p = xsimd::fma(p, r * r, r + B(1.0f));
-  const auto bits = (xsimd::to_int(n) + 127) << 23;   // 2^n, n in [−126, 126]
-  return p * xsimd::bitwise_cast<B>(bits);
-}
+// The activations one value at a time (scalar tails), in this ISA's namespace.
+#include "kernels/act_one.inc"
 
 // The same activations on a whole register.
 template <class Arch>
@@ -86,6 +50,17 @@ inline FBatch<Arch> ActBatch(FBatch<Arch> x, const Activation& a) {
       return xsimd::select(x == B(-std::numeric_limits<float>::infinity()),
                            B(std::numeric_limits<float>::quiet_NaN()), y);
     }
+    case ActKind::kTanh: return Tanh<Arch>(x);
+    case ActKind::kExp: return ExpFull<Arch>(x);
+    case ActKind::kLog: return xsimd::log(x);
+    case ActKind::kSqrt: return SqrtExact<Arch>(x);
+    case ActKind::kReciprocal: return DivExact<Arch>(one, x);
+    case ActKind::kNeg: return -x;
+    case ActKind::kAbs: return xsimd::abs(x);
+    case ActKind::kErf: return Erf<Arch>(x);
+    case ActKind::kGelu: return B(0.5f) * x * (one + Erf<Arch>(x * B(0.70710678118654752f)));
+    case ActKind::kSquare: return x * x;
+    case ActKind::kPow: return Pow<Arch>(x, a.alpha);
   }
   return x;
 }

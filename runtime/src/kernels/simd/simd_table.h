@@ -5,13 +5,20 @@
 #include "kernels/simd/conv2d_depthwise_simd.h"
 #include "kernels/simd/elementwise_simd.h"
 #include "kernels/simd/gemm_simd.h"
+#include "kernels/simd/int8_simd.h"
 #include "kernels/simd/pool2d_simd.h"
+#include "kernels/simd/layer_norm_simd.h"
+#include "kernels/simd/reduce_axis_simd.h"
 #include "kernels/simd/reduce_simd.h"
+#include "kernels/simd/resize_simd.h"
+#include "kernels/simd/rnn_gates_simd.h"
 #include "kernels/simd/winograd23_simd.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
-// im2col is memory movement: every table shares the reference (baseline-compiled) code.
+// im2col, col2im and the strided copy are memory movement: every table shares the reference
+// (baseline-compiled) code. So do the int8 add and pools for now (O(n) integer work; their
+// SIMD versions are still to come).
 template <class Arch>
 constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
   return KernelTable{name,
@@ -19,6 +26,8 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      FBatch<Arch>::size,
                      &Gemm<Arch>,
                      &ref::Im2col,
+                     &ref::Col2im,
+                     &ref::StridedCopy,
                      &Conv2dDepthwise<Arch>,
                      &ChannelAffine<Arch>,
                      &BatchnormInference<Arch>,
@@ -28,8 +37,22 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &Pool2d<Arch>,
                      &GlobalPool<Arch>,
                      &Softmax<Arch>,
+                     &LayerNorm<Arch>,
+                     &Resize2d<Arch>,
                      &Winograd23Input<Arch>,
-                     &Winograd23Output<Arch>};
+                     &Winograd23Output<Arch>,
+                     &GruGates<Arch>,
+                     &GruResetHidden<Arch>,
+                     &LstmGates<Arch>,
+                     &ReduceAxis<Arch>,
+                     &GemmS8<Arch>,
+                     &ref::Im2colS8,
+                     &Conv2dDepthwiseS8<Arch>,
+                     &QuantizeS8<Arch>,
+                     &DequantizeS8<Arch>,
+                     &ref::AddS8,
+                     &ref::Pool2dS8,
+                     &ref::GlobalPoolS8};
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

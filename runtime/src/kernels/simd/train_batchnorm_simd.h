@@ -72,6 +72,17 @@ void BnRowNormalize(const float* x, size_t n, float mu0, float delta, float inv_
   for (; i < n; ++i) one(i);
 }
 
+// See train_kernel_table.h (channel_moments).
+template <class Arch>
+void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2, size_t channels,
+                    size_t spatial) {
+  for (size_t c = 0; c < channels; ++c) {
+    sum_d[c] = 0.0f;
+    sum_d2[c] = 0.0f;
+    BnRowCentred<Arch>(x + c * spatial, spatial, shift[c], &sum_d[c], &sum_d2[c]);
+  }
+}
+
 // See train_kernel_table.h; statistics as ref::BatchnormTrainForward (corrected two-pass).
 template <class Arch>
 void BatchnormTrainForward(const float* x, const float* gamma, const float* beta, float eps,
@@ -169,6 +180,7 @@ void BatchnormBackward(const float* dy, const float* xhat, const float* gamma, c
     }
     dbeta[c] = sdy;
     dgamma[c] = sdyx;
+    if (dx == nullptr) continue;
     const float a = gamma[c] * inv_std[c];
     const float b = -a * sdyx / m, c0 = -a * sdy / m;
     for (size_t n = 0; n < batch; ++n) {

@@ -1,4 +1,4 @@
-// Winograd F(2×2, 3×3) transforms over W tiles of a tile row at once (kernels/conv_winograd.h;
+// Winograd F(2×2, 3×3) transforms over W tiles of a tile row at once (kernels/conv/conv_winograd.h;
 // the math and the scalar oracle are in ref/winograd23_ref.cc).
 //   V = Bᵀ d B, d the 4×4 input patch of a tile;   Y = Aᵀ m A (2×2) + bias, then the activation.
 // The patch's columns 0..3 of tile tx are even[tx], odd[tx], even[tx + 1], odd[tx + 1] of the

@@ -1,0 +1,36 @@
+// Small graph queries shared by the pattern-matching passes (fuse_gelu.cc, fuse_layer_norm.cc).
+#pragma once
+#include <cmath>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace edgefold::compiler::passes {
+
+// A one-value constant equal to `value` (relative 1e-6).
+inline bool IsScalarConst(const ir::Graph& g, const std::string& name, double value) {
+  if (name.empty() || !g.IsConst(name)) return false;
+  const ir::Tensor& t = g.At(name);
+  return t.data.size() == 1 && std::fabs(t.data[0] - value) <= 1e-6 * std::fabs(value);
+}
+
+// Index of the only node reading `t` (which is no graph output), or -1.
+inline int SoleConsumer(const ir::Graph& g, const std::string& t) {
+  if (g.ConsumerCount(t) != 1 || g.IsGraphOutput(t)) return -1;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const std::string& in : g.nodes[i].inputs)
+      if (in == t) return static_cast<int>(i);
+  return -1;
+}
+
+// A two-input node `op` with no fused activation whose operands are {`known`, other}: returns
+// the other operand's name, or "" when `n` does not fit.
+inline std::string OtherOperand(const ir::Node& n, const char* op, const std::string& known) {
+  if (n.op != op || n.inputs.size() != 2 || n.outputs.size() != 1 || n.act.kind != kernels::ActKind::kNone)
+    return "";
+  if (n.inputs[0] == known) return n.inputs[1];
+  if (n.inputs[1] == known) return n.inputs[0];
+  return "";
+}
+
+}  // namespace edgefold::compiler::passes

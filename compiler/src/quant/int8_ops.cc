@@ -1,0 +1,225 @@
+#include "quant/int8_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "error.h"
+#include "kernels/conv/conv_scratch.h"
+
+namespace edgefold::compiler::quant {
+namespace {
+
+// "" when the fused activation is one the int8 output clamp can express.
+std::string ActivationBlocker(const fb::Activation* a) {
+  if (a == nullptr || a->kind() == fb::ActivationKind::None || a->kind() == fb::ActivationKind::Relu ||
+      a->kind() == fb::ActivationKind::Clip)
+    return "";
+  return std::string("its fused ") + fb::EnumNameActivationKind(a->kind()) + " is not Relu/Relu6/Clip";
+}
+
+int AddConstant(LoweredModel* m, const std::string& name, std::vector<int64_t> shape, fb::DType dtype,
+                std::vector<uint8_t> raw) {
+  LoweredTensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.is_const = true;
+  t.dtype = dtype;
+  t.bytes = raw.size();
+  t.raw = std::move(raw);
+  m->tensors.push_back(std::move(t));
+  return static_cast<int>(m->tensors.size()) - 1;
+}
+
+template <class T>
+std::vector<uint8_t> Bytes(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// Weights w[c][k] (channel-major, `channels` rows of `per` values) → symmetric int8 per
+// channel: s_w[c] = max|w[c]|/127 (1 for an all-zero channel), q = round(w/s_w).
+std::vector<int8_t> QuantizeWeights(const std::vector<float>& w, size_t channels, size_t per, std::vector<float>* scales) {
+  std::vector<int8_t> q(w.size());
+  scales->assign(channels, 1.0f);
+  for (size_t c = 0; c < channels; ++c) {
+    double amax = 0;
+    for (size_t k = 0; k < per; ++k) amax = std::max(amax, std::fabs(static_cast<double>(w[c * per + k])));
+    if (amax > 0) (*scales)[c] = static_cast<float>(amax / 127.0);
+    for (size_t k = 0; k < per; ++k)
+      q[c * per + k] = static_cast<int8_t>(std::max(-127.0, std::min(127.0, std::round(w[c * per + k] / static_cast<double>((*scales)[c])))));
+  }
+  return q;
+}
+
+// Appends W (int8), B, M, shift for `channels` output channels of `per` weights each, and
+// points op inputs 1..4 at them. bias_f may be empty.
+void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<float>& w, const std::vector<float>& bias_f,
+                        std::vector<int64_t> w_shape, size_t channels, size_t per, const ActQuant& in,
+                        const ActQuant& out, LayerInfo* info) {
+  std::vector<float> s_w;
+  const std::vector<int8_t> wq = QuantizeWeights(w, channels, per, &s_w);
+  std::vector<int32_t> bias(channels), mult(channels), shift(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    const double s_acc = static_cast<double>(in.scale) * s_w[c];
+    int64_t sum_w = 0;
+    for (size_t k = 0; k < per; ++k) sum_w += wq[c * per + k];
+    const double b = bias_f.empty() ? 0.0 : std::round(bias_f[c] / s_acc);
+    const double folded = b - static_cast<double>(in.zero_point) * static_cast<double>(sum_w);
+    if (!(std::fabs(folded) < 2147483647.0 / 2))
+      throw CompileError("node '" + op->name + "': channel " + std::to_string(c) + "'s bias does not fit int32 at scale " +
+                         std::to_string(s_acc));
+    bias[c] = static_cast<int32_t>(folded);
+    if (!QuantizeMultiplier(s_acc / out.scale, &mult[c], &shift[c]))
+      throw CompileError("node '" + op->name + "': requantization multiplier of channel " + std::to_string(c) + " out of range");
+  }
+  const std::string base = m->tensors[static_cast<size_t>(op->outputs[0])].name;
+  const int wi = AddConstant(m, base + "/w_int8", std::move(w_shape), fb::DType::Int8, Bytes(wq));
+  m->tensors[static_cast<size_t>(wi)].scales = s_w;
+  m->tensors[static_cast<size_t>(wi)].zero_points.assign(channels, 0);
+  const std::vector<int64_t> vec{static_cast<int64_t>(channels)};
+  const int bi = AddConstant(m, base + "/bias_int32", vec, fb::DType::Int32, Bytes(bias));
+  const int mi = AddConstant(m, base + "/multiplier", vec, fb::DType::Int32, Bytes(mult));
+  const int si = AddConstant(m, base + "/shift", vec, fb::DType::Int32, Bytes(shift));
+  op->inputs = {op->inputs[0], wi, bi, mi, si};
+  info->w_scale_min = *std::min_element(s_w.begin(), s_w.end());
+  info->w_scale_max = *std::max_element(s_w.begin(), s_w.end());
+}
+
+const std::vector<float>& ConstData(const LoweredModel& m, int i) { return m.tensors.at(static_cast<size_t>(i)).data; }
+
+}  // namespace
+
+std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
+  const auto is_const = [&](size_t i) {
+    return i < op.inputs.size() && op.inputs[i] >= 0 && m.tensors[static_cast<size_t>(op.inputs[i])].is_const;
+  };
+  if (op.inputs.empty() || op.inputs[0] < 0 || is_const(0)) return "its input is a constant";
+  switch (op.type) {
+    case fb::OpType::Conv: {
+      const auto* o = op.options.AsConvOptions();
+      if (o->packing != fb::WeightPacking::Plain) return "Winograd-packed weights";
+      if (op.inputs.size() > 3 && op.inputs[3] >= 0) return "a fused channel scale (squeeze-excitation) has no int8 kernel";
+      if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2))) return "weights or bias are not constants";
+      return ActivationBlocker(o->activation.get());
+    }
+    case fb::OpType::Gemm: {
+      if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2))) return "weights or bias are not constants";
+      if (m.tensors[static_cast<size_t>(op.inputs[0])].shape.size() != 2) return "its input is not rank 2";
+      if (op.inputs.size() > 2 && op.inputs[2] >= 0 && static_cast<int64_t>(ConstData(m, op.inputs[2]).size()) != m.tensors[static_cast<size_t>(op.outputs[0])].shape[1])
+        return "its bias is not one value per output";
+      return ActivationBlocker(op.options.AsGemmOptions()->activation.get());
+    }
+    case fb::OpType::Binary: {
+      const auto* o = op.options.AsBinaryOptions();
+      if (o->kind != fb::BinaryKind::Add) return "only Add has an int8 kernel among the binary ops";
+      if (is_const(1)) return "an Add of a constant has no int8 kernel";
+      const auto& y = m.tensors[static_cast<size_t>(op.outputs[0])].shape;
+      if (m.tensors[static_cast<size_t>(op.inputs[0])].shape != y || m.tensors[static_cast<size_t>(op.inputs[1])].shape != y)
+        return "a broadcasting Add has no int8 kernel";
+      return ActivationBlocker(o->activation.get());
+    }
+    case fb::OpType::Pool:
+      return op.options.AsPoolOptions()->ceil_mode ? "ceil_mode pooling has no int8 kernel" : "";
+    case fb::OpType::GlobalPool:
+    case fb::OpType::Reshape: return "";
+    default: return "no int8 kernel for this op";
+  }
+}
+
+void ActivationClamp(const fb::Activation* a, const ActQuant& out, int32_t* lo, int32_t* hi) {
+  *lo = -128;
+  *hi = 127;
+  if (a == nullptr) return;
+  if (a->kind() == fb::ActivationKind::Relu) *lo = std::max(-128, out.zero_point);
+  if (a->kind() == fb::ActivationKind::Clip) {
+    *lo = QuantizeValue(a->alpha(), out);
+    *hi = QuantizeValue(a->beta(), out);
+  }
+}
+
+LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out) {
+  LayerInfo info;
+  info.name = op->name;
+  info.output = op->outputs[0];
+  info.in_scale = in[0].scale;
+  info.out_scale = out.scale;
+  info.out_zero_point = out.zero_point;
+  const LoweredTensor& y = m->tensors[static_cast<size_t>(op->outputs[0])];
+  if (op->type == fb::OpType::Conv) {
+    fb::ConvOptionsT c = *op->options.AsConvOptions();
+    const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];
+    const std::vector<float> w = wt.data;
+    const std::vector<int64_t> w_shape = wt.shape;
+    const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0 ? ConstData(*m, op->inputs[2]) : std::vector<float>();
+    const size_t channels = static_cast<size_t>(w_shape[0]), per = w.size() / channels;
+    kernels::Conv2dShape s;
+    const LoweredTensor& x = m->tensors[static_cast<size_t>(op->inputs[0])];
+    const bool two_d = x.shape.size() == 4;
+    s.in_c = static_cast<size_t>(x.shape[1]);
+    s.in_h = two_d ? static_cast<size_t>(x.shape[2]) : 1;
+    s.in_w = static_cast<size_t>(x.shape.back());
+    s.out_c = channels;
+    s.out_h = two_d ? static_cast<size_t>(y.shape[2]) : 1;
+    s.out_w = static_cast<size_t>(y.shape.back());
+    s.kh = static_cast<size_t>(c.kernel[0]);
+    s.kw = static_cast<size_t>(c.kernel[1]);
+    s.stride_h = static_cast<size_t>(c.strides[0]);
+    s.stride_w = static_cast<size_t>(c.strides[1]);
+    s.dilation_h = static_cast<size_t>(c.dilations[0]);
+    s.dilation_w = static_cast<size_t>(c.dilations[1]);
+    s.pad_top = static_cast<size_t>(c.pads[0]);
+    s.pad_left = static_cast<size_t>(c.pads[1]);
+    s.group = static_cast<size_t>(c.group);
+    fb::ConvInt8OptionsT o;
+    o.kernel = c.kernel;
+    o.strides = c.strides;
+    o.dilations = c.dilations;
+    o.pads = c.pads;
+    o.group = c.group;
+    ActivationClamp(c.activation.get(), out, &o.act_min, &o.act_max);
+    info.act_min = o.act_min;
+    info.act_max = o.act_max;
+    info.type = c.group > 1 && static_cast<size_t>(c.group) == s.in_c ? "ConvInt8 (depthwise)" : "ConvInt8";
+    AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, &info);
+    op->type = fb::OpType::ConvInt8;
+    op->options.Set(std::move(o));
+    op->scratch_bytes = kernels::ConvS8ScratchBytes(s);
+  } else if (op->type == fb::OpType::Gemm) {
+    const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];   // [K, N]
+    const size_t k = static_cast<size_t>(wt.shape[0]), n = static_cast<size_t>(wt.shape[1]);
+    std::vector<float> w(k * n);   // → [N, K]: one row per output channel
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = 0; j < n; ++j) w[j * k + i] = wt.data[i * n + j];
+    const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0 ? ConstData(*m, op->inputs[2]) : std::vector<float>();
+    fb::GemmInt8OptionsT o;
+    ActivationClamp(op->options.AsGemmOptions()->activation.get(), out, &o.act_min, &o.act_max);
+    info.act_min = o.act_min;
+    info.act_max = o.act_max;
+    info.type = "GemmInt8";
+    AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0], out, &info);
+    op->type = fb::OpType::GemmInt8;
+    op->options.Set(std::move(o));
+    op->scratch_bytes = 0;
+  } else {   // Binary Add
+    fb::AddInt8OptionsT o;
+    ActivationClamp(op->options.AsBinaryOptions()->activation.get(), out, &o.act_min, &o.act_max);
+    const double ra = in[0].scale / static_cast<double>(out.scale), rb = in[1].scale / static_cast<double>(out.scale);
+    int e = 0;
+    std::frexp(std::max(ra, rb), &e);   // max(ra, rb)·2^(31−e) ∈ [2^30, 2^31)
+    o.shift = 31 - e;
+    if (o.shift < 1 || o.shift > 62) throw CompileError("node '" + op->name + "': Add rescale out of range");
+    o.multiplier_a = static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(ra, o.shift))));
+    o.multiplier_b = static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(rb, o.shift))));
+    info.act_min = o.act_min;
+    info.act_max = o.act_max;
+    info.type = "AddInt8";
+    op->type = fb::OpType::AddInt8;
+    op->options.Set(std::move(o));
+    op->scratch_bytes = 0;
+  }
+  return info;
+}
+
+}  // namespace edgefold::compiler::quant

@@ -1,0 +1,57 @@
+// The int8 scheme's arithmetic on the compiler side (docs/quantization.md): activation scale
+// and zero point from a range, per-channel symmetric weights, and the fixed-point multiplier
+// the runtime's RequantizeS8 applies.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace edgefold::compiler::quant {
+
+struct ActQuant {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+// Asymmetric int8 over [lo, hi] widened to hold 0 (zero padding and Relu's 0 stay exact):
+// scale = (hi − lo)/255, zp = round(−128 − lo/scale).
+inline ActQuant ChooseActQuant(double lo, double hi) {
+  lo = std::min(lo, 0.0);
+  hi = std::max(hi, 0.0);
+  if (hi - lo < 1e-8) hi = lo + 1e-8;
+  ActQuant q;
+  q.scale = static_cast<float>((hi - lo) / 255.0);
+  const double zp = std::round(-128.0 - lo / static_cast<double>(q.scale));
+  q.zero_point = static_cast<int32_t>(std::min(127.0, std::max(-128.0, zp)));
+  return q;
+}
+
+// real = M·2^−(31 + shift), M ∈ [2^30, 2^31). False when real is too large for shift ≥ −30.
+// Multipliers below 2^−32 (outputs that never leave the zero point) become the smallest one.
+inline bool QuantizeMultiplier(double real, int32_t* multiplier, int32_t* shift) {
+  if (!(real > 0.0) || !std::isfinite(real)) return false;
+  int e = 0;
+  const double f = std::frexp(real, &e);   // real = f·2^e, f ∈ [0.5, 1)
+  int64_t m = static_cast<int64_t>(std::llround(f * 2147483648.0));
+  if (m == (int64_t{1} << 31)) {
+    m >>= 1;
+    ++e;
+  }
+  if (-e < -30) return false;
+  if (-e > 31) {
+    *multiplier = 1 << 30;
+    *shift = 31;
+    return true;
+  }
+  *multiplier = static_cast<int32_t>(m);
+  *shift = -e;
+  return true;
+}
+
+// The int8 value of real v under (scale, zp), saturated.
+inline int32_t QuantizeValue(double v, const ActQuant& q) {
+  const double r = std::round(v / q.scale) + q.zero_point;
+  return static_cast<int32_t>(std::min(127.0, std::max(-128.0, r)));
+}
+
+}  // namespace edgefold::compiler::quant

@@ -1,0 +1,172 @@
+#include "quant/quantize_model.h"
+
+#include <map>
+
+namespace edgefold::compiler::quant {
+namespace {
+
+const char* OpTypeName(fb::OpType t) { return fb::EnumNameOpType(t); }
+
+// Walks the float ops in order, emitting the int8 graph; activation tensors get int8 or float
+// copies on demand (a Quantize or Dequantize right before their first reader that needs one).
+class Rewriter {
+ public:
+  Rewriter(const LoweredModel& f, const std::vector<Range>& ranges) : ranges_(ranges) {
+    out_.model = f;
+    out_.model.ops.clear();
+    quant_.resize(f.tensors.size());
+    int8_.assign(f.tensors.size(), false);
+  }
+
+  Int8Model Run(const LoweredModel& f) {
+    for (const fb::OperatorT& original : f.ops) {
+      fb::OperatorT op = original;
+      std::string blocker = Int8Blocker(op, out_.model);
+      // Pools and reshapes keep their input's scale: int8 only where their input already is.
+      const bool follows = op.type == fb::OpType::Pool || op.type == fb::OpType::GlobalPool || op.type == fb::OpType::Reshape;
+      if (blocker.empty() && follows && !int8_[static_cast<size_t>(op.inputs[0])])
+        blocker = "its input is float (it keeps its producer's precision)";
+      if (!blocker.empty()) {
+        EmitFloat(std::move(op), blocker);
+        continue;
+      }
+      EmitInt8(std::move(op));
+    }
+    for (int& o : out_.model.outputs) o = FloatVersion(o);
+    return std::move(out_);
+  }
+
+ private:
+  LoweredModel& m() { return out_.model; }
+
+  ActQuant QuantOf(int t) const {
+    const Range& r = ranges_[static_cast<size_t>(t)];
+    return ChooseActQuant(r.lo, r.hi);
+  }
+
+  int NewTensor(int like, fb::DType dtype, const std::string& suffix) {
+    LoweredTensor t;
+    t.name = m().tensors[static_cast<size_t>(like)].name + suffix;
+    t.shape = m().tensors[static_cast<size_t>(like)].shape;
+    t.dtype = dtype;
+    int64_t elems = 1;
+    for (int64_t d : t.shape) elems *= d;
+    t.bytes = static_cast<uint64_t>(elems) * (dtype == fb::DType::Int8 ? 1 : 4);
+    m().tensors.push_back(std::move(t));
+    quant_.resize(m().tensors.size());   // MakeInt8Op appends constants in between: keep indices aligned
+    int8_.resize(m().tensors.size(), false);
+    return static_cast<int>(m().tensors.size()) - 1;
+  }
+
+  void SetInt8(int t, const ActQuant& q) {
+    LoweredTensor& lt = m().tensors[static_cast<size_t>(t)];
+    lt.dtype = fb::DType::Int8;
+    int64_t elems = 1;
+    for (int64_t d : lt.shape) elems *= d;
+    lt.bytes = static_cast<uint64_t>(elems);
+    lt.scales = {q.scale};
+    lt.zero_points = {q.zero_point};
+    quant_[static_cast<size_t>(t)] = q;
+    int8_[static_cast<size_t>(t)] = true;
+  }
+
+  void Boundary(fb::OpType type, int from, int to) {
+    fb::OperatorT op;
+    op.type = type;
+    op.name = std::string(type == fb::OpType::Quantize ? "quantize:" : "dequantize:") + m().tensors[static_cast<size_t>(from)].name;
+    op.inputs = {from};
+    op.outputs = {to};
+    if (type == fb::OpType::Quantize) op.options.Set(fb::QuantizeOptionsT());
+    else op.options.Set(fb::DequantizeOptionsT());
+    out_.boundaries.push_back(static_cast<int>(m().ops.size()));
+    m().ops.push_back(std::move(op));
+  }
+
+  int Int8Version(int t) {
+    if (int8_[static_cast<size_t>(t)]) return t;
+    auto it = copies_.find(t);
+    if (it != copies_.end()) return it->second;
+    const int q = NewTensor(t, fb::DType::Int8, "/int8");
+    SetInt8(q, QuantOf(t));
+    Boundary(fb::OpType::Quantize, t, q);
+    return copies_[t] = q;
+  }
+
+  int FloatVersion(int t) {
+    if (!int8_[static_cast<size_t>(t)]) return t;
+    auto it = copies_.find(t);
+    if (it != copies_.end()) return it->second;
+    const int f = NewTensor(t, fb::DType::Float32, "/float");
+    Boundary(fb::OpType::Dequantize, t, f);
+    return copies_[t] = f;
+  }
+
+  bool IsActivation(int t) { return t >= 0 && !m().tensors[static_cast<size_t>(t)].is_const; }
+
+  void EmitFloat(fb::OperatorT op, const std::string& reason) {
+    for (int& in : op.inputs)
+      if (IsActivation(in)) in = FloatVersion(in);
+    out_.float_ops.push_back({op.name, OpTypeName(op.type), reason});
+    m().ops.push_back(std::move(op));
+  }
+
+  void EmitInt8(fb::OperatorT op) {
+    const size_t activations = op.type == fb::OpType::Binary ? 2 : 1;
+    ActQuant in[2];
+    for (size_t i = 0; i < activations; ++i) {
+      op.inputs[i] = Int8Version(op.inputs[i]);
+      in[i] = quant_[static_cast<size_t>(op.inputs[i])];
+    }
+    const int y = op.outputs[0];
+    const bool same_scale = op.type == fb::OpType::Pool || op.type == fb::OpType::GlobalPool || op.type == fb::OpType::Reshape;
+    const ActQuant out = same_scale ? in[0] : QuantOf(y);
+    SetInt8(y, out);
+    if (same_scale) {
+      LayerInfo info;
+      info.name = op.name;
+      info.output = y;
+      info.in_scale = info.out_scale = out.scale;
+      info.out_zero_point = out.zero_point;
+      if (op.type == fb::OpType::Pool) {
+        const fb::PoolOptionsT& p = *op.options.AsPoolOptions();
+        fb::PoolInt8OptionsT o;
+        o.kind = p.kind;
+        o.kernel = p.kernel;
+        o.strides = p.strides;
+        o.dilations = p.dilations;
+        o.pads = p.pads;
+        o.count_include_pad = p.count_include_pad;
+        op.type = fb::OpType::PoolInt8;
+        op.options.Set(std::move(o));
+        info.type = "PoolInt8";
+      } else if (op.type == fb::OpType::GlobalPool) {
+        fb::GlobalPoolInt8OptionsT o;
+        o.kind = op.options.AsGlobalPoolOptions()->kind;
+        op.type = fb::OpType::GlobalPoolInt8;
+        op.options.Set(std::move(o));
+        info.type = "GlobalPoolInt8";
+      } else {
+        info.type = "Reshape (int8)";
+      }
+      op.scratch_bytes = 0;
+      out_.layers.push_back(info);
+    } else {
+      out_.layers.push_back(MakeInt8Op(&op, &m(), in, out));
+    }
+    m().ops.push_back(std::move(op));
+  }
+
+  const std::vector<Range>& ranges_;
+  Int8Model out_;
+  std::vector<ActQuant> quant_;
+  std::vector<bool> int8_;
+  std::map<int, int> copies_;   // tensor → its Quantize/Dequantize copy
+};
+
+}  // namespace
+
+Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range>& ranges) {
+  return Rewriter(float_model, ranges).Run(float_model);
+}
+
+}  // namespace edgefold::compiler::quant

@@ -1,0 +1,23 @@
+// Activation ranges observed on calibration data: per tensor of the float model, the min and
+// max over every run, and the clipping range the quantizer uses (min/max, or the P-th
+// percentiles with --quantize-percentile P).
+#pragma once
+#include <vector>
+
+#include "quant/probe.h"
+
+namespace edgefold::compiler::quant {
+
+struct Range {
+  bool observed = false;
+  double min = 0, max = 0;     // over all calibration values
+  double lo = 0, hi = 0;       // the clipping range: [min, max] or the percentiles
+};
+
+// One Range per tensor of `model` (constants: not observed). The graph's first input is
+// observed from the samples themselves. percentile ∈ (50, 100]; 100 = min/max. Throws
+// CompileError naming the model when the runtime cannot run it.
+std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& samples, double percentile,
+                                 const std::string& name);
+
+}  // namespace edgefold::compiler::quant

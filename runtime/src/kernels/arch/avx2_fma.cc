@@ -1,0 +1,10 @@
+// The avx2+fma kernel table: AVX2 with FMA3, 8 floats per register.
+// Compiled with its own -m flags (runtime/src/kernels/CMakeLists.txt); only instantiations here.
+#define EDGEFOLD_ARCH_NS avx2_fma
+#include "kernels/simd/simd_table.h"
+
+namespace edgefold::kernels::avx2_fma {
+
+const KernelTable kTable = MakeSimdTable<xsimd::fma3<xsimd::avx2>>("avx2+fma", Isa::kAvx2Fma);
+
+}  // namespace edgefold::kernels::avx2_fma

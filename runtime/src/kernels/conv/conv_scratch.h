@@ -1,0 +1,70 @@
+// Which convolution path a Conv takes and the scratch it needs, shared by the runtime (Prepare
+// checks it) and the compiler (plans it). Sizes saturate at SIZE_MAX (base/size_math.h): a
+// hostile model's dims can overflow the product, and no plan can then offer enough scratch.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "base/size_math.h"
+#include "kernels/conv/conv_phase.h"
+#include "kernels/kernel_params.h"
+
+namespace edgefold::kernels {
+
+// Depthwise convs (group == in_c == out_c) run a direct kernel.
+inline bool ConvIsDepthwise(const Conv2dShape& s) {
+  return s.group == s.in_c && s.group == s.out_c && s.group > 1;
+}
+
+// 1×1, stride 1, no padding: the input already is the GEMM's B operand.
+inline bool ConvIsPointwise(const Conv2dShape& s) {
+  return s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+         s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
+}
+
+// ConvInt8's depthwise path (stride 1): one channel's input padded to a plane of pitch
+// out_w + (kw − 1)·dw and out_h + (kh − 1)·dh rows, plus a row and a register of slack so the
+// kernel reads whole registers (kernels/int8_params.h, DepthwiseS8Plane).
+inline bool ConvS8UsesDepthwisePlane(const Conv2dShape& s) {
+  return s.group > 1 && s.group == s.in_c && s.group == s.out_c && s.stride_h == 1 && s.stride_w == 1;
+}
+inline size_t ConvS8DepthwisePlaneBytes(const Conv2dShape& s) {
+  const size_t pitch = s.out_w + (s.kw - 1) * s.dilation_w, rows = s.out_h + (s.kh - 1) * s.dilation_h;
+  return (rows + 1) * pitch + 64;
+}
+
+// ConvInt8's scratch (ops/conv_int8.cc): the depthwise plane, or the int8 im2col of one group
+// of one image (one byte per entry); pointwise convs read their input in place.
+inline size_t ConvS8ScratchBytes(const Conv2dShape& s) {
+  if (ConvIsPointwise(s)) return 0;
+  if (ConvS8UsesDepthwisePlane(s)) return ConvS8DepthwisePlaneBytes(s);
+  return (s.in_c / s.group) * s.kh * s.kw * s.out_h * s.out_w;
+}
+
+// Bytes of im2col buffer: one group of one image, [(in_c/group)·kh·kw × out_h·out_w] floats.
+inline size_t ConvIm2colScratchBytes(const Conv2dShape& s) {
+  const size_t rows = MulSat(MulSat(s.in_c / s.group, s.kh), s.kw);
+  return MulSat(MulSat(rows, MulSat(s.out_h, s.out_w)), sizeof(float));
+}
+
+// The scratch the compiler plans for a Conv: the phase-plane path (kernels/conv/conv_phase.h, no
+// im2col) when its sizes fit, else im2col. The runtime takes the phase path whenever the plan
+// gives it enough scratch, so models planned for im2col still run.
+inline size_t ConvScratchBytes(const Conv2dShape& s) {
+  if (ConvIsDepthwise(s) || ConvIsPointwise(s)) return 0;
+  const size_t phase = MakeConvPhaseLayout(s).scratch_bytes;
+  return phase != SIZE_MAX ? phase : ConvIm2colScratchBytes(s);
+}
+
+// A Conv with a channel scale (input 3, s[in_c]; only pointwise, group 1) first writes
+// W'[o, c] = W[o, c]·s[c] into its scratch, after the path's own scratch rounded up to 64 bytes.
+inline size_t ConvScaledWeightsOffsetBytes(const Conv2dShape& s) {
+  return RoundUpSat(ConvScratchBytes(s), 64);
+}
+
+// Scratch of a Conv with a channel scale: the path's scratch, then out_c·in_c floats (saturating).
+inline size_t ConvChannelScaleScratchBytes(const Conv2dShape& s) {
+  return AddSat(ConvScaledWeightsOffsetBytes(s), MulSat(MulSat(s.out_c, s.in_c), sizeof(float)));
+}
+
+}  // namespace edgefold::kernels

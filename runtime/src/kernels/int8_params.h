@@ -1,0 +1,58 @@
+// Parameters of the int8 kernels and the one requantization rule every table shares
+// (docs/quantization.md). Integer arithmetic only, so every ISA produces the same bits.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace edgefold::kernels {
+
+// v / 2^n rounded half away from zero, n ∈ [1, 62], |v| < 2^62 (exact in 64 bits).
+// Branch-free (the sign of an accumulator is data, not a pattern the predictor can learn):
+// |v| rounded half up, then the sign put back.
+inline int64_t RoundShiftHalfAway(int64_t v, int n) {
+  const int64_t sign = v >> 63;   // 0 or −1
+  const int64_t magnitude = ((v ^ sign) - sign + (int64_t{1} << (n - 1))) >> n;
+  return (magnitude ^ sign) - sign;
+}
+
+// q = clamp(zp + RoundShift(acc·M, 31 + shift), lo, hi): the real multiplier M·2^−(31+shift),
+// M ∈ [2^30, 2^31), shift ∈ [−30, 31] (ops check both in Prepare).
+inline int8_t RequantizeS8(int32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point,
+                           int32_t act_min, int32_t act_max) {
+  int64_t q = zero_point + RoundShiftHalfAway(static_cast<int64_t>(acc) * multiplier, 31 + shift);
+  q = q < act_min ? act_min : q > act_max ? act_max : q;
+  return static_cast<int8_t>(q);
+}
+
+// Y[m×n] (row stride ldy) = requantize_m(bias[m] + Σ_k A[m,k]·B[k,n]), A row-major (lda),
+// B row-major (ldb). Row m is one output channel: bias, multiplier and shift per row; the
+// input's zero point is already folded into bias (−zp_in·Σ_k A[m,k]; padding reads zp_in).
+// k·128·128 must stay below 2^31 (ops check k ≤ kMaxGemmS8K).
+struct GemmS8Params {
+  size_t m = 0, n = 0, k = 0;
+  size_t lda = 0, ldb = 0, ldy = 0;
+  const int32_t* bias = nullptr;        // m values, or nullptr
+  const int32_t* multiplier = nullptr;  // m values
+  const int32_t* shift = nullptr;       // m values
+  int32_t y_zero_point = 0;
+  int32_t act_min = -128, act_max = 127;
+};
+constexpr size_t kMaxGemmS8K = 131071;
+
+// y = clamp(zp_y + RoundShift((a − zp_a)·ma + (b − zp_b)·mb, shift), act_min, act_max),
+// ma, mb ∈ [0, 2^31), shift ∈ [1, 62].
+struct AddS8Params {
+  int32_t a_zero_point = 0, b_zero_point = 0, y_zero_point = 0;
+  int32_t multiplier_a = 0, multiplier_b = 0, shift = 1;
+  int32_t act_min = -128, act_max = 127;
+};
+
+// Quantize: q = clamp(round_half_even(x·inv_scale) + zp, −128, 127), NaN → zp.
+// Dequantize: y = (q − zp)·scale.
+struct QuantS8Params {
+  float scale = 1.0f;        // Dequantize
+  float inv_scale = 1.0f;    // Quantize: 1/scale, computed once by the op
+  int32_t zero_point = 0;
+};
+
+}  // namespace edgefold::kernels

@@ -1,0 +1,149 @@
+// Scalar int8 reference kernels: they define the bits every table reproduces.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/conv/valid_columns.h"
+
+#include "kernels/reference.h"
+
+namespace edgefold::kernels::ref {
+
+// Y = requantize(bias + A·B), see GemmS8Params.
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  for (size_t i = 0; i < p.m; ++i) {
+    const int32_t bias = p.bias != nullptr ? p.bias[i] : 0;
+    for (size_t j = 0; j < p.n; ++j) {
+      int32_t acc = bias;
+      for (size_t q = 0; q < p.k; ++q) acc += int32_t{a[i * p.lda + q]} * int32_t{b[q * p.ldb + j]};
+      y[i * p.ldy + j] = RequantizeS8(acc, p.multiplier[i], p.shift[i], p.y_zero_point, p.act_min, p.act_max);
+    }
+  }
+}
+
+// y[c, oh, ow] = requantize_c(bias[c] + Σ_{r,t} w[c, r, t]·x[c, oh·sh − pt + r·dh, ow·sw − pl + t·dw])
+// with x = zp_x outside the image; `plane` is unused here (the SIMD tables' scratch).
+void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
+  (void)plane;
+  const long in_h = static_cast<long>(s.in_h), in_w = static_cast<long>(s.in_w);
+  for (size_t c = 0; c < s.out_c; ++c)
+    for (size_t oh = 0; oh < s.out_h; ++oh)
+      for (size_t ow = 0; ow < s.out_w; ++ow) {
+        int32_t acc = rq.bias != nullptr ? rq.bias[c] : 0;
+        for (size_t r = 0; r < s.kh; ++r)
+          for (size_t t = 0; t < s.kw; ++t) {
+            const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
+            const long iw = static_cast<long>(ow * s.stride_w + t * s.dilation_w) - static_cast<long>(s.pad_left);
+            const bool inside = ih >= 0 && ih < in_h && iw >= 0 && iw < in_w;
+            const int32_t v = inside ? x[(c * s.in_h + static_cast<size_t>(ih)) * s.in_w + static_cast<size_t>(iw)] : x_zero_point;
+            acc += int32_t{w[(c * s.kh + r) * s.kw + t]} * v;
+          }
+        y[(c * s.out_h + oh) * s.out_w + ow] =
+            RequantizeS8(acc, rq.multiplier[c], rq.shift[c], rq.y_zero_point, rq.act_min, rq.act_max);
+      }
+}
+
+// As Im2col, padding with `pad_value` (the input's zero point: real 0): per tap and output
+// row, the in-image columns are one range (ValidColumns), copied; the rest is padding.
+void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col) {
+  const size_t channels = s.in_c / s.group, out_plane = s.out_h * s.out_w;
+  for (size_t c = 0; c < channels; ++c)
+    for (size_t r = 0; r < s.kh; ++r)
+      for (size_t t = 0; t < s.kw; ++t) {
+        int8_t* row = col + ((c * s.kh + r) * s.kw + t) * out_plane;
+        const long off_w = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
+        size_t lo = 0, hi = 0;
+        ValidColumns(s, off_w, &lo, &hi);
+        for (size_t oh = 0; oh < s.out_h; ++oh) {
+          int8_t* dst = row + oh * s.out_w;
+          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
+          if (ih < 0 || ih >= static_cast<long>(s.in_h)) {
+            for (size_t ow = 0; ow < s.out_w; ++ow) dst[ow] = pad_value;
+            continue;
+          }
+          // Rows are short in the networks int8 targets (5 to 50 columns): plain loops, not
+          // three library calls per row.
+          const int8_t* in = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w + (static_cast<long>(lo * s.stride_w) + off_w);
+          for (size_t ow = 0; ow < lo; ++ow) dst[ow] = pad_value;
+          for (size_t ow = lo; ow < hi; ++ow, in += s.stride_w) dst[ow] = *in;
+          for (size_t ow = hi; ow < s.out_w; ++ow) dst[ow] = pad_value;
+        }
+      }
+}
+
+// Round half to even without depending on the FPU's rounding instruction: for |v| ≤ 2^22,
+// (v + 1.5·2^23) − 1.5·2^23 rounds v to an integer in the default (nearest-even) mode.
+void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
+  constexpr float kMagic = 12582912.0f;
+  for (size_t i = 0; i < n; ++i) {
+    float v = x[i] * p.inv_scale;
+    if (v != v) v = 0.0f;
+    v = std::min(std::max(v, -512.0f), 512.0f);
+    v = (v + kMagic) - kMagic;
+    v = std::min(std::max(v + static_cast<float>(p.zero_point), -128.0f), 127.0f);
+    y[i] = static_cast<int8_t>(v);
+  }
+}
+
+void DequantizeS8(const QuantS8Params& p, const int8_t* x, float* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(int32_t{x[i]} - p.zero_point) * p.scale;
+}
+
+void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t v = int64_t{a[i] - p.a_zero_point} * p.multiplier_a + int64_t{b[i] - p.b_zero_point} * p.multiplier_b;
+    int64_t q = p.y_zero_point + RoundShiftHalfAway(v, p.shift);
+    q = std::min<int64_t>(std::max<int64_t>(q, p.act_min), p.act_max);
+    y[i] = static_cast<int8_t>(q);
+  }
+}
+
+namespace {
+// sum / count rounded half away from zero (count > 0).
+int8_t RoundedMean(int32_t sum, int32_t count) {
+  const int32_t q = sum >= 0 ? (2 * sum + count) / (2 * count) : -((-2 * sum + count) / (2 * count));
+  return static_cast<int8_t>(q);
+}
+}  // namespace
+
+// As Pool2d on int8 (X and Y share scale and zero point): max of the in-bounds taps, or the
+// rounded mean; count_include_pad counts padded taps as zp (real 0). No tap in bounds: zp.
+void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes) {
+  const long in_h = static_cast<long>(p.in_h), in_w = static_cast<long>(p.in_w);
+  for (size_t pl = 0; pl < planes; ++pl) {
+    const int8_t* xp = x + pl * p.in_h * p.in_w;
+    for (size_t oh = 0; oh < p.out_h; ++oh)
+      for (size_t ow = 0; ow < p.out_w; ++ow) {
+        int32_t acc = p.kind == PoolKind::kMax ? -128 : 0, count = 0;
+        for (size_t r = 0; r < p.kh; ++r) {
+          const long ih = static_cast<long>(oh * p.stride_h + r * p.dilation_h) - static_cast<long>(p.pad_top);
+          for (size_t t = 0; t < p.kw; ++t) {
+            const long iw = static_cast<long>(ow * p.stride_w + t * p.dilation_w) - static_cast<long>(p.pad_left);
+            if (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w) continue;
+            const int32_t v = xp[ih * in_w + iw];
+            acc = p.kind == PoolKind::kMax ? std::max(acc, v) : acc + v;
+            ++count;
+          }
+        }
+        int8_t out = static_cast<int8_t>(zero_point);
+        if (count > 0 && p.kind == PoolKind::kMax) out = static_cast<int8_t>(acc);
+        if (count > 0 && p.kind == PoolKind::kAverage) {
+          const int32_t taps = p.count_include_pad ? static_cast<int32_t>(p.kh * p.kw) : count;
+          out = RoundedMean(acc + (taps - count) * zero_point, taps);
+        }
+        y[(pl * p.out_h + oh) * p.out_w + ow] = out;
+      }
+  }
+}
+
+// y[c] = max_i x[c,i], or the rounded mean (spatial < 2^23 so the sum fits 32 bits).
+void GlobalPoolS8(PoolKind kind, const int8_t* x, int8_t* y, size_t channels, size_t spatial) {
+  for (size_t c = 0; c < channels; ++c) {
+    const int8_t* row = x + c * spatial;
+    int32_t acc = kind == PoolKind::kMax ? -128 : 0;
+    for (size_t i = 0; i < spatial; ++i) acc = kind == PoolKind::kMax ? std::max<int32_t>(acc, row[i]) : acc + row[i];
+    y[c] = kind == PoolKind::kMax ? static_cast<int8_t>(acc) : RoundedMean(acc, static_cast<int32_t>(spatial));
+  }
+}
+
+}  // namespace edgefold::kernels::ref

@@ -1,0 +1,113 @@
+// ConvInt8 (1-D and 2-D, any stride, padding, dilation and group count; depthwise is the
+// group == channels case). Inputs X int8, W int8 [Cout, Cin/g, kh, kw], B, M, shift (int32).
+//   y[n, oc, ·] = requantize_oc(B[oc] + Σ w[oc, ic, ky, kx]·x[n, ic, iy, ix])
+// with x read as zp_x outside the image (real 0); B holds −zp_x·Σw (ops/int8_operands.h).
+// Depthwise stride-1 convs run the table's direct kernel over a zp-padded plane per channel;
+// otherwise, per image and group, one int8 GEMM, on the input itself for pointwise convs, else
+// on its int8 im2col. Scratch: kernels::ConvS8ScratchBytes, planned by the compiler.
+#include "kernels/conv/conv_scratch.h"
+#include "ops/int8_operands.h"
+#include "ops/shape_util.h"
+#include "ops/window_params.h"
+
+namespace edgefold::internal {
+namespace {
+
+struct ConvInt8Prepared {
+  kernels::Conv2dShape shape;
+  size_t batch;
+  bool pointwise;
+  bool depthwise_plane;
+  int8_t x_zero_point;
+};
+
+ConvOptions AsConvOptions(const OpOptions& o) {
+  ConvOptions c{};
+  for (int i = 0; i < 2; ++i) {
+    c.kernel[i] = o.int8.kernel[i];
+    c.strides[i] = o.int8.strides[i];
+    c.dilations[i] = o.int8.dilations[i];
+  }
+  for (int i = 0; i < 4; ++i) c.pads[i] = o.int8.pads[i];
+  c.group = o.int8.group;
+  return c;
+}
+
+Status Prepare(OpContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& w = ctx.input(1);
+  const TensorInfo& y = ctx.output(0);
+  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, x, "X"));
+  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, y, "Y"));
+  if (w.dtype != DType::kInt8 || !w.is_constant)
+    return ctx.Fail(Status::kInvalidModel, "W '%s' must be an int8 constant", w.name);
+  if ((x.rank != 3 && x.rank != 4) || w.rank != x.rank || y.rank != x.rank)
+    return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
+  const ConvOptions o = AsConvOptions(ctx.op.options);
+  const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
+  const size_t in_cg = s.in_c / s.group;
+  if (s.in_c % s.group != 0 || s.out_c % s.group != 0 || static_cast<size_t>(w.shape[1]) != in_cg ||
+      static_cast<size_t>(y.shape[1]) != s.out_c || y.shape[0] != x.shape[0] ||
+      static_cast<size_t>(w.shape[w.rank - 1]) != s.kw || (x.rank == 4 && static_cast<size_t>(w.shape[2]) != s.kh))
+    return ctx.Fail(Status::kShapeMismatch, "W, groups and channels do not agree");
+  const int h_axis = x.rank == 4 ? 0 : -1;
+  const long want_w = WindowOutput(static_cast<long>(s.in_w), o.pads[1], o.pads[3], o.kernel[1], o.strides[1], o.dilations[1], false);
+  const long want_h = h_axis < 0 ? 1 : WindowOutput(static_cast<long>(s.in_h), o.pads[0], o.pads[2], o.kernel[0], o.strides[0], o.dilations[0], false);
+  if (static_cast<long>(s.out_w) != want_w || static_cast<long>(s.out_h) != want_h)
+    return ctx.Fail(Status::kShapeMismatch, "Y spatial size does not follow from X and the options");
+  if (in_cg * s.kh * s.kw > kernels::kMaxGemmS8K)
+    return ctx.Fail(Status::kInvalidModel, "%zu products per output exceed the int32 accumulator's range",
+                    in_cg * s.kh * s.kw);
+  if (w.num_scales != 0 && w.num_scales != 1 && w.num_scales != s.out_c)
+    return ctx.Fail(Status::kInvalidModel, "W needs one scale or one per output channel");
+  EDGEFOLD_RETURN_IF_ERROR(CheckRequantOperands(ctx, 2, s.out_c));
+  const bool pointwise = kernels::ConvIsPointwise(s);
+  const size_t scratch = pointwise ? 0 : kernels::ConvS8ScratchBytes(s);
+  if (ctx.op.scratch_bytes < scratch)
+    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for im2col, the plan gives %zu", scratch,
+                    ctx.op.scratch_bytes);
+  ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{s, static_cast<size_t>(x.shape[0]), pointwise,
+                                                      kernels::ConvS8UsesDepthwisePlane(s),
+                                                      static_cast<int8_t>(x.zero_points[0])};
+  return Status::kOk;
+}
+
+Status Eval(OpContext& ctx) {
+  const ConvInt8Prepared& pr = ctx.prepared<ConvInt8Prepared>();
+  const kernels::Conv2dShape& s = pr.shape;
+  const size_t in_cg = s.in_c / s.group, out_cg = s.out_c / s.group, pixels = s.out_h * s.out_w;
+  const int8_t* x = S8Data(ctx.input(0));
+  const int8_t* w = S8Data(ctx.input(1));
+  int8_t* y = S8Data(ctx.output(0));
+  int8_t* col = reinterpret_cast<int8_t*>(ctx.op.scratch);
+  kernels::GemmS8Params p;
+  if (pr.depthwise_plane) {
+    SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
+    for (size_t n = 0; n < pr.batch; ++n)
+      ctx.k.conv2d_depthwise_s8(s, x + n * s.in_c * s.in_h * s.in_w, w, pr.x_zero_point, p, col,
+                                y + n * s.out_c * pixels);
+    return Status::kOk;
+  }
+  p.m = out_cg;
+  p.n = pixels;
+  p.k = in_cg * s.kh * s.kw;
+  p.lda = p.k;
+  p.ldb = pixels;
+  p.ldy = pixels;
+  for (size_t n = 0; n < pr.batch; ++n)
+    for (size_t g = 0; g < s.group; ++g) {
+      const int8_t* xg = x + (n * s.in_c + g * in_cg) * s.in_h * s.in_w;
+      if (!pr.pointwise) ctx.k.im2col_s8(s, xg, pr.x_zero_point, col);
+      SetRequant(ctx, 2, g * out_cg, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
+      ctx.k.gemm_s8(p, w + g * out_cg * p.k, pr.pointwise ? xg : col, y + (n * s.out_c + g * out_cg) * pixels);
+    }
+  return Status::kOk;
+}
+
+const OpKernel kConvInt8 = {Prepare, Eval, 5, 5};
+
+}  // namespace
+
+const OpKernel* RegisterConvInt8() { return &kConvInt8; }
+
+}  // namespace edgefold::internal

@@ -1,0 +1,59 @@
+// Splitting one op's work over the caller's threads (Options::parallel_for).
+//
+// Work is split statically over independent output rows (GEMM rows = output channels,
+// depthwise channels), never over a reduction: every output element is computed by the same
+// code in the same order whatever the thread count, so results are bit-identical. A task gets
+// at least kMinTaskWork multiply-adds (peers use 64–100 K): below that the hand-off costs more
+// than it saves.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+
+#include "edgefold/interpreter.h"
+
+namespace edgefold::internal {
+
+struct Parallel {
+  ParallelForFn run = nullptr;
+  void* user = nullptr;
+  size_t threads = 1;
+};
+
+constexpr size_t kMinTaskWork = 64 * 1024;
+
+// f(begin, end) over [0, rows) split into at most p->threads ranges of at least
+// kMinTaskWork / work_per_row rows, each boundary a multiple of `align` rows (GEMM row tiles);
+// one range runs on the calling thread.
+#if defined(EDGEFOLD_SINGLE_THREAD)
+// Microcontroller builds: one core, so the split compiles out (Options::parallel_for is ignored).
+template <class F>
+void ForEachRowRange(const Parallel*, size_t rows, size_t, size_t, F&& f) {
+  f(size_t{0}, rows);
+}
+#else
+template <class F>
+void ForEachRowRange(const Parallel* p, size_t rows, size_t work_per_row, size_t align, F&& f) {
+  size_t tasks = 1;
+  if (p != nullptr && p->run != nullptr && p->threads > 1 && rows > align) {
+    const size_t min_rows = std::max<size_t>(1, kMinTaskWork / std::max<size_t>(1, work_per_row));
+    const size_t units = (rows + align - 1) / align;
+    tasks = std::min({p->threads, units, std::max<size_t>(1, rows / min_rows)});
+  }
+  if (tasks <= 1) {
+    f(size_t{0}, rows);
+    return;
+  }
+  struct Split {
+    F* f;
+    size_t rows, units, tasks, align;
+  } split{&f, rows, (rows + align - 1) / align, tasks, align};
+  p->run(p->user, tasks, [](void* ctx, size_t i) {
+    const Split& s = *static_cast<const Split*>(ctx);
+    const size_t begin = std::min(s.rows, s.units * i / s.tasks * s.align);
+    const size_t end = std::min(s.rows, s.units * (i + 1) / s.tasks * s.align);
+    if (begin < end) (*s.f)(begin, end);
+  }, &split);
+}
+#endif
+
+}  // namespace edgefold::internal

@@ -1,0 +1,212 @@
+// compile --quantize int8 end to end: the digits CNN against its float model (top-1 agreement
+// measured here by running both, not taken from the report), the same int8 bits on every ISA,
+// a mixed-precision model whose float ops are named, smaller arena and weights, format
+// versions, and the calibration data and schema fields the compiler or runtime must refuse.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "edgefold/model_generated.h"
+#include "edgefold_compiler/compiler.h"
+#include "testing/npy_read.h"
+#include "testing/run_model.h"
+
+namespace edgefold::compiler {
+namespace {
+
+using edgefold::testing::AvailableIsas;
+using edgefold::testing::RunModel;
+
+const std::string kDigits = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_cnn.onnx";
+const std::string kBnPositions = std::string(EDGEFOLD_MODELS_DATA_DIR) + "/bn_positions.onnx";
+
+kernels::testing::NpyArray DigitsImages() {
+  kernels::testing::NpyArray x;
+  std::string error;
+  EXPECT_TRUE(kernels::testing::ReadNpyF32(std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_test_x.npy", &x, &error))
+      << error;
+  return x;
+}
+
+CompileOptions Int8Options(const kernels::testing::NpyArray& x) {
+  CompileOptions o;
+  o.quantize_int8 = true;
+  o.calibration = x.data;
+  for (size_t d : x.shape) o.calibration_shape.push_back(static_cast<int64_t>(d));
+  return o;
+}
+
+size_t ArgMax(const std::vector<float>& v) {
+  size_t best = 0;
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] > v[best]) best = i;
+  return best;
+}
+
+TEST(QuantizeInt8, DigitsAgreesWithFloatAndShrinksArenaAndWeights) {
+  const kernels::testing::NpyArray x = DigitsImages();
+  const CompileResult f = CompileFile(kDigits, CompileOptions());
+  const CompileResult q = CompileFile(kDigits, Int8Options(x));
+  ASSERT_TRUE(f.ok) << f.error;
+  ASSERT_TRUE(q.ok) << q.error;
+  const size_t images = x.shape[0], pixels = x.data.size() / images;
+  size_t agree = 0;
+  double signal = 0, noise = 0;
+  for (size_t i = 0; i < images; ++i) {
+    const std::vector<float> in(x.data.begin() + static_cast<long>(i * pixels), x.data.begin() + static_cast<long>((i + 1) * pixels));
+    const auto rf = RunModel(f.model, {in}), rq = RunModel(q.model, {in});
+    ASSERT_EQ(rq.status, Status::kOk) << rq.log;
+    agree += ArgMax(rf.outputs[0]) == ArgMax(rq.outputs[0]);
+    for (size_t k = 0; k < rf.outputs[0].size(); ++k) {
+      signal += double(rf.outputs[0][k]) * rf.outputs[0][k];
+      noise += (double(rf.outputs[0][k]) - rq.outputs[0][k]) * (double(rf.outputs[0][k]) - rq.outputs[0][k]);
+    }
+  }
+  const double agreement = double(agree) / double(images), sqnr = 10 * std::log10(signal / noise);
+  std::printf("digits int8: top-1 agreement %.2f %%, output SQNR %.2f dB (report: %.2f %%, %.2f dB); arena %llu vs "
+              "%llu float, weights %llu vs %llu\n", 100 * agreement, sqnr, 100 * q.report.quant.top1_agreement,
+              q.report.quant.output_sqnr_db, (unsigned long long)q.report.arena_bytes,
+              (unsigned long long)f.report.arena_bytes, (unsigned long long)q.report.weight_bytes,
+              (unsigned long long)f.report.weight_bytes);
+  EXPECT_GE(agreement, 0.99);
+  EXPECT_NEAR(agreement, q.report.quant.top1_agreement, 1e-9);   // the report measures what runs
+  EXPECT_NEAR(sqnr, q.report.quant.output_sqnr_db, 0.01);
+  EXPECT_TRUE(q.report.quant.float_ops.empty());
+  EXPECT_LT(q.report.arena_bytes, f.report.arena_bytes);
+  EXPECT_EQ(q.report.quant.float_arena_bytes, f.report.arena_bytes);
+  EXPECT_LT(q.report.weight_bytes * 2, f.report.weight_bytes);
+  EXPECT_EQ(fb::GetModel(f.model.data())->format_version(), 1u);   // float models are written as before
+  EXPECT_EQ(fb::GetModel(q.model.data())->format_version(), 2u);
+}
+
+TEST(QuantizeInt8, SameBitsOnEveryIsa) {
+  const kernels::testing::NpyArray x = DigitsImages();
+  const CompileResult q = CompileFile(kDigits, Int8Options(x));
+  ASSERT_TRUE(q.ok) << q.error;
+  const size_t pixels = x.data.size() / x.shape[0];
+  for (size_t i = 0; i < 16; ++i) {
+    const std::vector<float> in(x.data.begin() + static_cast<long>(i * pixels), x.data.begin() + static_cast<long>((i + 1) * pixels));
+    const auto want = RunModel(q.model, {in}, Isa::kScalar);
+    for (Isa isa : AvailableIsas()) EXPECT_EQ(RunModel(q.model, {in}, isa).outputs, want.outputs) << IsaName(isa);
+  }
+}
+
+// bn_positions has Sigmoid, HardSwish, Mul, Div, ReduceMean...: they stay float, named.
+TEST(QuantizeInt8, MixedPrecisionNamesTheFloatOpsAndRuns) {
+  kernels::testing::NpyArray x;
+  std::string error;
+  ASSERT_TRUE(kernels::testing::ReadNpyF32(std::string(EDGEFOLD_MODELS_DATA_DIR) + "/bn_positions.input.npy", &x, &error));
+  kernels::testing::NpyArray calib = x;
+  calib.shape[0] = 8;
+  calib.data.clear();
+  for (size_t s = 0; s < 8; ++s)
+    for (size_t i = 0; i < x.data.size(); ++i) calib.data.push_back(x.data[i] * (0.6f + 0.1f * float(s)) + 0.01f * float((i * 7 + s) % 13));
+  const CompileResult f = CompileFile(kBnPositions, CompileOptions());
+  const CompileResult q = CompileFile(kBnPositions, Int8Options(calib));
+  ASSERT_TRUE(q.ok) << q.error;
+  ASSERT_FALSE(q.report.quant.float_ops.empty());
+  ASSERT_FALSE(q.report.quant.layers.empty());
+  EXPECT_GT(q.report.quant.boundaries, 0);
+  bool named = false;
+  for (const std::string& s : q.report.quant.float_ops) named = named || s.find("): ") != std::string::npos;
+  EXPECT_TRUE(named) << q.report.quant.float_ops[0];
+  const auto rf = RunModel(f.model, {x.data}), rq = RunModel(q.model, {x.data});
+  ASSERT_EQ(rq.status, Status::kOk) << rq.log;
+  double signal = 0, noise = 0;
+  for (size_t k = 0; k < rf.outputs[0].size(); ++k) {
+    signal += double(rf.outputs[0][k]) * rf.outputs[0][k];
+    noise += (double(rf.outputs[0][k]) - rq.outputs[0][k]) * (double(rf.outputs[0][k]) - rq.outputs[0][k]);
+  }
+  EXPECT_GT(10 * std::log10(signal / noise), 15.0);
+}
+
+// The memory goal on the MLPerf-Tiny-style keyword spotter: int8 arena ≤ 1/3.5 of
+// float, weights below 1/2 (int32 biases and multipliers and 64-byte alignment keep it above 1/4).
+TEST(QuantizeInt8, DsCnnArenaIsAtMostAThirdAndAHalfOfFloat) {
+  kernels::testing::NpyArray x;
+  std::string error;
+  ASSERT_TRUE(kernels::testing::ReadNpyF32(std::string(EDGEFOLD_MODELS_DATA_DIR) + "/ds_cnn.input.npy", &x, &error));
+  kernels::testing::NpyArray calib = x;
+  calib.shape[0] = 16;
+  calib.data.clear();
+  for (size_t s = 0; s < 16; ++s)
+    for (size_t i = 0; i < x.data.size(); ++i) calib.data.push_back(x.data[(i + 37 * s) % x.data.size()] * (0.5f + 0.06f * float(s)));
+  const std::string model = std::string(EDGEFOLD_MODELS_DATA_DIR) + "/ds_cnn.onnx";
+  const CompileResult f = CompileFile(model, CompileOptions());
+  const CompileResult q = CompileFile(model, Int8Options(calib));
+  ASSERT_TRUE(f.ok) << f.error;
+  ASSERT_TRUE(q.ok) << q.error;
+  std::printf("ds_cnn: arena %llu int8 vs %llu float, weights %llu vs %llu, output SQNR %.2f dB\n",
+              (unsigned long long)q.report.arena_bytes, (unsigned long long)f.report.arena_bytes,
+              (unsigned long long)q.report.weight_bytes, (unsigned long long)f.report.weight_bytes,
+              q.report.quant.output_sqnr_db);
+  EXPECT_TRUE(q.report.quant.float_ops.empty());
+  EXPECT_LE(double(q.report.arena_bytes) * 3.5, double(f.report.arena_bytes));
+  EXPECT_LT(q.report.weight_bytes * 2, f.report.weight_bytes);
+}
+
+// --quantize-percentile clips: some layer's int8 range ends inside its observed range.
+TEST(QuantizeInt8, PercentileClipsTheRange) {
+  CompileOptions o = Int8Options(DigitsImages());
+  o.quantize_percentile = 99.9;
+  const CompileResult q = CompileFile(kDigits, o);
+  ASSERT_TRUE(q.ok) << q.error;
+  bool clipped = false;
+  for (const QuantLayerReport& l : q.report.quant.layers) {
+    EXPECT_LE(l.clip_hi, l.range_max + l.out_scale) << l.name;
+    clipped = clipped || l.clip_hi < l.range_max - l.out_scale;
+  }
+  EXPECT_TRUE(clipped);
+  EXPECT_GE(q.report.quant.top1_agreement, 0.95);
+}
+
+TEST(QuantizeInt8, RefusesBadCalibrationData) {
+  kernels::testing::NpyArray x = DigitsImages();
+  CompileOptions o = Int8Options(x);
+  o.calibration_shape = {450, 1, 64};   // right count, wrong shape
+  CompileResult r = CompileFile(kDigits, o);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("calibration data has shape [450, 1, 64]"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("needs [-1, 1, 8, 8]"), std::string::npos) << r.error;
+  o = Int8Options(x);
+  o.calibration[70] = std::numeric_limits<float>::quiet_NaN();
+  r = CompileFile(kDigits, o);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("NaN at flat index 70 (sample 1)"), std::string::npos) << r.error;
+  o = Int8Options(x);
+  o.quantize_percentile = 30;
+  EXPECT_FALSE(CompileFile(kDigits, o).ok);
+}
+
+// The runtime refuses what the schema allows but the scheme does not: zero or negative scales,
+// zero points outside int8.
+TEST(QuantizeInt8, RuntimeRefusesBadScalesAndZeroPoints) {
+  const CompileResult q = CompileFile(kDigits, Int8Options(DigitsImages()));
+  ASSERT_TRUE(q.ok) << q.error;
+  const fb::Model* m = fb::GetModel(q.model.data());
+  size_t tensor = 0;
+  while (m->tensors()->Get(static_cast<uint32_t>(tensor))->dtype() != fb::DType::Int8 ||
+         m->tensors()->Get(static_cast<uint32_t>(tensor))->quant()->scales()->size() != 1)
+    ++tensor;
+  const auto* quant = m->tensors()->Get(static_cast<uint32_t>(tensor))->quant();
+  const size_t scale_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(quant->scales()->data()) - q.model.data());
+  const size_t zp_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(quant->zero_points()->data()) - q.model.data());
+  const std::vector<float> in(64, 0.5f);
+  for (float bad : {0.0f, -1.0f, std::numeric_limits<float>::infinity()}) {
+    std::vector<uint8_t> bytes = q.model;
+    std::memcpy(bytes.data() + scale_at, &bad, 4);
+    const auto r = RunModel(bytes, {in});
+    EXPECT_EQ(r.status, Status::kInvalidModel);
+    EXPECT_NE(r.log.find("scale is zero, negative or not finite"), std::string::npos) << r.log;
+  }
+  std::vector<uint8_t> bytes = q.model;
+  const int32_t zp = 200;
+  std::memcpy(bytes.data() + zp_at, &zp, 4);
+  const auto r = RunModel(bytes, {in});
+  EXPECT_EQ(r.status, Status::kInvalidModel);
+  EXPECT_NE(r.log.find("zero point outside int8"), std::string::npos) << r.log;
+}
+
+}  // namespace
+}  // namespace edgefold::compiler

@@ -1,0 +1,144 @@
+// Threads (Options::parallel_for): every op's work split over 1–7 tasks gives the same output
+// bits as one thread, on the committed real networks, at every kernel level, with the host
+// ThreadPool and with a serial parallel_for that runs the tasks in reverse order (so no result
+// depends on which task runs first). The ThreadPool runs every task of every job exactly once.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "edgefold/interpreter.h"
+#include "edgefold/thread_pool.h"
+#include "edgefold_compiler/compiler.h"
+#include "file_io.h"
+#include "npy.h"
+#include "testing/onnx_builder.h"
+#include "testing/run_model.h"
+
+namespace edgefold {
+namespace {
+
+const std::string kData = EDGEFOLD_MODELS_DATA_DIR;
+
+// Runs the tasks on the calling thread, last first.
+void ReverseSerial(void* user, size_t tasks, void (*run)(void*, size_t), void* ctx) {
+  ++*static_cast<size_t*>(user);
+  for (size_t i = tasks; i-- > 0;) run(ctx, i);
+}
+
+std::vector<float> RunWith(const std::vector<uint8_t>& efb, const std::vector<float>& input, Options options) {
+  tools::AlignedBuffer model = tools::AllocateAligned(efb.size());
+  std::memcpy(model.data.get(), efb.data(), efb.size());
+  size_t bytes = 0;
+  EXPECT_EQ(RequiredArenaBytes(model.data.get(), efb.size(), &bytes, options), Status::kOk);
+  tools::AlignedBuffer arena = tools::AllocateAligned(bytes);
+  Interpreter* interp = nullptr;
+  EXPECT_EQ(Interpreter::Create(model.data.get(), efb.size(), arena.data.get(), bytes, options, &interp), Status::kOk);
+  if (interp == nullptr) return {};
+  EXPECT_EQ(interp->SetInput(0, input.data(), input.size()), Status::kOk);
+  EXPECT_EQ(interp->Invoke(), Status::kOk);
+  const TensorView y = interp->output(0);
+  return std::vector<float>(y.data, y.data + y.elems);
+}
+
+TEST(Threads, OutputsAreBitIdenticalForAnyThreadCount) {
+  ThreadPool pool2(2), pool3(3), pool4(4);
+  size_t splits = 0;
+  for (const char* name : {"ds_cnn", "resnet8", "mobilenet_v1_025", "bn_positions", "fc_autoencoder", "mlp_bn1d"}) {
+    const compiler::CompileResult r = compiler::CompileFile(kData + "/" + name + ".onnx", compiler::CompileOptions());
+    ASSERT_TRUE(r.ok) << r.error;
+    tools::NpyArray x;
+    std::string error;
+    ASSERT_TRUE(tools::ReadNpy(kData + "/" + name + ".input.npy", &x, &error)) << error;
+    for (Isa isa : testing::AvailableIsas()) {
+      SCOPED_TRACE(std::string(name) + " " + IsaName(isa));
+      Options one;
+      one.isa = isa;
+      const std::vector<float> want = RunWith(r.model, x.f32, one);
+      ASSERT_FALSE(want.empty());
+      for (ThreadPool* pool : {&pool2, &pool3, &pool4}) {
+        Options o = one;
+        pool->Configure(&o);
+        EXPECT_EQ(RunWith(r.model, x.f32, o), want) << pool->threads() << " threads";
+      }
+      for (size_t tasks : {2, 5, 7}) {
+        Options o = one;
+        o.parallel_for = &ReverseSerial;
+        o.parallel_user = &splits;
+        o.num_threads = tasks;
+        EXPECT_EQ(RunWith(r.model, x.f32, o), want) << tasks << " tasks in reverse order";
+      }
+    }
+  }
+  EXPECT_GT(splits, 0u) << "no op was split: the test proves nothing";
+}
+
+// Winograd F(2,3) 3×3 convs (their 16 GEMMs per band split over threads) and a wide Gemm (its
+// columns split): large enough that every split path runs.
+onnx::ModelProto WideConvNet() {
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+  auto values = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(gen);
+    return v;
+  };
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 32, 24, 24});
+  b.Init("w1", {64, 32, 3, 3}, values(64 * 32 * 9)).Init("w2", {64, 64, 3, 3}, values(64 * 64 * 9));
+  b.Init("fc", {2304, 64}, values(2304 * 64)).Init("fc_b", {2304}, values(2304));
+  testing::SetInts(b.Node("Conv", {"x", "w1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
+  b.Node("Relu", {"c1"}, {"r1"}, "relu1");
+  testing::SetInts(b.Node("Conv", {"r1", "w2"}, {"c2"}, "conv2"), "pads", {1, 1, 1, 1});
+  b.Node("GlobalAveragePool", {"c2"}, {"g"}, "gap");
+  b.Node("Flatten", {"g"}, {"f"}, "flatten");
+  testing::SetInt(b.Node("Gemm", {"f", "fc", "fc_b"}, {"y"}, "fc"), "transB", 1);
+  b.Output("y");
+  return b.model();
+}
+
+TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
+  const compiler::CompileResult r = compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_GT(r.report.winograd_convs, 0);
+  std::vector<float> x(32 * 24 * 24);
+  std::mt19937 gen(9);
+  std::normal_distribution<float> dist;
+  for (float& v : x) v = dist(gen);
+  size_t splits = 0;
+  for (Isa isa : testing::AvailableIsas()) {
+    Options one;
+    one.isa = isa;
+    const std::vector<float> want = RunWith(r.model, x, one);
+    ASSERT_EQ(want.size(), 2304u);
+    for (size_t tasks : {2, 3, 7}) {
+      Options o = one;
+      o.parallel_for = &ReverseSerial;
+      o.parallel_user = &splits;
+      o.num_threads = tasks;
+      EXPECT_EQ(RunWith(r.model, x, o), want) << IsaName(isa) << ", " << tasks << " tasks";
+    }
+  }
+  EXPECT_GT(splits, 0u);
+}
+
+TEST(Threads, ThePoolRunsEveryTaskOnce) {
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.threads(), 3u);
+  for (size_t tasks : {1, 2, 3, 4, 17, 100}) {
+    for (int job = 0; job < 200; ++job) {
+      std::vector<std::atomic<int>> hits(tasks);
+      for (auto& h : hits) h = 0;
+      ThreadPool::ParallelFor(&pool, tasks, [](void* ctx, size_t i) {
+        (*static_cast<std::vector<std::atomic<int>>*>(ctx))[i].fetch_add(1);
+      }, &hits);
+      for (size_t i = 0; i < tasks; ++i) ASSERT_EQ(hits[i].load(), 1) << "task " << i << " of " << tasks;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgefold

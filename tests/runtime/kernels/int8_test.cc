@@ -1,0 +1,198 @@
+// int8 kernels: every table against the scalar reference bit for bit (GEMM at sizes around
+// the register width, including the matrix-vector path; Quantize/Dequantize with ties, NaN
+// and out-of-range values; add and pools), and the reference against hand values of the
+// rounding rules (docs/quantization.md).
+#include <limits>
+
+#include "kernels/conv/conv_scratch.h"
+#include "testing/kernel_test_util.h"
+
+namespace edgefold::kernels::testing {
+namespace {
+
+class Int8Test : public KernelTest {};
+
+std::vector<int8_t> RandomS8(size_t n, unsigned seed) {
+  std::mt19937 gen(seed + static_cast<unsigned>(n) * 31u);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  std::vector<int8_t> v(n);
+  for (int8_t& x : v) x = static_cast<int8_t>(dist(gen));
+  return v;
+}
+
+TEST(Int8Reference, RequantizeRoundsHalfAwayFromZero) {
+  // acc·M / 2^(31+shift) with M = 2^30, shift = 0: acc / 2.
+  EXPECT_EQ(RequantizeS8(5, 1 << 30, 0, 0, -128, 127), 3);     // 2.5 → 3
+  EXPECT_EQ(RequantizeS8(-5, 1 << 30, 0, 0, -128, 127), -3);   // −2.5 → −3
+  EXPECT_EQ(RequantizeS8(3, 1 << 30, 0, 10, -128, 127), 12);   // 1.5 → 2, + zp 10
+  EXPECT_EQ(RequantizeS8(4, 1 << 30, -1, 0, -128, 127), 4);    // shift −1: acc·1
+  EXPECT_EQ(RequantizeS8(1000, 1 << 30, 0, 0, -128, 127), 127);
+  EXPECT_EQ(RequantizeS8(-9, 1 << 30, 0, 0, 0, 127), 0);       // fused Relu: clamp at zp
+}
+
+TEST(Int8Reference, QuantizeRoundsHalfToEvenAndSaturates) {
+  const float x[7] = {2.5f, 3.5f, -2.5f, 1000.0f, -1000.0f, std::numeric_limits<float>::quiet_NaN(), 0.26f};
+  int8_t q[7];
+  ref::QuantizeS8(QuantS8Params{0.5f, 2.0f, 1}, x, q, 7);   // x/0.5 + 1
+  EXPECT_EQ(q[0], 6);     // 5 + 1
+  EXPECT_EQ(q[1], 8);     // 7 + 1
+  EXPECT_EQ(q[2], -4);    // −5 + 1
+  EXPECT_EQ(q[3], 127);
+  EXPECT_EQ(q[4], -128);
+  EXPECT_EQ(q[5], 1);     // NaN → zero point
+  EXPECT_EQ(q[6], 2);     // 0.52 → 1, + 1
+  const float ties[2] = {0.25f, 0.75f};                     // /0.5: 0.5 → 0, 1.5 → 2
+  ref::QuantizeS8(QuantS8Params{0.5f, 2.0f, 0}, ties, q, 2);
+  EXPECT_EQ(q[0], 0);
+  EXPECT_EQ(q[1], 2);
+}
+
+TEST(Int8Reference, GemmHandValue) {
+  const int8_t a[2] = {3, -2}, b[2] = {10, 7};   // 30 − 14 = 16, + bias 4 = 20 → /2 = 10
+  const int32_t bias = 4, mult = 1 << 30, shift = 0;
+  GemmS8Params p;
+  p.m = 1; p.n = 1; p.k = 2; p.lda = 2; p.ldb = 1; p.ldy = 1;
+  p.bias = &bias; p.multiplier = &mult; p.shift = &shift; p.y_zero_point = -3;
+  int8_t y = 0;
+  ref::GemmS8(p, a, b, &y);
+  EXPECT_EQ(y, 7);
+}
+
+TEST(Int8Reference, AveragePoolRoundsTheMean) {
+  const int8_t x[4] = {1, 2, 2, 2};   // mean 1.75 → 2; {-1,-2,-2,-2}: −1.75 → −2
+  const int8_t xn[4] = {-1, -2, -2, -3};   // −2 exactly
+  int8_t y = 0;
+  ref::GlobalPoolS8(PoolKind::kAverage, x, &y, 1, 4);
+  EXPECT_EQ(y, 2);
+  ref::GlobalPoolS8(PoolKind::kAverage, xn, &y, 1, 4);
+  EXPECT_EQ(y, -2);
+  const int8_t half[2] = {-1, -2};   // −1.5 → −2 (half away from zero)
+  ref::GlobalPoolS8(PoolKind::kAverage, half, &y, 1, 2);
+  EXPECT_EQ(y, -2);
+}
+
+// im2col_s8 against the definition, one entry at a time (padding reads the zero point).
+TEST(Int8Reference, Im2colMatchesTheDefinition) {
+  for (size_t stride : {size_t{1}, size_t{2}})
+    for (size_t dil : {size_t{1}, size_t{2}}) {
+      Conv2dShape s;
+      s.in_c = 3; s.in_h = 7; s.in_w = 9; s.kh = 3; s.kw = 2; s.stride_h = s.stride_w = stride;
+      s.dilation_h = s.dilation_w = dil; s.pad_top = 1; s.pad_left = 2;
+      s.out_h = (7 + 2 - dil * 2 - 1) / stride + 1;
+      s.out_w = (9 + 3 - dil * 1 - 1) / stride + 1;
+      const std::vector<int8_t> x = RandomS8(3 * 63, 9);
+      std::vector<int8_t> col(3 * 6 * s.out_h * s.out_w, 0);
+      ref::Im2colS8(s, x.data(), -9, col.data());
+      size_t bad = 0;
+      for (size_t c = 0; c < 3; ++c)
+        for (size_t r = 0; r < 3; ++r)
+          for (size_t t = 0; t < 2; ++t)
+            for (size_t oh = 0; oh < s.out_h; ++oh)
+              for (size_t ow = 0; ow < s.out_w; ++ow) {
+                const long ih = long(oh * stride + r * dil) - 1, iw = long(ow * stride + t * dil) - 2;
+                const int8_t want = (ih >= 0 && ih < 7 && iw >= 0 && iw < 9) ? x[(c * 7 + size_t(ih)) * 9 + size_t(iw)] : -9;
+                bad += col[(((c * 3 + r) * 2 + t) * s.out_h + oh) * s.out_w + ow] != want;
+              }
+      EXPECT_EQ(bad, 0u) << "stride " << stride << " dilation " << dil;
+    }
+}
+
+TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
+  const size_t w = W();
+  for (size_t n : AwkwardSizes()) {
+    if (n > 300) n = 300;
+    for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{9}})
+      for (size_t k : {size_t{1}, w - 1 + (w == 1), w + 1, size_t{27}, size_t{300}}) {
+        const std::vector<int8_t> a = RandomS8(m * k, 1), b = RandomS8(k * n, 2);
+        std::vector<int32_t> bias(m), mult(m), shift(m);
+        for (size_t i = 0; i < m; ++i) {
+          bias[i] = static_cast<int32_t>(i * 977) - 3000;
+          mult[i] = (1 << 30) + static_cast<int32_t>(i * 123457);
+          shift[i] = static_cast<int32_t>(i % 12);   // real multipliers 2^−1 … 2^−13
+        }
+        GemmS8Params p;
+        p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n; p.ldy = n;
+        p.bias = bias.data(); p.multiplier = mult.data(); p.shift = shift.data();
+        p.y_zero_point = 5; p.act_min = -100; p.act_max = 120;
+        std::vector<int8_t> want(m * n), got(m * n, 99);
+        ref::GemmS8(p, a.data(), b.data(), want.data());
+        table().gemm_s8(p, a.data(), b.data(), got.data());
+        EXPECT_EQ(want, got) << m << "x" << n << "x" << k;
+      }
+  }
+}
+
+// Depthwise stride 1 over the padded plane against the direct reference: kernel sizes,
+// dilation, asymmetric padding, rows narrower and wider than a register.
+TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
+  struct Geometry { size_t h, w, k, dil, pt, pl, pb, pr; };
+  for (const Geometry& g : {Geometry{25, 5, 3, 1, 1, 1, 1, 1}, Geometry{7, W() + 1, 3, 2, 2, 2, 2, 2},
+                            Geometry{13, 17, 5, 1, 2, 1, 2, 3}, Geometry{1, 1, 1, 1, 0, 0, 0, 0},
+                            Geometry{9, W() - 1 + (W() == 1), 3, 1, 0, 0, 0, 0}}) {
+    Conv2dShape s;
+    s.in_c = s.out_c = s.group = 5;
+    s.in_h = g.h; s.in_w = g.w; s.kh = s.kw = g.k; s.dilation_h = s.dilation_w = g.dil;
+    s.pad_top = g.pt; s.pad_left = g.pl;
+    s.out_h = g.h + g.pt + g.pb - (g.k - 1) * g.dil;
+    s.out_w = g.w + g.pl + g.pr - (g.k - 1) * g.dil;
+    const std::vector<int8_t> x = RandomS8(5 * g.h * g.w, 11), w = RandomS8(5 * g.k * g.k, 12);
+    std::vector<int32_t> bias = {-700, 0, 321, 5000, -12}, mult(5, (1 << 30) + 777), shift = {3, 4, 5, 6, 7};
+    GemmS8Params rq;
+    rq.bias = bias.data(); rq.multiplier = mult.data(); rq.shift = shift.data();
+    rq.y_zero_point = -20; rq.act_min = -20; rq.act_max = 127;
+    std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55);
+    std::vector<int8_t> want(5 * s.out_h * s.out_w), got(want.size(), 99);
+    ref::Conv2dDepthwiseS8(s, x.data(), w.data(), -3, rq, nullptr, want.data());
+    table().conv2d_depthwise_s8(s, x.data(), w.data(), -3, rq, plane.data(), got.data());
+    EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.k << " d" << g.dil;
+  }
+}
+
+TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
+  for (size_t n : AwkwardSizes()) {
+    std::vector<float> x = RandomVector(n, -40, 40, 7);
+    for (size_t i = 0; i < n; i += 5) x[i] = 0.25f * static_cast<float>(static_cast<int>(i % 64) - 32);   // ties
+    if (n > 3) x[3] = std::numeric_limits<float>::quiet_NaN();
+    if (n > 2) x[2] = std::numeric_limits<float>::infinity();
+    const QuantS8Params p{0.25f, 4.0f, -7};
+    std::vector<int8_t> want(n), got(n, 99);
+    ref::QuantizeS8(p, x.data(), want.data(), n);
+    table().quantize_s8(p, x.data(), got.data(), n);
+    EXPECT_EQ(want, got) << n;
+    const std::vector<int8_t> q = RandomS8(n, 8);
+    std::vector<float> fwant(n), fgot(n, -1.0f);
+    ref::DequantizeS8(QuantS8Params{0.037f, 1.0f, 3}, q.data(), fwant.data(), n);
+    table().dequantize_s8(QuantS8Params{0.037f, 1.0f, 3}, q.data(), fgot.data(), n);
+    EXPECT_EQ(fwant, fgot) << n;
+  }
+}
+
+TEST_P(Int8Test, AddAndPoolsMatchReferenceBitForBit) {
+  for (size_t n : AwkwardSizes()) {
+    const std::vector<int8_t> a = RandomS8(n, 3), b = RandomS8(n, 4);
+    const AddS8Params p{3, -5, 1, 1 << 29, 3 << 28, 30, -128, 127};
+    std::vector<int8_t> want(n), got(n, 99);
+    ref::AddS8(p, a.data(), b.data(), want.data(), n);
+    table().add_s8(p, a.data(), b.data(), got.data(), n);
+    EXPECT_EQ(want, got) << n;
+    for (PoolKind kind : {PoolKind::kMax, PoolKind::kAverage}) {
+      ref::GlobalPoolS8(kind, a.data(), want.data(), 1, n);
+      table().global_pool_s8(kind, a.data(), got.data(), 1, n);
+      EXPECT_EQ(want[0], got[0]) << n;
+    }
+  }
+  Pool2dParams pp;
+  pp.kind = PoolKind::kAverage;
+  pp.in_h = 7; pp.in_w = 9; pp.kh = 3; pp.kw = 3; pp.stride_h = 2; pp.stride_w = 2; pp.pad_top = 1; pp.pad_left = 1;
+  pp.out_h = 4; pp.out_w = 5; pp.count_include_pad = true;
+  const std::vector<int8_t> x = RandomS8(3 * 63, 5);
+  std::vector<int8_t> want(3 * 20), got(3 * 20, 99);
+  ref::Pool2dS8(pp, -4, x.data(), want.data(), 3);
+  table().pool2d_s8(pp, -4, x.data(), got.data(), 3);
+  EXPECT_EQ(want, got);
+}
+
+EDGEFOLD_INSTANTIATE_SIMD(Int8Test);
+
+}  // namespace
+}  // namespace edgefold::kernels::testing
