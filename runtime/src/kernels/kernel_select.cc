@@ -28,6 +28,12 @@ uint64_t ReadXcr0() {
   return (static_cast<uint64_t>(hi) << 32) | lo;
 }
 
+// CPUID.(7,0):ECX bit 11 (AVX512_VNNI: vpdpbusd).
+bool CpuHasAvx512Vnni() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx >> 11 & 1u);
+}
+
 // CPUID.(7,0):EBX bit 31. xsimd 8.1 does not report AVX-512VL, but avx512.cc is built with it.
 bool CpuHasAvx512Vl() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -126,8 +132,26 @@ bool IsaAvailable(Isa isa) {
 
 namespace kernels {
 
+namespace {
+// A level's table, with the CPU's extensions where a level has a variant for them: AVX-512 with
+// VNNI int8 dot products (hosted builds: EDGEFOLD_NO_VNNI=1 keeps the plain table, for A/B runs).
+const KernelTable* WithCpuExtensions(const KernelTable* table) {
+#if defined(EDGEFOLD_HAVE_AVX512)
+  if (table == &avx512::kTable) {
+    static const bool vnni = CpuHasAvx512Vnni()
+#if defined(EDGEFOLD_HOSTED)
+                             && std::getenv("EDGEFOLD_NO_VNNI") == nullptr
+#endif
+        ;
+    if (vnni) return &avx512::kTableVnni;
+  }
+#endif
+  return table;
+}
+}  // namespace
+
 #define EDGEFOLD_TABLE_CASE(ns, level) \
-  case Isa::level: return &ns::kTable;
+  case Isa::level: return WithCpuExtensions(&ns::kTable);
 EDGEFOLD_DEFINE_TABLE_FOR(KernelTable, EDGEFOLD_TABLE_CASE)
 #undef EDGEFOLD_TABLE_CASE
 

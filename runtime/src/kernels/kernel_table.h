@@ -100,7 +100,7 @@ struct KernelTable {
   void (*gemm_s8)(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
   // As im2col, padding with pad_value (the input's zero point).
   void (*im2col_s8)(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col);
-  // Depthwise ConvInt8 of one image, stride 1 (kernels::ConvS8UsesDepthwisePlane): rq holds
+  // Depthwise ConvInt8 of one image, strides 1 and 2 (kernels::ConvS8UsesDepthwisePlane): rq holds
   // bias, multiplier and shift per channel and the output's zero point and clamp; `plane` is
   // ConvS8DepthwisePlaneBytes of scratch.
   void (*conv2d_depthwise_s8)(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
@@ -117,5 +117,13 @@ struct KernelTable {
 #define EDGEFOLD_DECLARE_KERNEL_TABLE(ns, level) namespace ns { extern const KernelTable kTable; }
 EDGEFOLD_DECLARE_TABLES(KernelTable, EDGEFOLD_DECLARE_KERNEL_TABLE)
 #undef EDGEFOLD_DECLARE_KERNEL_TABLE
+
+#if defined(EDGEFOLD_HAVE_AVX512)
+// AVX-512 with VNNI's int8 dot products (vpdpbusd) for gemm_s8: TableFor(kAvx512) gives it on
+// CPUs that have VNNI (same bits as every other table). avx512_vnni::GemmS8 is compiled alone
+// with -mavx512vnni (kernels/arch/avx512_vnni.cc).
+namespace avx512 { extern const KernelTable kTableVnni; }
+namespace avx512_vnni { void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y); }
+#endif
 
 }  // namespace edgefold::kernels

@@ -72,8 +72,44 @@ TEST(Int8Reference, AveragePoolRoundsTheMean) {
 }
 
 // im2col_s8 against the definition, one entry at a time (padding reads the zero point).
+// The max pool (row-wise maxima over the columns in bounds) against its definition: windows
+// with padding, strides 1 to 3, dilation, and windows that see no pixel (→ zero point).
+TEST(Int8Reference, MaxPoolMatchesTheDefinition) {
+  struct Geometry { size_t h, w, k, stride, dil, pad; };
+  for (const Geometry& g : {Geometry{7, 9, 3, 2, 1, 1}, Geometry{12, 300, 3, 1, 1, 1}, Geometry{5, 11, 2, 3, 1, 0},
+                            Geometry{9, 8, 3, 2, 2, 2}, Geometry{3, 3, 1, 3, 1, 2}, Geometry{6, 40, 5, 1, 1, 4}}) {
+    Pool2dParams p;
+    p.kind = PoolKind::kMax;
+    p.in_h = g.h; p.in_w = g.w; p.kh = g.k; p.kw = g.k; p.stride_h = g.stride; p.stride_w = g.stride;
+    p.dilation_h = g.dil; p.dilation_w = g.dil; p.pad_top = g.pad; p.pad_left = g.pad;
+    p.out_h = (g.h + 2 * g.pad - g.dil * (g.k - 1) - 1) / g.stride + 1;
+    p.out_w = (g.w + 2 * g.pad - g.dil * (g.k - 1) - 1) / g.stride + 1;
+    const std::vector<int8_t> x = RandomS8(2 * g.h * g.w, 6);
+    std::vector<int8_t> got(2 * p.out_h * p.out_w, 99);
+    ref::Pool2dS8(p, -9, x.data(), got.data(), 2);
+    size_t bad = 0;
+    for (size_t c = 0; c < 2; ++c)
+      for (size_t oh = 0; oh < p.out_h; ++oh)
+        for (size_t ow = 0; ow < p.out_w; ++ow) {
+          int want = -9;
+          bool any = false;
+          for (size_t r = 0; r < g.k; ++r)
+            for (size_t t = 0; t < g.k; ++t) {
+              const long ih = static_cast<long>(oh * g.stride + r * g.dil) - static_cast<long>(g.pad);
+              const long iw = static_cast<long>(ow * g.stride + t * g.dil) - static_cast<long>(g.pad);
+              if (ih < 0 || iw < 0 || ih >= static_cast<long>(g.h) || iw >= static_cast<long>(g.w)) continue;
+              const int v = x[(c * g.h + static_cast<size_t>(ih)) * g.w + static_cast<size_t>(iw)];
+              want = any ? std::max(want, v) : v;
+              any = true;
+            }
+          bad += got[(c * p.out_h + oh) * p.out_w + ow] != want;
+        }
+    EXPECT_EQ(bad, 0u) << g.h << "x" << g.w << " k" << g.k << " s" << g.stride << " d" << g.dil << " p" << g.pad;
+  }
+}
+
 TEST(Int8Reference, Im2colMatchesTheDefinition) {
-  for (size_t stride : {size_t{1}, size_t{2}})
+  for (size_t stride : {size_t{1}, size_t{2}, size_t{3}})
     for (size_t dil : {size_t{1}, size_t{2}}) {
       Conv2dShape s;
       s.in_c = 3; s.in_h = 7; s.in_w = 9; s.kh = 3; s.kw = 2; s.stride_h = s.stride_w = stride;
@@ -101,7 +137,7 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
   const size_t w = W();
   for (size_t n : AwkwardSizes()) {
     if (n > 300) n = 300;
-    for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{9}})
+    for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{9}, size_t{29}})
       for (size_t k : {size_t{1}, w - 1 + (w == 1), w + 1, size_t{27}, size_t{300}}) {
         const std::vector<int8_t> a = RandomS8(m * k, 1), b = RandomS8(k * n, 2);
         std::vector<int32_t> bias(m), mult(m), shift(m);
@@ -122,30 +158,67 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
   }
 }
 
+#if defined(EDGEFOLD_HAVE_AVX512)
+// On a VNNI CPU TableFor(kAvx512) is the VNNI table, so the plain AVX-512 int8 GEMM is checked
+// here; and the VNNI GEMM at row counts through every tile (16, 8, 4, 1) and k around 4.
+TEST(Int8Avx512, PlainAndVnniGemmMatchReference) {
+  if (!IsaAvailable(Isa::kAvx512)) GTEST_SKIP() << "no AVX-512";
+  const bool vnni = TableFor<KernelTable>(Isa::kAvx512) == &avx512::kTableVnni;
+  for (size_t m : {size_t{16}, size_t{31}, size_t{45}})
+    for (size_t n : {size_t{4}, size_t{17}, size_t{49}})
+      for (size_t k : {size_t{3}, size_t{4}, size_t{5}, size_t{66}, size_t{577}}) {
+        const std::vector<int8_t> a = RandomS8(m * k, 3), b = RandomS8(k * (n + 2), 4);
+        std::vector<int32_t> bias(m), mult(m), shift(m);
+        for (size_t i = 0; i < m; ++i) {
+          bias[i] = static_cast<int32_t>(i * 4099) - 50000;
+          mult[i] = (1 << 30) + static_cast<int32_t>(i * 7654321);
+          shift[i] = static_cast<int32_t>(i % 17) - 2;   // some real multipliers above 1: saturation
+        }
+        GemmS8Params p;
+        p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n + 2; p.ldy = n;
+        p.bias = bias.data(); p.multiplier = mult.data(); p.shift = shift.data();
+        p.y_zero_point = -7; p.act_min = -128; p.act_max = 127;
+        std::vector<int8_t> want(m * n), plain(m * n, 99), dot(m * n, 99);
+        ref::GemmS8(p, a.data(), b.data(), want.data());
+        avx512::kTable.gemm_s8(p, a.data(), b.data(), plain.data());
+        EXPECT_EQ(want, plain) << "avx512 " << m << "x" << n << "x" << k;
+        if (!vnni) continue;
+        avx512::kTableVnni.gemm_s8(p, a.data(), b.data(), dot.data());
+        EXPECT_EQ(want, dot) << "avx512+vnni " << m << "x" << n << "x" << k;
+      }
+}
+#endif
+
 // Depthwise stride 1 over the padded plane against the direct reference: kernel sizes,
 // dilation, asymmetric padding, rows narrower and wider than a register.
 TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
   struct Geometry { size_t h, w, k, dil, pt, pl, pb, pr; };
-  for (const Geometry& g : {Geometry{25, 5, 3, 1, 1, 1, 1, 1}, Geometry{7, W() + 1, 3, 2, 2, 2, 2, 2},
-                            Geometry{13, 17, 5, 1, 2, 1, 2, 3}, Geometry{1, 1, 1, 1, 0, 0, 0, 0},
-                            Geometry{9, W() - 1 + (W() == 1), 3, 1, 0, 0, 0, 0}}) {
-    Conv2dShape s;
-    s.in_c = s.out_c = s.group = 5;
-    s.in_h = g.h; s.in_w = g.w; s.kh = s.kw = g.k; s.dilation_h = s.dilation_w = g.dil;
-    s.pad_top = g.pt; s.pad_left = g.pl;
-    s.out_h = g.h + g.pt + g.pb - (g.k - 1) * g.dil;
-    s.out_w = g.w + g.pl + g.pr - (g.k - 1) * g.dil;
-    const std::vector<int8_t> x = RandomS8(5 * g.h * g.w, 11), w = RandomS8(5 * g.k * g.k, 12);
-    std::vector<int32_t> bias = {-700, 0, 321, 5000, -12}, mult(5, (1 << 30) + 777), shift = {3, 4, 5, 6, 7};
-    GemmS8Params rq;
-    rq.bias = bias.data(); rq.multiplier = mult.data(); rq.shift = shift.data();
-    rq.y_zero_point = -20; rq.act_min = -20; rq.act_max = 127;
-    std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55);
-    std::vector<int8_t> want(5 * s.out_h * s.out_w), got(want.size(), 99);
-    ref::Conv2dDepthwiseS8(s, x.data(), w.data(), -3, rq, nullptr, want.data());
-    table().conv2d_depthwise_s8(s, x.data(), w.data(), -3, rq, plane.data(), got.data());
-    EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.k << " d" << g.dil;
-  }
+  for (size_t sh : {size_t{1}, size_t{2}})
+    for (size_t sw : {size_t{1}, size_t{2}})
+      for (const Geometry& g : {Geometry{25, 5, 3, 1, 1, 1, 1, 1}, Geometry{7, W() + 1, 3, 2, 2, 2, 2, 2},
+                                Geometry{13, 17, 5, 1, 2, 1, 2, 3}, Geometry{1, 1, 1, 1, 0, 0, 0, 0},
+                                Geometry{9, W() - 1 + (W() == 1), 3, 1, 0, 0, 0, 0},
+                                Geometry{14, 2 * W() + 3, 3, 1, 0, 0, 1, 1}, Geometry{8, 3, 2, 1, 0, 1, 0, 0}}) {
+        Conv2dShape s;
+        s.in_c = s.out_c = s.group = 5;
+        s.in_h = g.h; s.in_w = g.w; s.kh = s.kw = g.k; s.dilation_h = s.dilation_w = g.dil;
+        s.stride_h = sh; s.stride_w = sw;
+        s.pad_top = g.pt; s.pad_left = g.pl;
+        const size_t span = (g.k - 1) * g.dil + 1;
+        if (g.h + g.pt + g.pb < span || g.w + g.pl + g.pr < span) continue;
+        s.out_h = (g.h + g.pt + g.pb - span) / sh + 1;
+        s.out_w = (g.w + g.pl + g.pr - span) / sw + 1;
+        const std::vector<int8_t> x = RandomS8(5 * g.h * g.w, 11), w = RandomS8(5 * g.k * g.k, 12);
+        std::vector<int32_t> bias = {-700, 0, 321, 5000, -12}, mult(5, (1 << 30) + 777), shift = {3, 4, 5, 6, 7};
+        GemmS8Params rq;
+        rq.bias = bias.data(); rq.multiplier = mult.data(); rq.shift = shift.data();
+        rq.y_zero_point = -20; rq.act_min = -20; rq.act_max = 127;
+        std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55);
+        std::vector<int8_t> want(5 * s.out_h * s.out_w), got(want.size(), 99);
+        ref::Conv2dDepthwiseS8(s, x.data(), w.data(), -3, rq, nullptr, want.data());
+        table().conv2d_depthwise_s8(s, x.data(), w.data(), -3, rq, plane.data(), got.data());
+        EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.k << " d" << g.dil << " s" << sh << "x" << sw;
+      }
 }
 
 TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
@@ -170,11 +243,16 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
 TEST_P(Int8Test, AddAndPoolsMatchReferenceBitForBit) {
   for (size_t n : AwkwardSizes()) {
     const std::vector<int8_t> a = RandomS8(n, 3), b = RandomS8(n, 4);
-    const AddS8Params p{3, -5, 1, 1 << 29, 3 << 28, 30, -128, 127};
     std::vector<int8_t> want(n), got(n, 99);
-    ref::AddS8(p, a.data(), b.data(), want.data(), n);
-    table().add_s8(p, a.data(), b.data(), got.data(), n);
-    EXPECT_EQ(want, got) << n;
+    // Shifts from 1 (most sums saturate) to 62, a fused Relu's clamp, extreme zero points.
+    for (const AddS8Params& p : {AddS8Params{3, -5, 1, 1 << 29, 3 << 28, 30, -128, 127},
+                                 AddS8Params{-128, 127, -7, 2147483647, 1, 1, -7, 127},
+                                 AddS8Params{0, 0, 127, 123456789, 987654321, 33, -128, 127},
+                                 AddS8Params{10, -20, 0, 1 << 30, 1 << 30, 62, -128, 127}}) {
+      ref::AddS8(p, a.data(), b.data(), want.data(), n);
+      table().add_s8(p, a.data(), b.data(), got.data(), n);
+      EXPECT_EQ(want, got) << n << " shift " << p.shift;
+    }
     for (PoolKind kind : {PoolKind::kMax, PoolKind::kAverage}) {
       ref::GlobalPoolS8(kind, a.data(), want.data(), 1, n);
       table().global_pool_s8(kind, a.data(), got.data(), 1, n);

@@ -22,15 +22,29 @@ inline bool ConvIsPointwise(const Conv2dShape& s) {
          s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
 }
 
-// ConvInt8's depthwise path (stride 1): one channel's input padded to a plane of pitch
-// out_w + (kw − 1)·dw and out_h + (kh − 1)·dh rows, plus a row and a register of slack so the
-// kernel reads whole registers (kernels/int8_params.h, DepthwiseS8Plane).
+// ConvInt8's depthwise path (strides 1 and 2): one channel's input, padded with its zero
+// point, split into stride_h·stride_w phase planes (phase (a, b) holds padded rows a, a + sh, …
+// and columns b, b + sw, …), each of `rows` rows of `pitch` bytes plus a row and a register of
+// slack, so that every tap of consecutive outputs is one contiguous load (int8_simd.h).
+struct DepthwiseS8Planes {
+  size_t rows, pitch, phase_bytes, phases;
+};
+inline DepthwiseS8Planes DepthwiseS8PlaneGeometry(const Conv2dShape& s) {
+  DepthwiseS8Planes g;
+  g.rows = s.out_h + (s.kh - 1) * s.dilation_h / s.stride_h;
+  g.pitch = s.out_w + (s.kw - 1) * s.dilation_w / s.stride_w;
+  g.phase_bytes = (g.rows + 1) * g.pitch + 64;
+  g.phases = s.stride_h * s.stride_w;
+  return g;
+}
+constexpr size_t kMaxDepthwiseS8Taps = 64;
 inline bool ConvS8UsesDepthwisePlane(const Conv2dShape& s) {
-  return s.group > 1 && s.group == s.in_c && s.group == s.out_c && s.stride_h == 1 && s.stride_w == 1;
+  return s.group > 1 && s.group == s.in_c && s.group == s.out_c && s.stride_h <= 2 && s.stride_w <= 2 &&
+         s.kh * s.kw <= kMaxDepthwiseS8Taps;
 }
 inline size_t ConvS8DepthwisePlaneBytes(const Conv2dShape& s) {
-  const size_t pitch = s.out_w + (s.kw - 1) * s.dilation_w, rows = s.out_h + (s.kh - 1) * s.dilation_h;
-  return (rows + 1) * pitch + 64;
+  const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
+  return g.phases * g.phase_bytes;
 }
 
 // ConvInt8's scratch (ops/conv_int8.cc): the depthwise plane, or the int8 im2col of one group

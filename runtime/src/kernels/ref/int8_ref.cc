@@ -58,15 +58,19 @@ void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int
           int8_t* dst = row + oh * s.out_w;
           const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
           if (ih < 0 || ih >= static_cast<long>(s.in_h)) {
-            for (size_t ow = 0; ow < s.out_w; ++ow) dst[ow] = pad_value;
+            std::memset(dst, pad_value, s.out_w);
             continue;
           }
-          // Rows are short in the networks int8 targets (5 to 50 columns): plain loops, not
-          // three library calls per row.
           const int8_t* in = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w + (static_cast<long>(lo * s.stride_w) + off_w);
-          for (size_t ow = 0; ow < lo; ++ow) dst[ow] = pad_value;
-          for (size_t ow = lo; ow < hi; ++ow, in += s.stride_w) dst[ow] = *in;
-          for (size_t ow = hi; ow < s.out_w; ++ow) dst[ow] = pad_value;
+          std::memset(dst, pad_value, lo);
+          if (s.stride_w == 1) {
+            std::memcpy(dst + lo, in, hi - lo);
+          } else if (s.stride_w == 2) {   // a constant stride the compiler vectorizes
+            for (size_t ow = lo; ow < hi; ++ow) dst[ow] = in[2 * (ow - lo)];
+          } else {
+            for (size_t ow = lo; ow < hi; ++ow, in += s.stride_w) dst[ow] = *in;
+          }
+          std::memset(dst + hi, pad_value, s.out_w - hi);
         }
       }
 }
@@ -108,7 +112,59 @@ int8_t RoundedMean(int32_t sum, int32_t count) {
 
 // As Pool2d on int8 (X and Y share scale and zero point): max of the in-bounds taps, or the
 // rounded mean; count_include_pad counts padded taps as zp (real 0). No tap in bounds: zp.
+namespace {
+
+// Max pool of one plane, a row at a time: each tap row and tap column is a maximum over the
+// output columns that read inside the image, into int16 lanes that start below every int8
+// (a lane still at the start value had no tap in bounds: zp). Columns in chunks of kChunk.
+template <size_t kStride>
+void MaxPoolPlaneS8(const Pool2dParams& p, int8_t zero_point, const int8_t* xp, int8_t* yp) {
+  constexpr size_t kChunk = 256;
+  constexpr int16_t kNone = -32768;
+  const size_t sw = kStride != 0 ? kStride : p.stride_w;
+  Conv2dShape cols;   // ValidColumns' view of one tap column
+  cols.in_w = p.in_w;
+  cols.stride_w = sw;
+  int16_t acc[kChunk];
+  for (size_t oh = 0; oh < p.out_h; ++oh) {
+    for (size_t c0 = 0; c0 < p.out_w; c0 += kChunk) {
+      const size_t c1 = std::min(p.out_w, c0 + kChunk);
+      for (size_t ow = c0; ow < c1; ++ow) acc[ow - c0] = kNone;
+      for (size_t r = 0; r < p.kh; ++r) {
+        const long ih = static_cast<long>(oh * p.stride_h + r * p.dilation_h) - static_cast<long>(p.pad_top);
+        if (ih < 0 || ih >= static_cast<long>(p.in_h)) continue;
+        const int8_t* row = xp + static_cast<size_t>(ih) * p.in_w;
+        for (size_t t = 0; t < p.kw; ++t) {
+          const long off_w = static_cast<long>(t * p.dilation_w) - static_cast<long>(p.pad_left);
+          cols.out_w = c1;
+          size_t lo = 0, hi = 0;
+          ValidColumns(cols, off_w, &lo, &hi);
+          lo = std::max(lo, c0);
+          if (hi <= lo) continue;
+          const int8_t* in = row + (static_cast<long>(lo * sw) + off_w);
+          int16_t* out = acc + (lo - c0);
+          for (size_t i = 0; i < hi - lo; ++i) out[i] = std::max<int16_t>(out[i], in[i * sw]);
+        }
+      }
+      for (size_t ow = c0; ow < c1; ++ow)
+        yp[oh * p.out_w + ow] = acc[ow - c0] == kNone ? zero_point : static_cast<int8_t>(acc[ow - c0]);
+    }
+  }
+}
+
+}  // namespace
+
 void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes) {
+  if (p.kind == PoolKind::kMax) {
+    const size_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    const auto zp = static_cast<int8_t>(zero_point);
+    for (size_t pl = 0; pl < planes; ++pl) {
+      if (p.stride_w == 1) MaxPoolPlaneS8<1>(p, zp, x + pl * in_plane, y + pl * out_plane);
+      else if (p.stride_w == 2) MaxPoolPlaneS8<2>(p, zp, x + pl * in_plane, y + pl * out_plane);
+      else MaxPoolPlaneS8<0>(p, zp, x + pl * in_plane, y + pl * out_plane);
+    }
+    return;
+  }
   const long in_h = static_cast<long>(p.in_h), in_w = static_cast<long>(p.in_w);
   for (size_t pl = 0; pl < planes; ++pl) {
     const int8_t* xp = x + pl * p.in_h * p.in_w;

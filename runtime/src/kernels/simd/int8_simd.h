@@ -5,11 +5,15 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/conv/conv_scratch.h"
 #include "kernels/int8_params.h"
 #include "kernels/simd/simd_common.h"
 
 #if defined(__SSE4_1__) || defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
+#endif
+#if defined(__AVX512F__)
+#include "kernels/simd/requant_avx512.h"
 #endif
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
@@ -88,6 +92,17 @@ void GemmS8Tile(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t*
       for (size_t v = 0; v < V; ++v) acc[r][v] += av * bv[v];
     }
   }
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    for (size_t r = 0; r < R; ++r)
+      for (size_t v = 0; v < V; ++v) {
+        const size_t count = std::min(W, cols - v * W);
+        avx512_requant::StoreS8(acc[r][v], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min,
+                                p.act_max, static_cast<__mmask16>((1u << count) - 1), y + (i + r) * p.ldy + j + v * W);
+      }
+    return;
+  }
+#endif
   alignas(64) int32_t lanes[W];
   for (size_t r = 0; r < R; ++r)
     for (size_t v = 0; v < V; ++v) {
@@ -113,48 +128,138 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   for (; j < p.n; j += W) GemmS8Columns<Arch, 1>(p, a, b, y, j, std::min(W, p.n - j));
 }
 
-// Depthwise, stride 1: per channel the input is copied into `plane` padded with zp_x at the
-// pitch the outputs need (out_w + (kw − 1)·dw), so every tap of W consecutive outputs, taken
-// over the flat plane, is one contiguous load; the columns past out_w of each row are computed
-// and dropped. The plane has a row and a register of slack (ConvS8DepthwisePlaneBytes).
+// RequantizeS8 of every lane of acc (one output row's multiplier and shift) into q[W].
 template <class Arch>
-void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
-  using I = IBatch<Arch>;
-  constexpr size_t W = I::size;
-  const size_t pitch = s.out_w + (s.kw - 1) * s.dilation_w, rows = s.out_h + (s.kh - 1) * s.dilation_h;
-  const size_t flat = s.out_h * pitch;
+inline void RequantizeLanes(const IBatch<Arch>& acc, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
+                            int8_t* q) {
+  constexpr size_t W = IBatch<Arch>::size;
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    _mm_store_si128(reinterpret_cast<__m128i*>(q), avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point,
+                                                                                   rq.act_min, rq.act_max));
+    return;
+  }
+#endif
   alignas(64) int32_t lanes[W];
-  for (size_t c = 0; c < s.out_c; ++c) {
-    std::memset(plane, x_zero_point, (rows + 1) * pitch + W);
-    for (size_t pr = 0; pr < rows; ++pr) {
-      const long ih = static_cast<long>(pr) - static_cast<long>(s.pad_top);
-      if (ih < 0 || ih >= static_cast<long>(s.in_h)) continue;
-      const long lo = std::max<long>(0, static_cast<long>(s.pad_left));
-      const long hi = std::min<long>(static_cast<long>(pitch), static_cast<long>(s.pad_left + s.in_w));
-      if (hi > lo)
-        std::memcpy(plane + pr * pitch + static_cast<size_t>(lo),
-                    x + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w + static_cast<size_t>(lo - static_cast<long>(s.pad_left)),
-                    static_cast<size_t>(hi - lo));
+  acc.store_aligned(lanes);
+  for (size_t l = 0; l < W; ++l)
+    q[l] = RequantizeS8(lanes[l], multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
+}
+
+// AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded
+// and narrowed like the reference; elsewhere the reference.
+template <class Arch>
+void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n) {
+  size_t i = 0;
+#if defined(__AVX512F__)
+  if constexpr (IBatch<Arch>::size == 16) {
+    const __m512i zp_a = _mm512_set1_epi32(p.a_zero_point), zp_b = _mm512_set1_epi32(p.b_zero_point);
+    const __m512i ma = _mm512_set1_epi64(p.multiplier_a), mb = _mm512_set1_epi64(p.multiplier_b);
+    for (; i + 16 <= n; i += 16) {
+      const __m512i da = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i))), zp_a);
+      const __m512i db = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i))), zp_b);
+      const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(da, ma), _mm512_mul_epi32(db, mb));
+      const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(da, 32), ma),
+                                           _mm512_mul_epi32(_mm512_srli_epi64(db, 32), mb));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
+                       avx512_requant::NarrowS8(even, odd, p.shift, p.y_zero_point, p.act_min, p.act_max));
     }
-    const int8_t* wc = w + c * s.kh * s.kw;
-    size_t oh = 0, ow = 0;   // of flat index i
-    for (size_t i = 0; i < flat; i += W) {
-      I acc(rq.bias != nullptr ? rq.bias[c] : 0);
-      for (size_t r = 0; r < s.kh; ++r)
-        for (size_t t = 0; t < s.kw; ++t)
-          acc += I(int32_t{wc[r * s.kw + t]}) * LoadS8<Arch>(plane + i + r * s.dilation_h * pitch + t * s.dilation_w);
-      acc.store_aligned(lanes);
-      for (size_t l = 0; l < W && i + l < flat; ++l) {
-        if (ow < s.out_w)
-          y[(c * s.out_h + oh) * s.out_w + ow] =
-              RequantizeS8(lanes[l], rq.multiplier[c], rq.shift[c], rq.y_zero_point, rq.act_min, rq.act_max);
-        if (++ow == pitch) {
-          ow = 0;
-          ++oh;
+  }
+#endif
+  ref::AddS8(p, a + i, b + i, y + i, n - i);
+}
+
+// Fills the phase planes of one channel (conv_scratch.h, DepthwiseS8PlaneGeometry).
+inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g, const int8_t* xc, int8_t zp,
+                                int8_t* plane) {
+  std::memset(plane, zp, g.phases * g.phase_bytes);
+  for (size_t a = 0; a < s.stride_h; ++a)
+    for (size_t b = 0; b < s.stride_w; ++b) {
+      int8_t* phase = plane + (a * s.stride_w + b) * g.phase_bytes;
+      // Columns j read padded column j·sw + b, input column j·sw + b − pad_left.
+      const long first = static_cast<long>(b) - static_cast<long>(s.pad_left);
+      const long sw = static_cast<long>(s.stride_w), in_w = static_cast<long>(s.in_w);
+      const long lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
+      const long hi = std::min<long>(static_cast<long>(g.pitch), in_w - 1 - first >= 0 ? (in_w - 1 - first) / sw + 1 : 0);
+      if (hi <= lo) continue;
+      for (size_t i = 0; i < g.rows; ++i) {
+        const long ih = static_cast<long>(i * s.stride_h + a) - static_cast<long>(s.pad_top);
+        if (ih < 0 || ih >= static_cast<long>(s.in_h)) continue;
+        const int8_t* src = xc + static_cast<size_t>(ih) * s.in_w + (lo * sw + first);
+        int8_t* dst = phase + i * g.pitch;
+        if (sw == 1) {
+          std::memcpy(dst + lo, src, static_cast<size_t>(hi - lo));
+        } else {
+          for (long j = lo; j < hi; ++j) dst[j] = src[2 * (j - lo)];
         }
       }
     }
+}
+
+// One channel over its phase planes: kTaps taps (0: `taps`, known only at run time) at the
+// byte offsets `offset`, weights `wc`.
+template <class Arch, size_t kTaps>
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
+                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
+                        const int8_t* plane, int8_t* yc) {
+  using I = IBatch<Arch>;
+  constexpr size_t W = I::size;
+  const size_t n_taps = kTaps != 0 ? kTaps : taps;
+  int32_t weight[kMaxDepthwiseS8Taps];
+  for (size_t k = 0; k < n_taps; ++k) weight[k] = wc[k];
+  const size_t flat = s.out_h * g.pitch;
+  size_t oh = 0, ow = 0;   // of flat index i
+  for (size_t i = 0; i < flat; i += W) {
+    I acc(bias);
+    for (size_t k = 0; k < n_taps; ++k) acc += I(weight[k]) * LoadS8<Arch>(plane + offset[k] + i);
+    alignas(64) int8_t q[W];
+    RequantizeLanes<Arch>(acc, multiplier, shift, rq, q);
+    const size_t lanes = std::min(W, flat - i);
+    if (ow + lanes <= s.out_w) {   // the whole register lies in one output row
+      if (lanes == W) std::memcpy(yc + oh * s.out_w + ow, q, W);   // a fixed size: one store
+      else std::memcpy(yc + oh * s.out_w + ow, q, lanes);
+      ow += lanes;
+      if (ow == g.pitch) { ow = 0; ++oh; }
+      continue;
+    }
+    for (size_t l = 0; l < lanes;) {
+      const size_t run = ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
+      if (ow < s.out_w)
+        for (size_t k = 0; k < run; ++k) yc[oh * s.out_w + ow + k] = q[l + k];
+      l += run;
+      ow += run;
+      if (ow == g.pitch) { ow = 0; ++oh; }
+    }
+  }
+}
+
+// Depthwise, strides 1 and 2: per channel the input is split into zero-point-padded phase
+// planes (FillDepthwisePhases), so every tap of W consecutive outputs, taken over the flat
+// plane of `pitch` columns, is one contiguous load; the pitch − out_w columns past each row are
+// computed and dropped, and the rest stored in runs. 3×3 and 5×5 windows unroll their taps.
+template <class Arch>
+void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
+  const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
+  const size_t taps = s.kh * s.kw;   // ≤ kMaxDepthwiseS8Taps (ConvS8UsesDepthwisePlane)
+  size_t offset[kMaxDepthwiseS8Taps];
+  for (size_t r = 0; r < s.kh; ++r)
+    for (size_t t = 0; t < s.kw; ++t) {
+      const size_t dy = r * s.dilation_h, dx = t * s.dilation_w;
+      offset[r * s.kw + t] = ((dy % s.stride_h) * s.stride_w + dx % s.stride_w) * g.phase_bytes +
+                             (dy / s.stride_h) * g.pitch + dx / s.stride_w;
+    }
+  for (size_t c = 0; c < s.out_c; ++c) {
+    FillDepthwisePhases(s, g, x + c * s.in_h * s.in_w, x_zero_point, plane);
+    const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0;
+    const int8_t* wc = w + c * taps;
+    int8_t* yc = y + c * s.out_h * s.out_w;
+    if (taps == 9)
+      DepthwiseChannelS8<Arch, 9>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
+    else if (taps == 25)
+      DepthwiseChannelS8<Arch, 25>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
+    else
+      DepthwiseChannelS8<Arch, 0>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
   }
 }
 

@@ -17,8 +17,8 @@
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 // im2col, col2im and the strided copy are memory movement: every table shares the reference
-// (baseline-compiled) code. So do the int8 add and pools for now (O(n) integer work; their
-// SIMD versions are still to come).
+// (baseline-compiled) code. So do the int8 pools (written so the compiler vectorizes the max
+// pool's rows); the int8 add has its own AVX-512 code and is the reference elsewhere.
 template <class Arch>
 constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
   return KernelTable{name,
@@ -50,7 +50,7 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &Conv2dDepthwiseS8<Arch>,
                      &QuantizeS8<Arch>,
                      &DequantizeS8<Arch>,
-                     &ref::AddS8,
+                     &AddS8<Arch>,
                      &ref::Pool2dS8,
                      &ref::GlobalPoolS8};
 }

@@ -1,0 +1,148 @@
+// The int8 GEMM on AVX-512 VNNI (vpdpbusd: 16 lanes, each += four u8·s8 products), used by
+// avx512::kTableVnni on CPUs that have it (kernel_select.cc). Compiled with -mavx512vnni on its
+// own so no other avx512 kernel can pick up a VNNI instruction a non-VNNI CPU lacks.
+//
+// vpdpbusd multiplies unsigned by signed bytes. B (activations, int8) is made unsigned by
+// flipping its sign bit (b + 128), and the row's 128·Σ_k A[i,k] is taken back out of the
+// accumulator's start value. Integer sums wrap mod 2^32 and the true result fits in int32
+// (k ≤ kMaxGemmS8K), so the bits are the reference's (kernels/ref/int8_ref.cc).
+//
+// B is repacked per block of 16 columns into a panel of k/4 registers, each holding four
+// consecutive k of every column (the layout vpdpbusd reads); A's four bytes are broadcast
+// straight from its rows. Rows run in tiles of up to 16 (16 accumulators, one B load per 16
+// dot products).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/kernel_table.h"
+#include "kernels/simd/requant_avx512.h"
+
+namespace edgefold::kernels::avx512_vnni {
+namespace {
+
+constexpr size_t kCols = 16;               // one register of int32 accumulators per row
+constexpr size_t kMaxRows = 16;
+constexpr size_t kPanelBytes = 160 * 1024; // k up to 10240 per panel; larger k falls back
+constexpr size_t kRowChunk = 1024;         // rows whose corrections live on the stack at once
+
+// Four rows of 16 bytes (b + 128) interleaved so that dword c holds column c's four bytes.
+inline __m512i InterleaveFour(__m128i r0, __m128i r1, __m128i r2, __m128i r3) {
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
+  r0 = _mm_xor_si128(r0, flip);
+  r1 = _mm_xor_si128(r1, flip);
+  r2 = _mm_xor_si128(r2, flip);
+  r3 = _mm_xor_si128(r3, flip);
+  const __m128i lo01 = _mm_unpacklo_epi8(r0, r1), hi01 = _mm_unpackhi_epi8(r0, r1);
+  const __m128i lo23 = _mm_unpacklo_epi8(r2, r3), hi23 = _mm_unpackhi_epi8(r2, r3);
+  const __m512i out = _mm512_castsi128_si512(_mm_unpacklo_epi16(lo01, lo23));
+  return _mm512_inserti64x4(
+      _mm512_inserti32x4(out, _mm_unpackhi_epi16(lo01, lo23), 1),
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi16(hi01, hi23)),
+                              _mm_unpackhi_epi16(hi01, hi23), 1),
+      1);
+}
+
+// Loads `cols` ≤ 16 bytes of a B row (zeros past them).
+inline __m128i LoadRow(const int8_t* p, size_t cols) {
+  if (cols == kCols) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << cols) - 1), p);
+}
+
+// panel[q] = B rows 4q..4q+3 over the columns [j, j + cols), k rounded up to 4 with zero rows
+// (A's matching bytes are zero too, see Tile).
+void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, __m512i* panel) {
+  const size_t full = p.k / 4;
+  const __m128i zero = _mm_setzero_si128();
+  for (size_t q = 0; q < full; ++q) {
+    const int8_t* row = b + 4 * q * p.ldb + j;
+    panel[q] = InterleaveFour(LoadRow(row, cols), LoadRow(row + p.ldb, cols), LoadRow(row + 2 * p.ldb, cols),
+                              LoadRow(row + 3 * p.ldb, cols));
+  }
+  if (p.k % 4 != 0) {
+    __m128i r[4] = {zero, zero, zero, zero};
+    for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(b + (4 * full + t) * p.ldb + j, cols);
+    panel[full] = InterleaveFour(r[0], r[1], r[2], r[3]);
+  }
+}
+
+// acc_start[i] = bias[i] − 128·Σ_k A[i,k] for rows [i0, i0 + rows).
+void RowStarts(const GemmS8Params& p, const int8_t* a, size_t i0, size_t rows, int32_t* start) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t* row = a + (i0 + r) * p.lda;
+    __m512i acc = _mm512_setzero_si512();
+    size_t q = 0;
+    for (; q + 64 <= p.k; q += 64) acc = _mm512_dpbusd_epi32(acc, ones, _mm512_loadu_si512(row + q));
+    int32_t sum = _mm512_reduce_add_epi32(acc);
+    for (; q < p.k; ++q) sum += row[q];
+    start[r] = (p.bias != nullptr ? p.bias[i0 + r] : 0) - 128 * sum;
+  }
+}
+
+// R rows from i over the panel of columns [j, j + cols).
+template <size_t R>
+void Tile(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start, size_t i, size_t j,
+          size_t cols, int8_t* y) {
+  __m512i acc[R];
+  for (size_t r = 0; r < R; ++r) acc[r] = _mm512_set1_epi32(start[r]);
+  const size_t full = p.k / 4;
+  const int8_t* rows[R];
+  for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
+  for (size_t q = 0; q < full; ++q) {
+    const __m512i bq = _mm512_load_si512(panel + q);
+    for (size_t r = 0; r < R; ++r) {
+      int32_t word;
+      std::memcpy(&word, rows[r] + 4 * q, 4);
+      acc[r] = _mm512_dpbusd_epi32(acc[r], bq, _mm512_set1_epi32(word));
+    }
+  }
+  if (p.k % 4 != 0) {   // the last bytes of each row, zero-padded (never read past the row)
+    const __m512i bq = _mm512_load_si512(panel + full);
+    for (size_t r = 0; r < R; ++r) {
+      int32_t word = 0;
+      std::memcpy(&word, rows[r] + 4 * full, p.k % 4);
+      acc[r] = _mm512_dpbusd_epi32(acc[r], bq, _mm512_set1_epi32(word));
+    }
+  }
+  const __mmask16 keep = static_cast<__mmask16>((1u << cols) - 1);
+  for (size_t r = 0; r < R; ++r)
+    avx512_requant::StoreS8(acc[r], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max,
+                            keep, y + (i + r) * p.ldy + j);
+}
+
+void Rows(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start, size_t i0,
+          size_t rows, size_t j, size_t cols, int8_t* y) {
+  size_t r = 0;
+  for (; r + 16 <= rows; r += 16) Tile<16>(p, a, panel, start + r, i0 + r, j, cols, y);
+  if (rows - r >= 8) {
+    Tile<8>(p, a, panel, start + r, i0 + r, j, cols, y);
+    r += 8;
+  }
+  if (rows - r >= 4) {
+    Tile<4>(p, a, panel, start + r, i0 + r, j, cols, y);
+    r += 4;
+  }
+  for (; r < rows; ++r) Tile<1>(p, a, panel, start + r, i0 + r, j, cols, y);
+}
+
+}  // namespace
+
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  const size_t groups = (p.k + 3) / 4;
+  if (p.n < 4 || groups * sizeof(__m512i) > kPanelBytes) return avx512::kTable.gemm_s8(p, a, b, y);
+  alignas(64) __m512i panel[kPanelBytes / sizeof(__m512i)];
+  int32_t start[kRowChunk];
+  for (size_t i0 = 0; i0 < p.m; i0 += kRowChunk) {
+    const size_t rows = std::min(kRowChunk, p.m - i0);
+    RowStarts(p, a, i0, rows, start);
+    for (size_t j = 0; j < p.n; j += kCols) {
+      const size_t cols = std::min(kCols, p.n - j);
+      PackPanel(p, b, j, cols, panel);
+      Rows(p, a, panel, start, i0, rows, j, cols, y);
+    }
+  }
+}
+
+}  // namespace edgefold::kernels::avx512_vnni
