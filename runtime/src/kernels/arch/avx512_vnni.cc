@@ -7,10 +7,10 @@
 // accumulator's start value. Integer sums wrap mod 2^32 and the true result fits in int32
 // (k ≤ kMaxGemmS8K), so the bits are the reference's (kernels/ref/int8_ref.cc).
 //
-// B is repacked per block of 16 columns into a panel of k/4 registers, each holding four
-// consecutive k of every column (the layout vpdpbusd reads); A's four bytes are broadcast
-// straight from its rows. Rows run in tiles of up to 16 (16 accumulators, one B load per 16
-// dot products).
+// B is repacked per block of 32 columns into a panel of k/4 pairs of registers, each holding
+// four consecutive k of 16 columns (the layout vpdpbusd reads); A's four bytes are broadcast
+// straight from its rows. Rows run in tiles of up to 8 over both registers: 16 accumulators,
+// 8 row pointers (a 16-row tile of one register ran out of general registers and spilled).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -22,9 +22,9 @@
 namespace edgefold::kernels::avx512_vnni {
 namespace {
 
-constexpr size_t kCols = 16;               // one register of int32 accumulators per row
-constexpr size_t kMaxRows = 16;
-constexpr size_t kPanelBytes = 160 * 1024; // k up to 10240 per panel; larger k falls back
+constexpr size_t kLanes = 16;              // int32 accumulators per register
+constexpr size_t kCols = 2 * kLanes;       // columns per panel
+constexpr size_t kPanelBytes = 160 * 1024; // k up to 5120 per panel; larger k falls back
 constexpr size_t kRowChunk = 1024;         // rows whose corrections live on the stack at once
 
 // Four rows of 16 bytes (b + 128) interleaved so that dword c holds column c's four bytes.
@@ -46,24 +46,28 @@ inline __m512i InterleaveFour(__m128i r0, __m128i r1, __m128i r2, __m128i r3) {
 
 // Loads `cols` ≤ 16 bytes of a B row (zeros past them).
 inline __m128i LoadRow(const int8_t* p, size_t cols) {
-  if (cols == kCols) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  if (cols >= kLanes) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   return _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << cols) - 1), p);
 }
 
-// panel[q] = B rows 4q..4q+3 over the columns [j, j + cols), k rounded up to 4 with zero rows
-// (A's matching bytes are zero too, see Tile).
+// panel[2q + v] = B rows 4q..4q+3 over the columns [j + 16v, j + 16v + 16) ∩ [j, j + cols),
+// k rounded up to 4 with zero rows (A's matching bytes are zero too, see Tile).
 void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, __m512i* panel) {
-  const size_t full = p.k / 4;
+  const size_t full = p.k / 4, registers = (cols + kLanes - 1) / kLanes;
   const __m128i zero = _mm_setzero_si128();
-  for (size_t q = 0; q < full; ++q) {
-    const int8_t* row = b + 4 * q * p.ldb + j;
-    panel[q] = InterleaveFour(LoadRow(row, cols), LoadRow(row + p.ldb, cols), LoadRow(row + 2 * p.ldb, cols),
-                              LoadRow(row + 3 * p.ldb, cols));
-  }
-  if (p.k % 4 != 0) {
-    __m128i r[4] = {zero, zero, zero, zero};
-    for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(b + (4 * full + t) * p.ldb + j, cols);
-    panel[full] = InterleaveFour(r[0], r[1], r[2], r[3]);
+  for (size_t v = 0; v < registers; ++v) {
+    const size_t c = std::min(kLanes, cols - v * kLanes);
+    const int8_t* col = b + j + v * kLanes;
+    for (size_t q = 0; q < full; ++q) {
+      const int8_t* row = col + 4 * q * p.ldb;
+      panel[2 * q + v] = InterleaveFour(LoadRow(row, c), LoadRow(row + p.ldb, c), LoadRow(row + 2 * p.ldb, c),
+                                        LoadRow(row + 3 * p.ldb, c));
+    }
+    if (p.k % 4 != 0) {
+      __m128i r[4] = {zero, zero, zero, zero};
+      for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(col + (4 * full + t) * p.ldb, c);
+      panel[2 * full + v] = InterleaveFour(r[0], r[1], r[2], r[3]);
+    }
   }
 }
 
@@ -81,57 +85,62 @@ void RowStarts(const GemmS8Params& p, const int8_t* a, size_t i0, size_t rows, i
   }
 }
 
-// R rows from i over the panel of columns [j, j + cols).
-template <size_t R>
+// R rows from i over V registers of the panel (columns [j, j + cols), cols ≤ 16·V).
+template <size_t R, size_t V>
 void Tile(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start, size_t i, size_t j,
           size_t cols, int8_t* y) {
-  __m512i acc[R];
-  for (size_t r = 0; r < R; ++r) acc[r] = _mm512_set1_epi32(start[r]);
+  __m512i acc[R][V];
+  for (size_t r = 0; r < R; ++r)
+    for (size_t v = 0; v < V; ++v) acc[r][v] = _mm512_set1_epi32(start[r]);
   const size_t full = p.k / 4;
   const int8_t* rows[R];
   for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
   for (size_t q = 0; q < full; ++q) {
-    const __m512i bq = _mm512_load_si512(panel + q);
+    __m512i bq[V];
+    for (size_t v = 0; v < V; ++v) bq[v] = _mm512_load_si512(panel + 2 * q + v);
     for (size_t r = 0; r < R; ++r) {
       int32_t word;
       std::memcpy(&word, rows[r] + 4 * q, 4);
-      acc[r] = _mm512_dpbusd_epi32(acc[r], bq, _mm512_set1_epi32(word));
+      const __m512i aw = _mm512_set1_epi32(word);
+      for (size_t v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], bq[v], aw);
     }
   }
   if (p.k % 4 != 0) {   // the last bytes of each row, zero-padded (never read past the row)
-    const __m512i bq = _mm512_load_si512(panel + full);
+    __m512i bq[V];
+    for (size_t v = 0; v < V; ++v) bq[v] = _mm512_load_si512(panel + 2 * full + v);
     for (size_t r = 0; r < R; ++r) {
       int32_t word = 0;
       std::memcpy(&word, rows[r] + 4 * full, p.k % 4);
-      acc[r] = _mm512_dpbusd_epi32(acc[r], bq, _mm512_set1_epi32(word));
+      const __m512i aw = _mm512_set1_epi32(word);
+      for (size_t v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], bq[v], aw);
     }
   }
-  const __mmask16 keep = static_cast<__mmask16>((1u << cols) - 1);
-  for (size_t r = 0; r < R; ++r)
-    avx512_requant::StoreS8(acc[r], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max,
-                            keep, y + (i + r) * p.ldy + j);
+  for (size_t v = 0; v < V; ++v) {
+    const size_t c = std::min(kLanes, cols - v * kLanes);
+    const __mmask16 keep = static_cast<__mmask16>((1u << c) - 1);
+    for (size_t r = 0; r < R; ++r)
+      avx512_requant::StoreS8(acc[r][v], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max,
+                              keep, y + (i + r) * p.ldy + j + v * kLanes);
+  }
 }
 
+template <size_t V>
 void Rows(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start, size_t i0,
           size_t rows, size_t j, size_t cols, int8_t* y) {
   size_t r = 0;
-  for (; r + 16 <= rows; r += 16) Tile<16>(p, a, panel, start + r, i0 + r, j, cols, y);
-  if (rows - r >= 8) {
-    Tile<8>(p, a, panel, start + r, i0 + r, j, cols, y);
-    r += 8;
-  }
+  for (; r + 8 <= rows; r += 8) Tile<8, V>(p, a, panel, start + r, i0 + r, j, cols, y);
   if (rows - r >= 4) {
-    Tile<4>(p, a, panel, start + r, i0 + r, j, cols, y);
+    Tile<4, V>(p, a, panel, start + r, i0 + r, j, cols, y);
     r += 4;
   }
-  for (; r < rows; ++r) Tile<1>(p, a, panel, start + r, i0 + r, j, cols, y);
+  for (; r < rows; ++r) Tile<1, V>(p, a, panel, start + r, i0 + r, j, cols, y);
 }
 
 }  // namespace
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t groups = (p.k + 3) / 4;
-  if (p.n < 4 || groups * sizeof(__m512i) > kPanelBytes) return avx512::kTable.gemm_s8(p, a, b, y);
+  if (p.n < 4 || 2 * groups * sizeof(__m512i) > kPanelBytes) return avx512::kTable.gemm_s8(p, a, b, y);
   alignas(64) __m512i panel[kPanelBytes / sizeof(__m512i)];
   int32_t start[kRowChunk];
   for (size_t i0 = 0; i0 < p.m; i0 += kRowChunk) {
@@ -140,7 +149,8 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     for (size_t j = 0; j < p.n; j += kCols) {
       const size_t cols = std::min(kCols, p.n - j);
       PackPanel(p, b, j, cols, panel);
-      Rows(p, a, panel, start, i0, rows, j, cols, y);
+      if (cols > kLanes) Rows<2>(p, a, panel, start, i0, rows, j, cols, y);
+      else Rows<1>(p, a, panel, start, i0, rows, j, cols, y);
     }
   }
 }

@@ -169,6 +169,35 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
   ref::AddS8(p, a + i, b + i, y + i, n - i);
 }
 
+// dst[j] = src[2j] for j < count (the even bytes; AVX-512BW narrows 32 words to their low bytes).
+inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count) {
+  size_t j = 0;
+#if defined(__AVX512BW__)
+  for (; j + 32 <= count; j += 32)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j),
+                        _mm512_cvtepi16_epi8(_mm512_loadu_si512(src + 2 * j)));
+  if (j < count) {   // the last words masked: never reads past src[2·(count − 1)]
+    const size_t rest = count - j;
+    const __m512i words = _mm512_maskz_loadu_epi16(static_cast<__mmask32>((uint64_t{1} << rest) - 1), src + 2 * j);
+    _mm256_mask_storeu_epi8(dst + j, static_cast<__mmask32>((uint64_t{1} << rest) - 1), _mm512_cvtepi16_epi8(words));
+    return;
+  }
+#endif
+  for (; j < count; ++j) dst[j] = src[2 * j];
+}
+
+// q[l, l + run) stored at dst (a run of one output row).
+inline void StoreRunS8(int8_t* dst, const int8_t* q, size_t l, size_t run) {
+#if defined(__AVX512BW__)
+  if (l + run <= 16) {   // masked-off bytes are neither read nor written, dst − l included
+    const __mmask16 keep = static_cast<__mmask16>(((1u << run) - 1) << l);
+    _mm_mask_storeu_epi8(dst - l, keep, _mm_load_si128(reinterpret_cast<const __m128i*>(q)));
+    return;
+  }
+#endif
+  for (size_t k = 0; k < run; ++k) dst[k] = q[l + k];
+}
+
 // Fills the phase planes of one channel (conv_scratch.h, DepthwiseS8PlaneGeometry).
 inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g, const int8_t* xc, int8_t zp,
                                 int8_t* plane) {
@@ -190,7 +219,7 @@ inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g
         if (sw == 1) {
           std::memcpy(dst + lo, src, static_cast<size_t>(hi - lo));
         } else {
-          for (long j = lo; j < hi; ++j) dst[j] = src[2 * (j - lo)];
+          CopyEvenBytes(dst + lo, src, static_cast<size_t>(hi - lo));
         }
       }
     }
@@ -224,8 +253,7 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     }
     for (size_t l = 0; l < lanes;) {
       const size_t run = ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
-      if (ow < s.out_w)
-        for (size_t k = 0; k < run; ++k) yc[oh * s.out_w + ow + k] = q[l + k];
+      if (ow < s.out_w) StoreRunS8(yc + oh * s.out_w + ow, q, l, run);
       l += run;
       ow += run;
       if (ow == g.pitch) { ow = 0; ++oh; }
