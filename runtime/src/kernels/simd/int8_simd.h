@@ -48,6 +48,24 @@ inline void StoreRowS8(const GemmS8Params& p, size_t i, const int32_t* acc, int8
     y[j] = RequantizeS8(acc[j], p.multiplier[i], p.shift[i], p.y_zero_point, p.act_min, p.act_max);
 }
 
+// RequantizeS8 of every lane of acc (one output row's multiplier and shift) into q[W].
+template <class Arch>
+inline void RequantizeLanes(const IBatch<Arch>& acc, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
+                            int8_t* q) {
+  constexpr size_t W = IBatch<Arch>::size;
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    _mm_store_si128(reinterpret_cast<__m128i*>(q), avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point,
+                                                                                   rq.act_min, rq.act_max));
+    return;
+  }
+#endif
+  alignas(64) int32_t lanes[W];
+  acc.store_aligned(lanes);
+  for (size_t l = 0; l < W; ++l)
+    q[l] = RequantizeS8(lanes[l], multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
+}
+
 // One row of A against B's single contiguous column (ldb == 1, n == 1): a dot product over k.
 template <class Arch>
 void GemmS8MatVec(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
@@ -119,31 +137,20 @@ void GemmS8Columns(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8
   for (; i < p.m; ++i) GemmS8Tile<Arch, 1, V>(p, a, b, y, i, j, cols);
 }
 
+#if defined(__SSE4_1__)
+#include "kernels/simd/int8_pairs_x86.h"
+#endif
+
 template <class Arch>
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   constexpr size_t W = IBatch<Arch>::size;
   if (p.n == 1 && p.ldb == 1) return GemmS8MatVec<Arch>(p, a, b, y);
+#if defined(__SSE4_1__)
+  if (x86_pairs::GemmS8<Arch>(p, a, b, y)) return;
+#endif
   size_t j = 0;
   for (; j + 2 * W <= p.n; j += 2 * W) GemmS8Columns<Arch, 2>(p, a, b, y, j, 2 * W);
   for (; j < p.n; j += W) GemmS8Columns<Arch, 1>(p, a, b, y, j, std::min(W, p.n - j));
-}
-
-// RequantizeS8 of every lane of acc (one output row's multiplier and shift) into q[W].
-template <class Arch>
-inline void RequantizeLanes(const IBatch<Arch>& acc, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
-                            int8_t* q) {
-  constexpr size_t W = IBatch<Arch>::size;
-#if defined(__AVX512F__)
-  if constexpr (W == 16) {
-    _mm_store_si128(reinterpret_cast<__m128i*>(q), avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point,
-                                                                                   rq.act_min, rq.act_max));
-    return;
-  }
-#endif
-  alignas(64) int32_t lanes[W];
-  acc.store_aligned(lanes);
-  for (size_t l = 0; l < W; ++l)
-    q[l] = RequantizeS8(lanes[l], multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
 }
 
 // AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded

@@ -1,0 +1,153 @@
+// The int8 GEMM on x86 without VNNI (SSE4.1, AVX2, AVX-512BW): pmaddwd multiplies int16 pairs
+// and adds each pair into one int32 lane, two products per lane per instruction, exact (no
+// saturation: |a·b| ≤ 2^14), against one 32-bit multiply per lane (pmulld) in GemmS8Tile.
+// Included by int8_simd.h inside the arch namespace; Arch's int32 register has W lanes.
+//
+// B is repacked per block of W columns into a panel of ⌈k/2⌉ registers, lane c holding
+// (B[2q, c], B[2q+1, c]) as int16; A's rows are widened to int16 once per chunk of rows that
+// fits kWideBytes, so a pair is one 32-bit broadcast. Tiles of up to 8 rows (8 accumulators).
+// Both buffers live on the stack (hosted x86 only).
+#pragma once
+
+namespace x86_pairs {
+
+constexpr size_t kPanelBytes = 160 * 1024;  // k ≤ 5120 at 16 lanes; larger k takes GemmS8Tile
+constexpr size_t kWideBytes = 96 * 1024;    // A rows widened to int16: at least kRows of them
+constexpr size_t kRows = 8;
+
+template <size_t W>
+struct Regs;
+template <>
+struct Regs<4> {
+  using R = __m128i;
+  static R Madd(R pairs, const int16_t* a2) {
+    int32_t word;
+    std::memcpy(&word, a2, 4);
+    return _mm_madd_epi16(pairs, _mm_set1_epi32(word));
+  }
+  // Columns of rows r0, r1 as int16 pairs (4 columns).
+  static R Pairs(const int8_t* r0, const int8_t* r1) {
+    int32_t w0, w1;
+    std::memcpy(&w0, r0, 4);
+    std::memcpy(&w1, r1, 4);
+    return _mm_cvtepi8_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(w0), _mm_cvtsi32_si128(w1)));
+  }
+};
+#if defined(__AVX2__)
+template <>
+struct Regs<8> {
+  using R = __m256i;
+  static R Madd(R pairs, const int16_t* a2) {
+    int32_t word;
+    std::memcpy(&word, a2, 4);
+    return _mm256_madd_epi16(pairs, _mm256_set1_epi32(word));
+  }
+  static R Pairs(const int8_t* r0, const int8_t* r1) {
+    return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0)),
+                                                  _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r1))));
+  }
+};
+#endif
+#if defined(__AVX512BW__)
+template <>
+struct Regs<16> {
+  using R = __m512i;
+  static R Madd(R pairs, const int16_t* a2) {
+    int32_t word;
+    std::memcpy(&word, a2, 4);
+    return _mm512_madd_epi16(pairs, _mm512_set1_epi32(word));
+  }
+  static R Pairs(const int8_t* r0, const int8_t* r1) {
+    const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0));
+    const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1));
+    const __m256i bytes = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi8(x0, x1)),
+                                                  _mm_unpackhi_epi8(x0, x1), 1);
+    return _mm512_cvtepi8_epi16(bytes);
+  }
+};
+#endif
+
+// panel[q] = (B[2q, j + c], B[2q + 1, j + c]) for c < cols (zero columns past cols and a zero
+// row past an odd k).
+template <size_t W>
+void PackPairs(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, typename Regs<W>::R* panel) {
+  alignas(64) int8_t r0[W], r1[W];
+  const size_t pairs = (p.k + 1) / 2;
+  for (size_t q = 0; q < pairs; ++q) {
+    const int8_t* row0 = b + 2 * q * p.ldb + j;
+    const int8_t* row1 = row0 + p.ldb;
+    const bool second = 2 * q + 1 < p.k;
+    if (cols == W && second) {
+      panel[q] = Regs<W>::Pairs(row0, row1);
+      continue;
+    }
+    std::memset(r0, 0, W);
+    std::memset(r1, 0, W);
+    std::memcpy(r0, row0, cols);
+    if (second) std::memcpy(r1, row1, cols);
+    panel[q] = Regs<W>::Pairs(r0, r1);
+  }
+}
+
+// R rows from i over the panel: acc = bias + Σ_q madd(panel[q], A pair q).
+template <class Arch, size_t R>
+void PairsTile(const GemmS8Params& p, const int16_t* wide, size_t ld_wide, const typename Regs<IBatch<Arch>::size>::R* panel,
+               size_t i, size_t j, size_t cols, int8_t* y) {
+  constexpr size_t W = IBatch<Arch>::size;
+  using I = IBatch<Arch>;
+  I acc[R];
+  for (size_t r = 0; r < R; ++r) acc[r] = I(p.bias != nullptr ? p.bias[i + r] : 0);
+  const size_t pairs = (p.k + 1) / 2;
+  for (size_t q = 0; q < pairs; ++q) {
+    const I bq(panel[q]);
+    for (size_t r = 0; r < R; ++r) acc[r] += I(Regs<W>::Madd(bq, wide + r * ld_wide + 2 * q));
+  }
+  for (size_t r = 0; r < R; ++r) {
+#if defined(__AVX512F__)
+    if constexpr (W == 16) {
+      avx512_requant::StoreS8(acc[r], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max,
+                              static_cast<__mmask16>((1u << cols) - 1), y + (i + r) * p.ldy + j);
+      continue;
+    }
+#endif
+    alignas(64) int8_t q[W];
+    RequantizeLanes<Arch>(acc[r], p.multiplier[i + r], p.shift[i + r], p, q);
+    std::memcpy(y + (i + r) * p.ldy + j, q, cols);
+  }
+}
+
+// Rows [i, i + R) of A widened to int16, k rounded up to even with a zero.
+inline void WidenRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t rows, int16_t* wide, size_t ld_wide) {
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t* src = a + (i + r) * p.lda;
+    int16_t* dst = wide + r * ld_wide;
+    for (size_t q = 0; q < p.k; ++q) dst[q] = src[q];
+    if (p.k % 2 != 0) dst[p.k] = 0;
+  }
+}
+
+// False when k is too large for the buffers (the caller takes GemmS8Tile).
+template <class Arch>
+bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  constexpr size_t W = IBatch<Arch>::size;
+  using Reg = typename Regs<W>::R;
+  const size_t pairs = (p.k + 1) / 2, ld_wide = 2 * pairs;
+  const size_t chunk = kWideBytes / (ld_wide * sizeof(int16_t)) / kRows * kRows;   // rows widened at once
+  if (pairs * sizeof(Reg) > kPanelBytes || chunk == 0) return false;
+  alignas(64) Reg panel[kPanelBytes / sizeof(Reg)];
+  alignas(64) int16_t wide[kWideBytes / sizeof(int16_t)];
+  for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
+    const size_t rows = std::min(chunk, p.m - i0);
+    WidenRows(p, a, i0, rows, wide, ld_wide);
+    for (size_t j = 0; j < p.n; j += W) {
+      const size_t cols = std::min(W, p.n - j);
+      PackPairs<W>(p, b, j, cols, panel);
+      size_t r = 0;
+      for (; r + kRows <= rows; r += kRows) PairsTile<Arch, kRows>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
+      for (; r < rows; ++r) PairsTile<Arch, 1>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
+    }
+  }
+  return true;
+}
+
+}  // namespace x86_pairs
