@@ -9,6 +9,10 @@
 #if defined(EDGEFOLD_HOSTED)
 #include <cstdlib>
 #endif
+#if defined(EDGEFOLD_HAVE_NEON_DOTPROD) && defined(EDGEFOLD_HOSTED) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #define EDGEFOLD_X86 1
 #include <cpuid.h>
@@ -60,6 +64,17 @@ Isa DetectX86() {
 #endif
   (void)os_avx512;
   return Isa::kScalar;
+}
+#endif
+
+#if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
+// The dot-product extension (sdot/udot), as the Linux kernel reports it.
+bool CpuHasDotProd() {
+#if defined(EDGEFOLD_HOSTED) && defined(__linux__)
+  return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+#else
+  return false;
+#endif
 }
 #endif
 
@@ -134,7 +149,8 @@ namespace kernels {
 
 namespace {
 // A level's table, with the CPU's extensions where a level has a variant for them: AVX-512 with
-// VNNI int8 dot products (hosted builds: EDGEFOLD_NO_VNNI=1 keeps the plain table, for A/B runs).
+// VNNI, AArch64 NEON with sdot, for the int8 dot products (hosted builds: EDGEFOLD_NO_VNNI=1 or
+// EDGEFOLD_NO_DOTPROD=1 keeps the plain table, for A/B runs).
 const KernelTable* WithCpuExtensions(const KernelTable* table) {
 #if defined(EDGEFOLD_HAVE_AVX512)
   if (table == &avx512::kTable) {
@@ -144,6 +160,16 @@ const KernelTable* WithCpuExtensions(const KernelTable* table) {
 #endif
         ;
     if (vnni) return &avx512::kTableVnni;
+  }
+#endif
+#if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
+  if (table == &neon::kTable) {
+    static const bool dotprod = CpuHasDotProd()
+#if defined(EDGEFOLD_HOSTED)
+                                && std::getenv("EDGEFOLD_NO_DOTPROD") == nullptr
+#endif
+        ;
+    if (dotprod) return &neon::kTableDot;
   }
 #endif
   return table;

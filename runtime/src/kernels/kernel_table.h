@@ -125,5 +125,11 @@ EDGEFOLD_DECLARE_TABLES(KernelTable, EDGEFOLD_DECLARE_KERNEL_TABLE)
 namespace avx512 { extern const KernelTable kTableVnni; }
 namespace avx512_vnni { void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y); }
 #endif
+#if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
+// AArch64 NEON with the dot-product extension (sdot) for gemm_s8: TableFor(kNeon) gives it on
+// CPUs that report it (kernels/arch/neon_dotprod.cc, compiled with +dotprod).
+namespace neon { extern const KernelTable kTableDot; }
+namespace neon_dotprod { void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y); }
+#endif
 
 }  // namespace edgefold::kernels

@@ -3,6 +3,8 @@
 // and out-of-range values; add and pools), and the reference against hand values of the
 // rounding rules (docs/quantization.md).
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "kernels/conv/conv_scratch.h"
 #include "testing/kernel_test_util.h"
@@ -158,12 +160,25 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
   }
 }
 
+// Where a level has a variant with a CPU extension for int8 dot products (AVX-512 VNNI,
+// AArch64 sdot), TableFor gives the variant on CPUs that have it: the plain table's int8 GEMM
+// is checked here, and the variant's at row counts through every tile and k around 4.
+std::vector<std::pair<const KernelTable*, const KernelTable*>> PlainAndExtendedTables() {
+  std::vector<std::pair<const KernelTable*, const KernelTable*>> tables;
 #if defined(EDGEFOLD_HAVE_AVX512)
-// On a VNNI CPU TableFor(kAvx512) is the VNNI table, so the plain AVX-512 int8 GEMM is checked
-// here; and the VNNI GEMM at row counts through every tile (16, 8, 4, 1) and k around 4.
-TEST(Int8Avx512, PlainAndVnniGemmMatchReference) {
-  if (!IsaAvailable(Isa::kAvx512)) GTEST_SKIP() << "no AVX-512";
-  const bool vnni = TableFor<KernelTable>(Isa::kAvx512) == &avx512::kTableVnni;
+  if (IsaAvailable(Isa::kAvx512))
+    tables.emplace_back(&avx512::kTable, TableFor<KernelTable>(Isa::kAvx512) == &avx512::kTableVnni
+                                             ? &avx512::kTableVnni : nullptr);
+#endif
+#if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
+  tables.emplace_back(&neon::kTable, TableFor<KernelTable>(Isa::kNeon) == &neon::kTableDot ? &neon::kTableDot : nullptr);
+#endif
+  return tables;
+}
+
+TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
+  const auto tables = PlainAndExtendedTables();
+  if (tables.empty()) GTEST_SKIP() << "no level with an int8 extension variant in this build/CPU";
   for (size_t m : {size_t{16}, size_t{31}, size_t{45}})
     for (size_t n : {size_t{4}, size_t{17}, size_t{49}})
       for (size_t k : {size_t{3}, size_t{4}, size_t{5}, size_t{66}, size_t{577}}) {
@@ -178,16 +193,17 @@ TEST(Int8Avx512, PlainAndVnniGemmMatchReference) {
         p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n + 2; p.ldy = n;
         p.bias = bias.data(); p.multiplier = mult.data(); p.shift = shift.data();
         p.y_zero_point = -7; p.act_min = -128; p.act_max = 127;
-        std::vector<int8_t> want(m * n), plain(m * n, 99), dot(m * n, 99);
+        std::vector<int8_t> want(m * n);
         ref::GemmS8(p, a.data(), b.data(), want.data());
-        avx512::kTable.gemm_s8(p, a.data(), b.data(), plain.data());
-        EXPECT_EQ(want, plain) << "avx512 " << m << "x" << n << "x" << k;
-        if (!vnni) continue;
-        avx512::kTableVnni.gemm_s8(p, a.data(), b.data(), dot.data());
-        EXPECT_EQ(want, dot) << "avx512+vnni " << m << "x" << n << "x" << k;
+        for (const auto& [plain, extended] : tables)
+          for (const KernelTable* t : {plain, extended}) {
+            if (t == nullptr) continue;
+            std::vector<int8_t> got(m * n, 99);
+            t->gemm_s8(p, a.data(), b.data(), got.data());
+            EXPECT_EQ(want, got) << t->name << " " << m << "x" << n << "x" << k;
+          }
       }
 }
-#endif
 
 // Depthwise stride 1 over the padded plane against the direct reference: kernel sizes,
 // dilation, asymmetric padding, rows narrower and wider than a register.

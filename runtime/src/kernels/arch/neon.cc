@@ -8,4 +8,16 @@ namespace edgefold::kernels::neon {
 
 const KernelTable kTable = MakeSimdTable<NeonArch>("neon", Isa::kNeon);
 
+#if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
+namespace {
+constexpr KernelTable WithDotProd(KernelTable t) {
+  t.name = "neon+dotprod";
+  t.gemm_s8 = &neon_dotprod::GemmS8;
+  return t;
+}
+}  // namespace
+
+const KernelTable kTableDot = WithDotProd(MakeSimdTable<NeonArch>("neon", Isa::kNeon));
+#endif
+
 }  // namespace edgefold::kernels::neon

@@ -1,0 +1,121 @@
+// The int8 GEMM on AArch64 with the dot-product extension (sdot: 4 lanes, each += four s8·s8
+// products), used by neon::kTableDot on CPUs that report it (HWCAP_ASIMDDP, kernel_select.cc).
+// Compiled with +dotprod on its own so the rest of the neon table stays baseline ARMv8.0.
+// Signed by signed bytes: no correction term; sums are exact, so the bits are the reference's.
+//
+// B is repacked per block of 16 columns into a panel of k/4 groups of four registers, each
+// holding four consecutive k of four columns (the layout sdot reads); A's rows are loaded 16
+// bytes at a time and each 4-byte group is broadcast by the lane form of sdot. Tiles of 4 rows
+// by 16 columns: 16 accumulators, 4 panel and 4 row registers.
+#include <arm_neon.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/kernel_table.h"
+
+namespace edgefold::kernels::neon_dotprod {
+namespace {
+
+constexpr size_t kCols = 16;
+constexpr size_t kPanelBytes = 128 * 1024;   // k up to 8192; larger k falls back
+
+inline int8x16_t LoadRow(const int8_t* p, size_t cols) {
+  if (cols == kCols) return vld1q_s8(p);
+  alignas(16) int8_t padded[kCols] = {};
+  std::memcpy(padded, p, cols);
+  return vld1q_s8(padded);
+}
+
+// panel[4q + v]: columns 4v..4v+3 of rows 4q..4q+3, four bytes per column.
+inline void Interleave(int8x16_t r0, int8x16_t r1, int8x16_t r2, int8x16_t r3, int8x16_t* out) {
+  const int8x16_t lo01 = vzip1q_s8(r0, r1), hi01 = vzip2q_s8(r0, r1);
+  const int8x16_t lo23 = vzip1q_s8(r2, r3), hi23 = vzip2q_s8(r2, r3);
+  out[0] = vreinterpretq_s8_s16(vzip1q_s16(vreinterpretq_s16_s8(lo01), vreinterpretq_s16_s8(lo23)));
+  out[1] = vreinterpretq_s8_s16(vzip2q_s16(vreinterpretq_s16_s8(lo01), vreinterpretq_s16_s8(lo23)));
+  out[2] = vreinterpretq_s8_s16(vzip1q_s16(vreinterpretq_s16_s8(hi01), vreinterpretq_s16_s8(hi23)));
+  out[3] = vreinterpretq_s8_s16(vzip2q_s16(vreinterpretq_s16_s8(hi01), vreinterpretq_s16_s8(hi23)));
+}
+
+void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, int8x16_t* panel) {
+  const size_t full = p.k / 4;
+  for (size_t q = 0; q < full; ++q) {
+    const int8_t* row = b + 4 * q * p.ldb + j;
+    Interleave(LoadRow(row, cols), LoadRow(row + p.ldb, cols), LoadRow(row + 2 * p.ldb, cols),
+               LoadRow(row + 3 * p.ldb, cols), panel + 4 * q);
+  }
+  if (p.k % 4 != 0) {
+    int8x16_t r[4] = {vdupq_n_s8(0), vdupq_n_s8(0), vdupq_n_s8(0), vdupq_n_s8(0)};
+    for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(b + (4 * full + t) * p.ldb + j, cols);
+    Interleave(r[0], r[1], r[2], r[3], panel + 4 * full);
+  }
+}
+
+// One 4-byte group of each row (a word per row, zero-padded past k) against one panel group.
+template <size_t R>
+inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32_t* words) {
+  for (size_t r = 0; r < R; ++r) {
+    const int8x16_t a = vreinterpretq_s8_s32(vdupq_n_s32(words[r]));
+    for (size_t v = 0; v < 4; ++v) acc[r][v] = vdotq_s32(acc[r][v], group[v], a);
+  }
+}
+
+template <size_t R>
+void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j, size_t cols,
+          int8_t* y) {
+  int32x4_t acc[R][4];
+  for (size_t r = 0; r < R; ++r)
+    for (size_t v = 0; v < 4; ++v) acc[r][v] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
+  const int8_t* rows[R];
+  for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
+  const size_t full = p.k / 4;
+  size_t q = 0;
+  for (; q + 4 <= full; q += 4) {   // 16 k: one load per row, its four groups by lane
+    int8x16_t ar[R];
+    for (size_t r = 0; r < R; ++r) ar[r] = vld1q_s8(rows[r] + 4 * q);
+    const int8x16_t* g = panel + 4 * q;
+    for (size_t r = 0; r < R; ++r)
+      for (size_t v = 0; v < 4; ++v) {
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[v], ar[r], 0);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[4 + v], ar[r], 1);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[8 + v], ar[r], 2);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[12 + v], ar[r], 3);
+      }
+  }
+  int32_t words[R];
+  for (; q < full; ++q) {
+    for (size_t r = 0; r < R; ++r) std::memcpy(&words[r], rows[r] + 4 * q, 4);
+    DotGroup<R>(acc, panel + 4 * q, words);
+  }
+  if (p.k % 4 != 0) {   // never read past a row
+    for (size_t r = 0; r < R; ++r) {
+      words[r] = 0;
+      std::memcpy(&words[r], rows[r] + 4 * full, p.k % 4);
+    }
+    DotGroup<R>(acc, panel + 4 * full, words);
+  }
+  for (size_t r = 0; r < R; ++r) {
+    alignas(16) int32_t lanes[kCols];
+    for (size_t v = 0; v < 4; ++v) vst1q_s32(lanes + 4 * v, acc[r][v]);
+    int8_t* out = y + (i + r) * p.ldy + j;
+    for (size_t c = 0; c < cols; ++c)
+      out[c] = RequantizeS8(lanes[c], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max);
+  }
+}
+
+}  // namespace
+
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  const size_t groups = (p.k + 3) / 4;
+  if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes) return neon::kTable.gemm_s8(p, a, b, y);
+  alignas(16) int8x16_t panel[kPanelBytes / sizeof(int8x16_t)];
+  for (size_t j = 0; j < p.n; j += kCols) {
+    const size_t cols = std::min(kCols, p.n - j);
+    PackPanel(p, b, j, cols, panel);
+    size_t i = 0;
+    for (; i + 4 <= p.m; i += 4) Tile<4>(p, a, panel, i, j, cols, y);
+    for (; i < p.m; ++i) Tile<1>(p, a, panel, i, j, cols, y);
+  }
+}
+
+}  // namespace edgefold::kernels::neon_dotprod
