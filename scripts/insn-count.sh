@@ -5,7 +5,8 @@
 #   aarch64 / armv7: the same example program on Linux, NEON vs scalar (EDGEFOLD_ISA=scalar)
 # Per inference = count(2 inferences) - count(1 inference): startup and Create cancel out.
 # Needs build-m4 (scripts/cross-test.sh m4), build-aarch64 and build-armv7.
-# Usage: scripts/insn-count.sh        env: PLUGIN_DIR (default build-x86q/qemu-plugins)
+# Usage: scripts/insn-count.sh        env: PLUGIN_DIR (default build-x86q/qemu-plugins),
+#        INSN_PLUGIN_ONLY=1 (build the plugin and stop)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PLUGIN_DIR="${PLUGIN_DIR:-$ROOT/build-x86q/qemu-plugins}"
@@ -58,6 +59,8 @@ linux_count() {  # linux_count QEMU ISA PROG RUNS
 per_inference() { echo $(( $2 - $1 )); }
 
 build_plugin
+# INSN_PLUGIN_ONLY=1: only build the plugin (bench/insn/run.sh uses it).
+[[ "${INSN_PLUGIN_ONLY:-0}" == 1 ]] && exit 0
 printf '%-24s %-8s %16s\n' "target / model" "kernels" "insns/inference"
 for model in digits kws; do
   elf="$ROOT/build-m4/bin/mcu_$model.elf"

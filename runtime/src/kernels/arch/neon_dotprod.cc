@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "kernels/kernel_table.h"
+#include "kernels/simd/requant_neon.h"
 
 namespace edgefold::kernels::neon_dotprod {
 namespace {
@@ -95,11 +96,12 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
     DotGroup<R>(acc, panel + 4 * full, words);
   }
   for (size_t r = 0; r < R; ++r) {
-    alignas(16) int32_t lanes[kCols];
-    for (size_t v = 0; v < 4; ++v) vst1q_s32(lanes + 4 * v, acc[r][v]);
-    int8_t* out = y + (i + r) * p.ldy + j;
-    for (size_t c = 0; c < cols; ++c)
-      out[c] = RequantizeS8(lanes[c], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max);
+    alignas(16) int8_t q[kCols];
+    for (size_t v = 0; v < 4; ++v)
+      neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(acc[r][v], p.multiplier[i + r], p.shift[i + r],
+                                                            p.y_zero_point, p.act_min, p.act_max),
+                              q + 4 * v);
+    std::memcpy(y + (i + r) * p.ldy + j, q, cols);
   }
 }
 

@@ -15,14 +15,17 @@
 #if defined(__AVX512F__)
 #include "kernels/simd/requant_avx512.h"
 #endif
+#if defined(__ARM_NEON)
+#include "kernels/simd/requant_neon.h"
+#endif
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 template <class Arch>
 using IBatch = xsimd::batch<int32_t, Arch>;
 
-// W int8 values sign-extended to int32 lanes. x86 has one instruction for it (pmovsxbd);
-// elsewhere xsimd's converting load.
+// W int8 values sign-extended to int32 lanes: pmovsxbd on x86, two widening moves on NEON,
+// xsimd's converting load elsewhere.
 template <class Arch>
 inline IBatch<Arch> LoadS8(const int8_t* p) {
   constexpr size_t W = IBatch<Arch>::size;
@@ -38,6 +41,9 @@ inline IBatch<Arch> LoadS8(const int8_t* p) {
     std::memcpy(&word, p, 4);
     return IBatch<Arch>(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(word)));
   }
+#endif
+#if defined(__ARM_NEON)
+  if constexpr (W == 4) return IBatch<Arch>(neon_requant::LoadS8x4(p));
 #endif
   return IBatch<Arch>::load_unaligned(p);
 }
@@ -57,6 +63,13 @@ inline void RequantizeLanes(const IBatch<Arch>& acc, int32_t multiplier, int32_t
   if constexpr (W == 16) {
     _mm_store_si128(reinterpret_cast<__m128i*>(q), avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point,
                                                                                    rq.act_min, rq.act_max));
+    return;
+  }
+#endif
+#if defined(__ARM_NEON)
+  if constexpr (W == 4) {
+    neon_requant::StoreS8x4(
+        neon_requant::RequantizeS32x4(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max), q);
     return;
   }
 #endif
@@ -121,11 +134,11 @@ void GemmS8Tile(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t*
     return;
   }
 #endif
-  alignas(64) int32_t lanes[W];
+  alignas(64) int8_t q[W];
   for (size_t r = 0; r < R; ++r)
     for (size_t v = 0; v < V; ++v) {
-      acc[r][v].store_aligned(lanes);
-      StoreRowS8(p, i + r, lanes, y + (i + r) * p.ldy + j + v * W, std::min(W, cols - v * W));
+      RequantizeLanes<Arch>(acc[r][v], p.multiplier[i + r], p.shift[i + r], p, q);
+      std::memcpy(y + (i + r) * p.ldy + j + v * W, q, std::min(W, cols - v * W));
     }
 }
 

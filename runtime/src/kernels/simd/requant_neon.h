@@ -1,0 +1,41 @@
+// RequantizeS8 (kernels/int8_params.h) on 4 int32 lanes with NEON (ARMv7 and AArch64): the
+// magnitude |acc|·M as exact unsigned 64-bit products, rounded half up by the shift, narrowed
+// with saturation (values past 2^16 clamp to the same int8, |zp| ≤ 128), the sign put back,
+// then zero point and clamp: the scalar rule's bits.
+#pragma once
+#include <arm_neon.h>
+
+#include <cstdint>
+
+namespace edgefold::kernels::neon_requant {
+
+inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shift, int32_t zero_point, int32_t act_min,
+                                 int32_t act_max) {
+  const int n = 31 + shift;
+  const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc));   // |INT32_MIN| reads as 2^31
+  const uint32x2_t m = vdup_n_u32(static_cast<uint32_t>(multiplier));
+  const uint64x2_t half = vdupq_n_u64(uint64_t{1} << (n - 1));
+  const int64x2_t right = vdupq_n_s64(-n);   // vshl by a negative count shifts right
+  const uint64x2_t lo = vshlq_u64(vaddq_u64(vmull_u32(vget_low_u32(magnitude), m), half), right);
+  const uint64x2_t hi = vshlq_u64(vaddq_u64(vmull_u32(vget_high_u32(magnitude), m), half), right);
+  const uint32x4_t narrowed = vminq_u32(vcombine_u32(vqmovn_u64(lo), vqmovn_u64(hi)), vdupq_n_u32(65536));
+  int32x4_t q = vreinterpretq_s32_u32(narrowed);
+  q = vbslq_s32(vcltq_s32(acc, vdupq_n_s32(0)), vnegq_s32(q), q);
+  q = vaddq_s32(q, vdupq_n_s32(zero_point));
+  return vminq_s32(vmaxq_s32(q, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
+}
+
+// The four results as int8 at q[0..3].
+inline void StoreS8x4(int32x4_t requantized, int8_t* q) {
+  const int8x8_t bytes = vmovn_s16(vcombine_s16(vmovn_s32(requantized), vdup_n_s16(0)));
+  vst1_lane_s32(reinterpret_cast<int32_t*>(q), vreinterpret_s32_s8(bytes), 0);
+}
+
+// Four int8 values sign-extended to int32 lanes.
+inline int32x4_t LoadS8x4(const int8_t* p) {
+  int32_t word;
+  __builtin_memcpy(&word, p, 4);
+  return vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_s32(vdup_n_s32(word)))));
+}
+
+}  // namespace edgefold::kernels::neon_requant
