@@ -157,31 +157,52 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
 
 namespace {
 
+// Group g's taps (columns 4g..4g+3) of kh rows for the outputs (ow, ow + 1): x = the plane at
+// (oh, ow + 4g), wp = two words per row. 12 instructions per row:
+//   acc0 += SMLAD(even(x[0..3]), (w_t, w_t+2)) + SMLAD(odd(x[0..3]), (w_t+1, w_t+3))
+//   acc1 += SMLAD(odd(x[0..3]), (w_t, w_t+2))  + SMLAD(even(x[2..5]), (w_t+1, w_t+3))
+EDGEFOLD_DSP_INLINE void RowsGroup(const int8_t* x, size_t pitch, const uint32_t* wp, size_t kh,
+                                    int32_t& acc0, int32_t& acc1) {
+  uint32_t v, v2, we, wo, e;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldr    %[v], [%[x]]\n\t"
+      "ldr    %[v2], [%[x], #2]\n\t"
+      "ldrd   %[we], %[wo], [%[w]], #8\n\t"
+      "add    %[x], %[x], %[pitch]\n\t"
+      "sxtb16 %[e], %[v]\n\t"
+      "smlad  %[a0], %[e], %[we], %[a0]\n\t"
+      "sxtb16 %[e], %[v], ror #8\n\t"
+      "smlad  %[a0], %[e], %[wo], %[a0]\n\t"
+      "smlad  %[a1], %[e], %[we], %[a1]\n\t"
+      "sxtb16 %[e], %[v2]\n\t"
+      "smlad  %[a1], %[e], %[wo], %[a1]\n\t"
+      "subs   %[n], %[n], #1\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(acc0), [a1] "+r"(acc1), [x] "+r"(x), [w] "+r"(wp), [n] "+r"(kh), [v] "=&r"(v),
+        [v2] "=&r"(v2), [we] "=&r"(we), [wo] "=&r"(wo), [e] "=&r"(e)
+      : [pitch] "r"(pitch)
+      : "cc", "memory");
+}
+
 // One channel, stride 1, dilation 1, over the zp-padded plane (pitch bytes a row): two outputs
-// (ow, ow + 1) at a time; each row of taps in groups of four, t..t+3, read as words:
-//   out0 += SMLAD(even(x[t..]), (w_t, w_t+2)) + SMLAD(odd(x[t..]), (w_t+1, w_t+3))
-//   out1 += SMLAD(odd(x[t..]), (w_t, w_t+2))  + SMLAD(even(x[t+2..]), (w_t+1, w_t+3))
-// (taps past kw have weight 0). Reads run up to 3 bytes past a row: the plane's slack.
-EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* pl, size_t pitch, const uint32_t* wp,
-                      size_t groups, const GemmS8Params& rq, size_t c, int8_t* yc) {
-  const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0;
-  for (size_t oh = 0; oh < s.out_h; ++oh) {
-    for (size_t ow = 0; ow < s.out_w; ow += 2) {
+// (ow, ow + 1) at a time, the taps in groups of four columns (RowsGroup; taps past kw have
+// weight 0). Reads run up to 5 bytes past a row: the plane's slack. The parameters are locals
+// because the asm's memory clobber would reload them from rq.
+EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* pl, size_t pitch,
+                                           const uint32_t* wp, size_t groups, const GemmS8Params& rq,
+                                           size_t c, int8_t* yc) {
+  const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0, m = rq.multiplier[c], sh = rq.shift[c];
+  const int32_t zp = rq.y_zero_point, lo = rq.act_min, hi = rq.act_max;
+  const size_t out_h = s.out_h, out_w = s.out_w, kh = s.kh;
+  for (size_t oh = 0; oh < out_h; ++oh) {
+    int8_t* out = yc + oh * out_w;
+    for (size_t ow = 0; ow < out_w; ow += 2) {
       int32_t acc0 = bias, acc1 = bias;
-      const uint32_t* w = wp;
-      for (size_t r = 0; r < s.kh; ++r) {
-        const int8_t* x = pl + (oh + r) * pitch + ow;
-        for (size_t g = 0; g < groups; ++g, x += 4, w += 2) {
-          const uint32_t v = Load32(x);
-          const int32_t e = Even(v), o = Odd(v), e2 = Even(Load32(x + 2));
-          acc0 = __smlad(e, static_cast<int32_t>(w[0]), __smlad(o, static_cast<int32_t>(w[1]), acc0));
-          acc1 = __smlad(o, static_cast<int32_t>(w[0]), __smlad(e2, static_cast<int32_t>(w[1]), acc1));
-        }
-      }
-      int8_t* out = yc + oh * s.out_w + ow;
-      out[0] = RequantizeS8(acc0, rq.multiplier[c], rq.shift[c], rq.y_zero_point, rq.act_min, rq.act_max);
-      if (ow + 1 < s.out_w)
-        out[1] = RequantizeS8(acc1, rq.multiplier[c], rq.shift[c], rq.y_zero_point, rq.act_min, rq.act_max);
+      const int8_t* x = pl + oh * pitch + ow;
+      for (size_t g = 0; g < groups; ++g) RowsGroup(x + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
+      out[ow] = RequantizeS8(acc0, m, sh, zp, lo, hi);
+      if (ow + 1 < out_w) out[ow + 1] = RequantizeS8(acc1, m, sh, zp, lo, hi);
     }
   }
 }
@@ -209,15 +230,15 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
   }
   const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);   // rows = out_h + kh − 1, pitch = out_w + kw − 1
   const size_t groups = (s.kw + 3) / 4;
-  uint32_t wp[2 * kMaxDepthwiseS8Taps];   // per tap row and group: (w_t, w_t+2), (w_t+1, w_t+3)
+  uint32_t wp[2 * kMaxDepthwiseS8Taps];   // per group and tap row: (w_t, w_t+2), (w_t+1, w_t+3)
   std::memset(plane, x_zero_point, g.rows * g.pitch);
   for (size_t c = 0; c < s.out_c; ++c) {
     const int8_t* wc = w + c * s.kh * s.kw;
     for (size_t r = 0; r < s.kh; ++r)
       for (size_t gi = 0; gi < groups; ++gi) {
         auto at = [&](size_t t) -> int32_t { return t < s.kw ? wc[r * s.kw + t] : 0; };
-        wp[2 * (r * groups + gi)] = Pair(at(4 * gi), at(4 * gi + 2));
-        wp[2 * (r * groups + gi) + 1] = Pair(at(4 * gi + 1), at(4 * gi + 3));
+        wp[2 * (gi * s.kh + r)] = Pair(at(4 * gi), at(4 * gi + 2));
+        wp[2 * (gi * s.kh + r) + 1] = Pair(at(4 * gi + 1), at(4 * gi + 3));
       }
     CopyChannel(s, x + c * s.in_h * s.in_w, g.rows, g.pitch, plane);
     DepthwiseChannel(s, plane, g.pitch, wp, groups, rq, c, y + c * s.out_h * s.out_w);
