@@ -43,13 +43,24 @@ EDGEFOLD_DSP_INLINE uint32_t LoadTail(const int8_t* p, size_t n) {
 // Packs B[0:kc, c0] and B[0:kc, c1] (zero-padded to a multiple of 4 values of k): per 4 k,
 // the words (b0[q], b0[q+2]), (b1[q], b1[q+2]), (b0[q+1], b0[q+3]), (b1[q+1], b1[q+3]).
 void PackColumnPair(const int8_t* b, size_t ldb, size_t kc, size_t c0, size_t c1, uint32_t* panel) {
-  auto at = [&](size_t q, size_t c) -> int32_t { return q < kc ? b[q * ldb + c] : 0; };
-  for (size_t q = 0; q < kc; q += 4, panel += 4) {
-    panel[0] = Pair(at(q, c0), at(q + 2, c0));
-    panel[1] = Pair(at(q, c1), at(q + 2, c1));
-    panel[2] = Pair(at(q + 1, c0), at(q + 3, c0));
-    panel[3] = Pair(at(q + 1, c1), at(q + 3, c1));
+  size_t q = 0;
+  for (; q + 4 <= kc; q += 4, panel += 4, b += 4 * ldb) {
+    const int8_t* b2 = b + 2 * ldb;
+    panel[0] = Pair(b[c0], b2[c0]);
+    panel[1] = Pair(b[c1], b2[c1]);
+    panel[2] = Pair(b[ldb + c0], b2[ldb + c0]);
+    panel[3] = Pair(b[ldb + c1], b2[ldb + c1]);
   }
+  if (q == kc) return;
+  int32_t v0[4], v1[4];
+  for (size_t d = 0; d < 4; ++d) {
+    v0[d] = q + d < kc ? b[d * ldb + c0] : 0;
+    v1[d] = q + d < kc ? b[d * ldb + c1] : 0;
+  }
+  panel[0] = Pair(v0[0], v0[2]);
+  panel[1] = Pair(v1[0], v1[2]);
+  panel[2] = Pair(v0[1], v0[3]);
+  panel[3] = Pair(v1[1], v1[3]);
 }
 
 // acc[2r + c] += A_r[q..q+3]·B[q..q+3, c] for the words w0 = A_0[q..q+3], w1 = A_1[q..q+3] and
@@ -108,7 +119,7 @@ void Dot2x2(const int8_t* a0, const int8_t* a1, const uint32_t* panel, size_t kc
 }
 
 // Row i's outputs at columns j (acc0) and, if two, j + 1 (acc1).
-EDGEFOLD_DSP_FLATTEN void StoreRow(const GemmS8Params& p, size_t i, size_t j, int32_t acc0, int32_t acc1,
+EDGEFOLD_DSP_INLINE void StoreRow(const GemmS8Params& p, size_t i, size_t j, int32_t acc0, int32_t acc1,
                                    bool two, int8_t* y) {
   const int32_t m = p.multiplier[i], sh = p.shift[i];
   int8_t* out = y + i * p.ldy + j;
@@ -121,7 +132,7 @@ EDGEFOLD_DSP_FLATTEN void StoreRow(const GemmS8Params& p, size_t i, size_t j, in
 // Column pairs (an odd last column is paired with itself), row pairs (an odd last row with
 // itself); the duplicate's results are dropped. k ≤ kGemmS8PanelK: one panel per column pair,
 // every row pair summed in registers. Larger k: row blocks, partial sums on the stack.
-void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+EDGEFOLD_DSP_FLATTEN void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   uint32_t panel[kGemmS8PanelK];   // kGemmS8PanelK/4 groups of 4 words: 1 KiB
   int32_t partial[kGemmS8RowBlock * 2];
   const size_t rows_per_pass = p.k <= kGemmS8PanelK ? p.m : kGemmS8RowBlock;
