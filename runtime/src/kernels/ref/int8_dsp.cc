@@ -208,10 +208,11 @@ EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* p
   const size_t out_h = s.out_h, out_w = s.out_w, kh = s.kh;
   for (size_t oh = 0; oh < out_h; ++oh) {
     int8_t* out = yc + oh * out_w;
+    const int8_t* x = pl + oh * pitch;
     for (size_t ow = 0; ow < out_w; ow += 2) {
       int32_t acc0 = bias, acc1 = bias;
-      const int8_t* x = pl + oh * pitch + ow;
-      for (size_t g = 0; g < groups; ++g) RowsGroup(x + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
+      RowsGroup(x + ow, pitch, wp, kh, acc0, acc1);
+      for (size_t g = 1; g < groups; ++g) RowsGroup(x + ow + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
       out[ow] = RequantizeS8(acc0, m, sh, zp, lo, hi);
       if (ow + 1 < out_w) out[ow + 1] = RequantizeS8(acc1, m, sh, zp, lo, hi);
     }
