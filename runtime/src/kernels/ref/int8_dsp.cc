@@ -212,7 +212,8 @@ EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* p
     for (size_t ow = 0; ow < out_w; ow += 2) {
       int32_t acc0 = bias, acc1 = bias;
       RowsGroup(x + ow, pitch, wp, kh, acc0, acc1);
-      for (size_t g = 1; g < groups; ++g) RowsGroup(x + ow + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
+      if (groups > 1)
+        for (size_t g = 1; g < groups; ++g) RowsGroup(x + ow + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
       out[ow] = RequantizeS8(acc0, m, sh, zp, lo, hi);
       if (ow + 1 < out_w) out[ow + 1] = RequantizeS8(acc1, m, sh, zp, lo, hi);
     }
