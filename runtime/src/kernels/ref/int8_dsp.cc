@@ -76,35 +76,46 @@ EDGEFOLD_DSP_INLINE void Mac2x2(uint32_t w0, uint32_t w1, const uint32_t* panel,
   c11 = __smlad(e1, p1, __smlad(o1, p3, c11));
 }
 
+// One group of four k in Dot2x2's loop: 16 instructions for 16 multiply-accumulates.
+#define EDGEFOLD_DSP_GEMM_GROUP                       \
+  "ldr    %[w0], [%[a0]], #4\n\t"                      \
+  "ldr    %[w1], [%[a1]], #4\n\t"                      \
+  "ldrd   %[p0], %[p1], [%[pn]], #8\n\t"               \
+  "sxtb16 %[e], %[w0]\n\t"                             \
+  "smlad  %[c00], %[e], %[p0], %[c00]\n\t"             \
+  "smlad  %[c01], %[e], %[p1], %[c01]\n\t"             \
+  "sxtb16 %[e], %[w1]\n\t"                             \
+  "smlad  %[c10], %[e], %[p0], %[c10]\n\t"             \
+  "smlad  %[c11], %[e], %[p1], %[c11]\n\t"             \
+  "ldrd   %[p0], %[p1], [%[pn]], #8\n\t"               \
+  "sxtb16 %[e], %[w0], ror #8\n\t"                     \
+  "smlad  %[c00], %[e], %[p0], %[c00]\n\t"             \
+  "smlad  %[c01], %[e], %[p1], %[c01]\n\t"             \
+  "sxtb16 %[e], %[w1], ror #8\n\t"                     \
+  "smlad  %[c10], %[e], %[p0], %[c10]\n\t"             \
+  "smlad  %[c11], %[e], %[p1], %[c11]\n\t"
+
 // acc[2r + c] += Σ_{q<kc} A_r[q]·B[q, c] for the rows a0, a1 and the packed column pair.
-// The loop over whole groups of four k is written out: GCC spills two of the accumulators of
-// the C version (13 registers are live: 4 sums, 3 pointers, a count, 5 operands). 18
-// instructions per 16 multiply-accumulates; A is read with unaligned LDRs.
+// The loop over whole groups of four k is written out (two groups an iteration, an odd one
+// first): GCC spills two of the accumulators of the C version (13 registers are live: 4 sums,
+// 3 pointers, a count, 5 operands). A is read with unaligned LDRs.
 void Dot2x2(const int8_t* a0, const int8_t* a1, const uint32_t* panel, size_t kc, int32_t acc[4]) {
   int32_t c00 = acc[0], c01 = acc[1], c10 = acc[2], c11 = acc[3];
   size_t groups = kc / 4;
   if (groups != 0) {
     uint32_t w0, w1, p0, p1, e;
     __asm__ volatile(
+        "lsrs   %[n], %[n], #1\n\t"
+        "bcc    1f\n\t"
+        EDGEFOLD_DSP_GEMM_GROUP
+        "cmp    %[n], #0\n\t"
+        "beq    2f\n\t"
         "1:\n\t"
-        "ldr    %[w0], [%[a0]], #4\n\t"
-        "ldr    %[w1], [%[a1]], #4\n\t"
-        "ldrd   %[p0], %[p1], [%[pn]], #8\n\t"
-        "sxtb16 %[e], %[w0]\n\t"
-        "smlad  %[c00], %[e], %[p0], %[c00]\n\t"
-        "smlad  %[c01], %[e], %[p1], %[c01]\n\t"
-        "sxtb16 %[e], %[w1]\n\t"
-        "smlad  %[c10], %[e], %[p0], %[c10]\n\t"
-        "smlad  %[c11], %[e], %[p1], %[c11]\n\t"
-        "ldrd   %[p0], %[p1], [%[pn]], #8\n\t"
-        "sxtb16 %[e], %[w0], ror #8\n\t"
-        "smlad  %[c00], %[e], %[p0], %[c00]\n\t"
-        "smlad  %[c01], %[e], %[p1], %[c01]\n\t"
-        "sxtb16 %[e], %[w1], ror #8\n\t"
-        "smlad  %[c10], %[e], %[p0], %[c10]\n\t"
-        "smlad  %[c11], %[e], %[p1], %[c11]\n\t"
+        EDGEFOLD_DSP_GEMM_GROUP
+        EDGEFOLD_DSP_GEMM_GROUP
         "subs   %[n], %[n], #1\n\t"
         "bne    1b\n\t"
+        "2:\n\t"
         : [c00] "+r"(c00), [c01] "+r"(c01), [c10] "+r"(c10), [c11] "+r"(c11), [a0] "+r"(a0), [a1] "+r"(a1),
           [pn] "+r"(panel), [n] "+r"(groups), [w0] "=&r"(w0), [w1] "=&r"(w1), [p0] "=&r"(p0), [p1] "=&r"(p1),
           [e] "=&r"(e)
@@ -158,8 +169,8 @@ EDGEFOLD_DSP_FLATTEN void GemmS8(const GemmS8Params& p, const int8_t* a, const i
             std::memcpy(partial + 2 * (i - i0), acc, sizeof(acc));
             continue;
           }
-          StoreRow(p, i, j, acc[0], acc[1], j1 != j, y);
-          if (i1 != i) StoreRow(p, i1, j, acc[2], acc[3], j1 != j, y);
+          for (size_t r = 0; r <= i1 - i; ++r)   // one inlined copy of the requantization
+            StoreRow(p, i + r, j, acc[2 * r], acc[2 * r + 1], j1 != j, y);
         }
       }
     }
