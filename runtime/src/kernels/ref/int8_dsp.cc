@@ -169,8 +169,8 @@ EDGEFOLD_DSP_FLATTEN void GemmS8(const GemmS8Params& p, const int8_t* a, const i
             std::memcpy(partial + 2 * (i - i0), acc, sizeof(acc));
             continue;
           }
-          for (size_t r = 0; r <= i1 - i; ++r)   // one inlined copy of the requantization
-            StoreRow(p, i + r, j, acc[2 * r], acc[2 * r + 1], j1 != j, y);
+          StoreRow(p, i, j, acc[0], acc[1], j1 != j, y);
+          if (i1 != i) StoreRow(p, i1, j, acc[2], acc[3], j1 != j, y);
         }
       }
     }

@@ -189,20 +189,20 @@ void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t
     const int8_t* xp = x + pl * p.in_h * p.in_w;
     for (size_t oh = 0; oh < p.out_h; ++oh)
       for (size_t ow = 0; ow < p.out_w; ++ow) {
-        int32_t acc = p.kind == PoolKind::kMax ? -128 : 0, count = 0;
+        int32_t acc = 0, count = 0;   // average (max pools returned above)
         for (size_t r = 0; r < p.kh; ++r) {
           const long ih = static_cast<long>(oh * p.stride_h + r * p.dilation_h) - static_cast<long>(p.pad_top);
+          if (ih < 0 || ih >= in_h) continue;
+          const int8_t* row = xp + ih * in_w;
           for (size_t t = 0; t < p.kw; ++t) {
             const long iw = static_cast<long>(ow * p.stride_w + t * p.dilation_w) - static_cast<long>(p.pad_left);
-            if (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w) continue;
-            const int32_t v = xp[ih * in_w + iw];
-            acc = p.kind == PoolKind::kMax ? std::max(acc, v) : acc + v;
+            if (iw < 0 || iw >= in_w) continue;
+            acc += row[iw];
             ++count;
           }
         }
         int8_t out = static_cast<int8_t>(zero_point);
-        if (count > 0 && p.kind == PoolKind::kMax) out = static_cast<int8_t>(acc);
-        if (count > 0 && p.kind == PoolKind::kAverage) {
+        if (count > 0) {
           const int32_t taps = p.count_include_pad ? static_cast<int32_t>(p.kh * p.kw) : count;
           out = RoundedMean(acc + (taps - count) * zero_point, taps);
         }
