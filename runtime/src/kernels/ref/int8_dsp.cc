@@ -164,7 +164,8 @@ EDGEFOLD_DSP_FLATTEN void GemmS8(const GemmS8Params& p, const int8_t* a, const i
           } else {
             std::memcpy(acc, partial + 2 * (i - i0), sizeof(acc));
           }
-          Dot2x2(a + i * p.lda + k0, a + i1 * p.lda + k0, panel, kc, acc);
+          const int8_t* a0 = a + i * p.lda + k0;
+          Dot2x2(a0, a0 + (i1 - i) * p.lda, panel, kc, acc);
           if (!last) {
             std::memcpy(partial + 2 * (i - i0), acc, sizeof(acc));
             continue;
@@ -239,7 +240,13 @@ void CopyChannel(const Conv2dShape& s, const int8_t* xc, size_t rows, size_t pit
   for (size_t h = 0; h < s.in_h && h + s.pad_top < rows; ++h) {
     const int8_t* src = xc + h * s.in_w;
     int8_t* dst = pl + (h + s.pad_top) * pitch + s.pad_left;
-    for (size_t i = 0; i < cols; ++i) dst[i] = src[i];   // a few bytes: no memcpy call
+    size_t i = 0;   // a few bytes a row: words (unaligned LDR/STR), then bytes, no memcpy call
+    for (; i + 4 <= cols; i += 4) {
+      uint32_t v;
+      std::memcpy(&v, src + i, sizeof(v));
+      std::memcpy(dst + i, &v, sizeof(v));
+    }
+    for (; i < cols; ++i) dst[i] = src[i];
   }
 }
 
