@@ -41,6 +41,7 @@ void FillRandom(float* v, size_t n, unsigned seed, float lo, float hi) {
 int main() {
   edgefold::mcu_test::Harness h;
   edgefold::mcu_test::RunKernelChecks(h);
+  edgefold::mcu_test::RunInt8Checks(h);
   edgefold::mcu_test::RunModelChecks(h);
   std::printf("%d passed, %d failed\n", h.passed, h.failed);
   return h.failed == 0 && h.passed > 0 ? 0 : 1;

@@ -18,6 +18,7 @@ struct Harness {
 void FillRandom(float* v, size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f);
 
 void RunKernelChecks(Harness& h);
+void RunInt8Checks(Harness& h);
 void RunModelChecks(Harness& h);
 
 }  // namespace edgefold::mcu_test

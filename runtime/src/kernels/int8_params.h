@@ -15,11 +15,33 @@ inline int64_t RoundShiftHalfAway(int64_t v, int n) {
   return (magnitude ^ sign) - sign;
 }
 
+// RoundShiftHalfAway(acc·M, n) clamped to ±2^30 (beyond int8 either way), for n < 32 (a real
+// multiplier of at least 1/2): rare, so out of line, which keeps every inlined RequantizeS8 short.
+[[gnu::noinline]] inline int32_t RoundShiftWideS8(int32_t acc, int32_t multiplier, int n) {
+  const int64_t v = RoundShiftHalfAway(static_cast<int64_t>(acc) * multiplier, n);
+  constexpr int64_t kBound = int64_t{1} << 30;
+  return static_cast<int32_t>(v < -kBound ? -kBound : v > kBound ? kBound : v);
+}
+
 // q = clamp(zp + RoundShift(acc·M, 31 + shift), lo, hi): the real multiplier M·2^−(31+shift),
 // M ∈ [2^30, 2^31), shift ∈ [−30, 31] (ops check both in Prepare).
+// For n = 31 + shift ≥ 32 (a real multiplier below 1/2: nearly every conv) the same value in
+// 32-bit steps around one 32×32→64 multiply (SMULL on 32-bit ARM): v = acc·M has acc's sign
+// (M > 0), floor((v + 2^(n−1) − [v < 0]) / 2^n) is v / 2^n rounded half away from zero, and
+// floor(w / 2^n) = floor(hi32(w) / 2^(n−32)). The clamp works in 32 bits.
 inline int8_t RequantizeS8(int32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point,
                            int32_t act_min, int32_t act_max) {
-  int64_t q = zero_point + RoundShiftHalfAway(static_cast<int64_t>(acc) * multiplier, 31 + shift);
+  const int n = 31 + shift;
+  int32_t r;
+  if (n >= 32) {
+    const int t = n - 32;   // 2^(n−1) = half_hi·2^32 + half_lo
+    const uint32_t half_hi = (1u << t) >> 1, half_lo = t == 0 ? 0x80000000u : 0u;
+    const int64_t w = int64_t{acc} * multiplier + static_cast<int64_t>((uint64_t{half_hi} << 32) | half_lo) + (acc >> 31);
+    r = static_cast<int32_t>(w >> 32) >> t;
+  } else {
+    r = RoundShiftWideS8(acc, multiplier, n);
+  }
+  int32_t q = zero_point + r;
   q = q < act_min ? act_min : q > act_max ? act_max : q;
   return static_cast<int8_t>(q);
 }

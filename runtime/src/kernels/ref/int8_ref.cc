@@ -4,12 +4,13 @@
 
 #include "kernels/conv/valid_columns.h"
 
+#include "kernels/ref/int8_dsp.h"
 #include "kernels/reference.h"
 
 namespace edgefold::kernels::ref {
 
 // Y = requantize(bias + A·B), see GemmS8Params.
-void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+void GemmS8Portable(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   for (size_t i = 0; i < p.m; ++i) {
     const int32_t bias = p.bias != nullptr ? p.bias[i] : 0;
     for (size_t j = 0; j < p.n; ++j) {
@@ -22,8 +23,8 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
 
 // y[c, oh, ow] = requantize_c(bias[c] + Σ_{r,t} w[c, r, t]·x[c, oh·sh − pt + r·dh, ow·sw − pl + t·dw])
 // with x = zp_x outside the image; `plane` is unused here (the SIMD tables' scratch).
-void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
+void Conv2dDepthwiseS8Portable(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                               const GemmS8Params& rq, int8_t* plane, int8_t* y) {
   (void)plane;
   const long in_h = static_cast<long>(s.in_h), in_w = static_cast<long>(s.in_w);
   for (size_t c = 0; c < s.out_c; ++c)
@@ -41,6 +42,24 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
         y[(c * s.out_h + oh) * s.out_w + ow] =
             RequantizeS8(acc, rq.multiplier[c], rq.shift[c], rq.y_zero_point, rq.act_min, rq.act_max);
       }
+}
+
+// The table's entries: the DSP kernels where the core has them (chosen when compiling).
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+  dsp::GemmS8(p, a, b, y);
+#else
+  GemmS8Portable(p, a, b, y);
+#endif
+}
+
+void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+  dsp::Conv2dDepthwiseS8(s, x, w, x_zero_point, rq, plane, y);
+#else
+  Conv2dDepthwiseS8Portable(s, x, w, x_zero_point, rq, plane, y);
+#endif
 }
 
 // As Im2col, padding with `pad_value` (the input's zero point: real 0): per tap and output
@@ -170,20 +189,20 @@ void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t
     const int8_t* xp = x + pl * p.in_h * p.in_w;
     for (size_t oh = 0; oh < p.out_h; ++oh)
       for (size_t ow = 0; ow < p.out_w; ++ow) {
-        int32_t acc = p.kind == PoolKind::kMax ? -128 : 0, count = 0;
+        int32_t acc = 0, count = 0;   // average (max pools returned above)
         for (size_t r = 0; r < p.kh; ++r) {
           const long ih = static_cast<long>(oh * p.stride_h + r * p.dilation_h) - static_cast<long>(p.pad_top);
+          if (ih < 0 || ih >= in_h) continue;
+          const int8_t* row = xp + ih * in_w;
           for (size_t t = 0; t < p.kw; ++t) {
             const long iw = static_cast<long>(ow * p.stride_w + t * p.dilation_w) - static_cast<long>(p.pad_left);
-            if (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w) continue;
-            const int32_t v = xp[ih * in_w + iw];
-            acc = p.kind == PoolKind::kMax ? std::max(acc, v) : acc + v;
+            if (iw < 0 || iw >= in_w) continue;
+            acc += row[iw];
             ++count;
           }
         }
         int8_t out = static_cast<int8_t>(zero_point);
-        if (count > 0 && p.kind == PoolKind::kMax) out = static_cast<int8_t>(acc);
-        if (count > 0 && p.kind == PoolKind::kAverage) {
+        if (count > 0) {
           const int32_t taps = p.count_include_pad ? static_cast<int32_t>(p.kh * p.kw) : count;
           out = RoundedMean(acc + (taps - count) * zero_point, taps);
         }

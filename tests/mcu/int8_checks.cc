@@ -1,0 +1,146 @@
+// int8 checks of the kernels Cortex-M runs: ref::GemmS8 and ref::Conv2dDepthwiseS8 (the DSP
+// kernels of ref/int8_dsp.h where the core has SXTB16/SMLAD) against the portable definitions,
+// byte for byte, at awkward sizes: odd m and n, k = 1, k mod 4 ≠ 0, k above one packed panel
+// (with more rows than one row block), depthwise widths and heights that leave tails. Also
+// RequantizeS8 against the plain 64-bit rule over every shift. On hosts both sides are the
+// portable code (the harness still checks the rule).
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "harness.h"
+#include "kernels/conv/conv_scratch.h"
+#include "kernels/ref/int8_dsp.h"
+#include "kernels/reference.h"
+
+namespace edgefold::mcu_test {
+namespace {
+
+using namespace edgefold::kernels;
+
+uint32_t g_seed = 1;
+uint32_t Next() { return g_seed = g_seed * 1664525u + 1013904223u; }
+void FillS8(int8_t* v, size_t n, int lo = -128, int hi = 127) {
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<int8_t>(lo + static_cast<int>((Next() >> 8) % static_cast<uint32_t>(hi - lo + 1)));
+}
+
+constexpr size_t kMaxM = 37, kMaxK = 300, kMaxN = 11;
+int8_t g_a8[kMaxM * kMaxK], g_b8[kMaxK * kMaxN], g_want8[kMaxM * kMaxN * 4], g_got8[kMaxM * kMaxN * 4];
+int32_t g_bias[kMaxM], g_mult[kMaxM], g_shift[kMaxM];
+
+// Per-row requantization spanning the rule's cases: shifts below, at and above n = 32.
+void FillRequant(size_t m, int shift_lo, int shift_hi) {
+  for (size_t i = 0; i < m; ++i) {
+    g_bias[i] = static_cast<int32_t>(Next() % 20001u) - 10000;
+    g_mult[i] = static_cast<int32_t>((1u << 30) + (Next() >> 2) % (1u << 30));
+    g_shift[i] = shift_lo + static_cast<int32_t>(Next() % static_cast<uint32_t>(shift_hi - shift_lo + 1));
+  }
+}
+
+void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shift_hi) {
+  GemmS8Params p;
+  p.m = m, p.n = n, p.k = k, p.lda = k + 1, p.ldb = n + 2, p.ldy = n + 1;   // strides wider than the rows
+  p.bias = g_bias, p.multiplier = g_mult, p.shift = g_shift;
+  p.y_zero_point = static_cast<int32_t>(Next() % 64u) - 32;
+  p.act_min = -120, p.act_max = 125;
+  FillS8(g_a8, m * p.lda, -127, 127);
+  FillS8(g_b8, k * p.ldb);
+  FillRequant(m, shift_lo, shift_hi);
+  std::memset(g_want8, 0x5a, sizeof(g_want8));
+  std::memset(g_got8, 0x5a, sizeof(g_got8));
+  ref::GemmS8Portable(p, g_a8, g_b8, g_want8);
+  ref::GemmS8(p, g_a8, g_b8, g_got8);
+  char what[80];
+  std::snprintf(what, sizeof(what), "int8 gemm %ux%ux%u matches the portable bytes", static_cast<unsigned>(m),
+                static_cast<unsigned>(n), static_cast<unsigned>(k));
+  h.Check(std::memcmp(g_want8, g_got8, m * p.ldy) == 0, what);
+}
+
+void GemmS8Checks(Harness& h) {
+  const size_t sizes[][3] = {{1, 1, 1},  {2, 2, 4},  {3, 5, 7},   {5, 3, 1},   {4, 11, 9},  {7, 1, 64},
+                             {1, 7, 13}, {6, 4, 40}, {13, 9, 66}, {37, 3, 257}, {33, 5, 300}, {2, 2, 256}};
+  for (const auto& s : sizes) GemmS8Case(h, s[0], s[1], s[2], 1, 12);   // n = 32 … 43
+  GemmS8Case(h, 5, 7, 19, -3, 0);                                      // n < 32: the wide path
+  GemmS8Case(h, 4, 4, 8, 25, 31);                                      // n up to 62
+  GemmS8Params p;   // k = 0: bias only
+  p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;
+  FillRequant(3, 1, 8);
+  p.bias = g_bias, p.multiplier = g_mult, p.shift = g_shift;
+  ref::GemmS8Portable(p, g_a8, g_b8, g_want8);
+  ref::GemmS8(p, g_a8, g_b8, g_got8);
+  h.Check(std::memcmp(g_want8, g_got8, 6) == 0, "int8 gemm k = 0 matches the portable bytes");
+}
+
+constexpr size_t kDwC = 3, kDwMaxIn = 13 * 11, kDwMaxOut = 13 * 11;
+int8_t g_x8[kDwC * kDwMaxIn], g_w8[kDwC * 64], g_plane[4096];
+
+void DepthwiseCase(Harness& h, size_t kh, size_t kw, size_t in_h, size_t in_w, size_t pad, size_t stride) {
+  Conv2dShape s;
+  s.in_c = s.out_c = s.group = kDwC, s.in_h = in_h, s.in_w = in_w, s.kh = kh, s.kw = kw;
+  s.stride_h = s.stride_w = stride, s.pad_top = s.pad_left = pad;
+  s.out_h = (in_h + 2 * pad - kh) / stride + 1, s.out_w = (in_w + 2 * pad - kw) / stride + 1;
+  const bool fits = s.out_h * s.out_w <= kDwMaxOut && ConvS8DepthwisePlaneBytes(s) <= sizeof(g_plane);
+  h.Check(fits, "depthwise case fits the test buffers");
+  if (!fits) return;
+  GemmS8Params rq;
+  rq.bias = g_bias, rq.multiplier = g_mult, rq.shift = g_shift;
+  rq.y_zero_point = -7, rq.act_min = -128, rq.act_max = 100;
+  FillS8(g_x8, kDwC * in_h * in_w);
+  FillS8(g_w8, kDwC * kh * kw, -127, 127);
+  FillRequant(kDwC, 0, 9);
+  std::memset(g_plane, 0x33, sizeof(g_plane));   // stale bytes in the slack must not matter
+  const auto zp = static_cast<int8_t>(Next() % 256u);
+  ref::Conv2dDepthwiseS8Portable(s, g_x8, g_w8, zp, rq, nullptr, g_want8);
+  ref::Conv2dDepthwiseS8(s, g_x8, g_w8, zp, rq, g_plane, g_got8);
+  char what[96];
+  std::snprintf(what, sizeof(what), "int8 depthwise %ux%u stride %u on %ux%u pad %u matches the portable bytes",
+                static_cast<unsigned>(kh), static_cast<unsigned>(kw), static_cast<unsigned>(stride),
+                static_cast<unsigned>(in_h), static_cast<unsigned>(in_w), static_cast<unsigned>(pad));
+  h.Check(std::memcmp(g_want8, g_got8, kDwC * s.out_h * s.out_w) == 0, what);
+}
+
+void DepthwiseChecks(Harness& h) {
+  DepthwiseCase(h, 3, 3, 25, 5, 1, 1);   // the KWS layer's shape (fewer channels)
+  DepthwiseCase(h, 3, 3, 7, 9, 1, 1);
+  DepthwiseCase(h, 3, 3, 4, 4, 0, 1);    // even width: no dropped second output
+  DepthwiseCase(h, 1, 1, 3, 5, 0, 1);
+  DepthwiseCase(h, 5, 5, 9, 7, 2, 1);    // two tap groups a row
+  DepthwiseCase(h, 3, 1, 6, 3, 1, 1);
+  DepthwiseCase(h, 1, 7, 2, 13, 3, 1);
+  DepthwiseCase(h, 2, 9, 5, 11, 0, 1);   // three groups, no padding
+  DepthwiseCase(h, 3, 3, 9, 7, 1, 2);    // stride 2: the portable path
+}
+
+// RequantizeS8 against its definition, q = clamp(zp + RoundShiftHalfAway(acc·M, 31 + shift)).
+void RequantizeChecks(Harness& h) {
+  int bad = 0;
+  for (int shift = -30; shift <= 31; ++shift)
+    for (int i = 0; i < 200; ++i) {
+      int32_t acc = static_cast<int32_t>(Next());
+      if (i < 8) acc = (i & 1 ? -1 : 1) * (i < 4 ? (1 << (i + 8)) : 0x7fffffff);
+      if (i % 5 == 0) acc >>= 12;
+      const auto mult = static_cast<int32_t>((1u << 30) + (i == 1 ? 0u : (Next() >> 2)));
+      int64_t want = RoundShiftHalfAway(int64_t{acc} * mult, 31 + shift) - 3;
+      want = want < -128 ? -128 : want > 127 ? 127 : want;
+      if (RequantizeS8(acc, mult, shift, -3, -128, 127) != static_cast<int8_t>(want)) ++bad;
+    }
+  // Exact halves round away from zero: acc·M = ±(2k+1)·2^(n−1).
+  const int32_t m = 1 << 30;   // n = 32: acc·2^30 / 2^32 = acc / 4
+  const int8_t halves[] = {RequantizeS8(2, m, 1, 0, -128, 127), RequantizeS8(-2, m, 1, 0, -128, 127),
+                           RequantizeS8(6, m, 1, 0, -128, 127), RequantizeS8(-6, m, 1, 0, -128, 127)};
+  h.Check(bad == 0 && halves[0] == 1 && halves[1] == -1 && halves[2] == 2 && halves[3] == -2,
+          "RequantizeS8 matches the 64-bit rule for every shift");
+}
+
+}  // namespace
+
+void RunInt8Checks(Harness& h) {
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+  std::printf("int8: DSP-extension kernels vs the portable reference\n");
+#endif
+  RequantizeChecks(h);
+  GemmS8Checks(h);
+  DepthwiseChecks(h);
+}
+
+}  // namespace edgefold::mcu_test
