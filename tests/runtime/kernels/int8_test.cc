@@ -238,6 +238,30 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
       }
 }
 
+// The tables' im2col (a whole-plane copy for stride-1 "same" convolutions) against the
+// reference: kernel sizes, dilation, asymmetric padding, images of one row or column, and
+// shapes that are not "same" (the reference's path).
+TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
+  struct Geometry { size_t h, w, kh, kw, dil, pt, pl, pb, pr, stride; };
+  for (const Geometry& g : {Geometry{8, 8, 3, 3, 1, 1, 1, 1, 1, 1}, Geometry{32, 32, 3, 3, 1, 1, 1, 1, 1, 1},
+                            Geometry{7, 9, 5, 5, 1, 2, 2, 2, 2, 1}, Geometry{9, 11, 3, 3, 2, 2, 2, 2, 2, 1},
+                            Geometry{6, 10, 2, 2, 1, 1, 1, 0, 0, 1}, Geometry{1, 12, 3, 3, 1, 1, 1, 1, 1, 1},
+                            Geometry{12, 1, 3, 3, 1, 1, 1, 1, 1, 1}, Geometry{5, 6, 1, 3, 1, 0, 1, 0, 1, 1},
+                            Geometry{4, 4, 3, 3, 1, 3, 1, 3, 1, 1}, Geometry{9, 9, 3, 3, 1, 1, 1, 1, 1, 2},
+                            Geometry{6, 7, 3, 3, 1, 0, 0, 0, 0, 1}}) {
+    Conv2dShape s;
+    s.in_c = 3; s.group = 1; s.in_h = g.h; s.in_w = g.w; s.kh = g.kh; s.kw = g.kw;
+    s.dilation_h = s.dilation_w = g.dil; s.stride_h = s.stride_w = g.stride; s.pad_top = g.pt; s.pad_left = g.pl;
+    s.out_h = (g.h + g.pt + g.pb - (g.kh - 1) * g.dil - 1) / g.stride + 1;
+    s.out_w = (g.w + g.pl + g.pr - (g.kw - 1) * g.dil - 1) / g.stride + 1;
+    const std::vector<int8_t> x = RandomS8(3 * g.h * g.w, 13);
+    std::vector<int8_t> want(3 * g.kh * g.kw * s.out_h * s.out_w, 1), got(want.size(), 2);
+    ref::Im2colS8(s, x.data(), -7, want.data());
+    table().im2col_s8(s, x.data(), -7, got.data());
+    EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.kh << "x" << g.kw << " d" << g.dil << " s" << g.stride;
+  }
+}
+
 TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
   for (size_t n : AwkwardSizes()) {
     std::vector<float> x = RandomVector(n, -40, 40, 7);

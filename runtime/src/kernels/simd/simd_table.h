@@ -46,7 +46,7 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &LstmGates<Arch>,
                      &ReduceAxis<Arch>,
                      &GemmS8<Arch>,
-                     &ref::Im2colS8,
+                     &Im2colS8,
                      &Conv2dDepthwiseS8<Arch>,
                      &QuantizeS8<Arch>,
                      &DequantizeS8<Arch>,
