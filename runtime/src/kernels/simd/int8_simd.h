@@ -246,6 +246,19 @@ inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count) {
   for (; j < count; ++j) dst[j] = src[2 * j];
 }
 
+// memcpy for the short rows of a depthwise plane (5 to 100 bytes in the keyword-spotting and
+// mobile networks): one masked load and store on AVX-512BW up to 64 bytes instead of a call.
+inline void CopyShortBytes(int8_t* dst, const int8_t* src, size_t count) {
+#if defined(__AVX512BW__)
+  if (count <= 64) {
+    const __mmask64 keep = count == 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
+    _mm512_mask_storeu_epi8(dst, keep, _mm512_maskz_loadu_epi8(keep, src));
+    return;
+  }
+#endif
+  std::memcpy(dst, src, count);
+}
+
 // q[l, l + run) stored at dst (a run of one output row).
 inline void StoreRunS8(int8_t* dst, const int8_t* q, size_t l, size_t run) {
 #if defined(__AVX512BW__)
@@ -277,7 +290,7 @@ inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g
         const int8_t* src = xc + static_cast<size_t>(ih) * s.in_w + (lo * sw + first);
         int8_t* dst = phase + i * g.pitch;
         if (sw == 1) {
-          std::memcpy(dst + lo, src, static_cast<size_t>(hi - lo));
+          CopyShortBytes(dst + lo, src, static_cast<size_t>(hi - lo));
         } else {
           CopyEvenBytes(dst + lo, src, static_cast<size_t>(hi - lo));
         }
