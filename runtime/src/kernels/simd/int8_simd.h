@@ -16,6 +16,9 @@
 #if defined(__AVX512F__)
 #include "kernels/simd/requant_avx512.h"
 #endif
+#if defined(__AVX2__)
+#include "kernels/simd/requant_avx2.h"
+#endif
 #if defined(__ARM_NEON)
 #include "kernels/simd/requant_neon.h"
 #endif
@@ -64,6 +67,12 @@ inline void RequantizeLanes(const IBatch<Arch>& acc, int32_t multiplier, int32_t
   if constexpr (W == 16) {
     _mm_store_si128(reinterpret_cast<__m128i*>(q), avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point,
                                                                                    rq.act_min, rq.act_max));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (W == 8) {
+    avx2_requant::RequantizeS8x8(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max, q);
     return;
   }
 #endif
