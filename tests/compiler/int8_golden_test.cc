@@ -76,7 +76,9 @@ TEST_P(Int8Golden, MatchesNumPyReferenceBitForBit) {
   const NpyArray calib = Read(dir + "/calib.npy"), inputs = Read(dir + "/input.npy"), expected = Read(dir + "/expected.npy");
   ASSERT_FALSE(inputs.shape.empty());
   CompileOptions o;
-  o.quantize_int8 = true;   // min/max ranges (percentile 100), as the script assumes
+  o.quantize_int8 = true;
+  std::ifstream percentile(dir + "/quantize_percentile.txt");   // 100 = min/max, as the script assumed
+  ASSERT_TRUE(percentile >> o.quantize_percentile) << dir;
   o.calibration = calib.data;
   for (size_t d : calib.shape) o.calibration_shape.push_back(static_cast<int64_t>(d));
   const CompileResult q = CompileFile(dir + "/model.onnx", o);
@@ -119,7 +121,7 @@ TEST_P(Int8Golden, MatchesNumPyReferenceBitForBit) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, Int8Golden, ::testing::Values("net2d_residual", "net1d_grouped"));
+INSTANTIATE_TEST_SUITE_P(Models, Int8Golden, ::testing::Values("net2d_residual", "net1d_grouped", "net1d_percentile99"));
 
 }  // namespace
 }  // namespace edgefold::compiler

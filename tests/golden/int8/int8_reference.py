@@ -100,16 +100,27 @@ def pair(v, fill):   # 1-D convs run as 2-D with H = 1
 
 
 class FloatRun:
-    """The folded float model in float64 (exact, see above); records min/max per op output."""
+    """The folded float model in float64 (exact, see above); keeps every op output's values."""
 
     def __init__(self):
-        self.ranges, self.i = {}, 0
+        self.values, self.i = {}, 0
 
     def seen(self, y):
-        lo, hi = self.ranges.get(self.i, (np.inf, -np.inf))
-        self.ranges[self.i] = (min(lo, y.min()), max(hi, y.max()))
+        self.values.setdefault(self.i, []).append(y.reshape(-1))
         self.i += 1
         return y
+
+    def ranges(self, percentile=100.0):
+        """Per op: [min, max], or with P < 100 the k-th smallest values, k = ⌊q·(n − 1)⌋ for
+        q = (100 − P)/100 and 1 − q (n < 2^20 values, so all of them are kept)."""
+        out = {}
+        for i, v in self.values.items():
+            v = np.sort(np.concatenate(v))
+            assert v.size <= 1 << 20
+            tail = (100.0 - percentile) / 100.0
+            at = lambda q: v[min(v.size - 1, int(q * (v.size - 1)))]
+            out[i] = (v[0], v[-1]) if percentile >= 100.0 else (at(tail), at(1.0 - tail))
+        return out
 
     def input(self, x):
         self.i = 0

@@ -10,6 +10,7 @@ output clamps, then run integer inference with the runtime's rounding rules. Wri
   data/<name>/expected.npy   [T, E] float32: per input, every graph output (the network's, then
                              each tapped layer's) as (q − zp)·s of its int8 q, so q is exact
   data/<name>/layers.txt     per int8 layer: type, input and output scale (float32 bits), zp, clamp
+  data/<name>/quantize_percentile.txt   100 (min/max) or the --quantize-percentile P assumed
 and data/MANIFEST.json stamps the generator, versions and seed.
 
 Why the weights are dyadic: edgefold observes ranges by running its own float kernels, whose
@@ -126,7 +127,7 @@ def shifted(net):   # logits all above 0: their range [lo > 0, hi] must be widen
     return net
 
 
-def make(name, net, shape, rng):
+def make(name, net, shape, rng, percentile=100.0):
     d = os.path.join(OUT, name)
     os.makedirs(d)
     calib = (rng.integers(-8, 9, (16,) + shape) / 4).astype(f32)   # multiples of 1/4 in [−2, 2]
@@ -138,8 +139,9 @@ def make(name, net, shape, rng):
     for x in calib:
         for y, ref in zip(net(x, fr), net(torch.from_numpy(x[None]))):   # both exact
             assert np.array_equal(y.reshape(-1).astype(f32), ref.detach().numpy().reshape(-1)), "NumPy != PyTorch"
-    inputs[-1] = ties(inputs[-1], *act_quant(*fr.ranges[0]), rng)
-    qr, expected, final = Int8Run(fr.ranges), [], []
+    ranges = fr.ranges(percentile)
+    inputs[-1] = ties(inputs[-1], *act_quant(*ranges[0]), rng)
+    qr, expected, final = Int8Run(ranges), [], []
     for x in inputs:   # every output dequantized (DequantizeS8), concatenated in graph output order
         outs = net(x, qr)
         expected.append(np.concatenate([((q - zp).astype(f32) * s).reshape(-1) for q, s, zp in outs]))
@@ -151,7 +153,9 @@ def make(name, net, shape, rng):
         f.write("# type|in_scale bits|out_scale bits|out zero point|act_min|act_max\n")
         for kind, si, so, zp, lo, hi in qr.layers:
             f.write(f"{kind}|{f32(si).view(np.uint32)}|{f32(so).view(np.uint32)}|{zp}|{lo}|{hi}\n")
-    return {"int8_layers": len(qr.layers), "int8_final_outputs": final}
+    with open(os.path.join(d, "quantize_percentile.txt"), "w") as f:   # the compile option to use
+        f.write(f"{percentile}\n")
+    return {"quantize_percentile": percentile, "int8_layers": len(qr.layers), "int8_final_outputs": final}
 
 
 def main():
@@ -160,7 +164,8 @@ def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
     cases = {"net2d_residual": make("net2d_residual", init(Net2d(), rng), (3, 8, 8), rng),
-             "net1d_grouped": make("net1d_grouped", shifted(init(Net1d(), rng)), (4, 32), rng)}
+             "net1d_grouped": make("net1d_grouped", shifted(init(Net1d(), rng)), (4, 32), rng),
+             "net1d_percentile99": make("net1d_percentile99", init(Net1d(), rng), (4, 32), rng, 99.0)}
     here = os.path.dirname(os.path.abspath(__file__))
     digest = hashlib.sha256(b"".join(open(os.path.join(here, n), "rb").read()
                                      for n in ("make_int8_golden.py", "int8_reference.py"))).hexdigest()
