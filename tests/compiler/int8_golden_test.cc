@@ -1,7 +1,8 @@
 // compile --quantize int8 against an independent reference: tests/golden/int8/make_int8_golden.py
-// quantizes each model in NumPy from the scheme in docs/quantization.md (BN folded in float64,
-// min/max ranges, per-channel weights, int32 biases, (M, shift), the runtime's rounding rules)
-// and commits the dequantized int8 outputs. Here the compiler quantizes the same ONNX model
+// (with int8_reference.py) quantizes each model in NumPy from the scheme in docs/quantization.md
+// (BN folded in float64, min/max or percentile ranges, per-channel weights, int32 biases,
+// (M, shift), the runtime's rounding rules) and commits the dequantized int8 outputs of every
+// tapped layer. Here the compiler quantizes the same ONNX model
 // with the same calibration data, the runtime runs it on every ISA level of this machine, and
 // the outputs must be the same float bits: y = (q − zp)·s with s > 0, so equal bits mean equal
 // int8 values. The per-layer scales, zero points and clamps are compared first, so a mismatch
