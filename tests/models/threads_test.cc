@@ -76,6 +76,45 @@ TEST(Threads, OutputsAreBitIdenticalForAnyThreadCount) {
   EXPECT_GT(splits, 0u) << "no op was split: the test proves nothing";
 }
 
+// int8 models (--quantize int8): the int8 convolutions split their GEMM columns over threads.
+TEST(Threads, Int8OutputsAreBitIdenticalForAnyThreadCount) {
+  ThreadPool pool2(2), pool3(3);
+  size_t splits = 0;
+  for (const char* name : {"resnet8", "mobilenet_v1_025"}) {
+    tools::NpyArray x;
+    std::string error;
+    ASSERT_TRUE(tools::ReadNpy(kData + "/" + name + ".input.npy", &x, &error)) << error;
+    compiler::CompileOptions options;
+    options.quantize_int8 = true;
+    for (float gain : {1.0f, -0.5f, 2.0f})   // three calibration samples around the test input
+      for (float v : x.f32) options.calibration.push_back(v * gain);
+    options.calibration_shape = x.shape;
+    options.calibration_shape[0] = 3 * x.shape[0];
+    const compiler::CompileResult r = compiler::CompileFile(kData + "/" + name + ".onnx", options);
+    ASSERT_TRUE(r.ok) << r.error;
+    for (Isa isa : testing::AvailableIsas()) {
+      SCOPED_TRACE(std::string(name) + " int8 " + IsaName(isa));
+      Options one;
+      one.isa = isa;
+      const std::vector<float> want = RunWith(r.model, x.f32, one);
+      ASSERT_FALSE(want.empty());
+      for (ThreadPool* pool : {&pool2, &pool3}) {
+        Options o = one;
+        pool->Configure(&o);
+        EXPECT_EQ(RunWith(r.model, x.f32, o), want) << pool->threads() << " threads";
+      }
+      for (size_t tasks : {2, 5}) {
+        Options o = one;
+        o.parallel_for = &ReverseSerial;
+        o.parallel_user = &splits;
+        o.num_threads = tasks;
+        EXPECT_EQ(RunWith(r.model, x.f32, o), want) << tasks << " tasks in reverse order";
+      }
+    }
+  }
+  EXPECT_GT(splits, 0u) << "no int8 op was split: the test proves nothing";
+}
+
 // Winograd F(2,3) 3×3 convs (their 16 GEMMs per band split over threads) and a wide Gemm (its
 // columns split): large enough that every split path runs.
 onnx::ModelProto WideConvNet() {

@@ -4,9 +4,12 @@
 // with x read as zp_x outside the image (real 0); B holds −zp_x·Σw (ops/int8_operands.h).
 // Depthwise stride-1 convs run the table's direct kernel over a zp-padded plane per channel;
 // otherwise, per image and group, one int8 GEMM, on the input itself for pointwise convs, else
-// on its int8 im2col. Scratch: kernels::ConvS8ScratchBytes, planned by the compiler.
+// on its int8 im2col, its columns split over the caller's threads (the depthwise path runs on
+// one: its plane is one scratch buffer). Scratch: kernels::ConvS8ScratchBytes, planned by the
+// compiler.
 #include "kernels/conv/conv_scratch.h"
 #include "ops/int8_operands.h"
+#include "ops/parallel.h"
 #include "ops/shape_util.h"
 #include "ops/window_params.h"
 
@@ -99,7 +102,15 @@ Status Eval(OpContext& ctx) {
       const int8_t* xg = x + (n * s.in_c + g * in_cg) * s.in_h * s.in_w;
       if (!pr.pointwise) ctx.k.im2col_s8(s, xg, pr.x_zero_point, col);
       SetRequant(ctx, 2, g * out_cg, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
-      ctx.k.gemm_s8(p, w + g * out_cg * p.k, pr.pointwise ? xg : col, y + (n * s.out_c + g * out_cg) * pixels);
+      const int8_t* b = pr.pointwise ? xg : col;
+      int8_t* yg = y + (n * s.out_c + g * out_cg) * pixels;
+      // The columns (pixels) split over threads in whole 32-column panels: each task packs only
+      // its own columns of B, and every output is the same sum in the same order.
+      ForEachRowRange(ctx.parallel, pixels, p.m * p.k, 32, [&](size_t j0, size_t j1) {
+        kernels::GemmS8Params part = p;
+        part.n = j1 - j0;
+        ctx.k.gemm_s8(part, w + g * out_cg * p.k, b + j0, yg + j0);
+      });
     }
   return Status::kOk;
 }
