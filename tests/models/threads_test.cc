@@ -44,6 +44,31 @@ std::vector<float> RunWith(const std::vector<uint8_t>& efb, const std::vector<fl
   return std::vector<float>(y.data, y.data + y.elems);
 }
 
+// On every ISA: the model's output with each pool and with 2, 5, 7 tasks run in reverse order
+// on this thread (counted in *splits) equals the single-thread output bit for bit.
+void ExpectSameForAnyThreadCount(const std::string& name, const std::vector<uint8_t>& efb,
+                                 const std::vector<float>& x, std::initializer_list<ThreadPool*> pools, size_t* splits) {
+  for (Isa isa : testing::AvailableIsas()) {
+    SCOPED_TRACE(name + " " + IsaName(isa));
+    Options one;
+    one.isa = isa;
+    const std::vector<float> want = RunWith(efb, x, one);
+    ASSERT_FALSE(want.empty());
+    for (ThreadPool* pool : pools) {
+      Options o = one;
+      pool->Configure(&o);
+      EXPECT_EQ(RunWith(efb, x, o), want) << pool->threads() << " threads";
+    }
+    for (size_t tasks : {2, 5, 7}) {
+      Options o = one;
+      o.parallel_for = &ReverseSerial;
+      o.parallel_user = splits;
+      o.num_threads = tasks;
+      EXPECT_EQ(RunWith(efb, x, o), want) << tasks << " tasks in reverse order";
+    }
+  }
+}
+
 TEST(Threads, OutputsAreBitIdenticalForAnyThreadCount) {
   ThreadPool pool2(2), pool3(3), pool4(4);
   size_t splits = 0;
@@ -53,25 +78,7 @@ TEST(Threads, OutputsAreBitIdenticalForAnyThreadCount) {
     tools::NpyArray x;
     std::string error;
     ASSERT_TRUE(tools::ReadNpy(kData + "/" + name + ".input.npy", &x, &error)) << error;
-    for (Isa isa : testing::AvailableIsas()) {
-      SCOPED_TRACE(std::string(name) + " " + IsaName(isa));
-      Options one;
-      one.isa = isa;
-      const std::vector<float> want = RunWith(r.model, x.f32, one);
-      ASSERT_FALSE(want.empty());
-      for (ThreadPool* pool : {&pool2, &pool3, &pool4}) {
-        Options o = one;
-        pool->Configure(&o);
-        EXPECT_EQ(RunWith(r.model, x.f32, o), want) << pool->threads() << " threads";
-      }
-      for (size_t tasks : {2, 5, 7}) {
-        Options o = one;
-        o.parallel_for = &ReverseSerial;
-        o.parallel_user = &splits;
-        o.num_threads = tasks;
-        EXPECT_EQ(RunWith(r.model, x.f32, o), want) << tasks << " tasks in reverse order";
-      }
-    }
+    ExpectSameForAnyThreadCount(name, r.model, x.f32, {&pool2, &pool3, &pool4}, &splits);
   }
   EXPECT_GT(splits, 0u) << "no op was split: the test proves nothing";
 }
@@ -92,25 +99,7 @@ TEST(Threads, Int8OutputsAreBitIdenticalForAnyThreadCount) {
     options.calibration_shape[0] = 3 * x.shape[0];
     const compiler::CompileResult r = compiler::CompileFile(kData + "/" + name + ".onnx", options);
     ASSERT_TRUE(r.ok) << r.error;
-    for (Isa isa : testing::AvailableIsas()) {
-      SCOPED_TRACE(std::string(name) + " int8 " + IsaName(isa));
-      Options one;
-      one.isa = isa;
-      const std::vector<float> want = RunWith(r.model, x.f32, one);
-      ASSERT_FALSE(want.empty());
-      for (ThreadPool* pool : {&pool2, &pool3}) {
-        Options o = one;
-        pool->Configure(&o);
-        EXPECT_EQ(RunWith(r.model, x.f32, o), want) << pool->threads() << " threads";
-      }
-      for (size_t tasks : {2, 5}) {
-        Options o = one;
-        o.parallel_for = &ReverseSerial;
-        o.parallel_user = &splits;
-        o.num_threads = tasks;
-        EXPECT_EQ(RunWith(r.model, x.f32, o), want) << tasks << " tasks in reverse order";
-      }
-    }
+    ExpectSameForAnyThreadCount(std::string(name) + " int8", r.model, x.f32, {&pool2, &pool3}, &splits);
   }
   EXPECT_GT(splits, 0u) << "no int8 op was split: the test proves nothing";
 }

@@ -148,29 +148,25 @@ bool IsaAvailable(Isa isa) {
 namespace kernels {
 
 namespace {
+// An extension variant is used when the CPU has it and (hosted builds) `env_off` is unset.
+[[maybe_unused]] bool UseExtension(bool cpu_has, [[maybe_unused]] const char* env_off) {
+#if defined(EDGEFOLD_HOSTED)
+  if (std::getenv(env_off) != nullptr) return false;
+#endif
+  return cpu_has;
+}
+
 // A level's table, with the CPU's extensions where a level has a variant for them: AVX-512 with
 // VNNI, AArch64 NEON with sdot, for the int8 dot products (hosted builds: EDGEFOLD_NO_VNNI=1 or
-// EDGEFOLD_NO_DOTPROD=1 keeps the plain table, for A/B runs).
+// EDGEFOLD_NO_DOTPROD=1 keeps the plain table, for A/B runs). Decided once per process.
 const KernelTable* WithCpuExtensions(const KernelTable* table) {
 #if defined(EDGEFOLD_HAVE_AVX512)
-  if (table == &avx512::kTable) {
-    static const bool vnni = CpuHasAvx512Vnni()
-#if defined(EDGEFOLD_HOSTED)
-                             && std::getenv("EDGEFOLD_NO_VNNI") == nullptr
-#endif
-        ;
-    if (vnni) return &avx512::kTableVnni;
-  }
+  static const bool vnni = UseExtension(CpuHasAvx512Vnni(), "EDGEFOLD_NO_VNNI");
+  if (table == &avx512::kTable && vnni) return &avx512::kTableVnni;
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
-  if (table == &neon::kTable) {
-    static const bool dotprod = CpuHasDotProd()
-#if defined(EDGEFOLD_HOSTED)
-                                && std::getenv("EDGEFOLD_NO_DOTPROD") == nullptr
-#endif
-        ;
-    if (dotprod) return &neon::kTableDot;
-  }
+  static const bool dotprod = UseExtension(CpuHasDotProd(), "EDGEFOLD_NO_DOTPROD");
+  if (table == &neon::kTable && dotprod) return &neon::kTableDot;
 #endif
   return table;
 }

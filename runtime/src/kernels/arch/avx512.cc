@@ -7,14 +7,7 @@ namespace edgefold::kernels::avx512 {
 
 const KernelTable kTable = MakeSimdTable<xsimd::avx512bw>("avx512", Isa::kAvx512);
 
-namespace {
-constexpr KernelTable WithVnni(KernelTable t) {
-  t.name = "avx512+vnni";
-  t.gemm_s8 = &avx512_vnni::GemmS8;
-  return t;
-}
-}  // namespace
-
-const KernelTable kTableVnni = WithVnni(MakeSimdTable<xsimd::avx512bw>("avx512", Isa::kAvx512));
+const KernelTable kTableVnni =
+    WithInt8Gemm(MakeSimdTable<xsimd::avx512bw>("avx512", Isa::kAvx512), "avx512+vnni", &avx512_vnni::GemmS8);
 
 }  // namespace edgefold::kernels::avx512

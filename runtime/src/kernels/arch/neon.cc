@@ -9,15 +9,8 @@ namespace edgefold::kernels::neon {
 const KernelTable kTable = MakeSimdTable<NeonArch>("neon", Isa::kNeon);
 
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
-namespace {
-constexpr KernelTable WithDotProd(KernelTable t) {
-  t.name = "neon+dotprod";
-  t.gemm_s8 = &neon_dotprod::GemmS8;
-  return t;
-}
-}  // namespace
-
-const KernelTable kTableDot = WithDotProd(MakeSimdTable<NeonArch>("neon", Isa::kNeon));
+const KernelTable kTableDot =
+    WithInt8Gemm(MakeSimdTable<NeonArch>("neon", Isa::kNeon), "neon+dotprod", &neon_dotprod::GemmS8);
 #endif
 
 }  // namespace edgefold::kernels::neon

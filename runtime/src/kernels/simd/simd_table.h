@@ -55,4 +55,12 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &ref::GlobalPoolS8};
 }
 
+// The table with a CPU extension's int8 GEMM (VNNI, sdot), under its own name.
+constexpr KernelTable WithInt8Gemm(KernelTable t, const char* name,
+                                   void (*gemm_s8)(const GemmS8Params&, const int8_t*, const int8_t*, int8_t*)) {
+  t.name = name;
+  t.gemm_s8 = gemm_s8;
+  return t;
+}
+
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
