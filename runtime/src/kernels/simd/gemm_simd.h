@@ -178,7 +178,7 @@ void GemmRowsBlock(const GemmParams& p, const float* a, const float* const* b, f
                    size_t j1, size_t k0, size_t kc) {
   constexpr size_t W = FBatch<Arch>::size;
   size_t j = j0;
-  if constexpr (W >= 16)   // 32 vector registers: MR × 3 accumulators + 3 B registers + 1 broadcast
+  if constexpr (kManyVectorRegisters<Arch>)   // MR × 3 accumulators + 3 B registers + 1 broadcast
     // 3-register tiles while the rest is not 4 registers (3 + 1 would end on a 1-register tile,
     // half as fast; 2 + 2 is not).
     for (; j + 3 * W <= j1 && j1 - j != 4 * W; j += 3 * W) GemmTile<Arch, MR, 3>(p, a, b, c, i0, j, k0, kc);
@@ -215,11 +215,12 @@ void GemmBlock(const GemmParams& p, const float* a, const float* b_matrix, float
 
 
 // C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias), see GemmParams.
-// MR: 8 rows × 3 registers (24 accumulators) with 32 vector registers (AVX-512), else 4 × 2.
+// MR: 8 rows × 3 registers (24 accumulators) with 32 vector registers (AVX-512, AArch64), else
+// 4 × 2.
 template <class Arch>
 void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   constexpr size_t W = FBatch<Arch>::size;
-  constexpr size_t MR = W >= 16 ? 8 : 4;
+  constexpr size_t MR = kManyVectorRegisters<Arch> ? 8 : 4;
   const size_t n_vec = p.n / W * W;
   if (p.k == 0) {   // C = act((accumulate ? C : 0) + bias): the tail path handles it per value
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, 0);

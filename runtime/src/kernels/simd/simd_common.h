@@ -21,6 +21,15 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
+// 32 vector registers (AVX-512, AArch64 NEON) rather than 16 (SSE, AVX2, ARMv7 NEON): the
+// register tiles of the GEMM grow to 8 rows × 3 registers there.
+template <class Arch>
+constexpr bool kManyVectorRegisters = FBatch<Arch>::size >= 16
+#if defined(__aarch64__)
+                                      || FBatch<Arch>::size == 4
+#endif
+    ;
+
 // The activations one value at a time (scalar tails), in this ISA's namespace.
 #include "kernels/act_one.inc"
 
