@@ -12,6 +12,17 @@ inline float GemmFinishOne(const GemmParams& p, float sum, size_t i, size_t j, f
   return ActOne(sum, p.act);
 }
 
+#if defined(__aarch64__)
+// One k of an AArch64 tile: acc[r][v] += B[k, v] · A[r, k], A[r, k] being lane KK of a4[r].
+template <size_t MR, size_t NV, int KK>
+inline void GemmLaneStep(float32x4_t (&acc)[MR][NV], const float32x4_t* a4, const float* bq) {
+  float32x4_t bv[NV];
+  for (size_t v = 0; v < NV; ++v) bv[v] = vld1q_f32(bq + 4 * v);
+  for (size_t r = 0; r < MR; ++r)
+    for (size_t v = 0; v < NV; ++v) acc[r][v] = vfmaq_laneq_f32(acc[r][v], bv[v], a4[r], KK);
+}
+#endif
+
 // The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile.
 // The first k block starts from 0 (or C when accumulating), later ones from the partial sum
 // already in C; only the last adds the bias and applies the activation.
@@ -26,7 +37,30 @@ void GemmTile(const GemmParams& p, const float* a, const float* const* brows, fl
     for (size_t v = 0; v < NV; ++v)
       acc[r][v] = (first && !p.accumulate) ? B(0.0f) : B::load_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
   const float* a0 = a + i0 * p.lda + k0;
-  for (size_t q = 0; q < kc; ++q) {
+  size_t q = 0;
+#if defined(__aarch64__)
+  // AArch64: four k at a time, each row's four A values in one register and multiplied by
+  // lane (fmla by element), so A costs one load per row per 4 k instead of a broadcast per k.
+  if constexpr (W == 4 && MR * NV + MR + NV <= 32) {
+    // Plain NEON registers in the loop: with the xsimd wrappers GCC spilled more accumulators.
+    float32x4_t raw[MR][NV];
+    for (size_t r = 0; r < MR; ++r)
+      for (size_t v = 0; v < NV; ++v) raw[r][v] = acc[r][v];
+    const float* rows[MR];
+    for (size_t r = 0; r < MR; ++r) rows[r] = a0 + r * p.lda;
+    for (; q + 4 <= kc; q += 4) {
+      float32x4_t a4[MR];
+      for (size_t r = 0; r < MR; ++r) a4[r] = vld1q_f32(rows[r] + q);
+      GemmLaneStep<MR, NV, 0>(raw, a4, brows[q] + j0);
+      GemmLaneStep<MR, NV, 1>(raw, a4, brows[q + 1] + j0);
+      GemmLaneStep<MR, NV, 2>(raw, a4, brows[q + 2] + j0);
+      GemmLaneStep<MR, NV, 3>(raw, a4, brows[q + 3] + j0);
+    }
+    for (size_t r = 0; r < MR; ++r)
+      for (size_t v = 0; v < NV; ++v) acc[r][v] = B(raw[r][v]);
+  }
+#endif
+  for (; q < kc; ++q) {
     const float* bq = brows[q] + j0;
     B bv[NV];
     for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
@@ -178,7 +212,8 @@ void GemmRowsBlock(const GemmParams& p, const float* a, const float* const* b, f
                    size_t j1, size_t k0, size_t kc) {
   constexpr size_t W = FBatch<Arch>::size;
   size_t j = j0;
-  if constexpr (kManyVectorRegisters<Arch>)   // MR × 3 accumulators + 3 B registers + 1 broadcast
+  if constexpr (W >= 16)   // AVX-512: MR × 3 accumulators + 3 B registers + 1 broadcast (AArch64
+                           // keeps 8 × 2 tiles: its lane FMA holds 8 A registers too)
     // 3-register tiles while the rest is not 4 registers (3 + 1 would end on a 1-register tile,
     // half as fast; 2 + 2 is not).
     for (; j + 3 * W <= j1 && j1 - j != 4 * W; j += 3 * W) GemmTile<Arch, MR, 3>(p, a, b, c, i0, j, k0, kc);
@@ -215,8 +250,8 @@ void GemmBlock(const GemmParams& p, const float* a, const float* b_matrix, float
 
 
 // C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias), see GemmParams.
-// MR: 8 rows × 3 registers (24 accumulators) with 32 vector registers (AVX-512, AArch64), else
-// 4 × 2.
+// MR: 8 rows × 3 registers (24 accumulators) with AVX-512's 32 vector registers, 8 × 2 on
+// AArch64 (lane FMA, see GemmTile), else 4 × 2.
 template <class Arch>
 void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   constexpr size_t W = FBatch<Arch>::size;

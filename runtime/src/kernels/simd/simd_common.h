@@ -33,17 +33,17 @@ constexpr bool kManyVectorRegisters = FBatch<Arch>::size >= 16
 // The activations one value at a time (scalar tails), in this ISA's namespace.
 #include "kernels/act_one.inc"
 
-// The same activations on a whole register.
+// The same activations on a whole register: the others than None/Relu/Clip (ActBatch inlines
+// those three: it runs once per output register of every GEMM and depthwise, and GCC keeps
+// the whole switch out of line, a call per register).
 template <class Arch>
-inline FBatch<Arch> ActBatch(FBatch<Arch> x, const Activation& a) {
+FBatch<Arch> ActBatchOther(FBatch<Arch> x, const Activation& a) {
   using B = FBatch<Arch>;
   const B zero(0.0f), one(1.0f);
   switch (a.kind) {
-    case ActKind::kNone: return x;
-    // x goes second: x86 max/min return the second operand when either is NaN, so a NaN
-    // input stays NaN as in the scalar reference (std::max(x, 0) keeps a NaN x).
-    case ActKind::kRelu: return xsimd::max(zero, x);
-    case ActKind::kClip: return xsimd::min(B(a.beta), xsimd::max(B(a.alpha), x));
+    case ActKind::kNone:
+    case ActKind::kRelu:
+    case ActKind::kClip: break;   // ActBatch
     case ActKind::kLeakyRelu: return xsimd::select(x < zero, x * B(a.alpha), x);
     // ExpClamped keeps e^−x in [e^−87, e^87]: 1/(1 + e^−87) == 1 in float, and for x < −87 the
     // result is 1.6e−38 instead of a smaller (subnormal) value or 0.
@@ -72,6 +72,19 @@ inline FBatch<Arch> ActBatch(FBatch<Arch> x, const Activation& a) {
     case ActKind::kPow: return Pow<Arch>(x, a.alpha);
   }
   return x;
+}
+
+template <class Arch>
+inline FBatch<Arch> ActBatch(FBatch<Arch> x, const Activation& a) {
+  using B = FBatch<Arch>;
+  switch (a.kind) {
+    case ActKind::kNone: return x;
+    // x goes second: x86 max/min return the second operand when either is NaN, so a NaN
+    // input stays NaN as in the scalar reference (std::max(x, 0) keeps a NaN x).
+    case ActKind::kRelu: return xsimd::max(B(0.0f), x);
+    case ActKind::kClip: return xsimd::min(B(a.beta), xsimd::max(B(a.alpha), x));
+    default: return ActBatchOther<Arch>(x, a);
+  }
 }
 
 // Σ x[0..n), four independent accumulators to hide the add latency.
