@@ -137,8 +137,8 @@ Status Interpreter::CheckInput(const char* call, size_t i, const void* data, siz
     return Status::kInvalidArgument;
   }
   if (elems != t.elems) {
-    state_->errors.Report("%s: input '%s' holds %zu %s values, got %zu", call, t.name, t.elems,
-                          want == DType::kInt8 ? "int8" : "float", elems);
+    state_->errors.Report("%s: input '%s' holds %zu %s, got %zu", call, t.name, t.elems,
+                          want == DType::kInt8 ? "int8 values" : "floats", elems);
     return Status::kShapeMismatch;
   }
   return Status::kOk;
