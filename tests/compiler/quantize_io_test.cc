@@ -218,7 +218,7 @@ TEST(QuantizeIoInt8, WrongSetterIsRefusedWithAClearMessage) {
   EXPECT_EQ(qs->interp->SetInputS8(0, xq.data(), 63), Status::kShapeMismatch);
   EXPECT_EQ(fs->interp->SetInputS8(0, xq.data(), xq.size()), Status::kInvalidArgument);
   EXPECT_EQ(fs->interp->QuantizeInput(0, xf.data(), xf.size()), Status::kInvalidArgument);
-  EXPECT_NE(fs->log.find("input 'image' is float32: use SetInput"), std::string::npos) << fs->log;
+  EXPECT_NE(fs->log.find("input 'image' is float32, not int8: use SetInput"), std::string::npos) << fs->log;
   EXPECT_EQ(fs->interp->input(0).data_s8, nullptr);
   // The C API over the same interpreter.
   ef_interpreter* c = reinterpret_cast<ef_interpreter*>(qs->interp);

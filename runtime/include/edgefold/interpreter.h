@@ -107,7 +107,7 @@ class Interpreter {
   struct State;  // defined in runtime/src/interpreter/interpreter_state.h
  private:
   explicit Interpreter(State* state) : state_(state) {}
-  Status CheckInput(const char* call, size_t i, const void* data, size_t elems, DType want) const;
+  Status CheckInputS8(const char* call, size_t i, const void* data, size_t elems) const;
   State* state_;
 };
 

@@ -122,42 +122,51 @@ TensorView Interpreter::output(size_t i) const {
   return ViewOf(state_->tensors[state_->summary.outputs[i]]);
 }
 
-// Input i of dtype `want` holding `elems` elements; `call` names the API in messages.
-Status Interpreter::CheckInput(const char* call, size_t i, const void* data, size_t elems, DType want) const {
+// SetInput is in every firmware: its checks and messages are kept short (flash budget).
+Status Interpreter::SetInput(size_t i, const float* data, size_t elems) {
+  if (i >= num_inputs() || data == nullptr) {
+    state_->errors.Report("SetInput: input %zu does not exist or data is null", i);
+    return Status::kInvalidArgument;
+  }
+  const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
+  if (t.dtype != DType::kFloat32) {
+    state_->errors.Report("SetInput: input '%s' is int8: use SetInputS8 or QuantizeInput", t.name);
+    return Status::kInvalidArgument;
+  }
+  if (elems != t.elems) {
+    state_->errors.Report("SetInput: input '%s' holds %zu floats, got %zu", t.name, t.elems, elems);
+    return Status::kShapeMismatch;
+  }
+  std::memcpy(t.data, data, elems * sizeof(float));
+  return Status::kOk;
+}
+
+// Int8 input i holding `elems` values; `call` names the API in messages.
+Status Interpreter::CheckInputS8(const char* call, size_t i, const void* data, size_t elems) const {
   if (i >= num_inputs() || data == nullptr) {
     state_->errors.Report("%s: input %zu does not exist or data is null", call, i);
     return Status::kInvalidArgument;
   }
   const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
-  if (t.dtype != want) {
-    // Short messages: this check is in every firmware that sets inputs.
-    state_->errors.Report("%s: input '%s' is %s: use %s", call, t.name, DTypeName(t.dtype),
-                          t.dtype == DType::kInt8 ? "SetInputS8 or QuantizeInput (model compiled with --io int8)"
-                                                  : "SetInput");
+  if (t.dtype != DType::kInt8) {
+    state_->errors.Report("%s: input '%s' is %s, not int8: use SetInput", call, t.name, DTypeName(t.dtype));
     return Status::kInvalidArgument;
   }
   if (elems != t.elems) {
-    state_->errors.Report("%s: input '%s' holds %zu %s, got %zu", call, t.name, t.elems,
-                          want == DType::kInt8 ? "int8 values" : "floats", elems);
+    state_->errors.Report("%s: input '%s' holds %zu int8 values, got %zu", call, t.name, t.elems, elems);
     return Status::kShapeMismatch;
   }
   return Status::kOk;
 }
 
-Status Interpreter::SetInput(size_t i, const float* data, size_t elems) {
-  EDGEFOLD_RETURN_IF_ERROR(CheckInput("SetInput", i, data, elems, DType::kFloat32));
-  std::memcpy(state_->tensors[state_->summary.inputs[i]].data, data, elems * sizeof(float));
-  return Status::kOk;
-}
-
 Status Interpreter::SetInputS8(size_t i, const int8_t* data, size_t elems) {
-  EDGEFOLD_RETURN_IF_ERROR(CheckInput("SetInputS8", i, data, elems, DType::kInt8));
+  EDGEFOLD_RETURN_IF_ERROR(CheckInputS8("SetInputS8", i, data, elems));
   std::memcpy(state_->tensors[state_->summary.inputs[i]].data, data, elems);
   return Status::kOk;
 }
 
 Status Interpreter::QuantizeInput(size_t i, const float* data, size_t elems) {
-  EDGEFOLD_RETURN_IF_ERROR(CheckInput("QuantizeInput", i, data, elems, DType::kInt8));
+  EDGEFOLD_RETURN_IF_ERROR(CheckInputS8("QuantizeInput", i, data, elems));
   const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
   state_->kernels->quantize_s8(QuantParamsOf(t), data, reinterpret_cast<int8_t*>(t.data), elems);
   return Status::kOk;

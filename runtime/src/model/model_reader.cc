@@ -376,7 +376,7 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
       const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(i));
       if (t->dtype() == fb::DType::Float32) continue;
       if (t->dtype() != fb::DType::Int8 || t->quant()->scales()->size() != 1) {
-        errors.Report("graph input/output '%s' is neither float32 nor int8 with one scale", TensorName(m, i));
+        errors.Report("graph input/output '%s' is not float32 or per-tensor int8", TensorName(m, i));
         return Status::kInvalidModel;
       }
     }
