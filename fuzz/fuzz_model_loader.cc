@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < interp->num_outputs(); ++i) {
     const edgefold::TensorView y = interp->output(i);
     volatile float sink = 0;
-    for (size_t e = 0; e < y.elems; ++e) sink = sink + y.data[e];   // outputs are readable
+    for (size_t e = 0; e < y.elems; ++e)   // outputs are readable (int8 ones through data_s8)
+      sink = sink + (y.data != nullptr ? y.data[e] : static_cast<float>(y.data_s8[e]));
   }
   return 0;
 }

@@ -73,7 +73,8 @@ bool FillRandomInputs(ModelSession& session, std::string* error) {
   for (size_t i = 0; i < interp.num_inputs(); ++i) {
     std::vector<float> data(interp.input(i).elems);
     for (float& x : data) x = dist(rng);
-    const Status s = interp.SetInput(i, data.data(), data.size());
+    const Status s = interp.input(i).dtype == DType::kInt8 ? interp.QuantizeInput(i, data.data(), data.size())
+                                                           : interp.SetInput(i, data.data(), data.size());
     if (s != Status::kOk) { *error = session.Describe("SetInput", s); return false; }
   }
   return true;

@@ -55,6 +55,9 @@ constexpr char kUsage[] =
     "  --quantize int8              post-training int8 after folding (docs/quantization.md):\n"
     "                               per-channel weights, activation ranges from --calibrate;\n"
     "                               ops without an int8 kernel stay float; input/output float\n"
+    "  --io float|int8              with --quantize int8: int8 takes int8 inputs and gives int8\n"
+    "                               outputs (scale and zero point in the report and the model;\n"
+    "                               no Quantize/Dequantize at the edges); default float\n"
     "  --quantize-percentile P      clip activations to their [100-P, P] percentiles (default 100:\n"
     "                               min/max)\n"
     "  --calibrate X.npy            with --quantize: calibration inputs [N, input dims after the\n"
@@ -119,6 +122,15 @@ void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint
                 l.range_max, l.clip_lo, l.clip_hi, l.sqnr_db);
   std::printf("int8 output: SQNR %.2f dB, top-1 agreement with float %.2f %%\n", q.output_sqnr_db,
               100.0 * q.top1_agreement);
+  std::printf("int8 I/O: %s\n", q.io_int8 ? "int8 (--io int8)" : "float (Quantize at the inputs, Dequantize at the outputs)");
+  for (const compiler::QuantIoReport& io : q.io) {
+    if (io.int8)
+      std::printf("  %s '%s': int8, scale %.9g, zero point %d (real = (q - zero point) * scale)\n",
+                  io.is_input ? "input" : "output", io.name.c_str(), double(io.scale), io.zero_point);
+    else
+      std::printf("  %s '%s': float32%s%s\n", io.is_input ? "input" : "output", io.name.c_str(),
+                  io.why_float.empty() ? "" : ", stays float: ", io.why_float.c_str());
+  }
   std::printf("int8 arena: %llu bytes (float %llu), weights %llu bytes (float %llu)\n",
               static_cast<unsigned long long>(arena_bytes), static_cast<unsigned long long>(q.float_arena_bytes),
               static_cast<unsigned long long>(weight_bytes), static_cast<unsigned long long>(q.float_weight_bytes));
@@ -126,10 +138,17 @@ void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint
 
 // --quantize int8 --calibrate X.npy [--quantize-percentile P] into `options`.
 bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* options, std::string* error) {
+  const std::string io = args.Get("--io", "float");
+  if (io != "float" && io != "int8") {
+    *error = "--io must be float or int8, got '" + io + "'";
+    return false;
+  }
   if (!args.Has("--quantize")) {
     if (args.Has("--quantize-percentile")) *error = "--quantize-percentile needs --quantize int8";
+    if (io == "int8") *error = "--io int8 needs --quantize int8 (a float model takes and gives float)";
     return error->empty();
   }
+  options->io_int8 = io == "int8";
   if (args.Get("--quantize", "") != "int8") {
     *error = "--quantize supports int8 only, got '" + args.Get("--quantize", "") + "'";
     return false;
@@ -273,7 +292,7 @@ int CompileCommand(int argc, char** argv) {
   spec.value_flags = {"--output", "--input-shape", "--batch", "--infer-batch", "--bn-stats", "--new-classes",
                       "--saved-precision", "--trainable", "--train-from", "--trainable-last", "--calibrate",
                       "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std", "--input-stats-from",
-                      "--quantize", "--quantize-percentile"};
+                      "--quantize", "--quantize-percentile", "--io"};
   spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train", "--refold-weights", "--recompute"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;

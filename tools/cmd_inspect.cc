@@ -16,7 +16,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: edgefold inspect MODEL.efb [--dot GRAPH.dot] [--memory-plot PLAN.svg|PLAN.png]\n"
     "\n"
-    "Prints the format version, producer, graph inputs/outputs, every operator (type,\n"
+    "Prints the format version, producer, graph inputs/outputs (with their dtype, and scale and\n"
+    "zero point when int8), every operator (type,\n"
     "fused activation, name, input and output shapes), every tensor (shape, dtype, arena or\n"
     "weight offset, bytes), the planned arena and its lower bound, weight bytes, and the\n"
     "kernel ISA the runtime would choose on this machine.\n"
@@ -61,7 +62,7 @@ bool WritePictures(const fb::Model& m, const std::string& model_path, const Pars
 void PrintGraphIo(const fb::Model& m, const char* label, const flatbuffers::Vector<int32_t>* v) {
   std::printf("%s:\n", label);
   for (flatbuffers::uoffset_t i = 0; v && i < v->size(); ++i) {
-    std::printf("  %s\n", DescribeTensorRef(m, v->Get(i)).c_str());
+    std::printf("  %s%s\n", DescribeTensorRef(m, v->Get(i)).c_str(), DescribeDType(m, v->Get(i)).c_str());
   }
 }
 

@@ -1,4 +1,4 @@
-// edgefold run MODEL.efb -i IN.npy [-i ...] -o OUT.npy [-o ...] [--isa NAME]
+// edgefold run MODEL.efb -i IN.npy [-i ...] -o OUT.npy [-o ...] [--isa NAME] [--dequantize]
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -13,9 +13,13 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold run MODEL.efb -i IN.npy [-i IN2.npy ...] -o OUT.npy [-o OUT2.npy ...]\n"
-    "                    [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N]\n"
+    "                    [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N] [--dequantize]\n"
     "\n"
     "Runs the model on float32 .npy inputs and writes float32 .npy outputs.\n"
+    "A model compiled with --io int8 has int8 inputs and outputs: an int8 ('|i1') input file\n"
+    "is used as is, a float32 one is quantized with the input's scale and zero point (as the\n"
+    "Quantize op would); outputs are written as int8 .npy with their scale and zero point\n"
+    "printed (real = (q - zero_point) * scale), or dequantized to float32 with --dequantize.\n"
     "Inputs and outputs are given in graph order: one -i per model input; one -o per\n"
     "output to keep (at least one; extra outputs beyond the -o list are not written).\n"
     "\n"
@@ -53,15 +57,22 @@ bool LoadInputs(ModelSession& session, const std::vector<std::string>& paths,
   for (size_t i = 0; i < paths.size(); ++i) {
     NpyArray& a = (*arrays)[i];
     if (!ReadNpy(paths[i], &a, error)) return false;
-    if (a.dtype != NpyDType::kFloat32) {
-      *error = paths[i] + ": input " + std::to_string(i) + " '" + interp.input(i).name +
-               "' must be float32 ('<f4'), the file holds int64";
+    const TensorView v = interp.input(i);
+    const bool int8_input = v.dtype == DType::kInt8;
+    if (a.dtype == NpyDType::kInt64 || (a.dtype == NpyDType::kInt8 && !int8_input)) {
+      *error = paths[i] + ": input " + std::to_string(i) + " '" + v.name + "' must be float32 ('<f4')" +
+               (int8_input ? " or int8 ('|i1')" : "") + ", the file holds " +
+               (a.dtype == NpyDType::kInt64 ? "int64" : "int8");
       return false;
     }
-    const size_t k = SlicesFor(a, paths[i], interp.input(i), i, error);
+    if (int8_input)
+      std::printf("input %zu '%s' is int8 (scale %.9g, zero point %d): %s\n", i, v.name, double(v.scale),
+                  int(v.zero_point),
+                  a.dtype == NpyDType::kInt8 ? "int8 data used as is" : "float32 data quantized with them");
+    const size_t k = SlicesFor(a, paths[i], v, i, error);
     if (k == 0) return false;
     if (*slices != 0 && k != *slices) {
-      *error = "input " + std::to_string(i) + " '" + interp.input(i).name + "' holds " +
+      *error = "input " + std::to_string(i) + " '" + v.name + "' holds " +
                std::to_string(k) + " batch slices but input 0 holds " + std::to_string(*slices);
       return false;
     }
@@ -70,31 +81,52 @@ bool LoadInputs(ModelSession& session, const std::vector<std::string>& paths,
   return true;
 }
 
-// Runs every slice and writes the first outputs.size() graph outputs.
+// Slice s of `a` into input i, by the setter that fits the input's and the file's dtypes.
+Status SetSlice(Interpreter& interp, size_t i, const NpyArray& a, size_t s) {
+  const size_t elems = interp.input(i).elems;
+  if (a.dtype == NpyDType::kInt8) return interp.SetInputS8(i, a.s8.data() + s * elems, elems);
+  if (interp.input(i).dtype == DType::kInt8) return interp.QuantizeInput(i, a.f32.data() + s * elems, elems);
+  return interp.SetInput(i, a.f32.data() + s * elems, elems);
+}
+
+// Runs every slice and writes the first outputs.size() graph outputs: float32, or int8 unless
+// `dequantize`.
 bool RunSlices(ModelSession& session, const std::vector<NpyArray>& inputs, size_t slices,
-               const std::vector<std::string>& outputs, std::string* error) {
+               const std::vector<std::string>& outputs, bool dequantize, std::string* error) {
   Interpreter& interp = session.interpreter();
   std::vector<std::vector<float>> results(outputs.size());
+  std::vector<std::vector<int8_t>> results_s8(outputs.size());
   for (size_t s = 0; s < slices; ++s) {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      const size_t elems = interp.input(i).elems;
-      Status st = interp.SetInput(i, inputs[i].f32.data() + s * elems, elems);
+      Status st = SetSlice(interp, i, inputs[i], s);
       if (st != Status::kOk) { *error = session.Describe("SetInput", st); return false; }
     }
     Status st = interp.Invoke();
     if (st != Status::kOk) { *error = session.Describe("Invoke", st); return false; }
     for (size_t o = 0; o < outputs.size(); ++o) {
       const TensorView v = interp.output(o);
-      results[o].insert(results[o].end(), v.data, v.data + v.elems);
+      if (v.dtype == DType::kInt8 && !dequantize) {
+        results_s8[o].insert(results_s8[o].end(), v.data_s8, v.data_s8 + v.elems);
+        continue;
+      }
+      results[o].resize(results[o].size() + v.elems);
+      st = interp.DequantizeOutput(o, results[o].data() + results[o].size() - v.elems, v.elems);
+      if (st != Status::kOk) { *error = session.Describe("DequantizeOutput", st); return false; }
     }
   }
   for (size_t o = 0; o < outputs.size(); ++o) {
-    std::vector<int64_t> shape = ViewShape(interp.output(o));
+    const TensorView v = interp.output(o);
+    std::vector<int64_t> shape = ViewShape(v);
     if (shape.empty() && slices > 1) shape = {1};  // stack scalars along a new leading dim
     if (slices > 1) shape[0] *= static_cast<int64_t>(slices);
-    if (!WriteNpyFloat32(outputs[o], results[o].data(), results[o].size(), shape, error)) {
-      return false;
-    }
+    if (v.dtype == DType::kInt8)
+      std::printf("output %zu '%s' is int8 (scale %.9g, zero point %d; real = (q - zero point) * scale): %s\n", o,
+                  v.name, double(v.scale), int(v.zero_point),
+                  dequantize ? "written dequantized as float32" : "written as int8 (--dequantize for float32)");
+    const bool ok = v.dtype == DType::kInt8 && !dequantize
+                        ? WriteNpyInt8(outputs[o], results_s8[o].data(), results_s8[o].size(), shape, error)
+                        : WriteNpyFloat32(outputs[o], results[o].data(), results[o].size(), shape, error);
+    if (!ok) return false;
   }
   return true;
 }
@@ -104,6 +136,7 @@ bool RunSlices(ModelSession& session, const std::vector<NpyArray>& inputs, size_
 int RunCommand(int argc, char** argv) {
   ArgSpec spec;
   spec.value_flags = {"--input", "--output", "--isa", "--threads"};
+  spec.bool_flags = {"--dequantize"};
   spec.aliases = {{"-i", "--input"}, {"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
@@ -139,7 +172,7 @@ int RunCommand(int argc, char** argv) {
             " output(s), got " + std::to_string(outputs.size()) + " -o file(s)";
     ok = false;
   }
-  ok = ok && RunSlices(session, arrays, slices, outputs, &error);
+  ok = ok && RunSlices(session, arrays, slices, outputs, args.Has("--dequantize"), &error);
   if (!ok) {
     std::fprintf(stderr, "edgefold run: %s\n", error.c_str());
     return kExitFailure;

@@ -69,7 +69,9 @@ bool ReadLabels(const std::string& path, size_t samples, size_t classes, std::ve
   }
   out->resize(samples);
   for (size_t i = 0; i < samples; ++i) {
-    const double v = labels.dtype == NpyDType::kInt64 ? double(labels.i64[i]) : double(labels.f32[i]);
+    const double v = labels.dtype == NpyDType::kInt64  ? double(labels.i64[i])
+                     : labels.dtype == NpyDType::kInt8 ? double(labels.s8[i])
+                                                       : double(labels.f32[i]);
     if (v < 0 || v >= double(classes) || v != double(int64_t(v))) {
       *error = path + ": label " + std::to_string(v) + " at " + std::to_string(i) + " is not a class in [0, " + std::to_string(classes) + ")";
       return false;

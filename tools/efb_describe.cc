@@ -93,6 +93,22 @@ std::string DescribeTensorRef(const fb::Model& model, int index) {
          (t->weight_offset() >= 0 ? " (const)" : "");
 }
 
+std::string DescribeDType(const fb::Model& model, int index) {
+  const auto* tensors = model.tensors();
+  if (tensors == nullptr || index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= tensors->size()) return "";
+  const fb::Tensor* t = tensors->Get(static_cast<flatbuffers::uoffset_t>(index));
+  std::string s = std::string(" ") + fb::EnumNameDType(t->dtype());
+  const fb::QuantParams* q = t->quant();
+  if (q != nullptr && q->scales() != nullptr && q->zero_points() != nullptr && q->scales()->size() == 1 &&
+      q->zero_points()->size() == 1) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), " scale %.9g zero point %d", double(q->scales()->Get(0)),
+                  static_cast<int>(q->zero_points()->Get(0)));
+    s += buf;
+  }
+  return s;
+}
+
 std::string DescribeTensor(const fb::Tensor& t) {
   std::string where = t.arena_offset() >= 0    ? "arena@" + std::to_string(t.arena_offset())
                       : t.weight_offset() >= 0 ? "weights@" + std::to_string(t.weight_offset())

@@ -11,6 +11,9 @@ namespace edgefold::tools {
 // "name [1, 8, 8, 8]" / "<absent>" for -1 / "<bad tensor index 17>".
 std::string DescribeTensorRef(const fb::Model& model, int index);
 
+// " Float32" / " Int8 scale 0.0235 zero point -128" for tensor `index` ("" for a bad index).
+std::string DescribeDType(const fb::Model& model, int index);
+
 // "[1, 8, 8, 8] float32 arena@128 2048 B" for one tensor.
 std::string DescribeTensor(const fb::Tensor& tensor);
 

@@ -83,9 +83,10 @@ bool ParseNpy(const uint8_t* data, size_t data_bytes, const std::string& name, N
   size_t item_bytes = 0;
   if (header.descr == "<f4") { out->dtype = NpyDType::kFloat32; item_bytes = 4; }
   else if (header.descr == "<i8") { out->dtype = NpyDType::kInt64; item_bytes = 8; }
+  else if (header.descr == "|i1" || header.descr == "<i1") { out->dtype = NpyDType::kInt8; item_bytes = 1; }
   else {
     return Fail(name, "field 'descr' is '" + header.descr +
-                          "'; only '<f4' (float32) and '<i8' (int64) are supported", error);
+                          "'; only '<f4' (float32), '<i8' (int64) and '|i1' (int8) are supported", error);
   }
   const size_t payload_bytes = data_bytes - preamble_bytes - header_bytes;
   size_t elems = 0;
@@ -99,9 +100,13 @@ bool ParseNpy(const uint8_t* data, size_t data_bytes, const std::string& name, N
   out->shape = header.shape;
   out->f32.clear();
   out->i64.clear();
+  out->s8.clear();
   if (out->dtype == NpyDType::kFloat32) {
     out->f32.resize(elems);
     if (elems) std::memcpy(out->f32.data(), payload, payload_bytes);
+  } else if (out->dtype == NpyDType::kInt8) {
+    out->s8.resize(elems);
+    if (elems) std::memcpy(out->s8.data(), payload, payload_bytes);
   } else {
     out->i64.resize(elems);
     if (elems) std::memcpy(out->i64.data(), payload, payload_bytes);
@@ -118,9 +123,11 @@ bool ReadNpy(const std::string& path, NpyArray* out, std::string* error) {
   return ParseNpy(bytes.data(), bytes.size(), path, out, error);
 }
 
-std::vector<uint8_t> EncodeNpyFloat32(const float* data, size_t elems,
-                                      const std::vector<int64_t>& shape) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+namespace {
+
+std::vector<uint8_t> EncodeNpy(const char* descr, const void* data, size_t data_bytes,
+                               const std::vector<int64_t>& shape) {
+  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < shape.size(); ++i) dict += (i ? ", " : "") + std::to_string(shape[i]);
   dict += shape.size() == 1 ? ",), }" : "), }";
   // Version 1 stores the header length in 2 bytes; fall back to version 2 beyond that.
@@ -139,23 +146,40 @@ std::vector<uint8_t> EncodeNpyFloat32(const float* data, size_t elems,
   for (size_t i = 0; i < len_bytes; ++i) out.push_back((header_bytes >> (8 * i)) & 0xff);
   out.insert(out.end(), dict.begin(), dict.end());
   const auto* raw = reinterpret_cast<const uint8_t*>(data);
-  out.insert(out.end(), raw, raw + elems * sizeof(float));
+  out.insert(out.end(), raw, raw + data_bytes);
   return out;
 }
 
-bool WriteNpyFloat32(const std::string& path, const float* data, size_t elems,
-                     const std::vector<int64_t>& shape, std::string* error) {
+bool WriteNpy(const std::string& path, const char* descr, const void* data, size_t elems, size_t item_bytes,
+              const std::vector<int64_t>& shape, std::string* error) {
   size_t expect = 0;
   if (!CountElems(shape, SIZE_MAX, &expect) || expect != elems) {
     return Fail(path, "shape " + ShapeToString(shape) + " does not hold " +
                           std::to_string(elems) + " elements", error);
   }
-  const std::vector<uint8_t> bytes = EncodeNpyFloat32(data, elems, shape);
+  const std::vector<uint8_t> bytes = EncodeNpy(descr, data, elems * item_bytes, shape);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) return Fail(path, "cannot open for writing", error);
   f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!f.flush()) return Fail(path, "write error", error);
   return true;
+}
+
+}  // namespace
+
+std::vector<uint8_t> EncodeNpyFloat32(const float* data, size_t elems,
+                                      const std::vector<int64_t>& shape) {
+  return EncodeNpy("<f4", data, elems * sizeof(float), shape);
+}
+
+bool WriteNpyFloat32(const std::string& path, const float* data, size_t elems,
+                     const std::vector<int64_t>& shape, std::string* error) {
+  return WriteNpy(path, "<f4", data, elems, sizeof(float), shape, error);
+}
+
+bool WriteNpyInt8(const std::string& path, const int8_t* data, size_t elems,
+                  const std::vector<int64_t>& shape, std::string* error) {
+  return WriteNpy(path, "|i1", data, elems, 1, shape, error);
 }
 
 }  // namespace edgefold::tools

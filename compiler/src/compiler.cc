@@ -97,6 +97,8 @@ ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileRepo
 CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options, const std::string& name) {
   CompileResult result;
   CompileReport& r = result.report;
+  if (options.io_int8 && !options.quantize_int8)
+    throw CompileError("model '" + name + "': --io int8 needs --quantize int8 (a float model has float inputs and outputs)");
   ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
   passes::CheckConvOperands(graph);   // before folding rewrites weights and biases
   passes::CanonicalizeFullyConnected(graph);

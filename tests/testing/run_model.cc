@@ -10,11 +10,13 @@ RunResult RunModel(const std::vector<uint8_t>& model, const std::vector<std::vec
   const std::unique_ptr<InterpreterSession> s = CreateInterpreter(model, isa);
   r.status = s->status;
   for (size_t i = 0; r.status == Status::kOk && i < inputs.size(); ++i)
-    r.status = s->interp->SetInput(i, inputs[i].data(), inputs[i].size());
+    r.status = s->interp->input(i).dtype == DType::kInt8
+                   ? s->interp->QuantizeInput(i, inputs[i].data(), inputs[i].size())
+                   : s->interp->SetInput(i, inputs[i].data(), inputs[i].size());
   if (r.status == Status::kOk) r.status = s->interp->Invoke();
   for (size_t i = 0; r.status == Status::kOk && i < s->interp->num_outputs(); ++i) {
-    const TensorView v = s->interp->output(i);
-    r.outputs.emplace_back(v.data, v.data + v.elems);
+    r.outputs.emplace_back(s->interp->output(i).elems);
+    r.status = s->interp->DequantizeOutput(i, r.outputs.back().data(), r.outputs.back().size());
   }
   r.log = s->log;
   return r;

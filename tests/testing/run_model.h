@@ -13,6 +13,8 @@ struct RunResult {
   std::vector<std::vector<float>> outputs;
 };
 
+// int8 inputs (a model compiled with --io int8) are quantized with QuantizeInput, int8 outputs
+// dequantized with DequantizeOutput.
 RunResult RunModel(const std::vector<uint8_t>& model, const std::vector<std::vector<float>>& inputs,
                    Isa isa = Isa::kAuto);
 

@@ -37,6 +37,11 @@ struct CompileOptions {
   std::vector<float> calibration;
   std::vector<int64_t> calibration_shape;
   double quantize_percentile = 100.0;
+  // --io int8 (needs quantize_int8): graph inputs and outputs become int8 tensors with the scale
+  // and zero point of the Quantize/Dequantize ops they replace (which are dropped), for firmware
+  // that never touches floats. An input read by a float op, or an output written by one, stays
+  // float (QuantReport::io says so).
+  bool io_int8 = false;
 };
 
 // One int8 layer of the quantization report.
@@ -51,8 +56,20 @@ struct QuantLayerReport {
   double sqnr_db = 0;                       // int8 output vs float, over the calibration data
 };
 
+// One graph input or output of an int8 model: its dtype and, for int8, real = (q − zero_point)·scale.
+struct QuantIoReport {
+  std::string name;
+  bool is_input = true;
+  bool int8 = false;
+  float scale = 0;
+  int zero_point = 0;
+  std::string why_float;                    // --io int8 but kept float: the op that needs float
+};
+
 struct QuantReport {
   bool ran = false;
+  bool io_int8 = false;                     // --io int8 asked for
+  std::vector<QuantIoReport> io;            // graph inputs, then outputs
   size_t runs = 0;                          // calibration runs of the graph
   std::vector<QuantLayerReport> layers;
   std::vector<std::string> float_ops;       // "name (Type): why it stays float"

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "error.h"
+#include "quant/io_int8.h"
 #include "quant/quantize_model.h"
 
 namespace edgefold::compiler::quant {
@@ -170,7 +171,11 @@ LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions&
     lr.act_max = l.act_max;
     r.layers.push_back(lr);
   }
-  Measure(float_model, q, samples, name, &r);
+  Measure(float_model, q, samples, name, &r);   // with float I/O: the int8 graph inside is the same
+  int removed = 0;
+  r.io_int8 = options.io_int8;
+  r.io = MakeIoInt8(&q.model, options.io_int8, &removed);
+  r.boundaries -= removed;
   return DropUnused(std::move(q.model));
 }
 

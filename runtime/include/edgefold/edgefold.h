@@ -64,13 +64,22 @@ typedef struct ef_options {
   void* log_user;      /* passed back to `log` */
 } ef_options;
 
-/* One graph input or output. `data` and `shape` point into the arena / the model. */
+/* Element types, as edgefold::DType. */
+typedef enum ef_dtype { EF_FLOAT32 = 0, EF_INT32 = 1, EF_INT8 = 2 } ef_dtype;
+
+/* One graph input or output. `data` and `shape` point into the arena / the model. A model
+ * compiled with `--io int8` has int8 inputs and outputs: `data` is NULL, `data_s8` holds the
+ * elements and real = (q - zero_point) * scale. Float tensors: data_s8 NULL, scale 0. */
 typedef struct ef_tensor {
   float* data;
   const int32_t* shape;
   int rank;
   size_t elems;
   const char* name;
+  ef_dtype dtype;
+  int8_t* data_s8;
+  float scale;
+  int32_t zero_point;
 } ef_tensor;
 
 typedef struct ef_interpreter ef_interpreter;  /* opaque; lives inside the arena */
@@ -93,9 +102,20 @@ ef_status ef_create(const uint8_t* model, size_t model_bytes, void* arena, size_
 
 size_t ef_num_inputs(const ef_interpreter* interpreter);
 size_t ef_num_outputs(const ef_interpreter* interpreter);
-/* Copies `elems` floats into input `index` after checking the count. */
+/* Copies `elems` floats into input `index` after checking the count. An int8 input (model
+ * compiled with --io int8) is refused with EF_INVALID_ARGUMENT. */
 ef_status ef_set_input(ef_interpreter* interpreter, size_t index, const float* data,
                        size_t elems);
+/* Copies `elems` int8 values (in the input's scale and zero point) into int8 input `index`;
+ * a float input is refused with EF_INVALID_ARGUMENT. */
+ef_status ef_set_input_s8(ef_interpreter* interpreter, size_t index, const int8_t* data,
+                          size_t elems);
+/* Quantizes `elems` floats into int8 input `index` by the Quantize op's rule (host helper). */
+ef_status ef_quantize_input(ef_interpreter* interpreter, size_t index, const float* data,
+                            size_t elems);
+/* Writes output `index` as `elems` floats: an int8 output dequantized, a float one copied. */
+ef_status ef_dequantize_output(const ef_interpreter* interpreter, size_t index, float* out,
+                               size_t elems);
 ef_status ef_get_input(const ef_interpreter* interpreter, size_t index, ef_tensor* out);
 ef_status ef_invoke(ef_interpreter* interpreter);
 /* A view of output `index`, valid until the next ef_invoke. */

@@ -46,13 +46,24 @@ struct Options {
   size_t num_threads = 1;
 };
 
-// A view of one graph input or output. `data` points into the arena.
+// Element type of a tensor (the schema's DType, same values).
+enum class DType : uint8_t { kFloat32 = 0, kInt32 = 1, kInt8 = 2 };
+const char* DTypeName(DType d);   // "float32", "int32", "int8"
+
+// A view of one graph input or output; the pointers point into the arena (data) and the model
+// (shape, name). A model compiled with `--io int8` has int8 inputs and outputs: then `data` is
+// nullptr, `data_s8` holds the elements and real = (q − zero_point)·scale. Float tensors have
+// `data` set, `data_s8` nullptr, scale 0 and zero point 0.
 struct TensorView {
   float* data = nullptr;
   const int32_t* shape = nullptr;
   int rank = 0;
   size_t elems = 0;
   const char* name = "";
+  DType dtype = DType::kFloat32;
+  int8_t* data_s8 = nullptr;
+  float scale = 0.0f;
+  int32_t zero_point = 0;
 };
 
 // Arena bytes Create will need for this model (planned activations + interpreter state).
@@ -72,8 +83,19 @@ class Interpreter {
   size_t num_outputs() const;
   TensorView input(size_t i) const;
   TensorView output(size_t i) const;
-  // Copies `elems` floats into input i after checking the count.
+  // Copies `elems` floats into input i after checking the count. A non-float input (a model
+  // compiled with --io int8) is refused with kInvalidArgument: use SetInputS8 or QuantizeInput.
   Status SetInput(size_t i, const float* data, size_t elems);
+  // Copies `elems` int8 values (already in the input's scale and zero point) into int8 input i;
+  // a float input is refused with kInvalidArgument.
+  Status SetInputS8(size_t i, const int8_t* data, size_t elems);
+  // Quantizes `elems` floats into int8 input i with its scale and zero point, by the rule of
+  // the Quantize op (docs/quantization.md), so the bits equal what a float-input model would
+  // compute inside. For hosts and tests; a float input is refused with kInvalidArgument.
+  Status QuantizeInput(size_t i, const float* data, size_t elems);
+  // Writes output i as `elems` floats to `out`: an int8 output dequantized, y = (q − zp)·s
+  // (the Dequantize op's rule, bit-identical), a float output copied.
+  Status DequantizeOutput(size_t i, float* out, size_t elems) const;
 
   const char* kernel_isa_name() const;
   // Operators in execution order: their count, name and type ("Conv", "Pool", ...).
@@ -85,6 +107,7 @@ class Interpreter {
   struct State;  // defined in runtime/src/interpreter/interpreter_state.h
  private:
   explicit Interpreter(State* state) : state_(state) {}
+  Status CheckInputS8(const char* call, size_t i, const void* data, size_t elems) const;
   State* state_;
 };
 

@@ -15,6 +15,7 @@ static_assert(EF_BAD_STATE == static_cast<int>(Status::kBadState), "ef_status");
 static_assert(EF_ISA_NEON == static_cast<int>(edgefold::Isa::kNeon), "ef_isa");
 static_assert(EF_ARENA_ALIGNMENT == edgefold::kArenaAlignment, "alignment");
 static_assert(EF_MAX_RANK == edgefold::kMaxRank, "rank");
+static_assert(EF_INT8 == static_cast<int>(edgefold::DType::kInt8), "ef_dtype");
 
 Interpreter* Cpp(ef_interpreter* p) { return reinterpret_cast<Interpreter*>(p); }
 const Interpreter* Cpp(const ef_interpreter* p) { return reinterpret_cast<const Interpreter*>(p); }
@@ -25,6 +26,10 @@ void ToC(const edgefold::TensorView& v, ef_tensor* out) {
   out->rank = v.rank;
   out->elems = v.elems;
   out->name = v.name;
+  out->dtype = static_cast<ef_dtype>(v.dtype);
+  out->data_s8 = v.data_s8;
+  out->scale = v.scale;
+  out->zero_point = v.zero_point;
 }
 
 }  // namespace
@@ -69,6 +74,21 @@ size_t ef_num_outputs(const ef_interpreter* it) { return it ? Cpp(it)->num_outpu
 ef_status ef_set_input(ef_interpreter* it, size_t index, const float* data, size_t elems) {
   if (it == nullptr) return EF_INVALID_ARGUMENT;
   return ToC(Cpp(it)->SetInput(index, data, elems));
+}
+
+ef_status ef_set_input_s8(ef_interpreter* it, size_t index, const int8_t* data, size_t elems) {
+  if (it == nullptr) return EF_INVALID_ARGUMENT;
+  return ToC(Cpp(it)->SetInputS8(index, data, elems));
+}
+
+ef_status ef_quantize_input(ef_interpreter* it, size_t index, const float* data, size_t elems) {
+  if (it == nullptr) return EF_INVALID_ARGUMENT;
+  return ToC(Cpp(it)->QuantizeInput(index, data, elems));
+}
+
+ef_status ef_dequantize_output(const ef_interpreter* it, size_t index, float* out, size_t elems) {
+  if (it == nullptr) return EF_INVALID_ARGUMENT;
+  return ToC(Cpp(it)->DequantizeOutput(index, out, elems));
 }
 
 ef_status ef_get_input(const ef_interpreter* it, size_t index, ef_tensor* out) {

@@ -76,15 +76,36 @@ const char* Interpreter::op_type(size_t i) const {
   return i < state_->summary.num_ops ? internal::OpKindName(state_->ops[i].kind) : "";
 }
 
+const char* DTypeName(DType d) {
+  switch (d) {
+    case DType::kFloat32: return "float32";
+    case DType::kInt32: return "int32";
+    case DType::kInt8: return "int8";
+  }
+  return "?";
+}
+
 namespace {
 TensorView ViewOf(const internal::TensorInfo& t) {
   TensorView v;
-  v.data = t.data;
   v.shape = t.shape;
   v.rank = t.rank;
   v.elems = t.elems;
   v.name = t.name;
+  v.dtype = t.dtype;
+  if (t.dtype == DType::kFloat32) {
+    v.data = t.data;
+  } else if (t.dtype == DType::kInt8) {
+    v.data_s8 = reinterpret_cast<int8_t*>(t.data);
+    v.scale = t.scales[0];   // graph inputs/outputs have one scale (checked at load)
+    v.zero_point = t.zero_points[0];
+  }
   return v;
+}
+
+// The params of the Quantize/Dequantize ops for int8 tensor `t` (ops/quantize.cc).
+kernels::QuantS8Params QuantParamsOf(const internal::TensorInfo& t) {
+  return kernels::QuantS8Params{t.scales[0], 1.0f / t.scales[0], t.zero_points[0]};
 }
 }  // namespace
 
@@ -101,17 +122,70 @@ TensorView Interpreter::output(size_t i) const {
   return ViewOf(state_->tensors[state_->summary.outputs[i]]);
 }
 
+// SetInput is in every firmware: its checks and messages are kept short (flash budget).
 Status Interpreter::SetInput(size_t i, const float* data, size_t elems) {
   if (i >= num_inputs() || data == nullptr) {
     state_->errors.Report("SetInput: input %zu does not exist or data is null", i);
     return Status::kInvalidArgument;
   }
   const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
+  if (t.dtype != DType::kFloat32) {
+    state_->errors.Report("SetInput: input '%s' is int8: use SetInputS8 or QuantizeInput", t.name);
+    return Status::kInvalidArgument;
+  }
   if (elems != t.elems) {
     state_->errors.Report("SetInput: input '%s' holds %zu floats, got %zu", t.name, t.elems, elems);
     return Status::kShapeMismatch;
   }
   std::memcpy(t.data, data, elems * sizeof(float));
+  return Status::kOk;
+}
+
+// Int8 input i holding `elems` values; `call` names the API in messages.
+Status Interpreter::CheckInputS8(const char* call, size_t i, const void* data, size_t elems) const {
+  if (i >= num_inputs() || data == nullptr) {
+    state_->errors.Report("%s: input %zu does not exist or data is null", call, i);
+    return Status::kInvalidArgument;
+  }
+  const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
+  if (t.dtype != DType::kInt8) {
+    state_->errors.Report("%s: input '%s' is %s, not int8: use SetInput", call, t.name, DTypeName(t.dtype));
+    return Status::kInvalidArgument;
+  }
+  if (elems != t.elems) {
+    state_->errors.Report("%s: input '%s' holds %zu int8 values, got %zu", call, t.name, t.elems, elems);
+    return Status::kShapeMismatch;
+  }
+  return Status::kOk;
+}
+
+Status Interpreter::SetInputS8(size_t i, const int8_t* data, size_t elems) {
+  EDGEFOLD_RETURN_IF_ERROR(CheckInputS8("SetInputS8", i, data, elems));
+  std::memcpy(state_->tensors[state_->summary.inputs[i]].data, data, elems);
+  return Status::kOk;
+}
+
+Status Interpreter::QuantizeInput(size_t i, const float* data, size_t elems) {
+  EDGEFOLD_RETURN_IF_ERROR(CheckInputS8("QuantizeInput", i, data, elems));
+  const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
+  state_->kernels->quantize_s8(QuantParamsOf(t), data, reinterpret_cast<int8_t*>(t.data), elems);
+  return Status::kOk;
+}
+
+Status Interpreter::DequantizeOutput(size_t i, float* out, size_t elems) const {
+  if (i >= num_outputs() || out == nullptr) {
+    state_->errors.Report("DequantizeOutput: output %zu does not exist or out is null", i);
+    return Status::kInvalidArgument;
+  }
+  const internal::TensorInfo& t = state_->tensors[state_->summary.outputs[i]];
+  if (elems != t.elems) {
+    state_->errors.Report("DequantizeOutput: output '%s' holds %zu values, got room for %zu", t.name, t.elems, elems);
+    return Status::kShapeMismatch;
+  }
+  if (t.dtype == DType::kInt8)
+    state_->kernels->dequantize_s8(QuantParamsOf(t), reinterpret_cast<const int8_t*>(t.data), out, elems);
+  else
+    std::memcpy(out, t.data, elems * sizeof(float));
   return Status::kOk;
 }
 

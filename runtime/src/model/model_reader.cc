@@ -370,12 +370,16 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     EDGEFOLD_RETURN_IF_ERROR(CheckOperator(m->operators()->Get(i), i, m, s, errors));
   EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(m->inputs(), m, false, true, "graph input", "<graph>", errors));
   EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(m->outputs(), m, false, true, "graph output", "<graph>", errors));
+  // Graph inputs and outputs: float32, or int8 with one scale and zero point (compile --io int8).
   for (const auto* list : {m->inputs(), m->outputs()})
-    for (int32_t i : *list)
-      if (m->tensors()->Get(static_cast<uint32_t>(i))->dtype() != fb::DType::Float32) {
-        errors.Report("graph input/output '%s' is not float32", TensorName(m, i));
+    for (int32_t i : *list) {
+      const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(i));
+      if (t->dtype() == fb::DType::Float32) continue;
+      if (t->dtype() != fb::DType::Int8 || t->quant()->scales()->size() != 1) {
+        errors.Report("graph input/output '%s' is not float32 or per-tensor int8", TensorName(m, i));
         return Status::kInvalidModel;
       }
+    }
   EDGEFOLD_RETURN_IF_ERROR(CheckTrainingSection(m, &s, errors));
   if (summary != nullptr) *summary = s;
   return Status::kOk;

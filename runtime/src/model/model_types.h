@@ -10,9 +10,9 @@
 
 namespace edgefold::internal {
 
-// Element type (schema DType). Int8 and Int32 tensors keep `data` as the byte address;
-// int8 ops reinterpret it.
-enum class DType : uint8_t { kFloat32 = 0, kInt32 = 1, kInt8 = 2 };
+// Element type (schema DType, public edgefold::DType). Int8 and Int32 tensors keep `data` as
+// the byte address; int8 ops reinterpret it.
+using DType = ::edgefold::DType;
 
 struct TensorInfo {
   const char* name = "";
