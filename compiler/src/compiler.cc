@@ -117,8 +117,10 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   const int layer_norms = passes::FuseLayerNorm(graph);
   if (options.fuse_activations) {  // x·gate(x) → SiLU/HardSwish first, so they fuse into the producer too
     r.activations_fused += passes::FuseGatedActivations(graph);
-    r.activations_fused += passes::FuseActivations(graph);
-    channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
+    // int8: only the clamps fuse (the others become lookup-table ops), and no channel scale
+    // (the int8 conv has none; the Mul stays an op and the conv after it stays int8).
+    r.activations_fused += passes::FuseActivations(graph, options.quantize_int8);
+    if (!options.quantize_int8) channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
   } else if (options.fuse_activations_into_batchnorm) {
     r.activations_fused += passes::FuseActivationsIntoBatchNorm(graph);
   }

@@ -8,8 +8,10 @@
 #include <limits>
 
 #include "edgefold/model_generated.h"
+#include "kernels/act_scalar.h"
 #include "edgefold_compiler/compiler.h"
 #include "testing/npy_read.h"
+#include "testing/onnx_builder.h"
 #include "testing/run_model.h"
 
 namespace edgefold::compiler {
@@ -119,6 +121,62 @@ TEST(QuantizeInt8, MixedPrecisionNamesTheFloatOpsAndRuns) {
     noise += (double(rf.outputs[0][k]) - rq.outputs[0][k]) * (double(rf.outputs[0][k]) - rq.outputs[0][k]);
   }
   EXPECT_GT(10 * std::log10(signal / noise), 15.0);
+}
+
+// Activations other than the clamps (hard-swish, sigmoid, SiLU, tanh, GELU) become LutInt8
+// ops: a 256-entry table per tensor, filled with the activation of every dequantized input as
+// Quantize rounds it. The table is checked entry by entry against that definition, the model
+// has no float op left, and its output stays close to float.
+TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 3, 8, 8});
+  b.Init("w1", {8, 3, 3, 3}, testing::RandomVector(216, 1)).Init("b1", {8}, testing::RandomVector(8, 2));
+  b.Init("w2", {8, 8, 1, 1}, testing::RandomVector(64, 3)).Init("b2", {8}, testing::RandomVector(8, 4));
+  b.Init("w3", {8, 8, 1, 1}, testing::RandomVector(64, 5)).Init("b3", {8}, testing::RandomVector(8, 6));
+  testing::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
+  b.Node("HardSwish", {"c1"}, {"a1"}, "hswish");
+  b.Node("Conv", {"a1", "w2", "b2"}, {"c2"}, "conv2");
+  b.Node("Sigmoid", {"c2"}, {"a2"}, "sigmoid");
+  b.Node("Conv", {"a2", "w3", "b3"}, {"c3"}, "conv3");
+  b.Node("Tanh", {"c3"}, {"y"}, "tanh");
+  b.Output("y");
+  kernels::testing::NpyArray calib;
+  calib.shape = {16, 3, 8, 8};
+  calib.data = testing::RandomVector(16 * 3 * 64, 7);
+  const CompileResult f = CompileModel(b.model(), CompileOptions());
+  const CompileResult q = CompileModel(b.model(), Int8Options(calib));
+  ASSERT_TRUE(f.ok) << f.error;
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_TRUE(q.report.quant.float_ops.empty()) << q.report.quant.float_ops[0];
+  const fb::Model* m = testing::ModelOf(q.model);
+  const auto luts = testing::OpsOfType(m, fb::OpType::LutInt8);
+  ASSERT_EQ(luts.size(), 3u);
+  const kernels::ActKind kinds[3] = {kernels::ActKind::kHardSwish, kernels::ActKind::kSigmoid, kernels::ActKind::kTanh};
+  for (size_t i = 0; i < 3; ++i) {
+    const fb::Tensor* x = m->tensors()->Get(static_cast<uint32_t>(luts[i]->inputs()->Get(0)));
+    const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(luts[i]->inputs()->Get(1)));
+    const fb::Tensor* y = m->tensors()->Get(static_cast<uint32_t>(luts[i]->outputs()->Get(0)));
+    const float sx = x->quant()->scales()->Get(0), sy = y->quant()->scales()->Get(0);
+    const int zx = x->quant()->zero_points()->Get(0), zy = y->quant()->zero_points()->Get(0);
+    const auto* table = reinterpret_cast<const int8_t*>(m->weights()->data() + t->weight_offset());
+    int bad = 0;
+    for (int v = -128; v < 128; ++v) {
+      const float real = kernels::ActOne(static_cast<float>(v - zx) * sx, kernels::Activation{kinds[i], 0, 0});
+      const float scaled = std::nearbyint(real / sy);   // half to even, as Quantize
+      const int want = static_cast<int>(std::min(127.0f, std::max(-128.0f, scaled + static_cast<float>(zy))));
+      bad += table[v + 128] != want;
+    }
+    EXPECT_EQ(bad, 0) << "table " << i;
+  }
+  std::vector<float> input = testing::RandomVector(3 * 64, 8);
+  const auto rf = RunModel(f.model, {input}), rq = RunModel(q.model, {input});
+  ASSERT_EQ(rq.status, Status::kOk) << rq.log;
+  double signal = 0, noise = 0;
+  for (size_t k = 0; k < rf.outputs[0].size(); ++k) {
+    signal += double(rf.outputs[0][k]) * rf.outputs[0][k];
+    noise += (double(rf.outputs[0][k]) - rq.outputs[0][k]) * (double(rf.outputs[0][k]) - rq.outputs[0][k]);
+  }
+  EXPECT_GT(10 * std::log10(signal / noise), 25.0);
 }
 
 // The memory goal on the MLPerf-Tiny-style keyword spotter: int8 arena ≤ 1/3.5 of

@@ -68,8 +68,9 @@ inline bool IsPlainMul(const ir::Node& n) {
 
 // Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish/SiLU/Tanh/Gelu (FusableIntoProducer) into
 // the producing Conv, ConvTranspose, FC, ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the
-// sole consumer.
-int FuseActivations(ir::Graph& graph);
+// sole consumer. clamps_only: Relu and Clip only (int8 models: the int8 output clamp expresses
+// those; the others stay ops of their own and become int8 lookup tables).
+int FuseActivations(ir::Graph& graph, bool clamps_only = false);
 // The same kinds only into BatchNormalization (for training: the trainer recomputes the
 // activation's gradient from the BN's saved x̂, so the fused output need not be kept for the
 // backward).

@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "error.h"
+#include "kernels/act_scalar.h"
 #include "kernels/conv/conv_scratch.h"
+#include "kernels/reference.h"
 
 namespace edgefold::compiler::quant {
 namespace {
@@ -123,7 +125,8 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
     case fb::OpType::Pool:
       return op.options.AsPoolOptions()->ceil_mode ? "ceil_mode pooling has no int8 kernel" : "";
     case fb::OpType::GlobalPool:
-    case fb::OpType::Reshape: return "";
+    case fb::OpType::Reshape:
+    case fb::OpType::Activation: return "";   // any elementwise activation: a lookup table
     default: return "no int8 kernel for this op";
   }
 }
@@ -201,6 +204,26 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0], out, &info);
     op->type = fb::OpType::GemmInt8;
     op->options.Set(std::move(o));
+    op->scratch_bytes = 0;
+  } else if (op->type == fb::OpType::Activation) {
+    // The activation of each of the 256 int8 inputs, dequantized, computed by the runtime's
+    // scalar formula and quantized by Quantize's rule into the output's scale and zero point.
+    const fb::Activation* a = op->options.AsActivationOptions()->activation.get();
+    kernels::Activation act;
+    if (a != nullptr) act = kernels::Activation{static_cast<kernels::ActKind>(a->kind()), a->alpha(), a->beta()};
+    std::vector<float> values(256);
+    for (int q = -128; q < 128; ++q)
+      values[static_cast<size_t>(q + 128)] = kernels::ActOne(static_cast<float>(q - in[0].zero_point) * in[0].scale, act);
+    std::vector<int8_t> table(256);
+    kernels::ref::QuantizeS8(kernels::QuantS8Params{out.scale, 1.0f / out.scale, out.zero_point}, values.data(),
+                             table.data(), table.size());
+    const int t = AddConstant(m, op->name + "/table", {256}, fb::DType::Int8, Bytes(table));
+    m->tensors.back().scales = {out.scale};
+    m->tensors.back().zero_points = {out.zero_point};
+    op->inputs = {op->inputs[0], t};
+    info.type = std::string("LutInt8 (") + (a != nullptr ? fb::EnumNameActivationKind(a->kind()) : "None") + ")";
+    op->type = fb::OpType::LutInt8;
+    op->options.Set(fb::LutInt8OptionsT());
     op->scratch_bytes = 0;
   } else {   // Binary Add
     fb::AddInt8OptionsT o;

@@ -35,4 +35,5 @@
   X(GemmInt8)                   \
   X(AddInt8)                    \
   X(PoolInt8)                   \
-  X(GlobalPoolInt8)
+  X(GlobalPoolInt8)             \
+  X(LutInt8)
