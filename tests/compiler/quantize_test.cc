@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "edgefold/model_generated.h"
@@ -169,6 +170,16 @@ TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
     EXPECT_EQ(bad, 0) << "table " << i;
   }
   std::vector<float> input = testing::RandomVector(3 * 64, 8);
+  {  // a table of another length is refused by name (its shape rewritten in the file)
+    std::vector<uint8_t> bytes = q.model;
+    const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(luts[0]->inputs()->Get(1)));
+    const size_t shape_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(t->shape()->data()) - q.model.data());
+    const int32_t len = 128;
+    std::memcpy(bytes.data() + shape_at, &len, 4);
+    const auto r = RunModel(bytes, {input});
+    EXPECT_NE(r.status, Status::kOk);
+    EXPECT_NE(r.log.find("hswish"), std::string::npos) << r.log;
+  }
   const auto rf = RunModel(f.model, {input}), rq = RunModel(q.model, {input});
   ASSERT_EQ(rq.status, Status::kOk) << rq.log;
   double signal = 0, noise = 0;
