@@ -12,6 +12,7 @@
 #include "testing/npy_read.h"
 #include "testing/onnx_builder.h"
 #include "testing/run_model.h"
+#include "int8_test_data.h"
 #include "testing/runtime_session.h"
 
 namespace edgefold::compiler {
@@ -21,13 +22,7 @@ using edgefold::testing::CreateInterpreter;
 
 const std::string kDigits = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_cnn.onnx";
 
-kernels::testing::NpyArray DigitsImages() {
-  kernels::testing::NpyArray x;
-  std::string error;
-  EXPECT_TRUE(kernels::testing::ReadNpyF32(std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_test_x.npy", &x, &error))
-      << error;
-  return x;
-}
+using int8_testing::DigitsImages;
 
 CompileOptions Int8Options(const std::vector<float>& calibration, std::vector<int64_t> shape, bool io_int8) {
   CompileOptions o;
@@ -118,17 +113,17 @@ TEST(QuantizeIoInt8, ArenaShrinksWhenTheInputSetsThePeak) {
   EXPECT_EQ(q.report.arena_bytes, 1024u + 256u);    // int8 x + int8 y
 }
 
-// x → Sigmoid → 1×1 Conv + Relu → y, and y → Sigmoid → z: x is read by a float op and z written
-// by one, so both stay float (named in the report); y becomes int8 while the Dequantize that
-// feeds the second Sigmoid stays. Outputs equal the float-I/O model's after dequantization.
+// x → Softmax → 1×1 Conv + Relu → y, and y → Softmax → z: x is read by a float op and z written
+// by one (Softmax has no int8 kernel), so both stay float (named in the report); y becomes int8
+// while the Dequantize that feeds the second Softmax stays. Outputs equal the float-I/O model's after dequantization.
 TEST(QuantizeIoInt8, InputsAndOutputsNextToFloatOpsStayFloat) {
   edgefold::testing::OnnxBuilder b(13, 8);
   b.GraphName("mixed").Input("x", {1, 4, 4, 4}).Output("y", {1, 4, 4, 4}).Output("z", {1, 4, 4, 4});
   b.Init("W", {4, 4, 1, 1}, edgefold::testing::RandomVector(16, 3)).Init("B", {4}, edgefold::testing::RandomVector(4, 4));
-  b.Node("Sigmoid", {"x"}, {"s"}, "sigmoid_in");
+  b.Node("Softmax", {"x"}, {"s"}, "softmax_in");
   edgefold::testing::SetInts(b.Node("Conv", {"s", "W", "B"}, {"c"}, "conv"), "kernel_shape", {1, 1});
   b.Node("Relu", {"c"}, {"y"}, "relu");
-  b.Node("Sigmoid", {"y"}, {"z"}, "sigmoid_out");
+  b.Node("Softmax", {"y"}, {"z"}, "softmax_out");
   const std::string path = ::testing::TempDir() + "/mixed_io.onnx";
   ASSERT_TRUE(edgefold::testing::SaveModel(b.model(), path));
   const std::vector<float> calib = edgefold::testing::RandomVector(8 * 64, 5, -3.0f, 3.0f);
@@ -142,7 +137,7 @@ TEST(QuantizeIoInt8, InputsAndOutputsNextToFloatOpsStayFloat) {
     std::printf("%s '%s': %s scale %.9g zero point %d %s\n", r.is_input ? "input" : "output", r.name.c_str(),
                 r.int8 ? "int8" : "float32", double(r.scale), r.zero_point, r.why_float.c_str());
   EXPECT_FALSE(io[0].int8);
-  EXPECT_NE(io[0].why_float.find("read by the float op 'sigmoid_in'"), std::string::npos) << io[0].why_float;
+  EXPECT_NE(io[0].why_float.find("read by the float op 'softmax_in'"), std::string::npos) << io[0].why_float;
   EXPECT_TRUE(io[1].int8) << io[1].why_float;
   EXPECT_EQ(io[1].name, "y");
   EXPECT_FALSE(io[2].int8);

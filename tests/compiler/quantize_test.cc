@@ -11,6 +11,7 @@
 #include "edgefold/model_generated.h"
 #include "kernels/act_scalar.h"
 #include "edgefold_compiler/compiler.h"
+#include "int8_test_data.h"
 #include "testing/npy_read.h"
 #include "testing/onnx_builder.h"
 #include "testing/run_model.h"
@@ -19,18 +20,13 @@ namespace edgefold::compiler {
 namespace {
 
 using edgefold::testing::AvailableIsas;
+using int8_testing::DigitsImages;
+using int8_testing::SqnrDb;
 using edgefold::testing::RunModel;
 
 const std::string kDigits = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_cnn.onnx";
 const std::string kBnPositions = std::string(EDGEFOLD_MODELS_DATA_DIR) + "/bn_positions.onnx";
 
-kernels::testing::NpyArray DigitsImages() {
-  kernels::testing::NpyArray x;
-  std::string error;
-  EXPECT_TRUE(kernels::testing::ReadNpyF32(std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_test_x.npy", &x, &error))
-      << error;
-  return x;
-}
 
 CompileOptions Int8Options(const kernels::testing::NpyArray& x) {
   CompileOptions o;
@@ -116,12 +112,7 @@ TEST(QuantizeInt8, MixedPrecisionNamesTheFloatOpsAndRuns) {
   EXPECT_TRUE(named) << q.report.quant.float_ops[0];
   const auto rf = RunModel(f.model, {x.data}), rq = RunModel(q.model, {x.data});
   ASSERT_EQ(rq.status, Status::kOk) << rq.log;
-  double signal = 0, noise = 0;
-  for (size_t k = 0; k < rf.outputs[0].size(); ++k) {
-    signal += double(rf.outputs[0][k]) * rf.outputs[0][k];
-    noise += (double(rf.outputs[0][k]) - rq.outputs[0][k]) * (double(rf.outputs[0][k]) - rq.outputs[0][k]);
-  }
-  EXPECT_GT(10 * std::log10(signal / noise), 15.0);
+  EXPECT_GT(SqnrDb(rf.outputs[0], rq.outputs[0]), 15.0);
 }
 
 // Activations other than the clamps (hard-swish, sigmoid, SiLU, tanh, GELU) become LutInt8
@@ -182,12 +173,7 @@ TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
   }
   const auto rf = RunModel(f.model, {input}), rq = RunModel(q.model, {input});
   ASSERT_EQ(rq.status, Status::kOk) << rq.log;
-  double signal = 0, noise = 0;
-  for (size_t k = 0; k < rf.outputs[0].size(); ++k) {
-    signal += double(rf.outputs[0][k]) * rf.outputs[0][k];
-    noise += (double(rf.outputs[0][k]) - rq.outputs[0][k]) * (double(rf.outputs[0][k]) - rq.outputs[0][k]);
-  }
-  EXPECT_GT(10 * std::log10(signal / noise), 25.0);
+  EXPECT_GT(SqnrDb(rf.outputs[0], rq.outputs[0]), 25.0);
 }
 
 // The memory goal on the MLPerf-Tiny-style keyword spotter: int8 arena ≤ 1/3.5 of
