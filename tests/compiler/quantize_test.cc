@@ -176,6 +176,47 @@ TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
   EXPECT_GT(SqnrDb(rf.outputs[0], rq.outputs[0]), 25.0);
 }
 
+// A squeeze-excitation block (global pool → 1×1 convs → hard-sigmoid → Mul with the block's
+// input) is int8 end to end: the channel-scale Mul becomes MulInt8 (one value per (n, c)),
+// either operand order gives the same bits, and the output stays close to float.
+TEST(QuantizeInt8, SqueezeExcitationMulIsInt8) {
+  std::vector<uint8_t> models[2];
+  std::vector<float> want;
+  for (int order = 0; order < 2; ++order) {
+    testing::OnnxBuilder b;
+    b.Input("x", {1, 8, 6, 6});
+    b.Init("w1", {8, 8, 3, 3}, testing::RandomVector(576, 11)).Init("b1", {8}, testing::RandomVector(8, 12));
+    b.Init("w2", {4, 8, 1, 1}, testing::RandomVector(32, 13)).Init("b2", {4}, testing::RandomVector(4, 14));
+    b.Init("w3", {8, 4, 1, 1}, testing::RandomVector(32, 15)).Init("b3", {8}, testing::RandomVector(8, 16));
+    b.Init("w4", {8, 8, 1, 1}, testing::RandomVector(64, 17)).Init("b4", {8}, testing::RandomVector(8, 18));
+    testing::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
+    b.Node("Relu", {"c1"}, {"r1"}, "relu1");
+    b.Node("GlobalAveragePool", {"r1"}, {"p"}, "squeeze");
+    b.Node("Conv", {"p", "w2", "b2"}, {"c2"}, "fc1");
+    b.Node("Relu", {"c2"}, {"r2"}, "relu2");
+    b.Node("Conv", {"r2", "w3", "b3"}, {"c3"}, "fc2");
+    b.Node("HardSigmoid", {"c3"}, {"s"}, "gate");
+    b.Node("Mul", order == 0 ? std::vector<std::string>{"r1", "s"} : std::vector<std::string>{"s", "r1"}, {"e"}, "excite");
+    b.Node("Conv", {"e", "w4", "b4"}, {"y"}, "project");
+    b.Output("y");
+    kernels::testing::NpyArray calib;
+    calib.shape = {16, 8, 6, 6};
+    calib.data = testing::RandomVector(16 * 8 * 36, 19);
+    const CompileResult f = CompileModel(b.model(), CompileOptions());
+    const CompileResult q = CompileModel(b.model(), Int8Options(calib));
+    ASSERT_TRUE(f.ok) << f.error;
+    ASSERT_TRUE(q.ok) << q.error;
+    EXPECT_TRUE(q.report.quant.float_ops.empty()) << q.report.quant.float_ops[0];
+    EXPECT_EQ(testing::CountOps(q.model, fb::OpType::MulInt8), 1u);
+    const std::vector<float> input = testing::RandomVector(8 * 36, 20);
+    const auto rf = RunModel(f.model, {input}), rq = RunModel(q.model, {input});
+    ASSERT_EQ(rq.status, Status::kOk) << rq.log;
+    EXPECT_GT(SqnrDb(rf.outputs[0], rq.outputs[0]), 25.0);
+    if (order == 0) want = rq.outputs[0];
+    else EXPECT_EQ(rq.outputs[0], want) << "Mul(s, x) and Mul(x, s) differ";
+  }
+}
+
 // The memory goal on the MLPerf-Tiny-style keyword spotter: int8 arena ≤ 1/3.5 of
 // float, weights below 1/2 (int32 biases and multipliers and 64-byte alignment keep it above 1/4).
 TEST(QuantizeInt8, DsCnnArenaIsAtMostAThirdAndAHalfOfFloat) {

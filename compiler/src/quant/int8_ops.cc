@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "error.h"
 #include "kernels/act_scalar.h"
@@ -91,6 +92,14 @@ void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<fl
 
 const std::vector<float>& ConstData(const LoweredModel& m, int i) { return m.tensors.at(static_cast<size_t>(i)).data; }
 
+// s is one value per (n, c) of y [N, C, …]: [N, C, 1, …] (MulInt8's broadcast).
+bool IsPerChannelOf(const std::vector<int64_t>& s, const std::vector<int64_t>& y) {
+  if (y.size() < 2 || s.size() != y.size() || s[0] != y[0] || s[1] != y[1]) return false;
+  for (size_t d = 2; d < s.size(); ++d)
+    if (s[d] != 1) return false;
+  return true;
+}
+
 }  // namespace
 
 std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
@@ -115,11 +124,15 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
     }
     case fb::OpType::Binary: {
       const auto* o = op.options.AsBinaryOptions();
-      if (o->kind != fb::BinaryKind::Add) return "only Add has an int8 kernel among the binary ops";
-      if (is_const(1)) return "an Add of a constant has no int8 kernel";
+      if (o->kind != fb::BinaryKind::Add && o->kind != fb::BinaryKind::Mul)
+        return "only Add and Mul have int8 kernels among the binary ops";
+      if (is_const(1)) return std::string("a ") + fb::EnumNameBinaryKind(o->kind) + " by a constant has no int8 kernel";
       const auto& y = m.tensors[static_cast<size_t>(op.outputs[0])].shape;
-      if (m.tensors[static_cast<size_t>(op.inputs[0])].shape != y || m.tensors[static_cast<size_t>(op.inputs[1])].shape != y)
-        return "a broadcasting Add has no int8 kernel";
+      const auto& a = m.tensors[static_cast<size_t>(op.inputs[0])].shape;
+      const auto& b = m.tensors[static_cast<size_t>(op.inputs[1])].shape;
+      if (o->kind == fb::BinaryKind::Add && (a != y || b != y)) return "a broadcasting Add has no int8 kernel";
+      if (o->kind == fb::BinaryKind::Mul && !((a == y && (b == y || IsPerChannelOf(b, y))) || (b == y && IsPerChannelOf(a, y))))
+        return "a Mul broadcasting other than one value per (n, c) has no int8 kernel";
       return ActivationBlocker(o->activation.get());
     }
     case fb::OpType::Pool:
@@ -224,6 +237,20 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     info.type = std::string("LutInt8 (") + (a != nullptr ? fb::EnumNameActivationKind(a->kind()) : "None") + ")";
     op->type = fb::OpType::LutInt8;
     op->options.Set(fb::LutInt8OptionsT());
+    op->scratch_bytes = 0;
+  } else if (op->options.AsBinaryOptions()->kind == fb::BinaryKind::Mul) {
+    // The full-shape operand first (the per-channel one second), as MulInt8 reads them.
+    if (m->tensors[static_cast<size_t>(op->inputs[0])].shape != y.shape) std::swap(op->inputs[0], op->inputs[1]);
+    fb::MulInt8OptionsT o;
+    ActivationClamp(op->options.AsBinaryOptions()->activation.get(), out, &o.act_min, &o.act_max);
+    const double real = static_cast<double>(in[0].scale) * in[1].scale / out.scale;
+    if (!QuantizeMultiplier(real, &o.multiplier, &o.shift))
+      throw CompileError("node '" + op->name + "': Mul rescale out of range");
+    info.act_min = o.act_min;
+    info.act_max = o.act_max;
+    info.type = "MulInt8";
+    op->type = fb::OpType::MulInt8;
+    op->options.Set(std::move(o));
     op->scratch_bytes = 0;
   } else {   // Binary Add
     fb::AddInt8OptionsT o;

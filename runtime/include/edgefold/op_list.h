@@ -36,4 +36,5 @@
   X(AddInt8)                    \
   X(PoolInt8)                   \
   X(GlobalPoolInt8)             \
-  X(LutInt8)
+  X(LutInt8)                    \
+  X(MulInt8)

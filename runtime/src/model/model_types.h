@@ -110,7 +110,7 @@ union OpOptions {
     int32_t kernel[2], strides[2], dilations[2], pads[4];
     int32_t group;
     int32_t act_min, act_max;
-    int32_t multiplier_a, multiplier_b, shift;   // AddInt8
+    int32_t multiplier_a, multiplier_b, shift;   // AddInt8; MulInt8: multiplier_a and shift
   } int8;
 };
 

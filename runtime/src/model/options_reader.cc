@@ -88,6 +88,12 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
         return fail("AddInt8 multipliers must be >= 0 and shift in [1, 62]");
       return CheckClamp(o->act_min(), o->act_max()) || fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
     }
+    case fb::OpType::MulInt8: {
+      const auto* o = op->options_as_MulInt8Options();
+      if (o->multiplier() < (int32_t{1} << 30) || o->shift() < -30 || o->shift() > 31)
+        return fail("MulInt8 multiplier must be in [2^30, 2^31) and shift in [-30, 31]");
+      return CheckClamp(o->act_min(), o->act_max()) || fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
+    }
     case fb::OpType::PoolInt8: {
       const auto* o = op->options_as_PoolInt8Options();
       if (!CheckWindow(o->kernel(), o->strides(), o->dilations(), o->pads()))
@@ -230,6 +236,14 @@ void ReadOptions(const fb::Operator* op, OpOptions* out) {
       const auto* o = op->options_as_AddInt8Options();
       out->int8.multiplier_a = o->multiplier_a();
       out->int8.multiplier_b = o->multiplier_b();
+      out->int8.shift = o->shift();
+      out->int8.act_min = o->act_min();
+      out->int8.act_max = o->act_max();
+      break;
+    }
+    case fb::OpType::MulInt8: {
+      const auto* o = op->options_as_MulInt8Options();
+      out->int8.multiplier_a = o->multiplier();
       out->int8.shift = o->shift();
       out->int8.act_min = o->act_min();
       out->int8.act_max = o->act_max();
