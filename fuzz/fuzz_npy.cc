@@ -11,8 +11,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string error;
   if (edgefold::tools::ParseNpy(data, size, "fuzz.npy", &array, &error)) {
     const size_t elems = array.elems();
-    const size_t held = array.dtype == edgefold::tools::NpyDType::kFloat32 ? array.f32.size()
-                                                                          : array.i64.size();
+    size_t held = array.f32.size();
+    if (array.dtype == edgefold::tools::NpyDType::kInt64) held = array.i64.size();
+    if (array.dtype == edgefold::tools::NpyDType::kInt8) held = array.s8.size();
     if (elems != held) std::abort();   // shape and data must agree
   } else if (error.empty()) {
     std::abort();                      // every rejection explains itself
