@@ -11,9 +11,7 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& a = ctx.input(0);
   const TensorInfo& b = ctx.input(1);
   const TensorInfo& y = ctx.output(0);
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, a, "A"));
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, b, "B"));
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, y, "Y"));
+  EDGEFOLD_RETURN_IF_ERROR(CheckS8Elementwise(ctx, {"A", "B"}));
   if (!SameShape(a, y) || !SameShape(b, y))
     return ctx.Fail(Status::kShapeMismatch, "A, B and Y must have the same shape (no broadcasting in int8)");
   const auto& o = ctx.op.options.int8;

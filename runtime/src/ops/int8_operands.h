@@ -1,6 +1,8 @@
 // Checks shared by the int8 ops' Prepare: dtypes, per-tensor quantization and the
 // requantization constants (docs/quantization.md).
 #pragma once
+#include <initializer_list>
+
 #include "ops/op_kernel.h"
 
 namespace edgefold::internal {
@@ -14,6 +16,13 @@ inline Status CheckS8Activation(OpContext& ctx, const TensorInfo& t, const char*
     return ctx.Fail(Status::kInvalidModel, "%s '%s' must be an int8 activation with one scale and zero point",
                     role, t.name);
   return Status::kOk;
+}
+
+// An elementwise int8 op's activations: input i named roles[i], and Y.
+inline Status CheckS8Elementwise(OpContext& ctx, std::initializer_list<const char*> roles) {
+  uint32_t i = 0;
+  for (const char* role : roles) EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, ctx.input(i++), role));
+  return CheckS8Activation(ctx, ctx.output(0), "Y");
 }
 
 inline Status CheckFloatTensor(OpContext& ctx, const TensorInfo& t, const char* role) {

@@ -11,8 +11,7 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& t = ctx.input(1);
   const TensorInfo& y = ctx.output(0);
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, x, "X"));
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, y, "Y"));
+  EDGEFOLD_RETURN_IF_ERROR(CheckS8Elementwise(ctx, {"X"}));
   if (t.dtype != DType::kInt8 || !t.is_constant || t.elems != 256)
     return ctx.Fail(Status::kInvalidModel, "table '%s' must be an int8 constant of 256 values", t.name);
   if (x.elems != y.elems) return ctx.Fail(Status::kShapeMismatch, "X and Y must have as many elements");

@@ -18,9 +18,7 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& a = ctx.input(0);
   const TensorInfo& b = ctx.input(1);
   const TensorInfo& y = ctx.output(0);
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, a, "A"));
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, b, "B"));
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, y, "Y"));
+  EDGEFOLD_RETURN_IF_ERROR(CheckS8Elementwise(ctx, {"A", "B"}));
   if (!SameShape(a, y)) return ctx.Fail(Status::kShapeMismatch, "A and Y must have the same shape");
   MulInt8Prepared p{1, a.elems, a.zero_points[0], b.zero_points[0]};
   if (SameShape(b, y)) {
