@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/conv/im2col_rows.h"
 #include "kernels/conv/valid_columns.h"
 
 #include "kernels/ref/int8_dsp.h"
@@ -62,36 +63,9 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
 #endif
 }
 
-// As Im2col, padding with `pad_value` (the input's zero point: real 0): per tap and output
-// row, the in-image columns are one range (ValidColumns), copied; the rest is padding.
+// As Im2col, padding with `pad_value` (the input's zero point: real 0).
 void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col) {
-  const size_t channels = s.in_c / s.group, out_plane = s.out_h * s.out_w;
-  for (size_t c = 0; c < channels; ++c)
-    for (size_t r = 0; r < s.kh; ++r)
-      for (size_t t = 0; t < s.kw; ++t) {
-        int8_t* row = col + ((c * s.kh + r) * s.kw + t) * out_plane;
-        const long off_w = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
-        size_t lo = 0, hi = 0;
-        ValidColumns(s, off_w, &lo, &hi);
-        for (size_t oh = 0; oh < s.out_h; ++oh) {
-          int8_t* dst = row + oh * s.out_w;
-          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
-          if (ih < 0 || ih >= static_cast<long>(s.in_h)) {
-            std::memset(dst, pad_value, s.out_w);
-            continue;
-          }
-          const int8_t* in = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w + (static_cast<long>(lo * s.stride_w) + off_w);
-          std::memset(dst, pad_value, lo);
-          if (s.stride_w == 1) {
-            std::memcpy(dst + lo, in, hi - lo);
-          } else if (s.stride_w == 2) {   // a constant stride the compiler vectorizes
-            for (size_t ow = lo; ow < hi; ++ow) dst[ow] = in[2 * (ow - lo)];
-          } else {
-            for (size_t ow = lo; ow < hi; ++ow, in += s.stride_w) dst[ow] = *in;
-          }
-          std::memset(dst + hi, pad_value, s.out_w - hi);
-        }
-      }
+  Im2colRows<int8_t>(s, x_group, pad_value, col);
 }
 
 // Round half to even without depending on the FPU's rounding instruction: for |v| ≤ 2^22,

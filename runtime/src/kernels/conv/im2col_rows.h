@@ -1,0 +1,45 @@
+// The im2col loop, once for float (padding 0) and int8 (padding the input's zero point):
+// col[(c·kh + r)·kw + s, oh·out_w + ow] = x[c, oh·sh − pt + r·dh, ow·sw − pl + s·dw], `pad`
+// outside the image, for the group's in_c/group channels. Per tap and output row the in-image
+// columns are one range (ValidColumns): copied, the rest filled. Pure data movement.
+#pragma once
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/conv/valid_columns.h"
+
+namespace edgefold::kernels::ref {
+
+template <class T>
+void Im2colRows(const Conv2dShape& s, const T* x_group, T pad, T* col) {
+  const size_t channels = s.in_c / s.group, out_plane = s.out_h * s.out_w;
+  for (size_t c = 0; c < channels; ++c)
+    for (size_t r = 0; r < s.kh; ++r)
+      for (size_t t = 0; t < s.kw; ++t) {
+        T* row = col + ((c * s.kh + r) * s.kw + t) * out_plane;
+        // Input column of output ow: ow·sw + off_w, off_w may be negative.
+        const long off_w = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
+        size_t lo = 0, hi = 0;
+        ValidColumns(s, off_w, &lo, &hi);
+        for (size_t oh = 0; oh < s.out_h; ++oh) {
+          T* dst = row + oh * s.out_w;
+          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
+          if (ih < 0 || ih >= static_cast<long>(s.in_h)) {
+            std::fill_n(dst, s.out_w, pad);
+            continue;
+          }
+          const T* in = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w + (static_cast<long>(lo * s.stride_w) + off_w);
+          std::fill_n(dst, lo, pad);
+          if (s.stride_w == 1) {
+            std::memcpy(dst + lo, in, (hi - lo) * sizeof(T));
+          } else if (s.stride_w == 2) {   // a constant stride the compiler vectorizes
+            for (size_t ow = lo; ow < hi; ++ow) dst[ow] = in[2 * (ow - lo)];
+          } else {
+            for (size_t ow = lo; ow < hi; ++ow, in += s.stride_w) dst[ow] = *in;
+          }
+          std::fill_n(dst + hi, s.out_w - hi, pad);
+        }
+      }
+}
+
+}  // namespace edgefold::kernels::ref
