@@ -6,6 +6,7 @@
 
 #include "edgefold/model_generated.h"
 #include "model/options_reader.h"
+#include "model/vector_alignment.h"
 
 static_assert(FLATBUFFERS_LITTLEENDIAN, "index vectors are read in place: little-endian only");
 
@@ -244,6 +245,10 @@ Status CheckTrainingSection(const fb::Model* m, ModelSummary* s, ErrorReporter& 
   s->num_trainable = list->size();
   const auto* offsets = m->training()->buffer_offsets();
   if (offsets == nullptr) return Status::kOk;
+  if (!ElementsAligned(offsets)) {
+    errors.Report("training section: buffer_offsets are not 8-byte aligned in the model file");
+    return Status::kInvalidModel;
+  }
   const uint64_t planned = m->training()->planned_bytes();
   if (planned > SIZE_MAX / 2) {
     errors.Report("training section: planned training buffers of %llu bytes do not fit this machine",

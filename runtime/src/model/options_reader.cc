@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "model/vector_alignment.h"
+
 namespace edgefold::internal {
 namespace {
 
@@ -158,6 +160,8 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
       if (o->scales() == nullptr || o->offsets() == nullptr || o->scales()->size() != 2 ||
           o->offsets()->size() != 2)
         return fail("resize needs 2 scales and 2 offsets (h, w)");
+      if (!ElementsAligned(o->scales()) || !ElementsAligned(o->offsets()))
+        return fail("resize scales and offsets are not 8-byte aligned in the model file");
       for (uint32_t i = 0; i < 2; ++i)
         if (!std::isfinite(o->scales()->Get(i)) || !std::isfinite(o->offsets()->Get(i)))
           return fail("resize scales and offsets must be finite");
