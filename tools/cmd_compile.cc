@@ -60,6 +60,9 @@ constexpr char kUsage[] =
     "                               no Quantize/Dequantize at the edges); default float\n"
     "  --quantize-percentile P      clip activations to their [100-P, P] percentiles (default 100:\n"
     "                               min/max)\n"
+    "  --quantize-clip minmax|mse   mse: each activation's range with the least squared int8\n"
+    "                               error (clipping + rounding) on the calibration data;\n"
+    "                               default minmax (or the percentiles of --quantize-percentile)\n"
     "  --calibrate X.npy            with --quantize: calibration inputs [N, input dims after the\n"
     "                               batch]; without --quantize: recompute BN statistics from data,\n"
     "                               then fold\n"
@@ -111,8 +114,8 @@ bool ParseFloatList(const std::string& flag, const std::string& text, std::vecto
 }
 
 void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint64_t weight_bytes) {
-  std::printf("int8: %zu calibration runs, %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n", q.runs,
-              q.layers.size(), q.float_ops.size(), q.boundaries);
+  std::printf("int8: %zu calibration runs (clipping: %s), %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n",
+              q.runs, q.clipping.c_str(), q.layers.size(), q.float_ops.size(), q.boundaries);
   for (const std::string& f : q.float_ops) std::printf("  stays float: %s\n", f.c_str());
   std::printf("  %-28s %-20s %10s %10s %5s %10s %10s %21s %21s %9s\n", "layer", "type", "in scale", "out scale", "zp",
               "w scale lo", "w scale hi", "observed range", "int8 range (clip)", "SQNR dB");
@@ -136,7 +139,7 @@ void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint
               static_cast<unsigned long long>(weight_bytes), static_cast<unsigned long long>(q.float_weight_bytes));
 }
 
-// --quantize int8 --calibrate X.npy [--quantize-percentile P] into `options`.
+// --quantize int8 --calibrate X.npy [--quantize-percentile P | --quantize-clip mse] into `options`.
 bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* options, std::string* error) {
   const std::string io = args.Get("--io", "float");
   if (io != "float" && io != "int8") {
@@ -145,6 +148,7 @@ bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* option
   }
   if (!args.Has("--quantize")) {
     if (args.Has("--quantize-percentile")) *error = "--quantize-percentile needs --quantize int8";
+    if (args.Has("--quantize-clip")) *error = "--quantize-clip needs --quantize int8";
     if (io == "int8") *error = "--io int8 needs --quantize int8 (a float model takes and gives float)";
     return error->empty();
   }
@@ -170,6 +174,18 @@ bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* option
       *error = "--quantize-percentile must be a number in (50, 100]";
       return false;
     }
+  }
+  if (args.Has("--quantize-clip")) {
+    const std::string clip = args.Get("--quantize-clip", "");
+    if (clip != "minmax" && clip != "mse") {
+      *error = "--quantize-clip must be minmax or mse, got '" + clip + "'";
+      return false;
+    }
+    if (clip == "mse" && args.Has("--quantize-percentile")) {
+      *error = "--quantize-clip mse and --quantize-percentile do not combine (each chooses the clipping)";
+      return false;
+    }
+    options->quantize_mse = clip == "mse";
   }
   NpyArray x;
   const std::string path = args.Get("--calibrate", "");
@@ -292,7 +308,7 @@ int CompileCommand(int argc, char** argv) {
   spec.value_flags = {"--output", "--input-shape", "--batch", "--infer-batch", "--bn-stats", "--new-classes",
                       "--saved-precision", "--trainable", "--train-from", "--trainable-last", "--calibrate",
                       "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std", "--input-stats-from",
-                      "--quantize", "--quantize-percentile", "--io"};
+                      "--quantize", "--quantize-percentile", "--quantize-clip", "--io"};
   spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train", "--refold-weights", "--recompute"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;

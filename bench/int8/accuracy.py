@@ -98,7 +98,7 @@ def main():
     x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.25, stratify=y, random_state=SEED)
     np.save(os.path.join(work, "test_x.npy"), x_test)
     np.save(os.path.join(work, "calib.npy"), x_train[:128])
-    print(f"{'network':<22} {'float top-1':>11} {'int8 top-1':>10} {'agreement':>9} {'PyTorch':>8}  int8 layers / float ops")
+    print(f"{'network (clipping)':<28} {'float top-1':>11} {'int8 top-1':>10} {'agreement':>9} {'PyTorch':>8}  int8 layers / float ops")
     for name, make in (("plain CNN", plain_cnn), ("depthwise-separable", depthwise_separable),
                        ("MobileNetV3-style", mobilenet_v3_style)):
         torch.manual_seed(SEED)
@@ -110,16 +110,17 @@ def main():
                           input_names=["x"], output_names=["logits"],
                           training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
         run([edgefold, "compile", stem + ".onnx", "-o", stem + ".efb"])
-        report = run([edgefold, "compile", stem + ".onnx", "--quantize", "int8", "--calibrate",
-                      os.path.join(work, "calib.npy"), "-o", stem + ".int8.efb"])
-        layers = next((l.split(":", 1)[1].strip() for l in report.splitlines() if l.startswith("int8:")), "?")
-        for suffix in ("", ".int8"):
-            run([edgefold, "run", stem + suffix + ".efb", "-i", os.path.join(work, "test_x.npy"),
-                 "-o", stem + suffix + ".out.npy"])
+        run([edgefold, "run", stem + ".efb", "-i", os.path.join(work, "test_x.npy"), "-o", stem + ".out.npy"])
         f = np.load(stem + ".out.npy").argmax(1)
-        q = np.load(stem + ".int8.out.npy").argmax(1)
-        print(f"{name:<22} {100 * (f == y_test).mean():10.2f}% {100 * (q == y_test).mean():9.2f}% "
-              f"{100 * (f == q).mean():8.2f}% {100 * torch_top1:7.2f}%  {layers}")
+        for clip in ("minmax", "mse"):   # --quantize-clip: the activation ranges' clipping
+            report = run([edgefold, "compile", stem + ".onnx", "--quantize", "int8", "--calibrate",
+                          os.path.join(work, "calib.npy"), "--quantize-clip", clip, "-o", stem + ".int8.efb"])
+            layers = next((l.split(":", 1)[1].strip() for l in report.splitlines() if l.startswith("int8:")), "?")
+            run([edgefold, "run", stem + ".int8.efb", "-i", os.path.join(work, "test_x.npy"),
+                 "-o", stem + ".int8.out.npy"])
+            q = np.load(stem + ".int8.out.npy").argmax(1)
+            print(f"{name + ' (' + clip + ')':<28} {100 * (f == y_test).mean():10.2f}% {100 * (q == y_test).mean():9.2f}% "
+                  f"{100 * (f == q).mean():8.2f}% {100 * torch_top1:7.2f}%  {layers}")
 
 
 if __name__ == "__main__":

@@ -257,6 +257,26 @@ TEST(QuantizeInt8, PercentileClipsTheRange) {
   EXPECT_GE(q.report.quant.top1_agreement, 0.95);
 }
 
+// --quantize-clip mse: every range inside the observed one, the report says how it was chosen,
+// and the network still agrees with float.
+TEST(QuantizeInt8, MseClippingStaysInsideTheObservedRange) {
+  CompileOptions o = Int8Options(DigitsImages());
+  o.quantize_mse = true;
+  const CompileResult q = CompileFile(kDigits, o);
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.report.quant.clipping, "mse");
+  for (const QuantLayerReport& l : q.report.quant.layers) {
+    EXPECT_LE(l.clip_hi, std::max(0.0, l.range_max) + l.out_scale) << l.name;
+    EXPECT_GE(l.clip_lo, std::min(0.0, l.range_min) - l.out_scale) << l.name;
+  }
+  EXPECT_GE(q.report.quant.top1_agreement, 0.97);
+  o.quantize_percentile = 99.0;
+  const CompileResult both = CompileFile(kDigits, o);
+  EXPECT_FALSE(both.ok);
+  EXPECT_NE(both.error.find("--quantize-clip mse and --quantize-percentile do not combine"), std::string::npos)
+      << both.error;
+}
+
 TEST(QuantizeInt8, RefusesBadCalibrationData) {
   kernels::testing::NpyArray x = DigitsImages();
   CompileOptions o = Int8Options(x);

@@ -237,6 +237,10 @@ TEST_F(CliBadInput, QuantizeRefusesBadCalibrationData) {
       {"percentile out of range", " --calibrate '" + Path("good.npy") + "' --quantize-percentile 101", 2,
        "--quantize-percentile must be"},
       {"another quantization", " --calibrate '" + Path("good.npy") + "' --quantize int4", 2, "int8 only"},
+      {"unknown clipping", " --calibrate '" + Path("good.npy") + "' --quantize-clip kl", 2,
+       "--quantize-clip must be minmax or mse, got 'kl'"},
+      {"two clippings", " --calibrate '" + Path("good.npy") + "' --quantize-clip mse --quantize-percentile 99", 2,
+       "--quantize-clip mse and --quantize-percentile do not combine"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

@@ -32,11 +32,14 @@ struct CompileOptions {
   // --quantize int8 (docs/quantization.md): post-training int8 after folding, activation
   // ranges observed by running the float model on `calibration` (float32, shape
   // calibration_shape = [N, the first input's dims after the batch], N a multiple of its batch).
-  // quantize_percentile < 100 clips each activation to its [100−P, P] percentiles.
+  // quantize_percentile < 100 clips each activation to its [100−P, P] percentiles;
+  // quantize_mse (--quantize-clip mse) to the range with the least squared int8 error
+  // (clipping + rounding) on the calibration values. Neither: min/max.
   bool quantize_int8 = false;
   std::vector<float> calibration;
   std::vector<int64_t> calibration_shape;
   double quantize_percentile = 100.0;
+  bool quantize_mse = false;
   // --io int8 (needs quantize_int8): graph inputs and outputs become int8 tensors with the scale
   // and zero point of the Quantize/Dequantize ops they replace (which are dropped), for firmware
   // that never touches floats. An input read by a float op, or an output written by one, stays
@@ -71,6 +74,7 @@ struct QuantReport {
   bool io_int8 = false;                     // --io int8 asked for
   std::vector<QuantIoReport> io;            // graph inputs, then outputs
   size_t runs = 0;                          // calibration runs of the graph
+  std::string clipping;                     // "min/max", "percentiles 0.1..99.9", "mse"
   std::vector<QuantLayerReport> layers;
   std::vector<std::string> float_ops;       // "name (Type): why it stays float"
   int boundaries = 0;                       // Quantize/Dequantize ops inserted

@@ -1,6 +1,7 @@
 #include "quant/quantize.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "error.h"
@@ -139,18 +140,31 @@ LoweredModel DropUnused(LoweredModel m) {
   return out;
 }
 
+std::string FormatPercent(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", p);
+  return text;
+}
+
 }  // namespace
 
 LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions& options, const std::string& name,
                           QuantReport* report) {
   if (!(options.quantize_percentile > 50.0 && options.quantize_percentile <= 100.0))
     throw CompileError("model '" + name + "': --quantize-percentile must be in (50, 100]");
+  if (options.quantize_mse && options.quantize_percentile < 100.0)
+    throw CompileError("model '" + name + "': --quantize-clip mse and --quantize-percentile do not combine");
   const Samples samples = CheckCalibration(float_model, options, name);
-  const std::vector<Range> ranges = ObserveRanges(float_model, samples, options.quantize_percentile, name);
+  const std::vector<Range> ranges = ObserveRanges(float_model, samples, options.quantize_percentile, options.quantize_mse, name);
   Int8Model q = QuantizeModel(float_model, ranges);
   QuantReport& r = *report;
   r.ran = true;
   r.runs = samples.count;
+  r.clipping = options.quantize_mse ? "mse"
+               : options.quantize_percentile < 100.0
+                   ? "percentiles " + FormatPercent(100.0 - options.quantize_percentile) + ".." +
+                         FormatPercent(options.quantize_percentile)
+                   : "min/max";
   r.boundaries = static_cast<int>(q.boundaries.size());
   for (const FloatOp& f : q.float_ops) r.float_ops.push_back(f.name + " (" + f.type + "): " + f.reason);
   for (const LayerInfo& l : q.layers) {

@@ -4,12 +4,15 @@
 #include <cmath>
 
 #include "error.h"
+#include "quant/mse_clip.h"
 
 namespace edgefold::compiler::quant {
 namespace {
 
-// Percentiles are taken over at most this many values per tensor (every k-th value kept).
+// Percentiles are taken over at most this many values per tensor (every k-th value kept); the
+// MSE search over fewer (it sorts them).
 constexpr size_t kMaxKeptValues = size_t{1} << 20;
+constexpr size_t kMaxKeptValuesMse = size_t{1} << 18;
 
 struct Observer {
   Range* range;
@@ -29,9 +32,15 @@ struct Observer {
     }
   }
 
-  void Finish(double percentile) {
+  void Finish(double percentile, bool mse) {
     range->lo = range->min;
     range->hi = range->max;
+    if (mse) {
+      const ClipRange c = MseClip(kept, range->min, range->max);
+      range->lo = c.lo;
+      range->hi = c.hi;
+      return;
+    }
     if (percentile >= 100.0 || kept.empty()) return;
     const double tail = (100.0 - percentile) / 100.0;
     const auto at = [&](double q) {
@@ -47,7 +56,7 @@ struct Observer {
 }  // namespace
 
 std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& samples, double percentile,
-                                 const std::string& name) {
+                                 bool mse, const std::string& name) {
   std::vector<Range> ranges(model.tensors.size());
   std::vector<int> probes;
   for (const fb::OperatorT& op : model.ops)
@@ -58,7 +67,8 @@ std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& sampl
   for (size_t t = 0; t < observers.size(); ++t) {
     observers[t].range = &ranges[t];
     const size_t total = samples.count * model.tensors[t].bytes / sizeof(float);
-    if (percentile < 100.0) observers[t].stride = std::max<size_t>(1, total / kMaxKeptValues);
+    if (mse) observers[t].stride = std::max<size_t>(1, total / kMaxKeptValuesMse);
+    else if (percentile < 100.0) observers[t].stride = std::max<size_t>(1, total / kMaxKeptValues);
   }
   observers[static_cast<size_t>(input)].Add(samples.data, samples.count * samples.run_elems);
   const std::string error = RunSamples(model, probes, samples, [&](size_t, size_t o, const float* x, size_t n) {
@@ -66,7 +76,7 @@ std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& sampl
   });
   if (!error.empty()) throw CompileError("model '" + name + "': calibration run failed: " + error);
   for (Observer& o : observers)
-    if (o.range->observed) o.Finish(percentile);
+    if (o.range->observed) o.Finish(percentile, mse);
   return ranges;
 }
 

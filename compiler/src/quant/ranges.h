@@ -1,6 +1,6 @@
 // Activation ranges observed on calibration data: per tensor of the float model, the min and
-// max over every run, and the clipping range the quantizer uses (min/max, or the P-th
-// percentiles with --quantize-percentile P).
+// max over every run, and the clipping range the quantizer uses (min/max, the P-th
+// percentiles with --quantize-percentile P, or the MSE-optimal range with --quantize-clip mse).
 #pragma once
 #include <vector>
 
@@ -15,9 +15,10 @@ struct Range {
 };
 
 // One Range per tensor of `model` (constants: not observed). The graph's first input is
-// observed from the samples themselves. percentile ∈ (50, 100]; 100 = min/max. Throws
+// observed from the samples themselves. percentile ∈ (50, 100]; 100 = min/max; mse: MseClip
+// over the tensor's values (percentile then unused). Throws
 // CompileError naming the model when the runtime cannot run it.
 std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& samples, double percentile,
-                                 const std::string& name);
+                                 bool mse, const std::string& name);
 
 }  // namespace edgefold::compiler::quant
