@@ -217,6 +217,64 @@ TEST(QuantizeInt8, SqueezeExcitationMulIsInt8) {
   }
 }
 
+// Concat is int8 (a byte copy): its inputs and output share one range (the union), a branch
+// whose scale is its producer's (a max pool follows its input's) is requantized by a lookup
+// table first; an Inception-style block stays int8 end to end and close to float.
+TEST(QuantizeInt8, ConcatIsInt8WithOneScale) {
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 3, 8, 8});
+  b.Init("w0", {3, 3, 1, 1}, testing::RandomVector(9, 30)).Init("b0", {3}, testing::RandomVector(3, 29));
+  b.Init("w1", {4, 3, 1, 1}, testing::RandomVector(12, 31)).Init("b1", {4}, testing::RandomVector(4, 32));
+  b.Init("w2", {6, 3, 3, 3}, testing::RandomVector(162, 33)).Init("b2", {6}, testing::RandomVector(6, 34));
+  b.Init("w3", {5, 13, 3, 3}, testing::RandomVector(585, 35)).Init("b3", {5}, testing::RandomVector(5, 36));
+  b.Node("Conv", {"x", "w0", "b0"}, {"s"}, "stem");
+  b.Node("Conv", {"s", "w1", "b1"}, {"c1"}, "branch1x1");
+  b.Node("Relu", {"c1"}, {"r1"}, "relu1");
+  testing::SetInts(b.Node("Conv", {"s", "w2", "b2"}, {"c2"}, "branch3x3"), "pads", {1, 1, 1, 1});
+  auto& pool = b.Node("MaxPool", {"s"}, {"p"}, "branch_pool");
+  testing::SetInts(pool, "kernel_shape", {3, 3});
+  testing::SetInts(pool, "pads", {1, 1, 1, 1});
+  testing::SetInt(b.Node("Concat", {"r1", "c2", "p"}, {"cat"}, "concat"), "axis", 1);
+  testing::SetInts(b.Node("Conv", {"cat", "w3", "b3"}, {"y"}, "head"), "pads", {1, 1, 1, 1});
+  b.Output("y");
+  kernels::testing::NpyArray calib;
+  calib.shape = {16, 3, 8, 8};
+  calib.data = testing::RandomVector(16 * 3 * 64, 37);
+  const CompileResult f = CompileModel(b.model(), CompileOptions());
+  const CompileResult q = CompileModel(b.model(), Int8Options(calib));
+  ASSERT_TRUE(f.ok) << f.error;
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_TRUE(q.report.quant.float_ops.empty()) << q.report.quant.float_ops[0];
+  const fb::Model* m = testing::ModelOf(q.model);
+  const auto concats = testing::OpsOfType(m, fb::OpType::Concat);
+  ASSERT_EQ(concats.size(), 1u);
+  const fb::Tensor* y = m->tensors()->Get(static_cast<uint32_t>(concats[0]->outputs()->Get(0)));
+  ASSERT_EQ(y->dtype(), fb::DType::Int8);
+  for (int32_t in : *concats[0]->inputs()) {
+    const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(in));
+    EXPECT_EQ(t->dtype(), fb::DType::Int8);
+    EXPECT_EQ(t->quant()->scales()->Get(0), y->quant()->scales()->Get(0)) << t->name()->str();
+    EXPECT_EQ(t->quant()->zero_points()->Get(0), y->quant()->zero_points()->Get(0)) << t->name()->str();
+  }
+  EXPECT_EQ(testing::CountOps(q.model, fb::OpType::LutInt8), 1u) << "the pool branch is requantized";
+  for (unsigned seed = 40; seed < 44; ++seed) {
+    const std::vector<float> input = testing::RandomVector(3 * 64, seed);
+    const auto rf = RunModel(f.model, {input}), rq = RunModel(q.model, {input});
+    ASSERT_EQ(rq.status, Status::kOk) << rq.log;
+    EXPECT_GT(SqnrDb(rf.outputs[0], rq.outputs[0]), 25.0) << seed;
+  }
+  {  // an int8 Concat input of another scale is refused by name (its scale rewritten in the file)
+    std::vector<uint8_t> bytes = q.model;
+    const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(concats[0]->inputs()->Get(0)));
+    const size_t scale_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(t->quant()->scales()->data()) - q.model.data());
+    const float other = 2.0f * t->quant()->scales()->Get(0);
+    std::memcpy(bytes.data() + scale_at, &other, 4);
+    const auto r = RunModel(bytes, {testing::RandomVector(3 * 64, 45)});
+    EXPECT_EQ(r.status, Status::kInvalidModel);
+    EXPECT_NE(r.log.find("Concat 'concat': int8 input '" + t->name()->str() + "'"), std::string::npos) << r.log;
+  }
+}
+
 // The memory goal on the MLPerf-Tiny-style keyword spotter: int8 arena ≤ 1/3.5 of
 // float, weights below 1/2 (int32 biases and multipliers and 64-byte alignment keep it above 1/4).
 TEST(QuantizeInt8, DsCnnArenaIsAtMostAThirdAndAHalfOfFloat) {

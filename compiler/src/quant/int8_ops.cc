@@ -137,6 +137,10 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
     }
     case fb::OpType::Pool:
       return op.options.AsPoolOptions()->ceil_mode ? "ceil_mode pooling has no int8 kernel" : "";
+    case fb::OpType::Concat:
+      for (size_t i = 1; i < op.inputs.size(); ++i)
+        if (op.inputs[i] < 0 || is_const(i)) return "a Concat with a constant input has no int8 kernel";
+      return "";
     case fb::OpType::GlobalPool:
     case fb::OpType::Reshape:
     case fb::OpType::Activation: return "";   // any elementwise activation: a lookup table

@@ -1,5 +1,6 @@
 #include "quant/quantize_model.h"
 
+#include <algorithm>
 #include <map>
 
 namespace edgefold::compiler::quant {
@@ -110,7 +111,48 @@ class Rewriter {
     m().ops.push_back(std::move(op));
   }
 
+  // An int8 copy of t in quantization q: a LutInt8 of the identity (one table lookup per value).
+  int Requantize(int t, const ActQuant& q, const std::string& name) {
+    const int r = NewTensor(t, fb::DType::Int8, "/requant");
+    fb::OperatorT op;
+    op.type = fb::OpType::Activation;
+    op.name = name;
+    op.inputs = {t};
+    op.outputs = {r};
+    op.options.Set(fb::ActivationOptionsT());
+    // Not a report layer: its output has no float counterpart; the Concat's layer covers it.
+    MakeInt8Op(&op, &m(), &quant_[static_cast<size_t>(t)], q);
+    SetInt8(r, q);
+    m().ops.push_back(std::move(op));
+    return r;
+  }
+
+  // Concat copies bytes: every input in the output's scale and zero point. The ranges give them
+  // one (QuantizeModel unites them); an input that keeps another (a pool's or reshape's, which
+  // follow their producer) is requantized first.
+  void EmitConcat(fb::OperatorT op) {
+    const int y = op.outputs[0];
+    const ActQuant out = QuantOf(y);
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      int t = Int8Version(op.inputs[i]);
+      const ActQuant& q = quant_[static_cast<size_t>(t)];
+      if (q.scale != out.scale || q.zero_point != out.zero_point)
+        t = Requantize(t, out, op.name + "/requantize:" + m().tensors[static_cast<size_t>(t)].name);
+      op.inputs[i] = t;
+    }
+    SetInt8(y, out);
+    LayerInfo info;
+    info.name = op.name;
+    info.type = "Concat (int8)";
+    info.output = y;
+    info.in_scale = info.out_scale = out.scale;
+    info.out_zero_point = out.zero_point;
+    out_.layers.push_back(info);
+    m().ops.push_back(std::move(op));
+  }
+
   void EmitInt8(fb::OperatorT op) {
+    if (op.type == fb::OpType::Concat) return EmitConcat(std::move(op));
     const size_t activations = op.type == fb::OpType::Binary ? 2 : 1;
     ActQuant in[2];
     for (size_t i = 0; i < activations; ++i) {
@@ -165,7 +207,33 @@ class Rewriter {
 
 }  // namespace
 
-Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range>& ranges) {
+Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range>& observed) {
+  // A Concat's inputs and output share one range, the union of theirs (to a fixed point: a
+  // tensor may feed several Concats), so that the int8 Concat is a copy.
+  std::vector<Range> ranges = observed;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const fb::OperatorT& op : float_model.ops) {
+      if (op.type != fb::OpType::Concat) continue;
+      std::vector<int> members(op.inputs.begin(), op.inputs.end());
+      members.push_back(op.outputs[0]);
+      Range u = ranges[static_cast<size_t>(op.outputs[0])];
+      for (int t : members) {
+        if (t < 0 || !ranges[static_cast<size_t>(t)].observed) continue;
+        const Range& r = ranges[static_cast<size_t>(t)];
+        u.lo = std::min(u.lo, r.lo);
+        u.hi = std::max(u.hi, r.hi);
+      }
+      for (int t : members) {
+        if (t < 0 || !ranges[static_cast<size_t>(t)].observed) continue;
+        Range& r = ranges[static_cast<size_t>(t)];
+        if (r.lo == u.lo && r.hi == u.hi) continue;
+        r.lo = u.lo;
+        r.hi = u.hi;
+        changed = true;
+      }
+    }
+  }
   return Rewriter(float_model, ranges).Run(float_model);
 }
 

@@ -1,4 +1,6 @@
 // Concat along `axis`: each input contributes a block of dim_axis(i)·inner elements per outer index.
+// float32 or int8; an int8 Concat copies bytes, so its inputs carry the output's scale and zero
+// point (the compiler gives them one range, or requantizes an input with a LutInt8 first).
 #include <cstring>
 
 #include "ops/op_kernel.h"
@@ -10,6 +12,7 @@ namespace {
 struct ConcatPrepared {
   size_t outer;   // product of dims before axis
   size_t inner;   // product of dims after axis
+  size_t elem_bytes;
 };
 
 Status Prepare(OpContext& ctx) {
@@ -17,11 +20,20 @@ Status Prepare(OpContext& ctx) {
   const int axis = ctx.op.options.axis.axis;
   if (axis < 0 || axis >= y.rank) return ctx.Fail(Status::kInvalidModel, "axis %d out of range", axis);
   if (ctx.op.num_inputs == 0) return ctx.Fail(Status::kInvalidModel, "needs at least one input");
+  if (y.dtype != DType::kFloat32 && !(y.dtype == DType::kInt8 && y.num_scales == 1))
+    return ctx.Fail(Status::kInvalidModel, "output '%s' must be float32 or int8 with one scale", y.name);
   long total = 0;
   for (uint32_t i = 0; i < ctx.op.num_inputs; ++i) {
     if (!ctx.has_input(i)) return ctx.Fail(Status::kInvalidModel, "input %u is missing", i);
     const TensorInfo& x = ctx.input(i);
     if (x.rank != y.rank) return ctx.Fail(Status::kShapeMismatch, "input '%s' has rank %d, output %d", x.name, x.rank, y.rank);
+    if (x.dtype != y.dtype)
+      return ctx.Fail(Status::kInvalidModel, "input '%s' is %s, the output %s", x.name, DTypeName(x.dtype), DTypeName(y.dtype));
+    if (y.dtype == DType::kInt8 && (x.num_scales != 1 || x.scales[0] != y.scales[0] || x.zero_points[0] != y.zero_points[0]))
+      return ctx.Fail(Status::kInvalidModel,
+                      "int8 input '%s' (scale %g, zero point %d) must have the output's scale %g and zero point %d",
+                      x.name, x.num_scales == 1 ? double(x.scales[0]) : 0.0, x.num_scales == 1 ? x.zero_points[0] : 0,
+                      double(y.scales[0]), y.zero_points[0]);
     for (int d = 0; d < y.rank; ++d)
       if (d != axis && x.shape[d] != y.shape[d])
         return ctx.Fail(Status::kShapeMismatch, "input '%s' differs from the output in dim %d", x.name, d);
@@ -29,7 +41,8 @@ Status Prepare(OpContext& ctx) {
   }
   if (total != y.shape[axis])
     return ctx.Fail(Status::kShapeMismatch, "inputs add up to %ld along axis %d, output has %d", total, axis, static_cast<int>(y.shape[axis]));
-  ctx.prepared<ConcatPrepared>() = ConcatPrepared{DimProduct(y, 0, axis), DimProduct(y, axis + 1, y.rank)};
+  ctx.prepared<ConcatPrepared>() = ConcatPrepared{DimProduct(y, 0, axis), DimProduct(y, axis + 1, y.rank),
+                                                  y.dtype == DType::kInt8 ? 1 : sizeof(float)};
   return Status::kOk;
 }
 
@@ -37,13 +50,15 @@ Status Eval(OpContext& ctx) {
   const ConcatPrepared& p = ctx.prepared<ConcatPrepared>();
   const int axis = ctx.op.options.axis.axis;
   const TensorInfo& y = ctx.output(0);
-  const size_t out_block = static_cast<size_t>(y.shape[axis]) * p.inner;
+  // In bytes: the same copy for every dtype.
+  const size_t out_block = static_cast<size_t>(y.shape[axis]) * p.inner * p.elem_bytes;
+  auto* out = reinterpret_cast<uint8_t*>(y.data);
   size_t offset = 0;
   for (uint32_t i = 0; i < ctx.op.num_inputs; ++i) {
     const TensorInfo& x = ctx.input(i);
-    const size_t block = static_cast<size_t>(x.shape[axis]) * p.inner;
-    for (size_t o = 0; o < p.outer; ++o)
-      std::memcpy(y.data + o * out_block + offset, x.data + o * block, block * sizeof(float));
+    const size_t block = static_cast<size_t>(x.shape[axis]) * p.inner * p.elem_bytes;
+    const auto* in = reinterpret_cast<const uint8_t*>(x.data);
+    for (size_t o = 0; o < p.outer; ++o) std::memcpy(out + o * out_block + offset, in + o * block, block);
     offset += block;
   }
   return Status::kOk;
