@@ -60,6 +60,9 @@ constexpr char kUsage[] =
     "                               no Quantize/Dequantize at the edges); default float\n"
     "  --quantize-percentile P      clip activations to their [100-P, P] percentiles (default 100:\n"
     "                               min/max)\n"
+    "  --adaptable                  with --quantize int8: keep each folded BatchNorm's gamma, beta\n"
+    "                               and epsilon on its int8 op, so its statistics can adapt on the\n"
+    "                               device (edgefold train --adapt-stats-only, StatsAdapter)\n"
     "  --quantize-clip minmax|mse   mse: each activation's range with the least squared int8\n"
     "                               error (clipping + rounding) on the calibration data;\n"
     "                               default minmax (or the percentiles of --quantize-percentile)\n"
@@ -134,6 +137,9 @@ void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint
       std::printf("  %s '%s': float32%s%s\n", io.is_input ? "input" : "output", io.name.c_str(),
                   io.why_float.empty() ? "" : ", stays float: ", io.why_float.c_str());
   }
+  if (q.adaptable_layers > 0)
+    std::printf("int8 adaptable: %d layers keep their folded BatchNorm (edgefold train --adapt-stats-only adapts them)\n",
+                q.adaptable_layers);
   std::printf("int8 arena: %llu bytes (float %llu), weights %llu bytes (float %llu)\n",
               static_cast<unsigned long long>(arena_bytes), static_cast<unsigned long long>(q.float_arena_bytes),
               static_cast<unsigned long long>(weight_bytes), static_cast<unsigned long long>(q.float_weight_bytes));
@@ -149,6 +155,7 @@ bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* option
   if (!args.Has("--quantize")) {
     if (args.Has("--quantize-percentile")) *error = "--quantize-percentile needs --quantize int8";
     if (args.Has("--quantize-clip")) *error = "--quantize-clip needs --quantize int8";
+    if (args.Has("--adaptable")) *error = "--adaptable needs --quantize int8 (a float model adapts with --train)";
     if (io == "int8") *error = "--io int8 needs --quantize int8 (a float model takes and gives float)";
     return error->empty();
   }
@@ -166,6 +173,7 @@ bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* option
     return false;
   }
   options->quantize_int8 = true;
+  options->int8_adaptable = args.Has("--adaptable");
   if (args.Has("--quantize-percentile")) {
     char* end = nullptr;
     const std::string text = args.Get("--quantize-percentile", "");
@@ -309,7 +317,7 @@ int CompileCommand(int argc, char** argv) {
                       "--saved-precision", "--trainable", "--train-from", "--trainable-last", "--calibrate",
                       "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std", "--input-stats-from",
                       "--quantize", "--quantize-percentile", "--quantize-clip", "--io"};
-  spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train", "--refold-weights", "--recompute"};
+  spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train", "--refold-weights", "--recompute", "--adaptable"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;

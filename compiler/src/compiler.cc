@@ -104,7 +104,9 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   passes::CanonicalizeFullyConnected(graph);
   passes::InsertInputNormalization(graph, options.input_mean, options.input_std);
   const ir::Graph reference = graph;
-  const passes::BatchNormStats bn = passes::FoldBatchNorm(graph, options.fold_batchnorm);
+  if (options.int8_adaptable && !options.quantize_int8)
+    throw CompileError("model '" + name + "': --adaptable needs --quantize int8 (a float model adapts with --train)");
+  const passes::BatchNormStats bn = passes::FoldBatchNorm(graph, options.fold_batchnorm, options.int8_adaptable);
   passes::CheckFiniteConstants(graph);   // after BN validation, which names BN fields itself
   r.batchnorm_found = bn.found;
   r.batchnorm_folded_backward = bn.folded_backward;

@@ -45,6 +45,11 @@ struct CompileOptions {
   // that never touches floats. An input read by a float op, or an output written by one, stays
   // float (QuantReport::io says so).
   bool io_int8 = false;
+  // --adaptable (needs quantize_int8): each BatchNorm folded into an int8 Conv/Gemm is kept on
+  // it (|γ|, β, ε·k² per channel: schemas/model.fbs BnAdaptation) so that edgefold::StatsAdapter
+  // can re-estimate its statistics on the device by rewriting the op's int32 bias and
+  // requantization multiplier, weights untouched (docs/quantization.md).
+  bool int8_adaptable = false;
 };
 
 // One int8 layer of the quantization report.
@@ -75,6 +80,7 @@ struct QuantReport {
   std::vector<QuantIoReport> io;            // graph inputs, then outputs
   size_t runs = 0;                          // calibration runs of the graph
   std::string clipping;                     // "min/max", "percentiles 0.1..99.9", "mse"
+  int adaptable_layers = 0;                 // --adaptable: int8 ops that keep their folded BN
   std::vector<QuantLayerReport> layers;
   std::vector<std::string> float_ops;       // "name (Type): why it stays float"
   int boundaries = 0;                       // Quantize/Dequantize ops inserted

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "lower/lower_context.h"
+#include "passes/passes.h"
 
 namespace edgefold::compiler {
 
@@ -48,6 +49,15 @@ fb::OperatorT& LowerContext::AddOp(fb::OpType type, const ir::Node& node, std::v
   op.name = node.name;
   op.inputs = std::move(inputs);
   op.outputs = std::move(outputs);
+  const auto adapt = node.attrs.find(passes::kBnAdaptAttr);
+  if (adapt != node.attrs.end() && (type == fb::OpType::Conv || type == fb::OpType::Gemm)) {
+    const std::vector<double>& f = adapt->second.floats;   // [|γ|, β, ε·s²] × channels
+    const size_t c = f.size() / 3;
+    op.bn_adapt = std::make_unique<fb::BnAdaptationT>();
+    op.bn_adapt->gamma_abs.assign(f.begin(), f.begin() + static_cast<long>(c));
+    op.bn_adapt->beta.assign(f.begin() + static_cast<long>(c), f.begin() + static_cast<long>(2 * c));
+    op.bn_adapt->eps_k2.assign(f.begin() + static_cast<long>(2 * c), f.end());
+  }
   model_->ops.push_back(std::move(op));
   return model_->ops.back();
 }

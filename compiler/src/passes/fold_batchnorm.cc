@@ -9,7 +9,8 @@ namespace {
 
 // Per-channel affine form of an inference BatchNorm: y = x·scale[c] + shift[c].
 struct BnAffine {
-  std::vector<double> mean, scale, shift, beta;
+  std::vector<double> mean, scale, shift, beta, gamma;
+  double eps = 0;
 };
 
 std::string FormatValue(double v) {
@@ -53,6 +54,8 @@ BnAffine ComputeAffine(const ir::Graph& g, const ir::Node& bn) {
   BnAffine a;
   a.mean = mean.data;
   a.beta = beta.data;
+  a.gamma = gamma.data;
+  a.eps = eps;
   for (int64_t c = 0; c < channels; ++c) {
     const std::string at = "BatchNormalization '" + bn.name + "': input 'running_var'[" + std::to_string(c) +
                            "] = " + FormatValue(var.data[c]);
@@ -91,7 +94,7 @@ std::vector<int64_t> OutputChannelOf(const ir::Node& p, const ir::Tensor& w, int
 
 // Folds into producer p (Conv, FC, ConvTranspose) when p's output feeds only `bn`:
 // W'[.. oc ..] = W·s[oc], b' = (b − μ)·s + β.
-bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a) {
+bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a, bool keep_adaptation) {
   const ir::Node& bn = g.nodes[bn_index];
   const std::string x = bn.inputs[0];
   const int p_index = g.ProducerOf(x);
@@ -109,6 +112,14 @@ bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a) {
   if (!p.In(2).empty()) bias = g.At(p.inputs[2]).data;
   if (static_cast<int64_t>(bias.size()) != channels) return false;
   for (int64_t c = 0; c < channels; ++c) bias[c] = (bias[c] - a.mean[c]) * a.scale[c] + a.beta[c];
+  if (keep_adaptation && p.op != "ConvTranspose") {   // passes.h: kBnAdaptAttr
+    ir::Attr adapt;
+    adapt.kind = ir::Attr::kFloats;
+    for (int64_t c = 0; c < channels; ++c) adapt.floats.push_back(std::fabs(a.gamma[c]));
+    for (int64_t c = 0; c < channels; ++c) adapt.floats.push_back(a.beta[c]);
+    for (int64_t c = 0; c < channels; ++c) adapt.floats.push_back(a.eps * a.scale[c] * a.scale[c]);
+    p.attrs[kBnAdaptAttr] = std::move(adapt);
+  }
   const std::string w_name = g.AddConst(p.inputs[1] + "_bnfold", w.shape, std::move(w.data));
   const std::string b_name = g.AddConst(p.name + ".bias_bnfold", {channels}, std::move(bias));
   if (p.inputs.size() < 3) p.inputs.resize(3);
@@ -121,7 +132,7 @@ bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a) {
 
 }  // namespace
 
-BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold) {
+BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold, bool keep_adaptation) {
   BatchNormStats stats;
   for (size_t i = 0; i < graph.nodes.size();) {
     ir::Node& bn = graph.nodes[i];
@@ -131,7 +142,7 @@ BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold) {
     }
     ++stats.found;
     const BnAffine a = ComputeAffine(graph, bn);
-    if (fold && TryFoldBackward(graph, i, a)) {
+    if (fold && TryFoldBackward(graph, i, a, keep_adaptation)) {
       ++stats.folded_backward;
       continue;  // bn erased; nodes[i] is the next node
     }

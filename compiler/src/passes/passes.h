@@ -28,7 +28,11 @@ struct BatchNormStats {
 //   W' = W·s, b' = (b−μ)·s + β, s = γ/√(σ²+ε)   (per output channel, in double)
 // or else forward into a consuming Conv without padding / 2-D FC (passes/fold_forward.h),
 // or, with nothing to fold into, rewrites it to ChannelAffine(scale = s, shift = β − μ·s).
-BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold);
+// keep_adaptation (--adaptable): a BN folded backward into a Conv/FC leaves on it the attribute
+// kBnAdaptAttr, floats [|γ| per channel, β per channel, ε·s² per channel], which lowering
+// turns into the operator's BnAdaptation (schemas/model.fbs).
+BatchNormStats FoldBatchNorm(ir::Graph& graph, bool fold, bool keep_adaptation = false);
+inline constexpr const char* kBnAdaptAttr = "edgefold.bn_adapt";
 
 // Throws naming the node and the constant when a float constant holds NaN or Inf.
 void CheckFiniteConstants(const ir::Graph& graph);

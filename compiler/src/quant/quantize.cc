@@ -190,7 +190,9 @@ LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions&
   r.io_int8 = options.io_int8;
   r.io = MakeIoInt8(&q.model, options.io_int8, &removed);
   r.boundaries -= removed;
-  return DropUnused(std::move(q.model));
+  LoweredModel out = DropUnused(std::move(q.model));
+  for (const fb::OperatorT& op : out.ops) r.adaptable_layers += op.bn_adapt != nullptr;
+  return out;
 }
 
 }  // namespace edgefold::compiler::quant

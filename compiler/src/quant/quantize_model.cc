@@ -105,6 +105,7 @@ class Rewriter {
   bool IsActivation(int t) { return t >= 0 && !m().tensors[static_cast<size_t>(t)].is_const; }
 
   void EmitFloat(fb::OperatorT op, const std::string& reason) {
+    op.bn_adapt.reset();   // adaptation rewrites int8 requantization: a float op has none
     for (int& in : op.inputs)
       if (IsActivation(in)) in = FloatVersion(in);
     out_.float_ops.push_back({op.name, OpTypeName(op.type), reason});

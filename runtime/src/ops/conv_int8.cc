@@ -24,18 +24,6 @@ struct ConvInt8Prepared {
   int8_t x_zero_point;
 };
 
-ConvOptions AsConvOptions(const OpOptions& o) {
-  ConvOptions c{};
-  for (int i = 0; i < 2; ++i) {
-    c.kernel[i] = o.int8.kernel[i];
-    c.strides[i] = o.int8.strides[i];
-    c.dilations[i] = o.int8.dilations[i];
-  }
-  for (int i = 0; i < 4; ++i) c.pads[i] = o.int8.pads[i];
-  c.group = o.int8.group;
-  return c;
-}
-
 Status Prepare(OpContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& w = ctx.input(1);
@@ -46,7 +34,7 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kInvalidModel, "W '%s' must be an int8 constant", w.name);
   if ((x.rank != 3 && x.rank != 4) || w.rank != x.rank || y.rank != x.rank)
     return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
-  const ConvOptions o = AsConvOptions(ctx.op.options);
+  const ConvOptions o = ConvOptionsOfInt8(ctx.op.options);
   const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
   const size_t in_cg = s.in_c / s.group;
   if (s.in_c % s.group != 0 || s.out_c % s.group != 0 || static_cast<size_t>(w.shape[1]) != in_cg ||

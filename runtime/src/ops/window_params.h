@@ -12,6 +12,19 @@ inline void SpatialDims(const TensorInfo& t, size_t* h, size_t* w) {
   *w = static_cast<size_t>(t.shape[t.rank - 1]);
 }
 
+// A ConvInt8's window and groups as ConvOptions (its options keep them beside the clamp).
+inline ConvOptions ConvOptionsOfInt8(const OpOptions& o) {
+  ConvOptions c{};
+  for (int i = 0; i < 2; ++i) {
+    c.kernel[i] = o.int8.kernel[i];
+    c.strides[i] = o.int8.strides[i];
+    c.dilations[i] = o.int8.dilations[i];
+  }
+  for (int i = 0; i < 4; ++i) c.pads[i] = o.int8.pads[i];
+  c.group = o.int8.group;
+  return c;
+}
+
 inline kernels::Conv2dShape MakeConv2dShape(const ConvOptions& o, const TensorInfo& x,
                                             const TensorInfo& w, const TensorInfo& y) {
   kernels::Conv2dShape s;

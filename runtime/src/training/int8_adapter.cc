@@ -1,0 +1,383 @@
+// Int8Adapter (edgefold/int8_adapter.h): the interpreter first in the arena, then
+//   [ State | Layer × L | per layer: bias, multiplier, shift (int32 × C), mean, var, eps_k2
+//     (float × C), running sums (double × 2C) | scratch: Σacc, Σacc² (double × max C) ]
+#include "edgefold/int8_adapter.h"
+
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include "base/size_math.h"
+#include "edgefold/model_generated.h"
+#include "interpreter/graph_prepare.h"
+#include "interpreter/interpreter_state.h"
+#include "kernels/requant_multiplier.h"
+#include "training/int8_accumulators.h"
+
+namespace edgefold {
+namespace {
+
+// An adapted bias must leave the int32 accumulator room for the products (the compiler's bound).
+constexpr double kMaxBias = 1073741824.0;   // 2^30
+
+struct Layer {
+  int32_t op = -1;
+  const char* name = "";
+  size_t channels = 0;
+  // From the model (read in place).
+  const float* gamma_abs = nullptr;
+  const float* beta = nullptr;
+  const float* model_eps_k2 = nullptr;
+  const int32_t* model_bias = nullptr;
+  const int32_t* model_multiplier = nullptr;
+  const int32_t* model_shift = nullptr;
+  int32_t bias_tensor = -1, multiplier_tensor = -1, shift_tensor = -1;
+  const float* w_scales = nullptr;
+  bool per_channel = false;
+  float x_scale = 0, y_scale = 0;
+  // In the arena.
+  int32_t* bias = nullptr;
+  int32_t* multiplier = nullptr;
+  int32_t* shift = nullptr;
+  float* mean = nullptr;
+  float* var = nullptr;
+  float* eps_k2 = nullptr;
+  double* run_mean = nullptr;   // kCumulativeAverage: Σ batch means; kMomentum: the average
+  double* run_var = nullptr;    // the same for the unbiased batch variances
+  size_t batches = 0;
+  size_t held = 0;
+
+  double AccScale(size_t c) const { return double(x_scale) * double(per_channel ? w_scales[c] : w_scales[0]); }
+};
+
+}  // namespace
+
+struct Int8Adapter::State {
+  Interpreter* interpreter = nullptr;
+  Interpreter::State* graph = nullptr;
+  const uint8_t* model = nullptr;
+  size_t model_bytes = 0;
+  Layer* layers = nullptr;
+  size_t num_layers = 0;
+  double* sum = nullptr;      // scratch: Σacc and Σacc² of the layer being measured
+  double* sum_sq = nullptr;
+  alignas(Int8Adapter) unsigned char handle[sizeof(Int8Adapter)];   // the object Create returns
+};
+
+namespace {
+
+size_t LayerArrayBytes(size_t channels) {
+  return AddSat(MulSat(channels, 3 * sizeof(int32_t) + 3 * sizeof(float)), MulSat(channels, 2 * sizeof(double)));
+}
+
+// Bytes after the interpreter's arena for the model's adaptable ops (0 layers: 0).
+struct Extent {
+  size_t layers = 0, max_channels = 0, bytes = 0;
+};
+
+Extent MeasureExtent(const fb::Model* m) {
+  Extent e;
+  size_t arrays = 0;
+  for (const fb::Operator* op : *m->operators()) {
+    const fb::BnAdaptation* a = op->bn_adapt();
+    if (a == nullptr) continue;
+    size_t c = 0;
+    for (const auto* v : {a->gamma_abs(), a->beta(), a->eps_k2()})
+      if (v != nullptr && v->size() > c) c = v->size();
+    ++e.layers;
+    e.max_channels = c > e.max_channels ? c : e.max_channels;
+    arrays = AddSat(arrays, RoundUpSat(LayerArrayBytes(c), 8));
+  }
+  size_t bytes = RoundUpSat(sizeof(Int8Adapter::State), 8);
+  bytes = AddSat(bytes, RoundUpSat(MulSat(e.layers, sizeof(Layer)), 8));
+  bytes = AddSat(bytes, arrays);
+  e.bytes = AddSat(bytes, MulSat(e.max_channels, 2 * sizeof(double)));
+  return e;
+}
+
+Status InterpreterBytes(const uint8_t* model, size_t model_bytes, const Options& options, size_t* bytes) {
+  EDGEFOLD_RETURN_IF_ERROR(RequiredArenaBytes(model, model_bytes, bytes, options));
+  *bytes = RoundUpSat(*bytes, kArenaAlignment);
+  return Status::kOk;
+}
+
+bool Finite(const float* v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(v[i])) return false;
+  return true;
+}
+
+// The constants that make channel c's output |γ|·(y − mean)/√(var + ε·k²) + β: false (and
+// nothing written) when the multiplier or the bias would leave the scheme's range.
+bool SetChannel(Layer& l, size_t c, double mean, double var) {
+  const double g = l.gamma_abs[c];
+  if (g == 0.0) return true;   // a constant channel (β): nothing to normalize
+  const double r = g / std::sqrt(var + double(l.model_eps_k2[c]));
+  const double a = l.AccScale(c);
+  int32_t multiplier = 0, shift = 0;
+  if (!(r > 0.0) || !std::isfinite(r) || !kernels::QuantizeMultiplier(a * r / double(l.y_scale), &multiplier, &shift))
+    return false;
+  const double bias = double(l.model_bias[c]) + std::nearbyint((double(l.beta[c]) - r * mean) / (a * r));
+  if (!(std::fabs(bias) <= kMaxBias)) return false;
+  l.bias[c] = static_cast<int32_t>(bias);
+  l.multiplier[c] = multiplier;
+  l.shift[c] = shift;
+  l.eps_k2[c] = static_cast<float>(double(l.model_eps_k2[c]) * r * r);
+  return true;
+}
+
+// Deployed statistics of channel c in the op's output domain: mean β, variance γ² − ε·k².
+double DeployedVar(const Layer& l, size_t c) {
+  const double v = double(l.gamma_abs[c]) * l.gamma_abs[c] - l.model_eps_k2[c];
+  return v > 0.0 ? v : 0.0;
+}
+
+void ResetLayer(Layer& l) {
+  std::memcpy(l.bias, l.model_bias, l.channels * sizeof(int32_t));
+  std::memcpy(l.multiplier, l.model_multiplier, l.channels * sizeof(int32_t));
+  std::memcpy(l.shift, l.model_shift, l.channels * sizeof(int32_t));
+  std::memcpy(l.eps_k2, l.model_eps_k2, l.channels * sizeof(float));
+  for (size_t c = 0; c < l.channels; ++c) {
+    l.mean[c] = l.beta[c];
+    l.var[c] = static_cast<float>(DeployedVar(l, c));
+    l.run_mean[c] = l.run_var[c] = 0.0;
+  }
+  l.batches = 0;
+  l.held = 0;
+}
+
+// Measures the batch, normalizes the op with it (BatchNorm's training forward) and folds it
+// into the running statistics.
+void NormalizeWithBatch(Layer& l, const internal::OpContext& ctx, const AdaptOptions& o, double* sum, double* sum_sq) {
+  const size_t count = internal::AccumulatorMoments(ctx, l.model_bias, sum, sum_sq);
+  if (count < 2) return;
+  const double n = static_cast<double>(count);
+  const bool cumulative = o.mode == StatsMode::kCumulativeAverage;
+  if (!cumulative && l.batches == 0)   // a moving average starts from the deployed statistics
+    for (size_t c = 0; c < l.channels; ++c) {
+      l.run_mean[c] = l.beta[c];
+      l.run_var[c] = DeployedVar(l, c);
+    }
+  for (size_t c = 0; c < l.channels; ++c) {
+    const double a = l.AccScale(c), mean_acc = sum[c] / n;
+    const double var_acc = sum_sq[c] / n - mean_acc * mean_acc;
+    const double mean = a * mean_acc, var = a * a * (var_acc > 0.0 ? var_acc : 0.0);
+    if (!SetChannel(l, c, mean, var)) ++l.held;
+    const double unbiased = var * n / (n - 1.0);
+    if (cumulative) {
+      l.run_mean[c] += mean;
+      l.run_var[c] += unbiased;
+    } else {
+      l.run_mean[c] = (1.0 - o.momentum) * l.run_mean[c] + o.momentum * mean;
+      l.run_var[c] = (1.0 - o.momentum) * l.run_var[c] + o.momentum * unbiased;
+    }
+  }
+  ++l.batches;
+  for (size_t c = 0; c < l.channels; ++c) {
+    const double k = cumulative ? 1.0 / static_cast<double>(l.batches) : 1.0;
+    l.mean[c] = static_cast<float>(l.run_mean[c] * k);
+    l.var[c] = static_cast<float>(l.run_var[c] * k);
+  }
+}
+
+Status CheckLayer(const fb::Operator* op, const internal::OpDesc& desc, const internal::TensorInfo* tensors,
+                  internal::ErrorReporter& errors) {
+  const char* name = desc.name;
+  if (desc.kind != OpKind::kConvInt8 && desc.kind != OpKind::kGemmInt8) {
+    errors.Report("op '%s': bn_adapt on a %s (only ConvInt8 and GemmInt8 can adapt)", name, internal::OpKindName(desc.kind));
+    return Status::kInvalidModel;
+  }
+  const fb::BnAdaptation* a = op->bn_adapt();
+  const size_t channels = tensors[desc.inputs[2]].elems;
+  const char* fields[3] = {"gamma_abs", "beta", "eps_k2"};
+  const flatbuffers::Vector<float>* v[3] = {a->gamma_abs(), a->beta(), a->eps_k2()};
+  for (int i = 0; i < 3; ++i) {
+    if (v[i] == nullptr || v[i]->size() != channels) {
+      errors.Report("op '%s': bn_adapt.%s needs %zu values (one per output channel), has %u", name, fields[i],
+                    channels, v[i] == nullptr ? 0u : v[i]->size());
+      return Status::kInvalidModel;
+    }
+    if (!Finite(v[i]->data(), channels)) {
+      errors.Report("op '%s': bn_adapt.%s holds NaN or Inf", name, fields[i]);
+      return Status::kInvalidModel;
+    }
+  }
+  for (size_t c = 0; c < channels; ++c)
+    if (v[0]->Get(static_cast<uint32_t>(c)) < 0.0f || !(v[2]->Get(static_cast<uint32_t>(c)) > 0.0f)) {
+      errors.Report("op '%s': bn_adapt channel %zu: gamma_abs %g must be >= 0 and eps_k2 %g > 0", name, c,
+                    double(v[0]->Get(static_cast<uint32_t>(c))), double(v[2]->Get(static_cast<uint32_t>(c))));
+      return Status::kInvalidModel;
+    }
+  const internal::TensorInfo& w = tensors[desc.inputs[1]];
+  if (w.num_scales != 1 && w.num_scales != channels) {
+    errors.Report("op '%s': W '%s' needs one scale or one per output channel to adapt", name, w.name);
+    return Status::kInvalidModel;
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status RequiredInt8AdapterArenaBytes(const uint8_t* model, size_t model_bytes, size_t* arena_bytes,
+                                     const Options& options) {
+  if (arena_bytes == nullptr) return Status::kInvalidArgument;
+  size_t interpreter = 0;
+  EDGEFOLD_RETURN_IF_ERROR(InterpreterBytes(model, model_bytes, options, &interpreter));
+  const size_t needed = AddSat(interpreter, MeasureExtent(fb::GetModel(model)).bytes);
+  internal::ErrorReporter errors(options.log, options.log_user);
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckAddressable(needed, "adapter arena", errors));
+  *arena_bytes = needed;
+  return Status::kOk;
+}
+
+Status Int8Adapter::Create(const uint8_t* model, size_t model_bytes, void* arena, size_t arena_bytes,
+                           const Options& options, Int8Adapter** out) {
+  internal::ErrorReporter errors(options.log, options.log_user);
+  if (out == nullptr) return Status::kInvalidArgument;
+  *out = nullptr;
+  size_t needed = 0, interpreter_bytes = 0;
+  EDGEFOLD_RETURN_IF_ERROR(RequiredInt8AdapterArenaBytes(model, model_bytes, &needed, options));
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(needed, arena_bytes, "adapter arena", errors));
+  EDGEFOLD_RETURN_IF_ERROR(InterpreterBytes(model, model_bytes, options, &interpreter_bytes));
+  const fb::Model* m = fb::GetModel(model);
+  const Extent extent = MeasureExtent(m);
+  if (extent.layers == 0) {
+    errors.Report("the model has no adaptable int8 layer (compile it with --quantize int8 --adaptable)");
+    return Status::kInvalidArgument;
+  }
+  Interpreter* interp = nullptr;
+  EDGEFOLD_RETURN_IF_ERROR(Interpreter::Create(model, model_bytes, arena, interpreter_bytes, options, &interp));
+  Interpreter::State& g = *interp->state_;
+
+  uint8_t* p = static_cast<uint8_t*>(arena) + interpreter_bytes;
+  State* s = new (p) State();
+  p += RoundUpSat(sizeof(State), 8);
+  s->interpreter = interp;
+  s->graph = &g;
+  s->model = model;
+  s->model_bytes = model_bytes;
+  s->layers = reinterpret_cast<Layer*>(p);
+  p += RoundUpSat(extent.layers * sizeof(Layer), 8);
+  for (uint32_t i = 0; i < m->operators()->size(); ++i) {
+    const fb::Operator* op = m->operators()->Get(i);
+    if (op->bn_adapt() == nullptr) continue;
+    const internal::OpDesc& desc = g.ops[i];
+    EDGEFOLD_RETURN_IF_ERROR(CheckLayer(op, desc, g.tensors, errors));
+    Layer& l = *new (&s->layers[s->num_layers]) Layer();
+    l.op = static_cast<int32_t>(i);
+    l.name = desc.name;
+    l.bias_tensor = desc.inputs[2];
+    l.multiplier_tensor = desc.inputs[3];
+    l.shift_tensor = desc.inputs[4];
+    for (size_t j = 0; j < s->num_layers; ++j)
+      for (int32_t t : {s->layers[j].bias_tensor, s->layers[j].multiplier_tensor, s->layers[j].shift_tensor})
+        if (t == l.bias_tensor || t == l.multiplier_tensor || t == l.shift_tensor) {
+          errors.Report("op '%s': shares its requantization constant '%s' with op '%s': cannot adapt both", l.name,
+                        g.tensors[t].name, s->layers[j].name);
+          return Status::kInvalidModel;
+        }
+    const internal::TensorInfo& w = g.tensors[desc.inputs[1]];
+    l.channels = g.tensors[l.bias_tensor].elems;
+    l.gamma_abs = op->bn_adapt()->gamma_abs()->data();
+    l.beta = op->bn_adapt()->beta()->data();
+    l.model_eps_k2 = op->bn_adapt()->eps_k2()->data();
+    l.model_bias = reinterpret_cast<const int32_t*>(g.tensors[l.bias_tensor].data);
+    l.model_multiplier = reinterpret_cast<const int32_t*>(g.tensors[l.multiplier_tensor].data);
+    l.model_shift = reinterpret_cast<const int32_t*>(g.tensors[l.shift_tensor].data);
+    l.w_scales = w.scales;
+    l.per_channel = w.num_scales == l.channels && l.channels > 1;
+    l.x_scale = g.tensors[desc.inputs[0]].scales[0];
+    l.y_scale = g.tensors[desc.outputs[0]].scales[0];
+    const size_t c = l.channels;
+    l.bias = reinterpret_cast<int32_t*>(p);
+    l.multiplier = l.bias + c;
+    l.shift = l.multiplier + c;
+    l.mean = reinterpret_cast<float*>(l.shift + c);
+    l.var = l.mean + c;
+    l.eps_k2 = l.var + c;
+    l.run_mean = reinterpret_cast<double*>(p + RoundUpSat(c * (3 * sizeof(int32_t) + 3 * sizeof(float)), 8));
+    l.run_var = l.run_mean + c;
+    p += RoundUpSat(LayerArrayBytes(c), 8);
+    ResetLayer(l);
+    // The ops read their constants through the tensor table at every Eval: point it at the copies.
+    g.tensors[l.bias_tensor].data = reinterpret_cast<float*>(l.bias);
+    g.tensors[l.multiplier_tensor].data = reinterpret_cast<float*>(l.multiplier);
+    g.tensors[l.shift_tensor].data = reinterpret_cast<float*>(l.shift);
+    ++s->num_layers;
+  }
+  s->sum = reinterpret_cast<double*>(p);
+  s->sum_sq = s->sum + extent.max_channels;
+  *out = new (s->handle) Int8Adapter(s);
+  return Status::kOk;
+}
+
+Interpreter* Int8Adapter::interpreter() const { return state_->interpreter; }
+size_t Int8Adapter::num_layers() const { return state_->num_layers; }
+
+Status Int8Adapter::Adapt(const AdaptOptions& options) {
+  State& s = *state_;
+  Interpreter::State& g = *s.graph;
+  if (!g.ready) return Status::kBadState;
+  if (!(options.momentum > 0.0f && options.momentum <= 1.0f) && options.mode == StatsMode::kMomentum) {
+    g.errors.Report("adapt: momentum %g must be in (0, 1]", double(options.momentum));
+    return Status::kInvalidArgument;
+  }
+  size_t next = 0;
+  for (size_t i = 0; i < g.summary.num_ops; ++i) {
+    internal::OpContext ctx{g.ops[i], g.tensors, *g.kernels, g.errors, &g.parallel};
+    if (next < s.num_layers && s.layers[next].op == static_cast<int32_t>(i))
+      NormalizeWithBatch(s.layers[next++], ctx, options, s.sum, s.sum_sq);
+    EDGEFOLD_RETURN_IF_ERROR(g.op_kernels[i]->eval(ctx));
+  }
+  // Inference from now on: the running statistics.
+  for (size_t i = 0; i < s.num_layers; ++i) {
+    Layer& l = s.layers[i];
+    if (l.batches == 0) continue;
+    for (size_t c = 0; c < l.channels; ++c)
+      if (!SetChannel(l, c, l.mean[c], l.var[c])) ++l.held;
+  }
+  return Status::kOk;
+}
+
+void Int8Adapter::Reset() {
+  for (size_t i = 0; i < state_->num_layers; ++i) ResetLayer(state_->layers[i]);
+}
+
+AdaptedLayer Int8Adapter::layer(size_t i) const {
+  AdaptedLayer v;
+  if (i >= state_->num_layers) return v;
+  const Layer& l = state_->layers[i];
+  v.name = l.name;
+  v.channels = l.channels;
+  v.mean = l.mean;
+  v.var = l.var;
+  v.batches = l.batches;
+  v.bias = l.bias;
+  v.multiplier = l.multiplier;
+  v.shift = l.shift;
+  v.bias_tensor = l.bias_tensor;
+  v.multiplier_tensor = l.multiplier_tensor;
+  v.shift_tensor = l.shift_tensor;
+  v.eps_k2 = l.eps_k2;
+  v.held_channels = l.held;
+  return v;
+}
+
+Status Int8Adapter::ExportModel(uint8_t* out, size_t out_bytes) const {
+  const State& s = *state_;
+  if (out == nullptr || out_bytes < s.model_bytes) return Status::kInvalidArgument;
+  std::memcpy(out, s.model, s.model_bytes);
+  const auto offset = [&](const void* in_model) {
+    return static_cast<size_t>(static_cast<const uint8_t*>(in_model) - s.model);
+  };
+  for (size_t i = 0; i < s.num_layers; ++i) {
+    const Layer& l = s.layers[i];
+    std::memcpy(out + offset(l.model_bias), l.bias, l.channels * sizeof(int32_t));
+    std::memcpy(out + offset(l.model_multiplier), l.multiplier, l.channels * sizeof(int32_t));
+    std::memcpy(out + offset(l.model_shift), l.shift, l.channels * sizeof(int32_t));
+    std::memcpy(out + offset(l.model_eps_k2), l.eps_k2, l.channels * sizeof(float));
+  }
+  return Status::kOk;
+}
+
+}  // namespace edgefold
