@@ -17,12 +17,14 @@
 #include "npy.h"
 #include "progress.h"
 #include "train_compile.h"
+#include "train_int8.h"
 
 namespace edgefold::tools {
 namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold train MODEL.efb --data X.npy --labels Y.npy -o ADAPTED.efb [options]\n"
+    "       edgefold train INT8_MODEL.efb --adapt-stats-only --data X.npy [--labels Y.npy] -o ADAPTED.efb\n"
     "\n"
     "Fine-tunes a model compiled with 'edgefold compile --train' on the device's code path:\n"
     "BatchNorm with batch statistics, softmax cross-entropy, backward, SGD with momentum.\n"
@@ -40,7 +42,10 @@ constexpr char kUsage[] =
     "                        with (compile --train --trainable); default: the model's set\n"
     "  --no-shuffle          keep the data order (default: shuffle each epoch, --seed S)\n"
     "  --adapt-stats-only    only re-estimate BN statistics: the cumulative average of\n"
-    "                        Algorithm 2 (or --bn-momentum's moving average if given)\n"
+    "                        Algorithm 2 (or --bn-momentum's moving average if given).\n"
+    "                        The one mode of an int8 model compiled with --quantize int8\n"
+    "                        --adaptable: its int8 weights stay, the int32 biases and\n"
+    "                        multipliers take the new statistics; --labels optional\n"
     "  --isa LEVEL           force a kernel level\n";
 
 struct Session {
@@ -57,27 +62,6 @@ bool ParseFloat(const ParsedArgs& a, const char* flag, float fallback, float* ou
   char* end = nullptr;
   *out = std::strtof(text.c_str(), &end);
   if (*end != '\0' || !(*out >= 0.0f)) { *error = std::string(flag) + " needs a non-negative number"; return false; }
-  return true;
-}
-
-bool ReadLabels(const std::string& path, size_t samples, size_t classes, std::vector<int32_t>* out, std::string* error) {
-  NpyArray labels;
-  if (!ReadNpy(path, &labels, error)) return false;
-  if (labels.elems() != samples) {
-    *error = path + ": " + std::to_string(labels.elems()) + " labels for " + std::to_string(samples) + " samples";
-    return false;
-  }
-  out->resize(samples);
-  for (size_t i = 0; i < samples; ++i) {
-    const double v = labels.dtype == NpyDType::kInt64  ? double(labels.i64[i])
-                     : labels.dtype == NpyDType::kInt8 ? double(labels.s8[i])
-                                                       : double(labels.f32[i]);
-    if (v < 0 || v >= double(classes) || v != double(int64_t(v))) {
-      *error = path + ": label " + std::to_string(v) + " at " + std::to_string(i) + " is not a class in [0, " + std::to_string(classes) + ")";
-      return false;
-    }
-    (*out)[i] = static_cast<int32_t>(v);
-  }
   return true;
 }
 
@@ -121,9 +105,20 @@ int TrainCommand(int argc, char** argv) {
   int code = kExitOk;
   if (!ParseOrExit(argc, argv, spec, kUsage, &a, &code)) return code;
   std::string error;
+  Isa isa = Isa::kAuto;
+  {  // an int8 model adapts its folded BatchNorm statistics (train_int8.h); labels optional
+    AlignedBuffer model;
+    if (ReadFileAligned(a.positional[0], &model, &error) && IsAdaptableInt8(model)) {
+      if (a.Get("--output", "").empty() || a.Get("--data", "").empty() || !ParseIsa(a.Get("--isa", "auto").c_str(), &isa)) {
+        std::fprintf(stderr, "edgefold train: missing or invalid option\n\n%s", kUsage);
+        return kExitUsage;
+      }
+      return AdaptInt8(a, model, isa);
+    }
+    error.clear();
+  }
   TrainOptions t;
   int epochs = 1, batch_check = 0, seed = 0;
-  Isa isa = Isa::kAuto;
   const bool usage_ok =
       !a.Get("--output", "").empty() && !a.Get("--data", "").empty() && !a.Get("--labels", "").empty() &&
       ParseFloat(a, "--lr", 0.01f, &t.learning_rate, &error) && ParseFloat(a, "--momentum", 0.9f, &t.momentum, &error) &&

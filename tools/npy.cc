@@ -182,4 +182,25 @@ bool WriteNpyInt8(const std::string& path, const int8_t* data, size_t elems,
   return WriteNpy(path, "|i1", data, elems, 1, shape, error);
 }
 
+bool ReadLabels(const std::string& path, size_t samples, size_t classes, std::vector<int32_t>* out, std::string* error) {
+  NpyArray labels;
+  if (!ReadNpy(path, &labels, error)) return false;
+  if (labels.elems() != samples) {
+    *error = path + ": " + std::to_string(labels.elems()) + " labels for " + std::to_string(samples) + " samples";
+    return false;
+  }
+  out->resize(samples);
+  for (size_t i = 0; i < samples; ++i) {
+    const double v = labels.dtype == NpyDType::kInt64  ? double(labels.i64[i])
+                     : labels.dtype == NpyDType::kInt8 ? double(labels.s8[i])
+                                                       : double(labels.f32[i]);
+    if (v < 0 || v >= double(classes) || v != double(int64_t(v))) {
+      *error = path + ": label " + std::to_string(v) + " at " + std::to_string(i) + " is not a class in [0, " + std::to_string(classes) + ")";
+      return false;
+    }
+    (*out)[i] = static_cast<int32_t>(v);
+  }
+  return true;
+}
+
 }  // namespace edgefold::tools

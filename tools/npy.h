@@ -42,4 +42,9 @@ bool WriteNpyInt8(const std::string& path, const int8_t* data, size_t elems,
 
 std::string ShapeToString(const std::vector<int64_t>& shape);  // "[1, 3, 32, 32]"
 
+// Class labels (int64, int8 or float32 .npy) for `samples` samples, each a class in
+// [0, classes); `error` names the file and the first bad label.
+bool ReadLabels(const std::string& path, size_t samples, size_t classes, std::vector<int32_t>* out,
+                std::string* error);
+
 }  // namespace edgefold::tools
