@@ -1,10 +1,12 @@
 // libFuzzer target: arbitrary bytes as a .efb model. Contract under test: every input gives a
 // Status (never a crash, hang, out-of-bounds access or UB), and a model the loader accepts
-// runs Invoke on zero inputs without tripping the sanitizers.
+// runs Invoke on zero inputs without tripping the sanitizers; a model with adaptable int8
+// layers goes through Int8Adapter::Create and one Adapt as well.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
+#include "edgefold/int8_adapter.h"
 #include "edgefold/interpreter.h"
 
 namespace {
@@ -40,5 +42,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t e = 0; e < y.elems; ++e)   // outputs are readable (int8 ones through data_s8)
       sink = sink + (y.data != nullptr ? y.data[e] : static_cast<float>(y.data_s8[e]));
   }
+  size_t adapter_bytes = 0;
+  if (edgefold::RequiredInt8AdapterArenaBytes(model.p, size, &adapter_bytes) != edgefold::Status::kOk ||
+      adapter_bytes > kMaxArenaBytes)
+    return 0;
+  Aligned adapter_arena(adapter_bytes);
+  std::memset(adapter_arena.p, 0, adapter_bytes);
+  edgefold::Int8Adapter* adapter = nullptr;
+  if (edgefold::Int8Adapter::Create(model.p, size, adapter_arena.p, adapter_bytes, edgefold::Options(), &adapter) ==
+      edgefold::Status::kOk)
+    (void)adapter->Adapt();
   return 0;
 }
