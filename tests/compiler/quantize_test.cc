@@ -275,6 +275,49 @@ TEST(QuantizeInt8, ConcatIsInt8WithOneScale) {
   }
 }
 
+// The copies stay int8 in their producer's scale: a ShuffleNet-style channel shuffle (Reshape,
+// Transpose, Reshape), a Slice of half the channels and a constant Pad (value 0.25, quantized
+// like the tensor) between two int8 convolutions; no float op, close to float.
+TEST(QuantizeInt8, ShuffleSliceAndPadStayInt8) {
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 4, 6, 6});
+  b.Init("w1", {8, 4, 1, 1}, testing::RandomVector(32, 51)).Init("b1", {8}, testing::RandomVector(8, 52));
+  b.Init("w2", {5, 4, 3, 3}, testing::RandomVector(180, 53)).Init("b2", {5}, testing::RandomVector(5, 54));
+  b.InitInt64("shape5", {5}, {1, 2, 4, 6, 6}).InitInt64("shape4", {4}, {1, 8, 6, 6});
+  b.InitInt64("starts", {1}, {0}).InitInt64("ends", {1}, {4}).InitInt64("axes", {1}, {1});
+  b.InitInt64("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1}).Init("pad_value", {}, {0.25f});
+  b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
+  b.Node("Relu", {"c1"}, {"r1"}, "relu1");
+  b.Node("Reshape", {"r1", "shape5"}, {"g"}, "group");
+  testing::SetInts(b.Node("Transpose", {"g"}, {"t"}, "shuffle"), "perm", {0, 2, 1, 3, 4});
+  b.Node("Reshape", {"t", "shape4"}, {"u"}, "ungroup");
+  b.Node("Slice", {"u", "starts", "ends", "axes"}, {"half"}, "half");
+  b.Node("Pad", {"half", "pads", "pad_value"}, {"padded"}, "pad");
+  b.Node("Conv", {"padded", "w2", "b2"}, {"y"}, "conv2");
+  b.Output("y");
+  kernels::testing::NpyArray calib;
+  calib.shape = {16, 4, 6, 6};
+  calib.data = testing::RandomVector(16 * 4 * 36, 55);
+  const CompileResult f = CompileModel(b.model(), CompileOptions());
+  const CompileResult q = CompileModel(b.model(), Int8Options(calib));
+  ASSERT_TRUE(f.ok) << f.error;
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_TRUE(q.report.quant.float_ops.empty()) << q.report.quant.float_ops[0];
+  const fb::Model* m = testing::ModelOf(q.model);
+  for (fb::OpType type : {fb::OpType::Transpose, fb::OpType::Slice, fb::OpType::Pad}) {
+    const auto ops = testing::OpsOfType(m, type);
+    ASSERT_EQ(ops.size(), 1u) << fb::EnumNameOpType(type);
+    EXPECT_EQ(m->tensors()->Get(static_cast<uint32_t>(ops[0]->outputs()->Get(0)))->dtype(), fb::DType::Int8)
+        << fb::EnumNameOpType(type);
+  }
+  for (unsigned seed = 56; seed < 60; ++seed) {
+    const std::vector<float> input = testing::RandomVector(4 * 36, seed);
+    const auto rf = RunModel(f.model, {input}), rq = RunModel(q.model, {input});
+    ASSERT_EQ(rq.status, Status::kOk) << rq.log;
+    EXPECT_GT(SqnrDb(rf.outputs[0], rq.outputs[0]), 25.0) << seed;
+  }
+}
+
 // The memory goal on the MLPerf-Tiny-style keyword spotter: int8 arena ≤ 1/3.5 of
 // float, weights below 1/2 (int32 biases and multipliers and 64-byte alignment keep it above 1/4).
 TEST(QuantizeInt8, DsCnnArenaIsAtMostAThirdAndAHalfOfFloat) {

@@ -143,6 +143,9 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
       return "";
     case fb::OpType::GlobalPool:
     case fb::OpType::Reshape:
+    case fb::OpType::Transpose:
+    case fb::OpType::Slice:
+    case fb::OpType::Pad:         // constant: the value quantized like the tensor (ops/pad.cc)
     case fb::OpType::Activation: return "";   // any elementwise activation: a lookup table
     default: return "no int8 kernel for this op";
   }

@@ -8,6 +8,12 @@ namespace {
 
 const char* OpTypeName(fb::OpType t) { return fb::EnumNameOpType(t); }
 
+// Pools and the copies (Reshape, Transpose, Slice, Pad) write their input's scale and zero point.
+bool KeepsInputScale(fb::OpType t) {
+  return t == fb::OpType::Pool || t == fb::OpType::GlobalPool || t == fb::OpType::Reshape || t == fb::OpType::Transpose ||
+         t == fb::OpType::Slice || t == fb::OpType::Pad;
+}
+
 // Walks the float ops in order, emitting the int8 graph; activation tensors get int8 or float
 // copies on demand (a Quantize or Dequantize right before their first reader that needs one).
 class Rewriter {
@@ -23,8 +29,8 @@ class Rewriter {
     for (const fb::OperatorT& original : f.ops) {
       fb::OperatorT op = original;
       std::string blocker = Int8Blocker(op, out_.model);
-      // Pools and reshapes keep their input's scale: int8 only where their input already is.
-      const bool follows = op.type == fb::OpType::Pool || op.type == fb::OpType::GlobalPool || op.type == fb::OpType::Reshape;
+      // Pools and copies keep their input's scale: int8 only where their input already is.
+      const bool follows = KeepsInputScale(op.type);
       if (blocker.empty() && follows && !int8_[static_cast<size_t>(op.inputs[0])])
         blocker = "its input is float (it keeps its producer's precision)";
       if (!blocker.empty()) {
@@ -161,7 +167,7 @@ class Rewriter {
       in[i] = quant_[static_cast<size_t>(op.inputs[i])];
     }
     const int y = op.outputs[0];
-    const bool same_scale = op.type == fb::OpType::Pool || op.type == fb::OpType::GlobalPool || op.type == fb::OpType::Reshape;
+    const bool same_scale = KeepsInputScale(op.type);
     const ActQuant out = same_scale ? in[0] : QuantOf(y);
     SetInt8(y, out);
     if (same_scale) {
@@ -188,8 +194,8 @@ class Rewriter {
         op.type = fb::OpType::GlobalPoolInt8;
         op.options.Set(std::move(o));
         info.type = "GlobalPoolInt8";
-      } else {
-        info.type = "Reshape (int8)";
+      } else {   // a copy: the float op reads and writes int8 as bytes
+        info.type = std::string(OpTypeName(op.type)) + " (int8)";
       }
       op.scratch_bytes = 0;
       out_.layers.push_back(info);

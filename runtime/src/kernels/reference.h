@@ -12,6 +12,8 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c);
 void Im2col(const Conv2dShape& s, const float* x_group, float* col);
 void Col2im(const Conv2dShape& s, const float* col, float* x_group);
 void StridedCopy(const StridedCopyParams& p, const float* src, float* dst);
+// The same copy of int8 elements (Pad, Transpose, Slice of int8 tensors; never accumulating).
+void StridedCopyS8(const StridedCopyParams& p, const int8_t* src, int8_t* dst);
 void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const float* bias,
                      Activation act, float* y);
 void ChannelAffine(const float* x, const float* scale, const float* shift, float* y,

@@ -3,7 +3,7 @@
 // point (the compiler gives them one range, or requantizes an input with a LutInt8 first).
 #include <cstring>
 
-#include "ops/op_kernel.h"
+#include "ops/int8_operands.h"
 #include "ops/shape_util.h"
 
 namespace edgefold::internal {
@@ -20,20 +20,12 @@ Status Prepare(OpContext& ctx) {
   const int axis = ctx.op.options.axis.axis;
   if (axis < 0 || axis >= y.rank) return ctx.Fail(Status::kInvalidModel, "axis %d out of range", axis);
   if (ctx.op.num_inputs == 0) return ctx.Fail(Status::kInvalidModel, "needs at least one input");
-  if (y.dtype != DType::kFloat32 && !(y.dtype == DType::kInt8 && y.num_scales == 1))
-    return ctx.Fail(Status::kInvalidModel, "output '%s' must be float32 or int8 with one scale", y.name);
   long total = 0;
   for (uint32_t i = 0; i < ctx.op.num_inputs; ++i) {
     if (!ctx.has_input(i)) return ctx.Fail(Status::kInvalidModel, "input %u is missing", i);
     const TensorInfo& x = ctx.input(i);
     if (x.rank != y.rank) return ctx.Fail(Status::kShapeMismatch, "input '%s' has rank %d, output %d", x.name, x.rank, y.rank);
-    if (x.dtype != y.dtype)
-      return ctx.Fail(Status::kInvalidModel, "input '%s' is %s, the output %s", x.name, DTypeName(x.dtype), DTypeName(y.dtype));
-    if (y.dtype == DType::kInt8 && (x.num_scales != 1 || x.scales[0] != y.scales[0] || x.zero_points[0] != y.zero_points[0]))
-      return ctx.Fail(Status::kInvalidModel,
-                      "int8 input '%s' (scale %g, zero point %d) must have the output's scale %g and zero point %d",
-                      x.name, x.num_scales == 1 ? double(x.scales[0]) : 0.0, x.num_scales == 1 ? x.zero_points[0] : 0,
-                      double(y.scales[0]), y.zero_points[0]);
+    EDGEFOLD_RETURN_IF_ERROR(CheckCopyDtypes(ctx, x, y));
     for (int d = 0; d < y.rank; ++d)
       if (d != axis && x.shape[d] != y.shape[d])
         return ctx.Fail(Status::kShapeMismatch, "input '%s' differs from the output in dim %d", x.name, d);

@@ -25,6 +25,21 @@ inline Status CheckS8Elementwise(OpContext& ctx, std::initializer_list<const cha
   return CheckS8Activation(ctx, ctx.output(0), "Y");
 }
 
+// A copy op's (Reshape, Concat, Pad, Transpose, Slice) input x and output y: float32, or int8
+// with one scale and zero point shared by both (bytes are copied, never requantized).
+inline Status CheckCopyDtypes(OpContext& ctx, const TensorInfo& x, const TensorInfo& y) {
+  if (x.dtype != y.dtype || (y.dtype != DType::kFloat32 && y.dtype != DType::kInt8))
+    return ctx.Fail(Status::kInvalidModel, "input '%s' is %s and output '%s' %s: a copy needs one dtype, float32 or int8",
+                    x.name, DTypeName(x.dtype), y.name, DTypeName(y.dtype));
+  if (y.dtype == DType::kInt8 &&
+      (x.num_scales != 1 || y.num_scales != 1 || x.scales[0] != y.scales[0] || x.zero_points[0] != y.zero_points[0]))
+    return ctx.Fail(Status::kInvalidModel,
+                    "int8 input '%s' (scale %g, zero point %d) must have the output's scale %g and zero point %d",
+                    x.name, x.num_scales == 1 ? double(x.scales[0]) : 0.0, x.num_scales == 1 ? x.zero_points[0] : 0,
+                    y.num_scales == 1 ? double(y.scales[0]) : 0.0, y.num_scales == 1 ? y.zero_points[0] : 0);
+  return Status::kOk;
+}
+
 inline Status CheckFloatTensor(OpContext& ctx, const TensorInfo& t, const char* role) {
   if (t.dtype != DType::kFloat32) return ctx.Fail(Status::kInvalidModel, "%s '%s' must be float32", role, t.name);
   return Status::kOk;

@@ -1,7 +1,8 @@
-// Slice: strided crop. For every axis d, y[.., i_d, ..] = x[.., start_d + i_d·step_d, ..]
+// Slice: strided crop (float32 or int8). For every axis d, y[.., i_d, ..] = x[.., start_d + i_d·step_d, ..]
 // (step may be negative); the output tensor's shape gives the extent. Split lowers to one
 // Slice per output.
-#include "ops/op_kernel.h"
+#include "kernels/reference.h"
+#include "ops/int8_operands.h"
 #include "ops/strided_views.h"
 
 namespace edgefold::internal {
@@ -16,6 +17,7 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& y = ctx.output(0);
   const SliceOptions& o = ctx.op.options.slice;
+  EDGEFOLD_RETURN_IF_ERROR(CheckCopyDtypes(ctx, x, y));
   if (o.rank != x.rank || y.rank != x.rank)
     return ctx.Fail(Status::kShapeMismatch, "starts have %d axes, input rank %d, output rank %d", o.rank, x.rank, y.rank);
   SlicePrepared& p = ctx.prepared<SlicePrepared>();
@@ -38,7 +40,10 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const SlicePrepared& p = ctx.prepared<SlicePrepared>();
-  ctx.k.strided_copy(p.copy, ctx.input(0).data + p.base, ctx.output(0).data);
+  if (ctx.output(0).dtype == DType::kInt8)
+    kernels::ref::StridedCopyS8(p.copy, S8Data(ctx.input(0)) + p.base, S8Data(ctx.output(0)));
+  else
+    ctx.k.strided_copy(p.copy, ctx.input(0).data + p.base, ctx.output(0).data);
   return Status::kOk;
 }
 

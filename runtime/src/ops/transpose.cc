@@ -1,5 +1,6 @@
-// Transpose: y[i_0..i_{r-1}] = x[j] with j_{perm[d]} = i_d.
-#include "ops/op_kernel.h"
+// Transpose: y[i_0..i_{r-1}] = x[j] with j_{perm[d]} = i_d. float32 or int8 (a byte copy).
+#include "kernels/reference.h"
+#include "ops/int8_operands.h"
 #include "ops/strided_views.h"
 
 namespace edgefold::internal {
@@ -9,6 +10,7 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& y = ctx.output(0);
   const TransposeOptions& o = ctx.op.options.transpose;
+  EDGEFOLD_RETURN_IF_ERROR(CheckCopyDtypes(ctx, x, y));
   if (o.rank != x.rank || y.rank != x.rank)
     return ctx.Fail(Status::kShapeMismatch, "perm has %d axes, input rank %d, output rank %d", static_cast<int>(o.rank), x.rank, y.rank);
   bool seen[kMaxRank] = {};
@@ -23,7 +25,9 @@ Status Prepare(OpContext& ctx) {
 }
 
 Status Eval(OpContext& ctx) {
-  ctx.k.strided_copy(ctx.prepared<kernels::StridedCopyParams>(), ctx.input(0).data, ctx.output(0).data);
+  const kernels::StridedCopyParams& p = ctx.prepared<kernels::StridedCopyParams>();
+  if (ctx.output(0).dtype == DType::kInt8) kernels::ref::StridedCopyS8(p, S8Data(ctx.input(0)), S8Data(ctx.output(0)));
+  else ctx.k.strided_copy(p, ctx.input(0).data, ctx.output(0).data);
   return Status::kOk;
 }
 

@@ -7,22 +7,21 @@
 namespace edgefold::kernels::ref {
 namespace {
 
-void CopyRun(const float* src, ptrdiff_t src_step, float* dst, ptrdiff_t dst_step, size_t n,
-             bool accumulate) {
+template <typename T>
+void CopyRun(const T* src, ptrdiff_t src_step, T* dst, ptrdiff_t dst_step, size_t n, bool accumulate) {
   if (!accumulate && src_step == 1 && dst_step == 1) {
-    std::memcpy(dst, src, n * sizeof(float));
+    std::memcpy(dst, src, n * sizeof(T));
     return;
   }
   for (size_t j = 0; j < n; ++j) {
-    const float v = src[static_cast<ptrdiff_t>(j) * src_step];
-    float& d = dst[static_cast<ptrdiff_t>(j) * dst_step];
-    d = accumulate ? d + v : v;
+    const T v = src[static_cast<ptrdiff_t>(j) * src_step];
+    T& d = dst[static_cast<ptrdiff_t>(j) * dst_step];
+    d = accumulate ? static_cast<T>(d + v) : v;
   }
 }
 
-}  // namespace
-
-void StridedCopy(const StridedCopyParams& p, const float* src, float* dst) {
+template <typename T>
+void StridedCopyT(const StridedCopyParams& p, const T* src, T* dst) {
   if (p.rank <= 0) {
     dst[0] = p.accumulate ? dst[0] + src[0] : src[0];
     return;
@@ -44,5 +43,11 @@ void StridedCopy(const StridedCopyParams& p, const float* src, float* dst) {
     }
   }
 }
+
+}  // namespace
+
+void StridedCopy(const StridedCopyParams& p, const float* src, float* dst) { StridedCopyT(p, src, dst); }
+
+void StridedCopyS8(const StridedCopyParams& p, const int8_t* src, int8_t* dst) { StridedCopyT(p, src, dst); }
 
 }  // namespace edgefold::kernels::ref
