@@ -54,17 +54,20 @@ __attribute__((noinline)) void Tile(const GemmParams& p, const float* a, const f
     for (int j = 0; j < NR; ++j) sums[r * NR + j] = acc[r][j];
 }
 
-// C[i + r, j + t] = act((accumulate ? C : 0) + sums[r·cols + t] + bias) for r < rows, t < cols.
+// C[i + r, j + t] = (accumulate ? C : 0) + sums[r·cols + t] + bias for r < rows, t < cols
+// (the activation runs over C's rows once every tile is stored).
 void StoreTile(const GemmParams& p, const float* sums, size_t rows, size_t cols, size_t i, size_t j, float* c) {
-  for (size_t r = 0; r < rows; ++r) {
+  const bool accumulate = p.accumulate;
+  const float* bias = p.bias == nullptr ? nullptr : p.bias + (p.bias_per_row ? i : j);
+  const size_t bias_row_step = p.bias_per_row ? 1 : 0, bias_col_step = 1 - bias_row_step;
+  for (size_t r = 0; r < rows; ++r, sums += cols) {
     float* out = c + (i + r) * p.ldc + j;
     for (size_t t = 0; t < cols; ++t) {
-      float v = sums[r * cols + t];
-      if (p.accumulate) v = out[t] + v;
-      if (p.bias != nullptr) v += p.bias[p.bias_per_row ? i + r : j + t];
+      float v = sums[t];
+      if (accumulate) v = out[t] + v;
+      if (bias != nullptr) v += bias[r * bias_row_step + t * bias_col_step];
       out[t] = v;
     }
-    if (p.act.kind != ActKind::kNone) ActivationKernel(out, out, cols, p.act);
   }
 }
 
@@ -96,6 +99,8 @@ void GemmTiled(const GemmParams& p, const float* a, const float* b, float* c) {
       StoreTile(p, sums, 1, 1, i, j, c);
     }
   }
+  if (p.act.kind != ActKind::kNone)
+    for (size_t r = 0; r < p.m; ++r) ActivationKernel(c + r * p.ldc, c + r * p.ldc, p.n, p.act);
 }
 
 }  // namespace edgefold::kernels::ref
