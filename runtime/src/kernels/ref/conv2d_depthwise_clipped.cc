@@ -3,10 +3,9 @@
 //
 // y[c,oh,ow] = act( bias[c] + Σ_{r<kh} Σ_{t<kw} w[c,r,t] · x[c, oh·sh − pt + r·dh, ow·sw − pl + t·dw] )
 // over the taps inside the image, summed from the bias in the reference's order (r, then t).
-// Outputs whose window lies inside the image (the interior block) run per channel with no
-// clipping, a 3×3 undilated window written out with its weights in registers. Every other
-// output's window is clipped once and then summed for all channels. The activation runs over
-// y at the end.
+// 3×3 undilated windows inside the image (the interior block) run per channel with no clipping,
+// written out with the weights in registers. Every other output's window is clipped once and
+// then summed for all channels. The activation runs over y at the end.
 #include <algorithm>
 
 #include "kernels/reference.h"
@@ -30,16 +29,9 @@ void InsideRange(long in, long pad, long k, long dil, long stride, long out, lon
   *hi = std::max(*lo, last < 0 ? 0 : std::min(last / stride + 1, out));
 }
 
-// acc + Σ_{r<rows} Σ_{t<cols} w[r·kw + t] · x[r·row_step + t·dw], x and w at the first tap.
-float WindowSum(float acc, const float* x, const float* w, long rows, long cols, long row_step, long dw, long kw) {
-  for (long r = 0; r < rows; ++r, x += row_step, w += kw)
-    for (long t = 0; t < cols; ++t) acc += w[t] * x[t * dw];
-  return acc;
-}
-
 struct Geometry {
   long in_h, in_w, out_h, out_w, kh, kw, sh, sw, dh, dw, pt, pl;
-  long oh_lo, oh_hi, ow_lo, ow_hi;   // the interior block
+  long oh_lo, oh_hi, ow_lo, ow_hi;   // the interior block (3×3 undilated windows only, else empty)
 };
 
 Geometry MakeGeometry(const Conv2dShape& s) {
@@ -50,40 +42,36 @@ Geometry MakeGeometry(const Conv2dShape& s) {
   g.sh = static_cast<long>(s.stride_h), g.sw = static_cast<long>(s.stride_w);
   g.dh = static_cast<long>(s.dilation_h), g.dw = static_cast<long>(s.dilation_w);
   g.pt = static_cast<long>(s.pad_top), g.pl = static_cast<long>(s.pad_left);
-  InsideRange(g.in_h, g.pt, g.kh, g.dh, g.sh, g.out_h, &g.oh_lo, &g.oh_hi);
-  InsideRange(g.in_w, g.pl, g.kw, g.dw, g.sw, g.out_w, &g.ow_lo, &g.ow_hi);
+  g.oh_lo = g.oh_hi = g.ow_lo = g.ow_hi = 0;
+  if (g.kh == 3 && g.kw == 3 && g.dh == 1 && g.dw == 1) {
+    InsideRange(g.in_h, g.pt, g.kh, g.dh, g.sh, g.out_h, &g.oh_lo, &g.oh_hi);
+    InsideRange(g.in_w, g.pl, g.kw, g.dw, g.sw, g.out_w, &g.ow_lo, &g.ow_hi);
+  }
   return g;
 }
 
-// The interior block of one channel.
-void InteriorBlock(const Geometry& g, const float* x_c, const float* w_c, float b, float* y_c) {
-  if (g.kh == 3 && g.kw == 3 && g.dh == 1 && g.dw == 1) {
-    const float w0 = w_c[0], w1 = w_c[1], w2 = w_c[2], w3 = w_c[3], w4 = w_c[4], w5 = w_c[5], w6 = w_c[6],
-                w7 = w_c[7], w8 = w_c[8];
-    for (long oh = g.oh_lo; oh < g.oh_hi; ++oh) {
-      const float* x0 = x_c + (oh * g.sh - g.pt) * g.in_w + (g.ow_lo * g.sw - g.pl);
-      for (long ow = g.ow_lo; ow < g.ow_hi; ++ow, x0 += g.sw) {
-        const float* x1 = x0 + g.in_w;
-        const float* x2 = x1 + g.in_w;
-        float acc = b;
-        acc += w0 * x0[0];
-        acc += w1 * x0[1];
-        acc += w2 * x0[2];
-        acc += w3 * x1[0];
-        acc += w4 * x1[1];
-        acc += w5 * x1[2];
-        acc += w6 * x2[0];
-        acc += w7 * x2[1];
-        acc += w8 * x2[2];
-        y_c[oh * g.out_w + ow] = acc;
-      }
+// The interior block of one channel: 3×3 windows inside the image, dilation 1.
+void InteriorBlock3x3(const Geometry& g, const float* x_c, const float* w_c, float b, float* y_c) {
+  const float w0 = w_c[0], w1 = w_c[1], w2 = w_c[2], w3 = w_c[3], w4 = w_c[4], w5 = w_c[5], w6 = w_c[6],
+              w7 = w_c[7], w8 = w_c[8];
+  for (long oh = g.oh_lo; oh < g.oh_hi; ++oh) {
+    const float* x0 = x_c + (oh * g.sh - g.pt) * g.in_w + (g.ow_lo * g.sw - g.pl);
+    for (long ow = g.ow_lo; ow < g.ow_hi; ++ow, x0 += g.sw) {
+      const float* x1 = x0 + g.in_w;
+      const float* x2 = x1 + g.in_w;
+      float acc = b;
+      acc += w0 * x0[0];
+      acc += w1 * x0[1];
+      acc += w2 * x0[2];
+      acc += w3 * x1[0];
+      acc += w4 * x1[1];
+      acc += w5 * x1[2];
+      acc += w6 * x2[0];
+      acc += w7 * x2[1];
+      acc += w8 * x2[2];
+      y_c[oh * g.out_w + ow] = acc;
     }
-    return;
   }
-  for (long oh = g.oh_lo; oh < g.oh_hi; ++oh)
-    for (long ow = g.ow_lo; ow < g.ow_hi; ++ow)
-      y_c[oh * g.out_w + ow] = WindowSum(b, x_c + (oh * g.sh - g.pt) * g.in_w + (ow * g.sw - g.pl), w_c, g.kh,
-                                         g.kw, g.dh * g.in_w, g.dw, g.kw);
 }
 
 // Output (oh, ow) of every channel, its window clipped to the image once. Out of line, the
@@ -116,8 +104,8 @@ __attribute__((noinline)) void BorderOutput(const Geometry& g, const Conv2dShape
 void Conv2dDepthwiseClipped(const Conv2dShape& s, const float* x, const float* w, const float* bias,
                             Activation act, float* y) {
   const Geometry g = MakeGeometry(s);
-  for (size_t c = 0; c < s.out_c; ++c)
-    InteriorBlock(g, x + c * s.in_h * s.in_w, w + c * s.kh * s.kw, bias != nullptr ? bias[c] : 0.0f,
+  for (size_t c = 0; g.oh_hi > g.oh_lo && g.ow_hi > g.ow_lo && c < s.out_c; ++c)
+    InteriorBlock3x3(g, x + c * s.in_h * s.in_w, w + c * s.kh * s.kw, bias != nullptr ? bias[c] : 0.0f,
                   y + c * s.out_h * s.out_w);
   for (long oh = 0; oh < g.out_h; ++oh) {
     const bool inner_row = oh >= g.oh_lo && oh < g.oh_hi;
