@@ -43,10 +43,18 @@ __attribute__((noinline)) void Tile(const GemmParams& p, const float* a, const f
   const float* rows[MR];
 #pragma GCC unroll 4
   for (int r = 0; r < MR; ++r) rows[r] = a + r * p.lda;
+  // k ≥ 1 (GemmTiled): do-while loops, as GCC at -Os does not rotate a for loop (two more
+  // branches a step).
+  size_t q = p.k;
   if (const uint32_t* offsets = p.b_row_offsets) {
-    for (size_t q = p.k; q != 0; --q) MacStep(acc, rows, b + *offsets++);
+    do MacStep(acc, rows, b + *offsets++);
+    while (--q != 0);
   } else {
-    for (size_t q = p.k; q != 0; --q, b += p.ldb) MacStep(acc, rows, b);
+    const size_t ldb = p.ldb;
+    do {
+      MacStep(acc, rows, b);
+      b += ldb;
+    } while (--q != 0);
   }
 #pragma GCC unroll 4
   for (int r = 0; r < MR; ++r)
@@ -74,29 +82,25 @@ void StoreTile(const GemmParams& p, const float* sums, size_t rows, size_t cols,
 }  // namespace
 
 void GemmTiled(const GemmParams& p, const float* a, const float* b, float* c) {
-  float sums[16];
-  size_t i = 0;
-  for (; i + 4 <= p.m; i += 4) {
-    size_t j = 0;
-    for (; j + 4 <= p.n; j += 4) {
-      Tile<4, 4>(p, a + i * p.lda, b + j, sums);
-      StoreTile(p, sums, 4, 4, i, j, c);
-    }
-    for (; j < p.n; ++j)
-      for (size_t r = i; r < i + 4; ++r) {
-        Tile<1, 1>(p, a + r * p.lda, b + j, sums);
-        StoreTile(p, sums, 1, 1, r, j, c);
+  float sums[16] = {};
+  size_t rows = 4, cols = 4;
+  for (size_t i = 0; i < p.m; i += rows) {
+    rows = p.m - i >= 4 ? 4 : 1;
+    for (size_t j = 0; j < p.n; j += cols) {
+      cols = p.n - j >= 4 ? 4 : 1;
+      if (p.k == 0) {   // no products (the tiles need k ≥ 1): sums stay 0
+        StoreTile(p, sums, rows, cols, i, j, c);
+        continue;
       }
-  }
-  for (; i < p.m; ++i) {
-    size_t j = 0;
-    for (; j + 4 <= p.n; j += 4) {
-      Tile<1, 4>(p, a + i * p.lda, b + j, sums);
-      StoreTile(p, sums, 1, 4, i, j, c);
-    }
-    for (; j < p.n; ++j) {
-      Tile<1, 1>(p, a + i * p.lda, b + j, sums);
-      StoreTile(p, sums, 1, 1, i, j, c);
+      if (rows == 4 && cols == 4) {
+        Tile<4, 4>(p, a + i * p.lda, b + j, sums);
+        StoreTile(p, sums, 4, 4, i, j, c);
+        continue;
+      }
+      for (size_t r = i; r < i + rows; ++r) {   // a column tail or a row tail: one row at a time
+        (cols == 4 ? Tile<1, 4> : Tile<1, 1>)(p, a + r * p.lda, b + j, sums);
+        StoreTile(p, sums, 1, cols, r, j, c);
+      }
     }
   }
   if (p.act.kind != ActKind::kNone)
