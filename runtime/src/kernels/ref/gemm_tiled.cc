@@ -62,10 +62,10 @@ __attribute__((noinline)) void Tile(const GemmParams& p, const float* a, const f
     for (int j = 0; j < NR; ++j) sums[r * NR + j] = acc[r][j];
 }
 
-// C[i + r, j + t] = (accumulate ? C : 0) + sums[r·cols + t] + bias for r < rows, t < cols
-// (the activation runs over C's rows once every tile is stored).
+// C[i + r, j + t] = (accumulate ? C : 0) + sums[r·cols + t] + bias for r < rows, t < cols, and
+// Relu (ActOne's max(v, 0)); other activations run over C's rows once every tile is stored.
 void StoreTile(const GemmParams& p, const float* sums, size_t rows, size_t cols, size_t i, size_t j, float* c) {
-  const bool accumulate = p.accumulate;
+  const bool accumulate = p.accumulate, relu = p.act.kind == ActKind::kRelu;
   const float* bias = p.bias == nullptr ? nullptr : p.bias + (p.bias_per_row ? i : j);
   const size_t bias_row_step = p.bias_per_row ? 1 : 0, bias_col_step = 1 - bias_row_step;
   for (size_t r = 0; r < rows; ++r, sums += cols) {
@@ -74,7 +74,7 @@ void StoreTile(const GemmParams& p, const float* sums, size_t rows, size_t cols,
       float v = sums[t];
       if (accumulate) v = out[t] + v;
       if (bias != nullptr) v += bias[r * bias_row_step + t * bias_col_step];
-      out[t] = v;
+      out[t] = relu && v < 0.0f ? 0.0f : v;
     }
   }
 }
@@ -103,7 +103,7 @@ void GemmTiled(const GemmParams& p, const float* a, const float* b, float* c) {
       }
     }
   }
-  if (p.act.kind != ActKind::kNone)
+  if (p.act.kind != ActKind::kNone && p.act.kind != ActKind::kRelu)
     for (size_t r = 0; r < p.m; ++r) ActivationKernel(c + r * p.ldc, c + r * p.ldc, p.n, p.act);
 }
 
