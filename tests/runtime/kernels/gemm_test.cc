@@ -1,5 +1,6 @@
-// GEMM of the scalar table (ref::GemmTiled) and every SIMD table against ref::Gemm: tails in m, n, k, strides, bias, accumulate,
-// every fused activation; padding columns of C must stay untouched.
+// GEMM of the scalar table (ref::GemmTiled) and every SIMD table against ref::Gemm: tails in
+// m, n, k, strides, bias, accumulate, every fused activation; padding columns of C must stay
+// untouched.
 #include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {

@@ -42,8 +42,9 @@ __attribute__((noinline)) void InteriorBlock3x3(const Conv2dShape& s, const Bloc
               w7 = w_c[7], w8 = w_c[8];
   const size_t in_w = s.in_w, sw = s.stride_w;
   for (long oh = blk.oh_lo; oh < blk.oh_hi; ++oh) {
-    const float* x0 = x_c + (oh * static_cast<long>(s.stride_h) - static_cast<long>(s.pad_top)) * static_cast<long>(in_w) +
-                      (blk.ow_lo * static_cast<long>(sw) - static_cast<long>(s.pad_left));
+    const long ih0 = oh * static_cast<long>(s.stride_h) - static_cast<long>(s.pad_top);
+    const long iw0 = blk.ow_lo * static_cast<long>(sw) - static_cast<long>(s.pad_left);
+    const float* x0 = x_c + ih0 * static_cast<long>(in_w) + iw0;
     float* y = y_c + oh * static_cast<long>(s.out_w);
     for (long ow = blk.ow_lo; ow < blk.ow_hi; ++ow, x0 += sw) {
       const float* x1 = x0 + in_w;
