@@ -20,7 +20,8 @@ inline std::vector<Isa> ScalarAndSimdIsas() {
   return isas;
 }
 
-// Base fixture: `table()` is the SIMD table under test, the scalar reference is ref::*.
+// Base fixture: `table()` is the table under test (SIMD, or scalar in suites instantiated with
+// ScalarAndSimdIsas), the scalar reference is ref::*.
 class KernelTest : public IsaTableTest<KernelTable, &TableFor<KernelTable>> {
  protected:
   size_t W() const { return table().simd_floats; }

@@ -28,7 +28,8 @@ void BatchnormInference(const float* x, const float* gamma, const float* beta, c
 }
 
 // y[i] = act(x[i]). Relu and Clip (ActOne's formulas) without a call per value: the scalar
-// table's GEMM and depthwise convolution apply their activation through here.
+// table's depthwise convolution (and its GEMM, for activations other than Relu) applies its
+// activation through here.
 void ActivationKernel(const float* x, float* y, size_t n, Activation act) {
   if (act.kind == ActKind::kRelu) {   // std::max(v, 0), std::min(std::max(v, α), β) by value
     for (size_t i = 0; i < n; ++i) {
