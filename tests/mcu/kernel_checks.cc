@@ -68,29 +68,64 @@ void ElementwiseChecks(Harness& h, const KernelTable& t) {
   }
 }
 
-void GemmCheck(Harness& h, const KernelTable& t) {
-  GemmParams p;  // C[5×13] = relu(A[5×7]·B[7×13] + bias[13])
-  p.m = 5, p.n = 13, p.k = 7, p.lda = 7, p.ldb = 13, p.ldc = 13;
-  p.bias = g_c;
-  p.act.kind = ActKind::kRelu;
-  FillRandom(g_a, 35, 21);
-  FillRandom(g_b, 91, 22);
-  FillRandom(g_c, 13, 23);
-  ref::Gemm(p, g_a, g_b, g_want);
-  t.gemm(p, g_a, g_b, g_got);
-  h.Close(g_want, g_got, 65, 1e-5f, 1e-5f, "gemm 5x13x7 vs reference");
+// The scalar table's GEMM and depthwise convolution (ref::GemmTiled, ref::Conv2dDepthwiseClipped)
+// sum in the reference's order, and the compiler contracts both alike: same bits. SIMD tables
+// differ by FMA rounding.
+float TableTolerance(const KernelTable& t) { return t.isa == Isa::kScalar ? 0.0f : 1e-5f; }
+
+// C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias): 4×4 tiles and their row and column
+// tails, k = 0, bias per row or per column, and B's rows through b_row_offsets (phase planes).
+void GemmChecks(Harness& h, const KernelTable& t) {
+  struct Case { size_t m, n, k; bool per_row, accumulate, offsets; ActKind act; };
+  const Case cases[] = {{5, 13, 7, false, false, false, ActKind::kRelu}, {8, 9, 16, true, true, false, ActKind::kNone},
+                        {4, 4, 1, true, false, false, ActKind::kClip},   {1, 6, 3, false, true, false, ActKind::kNone},
+                        {6, 1, 5, true, false, false, ActKind::kRelu},   {3, 5, 0, true, true, false, ActKind::kNone},
+                        {7, 10, 6, true, false, true, ActKind::kRelu}};
+  for (const Case& gc : cases) {
+    GemmParams p;
+    p.m = gc.m, p.n = gc.n, p.k = gc.k, p.lda = gc.k + 1, p.ldb = gc.n + 2, p.ldc = gc.n + 1;
+    p.bias = g_c, p.bias_per_row = gc.per_row, p.accumulate = gc.accumulate;
+    p.act.kind = gc.act, p.act.alpha = -0.25f, p.act.beta = 0.5f;
+    // Offsets: B's row q starts at b + 3·(k − 1 − q) + q % 2 (rows in reverse, shifted), ldb unused.
+    uint32_t offsets[16];
+    for (size_t q = 0; q < gc.k; ++q) offsets[q] = static_cast<uint32_t>(3 * (gc.k - 1 - q) + q % 2);
+    if (gc.offsets) p.b_row_offsets = offsets;
+    FillRandom(g_a, p.m * p.lda, 21 + gc.m);
+    FillRandom(g_b, p.k * p.ldb, 22 + gc.n);
+    FillRandom(g_c, 16, 23 + gc.k);
+    const size_t c_elems = p.m * p.ldc;
+    FillRandom(g_want, c_elems, 24);   // the old C (accumulate) and its padding column
+    for (size_t i = 0; i < c_elems; ++i) g_got[i] = g_want[i];
+    ref::Gemm(p, g_a, g_b, g_want);
+    t.gemm(p, g_a, g_b, g_got);
+    h.Close(g_want, g_got, c_elems, TableTolerance(t), TableTolerance(t), "gemm vs reference");
+  }
 }
 
 void WindowChecks(Harness& h, const KernelTable& t) {
-  Conv2dShape s;  // depthwise 3×3, stride 1, pad 1 over 3 channels of 7×9
-  s.in_c = s.out_c = s.group = 3, s.in_h = s.out_h = 7, s.in_w = s.out_w = 9;
-  s.kh = s.kw = 3, s.pad_top = s.pad_left = 1;
-  FillRandom(g_a, 3 * 63, 31);
-  FillRandom(g_b, 27, 32);
-  FillRandom(g_c, 3, 33);
-  ref::Conv2dDepthwise(s, g_a, g_b, g_c, Activation(), g_want);
-  t.conv2d_depthwise(s, g_a, g_b, g_c, Activation(), g_got);
-  h.Close(g_want, g_got, 3 * 63, 1e-5f, 1e-5f, "depthwise 3x3 vs reference");
+  // Depthwise over 3 channels of 7×9: 3×3 stride 1 and 2 (interior block and clipped borders),
+  // 5×5, dilation 2, a 1×1, and 7×7 windows as tall as the image (every one clipped).
+  struct Case { size_t k, stride, dilation, pad; ActKind act; };
+  const Case cases[] = {{3, 1, 1, 1, ActKind::kNone}, {3, 2, 1, 1, ActKind::kRelu}, {5, 1, 1, 2, ActKind::kClip},
+                        {3, 1, 2, 2, ActKind::kRelu}, {1, 2, 1, 0, ActKind::kNone}, {7, 1, 1, 3, ActKind::kRelu},
+                        {3, 1, 1, 0, ActKind::kNone}};
+  for (const Case& dc : cases) {
+    Conv2dShape s;
+    s.in_c = s.out_c = s.group = 3, s.in_h = 7, s.in_w = 9;
+    s.kh = s.kw = dc.k, s.stride_h = s.stride_w = dc.stride, s.dilation_h = s.dilation_w = dc.dilation;
+    s.pad_top = s.pad_left = dc.pad;
+    const size_t span = dc.dilation * (dc.k - 1) + 1;
+    s.out_h = (s.in_h + 2 * dc.pad - span) / dc.stride + 1, s.out_w = (s.in_w + 2 * dc.pad - span) / dc.stride + 1;
+    Activation act;
+    act.kind = dc.act, act.alpha = -0.5f, act.beta = 0.75f;
+    FillRandom(g_a, 3 * 63, 31);
+    FillRandom(g_b, 3 * dc.k * dc.k, 32 + dc.k);
+    FillRandom(g_c, 3, 33);
+    const size_t n = 3 * s.out_h * s.out_w;
+    ref::Conv2dDepthwise(s, g_a, g_b, g_c, act, g_want);
+    t.conv2d_depthwise(s, g_a, g_b, g_c, act, g_got);
+    h.Close(g_want, g_got, n, TableTolerance(t), TableTolerance(t), "depthwise vs reference");
+  }
   Pool2dParams p;  // max pool 2×2 stride 2 over 3 planes of 7×9 → 3×4
   p.in_h = 7, p.in_w = 9, p.out_h = 3, p.out_w = 4, p.kh = p.kw = 2, p.stride_h = p.stride_w = 2;
   ref::Pool2d(p, g_a, g_want, 3);
@@ -110,7 +145,7 @@ void RunKernelChecks(Harness& h) {
     std::printf("kernel table: %s\n", t->name);
     ++tables;
     ElementwiseChecks(h, *t);
-    GemmCheck(h, *t);
+    GemmChecks(h, *t);
     WindowChecks(h, *t);
   }
   h.Check(tables > 0 && TableFor<KernelTable>(Isa::kScalar) != nullptr, "the scalar table exists");

@@ -11,7 +11,17 @@ namespace edgefold::kernels::testing {
 
 inline std::vector<Isa> SimdIsas() { return SimdIsasWith(&TableFor<KernelTable>); }
 
-// Base fixture: `table()` is the SIMD table under test, the scalar reference is ref::*.
+// The scalar table too, for suites with an oracle of their own and for the kernels whose scalar
+// entry is not the reference itself (gemm: ref::GemmTiled, conv2d_depthwise:
+// ref::Conv2dDepthwiseClipped).
+inline std::vector<Isa> ScalarAndSimdIsas() {
+  std::vector<Isa> isas = SimdIsas();
+  isas.insert(isas.begin(), Isa::kScalar);
+  return isas;
+}
+
+// Base fixture: `table()` is the table under test (SIMD, or scalar in suites instantiated with
+// ScalarAndSimdIsas), the scalar reference is ref::*.
 class KernelTest : public IsaTableTest<KernelTable, &TableFor<KernelTable>> {
  protected:
   size_t W() const { return table().simd_floats; }
@@ -41,5 +51,6 @@ inline std::vector<Activation> AllActivations() {
 }
 
 #define EDGEFOLD_INSTANTIATE_SIMD(Suite) EDGEFOLD_INSTANTIATE_ISAS(Suite, SimdIsas())
+#define EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(Suite) EDGEFOLD_INSTANTIATE_ISAS(Suite, ScalarAndSimdIsas())
 
 }  // namespace edgefold::kernels::testing

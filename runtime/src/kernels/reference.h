@@ -9,6 +9,12 @@
 namespace edgefold::kernels::ref {
 
 void Gemm(const GemmParams& p, const float* a, const float* b, float* c);
+// The scalar table's GEMM and depthwise convolution: the same sums in the same order as Gemm and
+// Conv2dDepthwise, in register tiles (gemm_tiled.cc) and over windows clipped once per output
+// (conv2d_depthwise_clipped.cc). Gemm and Conv2dDepthwise stay the plain definition they match.
+void GemmTiled(const GemmParams& p, const float* a, const float* b, float* c);
+void Conv2dDepthwiseClipped(const Conv2dShape& s, const float* x, const float* w, const float* bias,
+                            Activation act, float* y);
 void Im2col(const Conv2dShape& s, const float* x_group, float* col);
 void Col2im(const Conv2dShape& s, const float* col, float* x_group);
 void StridedCopy(const StridedCopyParams& p, const float* src, float* dst);

@@ -1,7 +1,8 @@
-// conv2d_depthwise of every SIMD table against the reference on the shapes of the mobile nets
-// (3×3 and 5×5, stride 1 and 2, pad k/2, planes 112..3 of the 224 and 96 inputs) and on row
-// widths around the register width (1, W−1, W, W+1, 2W+1, primes), where the flat path packs
-// several rows into one register and masks the columns that wrap into the neighbouring row.
+// conv2d_depthwise of the scalar table (ref::Conv2dDepthwiseClipped) and every SIMD table
+// against the reference on the shapes of the mobile nets (3×3 and 5×5, stride 1 and 2, pad k/2,
+// planes 112..3 of the 224 and 96 inputs) and on row widths around the register width (1, W−1,
+// W, W+1, 2W+1, primes), where the flat path packs several rows into one register and masks the
+// columns that wrap into the neighbouring row.
 #include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
@@ -90,7 +91,7 @@ TEST_P(DepthwiseTest, ChannelsDoNotLeak) {
   }
 }
 
-EDGEFOLD_INSTANTIATE_SIMD(DepthwiseTest);
+EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(DepthwiseTest);
 
 }  // namespace
 }  // namespace edgefold::kernels::testing

@@ -128,12 +128,7 @@ TEST_P(ConvIm2colTest, Winograd23MatchesDirectConvolution) {
 }
 
 // The scalar table too: this test has an independent oracle.
-std::vector<Isa> ScalarAndSimdIsas() {
-  std::vector<Isa> isas = SimdIsas();
-  isas.insert(isas.begin(), Isa::kScalar);
-  return isas;
-}
-INSTANTIATE_TEST_SUITE_P(Isa, ConvIm2colTest, ::testing::ValuesIn(ScalarAndSimdIsas()), IsaTestName);
+EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(ConvIm2colTest);
 
 }  // namespace
 }  // namespace edgefold::kernels::testing

@@ -89,12 +89,7 @@ TEST_P(ConvTransposeTest, ReferenceAndGemmPathMatchScatter) {
 }
 
 // The scalar table too: this test has an independent oracle.
-std::vector<Isa> ScalarAndSimd() {
-  std::vector<Isa> isas = SimdIsas();
-  isas.insert(isas.begin(), Isa::kScalar);
-  return isas;
-}
-INSTANTIATE_TEST_SUITE_P(Isa, ConvTransposeTest, ::testing::ValuesIn(ScalarAndSimd()), IsaTestName);
+EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(ConvTransposeTest);
 
 }  // namespace
 }  // namespace edgefold::kernels::testing

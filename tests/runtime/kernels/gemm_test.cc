@@ -1,5 +1,6 @@
-// GEMM of every SIMD table against ref::Gemm: tails in m, n, k, strides, bias, accumulate,
-// every fused activation; padding columns of C must stay untouched.
+// GEMM of the scalar table (ref::GemmTiled) and every SIMD table against ref::Gemm: tails in
+// m, n, k, strides, bias, accumulate, every fused activation; padding columns of C must stay
+// untouched.
 #include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
@@ -86,7 +87,7 @@ TEST_P(GemmTest, AcrossCacheBlocks) {
       }
 }
 
-EDGEFOLD_INSTANTIATE_SIMD(GemmTest);
+EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(GemmTest);
 
 }  // namespace
 }  // namespace edgefold::kernels::testing

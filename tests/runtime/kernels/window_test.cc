@@ -1,6 +1,6 @@
-// conv2d_depthwise and pool2d of every SIMD table against the reference: kernel 3/5,
-// stride 1/2/3, dilation 1/2, padding 0..2, narrow and wide rows; 119×121 is above the depthwise
-// stack budget (kDwPhaseMaxFloats) and takes the row-interior path.
+// conv2d_depthwise and pool2d of the scalar table and every SIMD table against the reference:
+// kernel 3/5, stride 1/2/3, dilation 1/2, padding 0..2, narrow and wide rows; 119×121 is above
+// the depthwise stack budget (kDwPhaseMaxFloats) and takes the row-interior path.
 #include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
@@ -113,7 +113,7 @@ TEST_P(WindowTest, GlobalPool) {
   }
 }
 
-EDGEFOLD_INSTANTIATE_SIMD(WindowTest);
+EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(WindowTest);
 
 }  // namespace
 }  // namespace edgefold::kernels::testing

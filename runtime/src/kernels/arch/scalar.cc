@@ -1,4 +1,5 @@
-// The scalar kernel table: the reference kernels (Cortex-M, non-NEON ARM, test oracle).
+// The scalar kernel table (Cortex-M, non-NEON ARM): the reference kernels, except the GEMM and the
+// depthwise convolution, which run their register-tiled versions (same sums, same order).
 #include "kernels/kernel_table.h"
 #include "kernels/reference.h"
 
@@ -7,11 +8,11 @@ namespace edgefold::kernels::scalar {
 const KernelTable kTable = {"scalar",
                             Isa::kScalar,
                             1,
-                            &ref::Gemm,
+                            &ref::GemmTiled,
                             &ref::Im2col,
                             &ref::Col2im,
                             &ref::StridedCopy,
-                            &ref::Conv2dDepthwise,
+                            &ref::Conv2dDepthwiseClipped,
                             &ref::ChannelAffine,
                             &ref::BatchnormInference,
                             &ref::ActivationKernel,

@@ -27,9 +27,23 @@ void BatchnormInference(const float* x, const float* gamma, const float* beta, c
   }
 }
 
-// y[i] = act(x[i])
+// y[i] = act(x[i]). Relu and Clip (ActOne's formulas) without a call per value: the scalar
+// table's depthwise convolution (and its GEMM, for activations other than Relu) applies its
+// activation through here.
 void ActivationKernel(const float* x, float* y, size_t n, Activation act) {
-  for (size_t i = 0; i < n; ++i) y[i] = ApplyActivation(x[i], act);
+  if (act.kind == ActKind::kRelu) {   // std::max(v, 0), std::min(std::max(v, α), β) by value
+    for (size_t i = 0; i < n; ++i) {
+      const float v = x[i];
+      y[i] = v < 0.0f ? 0.0f : v;
+    }
+  } else if (act.kind == ActKind::kClip) {
+    for (size_t i = 0; i < n; ++i) {
+      const float v = x[i] < act.alpha ? act.alpha : x[i];
+      y[i] = act.beta < v ? act.beta : v;
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) y[i] = ApplyActivation(x[i], act);
+  }
 }
 
 // y[c,i] = x ≥ 0 ? x : s·x with s = slope[c] (or slope[0] when shared)
