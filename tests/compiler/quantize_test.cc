@@ -43,6 +43,23 @@ size_t ArgMax(const std::vector<float>& v) {
   return best;
 }
 
+// A built ONNX model compiled float and int8, calibrated on 16 random samples of `sample`
+// dims (values in [-1, 1), std::mt19937(seed)).
+struct FloatAndInt8 {
+  CompileResult f, q;
+};
+FloatAndInt8 CompileBoth(const onnx::ModelProto& model, const std::vector<size_t>& sample, unsigned seed) {
+  kernels::testing::NpyArray calib;
+  calib.shape = {16};
+  size_t elems = 16;
+  for (size_t d : sample) {
+    calib.shape.push_back(d);
+    elems *= d;
+  }
+  calib.data = testing::RandomVector(elems, seed);
+  return {CompileModel(model, CompileOptions()), CompileModel(model, Int8Options(calib))};
+}
+
 TEST(QuantizeInt8, DigitsAgreesWithFloatAndShrinksArenaAndWeights) {
   const kernels::testing::NpyArray x = DigitsImages();
   const CompileResult f = CompileFile(kDigits, CompileOptions());
@@ -132,11 +149,9 @@ TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
   b.Node("Conv", {"a2", "w3", "b3"}, {"c3"}, "conv3");
   b.Node("Tanh", {"c3"}, {"y"}, "tanh");
   b.Output("y");
-  kernels::testing::NpyArray calib;
-  calib.shape = {16, 3, 8, 8};
-  calib.data = testing::RandomVector(16 * 3 * 64, 7);
-  const CompileResult f = CompileModel(b.model(), CompileOptions());
-  const CompileResult q = CompileModel(b.model(), Int8Options(calib));
+  const FloatAndInt8 both = CompileBoth(b.model(), {3, 8, 8}, 7);
+  const CompileResult& f = both.f;
+  const CompileResult& q = both.q;
   ASSERT_TRUE(f.ok) << f.error;
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_TRUE(q.report.quant.float_ops.empty()) << q.report.quant.float_ops[0];
@@ -199,11 +214,9 @@ TEST(QuantizeInt8, SqueezeExcitationMulIsInt8) {
     b.Node("Mul", order == 0 ? std::vector<std::string>{"r1", "s"} : std::vector<std::string>{"s", "r1"}, {"e"}, "excite");
     b.Node("Conv", {"e", "w4", "b4"}, {"y"}, "project");
     b.Output("y");
-    kernels::testing::NpyArray calib;
-    calib.shape = {16, 8, 6, 6};
-    calib.data = testing::RandomVector(16 * 8 * 36, 19);
-    const CompileResult f = CompileModel(b.model(), CompileOptions());
-    const CompileResult q = CompileModel(b.model(), Int8Options(calib));
+    const FloatAndInt8 both = CompileBoth(b.model(), {8, 6, 6}, 19);
+    const CompileResult& f = both.f;
+    const CompileResult& q = both.q;
     ASSERT_TRUE(f.ok) << f.error;
     ASSERT_TRUE(q.ok) << q.error;
     EXPECT_TRUE(q.report.quant.float_ops.empty()) << q.report.quant.float_ops[0];
@@ -237,11 +250,9 @@ TEST(QuantizeInt8, ConcatIsInt8WithOneScale) {
   testing::SetInt(b.Node("Concat", {"r1", "c2", "p"}, {"cat"}, "concat"), "axis", 1);
   testing::SetInts(b.Node("Conv", {"cat", "w3", "b3"}, {"y"}, "head"), "pads", {1, 1, 1, 1});
   b.Output("y");
-  kernels::testing::NpyArray calib;
-  calib.shape = {16, 3, 8, 8};
-  calib.data = testing::RandomVector(16 * 3 * 64, 37);
-  const CompileResult f = CompileModel(b.model(), CompileOptions());
-  const CompileResult q = CompileModel(b.model(), Int8Options(calib));
+  const FloatAndInt8 both = CompileBoth(b.model(), {3, 8, 8}, 37);
+  const CompileResult& f = both.f;
+  const CompileResult& q = both.q;
   ASSERT_TRUE(f.ok) << f.error;
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_TRUE(q.report.quant.float_ops.empty()) << q.report.quant.float_ops[0];
@@ -295,11 +306,9 @@ TEST(QuantizeInt8, ShuffleSliceAndPadStayInt8) {
   b.Node("Pad", {"half", "pads", "pad_value"}, {"padded"}, "pad");
   b.Node("Conv", {"padded", "w2", "b2"}, {"y"}, "conv2");
   b.Output("y");
-  kernels::testing::NpyArray calib;
-  calib.shape = {16, 4, 6, 6};
-  calib.data = testing::RandomVector(16 * 4 * 36, 55);
-  const CompileResult f = CompileModel(b.model(), CompileOptions());
-  const CompileResult q = CompileModel(b.model(), Int8Options(calib));
+  const FloatAndInt8 both = CompileBoth(b.model(), {4, 6, 6}, 55);
+  const CompileResult& f = both.f;
+  const CompileResult& q = both.q;
   ASSERT_TRUE(f.ok) << f.error;
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_TRUE(q.report.quant.float_ops.empty()) << q.report.quant.float_ops[0];
