@@ -14,6 +14,14 @@
 
 namespace edgefold::kernels {
 
+struct DepthwiseS8Planes;   // kernels/conv/conv_scratch.h
+
+// One channel of the int8 depthwise convolution over its zero-point-padded phase planes
+// (simd/int8_simd.h): how a CPU extension (VNNI) replaces only the arithmetic of that kernel.
+using DepthwiseChannelS8Fn = void (*)(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
+                                      const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
+                                      int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc);
+
 struct KernelTable {
   const char* name;          // "scalar", "sse4.2", "avx2+fma", "avx512", "neon"
   Isa isa;
@@ -123,7 +131,13 @@ EDGEFOLD_DECLARE_TABLES(KernelTable, EDGEFOLD_DECLARE_KERNEL_TABLE)
 // CPUs that have VNNI (same bits as every other table). avx512_vnni::GemmS8 is compiled alone
 // with -mavx512vnni (kernels/arch/avx512_vnni.cc).
 namespace avx512 { extern const KernelTable kTableVnni; }
-namespace avx512_vnni { void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y); }
+namespace avx512_vnni {
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
+// One depthwise channel over its phase planes (simd/int8_simd.h Conv2dDepthwiseS8Using).
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
+                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
+                        int8_t* plane, int8_t* yc);
+}  // namespace avx512_vnni
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
 // AArch64 NEON with the dot-product extension (sdot) for gemm_s8: TableFor(kNeon) gives it on

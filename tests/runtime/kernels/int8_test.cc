@@ -205,6 +205,39 @@ TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
       }
 }
 
+// The extension's depthwise (VNNI: four taps per vpdpbusd, 64 outputs a step) and the plain
+// level's against the reference: 3×3 and 5×5, both strides, rows shorter and longer than a
+// 64-output step, and per-channel multipliers above and below 1.
+TEST(Int8Extensions, PlainAndExtendedDepthwiseMatchReference) {
+  const auto tables = PlainAndExtendedTables();
+  if (tables.empty()) GTEST_SKIP() << "no level with an int8 extension variant in this build/CPU";
+  for (size_t stride : {size_t{1}, size_t{2}})
+    for (size_t k : {size_t{3}, size_t{5}, size_t{2}})
+      for (size_t hw : {size_t{7}, size_t{56}, size_t{97}}) {
+        Conv2dShape s;
+        s.in_c = s.out_c = s.group = 6;
+        s.in_h = hw; s.in_w = hw + 3; s.kh = s.kw = k; s.stride_h = s.stride_w = stride;
+        s.pad_top = s.pad_left = k / 2;
+        s.out_h = (s.in_h + 2 * (k / 2) - k) / stride + 1;
+        s.out_w = (s.in_w + 2 * (k / 2) - k) / stride + 1;
+        const std::vector<int8_t> x = RandomS8(6 * s.in_h * s.in_w, 21), w = RandomS8(6 * k * k, 22);
+        std::vector<int32_t> bias = {-7000, 0, 321, 50000, -12, 9}, mult(6), shift = {-2, 0, 3, 6, 9, 12};
+        for (size_t c = 0; c < 6; ++c) mult[c] = (1 << 30) + static_cast<int32_t>(c * 98765431);
+        GemmS8Params rq;
+        rq.bias = bias.data(); rq.multiplier = mult.data(); rq.shift = shift.data();
+        rq.y_zero_point = 5; rq.act_min = -128; rq.act_max = 120;
+        std::vector<int8_t> want(6 * s.out_h * s.out_w);
+        ref::Conv2dDepthwiseS8(s, x.data(), w.data(), 11, rq, nullptr, want.data());
+        for (const auto& [plain, extended] : tables)
+          for (const KernelTable* t : {plain, extended}) {
+            if (t == nullptr) continue;
+            std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55), got(want.size(), 99);
+            t->conv2d_depthwise_s8(s, x.data(), w.data(), 11, rq, plane.data(), got.data());
+            EXPECT_EQ(want, got) << t->name << " " << hw << " k" << k << " s" << stride;
+          }
+      }
+}
+
 // Depthwise stride 1 over the padded plane against the direct reference: kernel sizes,
 // dilation, asymmetric padding, rows narrower and wider than a register.
 TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/conv/conv_scratch.h"
 #include "kernels/kernel_table.h"
 #include "kernels/simd/requant_avx512.h"
 
@@ -136,7 +137,94 @@ void Rows(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const in
   for (; r < rows; ++r) Tile<1, V>(p, a, panel, start + r, i0 + r, j, cols, y);
 }
 
+// The depthwise plane as unsigned bytes (x + 128), in place: what vpdpbusd reads.
+void FlipSigns(int8_t* plane, size_t bytes) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  size_t i = 0;
+  for (; i + 64 <= bytes; i += 64)
+    _mm512_storeu_si512(plane + i, _mm512_xor_si512(_mm512_loadu_si512(plane + i), flip));
+  if (i < bytes) {
+    const __mmask64 keep = (__mmask64{1} << (bytes - i)) - 1;
+    _mm512_mask_storeu_epi8(plane + i, keep, _mm512_xor_si512(_mm512_maskz_loadu_epi8(keep, plane + i), flip));
+  }
+}
+
+// 64 int8 outputs, in order, from the four requantized registers of a depthwise step: register
+// j holds, in 128-bit lane m, outputs 16m + 4j … 16m + 4j + 3 (the unpack order), so a 4×4
+// transpose of dwords puts them back.
+inline __m512i Reorder(__m128i q0, __m128i q1, __m128i q2, __m128i q3) {
+  const __m128i t0 = _mm_unpacklo_epi32(q0, q1), t1 = _mm_unpacklo_epi32(q2, q3);
+  const __m128i t2 = _mm_unpackhi_epi32(q0, q1), t3 = _mm_unpackhi_epi32(q2, q3);
+  const __m512i lo = _mm512_castsi256_si512(
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(t0, t1)), _mm_unpackhi_epi64(t0, t1), 1));
+  return _mm512_inserti64x4(
+      lo, _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(t2, t3)), _mm_unpackhi_epi64(t2, t3), 1), 1);
+}
+
 }  // namespace
+
+// 64 outputs a step: taps in groups of four, each group's four shifted loads interleaved
+// byte-wise (outputs × 4 taps, the layout vpdpbusd reads) and multiplied by the group's four
+// weights in one instruction per 16 outputs. The sign flip's 128·Σw comes out of the start
+// value, as in GemmS8. Outputs past a row (pitch − out_w) are computed and not stored.
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
+                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
+                        int8_t* plane, int8_t* yc) {
+  FlipSigns(plane, g.phases * g.phase_bytes);
+  constexpr size_t kGroups = (kMaxDepthwiseS8Taps + 3) / 4;
+  const size_t groups = (taps + 3) / 4;
+  int32_t weights[kGroups];
+  size_t off[4 * kGroups];
+  int32_t sum = 0;
+  for (size_t q = 0; q < groups; ++q) {
+    uint32_t packed = 0;
+    for (size_t t = 0; t < 4; ++t) {
+      const size_t k = 4 * q + t;
+      const int8_t wk = k < taps ? wc[k] : 0;   // a missing tap: weight 0 over tap 0's bytes
+      off[k] = k < taps ? offset[k] : offset[0];
+      packed |= static_cast<uint32_t>(static_cast<uint8_t>(wk)) << (8 * t);
+      sum += wk;
+    }
+    weights[q] = static_cast<int32_t>(packed);
+  }
+  const __m512i start = _mm512_set1_epi32(bias - 128 * sum);
+  const size_t flat = s.out_h * g.pitch;
+  size_t oh = 0, ow = 0;
+  for (size_t i = 0; i < flat; i += 64) {
+    __m512i acc0 = start, acc1 = start, acc2 = start, acc3 = start;
+    for (size_t q = 0; q < groups; ++q) {
+      const int8_t* base = plane + i;
+      const __m512i r0 = _mm512_loadu_si512(base + off[4 * q]), r1 = _mm512_loadu_si512(base + off[4 * q + 1]);
+      const __m512i r2 = _mm512_loadu_si512(base + off[4 * q + 2]), r3 = _mm512_loadu_si512(base + off[4 * q + 3]);
+      const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
+      const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
+      const __m512i w = _mm512_set1_epi32(weights[q]);
+      acc0 = _mm512_dpbusd_epi32(acc0, _mm512_unpacklo_epi16(ab_lo, cd_lo), w);
+      acc1 = _mm512_dpbusd_epi32(acc1, _mm512_unpackhi_epi16(ab_lo, cd_lo), w);
+      acc2 = _mm512_dpbusd_epi32(acc2, _mm512_unpacklo_epi16(ab_hi, cd_hi), w);
+      acc3 = _mm512_dpbusd_epi32(acc3, _mm512_unpackhi_epi16(ab_hi, cd_hi), w);
+    }
+    const auto rq16 = [&](__m512i acc) {
+      return avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
+    };
+    const __m512i out = Reorder(rq16(acc0), rq16(acc1), rq16(acc2), rq16(acc3));
+    // Store the block's outputs row by row: each run one masked store at its own offset.
+    const size_t lanes = std::min<size_t>(64, flat - i);
+    for (size_t l = 0; l < lanes;) {
+      const size_t run = ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
+      if (ow < s.out_w) {
+        const __mmask64 keep = (run == 64 ? ~__mmask64{0} : (__mmask64{1} << run) - 1) << l;
+        _mm512_mask_storeu_epi8(yc + oh * s.out_w + ow - l, keep, out);   // masked-off bytes untouched
+      }
+      l += run;
+      ow += run;
+      if (ow == g.pitch) {
+        ow = 0;
+        ++oh;
+      }
+    }
+  }
+}
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t groups = (p.k + 3) / 4;

@@ -369,9 +369,11 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 // planes (FillDepthwisePhases), so every tap of W consecutive outputs, taken over the flat
 // plane of `pitch` columns, is one contiguous load; the pitch − out_w columns past each row are
 // computed and dropped, and the rest stored in runs. 3×3 and 5×5 windows unroll their taps.
+// `channel`, when given, computes each channel from its planes instead (a CPU extension's
+// kernel: kernel_table.h, DepthwiseChannelS8Fn).
 template <class Arch>
-void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
+void Conv2dDepthwiseS8Using(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                            const GemmS8Params& rq, int8_t* plane, int8_t* y, DepthwiseChannelS8Fn channel) {
   const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
   const size_t taps = s.kh * s.kw;   // ≤ kMaxDepthwiseS8Taps (ConvS8UsesDepthwisePlane)
   size_t offset[kMaxDepthwiseS8Taps];
@@ -386,13 +388,21 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
     const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0;
     const int8_t* wc = w + c * taps;
     int8_t* yc = y + c * s.out_h * s.out_w;
-    if (taps == 9)
+    if (channel != nullptr)
+      channel(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
+    else if (taps == 9)
       DepthwiseChannelS8<Arch, 9>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
     else if (taps == 25)
       DepthwiseChannelS8<Arch, 25>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
     else
       DepthwiseChannelS8<Arch, 0>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
   }
+}
+
+template <class Arch>
+void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
+  Conv2dDepthwiseS8Using<Arch>(s, x, w, x_zero_point, rq, plane, y, nullptr);
 }
 
 // The reference's steps on a register: multiply, NaN → 0, clamp, magic-number rounding (half

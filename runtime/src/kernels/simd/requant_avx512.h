@@ -40,12 +40,22 @@ inline __m128i RequantizeS8x16(__m512i acc, int32_t multiplier, int32_t shift, i
   const int n = 31 + shift;
   const __m128i count = _mm_cvtsi32_si128(n);
   const __m512i m = _mm512_set1_epi64(multiplier), half = _mm512_set1_epi64(int64_t{1} << (n - 1));
-  const __m512i lim = _mm512_set1_epi64(65536);   // see RoundShiftHalfAway64
   const __m512i magnitude = _mm512_abs_epi32(acc);   // |INT32_MIN| reads as 2^31 unsigned
-  const __m512i even = _mm512_min_epu64(_mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(magnitude, m), half), count), lim);
-  const __m512i odd = _mm512_min_epu64(
-      _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(magnitude, 32), m), half), count), lim);
-  __m512i q = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), even, _mm512_slli_epi64(odd, 32));
+  const __m512i even_product = _mm512_add_epi64(_mm512_mul_epu32(magnitude, m), half);
+  const __m512i odd_product = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(magnitude, 32), m), half);
+  __m512i q;
+  if (n >= 32) {
+    // A real multiplier below 1/2 (nearly every layer): |acc|·M < 2^62, so the rounded value
+    // is below 2^30 and needs no clamp to fit a dword (beyond int8 it clamps the same either
+    // way), and the odd lanes' value lands in their high dword by a shift of n − 32.
+    q = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), _mm512_srl_epi64(even_product, count),
+                                _mm512_srl_epi64(odd_product, _mm_cvtsi32_si128(n - 32)));
+  } else {
+    const __m512i lim = _mm512_set1_epi64(65536);   // see RoundShiftHalfAway64
+    const __m512i even = _mm512_min_epu64(_mm512_srl_epi64(even_product, count), lim);
+    const __m512i odd = _mm512_min_epu64(_mm512_srl_epi64(odd_product, count), lim);
+    q = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), even, _mm512_slli_epi64(odd, 32));
+  }
   q = _mm512_mask_sub_epi32(q, _mm512_movepi32_mask(acc), _mm512_setzero_si512(), q);
   q = _mm512_add_epi32(q, _mm512_set1_epi32(zero_point));
   q = _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(act_min)), _mm512_set1_epi32(act_max));
