@@ -143,7 +143,12 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 // AArch64 NEON with the dot-product extension (sdot) for gemm_s8: TableFor(kNeon) gives it on
 // CPUs that report it (kernels/arch/neon_dotprod.cc, compiled with +dotprod).
 namespace neon { extern const KernelTable kTableDot; }
-namespace neon_dotprod { void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y); }
+namespace neon_dotprod {
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
+                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
+                        int8_t* plane, int8_t* yc);
+}  // namespace neon_dotprod
 #endif
 
 }  // namespace edgefold::kernels

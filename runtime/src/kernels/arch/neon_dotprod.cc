@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/conv/conv_scratch.h"
 #include "kernels/kernel_table.h"
 #include "kernels/simd/requant_neon.h"
 
@@ -106,6 +107,65 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
 }
 
 }  // namespace
+
+// 16 outputs a step: taps in groups of four, each group's four shifted loads interleaved
+// (Interleave: register v holds outputs 4v..4v+3, four taps each, the layout sdot reads) and
+// multiplied by the group's four weights, one sdot per 4 outputs; signed by signed, so no
+// correction. Outputs past a row (pitch − out_w) are computed and not stored.
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
+                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
+                        int8_t* plane, int8_t* yc) {
+  constexpr size_t kGroups = (kMaxDepthwiseS8Taps + 3) / 4;
+  const size_t groups = (taps + 3) / 4;
+  int8x16_t weights[kGroups];
+  size_t off[4 * kGroups];
+  for (size_t q = 0; q < groups; ++q) {
+    alignas(16) int8_t four[16];
+    for (size_t t = 0; t < 4; ++t) {
+      const size_t k = 4 * q + t;
+      off[k] = k < taps ? offset[k] : offset[0];   // a missing tap: weight 0 over tap 0's bytes
+      for (size_t lane = 0; lane < 4; ++lane) four[4 * lane + t] = k < taps ? wc[k] : 0;
+    }
+    weights[q] = vld1q_s8(four);
+  }
+  const size_t flat = s.out_h * g.pitch;
+  size_t oh = 0, ow = 0;
+  for (size_t i = 0; i < flat; i += kCols) {
+    int32x4_t acc[4];
+    for (int32x4_t& a : acc) a = vdupq_n_s32(bias);
+    for (size_t q = 0; q < groups; ++q) {
+      const int8_t* base = plane + i;
+      int8x16_t x[4];
+      Interleave(vld1q_s8(base + off[4 * q]), vld1q_s8(base + off[4 * q + 1]), vld1q_s8(base + off[4 * q + 2]),
+                 vld1q_s8(base + off[4 * q + 3]), x);
+      for (size_t v = 0; v < 4; ++v) acc[v] = vdotq_s32(acc[v], x[v], weights[q]);
+    }
+    alignas(16) int8_t out[kCols];
+    for (size_t v = 0; v < 4; ++v)
+      neon_requant::StoreS8x4(
+          neon_requant::RequantizeS32x4(acc[v], multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max), out + 4 * v);
+    const size_t lanes = std::min(kCols, flat - i);
+    if (lanes == kCols && ow + kCols <= s.out_w) {   // the whole step inside one output row
+      vst1q_s8(yc + oh * s.out_w + ow, vld1q_s8(out));
+      ow += kCols;
+      if (ow == g.pitch) {
+        ow = 0;
+        ++oh;
+      }
+      continue;
+    }
+    for (size_t l = 0; l < lanes;) {
+      const size_t run = ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
+      if (ow < s.out_w) std::memcpy(yc + oh * s.out_w + ow, out + l, run);
+      l += run;
+      ow += run;
+      if (ow == g.pitch) {
+        ow = 0;
+        ++oh;
+      }
+    }
+  }
+}
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t groups = (p.k + 3) / 4;
