@@ -1,5 +1,5 @@
 // RequantizeS8 (kernels/int8_params.h) on 4 int32 lanes with NEON (ARMv7 and AArch64): the
-// magnitude |acc|·M as exact unsigned 64-bit products, rounded half up by the shift, narrowed
+// magnitude |acc|·M as exact unsigned 64-bit products, rounded half up by a rounding shift, narrowed
 // with saturation (values past 2^16 clamp to the same int8, |zp| ≤ 128), the sign put back,
 // then zero point and clamp: the scalar rule's bits.
 #pragma once
@@ -14,11 +14,15 @@ inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shif
   const int n = 31 + shift;
   const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc));   // |INT32_MIN| reads as 2^31
   const uint32x2_t m = vdup_n_u32(static_cast<uint32_t>(multiplier));
-  const uint64x2_t half = vdupq_n_u64(uint64_t{1} << (n - 1));
-  const int64x2_t right = vdupq_n_s64(-n);   // vshl by a negative count shifts right
-  const uint64x2_t lo = vshlq_u64(vaddq_u64(vmull_u32(vget_low_u32(magnitude), m), half), right);
-  const uint64x2_t hi = vshlq_u64(vaddq_u64(vmull_u32(vget_high_u32(magnitude), m), half), right);
-  const uint32x4_t narrowed = vminq_u32(vcombine_u32(vqmovn_u64(lo), vqmovn_u64(hi)), vdupq_n_u32(65536));
+  // A rounding shift by a negative count: (x + 2^(n−1)) >> n, the rounding half up of the rule
+  // (no overflow: |acc|·M < 2^62).
+  const int64x2_t right = vdupq_n_s64(-n);
+  const uint64x2_t lo = vrshlq_u64(vmull_u32(vget_low_u32(magnitude), m), right);
+  const uint64x2_t hi = vrshlq_u64(vmull_u32(vget_high_u32(magnitude), m), right);
+  uint32x4_t narrowed = vcombine_u32(vqmovn_u64(lo), vqmovn_u64(hi));
+  // n ≥ 32 (a real multiplier below 1/2, nearly every layer): the value is below 2^30 and fits
+  // a signed lane as it is; else clamp it where it still clamps to the same int8.
+  if (n < 32) narrowed = vminq_u32(narrowed, vdupq_n_u32(65536));
   int32x4_t q = vreinterpretq_s32_u32(narrowed);
   q = vbslq_s32(vcltq_s32(acc, vdupq_n_s32(0)), vnegq_s32(q), q);
   q = vaddq_s32(q, vdupq_n_s32(zero_point));
