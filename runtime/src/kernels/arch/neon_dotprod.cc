@@ -120,14 +120,15 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
   int8x16_t weights[kGroups];
   size_t off[4 * kGroups];
   for (size_t q = 0; q < groups; ++q) {
-    alignas(16) int8_t four[16];
+    uint32_t packed = 0;   // the group's four weights, tap t in byte t, in every lane
     for (size_t t = 0; t < 4; ++t) {
       const size_t k = 4 * q + t;
       off[k] = k < taps ? offset[k] : offset[0];   // a missing tap: weight 0 over tap 0's bytes
-      for (size_t lane = 0; lane < 4; ++lane) four[4 * lane + t] = k < taps ? wc[k] : 0;
+      packed |= static_cast<uint32_t>(static_cast<uint8_t>(k < taps ? wc[k] : 0)) << (8 * t);
     }
-    weights[q] = vld1q_s8(four);
+    weights[q] = vreinterpretq_s8_u32(vdupq_n_u32(packed));
   }
+  int8_t* const end = yc + s.out_h * s.out_w;
   const size_t flat = s.out_h * g.pitch;
   size_t oh = 0, ow = 0;
   for (size_t i = 0; i < flat; i += kCols) {
@@ -140,7 +141,7 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
                  vld1q_s8(base + off[4 * q + 3]), x);
       for (size_t v = 0; v < 4; ++v) acc[v] = vdotq_s32(acc[v], x[v], weights[q]);
     }
-    alignas(16) int8_t out[kCols];
+    alignas(16) int8_t out[2 * kCols];   // 16 outputs, then room for a 16-byte load at out + l
     for (size_t v = 0; v < 4; ++v)
       neon_requant::StoreS8x4(
           neon_requant::RequantizeS32x4(acc[v], multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max), out + 4 * v);
@@ -156,7 +157,14 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     }
     for (size_t l = 0; l < lanes;) {
       const size_t run = ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
-      if (ow < s.out_w) std::memcpy(yc + oh * s.out_w + ow, out + l, run);
+      if (ow < s.out_w) {
+        // Runs are a few bytes (rows of 5 to 50 outputs): one 16-byte store whose bytes past the
+        // run land on this channel's later outputs, which later runs overwrite; at the
+        // channel's end, the run alone.
+        int8_t* dst = yc + oh * s.out_w + ow;
+        if (dst + kCols <= end) vst1q_s8(dst, vld1q_s8(out + l));
+        else for (size_t k = 0; k < run; ++k) dst[k] = out[l + k];
+      }
       l += run;
       ow += run;
       if (ow == g.pitch) {
