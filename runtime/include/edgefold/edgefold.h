@@ -214,6 +214,28 @@ ef_status ef_trainer_evaluate(ef_trainer* trainer, const float* inputs, float* l
 size_t ef_trainer_num_parameters(const ef_trainer* trainer);
 ef_status ef_trainer_parameter(const ef_trainer* trainer, size_t index, ef_parameter* out);
 
+/* BatchNorm statistics of an int8 model (compile --quantize int8 --adaptable) adapted on the
+ * device: edgefold/int8_adapter.h. The adapter owns an interpreter (inference with the current
+ * statistics: ef_set_input / ef_invoke on ef_int8_adapter_interpreter). */
+typedef struct ef_int8_adapter ef_int8_adapter;  /* opaque; lives inside the arena */
+
+ef_status ef_required_int8_adapter_arena_bytes(const uint8_t* model, size_t model_bytes,
+                                               const ef_options* options, size_t* arena_bytes);
+ef_status ef_int8_adapter_create(const uint8_t* model, size_t model_bytes, void* arena,
+                                 size_t arena_bytes, const ef_options* options,
+                                 ef_int8_adapter** out);
+ef_interpreter* ef_int8_adapter_interpreter(ef_int8_adapter* adapter);
+/* One forward on the interpreter's inputs with batch statistics, folded into the running
+ * statistics (EF_STATS_CUMULATIVE_AVERAGE, or EF_STATS_MOMENTUM with `momentum` in (0, 1]). */
+ef_status ef_int8_adapter_adapt(ef_int8_adapter* adapter, ef_stats_mode mode, float momentum);
+/* The deployed statistics and constants again. */
+void ef_int8_adapter_reset(ef_int8_adapter* adapter);
+size_t ef_int8_adapter_num_layers(const ef_int8_adapter* adapter);
+/* Layer `index`'s running statistics (`channels` values each, in the arena) and how many
+ * batches they hold (0: the deployed ones). */
+ef_status ef_int8_adapter_layer(const ef_int8_adapter* adapter, size_t index, const float** mean,
+                                const float** var, size_t* channels, size_t* batches);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif
