@@ -107,7 +107,10 @@ struct KernelTable {
   // Y = requantize(bias + A·B), see GemmS8Params.
   void (*gemm_s8)(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
   // As im2col, padding with pad_value (the input's zero point).
-  void (*im2col_s8)(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col);
+  // Output rows [row0, row0 + rows) of the int8 im2col (rows·out_w columns): ConvInt8 builds
+  // it in chunks of rows (conv_scratch.h ConvS8Im2colRows) so its scratch stays small.
+  void (*im2col_s8)(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
+                    int8_t* col);
   // Depthwise ConvInt8 of one image, strides 1 and 2 (kernels::ConvS8UsesDepthwisePlane): rq holds
   // bias, multiplier and shift per channel and the output's zero point and clamp; `plane` is
   // ConvS8DepthwisePlaneBytes of scratch.

@@ -50,7 +50,8 @@ void Reduce(ReduceKind kind, const float* x, float* y, size_t outer, size_t len,
 // (ref/int8_dsp.h); the *Portable versions are the plain definition every table matches.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 void GemmS8Portable(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
-void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col);
+void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
+              int8_t* col);
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 void Conv2dDepthwiseS8Portable(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,

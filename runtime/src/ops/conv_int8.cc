@@ -3,10 +3,12 @@
 //   y[n, oc, ·] = requantize_oc(B[oc] + Σ w[oc, ic, ky, kx]·x[n, ic, iy, ix])
 // with x read as zp_x outside the image (real 0); B holds −zp_x·Σw (ops/int8_operands.h).
 // Depthwise stride-1 convs run the table's direct kernel over a zp-padded plane per channel;
-// otherwise, per image and group, one int8 GEMM, on the input itself for pointwise convs, else
-// on its int8 im2col, its columns split over the caller's threads (the depthwise path runs on
+// otherwise, per image and group, one int8 GEMM on the input itself for pointwise convs, else
+// one per chunk of output rows on that chunk's int8 im2col, columns split over the caller's threads (the depthwise path runs on
 // one: its plane is one scratch buffer). Scratch: kernels::ConvS8ScratchBytes, planned by the
 // compiler.
+#include <algorithm>
+
 #include "kernels/conv/conv_scratch.h"
 #include "ops/int8_operands.h"
 #include "ops/parallel.h"
@@ -80,25 +82,31 @@ Status Eval(OpContext& ctx) {
     return Status::kOk;
   }
   p.m = out_cg;
-  p.n = pixels;
   p.k = in_cg * s.kh * s.kw;
   p.lda = p.k;
-  p.ldb = pixels;
   p.ldy = pixels;
+  // Pointwise: one GEMM over the input itself; else a GEMM per chunk of output rows over that
+  // chunk's im2col (the scratch holds one chunk).
+  const size_t chunk_rows = pr.pointwise ? s.out_h : kernels::ConvS8Im2colRows(s);
   for (size_t n = 0; n < pr.batch; ++n)
     for (size_t g = 0; g < s.group; ++g) {
       const int8_t* xg = x + (n * s.in_c + g * in_cg) * s.in_h * s.in_w;
-      if (!pr.pointwise) ctx.k.im2col_s8(s, xg, pr.x_zero_point, col);
       SetRequant(ctx, 2, g * out_cg, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
-      const int8_t* b = pr.pointwise ? xg : col;
       int8_t* yg = y + (n * s.out_c + g * out_cg) * pixels;
-      // The columns (pixels) split over threads in whole 32-column panels: each task packs only
-      // its own columns of B, and every output is the same sum in the same order.
-      ForEachRowRange(ctx.parallel, pixels, p.m * p.k, 32, [&](size_t j0, size_t j1) {
-        kernels::GemmS8Params part = p;
-        part.n = j1 - j0;
-        ctx.k.gemm_s8(part, w + g * out_cg * p.k, b + j0, yg + j0);
-      });
+      for (size_t row0 = 0; row0 < s.out_h; row0 += chunk_rows) {
+        const size_t cols = std::min(chunk_rows, s.out_h - row0) * s.out_w;
+        if (!pr.pointwise) ctx.k.im2col_s8(s, xg, pr.x_zero_point, row0, chunk_rows, col);
+        const int8_t* b = pr.pointwise ? xg : col;
+        p.ldb = pr.pointwise ? pixels : cols;
+        int8_t* y_chunk = yg + row0 * s.out_w;
+        // The columns split over threads in whole 32-column panels: each task packs only its
+        // own columns of B, and every output is the same sum in the same order.
+        ForEachRowRange(ctx.parallel, cols, p.m * p.k, 32, [&](size_t j0, size_t j1) {
+          kernels::GemmS8Params part = p;
+          part.n = j1 - j0;
+          ctx.k.gemm_s8(part, w + g * out_cg * p.k, b + j0, y_chunk + j0);
+        });
+      }
     }
   return Status::kOk;
 }

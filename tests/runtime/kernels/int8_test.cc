@@ -120,7 +120,7 @@ TEST(Int8Reference, Im2colMatchesTheDefinition) {
       s.out_w = (9 + 3 - dil * 1 - 1) / stride + 1;
       const std::vector<int8_t> x = RandomS8(3 * 63, 9);
       std::vector<int8_t> col(3 * 6 * s.out_h * s.out_w, 0);
-      ref::Im2colS8(s, x.data(), -9, col.data());
+      ref::Im2colS8(s, x.data(), -9, 0, s.out_h, col.data());
       size_t bad = 0;
       for (size_t c = 0; c < 3; ++c)
         for (size_t r = 0; r < 3; ++r)
@@ -289,9 +289,22 @@ TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
     s.out_w = (g.w + g.pl + g.pr - (g.kw - 1) * g.dil - 1) / g.stride + 1;
     const std::vector<int8_t> x = RandomS8(3 * g.h * g.w, 13);
     std::vector<int8_t> want(3 * g.kh * g.kw * s.out_h * s.out_w, 1), got(want.size(), 2);
-    ref::Im2colS8(s, x.data(), -7, want.data());
-    table().im2col_s8(s, x.data(), -7, got.data());
+    ref::Im2colS8(s, x.data(), -7, 0, s.out_h, want.data());
+    table().im2col_s8(s, x.data(), -7, 0, s.out_h, got.data());
     EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.kh << "x" << g.kw << " d" << g.dil << " s" << g.stride;
+    // Windows of output rows (ConvInt8's chunks): each the matching columns of the whole.
+    const size_t taps = 3 * g.kh * g.kw, plane = s.out_h * s.out_w;
+    for (size_t rows : {size_t{1}, size_t{2}, size_t{3}})
+      for (size_t row0 = 0; row0 < s.out_h; row0 += rows) {
+        const size_t n = std::min(rows, s.out_h - row0);
+        std::vector<int8_t> part(taps * n * s.out_w, 3);
+        table().im2col_s8(s, x.data(), -7, row0, rows, part.data());
+        for (size_t t = 0; t < taps; ++t)
+          ASSERT_TRUE(std::equal(part.begin() + static_cast<long>(t * n * s.out_w),
+                                 part.begin() + static_cast<long>((t + 1) * n * s.out_w),
+                                 want.begin() + static_cast<long>(t * plane + row0 * s.out_w)))
+              << "rows " << row0 << "+" << n << " tap " << t << " of " << g.h << "x" << g.w << " k" << g.kh;
+      }
   }
 }
 

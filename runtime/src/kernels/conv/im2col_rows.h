@@ -1,6 +1,6 @@
 // The im2col loop, once for float (padding 0) and int8 (padding the input's zero point):
 // col[(c·kh + r)·kw + s, oh·out_w + ow] = x[c, oh·sh − pt + r·dh, ow·sw − pl + s·dw], `pad`
-// outside the image, for the group's in_c/group channels. Per tap and output row the in-image
+// outside the image, for the group's in_c/group channels (and a window of output rows). Per tap and output row the in-image
 // columns are one range (ValidColumns): copied, the rest filled. Pure data movement.
 #pragma once
 #include <algorithm>
@@ -10,9 +10,11 @@
 
 namespace edgefold::kernels::ref {
 
+// Output rows [row0, row0 + rows) only (default: all): col then has rows·out_w columns.
 template <class T>
-void Im2colRows(const Conv2dShape& s, const T* x_group, T pad, T* col) {
-  const size_t channels = s.in_c / s.group, out_plane = s.out_h * s.out_w;
+void Im2colRows(const Conv2dShape& s, const T* x_group, T pad, T* col, size_t row0 = 0, size_t rows = ~size_t{0}) {
+  rows = std::min(rows, s.out_h - std::min(row0, s.out_h));
+  const size_t channels = s.in_c / s.group, out_plane = rows * s.out_w;
   for (size_t c = 0; c < channels; ++c)
     for (size_t r = 0; r < s.kh; ++r)
       for (size_t t = 0; t < s.kw; ++t) {
@@ -21,8 +23,8 @@ void Im2colRows(const Conv2dShape& s, const T* x_group, T pad, T* col) {
         const long off_w = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
         size_t lo = 0, hi = 0;
         ValidColumns(s, off_w, &lo, &hi);
-        for (size_t oh = 0; oh < s.out_h; ++oh) {
-          T* dst = row + oh * s.out_w;
+        for (size_t oh = row0; oh < row0 + rows; ++oh) {
+          T* dst = row + (oh - row0) * s.out_w;
           const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
           if (ih < 0 || ih >= static_cast<long>(s.in_h)) {
             std::fill_n(dst, s.out_w, pad);

@@ -63,9 +63,10 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
 #endif
 }
 
-// As Im2col, padding with `pad_value` (the input's zero point: real 0).
-void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col) {
-  Im2colRows<int8_t>(s, x_group, pad_value, col);
+// As Im2col, padding with `pad_value` (the input's zero point: real 0), output rows
+// [row0, row0 + rows).
+void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows, int8_t* col) {
+  Im2colRows<int8_t>(s, x_group, pad_value, col, row0, rows);
 }
 
 // Round half to even without depending on the FPU's rounding instruction: for |v| ≤ 2^22,

@@ -182,9 +182,11 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
 // columns each row reads outside the image (lo, hi) and the rows above and below are set to
 // the padding. Small images (ResNet-8's 32×32 down to 8×8) otherwise cost three library calls
 // per 8- to 32-byte row.
-inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col) {
-  const size_t channels = s.in_c / s.group, out_plane = s.out_h * s.out_w, in_plane = s.in_h * s.in_w;
-  const long in_h = static_cast<long>(s.in_h), out_h = static_cast<long>(s.out_h);
+// Output rows [row0, row0 + rows) (col: rows·out_w columns).
+inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
+                         int8_t* col) {
+  const size_t channels = s.in_c / s.group, out_plane = rows * s.out_w, in_plane = s.in_h * s.in_w;
+  const long in_h = static_cast<long>(s.in_h), r0 = static_cast<long>(row0), out_h = r0 + static_cast<long>(rows);
   for (size_t c = 0; c < channels; ++c)
     for (size_t r = 0; r < s.kh; ++r)
       for (size_t t = 0; t < s.kw; ++t) {
@@ -193,26 +195,31 @@ inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad
         const long dy = static_cast<long>(r * s.dilation_h) - static_cast<long>(s.pad_top);
         size_t lo = 0, hi = 0;
         ref::ValidColumns(s, off_w, &lo, &hi);
-        const long oh0 = std::min(out_h, std::max<long>(0, -dy)), oh1 = std::max(oh0, std::min(out_h, in_h - dy));
-        std::memset(row, pad_value, static_cast<size_t>(oh0) * s.out_w);
-        std::memset(row + oh1 * static_cast<long>(s.out_w), pad_value, static_cast<size_t>(out_h - oh1) * s.out_w);
+        // Output rows [oh0, oh1) of the window read inside the image (row index oh − r0 in col).
+        const long oh0 = std::min(out_h, std::max<long>(r0, -dy)), oh1 = std::max(oh0, std::min(out_h, in_h - dy));
+        const long w = static_cast<long>(s.out_w);
+        std::memset(row, pad_value, static_cast<size_t>((oh0 - r0) * w));
+        std::memset(row + (oh1 - r0) * w, pad_value, static_cast<size_t>((out_h - oh1) * w));
         if (oh1 == oh0) continue;
         const long begin = (oh0 + dy) * static_cast<long>(s.in_w) + off_w;   // source of (oh0, 0)
-        const long end = begin + (oh1 - oh0) * static_cast<long>(s.out_w);
+        const long end = begin + (oh1 - oh0) * w;
         const long s0 = std::max<long>(begin, 0), s1 = std::min<long>(end, static_cast<long>(in_plane));
-        int8_t* dst = row + oh0 * static_cast<long>(s.out_w);
+        int8_t* dst = row + (oh0 - r0) * w;
         if (s1 > s0) std::memcpy(dst + (s0 - begin), x_group + c * in_plane + s0, static_cast<size_t>(s1 - s0));
         for (long oh = oh0; oh < oh1; ++oh) {   // the columns that read across a row end
-          int8_t* line = row + oh * static_cast<long>(s.out_w);
+          int8_t* line = row + (oh - r0) * w;
           for (size_t ow = 0; ow < lo; ++ow) line[ow] = pad_value;
           for (size_t ow = hi; ow < s.out_w; ++ow) line[ow] = pad_value;
         }
       }
 }
 
-inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, int8_t* col) {
-  if (s.stride_h == 1 && s.stride_w == 1 && s.out_w == s.in_w) return Im2colS8Same(s, x_group, pad_value, col);
-  ref::Im2colS8(s, x_group, pad_value, col);
+inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
+                     int8_t* col) {
+  rows = std::min(rows, s.out_h - std::min(row0, s.out_h));
+  if (s.stride_h == 1 && s.stride_w == 1 && s.out_w == s.in_w)
+    return Im2colS8Same(s, x_group, pad_value, row0, rows, col);
+  ref::Im2colS8(s, x_group, pad_value, row0, rows, col);
 }
 
 // AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded
