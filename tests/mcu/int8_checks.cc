@@ -108,7 +108,12 @@ void DepthwiseChecks(Harness& h) {
   DepthwiseCase(h, 3, 1, 6, 3, 1, 1);
   DepthwiseCase(h, 1, 7, 2, 13, 3, 1);
   DepthwiseCase(h, 2, 9, 5, 11, 0, 1);   // three groups, no padding
-  DepthwiseCase(h, 3, 3, 9, 7, 1, 2);    // stride 2: the portable path
+  DepthwiseCase(h, 3, 3, 9, 7, 1, 2);    // stride 2: every other output of the stride-1 steps
+  DepthwiseCase(h, 3, 3, 8, 8, 1, 2);    // VWW's stride-2 layers: even input, one padded side read
+  DepthwiseCase(h, 2, 2, 5, 5, 0, 2);    // the last input row and column are read by no window
+  DepthwiseCase(h, 1, 1, 7, 6, 0, 2);
+  DepthwiseCase(h, 5, 5, 11, 13, 2, 2);  // two tap groups a row
+  DepthwiseCase(h, 2, 9, 6, 11, 1, 2);   // three groups
 }
 
 // RequantizeS8 against its definition, q = clamp(zp + RoundShiftHalfAway(acc·M, 31 + shift)).

@@ -21,8 +21,9 @@ constexpr size_t kGemmS8PanelK = 256;
 constexpr size_t kGemmS8RowBlock = 32;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
-// As ref::Conv2dDepthwiseS8. Stride 1 and dilation 1 with a plane (ConvS8DepthwisePlaneBytes)
-// run two outputs at a time over the zp-padded plane; other shapes run the portable code.
+// As ref::Conv2dDepthwiseS8. Strides 1 and 2, dilation 1, with a plane (ConvS8DepthwisePlaneBytes)
+// run over one zp-padded plane, two stride-1 outputs or one stride-2 output a step; other
+// shapes run the portable code.
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 
