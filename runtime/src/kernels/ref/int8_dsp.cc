@@ -219,7 +219,7 @@ EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* p
   const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0, m = rq.multiplier[c], sh = rq.shift[c];
   const int32_t zp = rq.y_zero_point, lo = rq.act_min, hi = rq.act_max;
   const size_t out_h = s.out_h, out_w = s.out_w, kh = s.kh, row_step = s.stride_h * pitch;
-  const size_t step = 3 - s.stride_w, second_end = s.stride_w == 1 ? out_w : 0;
+  const size_t step = 3 - s.stride_w, second_end = s.stride_w == 1 ? out_w : 0, group_cols = 4 * groups;
   for (size_t oh = 0; oh < out_h; ++oh) {
     int8_t* out = yc + oh * out_w;
     const int8_t* x = pl + oh * row_step;
@@ -227,7 +227,8 @@ EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* p
       int32_t acc0 = bias, acc1 = bias;
       RowsGroup(x, pitch, wp, kh, acc0, acc1);
       if (groups > 1)
-        for (size_t g = 1; g < groups; ++g) RowsGroup(x + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
+        for (size_t col = 4; col < group_cols; col += 4)   // group col / 4
+          RowsGroup(x + col, pitch, wp + 2 * kh * (col / 4), kh, acc0, acc1);
       out[ow] = RequantizeS8(acc0, m, sh, zp, lo, hi);
       if (ow + 1 < second_end) out[ow + 1] = RequantizeS8(acc1, m, sh, zp, lo, hi);
     }
