@@ -283,5 +283,18 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
   }
 }
 
+#if defined(EDGEFOLD_HAVE_QUANTIZE_DSP)
+void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
+  const float inv = p.inv_scale;
+  const int32_t zp = p.zero_point;
+  for (size_t i = 0; i < n; ++i) {
+    float q;
+    int32_t r;
+    __asm__("vcvtr.s32.f32 %[q], %[v]\n\tvmov %[r], %[q]" : [q] "=&t"(q), [r] "=r"(r) : [v] "t"(x[i] * inv));
+    y[i] = static_cast<int8_t>(__ssat(__qadd(r, zp), 8));
+  }
+}
+#endif
+
 }  // namespace edgefold::kernels::dsp
 #endif

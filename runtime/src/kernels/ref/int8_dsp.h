@@ -28,4 +28,16 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 
 }  // namespace edgefold::kernels::dsp
+
+// With a single-precision FPU as well (M4F, M7): Quantize by VCVTR (below).
+#if defined(__ARM_FP) && (__ARM_FP & 4)
+#define EDGEFOLD_HAVE_QUANTIZE_DSP 1
+namespace edgefold::kernels::dsp {
+// As ref::QuantizeS8Portable: VCVTR rounds x·inv_scale to nearest even (the FPSCR's default
+// mode, which the portable magic-number rounding also assumes), saturates to int32 and turns
+// NaN into 0; QADD adds the zero point without overflow and SSAT clamps to int8. Beyond ±512 the
+// portable code clamps first, which ends at −128 or 127 all the same.
+void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
+}  // namespace edgefold::kernels::dsp
+#endif
 #endif
