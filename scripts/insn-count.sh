@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per inference (the speed measure where there is no hardware), counted with
 # QEMU's insn plugin, built from Debian's QEMU source (Debian ships no TCG plugins):
-#   Cortex-M4 (mps2-an386): examples/mcu firmware (digits, KWS float and int8), scalar kernels
+#   Cortex-M4 (mps2-an386): examples/mcu firmware (digits; KWS, ResNet-8, VWW float and int8),
+#                           scalar kernels
 #   aarch64 / armv7: the same example program on Linux, NEON vs scalar (EDGEFOLD_ISA=scalar)
 # Per inference = count(2 inferences) - count(1 inference): startup and Create cancel out.
 # Needs build-m4 (scripts/cross-test.sh m4), build-aarch64 and build-armv7.
@@ -62,7 +63,7 @@ build_plugin
 # INSN_PLUGIN_ONLY=1: only build the plugin (bench/insn/run.sh uses it).
 [[ "${INSN_PLUGIN_ONLY:-0}" == 1 ]] && exit 0
 printf '%-24s %-8s %16s\n' "target / model" "kernels" "insns/inference"
-for model in digits kws kws_int8; do
+for model in digits kws kws_int8 resnet8 resnet8_int8 vww vww_int8; do
   elf="$ROOT/build-m4/bin/mcu_$model.elf"
   printf '%-24s %-8s %16s\n' "cortex-m4 $model" scalar "$(per_inference "$(mcu_count "$elf" 1)" "$(mcu_count "$elf" 2)")"
 done

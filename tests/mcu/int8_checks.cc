@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "harness.h"
 #include "kernels/conv/conv_scratch.h"
@@ -108,7 +109,12 @@ void DepthwiseChecks(Harness& h) {
   DepthwiseCase(h, 3, 1, 6, 3, 1, 1);
   DepthwiseCase(h, 1, 7, 2, 13, 3, 1);
   DepthwiseCase(h, 2, 9, 5, 11, 0, 1);   // three groups, no padding
-  DepthwiseCase(h, 3, 3, 9, 7, 1, 2);    // stride 2: the portable path
+  DepthwiseCase(h, 3, 3, 9, 7, 1, 2);    // stride 2: every other output of the stride-1 steps
+  DepthwiseCase(h, 3, 3, 8, 8, 1, 2);    // VWW's stride-2 layers: even input, one padded side read
+  DepthwiseCase(h, 2, 2, 5, 5, 0, 2);    // the last input row and column are read by no window
+  DepthwiseCase(h, 1, 1, 7, 6, 0, 2);
+  DepthwiseCase(h, 5, 5, 11, 13, 2, 2);  // two tap groups a row
+  DepthwiseCase(h, 2, 9, 6, 11, 1, 2);   // three groups
 }
 
 // RequantizeS8 against its definition, q = clamp(zp + RoundShiftHalfAway(acc·M, 31 + shift)).
@@ -132,6 +138,35 @@ void RequantizeChecks(Harness& h) {
           "RequantizeS8 matches the 64-bit rule for every shift");
 }
 
+// QuantizeS8 against the portable rule: halves (ties to even), the ±512 clamp, NaN, infinities,
+// denormals, every zero point class.
+void QuantizeChecks(Harness& h) {
+  constexpr size_t kN = 64;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  float x[kN];
+  int8_t want[kN], got[kN];
+  const float special[] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.5f, -128.5f, 511.5f, -511.5f, 512.5f,
+                           -512.5f, 1e9f, -1e9f, kInf, -kInf, 1e-40f, -0.0f, 0.49999997f};
+  int bad = 0;
+  const int32_t zps[] = {-128, -7, 0, 5, 127};
+  const float invs[] = {1.0f, 0.37f, 3.0e9f};
+  for (int32_t zp : zps)
+    for (float inv : invs) {
+      QuantS8Params p;
+      p.inv_scale = inv, p.zero_point = zp;
+      for (size_t i = 0; i < kN; ++i) {
+        const auto r = static_cast<int32_t>(Next());
+        x[i] = i < sizeof(special) / sizeof(special[0]) ? special[i] : static_cast<float>(r % 100000) / 128.0f;
+      }
+      uint32_t nan_bits = 0x7fc00000u;
+      std::memcpy(&x[kN - 1], &nan_bits, sizeof(float));
+      ref::QuantizeS8Portable(p, x, want, kN);
+      ref::QuantizeS8(p, x, got, kN);
+      bad += std::memcmp(want, got, kN) != 0;
+    }
+  h.Check(bad == 0, "int8 quantize matches the portable bytes (ties, clamps, NaN, infinities)");
+}
+
 }  // namespace
 
 void RunInt8Checks(Harness& h) {
@@ -141,6 +176,7 @@ void RunInt8Checks(Harness& h) {
   RequantizeChecks(h);
   GemmS8Checks(h);
   DepthwiseChecks(h);
+  QuantizeChecks(h);
 }
 
 }  // namespace edgefold::mcu_test

@@ -46,8 +46,8 @@ void GruResetHidden(const float* gx_r, const float* gh_r, const float* h, float*
 void LstmGates(const float* g, float* c, float* h, size_t hidden);
 void Reduce(ReduceKind kind, const float* x, float* y, size_t outer, size_t len, size_t inner);
 // int8 (kernels/int8_params.h).
-// GemmS8 and Conv2dDepthwiseS8 run the DSP-extension kernels on Cortex-M cores that have it
-// (ref/int8_dsp.h); the *Portable versions are the plain definition every table matches.
+// GemmS8, Conv2dDepthwiseS8 and QuantizeS8 run the DSP-extension kernels on Cortex-M cores that
+// have it (ref/int8_dsp.h); the *Portable versions are the plain definition every table matches.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 void GemmS8Portable(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
@@ -57,6 +57,7 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
 void Conv2dDepthwiseS8Portable(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                                const GemmS8Params& rq, int8_t* plane, int8_t* y);
 void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
+void QuantizeS8Portable(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
 void DequantizeS8(const QuantS8Params& p, const int8_t* x, float* y, size_t n);
 void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
 void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);

@@ -2,11 +2,11 @@
 // group == channels case). Inputs X int8, W int8 [Cout, Cin/g, kh, kw], B, M, shift (int32).
 //   y[n, oc, ·] = requantize_oc(B[oc] + Σ w[oc, ic, ky, kx]·x[n, ic, iy, ix])
 // with x read as zp_x outside the image (real 0); B holds −zp_x·Σw (ops/int8_operands.h).
-// Depthwise stride-1 convs run the table's direct kernel over a zp-padded plane per channel;
+// Depthwise convs with strides up to 2 run the table's direct kernel over zp-padded planes;
 // otherwise, per image and group, one int8 GEMM on the input itself for pointwise convs, else
-// one per chunk of output rows on that chunk's int8 im2col, columns split over the caller's threads (the depthwise path runs on
-// one: its plane is one scratch buffer). Scratch: kernels::ConvS8ScratchBytes, planned by the
-// compiler.
+// one per chunk of output rows on that chunk's int8 im2col, columns split over the caller's
+// threads (the depthwise path runs on one: its plane is one scratch buffer). Scratch:
+// kernels::ConvS8ScratchBytes, planned by the compiler.
 #include <algorithm>
 
 #include "kernels/conv/conv_scratch.h"

@@ -208,26 +208,29 @@ EDGEFOLD_DSP_INLINE void RowsGroup(const int8_t* x, size_t pitch, const uint32_t
       : "cc", "memory");
 }
 
-// One channel, stride 1, dilation 1, over the zp-padded plane (pitch bytes a row): two outputs
-// (ow, ow + 1) at a time, the taps in groups of four columns (RowsGroup; taps past kw have
-// weight 0). Reads run up to 5 bytes past a row: the plane's slack. The parameters are locals
-// because the asm's memory clobber would reload them from rq.
+// One channel, dilation 1, over the zp-padded plane (pitch bytes a row), in steps of two
+// plane columns: stride 1 takes the outputs (ow, ow + 1) of a step, stride 2 (sw) only ow, and
+// stride sh moves sh plane rows an output row. The taps go in groups of four columns
+// (RowsGroup; taps past kw have weight 0). Reads run up to 5 bytes past a row: the plane's
+// slack. The parameters are locals because the asm's memory clobber would reload them from rq.
 EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* pl, size_t pitch,
                                            const uint32_t* wp, size_t groups, const GemmS8Params& rq,
                                            size_t c, int8_t* yc) {
   const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0, m = rq.multiplier[c], sh = rq.shift[c];
   const int32_t zp = rq.y_zero_point, lo = rq.act_min, hi = rq.act_max;
-  const size_t out_h = s.out_h, out_w = s.out_w, kh = s.kh;
+  const size_t out_h = s.out_h, out_w = s.out_w, kh = s.kh, row_step = s.stride_h * pitch;
+  const size_t step = 3 - s.stride_w, second_end = s.stride_w == 1 ? out_w : 0, group_cols = 4 * groups;
   for (size_t oh = 0; oh < out_h; ++oh) {
     int8_t* out = yc + oh * out_w;
-    const int8_t* x = pl + oh * pitch;
-    for (size_t ow = 0; ow < out_w; ow += 2) {
+    const int8_t* x = pl + oh * row_step;
+    for (size_t ow = 0; ow < out_w; ow += step, x += 2) {
       int32_t acc0 = bias, acc1 = bias;
-      RowsGroup(x + ow, pitch, wp, kh, acc0, acc1);
+      RowsGroup(x, pitch, wp, kh, acc0, acc1);
       if (groups > 1)
-        for (size_t g = 1; g < groups; ++g) RowsGroup(x + ow + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
+        for (size_t col = 4; col < group_cols; col += 4)   // group col / 4
+          RowsGroup(x + col, pitch, wp + 2 * kh * (col / 4), kh, acc0, acc1);
       out[ow] = RequantizeS8(acc0, m, sh, zp, lo, hi);
-      if (ow + 1 < out_w) out[ow + 1] = RequantizeS8(acc1, m, sh, zp, lo, hi);
+      if (ow + 1 < second_end) out[ow + 1] = RequantizeS8(acc1, m, sh, zp, lo, hi);
     }
   }
 }
@@ -235,8 +238,7 @@ EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* p
 // Channel c's input into the plane (rows × pitch, image at (pad_top, pad_left)); the border
 // is zp from the one fill per call, since every channel writes the same interior.
 void CopyChannel(const Conv2dShape& s, const int8_t* xc, size_t rows, size_t pitch, int8_t* pl) {
-  if (s.pad_left >= pitch) return;
-  const size_t cols = std::min(s.in_w, pitch - s.pad_left);
+  const size_t cols = s.pad_left < pitch ? std::min(s.in_w, pitch - s.pad_left) : 0;
   for (size_t h = 0; h < s.in_h && h + s.pad_top < rows; ++h) {
     const int8_t* src = xc + h * s.in_w;
     int8_t* dst = pl + (h + s.pad_top) * pitch + s.pad_left;
@@ -254,27 +256,45 @@ void CopyChannel(const Conv2dShape& s, const int8_t* xc, size_t rows, size_t pit
 
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y) {
-  if (plane == nullptr || s.stride_h != 1 || s.stride_w != 1 || s.dilation_h != 1 || s.dilation_w != 1 ||
-      s.kh * s.kw > kMaxDepthwiseS8Taps) {
+  if (plane == nullptr || s.stride_h > 2 || s.stride_w > 2 || s.dilation_h != 1 || s.dilation_w != 1 ||
+      s.kh * s.kw > kMaxDepthwiseS8Taps || s.out_w == 0) {
     ref::Conv2dDepthwiseS8Portable(s, x, w, x_zero_point, rq, plane, y);
     return;
   }
-  const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);   // rows = out_h + kh − 1, pitch = out_w + kw − 1
+  // One plane of the padded input, whatever the stride: rows = out_h·sh + kh − 1 (one more than
+  // the windows read when sh = 2), pitch = (out_w − 1)·sw + kw, within the phase planes' bytes
+  // planned for strides up to 2, ConvS8DepthwisePlaneBytes (stride 1: the one phase plane).
+  const size_t rows = s.out_h * s.stride_h + s.kh - 1, pitch = (s.out_w - 1) * s.stride_w + s.kw;
   const size_t groups = (s.kw + 3) / 4;
   uint32_t wp[2 * kMaxDepthwiseS8Taps];   // per group and tap row: (w_t, w_t+2), (w_t+1, w_t+3)
-  std::memset(plane, x_zero_point, g.rows * g.pitch);
+  std::memset(plane, x_zero_point, rows * pitch);
   for (size_t c = 0; c < s.out_c; ++c) {
     const int8_t* wc = w + c * s.kh * s.kw;
     for (size_t r = 0; r < s.kh; ++r)
-      for (size_t gi = 0; gi < groups; ++gi) {
-        auto at = [&](size_t t) -> int32_t { return t < s.kw ? wc[r * s.kw + t] : 0; };
-        wp[2 * (gi * s.kh + r)] = Pair(at(4 * gi), at(4 * gi + 2));
-        wp[2 * (gi * s.kh + r) + 1] = Pair(at(4 * gi + 1), at(4 * gi + 3));
+      for (size_t gi = 0; gi < groups; ++gi) {   // taps 4gi…4gi+3 of row r, zeros past kw
+        const int8_t* wt = wc + r * s.kw + 4 * gi;
+        const size_t left = s.kw - 4 * gi;
+        const uint32_t v = left >= 4 ? Load32(wt) : LoadTail(wt, left);
+        wp[2 * (gi * s.kh + r)] = static_cast<uint32_t>(Even(v));
+        wp[2 * (gi * s.kh + r) + 1] = static_cast<uint32_t>(Odd(v));
       }
-    CopyChannel(s, x + c * s.in_h * s.in_w, g.rows, g.pitch, plane);
-    DepthwiseChannel(s, plane, g.pitch, wp, groups, rq, c, y + c * s.out_h * s.out_w);
+    CopyChannel(s, x + c * s.in_h * s.in_w, rows, pitch, plane);
+    DepthwiseChannel(s, plane, pitch, wp, groups, rq, c, y + c * s.out_h * s.out_w);
   }
 }
+
+#if defined(EDGEFOLD_HAVE_QUANTIZE_DSP)
+void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
+  const float inv = p.inv_scale;
+  const int32_t zp = p.zero_point;
+  for (size_t i = 0; i < n; ++i) {
+    float q;
+    int32_t r;
+    __asm__("vcvtr.s32.f32 %[q], %[v]\n\tvmov %[r], %[q]" : [q] "=&t"(q), [r] "=r"(r) : [v] "t"(x[i] * inv));
+    y[i] = static_cast<int8_t>(__ssat(__qadd(r, zp), 8));
+  }
+}
+#endif
 
 }  // namespace edgefold::kernels::dsp
 #endif

@@ -21,10 +21,23 @@ constexpr size_t kGemmS8PanelK = 256;
 constexpr size_t kGemmS8RowBlock = 32;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
-// As ref::Conv2dDepthwiseS8. Stride 1 and dilation 1 with a plane (ConvS8DepthwisePlaneBytes)
-// run two outputs at a time over the zp-padded plane; other shapes run the portable code.
+// As ref::Conv2dDepthwiseS8. Strides 1 and 2, dilation 1, with a plane (ConvS8DepthwisePlaneBytes)
+// run over one zp-padded plane, two stride-1 outputs or one stride-2 output a step; other
+// shapes run the portable code.
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 
 }  // namespace edgefold::kernels::dsp
+
+// With a single-precision FPU as well (M4F, M7): Quantize by VCVTR (below).
+#if defined(__ARM_FP) && (__ARM_FP & 4)
+#define EDGEFOLD_HAVE_QUANTIZE_DSP 1
+namespace edgefold::kernels::dsp {
+// As ref::QuantizeS8Portable: VCVTR rounds x·inv_scale to nearest even (the FPSCR's default
+// mode, which the portable magic-number rounding also assumes), saturates to int32 and turns
+// NaN into 0; QADD adds the zero point without overflow and SSAT clamps to int8. Beyond ±512 the
+// portable code clamps first, which ends at −128 or 127 all the same.
+void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
+}  // namespace edgefold::kernels::dsp
+#endif
 #endif

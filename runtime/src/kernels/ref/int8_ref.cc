@@ -71,7 +71,7 @@ void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, siz
 
 // Round half to even without depending on the FPU's rounding instruction: for |v| ≤ 2^22,
 // (v + 1.5·2^23) − 1.5·2^23 rounds v to an integer in the default (nearest-even) mode.
-void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
+void QuantizeS8Portable(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
   constexpr float kMagic = 12582912.0f;
   for (size_t i = 0; i < n; ++i) {
     float v = x[i] * p.inv_scale;
@@ -81,6 +81,14 @@ void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
     v = std::min(std::max(v + static_cast<float>(p.zero_point), -128.0f), 127.0f);
     y[i] = static_cast<int8_t>(v);
   }
+}
+
+void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
+#if defined(EDGEFOLD_HAVE_QUANTIZE_DSP)
+  dsp::QuantizeS8(p, x, y, n);
+#else
+  QuantizeS8Portable(p, x, y, n);
+#endif
 }
 
 void DequantizeS8(const QuantS8Params& p, const int8_t* x, float* y, size_t n) {
