@@ -405,6 +405,43 @@ TEST(QuantizeInt8, RefusesBadCalibrationData) {
   EXPECT_FALSE(CompileFile(kDigits, o).ok);
 }
 
+// ConvInt8 builds its im2col in chunks of output rows, as many as the plan's scratch holds: a
+// plan of one row's bytes (another compiler's choice) gives the same bits, less than a row is
+// refused by name.
+TEST(QuantizeInt8, Im2colChunksFollowThePlannedScratch) {
+  const kernels::testing::NpyArray x = DigitsImages();
+  const CompileResult q = CompileFile(kDigits, Int8Options(x));
+  ASSERT_TRUE(q.ok) << q.error;
+  const fb::Model* m = fb::GetModel(q.model.data());
+  const std::vector<float> in(x.data.begin(), x.data.begin() + 64);
+  const auto want = RunModel(q.model, {in});
+  ASSERT_EQ(want.status, Status::kOk) << want.log;
+  int patched = 0;
+  for (const fb::Operator* op : *m->operators()) {
+    if (op->type() != fb::OpType::ConvInt8 || op->scratch_bytes() == 0) continue;
+    const auto* o = op->options_as_ConvInt8Options();
+    const fb::Tensor* w = m->tensors()->Get(static_cast<uint32_t>(op->inputs()->Get(1)));
+    const fb::Tensor* y = m->tensors()->Get(static_cast<uint32_t>(op->outputs()->Get(0)));
+    if (o->group() != 1) continue;   // depthwise planes need their whole size
+    const uint64_t row = uint64_t(w->shape()->Get(1)) * w->shape()->Get(2) * w->shape()->Get(3) * y->shape()->Get(3);
+    const auto* table = reinterpret_cast<const flatbuffers::Table*>(op);   // an Operator is its table
+    const size_t at = static_cast<size_t>(table->GetAddressOf(fb::Operator::VT_SCRATCH_BYTES) - q.model.data());
+    std::vector<uint8_t> bytes = q.model;
+    std::memcpy(bytes.data() + at, &row, 8);
+    const auto one_row = RunModel(bytes, {in});
+    ASSERT_EQ(one_row.status, Status::kOk) << one_row.log;
+    EXPECT_EQ(one_row.outputs, want.outputs) << op->name()->str();
+    const uint64_t short_row = row - 1;
+    std::memcpy(bytes.data() + at, &short_row, 8);
+    const auto refused = RunModel(bytes, {in});
+    EXPECT_EQ(refused.status, Status::kInvalidModel);
+    EXPECT_NE(refused.log.find("needs " + std::to_string(row) + " scratch bytes for one output row of im2col"),
+              std::string::npos) << refused.log;
+    ++patched;
+  }
+  EXPECT_GE(patched, 1);
+}
+
 // The runtime refuses what the schema allows but the scheme does not: zero or negative scales,
 // zero points outside int8.
 TEST(QuantizeInt8, RuntimeRefusesBadScalesAndZeroPoints) {

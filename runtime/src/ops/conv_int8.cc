@@ -24,6 +24,7 @@ struct ConvInt8Prepared {
   bool pointwise;
   bool depthwise_plane;
   int8_t x_zero_point;
+  size_t chunk_rows;   // output rows per im2col chunk: as many as the plan's scratch holds
 };
 
 Status Prepare(OpContext& ctx) {
@@ -55,13 +56,20 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kInvalidModel, "W needs one scale or one per output channel");
   EDGEFOLD_RETURN_IF_ERROR(CheckRequantOperands(ctx, 2, s.out_c));
   const bool pointwise = kernels::ConvIsPointwise(s);
-  const size_t scratch = pointwise ? 0 : kernels::ConvS8ScratchBytes(s);
+  const bool depthwise_plane = kernels::ConvS8UsesDepthwisePlane(s);
+  // The depthwise plane needs its whole size; im2col at least one output row, and builds as
+  // many rows per chunk as the plan's scratch holds (up to ConvS8Im2colRows): a model planned
+  // by another version of the compiler, with other chunks, still runs.
+  const size_t row_bytes = in_cg * s.kh * s.kw * s.out_w;
+  const size_t scratch = pointwise ? 0 : depthwise_plane ? kernels::ConvS8ScratchBytes(s) : row_bytes;
   if (ctx.op.scratch_bytes < scratch)
-    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for im2col, the plan gives %zu", scratch,
-                    ctx.op.scratch_bytes);
-  ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{s, static_cast<size_t>(x.shape[0]), pointwise,
-                                                      kernels::ConvS8UsesDepthwisePlane(s),
-                                                      static_cast<int8_t>(x.zero_points[0])};
+    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for %s, the plan gives %zu", scratch,
+                    depthwise_plane ? "its padded planes" : "one output row of im2col", ctx.op.scratch_bytes);
+  const size_t chunk_rows =
+      pointwise || depthwise_plane ? s.out_h
+                                   : std::min(kernels::ConvS8Im2colRows(s), ctx.op.scratch_bytes / std::max<size_t>(1, row_bytes));
+  ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{s, static_cast<size_t>(x.shape[0]), pointwise, depthwise_plane,
+                                                      static_cast<int8_t>(x.zero_points[0]), std::max<size_t>(1, chunk_rows)};
   return Status::kOk;
 }
 
@@ -87,7 +95,7 @@ Status Eval(OpContext& ctx) {
   p.ldy = pixels;
   // Pointwise: one GEMM over the input itself; else a GEMM per chunk of output rows over that
   // chunk's im2col (the scratch holds one chunk).
-  const size_t chunk_rows = pr.pointwise ? s.out_h : kernels::ConvS8Im2colRows(s);
+  const size_t chunk_rows = pr.chunk_rows;
   for (size_t n = 0; n < pr.batch; ++n)
     for (size_t g = 0; g < s.group; ++g) {
       const int8_t* xg = x + (n * s.in_c + g * in_cg) * s.in_h * s.in_w;

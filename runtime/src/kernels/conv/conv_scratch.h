@@ -48,18 +48,22 @@ inline size_t ConvS8DepthwisePlaneBytes(const Conv2dShape& s) {
   return g.phases * g.phase_bytes;
 }
 
-// ConvInt8 builds its int8 im2col a chunk of output rows at a time: a quarter of the image,
-// or more rows while a chunk stays under kS8Im2colChunkBytes. The int8 arena is then mostly
-// the activations', not a whole image's im2col (ResNet-8's 32×32×16 3×3 convs: 147 KB → 37 KB).
-// Not smaller: im2col has a fixed cost per tap and chunk (a few copies and fills), which one-row
-// chunks of a 112-wide image paid 112 times (ResNet-18 int8 15.7 → 22.3 ms); the GEMM itself
-// costs the same per column (the kernels pack B per 16 to 32 columns anyway).
+// ConvInt8 builds its int8 im2col a chunk of output rows at a time: a quarter of the image, at
+// least kS8Im2colMinColumns columns, or more rows while a chunk stays under
+// kS8Im2colChunkBytes. The int8 arena is then mostly the activations', not a whole image's
+// im2col (ResNet-8's 32×32×16 3×3 convs: 147 KB → 37 KB). Not smaller: im2col has a fixed cost
+// per tap and chunk (a few copies and fills), which one-row chunks of a 112-wide image paid 112
+// times (ResNet-18 int8 15.7 → 22.3 ms), and a GEMM over a few columns (2 rows of a 7×7 image:
+// 14) runs its row sums and partial panels for little work.
 constexpr size_t kS8Im2colChunkBytes = 32 * 1024;
 constexpr size_t kS8Im2colChunksPerImage = 4;
+constexpr size_t kS8Im2colMinColumns = 256;
 inline size_t ConvS8Im2colRows(const Conv2dShape& s) {
+  if (s.out_w == 0) return 1;
   const size_t per_row = MulSat(MulSat((s.in_c / s.group) * s.kh, s.kw), s.out_w);
   const size_t quarter = (s.out_h + kS8Im2colChunksPerImage - 1) / kS8Im2colChunksPerImage;
-  const size_t rows = std::max(quarter, per_row == 0 ? s.out_h : kS8Im2colChunkBytes / per_row);
+  const size_t min_rows = (kS8Im2colMinColumns + s.out_w - 1) / s.out_w;
+  const size_t rows = std::max({quarter, min_rows, per_row == 0 ? s.out_h : kS8Im2colChunkBytes / per_row});
   return std::max<size_t>(1, std::min(rows, s.out_h));
 }
 
