@@ -54,10 +54,11 @@ inline size_t ConvS8DepthwisePlaneBytes(const Conv2dShape& s) {
 // im2col (ResNet-8's 32×32×16 3×3 convs: 147 KB → 37 KB). Not smaller: im2col has a fixed cost
 // per tap and chunk (a few copies and fills), which one-row chunks of a 112-wide image paid 112
 // times (ResNet-18 int8 15.7 → 22.3 ms), and a GEMM over a few columns (2 rows of a 7×7 image:
-// 14) runs its row sums and partial panels for little work.
+// 14) runs its row sums and partial panels for little work. 128 columns: ResNet-18 int8 within
+// noise of whole images; 256 made ResNet-8's 16×16 layers whole (int8 arena 86,016 → 110,592 B).
 constexpr size_t kS8Im2colChunkBytes = 32 * 1024;
 constexpr size_t kS8Im2colChunksPerImage = 4;
-constexpr size_t kS8Im2colMinColumns = 256;
+constexpr size_t kS8Im2colMinColumns = 128;
 inline size_t ConvS8Im2colRows(const Conv2dShape& s) {
   if (s.out_w == 0) return 1;
   const size_t per_row = MulSat(MulSat((s.in_c / s.group) * s.kh, s.kw), s.out_w);
