@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_args.h"
@@ -106,17 +107,17 @@ int TrainCommand(int argc, char** argv) {
   if (!ParseOrExit(argc, argv, spec, kUsage, &a, &code)) return code;
   std::string error;
   Isa isa = Isa::kAuto;
-  {  // an int8 model adapts its folded BatchNorm statistics (train_int8.h); labels optional
-    AlignedBuffer model;
-    if (ReadFileAligned(a.positional[0], &model, &error) && IsAdaptableInt8(model)) {
-      if (a.Get("--output", "").empty() || a.Get("--data", "").empty() || !ParseIsa(a.Get("--isa", "auto").c_str(), &isa)) {
-        std::fprintf(stderr, "edgefold train: missing or invalid option\n\n%s", kUsage);
-        return kExitUsage;
-      }
-      return AdaptInt8(a, model, isa);
+  AlignedBuffer model;
+  const bool model_read = ReadFileAligned(a.positional[0], &model, &error);
+  if (model_read && IsAdaptableInt8(model)) {   // its folded BatchNorm statistics adapt; labels optional
+    if (a.Get("--output", "").empty() || a.Get("--data", "").empty() || !ParseIsa(a.Get("--isa", "auto").c_str(), &isa)) {
+      std::fprintf(stderr, "edgefold train: missing or invalid option\n\n%s", kUsage);
+      return kExitUsage;
     }
-    error.clear();
+    return AdaptInt8(a, model, isa);
   }
+  const std::string read_error = error;
+  error.clear();
   TrainOptions t;
   int epochs = 1, batch_check = 0, seed = 0;
   const bool usage_ok =
@@ -141,7 +142,9 @@ int TrainCommand(int argc, char** argv) {
   o.log = Log;
   o.log_user = &s.log;
   size_t arena_bytes = 0;
-  if (!ReadFileAligned(a.positional[0], &s.model, &error) ||
+  s.model = std::move(model);
+  error = read_error;
+  if (!model_read ||
       RequiredTrainingArenaBytes(s.model.data.get(), s.model.bytes, t, &arena_bytes, o) != Status::kOk ||
       !(s.arena = AllocateAligned(arena_bytes)).data ||
       Trainer::Create(s.model.data.get(), s.model.bytes, s.arena.data.get(), arena_bytes, t, o, &s.trainer) != Status::kOk) {

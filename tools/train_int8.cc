@@ -23,8 +23,8 @@ Status SetSamples(Interpreter* interp, const float* x, size_t elems) {
 }
 
 double Accuracy(Interpreter* interp, const NpyArray& x, const std::vector<int32_t>& y, size_t batches) {
-  const size_t per = interp->input(0).elems, n = y.size() / std::max<size_t>(1, x.elems() / per);
-  const size_t out = interp->output(0).elems, classes = out / std::max<size_t>(1, n);
+  const size_t per = interp->input(0).elems, n = static_cast<size_t>(interp->input(0).shape[0]);
+  const size_t out = interp->output(0).elems, classes = out / n;
   std::vector<float> logits(out);
   size_t correct = 0;
   for (size_t b = 0; b < batches; ++b) {

@@ -3,7 +3,7 @@
 // for int8, the scale and zero point).
 #include <cstring>
 
-#include "ops/op_kernel.h"
+#include "ops/int8_operands.h"
 
 namespace edgefold::internal {
 namespace {
@@ -13,13 +13,7 @@ Status Prepare(OpContext& ctx) {
   if (ctx.input(0).elems != ctx.output(0).elems)
     return ctx.Fail(Status::kShapeMismatch, "input has %zu elements, output %zu",
                     ctx.input(0).elems, ctx.output(0).elems);
-  const TensorInfo& x = ctx.input(0);
-  const TensorInfo& y = ctx.output(0);
-  if (x.dtype != y.dtype || x.num_scales != y.num_scales ||
-      (x.num_scales == 1 && (x.scales[0] != y.scales[0] || x.zero_points[0] != y.zero_points[0])))
-    return ctx.Fail(Status::kInvalidModel, "input and output differ in dtype or quantization");
-  if (x.dtype == DType::kInt32) return ctx.Fail(Status::kInvalidModel, "int32 activations are not supported");
-  return Status::kOk;
+  return CheckCopyDtypes(ctx, ctx.input(0), ctx.output(0));
 }
 
 Status Eval(OpContext& ctx) {

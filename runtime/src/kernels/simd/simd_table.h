@@ -55,11 +55,21 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &ref::GlobalPoolS8};
 }
 
-// The table with a CPU extension's int8 GEMM (VNNI, sdot), under its own name.
-constexpr KernelTable WithInt8Gemm(KernelTable t, const char* name,
-                                   void (*gemm_s8)(const GemmS8Params&, const int8_t*, const int8_t*, int8_t*)) {
+// The depthwise kernel of this level with a CPU extension's channel arithmetic.
+template <class Arch, DepthwiseChannelS8Fn kChannel>
+void Conv2dDepthwiseS8With(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                           const GemmS8Params& rq, int8_t* plane, int8_t* y) {
+  Conv2dDepthwiseS8Using<Arch>(s, x, w, x_zero_point, rq, plane, y, kChannel);
+}
+
+// The table with a CPU extension's int8 kernels (VNNI, sdot) under its own name: its GEMM and
+// the arithmetic of one depthwise channel.
+template <class Arch, DepthwiseChannelS8Fn kChannel>
+constexpr KernelTable WithInt8Extension(KernelTable t, const char* name,
+                                        void (*gemm_s8)(const GemmS8Params&, const int8_t*, const int8_t*, int8_t*)) {
   t.name = name;
   t.gemm_s8 = gemm_s8;
+  t.conv2d_depthwise_s8 = &Conv2dDepthwiseS8With<Arch, kChannel>;
   return t;
 }
 
