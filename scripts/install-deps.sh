@@ -26,7 +26,11 @@ for arg in "$@"; do
   # --bench: bench/run.sh (PyTorch with OpenBLAS, torchvision models, Node + npm for
   # onnxruntime-node, /usr/bin/time for peak RSS).
   if [[ "$arg" == "--bench" ]]; then
-    pkgs+=(python3-torch python3-torchvision python3-onnx libopenblas0-openmp nodejs npm time)
+    pkgs+=(python3-torch python3-torchvision python3-onnx libopenblas0-openmp time)
+    # A machine with Node from another source (NodeSource's nodejs bundles npm and
+    # conflicts with Debian's npm package) keeps it.
+    command -v node >/dev/null || pkgs+=(nodejs)
+    command -v npm >/dev/null || pkgs+=(npm)
   fi
 done
 missing=()
