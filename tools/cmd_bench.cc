@@ -151,6 +151,9 @@ int BenchCommand(int argc, char** argv) {
   std::printf("model: %s\n", args.positional[0].c_str());
   std::printf("kernels: %s, threads: %d, arena: %zu bytes\n", session.interpreter().kernel_isa_name(), threads,
               session.arena_bytes());
+  const CacheInfo caches = HostCacheInfo();
+  std::printf("caches: L1d %zu KiB, L2 %zu KiB per core (GEMM blocks: kc %zu, mc %zu)\n", caches.l1d_bytes / 1024,
+              caches.l2_bytes / 1024, caches.gemm_kc, caches.gemm_mc);
   std::printf("runs: %d (after %d warmup)\n", runs, warmup);
   std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", ms.front(), Percentile(ms, 0.5),
               Percentile(ms, 0.9));

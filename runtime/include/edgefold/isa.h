@@ -1,5 +1,6 @@
 // Instruction-set levels the runtime can dispatch its kernels to.
 #pragma once
+#include <cstddef>
 
 namespace edgefold {
 
@@ -20,5 +21,14 @@ bool ParseIsa(const char* name, Isa* out);
 Isa DetectBestIsa();
 // True when `isa` was compiled into this build and the CPU supports it.
 bool IsaAvailable(Isa isa);
+
+// The per-core data cache sizes the kernels block for (found once; EDGEFOLD_L1D_KB /
+// EDGEFOLD_L2_KB override them in hosted builds), and the GEMM's K block (rows of a packed
+// panel of B) and M block (rows of A) derived from them for the best level.
+struct CacheInfo {
+  size_t l1d_bytes = 0, l2_bytes = 0;
+  size_t gemm_kc = 0, gemm_mc = 0;
+};
+CacheInfo HostCacheInfo();
 
 }  // namespace edgefold

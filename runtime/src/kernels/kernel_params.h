@@ -41,6 +41,8 @@ struct StridedCopyParams {
 // b_row_offsets: nullptr (row q of B starts at b + q·ldb), or k offsets: row q starts at
 // b + b_row_offsets[q] (ldb unused). Lets a conv read each tap's B row as a shifted view of
 // its input instead of an im2col copy (kernels/conv/conv_phase.h).
+struct GemmBlocking;   // kernels/cpu_caches.h
+
 struct GemmParams {
   size_t m = 0, n = 0, k = 0;
   size_t lda = 0, ldb = 0, ldc = 0;
@@ -50,6 +52,7 @@ struct GemmParams {
   bool bias_per_row = false;
   bool accumulate = false;
   Activation act;
+  const GemmBlocking* blocking = nullptr;   // nullptr: this core's (GemmBlockingFor(HostCaches()))
 };
 
 // Start of row q of GEMM operand B (see GemmParams::b_row_offsets).

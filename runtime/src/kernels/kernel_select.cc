@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "edgefold/isa.h"
+#include "kernels/cpu_caches.h"
 #include "kernels/kernel_table.h"
 
 #if defined(EDGEFOLD_HOSTED)
@@ -137,6 +138,28 @@ Isa DetectBestIsa() {
   return static_cast<Isa>(v);
 }
 
+CacheInfo HostCacheInfo() {
+  const kernels::CacheSizes& c = kernels::HostCaches();
+  CacheInfo info;
+  info.l1d_bytes = c.l1d_bytes, info.l2_bytes = c.l2_bytes;
+  size_t lanes = 0;   // of the level Create picks (the scalar table does not block)
+  switch (kernels::ResolveIsa(Isa::kAuto)) {
+    case Isa::kAvx512: lanes = 16; break;
+    case Isa::kAvx2Fma: lanes = 8; break;
+    case Isa::kSse42: case Isa::kNeon: lanes = 4; break;
+    default: return info;
+  }
+#if defined(__aarch64__)
+  const bool many_registers = true;    // 32 NEON registers (kManyVectorRegisters)
+#else
+  const bool many_registers = lanes == 16;
+#endif
+  const kernels::GemmBlocking b =
+      kernels::GemmBlockingFor(c, kernels::GemmTileRows(many_registers), kernels::GemmPanelFloats(lanes));
+  info.gemm_kc = b.kc, info.gemm_mc = b.mc;
+  return info;
+}
+
 bool IsaAvailable(Isa isa) {
   if (isa == Isa::kAuto || isa == Isa::kScalar) return true;
   if (kernels::TableFor<kernels::KernelTable>(isa) == nullptr) return false;
@@ -180,6 +203,7 @@ EDGEFOLD_DEFINE_TABLE_FOR(KernelTable, EDGEFOLD_TABLE_CASE)
 // kAuto: the detected best level, or EDGEFOLD_ISA (hosted builds) when it names an available
 // level. An explicit level that this build/CPU lacks falls back to scalar.
 Isa ResolveIsa(Isa requested) {
+  (void)HostCaches();   // read the cache sizes now, at Create, not in the first GEMM of a run
   Isa isa = requested;
   if (isa == Isa::kAuto) {
     isa = DetectBestIsa();

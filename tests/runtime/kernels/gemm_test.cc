@@ -1,6 +1,9 @@
 // GEMM of the scalar table (ref::GemmTiled) and every SIMD table against ref::Gemm: tails in
 // m, n, k, strides, bias, accumulate, every fused activation; padding columns of C must stay
 // untouched.
+#include <cstring>
+
+#include "kernels/cpu_caches.h"
 #include "testing/kernel_test_util.h"
 
 namespace edgefold::kernels::testing {
@@ -72,9 +75,10 @@ TEST_P(GemmTest, LargeConvShaped) {
   ASSERT_TRUE(Check({131, 97, 61, 1, BiasMode::kPerCol, true, {ActKind::kNone, 0, 0}}));
 }
 
-// Across the cache blocks of gemm_simd.h (kGemmNc = 288, kGemmKc = 256): several N and K blocks,
-// a column tail below W (packed-tail path) on top, rows not a multiple of the 8-row tile; the
-// activation and bias must be applied once, after the last K block only.
+// Across the cache blocks of gemm_simd.h (K blocks of at most kGemmMaxKc = 256, packed column
+// panels): several K blocks, a column tail below W (packed-tail path) on top, rows not a
+// multiple of the 8-row tile; the activation and bias must be applied once, after the last K
+// block only.
 TEST_P(GemmTest, AcrossCacheBlocks) {
   const size_t shapes[][3] = {{19, 2 * 256 + W() + 5, 600}, {11, 256 + 3, 257}, {9, 7, 513}, {3, 49, 1000},
                               {13, 3 * 288 + 2 * W() + 7, 300}};   // 8×3 tiles over several N blocks
@@ -85,6 +89,66 @@ TEST_P(GemmTest, AcrossCacheBlocks) {
         ASSERT_TRUE(Check(gc)) << mnk[0] << "x" << mnk[1] << "x" << mnk[2] << " bias="
                                << static_cast<int>(bias) << " acc=" << accumulate;
       }
+}
+
+// Another core's caches give other blocks (kc, mc) but the same bits: every k block continues
+// from C's partial sum, so each output still sums over k in order. Packed panels (m ≥ two row
+// tiles) and B read in place (fewer rows), B rows through b_row_offsets, bias, accumulate.
+TEST_P(GemmTest, BlockingNeverChangesTheBits) {
+  const GemmBlocking blockings[] = {{64, 8}, {72, 16}, {256, 24}, {256, 4096},
+                                    GemmBlockingFor({48 * 1024, 2048 * 1024}, 8, 48)};
+  const size_t shapes[][3] = {{40, 5 * W() + 3, 300}, {7, 4 * W(), 130}, {17, 3 * W(), 257}, {64, 2 * W() + 1, 70}};
+  for (const auto& mnk : shapes) {
+    for (bool offsets : {false, true}) {
+      GemmParams p;
+      p.m = mnk[0], p.n = mnk[1], p.k = mnk[2];
+      p.lda = p.k + 1, p.ldb = p.n + 3, p.ldc = p.n + 2;
+      const std::vector<float> a = RandomVector(p.m * p.lda, -1, 1, 21);
+      const std::vector<float> b = RandomVector(p.k * p.ldb + 7, -1, 1, 22);
+      const std::vector<float> bias = RandomVector(p.m, -1, 1, 23);
+      std::vector<uint32_t> rows(p.k);   // rows of B in reverse order, shifted by 7
+      for (size_t q = 0; q < p.k; ++q) rows[q] = static_cast<uint32_t>((p.k - 1 - q) * p.ldb + 7);
+      if (offsets) p.b_row_offsets = rows.data();
+      p.bias = bias.data(), p.bias_per_row = true, p.accumulate = true;
+      p.act = {ActKind::kRelu, 0, 0};
+      const std::vector<float> c0 = RandomVector(p.m * p.ldc, -1, 1, 24);
+      std::vector<float> want = c0;
+      ref::Gemm(p, a.data(), b.data(), want.data());
+      std::vector<float> first;
+      for (const GemmBlocking& blocking : blockings) {
+        p.blocking = &blocking;
+        std::vector<float> got = c0;
+        table().gemm(p, a.data(), b.data(), got.data());
+        ASSERT_TRUE(AllClose(want, got, 2e-6f * static_cast<float>(p.k + 1), 1e-5f))
+            << "kc=" << blocking.kc << " mc=" << blocking.mc;
+        if (first.empty()) first = got;
+        ASSERT_EQ(0, std::memcmp(first.data(), got.data(), got.size() * sizeof(float)))
+            << "m=" << p.m << " n=" << p.n << " k=" << p.k << " kc=" << blocking.kc << " mc=" << blocking.mc
+            << " offsets=" << offsets;
+      }
+    }
+  }
+}
+
+// The blocking a core's caches give (cpu_caches.h): the panel fills at most L1d, the A block at
+// most half of L2, kc within [64, kGemmMaxKc] and a multiple of 8, mc a multiple of the row tile.
+TEST(GemmBlockingTest, DerivedFromTheCaches) {
+  GemmBlocking zen4 = GemmBlockingFor({32 * 1024, 1024 * 1024}, 8, 48);   // AVX-512, 8 × 3 tiles
+  EXPECT_EQ(168u, zen4.kc);                                               // 32 KiB / 192 B = 170
+  EXPECT_EQ(776u, zen4.mc);                                               // 512 KiB / (168 · 4 B) = 780
+  GemmBlocking xeon = GemmBlockingFor({48 * 1024, 2048 * 1024}, 8, 48);
+  EXPECT_EQ(kGemmMaxKc, xeon.kc);
+  EXPECT_EQ(1024u, xeon.mc);
+  GemmBlocking small = GemmBlockingFor({16 * 1024, 128 * 1024}, 4, 16);   // AVX2 on a small core
+  EXPECT_EQ(256u, small.kc);
+  EXPECT_EQ(64u, small.mc);
+  GemmBlocking tiny = GemmBlockingFor({8 * 1024, 64 * 1024}, 8, 48);
+  EXPECT_EQ(64u, tiny.kc);                                                // floor
+  EXPECT_EQ(128u, tiny.mc);
+  const CacheSizes& host = HostCaches();
+  EXPECT_GE(host.l1d_bytes, 8u * 1024);
+  EXPECT_GE(host.l2_bytes, 64u * 1024);
+  EXPECT_EQ(&host, &HostCaches());
 }
 
 EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(GemmTest);

@@ -1,6 +1,8 @@
 // GEMM C = act(A·B + bias), register-blocked: tiles of MR rows × NV registers of columns,
-// B rows loaded once per k and A[i,k] broadcast, cache-blocked over N and K (kGemmNc, kGemmKc).
+// B rows loaded once per k and A[i,k] broadcast; cache-blocked over K and M with the block
+// sizes derived from this core's caches (cpu_caches.h), B packed one column panel at a time.
 #pragma once
+#include "kernels/cpu_caches.h"
 #include "kernels/simd/simd_common.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
@@ -23,12 +25,13 @@ inline void GemmLaneStep(float32x4_t (&acc)[MR][NV], const float32x4_t* a4, cons
 }
 #endif
 
-// The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile.
+// The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile; row q
+// of the block's B starts at brows[q] + bcol (B itself, bcol = j0, or a packed panel, bcol = 0).
 // The first k block starts from 0 (or C when accumulating), later ones from the partial sum
 // already in C; only the last adds the bias and applies the activation.
 template <class Arch, size_t MR, size_t NV>
-void GemmTile(const GemmParams& p, const float* a, const float* const* brows, float* c, size_t i0,
-              size_t j0, size_t k0, size_t kc) {
+void GemmTile(const GemmParams& p, const float* a, const float* const* brows, size_t bcol, float* c,
+              size_t i0, size_t j0, size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
@@ -51,17 +54,17 @@ void GemmTile(const GemmParams& p, const float* a, const float* const* brows, fl
     for (; q + 4 <= kc; q += 4) {
       float32x4_t a4[MR];
       for (size_t r = 0; r < MR; ++r) a4[r] = vld1q_f32(rows[r] + q);
-      GemmLaneStep<MR, NV, 0>(raw, a4, brows[q] + j0);
-      GemmLaneStep<MR, NV, 1>(raw, a4, brows[q + 1] + j0);
-      GemmLaneStep<MR, NV, 2>(raw, a4, brows[q + 2] + j0);
-      GemmLaneStep<MR, NV, 3>(raw, a4, brows[q + 3] + j0);
+      GemmLaneStep<MR, NV, 0>(raw, a4, brows[q] + bcol);
+      GemmLaneStep<MR, NV, 1>(raw, a4, brows[q + 1] + bcol);
+      GemmLaneStep<MR, NV, 2>(raw, a4, brows[q + 2] + bcol);
+      GemmLaneStep<MR, NV, 3>(raw, a4, brows[q + 3] + bcol);
     }
     for (size_t r = 0; r < MR; ++r)
       for (size_t v = 0; v < NV; ++v) acc[r][v] = B(raw[r][v]);
   }
 #endif
   for (; q < kc; ++q) {
-    const float* bq = brows[q] + j0;
+    const float* bq = brows[q] + bcol;
     B bv[NV];
     for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
     for (size_t r = 0; r < MR; ++r) {
@@ -199,55 +202,95 @@ void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b,
   }
 }
 
-// Cache blocking: a KC × NC block of B (≤ 288 KiB; NC = 6·48 splits into 3-register tiles) stays
-// in L2 while every row tile of A passes over it; an MR × KC strip of A (≤ 8 KiB) stays in L1
-// across the block's columns.
-constexpr size_t kGemmKc = 256;
-constexpr size_t kGemmNc = 288;
-
-// Register-tiled columns [j0, j1) of rows i0..i0+MR over the k block [k0, k0+kc); j1 − j0 is a
-// multiple of W.
-template <class Arch, size_t MR>
-void GemmRowsBlock(const GemmParams& p, const float* a, const float* const* b, float* c, size_t i0, size_t j0,
-                   size_t j1, size_t k0, size_t kc) {
+// Registers of columns in the register tile that starts at column j of [j, j1) (j1 − j a
+// multiple of W): 3 on AVX-512 (MR × 3 accumulators + 3 B registers + 1 broadcast) while the
+// rest is not 4 registers (3 + 1 would end on a 1-register tile, half as fast; 2 + 2 is not),
+// else 2, then 1. AArch64 keeps 8 × 2 tiles: its lane FMA holds 8 A registers too.
+template <class Arch>
+size_t GemmTileRegisters(size_t j, size_t j1) {
   constexpr size_t W = FBatch<Arch>::size;
-  size_t j = j0;
-  if constexpr (W >= 16)   // AVX-512: MR × 3 accumulators + 3 B registers + 1 broadcast (AArch64
-                           // keeps 8 × 2 tiles: its lane FMA holds 8 A registers too)
-    // 3-register tiles while the rest is not 4 registers (3 + 1 would end on a 1-register tile,
-    // half as fast; 2 + 2 is not).
-    for (; j + 3 * W <= j1 && j1 - j != 4 * W; j += 3 * W) GemmTile<Arch, MR, 3>(p, a, b, c, i0, j, k0, kc);
-  for (; j + 2 * W <= j1; j += 2 * W) GemmTile<Arch, MR, 2>(p, a, b, c, i0, j, k0, kc);
-  if (j < j1) GemmTile<Arch, MR, 1>(p, a, b, c, i0, j, k0, kc);
+  if (W >= 16 && j + 3 * W <= j1 && j1 - j != 4 * W) return 3;
+  return j + 2 * W <= j1 ? 2 : 1;
 }
 
-// Rows [i0, m) in tiles of MR (then 3/2/1 rows) for one (column block, k block).
-template <class Arch, size_t MR>
-void GemmBlock(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t j0, size_t j1,
-               size_t k0, size_t kc) {
-  // Rows of B for this k block, looked up once: a table load per k in the tile loop, not a
-  // b_row_offsets test there (measurably slower: bench/README.md).
-  const float* b[kGemmKc];
-  for (size_t q = 0; q < kc; ++q) b[q] = GemmBRow(p, b_matrix, k0 + q);
-  size_t i = 0;
-  for (; i + MR <= p.m; i += MR) {
+// Rows [i0, i1) of one column tile of NV registers over the k block [k0, k0+kc): tiles of MR
+// rows, then 4/3/2/1.
+template <class Arch, size_t MR, size_t NV>
+void GemmColumnTile(const GemmParams& p, const float* a, const float* const* brows, size_t bcol,
+                    float* c, size_t i0, size_t i1, size_t j, size_t k0, size_t kc) {
+  size_t i = i0;
+  for (; i + MR <= i1; i += MR) {
     // The next row tile's strip of A while this one computes (GemmParams::prefetch_a): MR rows
     // lda apart are more streams than the hardware prefetcher follows. Only Winograd's GEMMs
     // ask for it: it helps there and slows the others (bench/README.md).
-    if (p.prefetch_a && i + 2 * MR <= p.m)
+    if (p.prefetch_a && i + 2 * MR <= i1)
       for (size_t r = 0; r < MR; ++r)
         for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(a + (i + MR + r) * p.lda + k0 + q);
-    GemmRowsBlock<Arch, MR>(p, a, b, c, i, j0, j1, k0, kc);
+    GemmTile<Arch, MR, NV>(p, a, brows, bcol, c, i, j, k0, kc);
   }
-  for (; i + 4 <= p.m; i += 4) GemmRowsBlock<Arch, 4>(p, a, b, c, i, j0, j1, k0, kc);
-  switch (p.m - i) {
-    case 3: return GemmRowsBlock<Arch, 3>(p, a, b, c, i, j0, j1, k0, kc);
-    case 2: return GemmRowsBlock<Arch, 2>(p, a, b, c, i, j0, j1, k0, kc);
-    case 1: return GemmRowsBlock<Arch, 1>(p, a, b, c, i, j0, j1, k0, kc);
+  if constexpr (MR > 4)
+    for (; i + 4 <= i1; i += 4) GemmTile<Arch, 4, NV>(p, a, brows, bcol, c, i, j, k0, kc);
+  switch (i1 - i) {
+    case 3: return GemmTile<Arch, 3, NV>(p, a, brows, bcol, c, i, j, k0, kc);
+    case 2: return GemmTile<Arch, 2, NV>(p, a, brows, bcol, c, i, j, k0, kc);
+    case 1: return GemmTile<Arch, 1, NV>(p, a, brows, bcol, c, i, j, k0, kc);
     default: return;
   }
 }
 
+template <class Arch, size_t MR>
+void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const float* const* brows,
+                      size_t bcol, float* c, size_t i0, size_t i1, size_t j, size_t k0, size_t kc) {
+  if (nv == 3) return GemmColumnTile<Arch, MR, 3>(p, a, brows, bcol, c, i0, i1, j, k0, kc);
+  if (nv == 2) return GemmColumnTile<Arch, MR, 2>(p, a, brows, bcol, c, i0, i1, j, k0, kc);
+  GemmColumnTile<Arch, MR, 1>(p, a, brows, bcol, c, i0, i1, j, k0, kc);
+}
+
+// This core's blocking for this table's tiles, derived once from HostCaches() (which kernel
+// selection has already read at Create: the first GEMM reads no file).
+template <class Arch>
+const GemmBlocking& GemmBlockingForHost() {
+  static const GemmBlocking blocking = GemmBlockingFor(HostCaches(), GemmTileRows(kManyVectorRegisters<Arch>),
+                                                       GemmPanelFloats(FBatch<Arch>::size));
+  return blocking;
+}
+
+// The register-wide columns [0, n_vec) over one k block [k0, k0+kc), rows in blocks of mc.
+// With at least two row tiles per block, each column tile's B (kc × NV·W) is first copied into
+// a contiguous panel on the stack (≤ kGemmMaxKc × 3 registers: 48 KiB on AVX-512), so the row tiles read it from
+// L1 in order instead of kc strided rows of B each (one row per page when B's rows are ≥ 4 KiB
+// apart: a TLB miss per k); with fewer rows B is read in place.
+template <class Arch, size_t MR>
+void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t n_vec,
+                size_t k0, size_t kc, size_t mc) {
+  constexpr size_t W = FBatch<Arch>::size;
+  const float* brows[kGemmMaxKc];
+  const bool pack = p.m >= 2 * MR;
+  if (!pack) {
+    for (size_t q = 0; q < kc; ++q) brows[q] = GemmBRow(p, b_matrix, k0 + q);
+    for (size_t j = 0; j < n_vec;) {
+      const size_t nv = GemmTileRegisters<Arch>(j, n_vec);
+      GemmColumnTileOf<Arch, MR>(nv, p, a, brows, j, c, 0, p.m, j, k0, kc);
+      j += nv * W;
+    }
+    return;
+  }
+  alignas(64) float panel[kGemmMaxKc * 3 * W];
+  for (size_t i0 = 0; i0 < p.m; i0 += mc) {
+    const size_t i1 = std::min(p.m, i0 + mc);
+    for (size_t j = 0; j < n_vec;) {
+      const size_t nv = GemmTileRegisters<Arch>(j, n_vec), cols = nv * W;
+      for (size_t q = 0; q < kc; ++q) {
+        const float* src = GemmBRow(p, b_matrix, k0 + q) + j;
+        float* dst = panel + q * cols;
+        for (size_t v = 0; v < nv; ++v) FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
+        brows[q] = dst;
+      }
+      GemmColumnTileOf<Arch, MR>(nv, p, a, brows, 0, c, i0, i1, j, k0, kc);
+      j += cols;
+    }
+  }
+}
 
 // C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias), see GemmParams.
 // MR: 8 rows × 3 registers (24 accumulators) with AVX-512's 32 vector registers, 8 × 2 on
@@ -255,17 +298,17 @@ void GemmBlock(const GemmParams& p, const float* a, const float* b_matrix, float
 template <class Arch>
 void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   constexpr size_t W = FBatch<Arch>::size;
-  constexpr size_t MR = kManyVectorRegisters<Arch> ? 8 : 4;
+  constexpr size_t MR = GemmTileRows(kManyVectorRegisters<Arch>);
   const size_t n_vec = p.n / W * W;
   if (p.k == 0) {   // C = act((accumulate ? C : 0) + bias): the tail path handles it per value
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, 0);
     return;
   }
-  for (size_t j0 = 0; j0 < n_vec; j0 += kGemmNc) {
-    const size_t j1 = std::min(n_vec, j0 + kGemmNc);
-    for (size_t k0 = 0; k0 < p.k; k0 += kGemmKc)
-      GemmBlock<Arch, MR>(p, a, b, c, j0, j1, k0, std::min(kGemmKc, p.k - k0));
-  }
+  const GemmBlocking& blocking = p.blocking != nullptr ? *p.blocking : GemmBlockingForHost<Arch>();
+  const size_t kc_max = std::min(blocking.kc, kGemmMaxKc);
+  if (n_vec > 0)
+    for (size_t k0 = 0; k0 < p.k; k0 += kc_max)
+      GemmKBlock<Arch, MR>(p, a, b, c, n_vec, k0, std::min(kc_max, p.k - k0), std::max(blocking.mc, MR));
   if (n_vec == p.n) return;
   if (p.ldb == 1 && p.b_row_offsets == nullptr)   // n == 1 (matrix·vector): B's column is contiguous
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, n_vec);
