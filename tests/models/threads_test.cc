@@ -153,6 +153,68 @@ TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
   EXPECT_GT(splits, 0u);
 }
 
+// The steps that build a conv's columns (phase planes, im2col, Winograd's fill and transforms),
+// pools, elementwise ops and activations split over channels or pieces too: large enough that
+// each of them gets at least two tasks.
+onnx::ModelProto WideMixedNet() {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+  auto values = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(gen);
+    return v;
+  };
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 32, 96, 96});
+  b.Init("w1", {64, 32, 3, 3}, values(64 * 32 * 9)).Init("w2", {64, 64, 5, 5}, values(64 * 64 * 25));
+  b.Init("w3", {64, 64, 3, 3}, values(64 * 64 * 9)).Init("w4", {64, 64, 3, 3}, values(64 * 64 * 9));
+  onnx::NodeProto& c1 = b.Node("Conv", {"x", "w1"}, {"c1"}, "stride2_conv");
+  testing::SetInts(c1, "pads", {1, 1, 1, 1});
+  testing::SetInts(c1, "strides", {2, 2});
+  b.Node("Sigmoid", {"c1"}, {"s1"}, "sigmoid");
+  testing::SetInts(b.Node("Conv", {"s1", "w2"}, {"c2"}, "conv5x5"), "pads", {2, 2, 2, 2});
+  onnx::NodeProto& pool = b.Node("MaxPool", {"c2"}, {"p2"}, "pool");
+  testing::SetInts(pool, "kernel_shape", {3, 3});
+  testing::SetInts(pool, "pads", {1, 1, 1, 1});
+  testing::SetInts(pool, "strides", {2, 2});
+  testing::SetInts(b.Node("Conv", {"p2", "w3"}, {"c3"}, "winograd_conv"), "pads", {1, 1, 1, 1});
+  b.Node("Add", {"c3", "p2"}, {"a3"}, "residual");
+  b.Node("Tanh", {"a3"}, {"t3"}, "tanh");
+  testing::SetInts(b.Node("Conv", {"t3", "w4"}, {"y"}, "last_conv"), "pads", {1, 1, 1, 1});
+  b.Output("y");
+  return b.model();
+}
+
+TEST(Threads, ColumnsPoolsAndElementwiseOpsAreBitIdentical) {
+  const compiler::CompileResult r = compiler::CompileModel(WideMixedNet(), compiler::CompileOptions());
+  ASSERT_TRUE(r.ok) << r.error;
+  std::vector<float> x(32 * 96 * 96);
+  std::mt19937 gen(3);
+  std::normal_distribution<float> dist;
+  for (float& v : x) v = dist(gen);
+  ThreadPool pool2(2);
+  for (Isa isa : testing::AvailableIsas()) {
+    Options one;
+    one.isa = isa;
+    const std::vector<float> want = RunWith(r.model, x, one);
+    ASSERT_EQ(want.size(), 64u * 24 * 24);
+    size_t splits = 0;
+    for (size_t tasks : {2, 3, 7}) {
+      Options o = one;
+      o.parallel_for = &ReverseSerial;
+      o.parallel_user = &splits;
+      o.num_threads = tasks;
+      EXPECT_EQ(RunWith(r.model, x, o), want) << IsaName(isa) << ", " << tasks << " tasks";
+    }
+    // Per run: the 3×3 stride-2 conv's columns and GEMM, Sigmoid, the 5×5's columns and GEMM,
+    // the pool, the Winograd fill and per band input, GEMMs and output, Add, Tanh, the last conv.
+    EXPECT_GE(splits, 3u * 14) << IsaName(isa);
+    Options o = one;
+    pool2.Configure(&o);
+    EXPECT_EQ(RunWith(r.model, x, o), want) << IsaName(isa) << ", pool of 2";
+  }
+}
+
 TEST(Threads, ThePoolRunsEveryTaskOnce) {
   ThreadPool pool(3);
   EXPECT_EQ(pool.threads(), 3u);

@@ -137,15 +137,24 @@ Status Eval(OpContext& ctx) {
   for (size_t n = 0; n < p.batch; ++n) {
     const float* xn = x + n * in_image;
     float* yn = y + n * s.out_c * out_plane;
-    if (p.path == ConvPath::kWinograd23) {   // the 16 GEMMs of each band split over threads
-      kernels::Winograd23Fill(s, winograd, xn, ctx.op.scratch);
+    if (p.path == ConvPath::kWinograd23) {   // every step split over threads: channels, then ξ
+      const size_t plane = s.in_h * s.in_w;
+      ForEachRowRange(ctx.parallel, s.in_c, plane, 1, [&](size_t c0, size_t c1) {
+        kernels::Winograd23Fill(s, winograd, xn, ctx.op.scratch, c0, c1);
+      });
+      // Per channel and tile a transform costs about as much as 32 multiply-adds.
+      const size_t band_tiles = winograd.band_rows * winograd.geometry.tiles_w;
       for (size_t band = 0; band < kernels::Winograd23Bands(winograd); ++band) {
-        kernels::Winograd23BandInput(ctx.k, s, winograd, band, ctx.op.scratch);
-        const size_t gemm_work = s.out_c * s.in_c * winograd.band_rows * winograd.geometry.tiles_w;
+        ForEachRowRange(ctx.parallel, s.in_c, 32 * band_tiles, 1, [&](size_t c0, size_t c1) {
+          kernels::Winograd23BandInput(ctx.k, s, winograd, band, ctx.op.scratch, c0, c1);
+        });
+        const size_t gemm_work = s.out_c * s.in_c * band_tiles;
         ForEachRowRange(ctx.parallel, 16, gemm_work, 1, [&](size_t xi0, size_t xi1) {
           kernels::Winograd23BandGemms(ctx.k, s, winograd, band, w, ctx.op.scratch, xi0, xi1);
         });
-        kernels::Winograd23BandOutput(ctx.k, winograd, band, bias, o.act, yn, ctx.op.scratch);
+        ForEachRowRange(ctx.parallel, s.out_c, 32 * band_tiles, 1, [&](size_t o0, size_t o1) {
+          kernels::Winograd23BandOutput(ctx.k, winograd, band, bias, o.act, yn, ctx.op.scratch, o0, o1);
+        });
       }
       continue;
     }
@@ -164,18 +173,25 @@ Status Eval(OpContext& ctx) {
       const float* wg = w + g * cout_g * k;
       const float* bg = bias ? bias + g * cout_g : nullptr;
       float* yg = yn + g * cout_g * out_plane;
-      // The columns (phase planes or im2col) once, then the GEMM's rows (output channels) split
-      // over threads in whole register tiles.
+      // The columns (phase planes or im2col) split over input channels, then the GEMM's rows
+      // (output channels) split over threads in whole register tiles.
+      const size_t in_plane = s.in_h * s.in_w;
       if (p.path == ConvPath::kPhasePlanes) {
-        kernels::Conv2dPhaseFill(s, p.phase, xg, ctx.op.scratch);
+        ForEachRowRange(ctx.parallel, cin_g, in_plane, 1, [&](size_t c0, size_t c1) {
+          kernels::Conv2dPhaseFill(s, p.phase, xg, ctx.op.scratch, c0, c1);
+        });
         ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
           kernels::Conv2dPhaseRows(ctx.k, s, p.phase, wg, bg, o.act, yg, ctx.op.scratch, o0, o1);
         });
         continue;
       }
       const float* col = xg;
-      if (!pointwise) {
-        ctx.k.im2col(s, xg, ctx.op.scratch);
+      if (!pointwise) {   // input channel c fills column rows [c·kh·kw, (c+1)·kh·kw)
+        ForEachRowRange(ctx.parallel, cin_g, s.kh * s.kw * out_plane, 1, [&](size_t c0, size_t c1) {
+          kernels::Conv2dShape part = s;
+          part.in_c = c1 - c0, part.group = 1;
+          ctx.k.im2col(part, xg + c0 * in_plane, ctx.op.scratch + c0 * s.kh * s.kw * out_plane);
+        });
         col = ctx.op.scratch;
       }
       ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {

@@ -20,6 +20,9 @@ struct Parallel {
 };
 
 constexpr size_t kMinTaskWork = 64 * 1024;
+// An elementwise op's work per element in those units: memory-bound, a value costs about as
+// much as four multiply-adds, so a task gets at least 16 K values.
+constexpr size_t kElementWork = 4;
 
 // f(begin, end) over [0, rows) split into at most p->threads ranges of at least
 // kMinTaskWork / work_per_row rows, each boundary a multiple of `align` rows (GEMM row tiles);

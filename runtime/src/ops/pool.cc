@@ -38,7 +38,11 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const PoolPrepared& p = ctx.prepared<PoolPrepared>();
-  ctx.k.pool2d(p.params, ctx.input(0).data, ctx.output(0).data, p.planes);
+  const size_t in_plane = p.params.in_h * p.params.in_w, out_plane = p.params.out_h * p.params.out_w;
+  // Planes are independent: each thread takes a run of them.
+  ForEachRowRange(ctx.parallel, p.planes, out_plane * p.params.kh * p.params.kw, 1, [&](size_t c0, size_t c1) {
+    ctx.k.pool2d(p.params, ctx.input(0).data + c0 * in_plane, ctx.output(0).data + c0 * out_plane, c1 - c0);
+  });
   return Status::kOk;
 }
 

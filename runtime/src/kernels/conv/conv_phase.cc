@@ -29,9 +29,11 @@ void ValidRange(size_t plane, size_t stride, size_t phase, size_t pad, size_t in
 
 }  // namespace
 
-void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes) {
+void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes,
+                     size_t c_begin, size_t c_end) {
   const size_t channels = s.in_c / s.group;
-  for (size_t c = 0; c < channels; ++c) {
+  c_end = std::min(c_end, channels);
+  for (size_t c = c_begin; c < c_end; ++c) {
     const float* xc = x_group + c * s.in_h * s.in_w;
     for (size_t a = 0; a < s.stride_h; ++a) {
       size_t r_lo = 0, r_hi = 0;
@@ -59,6 +61,7 @@ void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float
       }
     }
   }
+  if (c_end < channels) return;
   const size_t used = channels * l.channel_floats;   // slack past the last plane: junk reads
   std::memset(planes + used, 0, (l.planes_floats - used) * sizeof(float));
 }
@@ -88,12 +91,14 @@ ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
   return l;
 }
 
-void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* scratch) {
+void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* scratch,
+                     size_t c_begin, size_t c_end) {
   float* planes = scratch;
   auto* offsets = reinterpret_cast<uint32_t*>(planes + l.planes_floats + l.pitched_floats);
-  FillPhasePlanes(s, l, x_group, planes);
-  uint32_t* off = offsets;
-  for (size_t c = 0; c < s.in_c / s.group; ++c)
+  FillPhasePlanes(s, l, x_group, planes, c_begin, c_end);
+  c_end = std::min(c_end, s.in_c / s.group);
+  uint32_t* off = offsets + c_begin * s.kh * s.kw;
+  for (size_t c = c_begin; c < c_end; ++c)
     for (size_t ky = 0; ky < s.kh; ++ky)
       for (size_t kx = 0; kx < s.kw; ++kx) {
         const size_t dy = ky * s.dilation_h, dx = kx * s.dilation_w;

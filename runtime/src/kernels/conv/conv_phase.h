@@ -41,7 +41,11 @@ ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s);
 // zeroed slack up to l.planes_floats. Reads plane_h, plane_w, plane_floats, channel_floats and
 // planes_floats of `l` only, so other layouts of the same planes (Winograd's column planes:
 // stride 1 × 2) use it too.
-void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes);
+// Channels [c_begin, min(c_end, in_c/group)) only, so threads can split the fill; the range that
+// ends at the last channel also zeroes the slack after it.
+constexpr size_t kAllChannels = ~size_t{0};
+void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes,
+                     size_t c_begin = 0, size_t c_end = kAllChannels);
 
 // One group of one image: y_group[og × out_h·out_w] = act(W_g · conv-rows(x_group) + bias), using
 // `scratch` (64-byte aligned, ≥ layout.scratch_bytes) for the planes, the pitched result and the
@@ -50,9 +54,11 @@ void Conv2dPhaseGemm(const KernelTable& t, const Conv2dShape& s, const ConvPhase
                      const float* x_group, const float* w_group, const float* bias, Activation act,
                      float* y_group, float* scratch);
 
-// The same in two steps, so output channels can be split over threads: the planes and offsets
-// into scratch, then the output channels [o_begin, o_end) of the group (rows of the GEMM).
-void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& layout, const float* x_group, float* scratch);
+// The same in two steps, so both can be split over threads: the planes and offsets of input
+// channels [c_begin, c_end) into scratch, then the output channels [o_begin, o_end) of the group
+// (rows of the GEMM).
+void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& layout, const float* x_group, float* scratch,
+                     size_t c_begin = 0, size_t c_end = kAllChannels);
 void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& layout, const float* w_group,
                      const float* bias, Activation act, float* y_group, float* scratch, size_t o_begin,
                      size_t o_end);

@@ -15,7 +15,8 @@ constexpr size_t kMinBandTiles = 48;   // three 16-float registers of GEMM colum
 
 // Even and odd columns of the zero-padded input, per channel: the phase planes of a stride-1 × 2
 // layout (kernels/conv_phase.h), which fills them.
-void FillColumnPlanes(const Conv2dShape& s, const Winograd23Layout& l, const float* x, float* planes) {
+void FillColumnPlanes(const Conv2dShape& s, const Winograd23Layout& l, const float* x, float* planes,
+                      size_t c_begin, size_t c_end) {
   Conv2dShape phases = s;
   phases.stride_h = 1, phases.stride_w = 2;
   ConvPhaseLayout pl;
@@ -23,7 +24,7 @@ void FillColumnPlanes(const Conv2dShape& s, const Winograd23Layout& l, const flo
   pl.plane_floats = pl.plane_h * pl.plane_w;
   pl.channel_floats = l.geometry.channel_floats;
   pl.planes_floats = l.planes_floats;
-  FillPhasePlanes(phases, pl, x, planes);
+  FillPhasePlanes(phases, pl, x, planes, c_begin, c_end);
 }
 
 }  // namespace
@@ -79,18 +80,23 @@ size_t WholeColumns(const Winograd23Geometry& g) { return (g.rows * g.tiles_w + 
 
 size_t Winograd23Bands(const Winograd23Layout& l) { return (l.tiles_h + l.band_rows - 1) / l.band_rows; }
 
-void Winograd23Fill(const Conv2dShape& s, const Winograd23Layout& l, const float* x, float* scratch) {
-  FillColumnPlanes(s, l, x, scratch);
+void Winograd23Fill(const Conv2dShape& s, const Winograd23Layout& l, const float* x, float* scratch,
+                    size_t c_begin, size_t c_end) {
+  FillColumnPlanes(s, l, x, scratch, c_begin, c_end);
 }
 
 void Winograd23BandInput(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& l, size_t band,
-                         float* scratch) {
-  const Winograd23Geometry g = BandOf(l, band * l.band_rows);
-  float* v = VOf(l, scratch);
-  t.winograd23_input(g, scratch, v);
+                         float* scratch, size_t c_begin, size_t c_end) {
+  c_end = std::min(c_end, s.in_c);
+  if (c_begin >= c_end) return;
+  Winograd23Geometry g = BandOf(l, band * l.band_rows);
+  g.in_c = c_end - c_begin;
+  float* v = VOf(l, scratch) + c_begin * g.ld;
+  t.winograd23_input(g, scratch + c_begin * g.channel_floats, v);
   const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(g);
-  for (size_t row = 0; row < 16 * s.in_c; ++row)
-    std::memset(v + (row / s.in_c) * g.v_stride + (row % s.in_c) * g.ld + n, 0, (n_whole - n) * sizeof(float));
+  for (size_t xi = 0; xi < 16; ++xi)
+    for (size_t c = 0; c < g.in_c; ++c)
+      std::memset(v + xi * g.v_stride + c * g.ld + n, 0, (n_whole - n) * sizeof(float));
 }
 
 void Winograd23BandGemms(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& l, size_t band,
@@ -105,8 +111,13 @@ void Winograd23BandGemms(const KernelTable& t, const Conv2dShape& s, const Winog
 }
 
 void Winograd23BandOutput(const KernelTable& t, const Winograd23Layout& l, size_t band, const float* bias,
-                          Activation act, float* y, float* scratch) {
-  t.winograd23_output(BandOf(l, band * l.band_rows), MOf(l, scratch), bias, act, y);
+                          Activation act, float* y, float* scratch, size_t o_begin, size_t o_end) {
+  Winograd23Geometry g = BandOf(l, band * l.band_rows);
+  o_end = std::min(o_end, g.out_c);
+  if (o_begin >= o_end) return;
+  g.out_c = o_end - o_begin;
+  t.winograd23_output(g, MOf(l, scratch) + o_begin * g.ld, bias != nullptr ? bias + o_begin : nullptr, act,
+                      y + o_begin * g.out_h * g.out_w);
 }
 
 void Conv2dWinograd23(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& l,

@@ -34,13 +34,16 @@ void Conv2dWinograd23(const KernelTable& t, const Conv2dShape& s, const Winograd
 // once, then per band of tile rows its input transform, the GEMMs ξ ∈ [xi_begin, xi_end) (each
 // writes its own M_ξ), its output transform.
 size_t Winograd23Bands(const Winograd23Layout& layout);
-void Winograd23Fill(const Conv2dShape& s, const Winograd23Layout& layout, const float* x, float* scratch);
+// The fill and the input transform take input channels [c_begin, c_end), the output transform
+// output channels [o_begin, o_end), so threads can split them too (ends clamp to the count).
+void Winograd23Fill(const Conv2dShape& s, const Winograd23Layout& layout, const float* x, float* scratch,
+                    size_t c_begin = 0, size_t c_end = ~size_t{0});
 void Winograd23BandInput(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& layout, size_t band,
-                         float* scratch);
+                         float* scratch, size_t c_begin = 0, size_t c_end = ~size_t{0});
 void Winograd23BandGemms(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& layout, size_t band,
                          const float* u, float* scratch, size_t xi_begin, size_t xi_end);
 void Winograd23BandOutput(const KernelTable& t, const Winograd23Layout& layout, size_t band, const float* bias,
-                          Activation act, float* y, float* scratch);
+                          Activation act, float* y, float* scratch, size_t o_begin = 0, size_t o_end = ~size_t{0});
 
 // U[ξ = 4i + j][o][c] = (G g[o][c] Gᵀ)[i][j] for w [out_c][in_c][3][3], in double precision.
 // G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1].
