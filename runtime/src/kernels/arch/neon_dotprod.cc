@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "kernels/conv/conv_scratch.h"
+#include "kernels/conv/flat_rows_s8.h"
 #include "kernels/kernel_table.h"
 #include "kernels/simd/requant_neon.h"
 
@@ -97,12 +98,15 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
     DotGroup<R>(acc, panel + 4 * full, words);
   }
   for (size_t r = 0; r < R; ++r) {
-    alignas(16) int8_t q[kCols];
-    for (size_t v = 0; v < 4; ++v)
-      neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(acc[r][v], p.multiplier[i + r], p.shift[i + r],
-                                                            p.y_zero_point, p.act_min, p.act_max),
-                              q + 4 * v);
-    std::memcpy(y + (i + r) * p.ldy + j, q, cols);
+    const int8x16_t q = neon_requant::RequantizeS8x16(acc[r], p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
+                                                      p.act_min, p.act_max);
+    if (cols == kCols) {
+      vst1q_s8(y + (i + r) * p.ldy + j, q);
+    } else {
+      alignas(16) int8_t bytes[kCols];
+      vst1q_s8(bytes, q);
+      std::memcpy(y + (i + r) * p.ldy + j, bytes, cols);
+    }
   }
 }
 
@@ -111,7 +115,7 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
 // 16 outputs a step: taps in groups of four, each group's four shifted loads interleaved
 // (Interleave: register v holds outputs 4v..4v+3, four taps each, the layout sdot reads) and
 // multiplied by the group's four weights, one sdot per 4 outputs; signed by signed, so no
-// correction. Outputs past a row (pitch − out_w) are computed and not stored.
+// correction. Outputs past a row (pitch − out_w) are computed and not stored (flat_rows_s8.h).
 void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
                         const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
                         int8_t* plane, int8_t* yc) {
@@ -128,51 +132,18 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     }
     weights[q] = vreinterpretq_s8_u32(vdupq_n_u32(packed));
   }
-  int8_t* const end = yc + s.out_h * s.out_w;
-  const size_t flat = s.out_h * g.pitch;
-  size_t oh = 0, ow = 0;
-  for (size_t i = 0; i < flat; i += kCols) {
+  StoreFlatRowsS8<kCols>(s, g, yc, [&](size_t i, int8_t* q) {
     int32x4_t acc[4];
     for (int32x4_t& a : acc) a = vdupq_n_s32(bias);
-    for (size_t q = 0; q < groups; ++q) {
+    for (size_t k = 0; k < groups; ++k) {
       const int8_t* base = plane + i;
       int8x16_t x[4];
-      Interleave(vld1q_s8(base + off[4 * q]), vld1q_s8(base + off[4 * q + 1]), vld1q_s8(base + off[4 * q + 2]),
-                 vld1q_s8(base + off[4 * q + 3]), x);
-      for (size_t v = 0; v < 4; ++v) acc[v] = vdotq_s32(acc[v], x[v], weights[q]);
+      Interleave(vld1q_s8(base + off[4 * k]), vld1q_s8(base + off[4 * k + 1]), vld1q_s8(base + off[4 * k + 2]),
+                 vld1q_s8(base + off[4 * k + 3]), x);
+      for (size_t v = 0; v < 4; ++v) acc[v] = vdotq_s32(acc[v], x[v], weights[k]);
     }
-    alignas(16) int8_t out[2 * kCols];   // 16 outputs, then room for a 16-byte load at out + l
-    for (size_t v = 0; v < 4; ++v)
-      neon_requant::StoreS8x4(
-          neon_requant::RequantizeS32x4(acc[v], multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max), out + 4 * v);
-    const size_t lanes = std::min(kCols, flat - i);
-    if (lanes == kCols && ow + kCols <= s.out_w) {   // the whole step inside one output row
-      vst1q_s8(yc + oh * s.out_w + ow, vld1q_s8(out));
-      ow += kCols;
-      if (ow == g.pitch) {
-        ow = 0;
-        ++oh;
-      }
-      continue;
-    }
-    for (size_t l = 0; l < lanes;) {
-      const size_t run = ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
-      if (ow < s.out_w) {
-        // Runs are a few bytes (rows of 5 to 50 outputs): one 16-byte store whose bytes past the
-        // run land on this channel's later outputs, which later runs overwrite; at the
-        // channel's end, the run alone.
-        int8_t* dst = yc + oh * s.out_w + ow;
-        if (dst + kCols <= end) vst1q_s8(dst, vld1q_s8(out + l));
-        else for (size_t k = 0; k < run; ++k) dst[k] = out[l + k];
-      }
-      l += run;
-      ow += run;
-      if (ow == g.pitch) {
-        ow = 0;
-        ++oh;
-      }
-    }
-  }
+    vst1q_s8(q, neon_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max));
+  });
 }
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernels/conv/conv_scratch.h"
+#include "kernels/conv/flat_rows_s8.h"
 #include "kernels/conv/valid_columns.h"
 #include "kernels/int8_params.h"
 #include "kernels/simd/simd_common.h"
@@ -242,6 +243,40 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
     }
   }
 #endif
+#if defined(__aarch64__)
+  // Eight lanes a step: (a − zp_a)·ma + (b − zp_b)·mb as 64-bit products (smull/smlal), the
+  // magnitude rounded half up by a rounding shift (half away from zero, the reference's rule),
+  // saturated to 65536 (past every int8 either way), the sign put back; zero point and clamp on
+  // int16 lanes (saturating: a saturated value still clamps to the same bound).
+  if constexpr (IBatch<Arch>::size == 4) {
+    const int16x8_t zp_a = vdupq_n_s16(static_cast<int16_t>(p.a_zero_point));
+    const int16x8_t zp_b = vdupq_n_s16(static_cast<int16_t>(p.b_zero_point));
+    const int32x4_t ma = vdupq_n_s32(p.multiplier_a), mb = vdupq_n_s32(p.multiplier_b);
+    const int64x2_t right = vdupq_n_s64(-p.shift);
+    const int16x8_t zp_y = vdupq_n_s16(static_cast<int16_t>(p.y_zero_point));
+    const int16x8_t lo = vdupq_n_s16(static_cast<int16_t>(p.act_min)), hi = vdupq_n_s16(static_cast<int16_t>(p.act_max));
+    const auto round = [&](int64x2_t v) {   // |v| rounded and shifted, saturated to 32 bits
+      return vqmovn_u64(vrshlq_u64(vreinterpretq_u64_s64(vabsq_s64(v)), right));
+    };
+    const auto four = [&](int32x4_t da, int32x4_t db) {
+      const int64x2_t v0 = vmlal_s32(vmull_s32(vget_low_s32(da), vget_low_s32(ma)), vget_low_s32(db), vget_low_s32(mb));
+      const int64x2_t v1 = vmlal_high_s32(vmull_high_s32(da, ma), db, mb);
+      const int32x4_t magnitude =
+          vreinterpretq_s32_u32(vminq_u32(vcombine_u32(round(v0), round(v1)), vdupq_n_u32(65536)));
+      const uint32x4_t negative = vcombine_u32(vmovn_u64(vcltzq_s64(v0)), vmovn_u64(vcltzq_s64(v1)));
+      return vbslq_s32(negative, vnegq_s32(magnitude), magnitude);
+    };
+    for (; i + 8 <= n; i += 8) {
+      const int16x8_t da = vsubq_s16(vmovl_s8(vld1_s8(a + i)), zp_a);
+      const int16x8_t db = vsubq_s16(vmovl_s8(vld1_s8(b + i)), zp_b);
+      const int32x4_t q0 = four(vmovl_s16(vget_low_s16(da)), vmovl_s16(vget_low_s16(db)));
+      const int32x4_t q1 = four(vmovl_high_s16(da), vmovl_high_s16(db));
+      int16x8_t q = vqaddq_s16(vcombine_s16(vqmovn_s32(q0), vqmovn_s32(q1)), zp_y);
+      q = vminq_s16(vmaxq_s16(q, lo), hi);
+      vst1_s8(y + i, vmovn_s16(q));
+    }
+  }
+#endif
   ref::AddS8(p, a + i, b + i, y + i, n - i);
 }
 
@@ -262,31 +297,6 @@ inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count) {
   for (; j < count; ++j) dst[j] = src[2 * j];
 }
 
-// memcpy for the short rows of a depthwise plane (5 to 100 bytes in the keyword-spotting and
-// mobile networks): one masked load and store on AVX-512BW up to 64 bytes instead of a call.
-inline void CopyShortBytes(int8_t* dst, const int8_t* src, size_t count) {
-#if defined(__AVX512BW__)
-  if (count <= 64) {
-    const __mmask64 keep = count == 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
-    _mm512_mask_storeu_epi8(dst, keep, _mm512_maskz_loadu_epi8(keep, src));
-    return;
-  }
-#endif
-  std::memcpy(dst, src, count);
-}
-
-// q[l, l + run) stored at dst (a run of one output row).
-inline void StoreRunS8(int8_t* dst, const int8_t* q, size_t l, size_t run) {
-#if defined(__AVX512BW__)
-  if (l + run <= 16) {   // masked-off bytes are neither read nor written, dst − l included
-    const __mmask16 keep = static_cast<__mmask16>(((1u << run) - 1) << l);
-    _mm_mask_storeu_epi8(dst - l, keep, _mm_load_si128(reinterpret_cast<const __m128i*>(q)));
-    return;
-  }
-#endif
-  for (size_t k = 0; k < run; ++k) dst[k] = q[l + k];
-}
-
 // Fills the phase planes of one channel (conv_scratch.h, DepthwiseS8PlaneGeometry).
 inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g, const int8_t* xc, int8_t zp,
                                 int8_t* plane) {
@@ -300,16 +310,18 @@ inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g
       const long lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
       const long hi = std::min<long>(static_cast<long>(g.pitch), in_w - 1 - first >= 0 ? (in_w - 1 - first) / sw + 1 : 0);
       if (hi <= lo) continue;
-      for (size_t i = 0; i < g.rows; ++i) {
-        const long ih = static_cast<long>(i * s.stride_h + a) - static_cast<long>(s.pad_top);
-        if (ih < 0 || ih >= static_cast<long>(s.in_h)) continue;
-        const int8_t* src = xc + static_cast<size_t>(ih) * s.in_w + (lo * sw + first);
-        int8_t* dst = phase + i * g.pitch;
-        if (sw == 1) {
-          CopyShortBytes(dst + lo, src, static_cast<size_t>(hi - lo));
-        } else {
-          CopyEvenBytes(dst + lo, src, static_cast<size_t>(hi - lo));
-        }
+      // Plane rows i read input row i·sh + a − pad_top: those in [0, in_h), by pointer steps.
+      const long sh = static_cast<long>(s.stride_h), top = static_cast<long>(a) - static_cast<long>(s.pad_top);
+      const long i_lo = top >= 0 ? 0 : (-top + sh - 1) / sh;
+      const long i_hi = std::min<long>(static_cast<long>(g.rows),
+                                       static_cast<long>(s.in_h) - 1 - top >= 0 ? (static_cast<long>(s.in_h) - 1 - top) / sh + 1 : 0);
+      if (i_hi <= i_lo) continue;
+      const size_t count = static_cast<size_t>(hi - lo);
+      const int8_t* src = xc + static_cast<size_t>(i_lo * sh + top) * s.in_w + (lo * sw + first);
+      int8_t* dst = phase + static_cast<size_t>(i_lo) * g.pitch + lo;
+      for (long i = i_lo; i < i_hi; ++i, src += s.stride_h * s.in_w, dst += g.pitch) {
+        if (sw == 1) CopySmallBytes(dst, src, count);
+        else CopyEvenBytes(dst, src, count);
       }
     }
 }
@@ -325,7 +337,6 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
   const size_t n_taps = kTaps != 0 ? kTaps : taps;
   int32_t weight[kMaxDepthwiseS8Taps];
   for (size_t k = 0; k < n_taps; ++k) weight[k] = wc[k];
-  const size_t flat = s.out_h * g.pitch;
   // NEON: 8 outputs a step, the int8 taps widened to int16 and multiplied into int32 by vmlal
   // (one instruction per 4 products, against a widening load, a multiply and an add per 4).
 #if defined(__ARM_NEON)
@@ -333,9 +344,7 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 #else
   constexpr size_t L = W;
 #endif
-  size_t oh = 0, ow = 0;   // of flat index i
-  for (size_t i = 0; i < flat; i += L) {
-    alignas(64) int8_t q[L];
+  StoreFlatRowsS8<L>(s, g, yc, [&](size_t i, int8_t* q) {
 #if defined(__ARM_NEON)
     if constexpr (W == 4) {
       int32x4_t lo = vdupq_n_s32(bias), hi = lo;
@@ -354,28 +363,13 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
       for (size_t k = 0; k < n_taps; ++k) acc += I(weight[k]) * LoadS8<Arch>(plane + offset[k] + i);
       RequantizeLanes<Arch>(acc, multiplier, shift, rq, q);
     }
-    const size_t lanes = std::min(L, flat - i);
-    if (ow + lanes <= s.out_w) {   // the whole register lies in one output row
-      if (lanes == L) std::memcpy(yc + oh * s.out_w + ow, q, L);   // a fixed size: one store
-      else std::memcpy(yc + oh * s.out_w + ow, q, lanes);
-      ow += lanes;
-      if (ow == g.pitch) { ow = 0; ++oh; }
-      continue;
-    }
-    for (size_t l = 0; l < lanes;) {
-      const size_t run = ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
-      if (ow < s.out_w) StoreRunS8(yc + oh * s.out_w + ow, q, l, run);
-      l += run;
-      ow += run;
-      if (ow == g.pitch) { ow = 0; ++oh; }
-    }
-  }
+  });
 }
 
 // Depthwise, strides 1 and 2: per channel the input is split into zero-point-padded phase
 // planes (FillDepthwisePhases), so every tap of W consecutive outputs, taken over the flat
 // plane of `pitch` columns, is one contiguous load; the pitch − out_w columns past each row are
-// computed and dropped, and the rest stored in runs. 3×3 and 5×5 windows unroll their taps.
+// computed and dropped, the rest copied out by rows (flat_rows_s8.h). 3×3 and 5×5 windows unroll their taps.
 // `channel`, when given, computes each channel from its planes instead (a CPU extension's
 // kernel: kernel_table.h, DepthwiseChannelS8Fn).
 template <class Arch>

@@ -29,6 +29,34 @@ inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shif
   return vminq_s32(vmaxq_s32(q, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
 
+// Sixteen lanes (acc[0] holds lanes 0..3, …) to sixteen int8: the same rule as RequantizeS32x4,
+// with the zero point and clamp done once on eight int16 lanes. Exact: the signed values are
+// saturated to int16 first, and a saturated value ± |zp| ≤ 128 still lies past the int8 clamp on
+// its own side, so it clamps to the same bound.
+inline int8x16_t RequantizeS8x16(const int32x4_t (&acc)[4], int32_t multiplier, int32_t shift, int32_t zero_point,
+                                 int32_t act_min, int32_t act_max) {
+  const int n = 31 + shift;
+  const uint32x2_t m = vdup_n_u32(static_cast<uint32_t>(multiplier));
+  const int64x2_t right = vdupq_n_s64(-n);
+  int32x4_t q[4];
+  for (int v = 0; v < 4; ++v) {
+    const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc[v]));
+    const uint64x2_t lo = vrshlq_u64(vmull_u32(vget_low_u32(magnitude), m), right);
+    const uint64x2_t hi = vrshlq_u64(vmull_u32(vget_high_u32(magnitude), m), right);
+    uint32x4_t narrowed = vcombine_u32(vqmovn_u64(lo), vqmovn_u64(hi));
+    if (n < 32) narrowed = vminq_u32(narrowed, vdupq_n_u32(65536));
+    const int32x4_t positive = vreinterpretq_s32_u32(narrowed);
+    q[v] = vbslq_s32(vcltq_s32(acc[v], vdupq_n_s32(0)), vnegq_s32(positive), positive);
+  }
+  const int16x8_t zp = vdupq_n_s16(static_cast<int16_t>(zero_point));
+  const int16x8_t lo_clamp = vdupq_n_s16(static_cast<int16_t>(act_min)), hi_clamp = vdupq_n_s16(static_cast<int16_t>(act_max));
+  int16x8_t h0 = vqaddq_s16(vcombine_s16(vqmovn_s32(q[0]), vqmovn_s32(q[1])), zp);
+  int16x8_t h1 = vqaddq_s16(vcombine_s16(vqmovn_s32(q[2]), vqmovn_s32(q[3])), zp);
+  h0 = vminq_s16(vmaxq_s16(h0, lo_clamp), hi_clamp);
+  h1 = vminq_s16(vmaxq_s16(h1, lo_clamp), hi_clamp);
+  return vcombine_s8(vmovn_s16(h0), vmovn_s16(h1));
+}
+
 // The four results as int8 at q[0..3].
 inline void StoreS8x4(int32x4_t requantized, int8_t* q) {
   const int8x8_t bytes = vmovn_s16(vcombine_s16(vmovn_s32(requantized), vdup_n_s16(0)));
