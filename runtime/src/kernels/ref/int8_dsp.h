@@ -15,10 +15,13 @@
 namespace edgefold::kernels::dsp {
 
 // As ref::GemmS8. B is packed two columns at a time into int16 pairs on the stack
-// (kGemmS8PanelK values of k per panel, 1 KiB); for k above that, partial sums of up to
-// kGemmS8RowBlock rows are kept on the stack between panels.
+// (kGemmS8PanelK words a panel, 1 KiB: as many column pairs as fit, up to kGemmS8BlockCols
+// columns); each row's accumulators for those columns are requantized together (RequantRow,
+// int8_dsp_util.h). For k above kGemmS8PanelK, partial sums of up to kGemmS8RowBlock rows are
+// kept on the stack between panels.
 constexpr size_t kGemmS8PanelK = 256;
 constexpr size_t kGemmS8RowBlock = 32;
+constexpr size_t kGemmS8BlockCols = 64;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
 // As ref::Conv2dDepthwiseS8. Strides 1 and 2, dilation 1, with a plane (ConvS8DepthwisePlaneBytes)
