@@ -140,8 +140,8 @@ void DepthwiseChecks(Harness& h) {
   DepthwiseCase(h, 1, 1, 7, 6, 0, 2);
   DepthwiseCase(h, 5, 5, 11, 13, 2, 2);  // two tap groups a row
   DepthwiseCase(h, 2, 9, 6, 11, 1, 2);   // three groups
-  // The 3 × 3 four-output steps: 1, 3, 7, 17 channels, output widths 1 … 9 (tails of 1, 2, 3),
-  // with and without padding, both strides, rows longer than one accumulator chunk (64).
+  // The 3 × 3 four-output steps: 1, 3, 7, 17 channels, output widths 1 … 13 (tails of 1, 2, 3),
+  // with and without padding, both strides.
   const size_t channels[] = {1, 3, 7, 17};
   const size_t widths[] = {1, 2, 3, 5, 6, 7, 9, 13};
   for (size_t c : channels)
@@ -151,10 +151,14 @@ void DepthwiseChecks(Harness& h) {
       DepthwiseCase(h, 3, 3, 7, w, 1, 2, c);
       DepthwiseCase(h, 3, 3, 6, w + 2, 0, 2, c);
     }
-  DepthwiseCase(h, 3, 3, 3, 70, 1, 1, 2);    // 70 outputs a row: two chunks
-  DepthwiseCase(h, 3, 3, 5, 141, 1, 2, 2);   // 71 outputs a row at stride 2
-  DepthwiseCase(h, 3, 3, 4, 67, 0, 1, 3);    // 65: a chunk and one output
-  DepthwiseCase(h, 1, 5, 3, 70, 0, 1, 2);    // other windows, two chunks
+  // Sums of whole rows are requantized together up to 128 outputs, longer rows in chunks.
+  DepthwiseCase(h, 3, 3, 9, 43, 1, 1, 2);    // two rows a batch, the last batch one row
+  DepthwiseCase(h, 3, 3, 3, 127, 1, 1, 1);   // one row a batch
+  DepthwiseCase(h, 3, 3, 3, 130, 1, 1, 2);   // 130 outputs a row: two chunks
+  DepthwiseCase(h, 3, 3, 5, 261, 1, 2, 2);   // 131 outputs a row at stride 2
+  DepthwiseCase(h, 3, 3, 4, 131, 0, 1, 3);   // 129: a chunk and one output
+  DepthwiseCase(h, 1, 5, 3, 134, 0, 1, 2);   // other windows, two chunks
+  DepthwiseCase(h, 5, 5, 9, 30, 2, 1, 2);    // other windows, four rows a batch
   // Requantization outside RequantRow's fast range (shift 1: n = 32; shift 24: t = 23;
   // shifts below 1: a multiplier of 1/2 or more) and at its edges (t = 1, t = 22).
   DepthwiseCase(h, 3, 3, 5, 7, 1, 1, 7, 1, 2);

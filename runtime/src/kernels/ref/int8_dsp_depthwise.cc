@@ -22,8 +22,10 @@
 namespace edgefold::kernels::dsp {
 namespace {
 
-// Outputs summed per pass over a row (int32 on the stack), plus the slack of a 4-output step.
-constexpr size_t kRowChunk = 64;
+// Outputs summed before a RequantRow (int32 on the stack, plus the slack of a 4-output step):
+// whole rows while they fit (KWS's 25 × 5 planes: one RequantRow a channel), else chunks of
+// a row.
+constexpr size_t kAccOutputs = 128;
 
 // Group g's taps (columns 4g..4g+3) of kh rows for the outputs (ow, ow + 1): x = the plane at
 // (oh, ow + 4g), wp = two words per row. 12 instructions per row:
@@ -199,9 +201,8 @@ void PackChannelWeights(const Conv2dShape& s, const int8_t* wc, int32_t bias, bo
 // more than the windows read when sh = 2), pitch = (out_w − 1)·sw + kw, within the phase planes'
 // bytes planned for strides up to 2, ConvS8DepthwisePlaneBytes (stride 1: the one phase plane).
 // A 3 × 3 step reads up to 6 bytes, a RowsGroup 5, past a row's last window: the plane's slack.
-void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w,
-                                            int8_t x_zero_point, const GemmS8Params& rq, int8_t* plane,
-                                            int8_t* y) {
+void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
   if (plane == nullptr || s.stride_h > 2 || s.stride_w > 2 || s.dilation_h != 1 || s.dilation_w != 1 ||
       s.kh * s.kw > kMaxDepthwiseS8Taps || s.out_w == 0) {
     ref::Conv2dDepthwiseS8Portable(s, x, w, x_zero_point, rq, plane, y);
@@ -211,8 +212,9 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w,
   const size_t groups = (s.kw + 3) / 4, sw = s.stride_w;
   const bool k3x3 = s.kh == 3 && s.kw == 3;
   uint32_t wp[2 * kMaxDepthwiseS8Taps];
-  int32_t acc[kRowChunk + 4];
+  int32_t acc[kAccOutputs + 4];
   const ActRequant act = MakeActRequant(rq.y_zero_point, rq.act_min, rq.act_max);
+  const size_t batch_rows = s.out_w < kAccOutputs ? kAccOutputs / s.out_w : 1;
   std::memset(plane, x_zero_point, rows * pitch);
   for (size_t c = 0; c < s.out_c; ++c) {
     const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0;
@@ -220,16 +222,20 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w,
     CopyChannel(s, x + c * s.in_h * s.in_w, rows, pitch, plane);
     const RowRequant q = MakeRowRequant(rq.multiplier[c], rq.shift[c], act);
     int8_t* yc = y + c * s.out_h * s.out_w;
-    for (size_t oh = 0; oh < s.out_h; ++oh)
-      for (size_t ow = 0; ow < s.out_w; ow += kRowChunk) {
-        const size_t n = std::min(kRowChunk, s.out_w - ow);
-        const int8_t* xr = plane + oh * s.stride_h * pitch + ow * sw;
-        if (k3x3)
-          Row3x3(xr, pitch, wp, sw, n, acc);
-        else
-          RowAnyWindow(xr, pitch, wp, groups, s.kh, sw, bias, n, acc);
-        RequantRow(acc, n, q, act, yc + oh * s.out_w + ow);
+    for (size_t oh = 0; oh < s.out_h; oh += batch_rows) {
+      const size_t batch = std::min(batch_rows, s.out_h - oh);
+      for (size_t ow = 0; ow < s.out_w; ow += kAccOutputs) {   // batch > 1: one chunk, whole rows
+        const size_t n = std::min(kAccOutputs, s.out_w - ow);
+        for (size_t r = 0; r < batch; ++r) {   // a row's step slack lands on the next row's sums
+          const int8_t* xr = plane + (oh + r) * s.stride_h * pitch + ow * sw;
+          if (k3x3)
+            Row3x3(xr, pitch, wp, sw, n, acc + r * n);
+          else
+            RowAnyWindow(xr, pitch, wp, groups, s.kh, sw, bias, n, acc + r * n);
+        }
+        RequantRow(acc, batch * n, q, act, yc + oh * s.out_w + ow);
       }
+    }
   }
 }
 
