@@ -1,4 +1,5 @@
-// int8 GEMM and depthwise convolution with the DSP extension's dual 16-bit MACs (int8_dsp.h).
+// int8 GEMM with the DSP extension's dual 16-bit MACs, the row requantization it shares with
+// the depthwise convolution (int8_dsp_depthwise.cc), and Quantize (int8_dsp.h).
 //   SXTB16(w)        = (int16 w.byte0, int16 w.byte2)
 //   SXTB16(w ror 8)  = (int16 w.byte1, int16 w.byte3)
 //   SMLAD(x, y, acc) = acc + x.lo·y.lo + x.hi·y.hi

@@ -13,9 +13,8 @@
 namespace edgefold::kernels::dsp {
 
 // Firmware is built for size (-Os), where GCC keeps even these out of line: the hot helpers
-// are always inlined, the loops that call RequantizeS8 flattened.
+// are always inlined.
 #define EDGEFOLD_DSP_INLINE inline __attribute__((always_inline))
-#define EDGEFOLD_DSP_FLATTEN __attribute__((flatten))
 
 EDGEFOLD_DSP_INLINE uint32_t Load32(const int8_t* p) {
   uint32_t v;
