@@ -108,6 +108,58 @@ void Dot2x2(const int8_t* a0, const int8_t* a1, const uint32_t* panel, size_t kc
   acc[3] = c11;
 }
 
+// Accumulator rows of GemmS8: row 1 starts this many bytes after row 0.
+constexpr size_t kRowsPitchBytes = (kGemmS8BlockCols + 4) * sizeof(int32_t);
+#define EDGEFOLD_DSP_ROWS_PITCH 272
+#define EDGEFOLD_DSP_STR(x) #x
+#define EDGEFOLD_DSP_XSTR(x) EDGEFOLD_DSP_STR(x)
+
+// For each of `pairs` packed column pairs q (consecutive in the panel, groups × 4 words each):
+// rows[0][2q..2q+1] = b0 + A_0·B[:, pair q], rows[1][2q..2q+1] = b1 + A_1·B[:, pair q], with
+// Dot2x2's loop. The whole loop is asm so that its state between pairs lives in six stack
+// slots (13 registers are taken by the sums): about 20 instructions a pair besides the MACs,
+// where the C loop around Dot2x2 took 45. groups ≥ 1 (k a multiple of 4).
+void Dot2x2Pairs(const int8_t* a0, const int8_t* a1, const uint32_t* panel, size_t groups, size_t pairs,
+                 int32_t b0, int32_t b1, int32_t* rows) {
+  int32_t c00, c01, c10, c11;
+  uint32_t w0, w1, p0, p1, e, n;
+  const int8_t *x0, *x1;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldr    %[c00], %[b0]\n\t"
+      "mov    %[c01], %[c00]\n\t"
+      "ldr    %[c10], %[b1]\n\t"
+      "mov    %[c11], %[c10]\n\t"
+      "ldr    %[a0], %[a0m]\n\t"
+      "ldr    %[a1], %[a1m]\n\t"
+      "ldr    %[n], %[gm]\n\t"
+      "lsrs   %[n], %[n], #1\n\t"
+      "bcc    2f\n\t"
+      EDGEFOLD_DSP_GEMM_GROUP
+      "cmp    %[n], #0\n\t"
+      "beq    3f\n\t"
+      "2:\n\t"
+      EDGEFOLD_DSP_GEMM_GROUP
+      EDGEFOLD_DSP_GEMM_GROUP
+      "subs   %[n], %[n], #1\n\t"
+      "bne    2b\n\t"
+      "3:\n\t"
+      "ldr    %[w0], %[rm]\n\t"
+      "strd   %[c00], %[c01], [%[w0]]\n\t"
+      "strd   %[c10], %[c11], [%[w0], #" EDGEFOLD_DSP_XSTR(EDGEFOLD_DSP_ROWS_PITCH) "]\n\t"
+      "add    %[w0], %[w0], #8\n\t"
+      "str    %[w0], %[rm]\n\t"
+      "ldr    %[w0], %[qm]\n\t"
+      "subs   %[w0], %[w0], #1\n\t"
+      "str    %[w0], %[qm]\n\t"
+      "bne    1b\n\t"
+      : [c00] "=&r"(c00), [c01] "=&r"(c01), [c10] "=&r"(c10), [c11] "=&r"(c11), [a0] "=&r"(x0), [a1] "=&r"(x1),
+        [pn] "+r"(panel), [n] "=&r"(n), [w0] "=&r"(w0), [w1] "=&r"(w1), [p0] "=&r"(p0), [p1] "=&r"(p1),
+        [e] "=&r"(e), [rm] "+m"(rows), [qm] "+m"(pairs)
+      : [b0] "m"(b0), [b1] "m"(b1), [a0m] "m"(a0), [a1m] "m"(a1), [gm] "m"(groups)
+      : "cc", "memory");
+}
+
 }  // namespace
 
 ActRequant MakeActRequant(int32_t zero_point, int32_t act_min, int32_t act_max) {
@@ -208,6 +260,7 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   uint32_t panel[kGemmS8PanelK];   // 1 KiB
   int32_t partial[kGemmS8RowBlock * 2];
   int32_t rows[2][kGemmS8BlockCols + 4];
+  static_assert(sizeof(rows[0]) == kRowsPitchBytes && kRowsPitchBytes == EDGEFOLD_DSP_ROWS_PITCH);
   RowRequant rq[kGemmS8RowBlock];
   const ActRequant act = MakeActRequant(p.y_zero_point, p.act_min, p.act_max);
   const size_t kc4 = std::max<size_t>(4, (std::min(p.k, kGemmS8PanelK) + 3) & ~size_t{3});
@@ -229,7 +282,8 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
           const int8_t* a0 = a + i * p.lda + k0;
           const int8_t* a1 = a0 + (i1 - i) * p.lda;
           const int32_t b0 = p.bias != nullptr ? p.bias[i] : 0, b1 = p.bias != nullptr ? p.bias[i1] : 0;
-          for (size_t q = 0; q < pairs; ++q) {
+          if (first && last && kc % 4 == 0 && kc != 0) Dot2x2Pairs(a0, a1, panel, kc / 4, pairs, b0, b1, rows[0]);
+          else for (size_t q = 0; q < pairs; ++q) {
             int32_t acc[4] = {b0, b0, b1, b1};
             if (!first) std::memcpy(acc, partial + 2 * (i - i0), sizeof(acc));
             Dot2x2(a0, a1, panel + q * stride, kc, acc);
