@@ -25,8 +25,8 @@ void FillS8(int8_t* v, size_t n, int lo = -128, int hi = 127) {
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<int8_t>(lo + static_cast<int>((Next() >> 8) % static_cast<uint32_t>(hi - lo + 1)));
 }
 
-constexpr size_t kMaxM = 37, kMaxK = 300, kMaxN = 11;
-int8_t g_a8[kMaxM * kMaxK], g_b8[kMaxK * kMaxN], g_want8[kMaxM * kMaxN * 4], g_got8[kMaxM * kMaxN * 4];
+constexpr size_t kMaxM = 37, kMaxA = 37 * 301, kMaxB = 8192, kMaxY = 4096;
+int8_t g_a8[kMaxA], g_b8[kMaxB], g_want8[kMaxY], g_got8[kMaxY];
 int32_t g_bias[kMaxM], g_mult[kMaxM], g_shift[kMaxM];
 
 // Per-row requantization spanning the rule's cases: shifts below, at and above n = 32.
@@ -41,8 +41,11 @@ void FillRequant(size_t m, int shift_lo, int shift_hi) {
 void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shift_hi) {
   GemmS8Params p;
   p.m = m, p.n = n, p.k = k, p.lda = k + 1, p.ldb = n + 2, p.ldy = n + 1;   // strides wider than the rows
+  const bool fits = m <= kMaxM && m * p.lda <= kMaxA && k * p.ldb <= kMaxB && m * p.ldy < kMaxY;
+  h.Check(fits, "int8 gemm case fits the test buffers");
+  if (!fits) return;
   p.bias = g_bias, p.multiplier = g_mult, p.shift = g_shift;
-  p.y_zero_point = static_cast<int32_t>(Next() % 64u) - 32;
+  p.y_zero_point = static_cast<int32_t>(Next() % 256u) - 128;
   p.act_min = -120, p.act_max = 125;
   FillS8(g_a8, m * p.lda, -127, 127);
   FillS8(g_b8, k * p.ldb);
@@ -54,7 +57,7 @@ void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shif
   char what[80];
   std::snprintf(what, sizeof(what), "int8 gemm %ux%ux%u matches the portable bytes", static_cast<unsigned>(m),
                 static_cast<unsigned>(n), static_cast<unsigned>(k));
-  h.Check(std::memcmp(g_want8, g_got8, m * p.ldy) == 0, what);
+  h.Check(std::memcmp(g_want8, g_got8, m * p.ldy) == 0 && g_got8[m * p.ldy] == 0x5a, what);
 }
 
 void GemmS8Checks(Harness& h) {
@@ -63,6 +66,14 @@ void GemmS8Checks(Harness& h) {
   for (const auto& s : sizes) GemmS8Case(h, s[0], s[1], s[2], 1, 12);   // n = 32 … 43
   GemmS8Case(h, 5, 7, 19, -3, 0);                                      // n < 32: the wide path
   GemmS8Case(h, 4, 4, 8, 25, 31);                                      // n up to 62
+  // Column blocks (up to 64 columns, as many as a 1 KiB panel holds): several blocks with an
+  // odd last one, k = 8 … 256, requantized a row at a time (tails of 1 … 3 outputs), shifts
+  // inside and outside RequantRow's fast range (t = shift − 1 in [1, 22]).
+  const size_t blocks[][3] = {{5, 131, 8}, {3, 70, 17}, {16, 67, 32}, {7, 33, 64}, {2, 9, 256}, {1, 5, 3},
+                              {9, 130, 12}, {4, 66, 1}};
+  for (const auto& s : blocks) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
+  GemmS8Case(h, 6, 29, 16, 22, 23);
+  GemmS8Case(h, 3, 65, 9, -2, 2);
   GemmS8Params p;   // k = 0: bias only
   p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;
   FillRequant(3, 1, 8);
@@ -72,32 +83,46 @@ void GemmS8Checks(Harness& h) {
   h.Check(std::memcmp(g_want8, g_got8, 6) == 0, "int8 gemm k = 0 matches the portable bytes");
 }
 
-constexpr size_t kDwC = 3, kDwMaxIn = 13 * 11, kDwMaxOut = 13 * 11;
-int8_t g_x8[kDwC * kDwMaxIn], g_w8[kDwC * 64], g_plane[4096];
+constexpr size_t kDwMaxX = 4096, kDwMaxY = 4096;
+int8_t g_x8[kDwMaxX], g_w8[17 * 64], g_plane[8192], g_dw_want[kDwMaxY], g_dw_got[kDwMaxY];
+int32_t g_dw_bias[17], g_dw_mult[17], g_dw_shift[17];
 
-void DepthwiseCase(Harness& h, size_t kh, size_t kw, size_t in_h, size_t in_w, size_t pad, size_t stride) {
+// channels × (in_h × in_w), kh × kw, padding (top/left; bottom/right implied), stride.
+void DepthwiseCase(Harness& h, size_t kh, size_t kw, size_t in_h, size_t in_w, size_t pad, size_t stride,
+                   size_t channels = 3, int shift_lo = 0, int shift_hi = 9) {
   Conv2dShape s;
-  s.in_c = s.out_c = s.group = kDwC, s.in_h = in_h, s.in_w = in_w, s.kh = kh, s.kw = kw;
+  s.in_c = s.out_c = s.group = channels, s.in_h = in_h, s.in_w = in_w, s.kh = kh, s.kw = kw;
   s.stride_h = s.stride_w = stride, s.pad_top = s.pad_left = pad;
   s.out_h = (in_h + 2 * pad - kh) / stride + 1, s.out_w = (in_w + 2 * pad - kw) / stride + 1;
-  const bool fits = s.out_h * s.out_w <= kDwMaxOut && ConvS8DepthwisePlaneBytes(s) <= sizeof(g_plane);
+  const bool fits = channels <= 17 && channels * in_h * in_w <= kDwMaxX && channels * s.out_h * s.out_w <= kDwMaxY &&
+                    ConvS8DepthwisePlaneBytes(s) <= sizeof(g_plane);
   h.Check(fits, "depthwise case fits the test buffers");
   if (!fits) return;
   GemmS8Params rq;
-  rq.bias = g_bias, rq.multiplier = g_mult, rq.shift = g_shift;
-  rq.y_zero_point = -7, rq.act_min = -128, rq.act_max = 100;
-  FillS8(g_x8, kDwC * in_h * in_w);
-  FillS8(g_w8, kDwC * kh * kw, -127, 127);
-  FillRequant(kDwC, 0, 9);
+  rq.bias = g_dw_bias, rq.multiplier = g_dw_mult, rq.shift = g_dw_shift;
+  rq.y_zero_point = static_cast<int32_t>(Next() % 256u) - 128;
+  rq.act_min = -128 + static_cast<int32_t>(Next() % 3u) * 40, rq.act_max = 127 - static_cast<int32_t>(Next() % 3u) * 50;
+  FillS8(g_x8, channels * in_h * in_w);
+  FillS8(g_w8, channels * kh * kw, -127, 127);
+  for (size_t c = 0; c < channels; ++c) {
+    g_dw_bias[c] = static_cast<int32_t>(Next() % 20001u) - 10000;
+    g_dw_mult[c] = static_cast<int32_t>((1u << 30) + (Next() >> 2) % (1u << 30));
+    g_dw_shift[c] = shift_lo + static_cast<int32_t>(Next() % static_cast<uint32_t>(shift_hi - shift_lo + 1));
+  }
   std::memset(g_plane, 0x33, sizeof(g_plane));   // stale bytes in the slack must not matter
+  std::memset(g_dw_got, 0x5a, sizeof(g_dw_got));
   const auto zp = static_cast<int8_t>(Next() % 256u);
-  ref::Conv2dDepthwiseS8Portable(s, g_x8, g_w8, zp, rq, nullptr, g_want8);
-  ref::Conv2dDepthwiseS8(s, g_x8, g_w8, zp, rq, g_plane, g_got8);
-  char what[96];
-  std::snprintf(what, sizeof(what), "int8 depthwise %ux%u stride %u on %ux%u pad %u matches the portable bytes",
+  ref::Conv2dDepthwiseS8Portable(s, g_x8, g_w8, zp, rq, nullptr, g_dw_want);
+  ref::Conv2dDepthwiseS8(s, g_x8, g_w8, zp, rq, g_plane, g_dw_got);
+  const size_t out_bytes = channels * s.out_h * s.out_w;
+  char what[112];
+  std::snprintf(what, sizeof(what), "int8 depthwise %ux%u stride %u on %ux%ux%u pad %u matches the portable bytes",
                 static_cast<unsigned>(kh), static_cast<unsigned>(kw), static_cast<unsigned>(stride),
-                static_cast<unsigned>(in_h), static_cast<unsigned>(in_w), static_cast<unsigned>(pad));
-  h.Check(std::memcmp(g_want8, g_got8, kDwC * s.out_h * s.out_w) == 0, what);
+                static_cast<unsigned>(channels), static_cast<unsigned>(in_h), static_cast<unsigned>(in_w),
+                static_cast<unsigned>(pad));
+  h.Check(std::memcmp(g_dw_want, g_dw_got, out_bytes) == 0 &&
+              g_dw_got[out_bytes] == 0x5a,   // nothing written past y
+          what);
 }
 
 void DepthwiseChecks(Harness& h) {
@@ -115,6 +140,30 @@ void DepthwiseChecks(Harness& h) {
   DepthwiseCase(h, 1, 1, 7, 6, 0, 2);
   DepthwiseCase(h, 5, 5, 11, 13, 2, 2);  // two tap groups a row
   DepthwiseCase(h, 2, 9, 6, 11, 1, 2);   // three groups
+  // The 3 × 3 four-output steps: 1, 3, 7, 17 channels, output widths 1 … 13 (tails of 1, 2, 3),
+  // with and without padding, both strides.
+  const size_t channels[] = {1, 3, 7, 17};
+  const size_t widths[] = {1, 2, 3, 5, 6, 7, 9, 13};
+  for (size_t c : channels)
+    for (size_t w : widths) {
+      DepthwiseCase(h, 3, 3, 5, w, 1, 1, c);
+      DepthwiseCase(h, 3, 3, 6, w + 2, 0, 1, c);
+      DepthwiseCase(h, 3, 3, 7, w, 1, 2, c);
+      DepthwiseCase(h, 3, 3, 6, w + 2, 0, 2, c);
+    }
+  // Sums of whole rows are requantized together up to 128 outputs, longer rows in chunks.
+  DepthwiseCase(h, 3, 3, 9, 43, 1, 1, 2);    // two rows a batch, the last batch one row
+  DepthwiseCase(h, 3, 3, 3, 127, 1, 1, 1);   // one row a batch
+  DepthwiseCase(h, 3, 3, 3, 130, 1, 1, 2);   // 130 outputs a row: two chunks
+  DepthwiseCase(h, 3, 3, 5, 261, 1, 2, 2);   // 131 outputs a row at stride 2
+  DepthwiseCase(h, 3, 3, 4, 131, 0, 1, 3);   // 129: a chunk and one output
+  DepthwiseCase(h, 1, 5, 3, 134, 0, 1, 2);   // other windows, two chunks
+  DepthwiseCase(h, 5, 5, 9, 30, 2, 1, 2);    // other windows, four rows a batch
+  // Requantization outside RequantRow's fast range (shift 1: n = 32; shift 24: t = 23;
+  // shifts below 1: a multiplier of 1/2 or more) and at its edges (t = 1, t = 22).
+  DepthwiseCase(h, 3, 3, 5, 7, 1, 1, 7, 1, 2);
+  DepthwiseCase(h, 3, 3, 5, 7, 1, 1, 7, 22, 25);
+  DepthwiseCase(h, 3, 3, 5, 7, 1, 2, 7, -3, 1);
 }
 
 // RequantizeS8 against its definition, q = clamp(zp + RoundShiftHalfAway(acc·M, 31 + shift)).

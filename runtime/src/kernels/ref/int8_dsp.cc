@@ -1,43 +1,22 @@
-// int8 GEMM and depthwise convolution with the DSP extension's dual 16-bit MACs (int8_dsp.h).
+// int8 GEMM with the DSP extension's dual 16-bit MACs, the row requantization it shares with
+// the depthwise convolution (int8_dsp_depthwise.cc), and Quantize (int8_dsp.h).
 //   SXTB16(w)        = (int16 w.byte0, int16 w.byte2)
 //   SXTB16(w ror 8)  = (int16 w.byte1, int16 w.byte3)
 //   SMLAD(x, y, acc) = acc + x.lo·y.lo + x.hi·y.hi
 // A word of four int8 k values thus splits into the pairs (q, q+2) and (q+1, q+3); the other
 // operand is arranged in the same pairs, so each SMLAD adds two exact products.
-#include "kernels/ref/int8_dsp.h"
+#include "kernels/ref/int8_dsp_util.h"
 
 #if defined(EDGEFOLD_HAVE_INT8_DSP)
-#include <arm_acle.h>
-
 #include <algorithm>
-#include <cstring>
 
-#include "kernels/conv/conv_scratch.h"
 #include "kernels/reference.h"
 
 namespace edgefold::kernels::dsp {
 namespace {
 
-// Firmware is built for size (-Os), where GCC keeps even these out of line: the hot helpers
-// are always inlined, the loops that call RequantizeS8 flattened.
-#define EDGEFOLD_DSP_INLINE inline __attribute__((always_inline))
-#define EDGEFOLD_DSP_FLATTEN __attribute__((flatten))
-
-EDGEFOLD_DSP_INLINE uint32_t Load32(const int8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof(v));   // unaligned LDR (allowed on ARMv7E-M)
-  return v;
-}
-EDGEFOLD_DSP_INLINE int32_t Even(uint32_t w) { return __sxtb16(static_cast<int32_t>(w)); }
-EDGEFOLD_DSP_INLINE int32_t Odd(uint32_t w) { return __sxtb16(static_cast<int32_t>((w >> 8) | (w << 24))); }
 EDGEFOLD_DSP_INLINE uint32_t Pair(int32_t lo, int32_t hi) {
   return static_cast<uint16_t>(lo) | static_cast<uint32_t>(hi) << 16;
-}
-// The first n < 4 bytes of p as a word, the rest zero (a k tail: no read past the row).
-EDGEFOLD_DSP_INLINE uint32_t LoadTail(const int8_t* p, size_t n) {
-  uint32_t w = 0;
-  for (size_t d = 0; d < n; ++d) w |= static_cast<uint32_t>(static_cast<uint8_t>(p[d])) << (8 * d);
-  return w;
 }
 
 // Packs B[0:kc, c0] and B[0:kc, c1] (zero-padded to a multiple of 4 values of k): per 4 k,
@@ -129,157 +108,204 @@ void Dot2x2(const int8_t* a0, const int8_t* a1, const uint32_t* panel, size_t kc
   acc[3] = c11;
 }
 
-// Row i's outputs at columns j (acc0) and, if two, j + 1 (acc1).
-EDGEFOLD_DSP_INLINE void StoreRow(const GemmS8Params& p, size_t i, size_t j, int32_t acc0, int32_t acc1,
-                                   bool two, int8_t* y) {
-  const int32_t m = p.multiplier[i], sh = p.shift[i];
-  int8_t* out = y + i * p.ldy + j;
-  out[0] = RequantizeS8(acc0, m, sh, p.y_zero_point, p.act_min, p.act_max);
-  if (two) out[1] = RequantizeS8(acc1, m, sh, p.y_zero_point, p.act_min, p.act_max);
+// Accumulator rows of GemmS8: row 1 starts this many bytes after row 0.
+constexpr size_t kRowsPitchBytes = (kGemmS8BlockCols + 4) * sizeof(int32_t);
+#define EDGEFOLD_DSP_ROWS_PITCH 272
+#define EDGEFOLD_DSP_STR(x) #x
+#define EDGEFOLD_DSP_XSTR(x) EDGEFOLD_DSP_STR(x)
+
+// For each of `pairs` packed column pairs q (consecutive in the panel, groups × 4 words each):
+// rows[0][2q..2q+1] = b0 + A_0·B[:, pair q], rows[1][2q..2q+1] = b1 + A_1·B[:, pair q], with
+// Dot2x2's loop. The whole loop is asm so that its state between pairs lives in six stack
+// slots (13 registers are taken by the sums): about 20 instructions a pair besides the MACs,
+// where the C loop around Dot2x2 took 45. groups ≥ 1 (k a multiple of 4).
+void Dot2x2Pairs(const int8_t* a0, const int8_t* a1, const uint32_t* panel, size_t groups, size_t pairs,
+                 int32_t b0, int32_t b1, int32_t* rows) {
+  int32_t c00, c01, c10, c11;
+  uint32_t w0, w1, p0, p1, e, n;
+  const int8_t *x0, *x1;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldr    %[c00], %[b0]\n\t"
+      "mov    %[c01], %[c00]\n\t"
+      "ldr    %[c10], %[b1]\n\t"
+      "mov    %[c11], %[c10]\n\t"
+      "ldr    %[a0], %[a0m]\n\t"
+      "ldr    %[a1], %[a1m]\n\t"
+      "ldr    %[n], %[gm]\n\t"
+      "lsrs   %[n], %[n], #1\n\t"
+      "bcc    2f\n\t"
+      EDGEFOLD_DSP_GEMM_GROUP
+      "cmp    %[n], #0\n\t"
+      "beq    3f\n\t"
+      "2:\n\t"
+      EDGEFOLD_DSP_GEMM_GROUP
+      EDGEFOLD_DSP_GEMM_GROUP
+      "subs   %[n], %[n], #1\n\t"
+      "bne    2b\n\t"
+      "3:\n\t"
+      "ldr    %[w0], %[rm]\n\t"
+      "strd   %[c00], %[c01], [%[w0]]\n\t"
+      "strd   %[c10], %[c11], [%[w0], #" EDGEFOLD_DSP_XSTR(EDGEFOLD_DSP_ROWS_PITCH) "]\n\t"
+      "add    %[w0], %[w0], #8\n\t"
+      "str    %[w0], %[rm]\n\t"
+      "ldr    %[w0], %[qm]\n\t"
+      "subs   %[w0], %[w0], #1\n\t"
+      "str    %[w0], %[qm]\n\t"
+      "bne    1b\n\t"
+      : [c00] "=&r"(c00), [c01] "=&r"(c01), [c10] "=&r"(c10), [c11] "=&r"(c11), [a0] "=&r"(x0), [a1] "=&r"(x1),
+        [pn] "+r"(panel), [n] "=&r"(n), [w0] "=&r"(w0), [w1] "=&r"(w1), [p0] "=&r"(p0), [p1] "=&r"(p1),
+        [e] "=&r"(e), [rm] "+m"(rows), [qm] "+m"(pairs)
+      : [b0] "m"(b0), [b1] "m"(b1), [a0m] "m"(a0), [a1m] "m"(a1), [gm] "m"(groups)
+      : "cc", "memory");
 }
 
 }  // namespace
 
-// Column pairs (an odd last column is paired with itself), row pairs (an odd last row with
-// itself); the duplicate's results are dropped. k ≤ kGemmS8PanelK: one panel per column pair,
-// every row pair summed in registers. Larger k: row blocks, partial sums on the stack.
-EDGEFOLD_DSP_FLATTEN void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
-  uint32_t panel[kGemmS8PanelK];   // kGemmS8PanelK/4 groups of 4 words: 1 KiB
-  int32_t partial[kGemmS8RowBlock * 2];
-  const size_t rows_per_pass = p.k <= kGemmS8PanelK ? p.m : kGemmS8RowBlock;
-  for (size_t j = 0; j < p.n; j += 2) {
-    const size_t j1 = std::min(j + 1, p.n - 1);
-    for (size_t i0 = 0; i0 < p.m; i0 += rows_per_pass) {
-      const size_t i_end = std::min(p.m, i0 + rows_per_pass);
-      for (size_t k0 = 0; k0 < p.k || k0 == 0; k0 += kGemmS8PanelK) {
-        const size_t kc = std::min(kGemmS8PanelK, p.k - k0);
-        const bool first = k0 == 0, last = k0 + kc >= p.k;
-        PackColumnPair(b + k0 * p.ldb, p.ldb, kc, j, j1, panel);
-        for (size_t i = i0; i < i_end; i += 2) {
-          const size_t i1 = std::min(i + 1, p.m - 1);
-          int32_t acc[4];
-          if (first) {
-            acc[0] = acc[1] = p.bias != nullptr ? p.bias[i] : 0;
-            acc[2] = acc[3] = p.bias != nullptr ? p.bias[i1] : 0;
-          } else {
-            std::memcpy(acc, partial + 2 * (i - i0), sizeof(acc));
-          }
-          const int8_t* a0 = a + i * p.lda + k0;
-          Dot2x2(a0, a0 + (i1 - i) * p.lda, panel, kc, acc);
-          if (!last) {
-            std::memcpy(partial + 2 * (i - i0), acc, sizeof(acc));
-            continue;
-          }
-          StoreRow(p, i, j, acc[0], acc[1], j1 != j, y);
-          if (i1 != i) StoreRow(p, i1, j, acc[2], acc[3], j1 != j, y);
-        }
-      }
-    }
-  }
+ActRequant MakeActRequant(int32_t zero_point, int32_t act_min, int32_t act_max) {
+  ActRequant a;
+  a.zero_point = zero_point, a.act_min = act_min, a.act_max = act_max;
+  a.min4 = 0x01010101u * static_cast<uint8_t>(act_min);
+  a.max4 = 0x01010101u * static_cast<uint8_t>(act_max);
+  return a;
+}
+
+RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, const ActRequant& act) {
+  RowRequant q;
+  q.multiplier = multiplier, q.shift = shift, q.t = shift - 1;   // t = n − 32
+  if (q.Fast()) q.high = (1u << (q.t - 1)) + static_cast<uint32_t>(act.zero_point) * (1u << q.t);
+  return q;
 }
 
 namespace {
 
-// Group g's taps (columns 4g..4g+3) of kh rows for the outputs (ow, ow + 1): x = the plane at
-// (oh, ow + 4g), wp = two words per row. 12 instructions per row:
-//   acc0 += SMLAD(even(x[0..3]), (w_t, w_t+2)) + SMLAD(odd(x[0..3]), (w_t+1, w_t+3))
-//   acc1 += SMLAD(odd(x[0..3]), (w_t, w_t+2))  + SMLAD(even(x[2..5]), (w_t+1, w_t+3))
-EDGEFOLD_DSP_INLINE void RowsGroup(const int8_t* x, size_t pitch, const uint32_t* wp, size_t kh,
-                                    int32_t& acc0, int32_t& acc1) {
-  uint32_t v, v2, we, wo, e;
+// One output: acc in `a` → the int8 value in `out` (SSAT'd, not yet clamped).
+#define EDGEFOLD_DSP_RQ(a, out)                  \
+  "asr    %[lo], " a ", #31\n\t"                 \
+  "add    %[hi], %[high], %[lo]\n\t"             \
+  "smlal  %[lo], %[hi], " a ", %[m]\n\t"         \
+  "asr    " out ", %[hi], %[t]\n\t"              \
+  "ssat   " out ", #8, " out "\n\t"
+#define EDGEFOLD_DSP_RQ_LOAD(out) "ldr    %[a], [%[acc]], #4\n\t" EDGEFOLD_DSP_RQ("%[a]", out)
+#define EDGEFOLD_DSP_RQ_NEXT(lsb) EDGEFOLD_DSP_RQ_LOAD("%[hi]") "bfi    %[q], %[hi], #" lsb ", #8\n\t"
+// max(q, lo) and min(q, hi) on four bytes at once.
+#define EDGEFOLD_DSP_RQ_CLAMP(tmp)               \
+  "ssub8  " tmp ", %[q], %[mn]\n\t"              \
+  "sel    %[q], %[q], %[mn]\n\t"                 \
+  "ssub8  " tmp ", %[q], %[mx]\n\t"              \
+  "sel    %[q], %[mx], %[q]\n\t"
+
+// groups × 4 outputs of acc into y (four bytes a store; q.Fast()).
+void RequantGroups(const int32_t* acc, size_t groups, const RowRequant& rq, const ActRequant& act, int8_t* y) {
+  uint32_t a, lo, hi, q;
   __asm__ volatile(
       "1:\n\t"
-      "ldr    %[v], [%[x]]\n\t"
-      "ldr    %[v2], [%[x], #2]\n\t"
-      "ldrd   %[we], %[wo], [%[w]], #8\n\t"
-      "add    %[x], %[x], %[pitch]\n\t"
-      "sxtb16 %[e], %[v]\n\t"
-      "smlad  %[a0], %[e], %[we], %[a0]\n\t"
-      "sxtb16 %[e], %[v], ror #8\n\t"
-      "smlad  %[a0], %[e], %[wo], %[a0]\n\t"
-      "smlad  %[a1], %[e], %[we], %[a1]\n\t"
-      "sxtb16 %[e], %[v2]\n\t"
-      "smlad  %[a1], %[e], %[wo], %[a1]\n\t"
+      EDGEFOLD_DSP_RQ_LOAD("%[q]")
+      EDGEFOLD_DSP_RQ_NEXT("8")
+      EDGEFOLD_DSP_RQ_NEXT("16")
+      EDGEFOLD_DSP_RQ_NEXT("24")
+      EDGEFOLD_DSP_RQ_CLAMP("%[a]")
+      "str    %[q], [%[y]], #4\n\t"
       "subs   %[n], %[n], #1\n\t"
       "bne    1b\n\t"
-      : [a0] "+r"(acc0), [a1] "+r"(acc1), [x] "+r"(x), [w] "+r"(wp), [n] "+r"(kh), [v] "=&r"(v),
-        [v2] "=&r"(v2), [we] "=&r"(we), [wo] "=&r"(wo), [e] "=&r"(e)
-      : [pitch] "r"(pitch)
+      : [acc] "+r"(acc), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [lo] "=&r"(lo), [hi] "=&r"(hi),
+        [q] "=&r"(q)
+      : [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t), [mn] "r"(act.min4), [mx] "r"(act.max4)
       : "cc", "memory");
 }
 
-// One channel, dilation 1, over the zp-padded plane (pitch bytes a row), in steps of two
-// plane columns: stride 1 takes the outputs (ow, ow + 1) of a step, stride 2 (sw) only ow, and
-// stride sh moves sh plane rows an output row. The taps go in groups of four columns
-// (RowsGroup; taps past kw have weight 0). Reads run up to 5 bytes past a row: the plane's
-// slack. The parameters are locals because the asm's memory clobber would reload them from rq.
-EDGEFOLD_DSP_FLATTEN void DepthwiseChannel(const Conv2dShape& s, const int8_t* pl, size_t pitch,
-                                           const uint32_t* wp, size_t groups, const GemmS8Params& rq,
-                                           size_t c, int8_t* yc) {
-  const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0, m = rq.multiplier[c], sh = rq.shift[c];
-  const int32_t zp = rq.y_zero_point, lo = rq.act_min, hi = rq.act_max;
-  const size_t out_h = s.out_h, out_w = s.out_w, kh = s.kh, row_step = s.stride_h * pitch;
-  const size_t step = 3 - s.stride_w, second_end = s.stride_w == 1 ? out_w : 0, group_cols = 4 * groups;
-  for (size_t oh = 0; oh < out_h; ++oh) {
-    int8_t* out = yc + oh * out_w;
-    const int8_t* x = pl + oh * row_step;
-    for (size_t ow = 0; ow < out_w; ow += step, x += 2) {
-      int32_t acc0 = bias, acc1 = bias;
-      RowsGroup(x, pitch, wp, kh, acc0, acc1);
-      if (groups > 1)
-        for (size_t col = 4; col < group_cols; col += 4)   // group col / 4
-          RowsGroup(x + col, pitch, wp + 2 * kh * (col / 4), kh, acc0, acc1);
-      out[ow] = RequantizeS8(acc0, m, sh, zp, lo, hi);
-      if (ow + 1 < second_end) out[ow + 1] = RequantizeS8(acc1, m, sh, zp, lo, hi);
-    }
-  }
-}
-
-// Channel c's input into the plane (rows × pitch, image at (pad_top, pad_left)); the border
-// is zp from the one fill per call, since every channel writes the same interior.
-void CopyChannel(const Conv2dShape& s, const int8_t* xc, size_t rows, size_t pitch, int8_t* pl) {
-  const size_t cols = s.pad_left < pitch ? std::min(s.in_w, pitch - s.pad_left) : 0;
-  for (size_t h = 0; h < s.in_h && h + s.pad_top < rows; ++h) {
-    const int8_t* src = xc + h * s.in_w;
-    int8_t* dst = pl + (h + s.pad_top) * pitch + s.pad_left;
-    size_t i = 0;   // a few bytes a row: words (unaligned LDR/STR), then bytes, no memcpy call
-    for (; i + 4 <= cols; i += 4) {
-      uint32_t v;
-      std::memcpy(&v, src + i, sizeof(v));
-      std::memcpy(dst + i, &v, sizeof(v));
-    }
-    for (; i < cols; ++i) dst[i] = src[i];
-  }
+// y[0], y[1] from acc0, acc1 (q.Fast()): 16 instructions.
+EDGEFOLD_DSP_INLINE void RequantPair(int32_t acc0, int32_t acc1, const RowRequant& rq, const ActRequant& act,
+                                     int8_t* y) {
+  uint32_t lo, hi, q;
+  __asm__ volatile(
+      EDGEFOLD_DSP_RQ("%[a0]", "%[q]")
+      EDGEFOLD_DSP_RQ("%[a1]", "%[hi]")
+      "bfi    %[q], %[hi], #8, #8\n\t"
+      EDGEFOLD_DSP_RQ_CLAMP("%[lo]")
+      "strh   %[q], [%[y]]\n\t"
+      : [lo] "=&r"(lo), [hi] "=&r"(hi), [q] "=&r"(q)
+      : [a0] "r"(acc0), [a1] "r"(acc1), [y] "r"(y), [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t),
+        [mn] "r"(act.min4), [mx] "r"(act.max4)
+      : "cc", "memory");
 }
 
 }  // namespace
 
-void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
-  if (plane == nullptr || s.stride_h > 2 || s.stride_w > 2 || s.dilation_h != 1 || s.dilation_w != 1 ||
-      s.kh * s.kw > kMaxDepthwiseS8Taps || s.out_w == 0) {
-    ref::Conv2dDepthwiseS8Portable(s, x, w, x_zero_point, rq, plane, y);
+void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequant& act, int8_t* y) {
+  if (!q.Fast()) {
+    for (size_t j = 0; j < n; ++j)
+      y[j] = RequantizeS8(acc[j], q.multiplier, q.shift, act.zero_point, act.act_min, act.act_max);
     return;
   }
-  // One plane of the padded input, whatever the stride: rows = out_h·sh + kh − 1 (one more than
-  // the windows read when sh = 2), pitch = (out_w − 1)·sw + kw, within the phase planes' bytes
-  // planned for strides up to 2, ConvS8DepthwisePlaneBytes (stride 1: the one phase plane).
-  const size_t rows = s.out_h * s.stride_h + s.kh - 1, pitch = (s.out_w - 1) * s.stride_w + s.kw;
-  const size_t groups = (s.kw + 3) / 4;
-  uint32_t wp[2 * kMaxDepthwiseS8Taps];   // per group and tap row: (w_t, w_t+2), (w_t+1, w_t+3)
-  std::memset(plane, x_zero_point, rows * pitch);
-  for (size_t c = 0; c < s.out_c; ++c) {
-    const int8_t* wc = w + c * s.kh * s.kw;
-    for (size_t r = 0; r < s.kh; ++r)
-      for (size_t gi = 0; gi < groups; ++gi) {   // taps 4gi…4gi+3 of row r, zeros past kw
-        const int8_t* wt = wc + r * s.kw + 4 * gi;
-        const size_t left = s.kw - 4 * gi;
-        const uint32_t v = left >= 4 ? Load32(wt) : LoadTail(wt, left);
-        wp[2 * (gi * s.kh + r)] = static_cast<uint32_t>(Even(v));
-        wp[2 * (gi * s.kh + r) + 1] = static_cast<uint32_t>(Odd(v));
+  const size_t groups = n / 4, rest = n % 4;
+  if (groups != 0) RequantGroups(acc, groups, q, act, y);
+  if (rest == 0) return;
+  uint32_t w;   // the last group's bytes (acc is readable that far)
+  RequantGroups(acc + 4 * groups, 1, q, act, reinterpret_cast<int8_t*>(&w));
+  int8_t* tail = y + 4 * groups;
+  tail[0] = static_cast<int8_t>(w);
+  if (rest > 1) tail[1] = static_cast<int8_t>(w >> 8);
+  if (rest > 2) tail[2] = static_cast<int8_t>(w >> 16);
+}
+
+// Row blocks of kGemmS8RowBlock rows (their requantization set up once), then column blocks of
+// up to kGemmS8BlockCols columns, as many as one panel of kGemmS8PanelK words holds (k = 8: 64
+// columns; k = 129 … 256: 2), packed in column pairs (an odd last column paired with itself).
+// Row pairs (an odd last row with itself) sum each column pair in registers; a block's sums
+// go to two rows of accumulators for RequantRow, a single pair's straight to RequantPair. The
+// duplicates' results are dropped. k above kGemmS8PanelK: one column pair a block, the partial
+// sums of the row block wait on the stack between panels of k.
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  uint32_t panel[kGemmS8PanelK];   // 1 KiB
+  int32_t partial[kGemmS8RowBlock * 2];
+  int32_t rows[2][kGemmS8BlockCols + 4];
+  static_assert(sizeof(rows[0]) == kRowsPitchBytes && kRowsPitchBytes == EDGEFOLD_DSP_ROWS_PITCH);
+  RowRequant rq[kGemmS8RowBlock];
+  const ActRequant act = MakeActRequant(p.y_zero_point, p.act_min, p.act_max);
+  const size_t kc4 = std::max<size_t>(4, (std::min(p.k, kGemmS8PanelK) + 3) & ~size_t{3});
+  const size_t block_cols = p.k <= kGemmS8PanelK ? std::min(kGemmS8BlockCols, 2 * (kGemmS8PanelK / kc4)) : 2;
+  for (size_t i0 = 0; i0 < p.m; i0 += kGemmS8RowBlock) {
+    const size_t i_end = std::min(p.m, i0 + kGemmS8RowBlock);
+    for (size_t i = i0; i < i_end; ++i) rq[i - i0] = MakeRowRequant(p.multiplier[i], p.shift[i], act);
+    for (size_t j0 = 0; j0 < p.n; j0 += block_cols) {
+      const size_t cols = std::min(block_cols, p.n - j0), pairs = (cols + 1) / 2;
+      for (size_t k0 = 0; k0 < p.k || k0 == 0; k0 += kGemmS8PanelK) {
+        const size_t kc = std::min(kGemmS8PanelK, p.k - k0), stride = (kc + 3) & ~size_t{3};
+        const bool first = k0 == 0, last = k0 + kc >= p.k;
+        for (size_t q = 0; q < pairs; ++q)
+          PackColumnPair(b + k0 * p.ldb, p.ldb, kc, j0 + 2 * q, std::min(j0 + 2 * q + 1, p.n - 1),
+                         panel + q * stride);
+        for (size_t i = i0; i < i_end; i += 2) {
+          const size_t i1 = std::min(i + 1, p.m - 1);   // < i_end: kGemmS8RowBlock is even
+          const RowRequant &q0 = rq[i - i0], &q1 = rq[i1 - i0];
+          const int8_t* a0 = a + i * p.lda + k0;
+          const int8_t* a1 = a0 + (i1 - i) * p.lda;
+          const int32_t b0 = p.bias != nullptr ? p.bias[i] : 0, b1 = p.bias != nullptr ? p.bias[i1] : 0;
+          if (first && last && kc % 4 == 0 && kc != 0) Dot2x2Pairs(a0, a1, panel, kc / 4, pairs, b0, b1, rows[0]);
+          else for (size_t q = 0; q < pairs; ++q) {
+            int32_t acc[4] = {b0, b0, b1, b1};
+            if (!first) std::memcpy(acc, partial + 2 * (i - i0), sizeof(acc));
+            Dot2x2(a0, a1, panel + q * stride, kc, acc);
+            if (!last) {
+              std::memcpy(partial + 2 * (i - i0), acc, sizeof(acc));
+              continue;
+            }
+            rows[0][2 * q] = acc[0], rows[0][2 * q + 1] = acc[1];
+            rows[1][2 * q] = acc[2], rows[1][2 * q + 1] = acc[3];
+          }
+          if (!last) continue;
+          int8_t* y0 = y + i * p.ldy + j0;
+          if (cols == 2 && q0.Fast() && q1.Fast()) {
+            RequantPair(rows[0][0], rows[0][1], q0, act, y0);
+            if (i1 != i) RequantPair(rows[1][0], rows[1][1], q1, act, y + i1 * p.ldy + j0);
+            continue;
+          }
+          RequantRow(rows[0], cols, q0, act, y0);
+          if (i1 != i) RequantRow(rows[1], cols, q1, act, y + i1 * p.ldy + j0);
+        }
       }
-    CopyChannel(s, x + c * s.in_h * s.in_w, rows, pitch, plane);
-    DepthwiseChannel(s, plane, pitch, wp, groups, rq, c, y + c * s.out_h * s.out_w);
+    }
   }
 }
 

@@ -1,8 +1,9 @@
 // int8 kernels for M-profile cores with the DSP extension (Cortex-M4/M7/M33: SXTB16, SMLAD),
 // chosen at compile time: on those builds ref::GemmS8 and ref::Conv2dDepthwiseS8 run these,
 // and ref::GemmS8Portable / ref::Conv2dDepthwiseS8Portable (int8_ref.cc) stay the readable
-// definition of the bits. Integer sums are exact and every output goes through RequantizeS8,
-// so both give the same bytes (tests/mcu/kernel_checks.cc compares them on the target).
+// definition of the bits. Integer sums are exact and every output is requantized by
+// RequantizeS8's rule (RequantRow, int8_dsp_util.h, computes the same bits), so both give the
+// same bytes (tests/mcu/int8_checks.cc compares them on the target).
 #pragma once
 #include <cstdint>
 
@@ -15,15 +16,18 @@
 namespace edgefold::kernels::dsp {
 
 // As ref::GemmS8. B is packed two columns at a time into int16 pairs on the stack
-// (kGemmS8PanelK values of k per panel, 1 KiB); for k above that, partial sums of up to
-// kGemmS8RowBlock rows are kept on the stack between panels.
+// (kGemmS8PanelK words a panel, 1 KiB: as many column pairs as fit, up to kGemmS8BlockCols
+// columns); each row's accumulators for those columns are requantized together (RequantRow,
+// int8_dsp_util.h). For k above kGemmS8PanelK, partial sums of up to kGemmS8RowBlock rows are
+// kept on the stack between panels.
 constexpr size_t kGemmS8PanelK = 256;
 constexpr size_t kGemmS8RowBlock = 32;
+constexpr size_t kGemmS8BlockCols = 64;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
-// As ref::Conv2dDepthwiseS8. Strides 1 and 2, dilation 1, with a plane (ConvS8DepthwisePlaneBytes)
-// run over one zp-padded plane, two stride-1 outputs or one stride-2 output a step; other
-// shapes run the portable code.
+// As ref::Conv2dDepthwiseS8 (int8_dsp_depthwise.cc). Strides 1 and 2, dilation 1, with a plane
+// (ConvS8DepthwisePlaneBytes) run over one zp-padded plane: 3 × 3 windows four outputs a step,
+// others two stride-1 outputs or one stride-2 output a step; other shapes run the portable code.
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 
