@@ -281,7 +281,13 @@ TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
                             Geometry{6, 10, 2, 2, 1, 1, 1, 0, 0, 1}, Geometry{1, 12, 3, 3, 1, 1, 1, 1, 1, 1},
                             Geometry{12, 1, 3, 3, 1, 1, 1, 1, 1, 1}, Geometry{5, 6, 1, 3, 1, 0, 1, 0, 1, 1},
                             Geometry{4, 4, 3, 3, 1, 3, 1, 3, 1, 1}, Geometry{9, 9, 3, 3, 1, 1, 1, 1, 1, 2},
-                            Geometry{6, 7, 3, 3, 1, 0, 0, 0, 0, 1}}) {
+                            Geometry{6, 7, 3, 3, 1, 0, 0, 0, 0, 1},
+                            // Strided rows long enough for the vector even-byte copies (16 and
+                            // 32 bytes a step), 32 columns exactly, a last tap that reads the
+                            // plane's last byte, stride 3, stride 2 with dilation.
+                            Geometry{12, 70, 3, 3, 1, 1, 1, 1, 1, 2}, Geometry{6, 64, 3, 3, 1, 1, 1, 1, 1, 2},
+                            Geometry{5, 65, 3, 3, 1, 0, 0, 0, 0, 2}, Geometry{10, 13, 3, 3, 1, 1, 1, 1, 1, 3},
+                            Geometry{11, 40, 3, 3, 2, 2, 2, 2, 2, 2}}) {
     Conv2dShape s;
     s.in_c = 3; s.group = 1; s.in_h = g.h; s.in_w = g.w; s.kh = g.kh; s.kw = g.kw;
     s.dilation_h = s.dilation_w = g.dil; s.stride_h = s.stride_w = g.stride; s.pad_top = g.pt; s.pad_left = g.pl;

@@ -10,7 +10,9 @@
 #include "kernels/int8_params.h"
 #include "kernels/kernel_params.h"
 
-#if defined(__ARM_FEATURE_DSP)
+// M-profile only: A-profile ARMv7 has the instructions too, but its NEON table is the int8 path
+// there, and the asm loops need 13 free registers, more than an ARM-mode frame leaves.
+#if defined(__ARM_FEATURE_DSP) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 #define EDGEFOLD_HAVE_INT8_DSP 1
 
 namespace edgefold::kernels::dsp {

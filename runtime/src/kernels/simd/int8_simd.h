@@ -177,6 +177,28 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   for (; j < p.n; j += W) GemmS8Columns<Arch, 1>(p, a, b, y, j, std::min(W, p.n - j));
 }
 
+// dst[j] = src[2j] for j < count (the even bytes; AVX-512BW narrows 32 words to their low bytes).
+inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count) {
+  size_t j = 0;
+#if defined(__AVX512BW__)
+  for (; j + 32 < count; j += 32)   // 64 bytes read, the last at src[2j + 63] < src[2·(count − 1)]
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j),
+                        _mm512_cvtepi16_epi8(_mm512_loadu_si512(src + 2 * j)));
+  if (j < count) {   // the last even bytes masked: never reads past src[2·(count − 1)]
+    const size_t rest = count - j;   // 1 to 32: 2·rest − 1 ≤ 63 bytes
+    const __mmask64 even = 0x5555555555555555ull & ((uint64_t{1} << (2 * rest - 1)) - 1);
+    const __m512i words = _mm512_maskz_loadu_epi8(even, src + 2 * j);
+    _mm256_mask_storeu_epi8(dst + j, static_cast<__mmask32>((uint64_t{1} << rest) - 1), _mm512_cvtepi16_epi8(words));
+    return;
+  }
+#endif
+#if defined(__ARM_NEON)
+  // vld2 reads 32 bytes for 16: only while they stay before src[2·(count − 1)] + 1.
+  for (; j + 16 < count; j += 16) vst1q_s8(dst + j, vld2q_s8(src + 2 * j).val[0]);
+#endif
+  for (; j < count; ++j) dst[j] = src[2 * j];
+}
+
 // Im2colS8 (kernels/ref/int8_ref.cc); stride 1 with out_w == in_w (a "same" convolution) has
 // a shortcut: for a fixed tap, consecutive output pixels read consecutive input bytes across
 // row ends, so the tap's whole row of col is one copy of the shifted plane, then the few
@@ -215,12 +237,43 @@ inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad
       }
 }
 
+// Any stride and dilation: per window tap and output row, the columns that read inside
+// the image as one copy (every other byte for stride 2), the padding around them set; the
+// reference checks the bounds of every element (ResNet-8's stride-2 convs spent 0.6 M
+// instructions there on AArch64).
+inline void Im2colS8Rows(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
+                         int8_t* col) {
+  const size_t channels = s.in_c / s.group, out_plane = rows * s.out_w, in_plane = s.in_h * s.in_w;
+  for (size_t c = 0; c < channels; ++c)
+    for (size_t r = 0; r < s.kh; ++r)
+      for (size_t t = 0; t < s.kw; ++t) {
+        int8_t* line = col + ((c * s.kh + r) * s.kw + t) * out_plane;
+        const long off_w = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
+        size_t lo = 0, hi = 0;
+        ref::ValidColumns(s, off_w, &lo, &hi);
+        for (size_t oh = row0; oh < row0 + rows; ++oh, line += s.out_w) {
+          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
+          if (ih < 0 || ih >= static_cast<long>(s.in_h) || lo == hi) {
+            std::memset(line, pad_value, s.out_w);
+            continue;
+          }
+          for (size_t ow = 0; ow < lo; ++ow) line[ow] = pad_value;
+          const int8_t* src = x_group + c * in_plane + static_cast<size_t>(ih) * s.in_w +
+                              static_cast<size_t>(static_cast<long>(lo * s.stride_w) + off_w);
+          if (s.stride_w == 1) CopySmallBytes(line + lo, src, hi - lo);
+          else if (s.stride_w == 2) CopyEvenBytes(line + lo, src, hi - lo);
+          else for (size_t ow = lo; ow < hi; ++ow) line[ow] = src[(ow - lo) * s.stride_w];
+          for (size_t ow = hi; ow < s.out_w; ++ow) line[ow] = pad_value;
+        }
+      }
+}
+
 inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
                      int8_t* col) {
   rows = std::min(rows, s.out_h - std::min(row0, s.out_h));
   if (s.stride_h == 1 && s.stride_w == 1 && s.out_w == s.in_w)
     return Im2colS8Same(s, x_group, pad_value, row0, rows, col);
-  ref::Im2colS8(s, x_group, pad_value, row0, rows, col);
+  Im2colS8Rows(s, x_group, pad_value, row0, rows, col);
 }
 
 // AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded
@@ -278,23 +331,6 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
   }
 #endif
   ref::AddS8(p, a + i, b + i, y + i, n - i);
-}
-
-// dst[j] = src[2j] for j < count (the even bytes; AVX-512BW narrows 32 words to their low bytes).
-inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count) {
-  size_t j = 0;
-#if defined(__AVX512BW__)
-  for (; j + 32 <= count; j += 32)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j),
-                        _mm512_cvtepi16_epi8(_mm512_loadu_si512(src + 2 * j)));
-  if (j < count) {   // the last words masked: never reads past src[2·(count − 1)]
-    const size_t rest = count - j;
-    const __m512i words = _mm512_maskz_loadu_epi16(static_cast<__mmask32>((uint64_t{1} << rest) - 1), src + 2 * j);
-    _mm256_mask_storeu_epi8(dst + j, static_cast<__mmask32>((uint64_t{1} << rest) - 1), _mm512_cvtepi16_epi8(words));
-    return;
-  }
-#endif
-  for (; j < count; ++j) dst[j] = src[2 * j];
 }
 
 // Fills the phase planes of one channel (conv_scratch.h, DepthwiseS8PlaneGeometry).
