@@ -168,7 +168,9 @@ class Rewriter {
     }
     const int y = op.outputs[0];
     const bool same_scale = KeepsInputScale(op.type);
-    const ActQuant out = same_scale ? in[0] : QuantOf(y);
+    const ActQuant out = same_scale                         ? in[0]
+                         : op.type == fb::OpType::Softmax ? SoftmaxOutputQuant()
+                                                          : QuantOf(y);
     SetInt8(y, out);
     if (same_scale) {
       LayerInfo info;
