@@ -29,8 +29,10 @@ ActQuant SoftmaxOutputQuant();
 
 // Rewrites `op` (Conv, Gemm, Binary Add/Mul, Activation, Softmax; inputs already int8 tensors)
 // into ConvInt8, GemmInt8, AddInt8, MulInt8, LutInt8 or SoftmaxInt8, appending its constants
-// (int8 weights, int32 bias/multiplier/shift, lookup or exp tables) to `m`. `in` are the quantizations of its activation inputs, `out` of its output. Throws CompileError
-// naming the node when a multiplier or bias leaves the representable range.
+// (int8 weights, int32 bias/multiplier/shift, lookup or exp tables) to `m`. `in` are the
+// quantizations of its activation inputs, `out` of its output (for Softmax,
+// SoftmaxOutputQuant()). Throws CompileError naming the node when a multiplier or bias leaves
+// the representable range.
 LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out);
 
 }  // namespace edgefold::compiler::quant
