@@ -146,6 +146,24 @@ TEST(SoftmaxInt8, OtherAxesStayFloat) {
             std::string::npos) << q.report.quant.float_ops[0];
 }
 
+// A Softmax of a float tensor (here the graph input) stays float: a Quantize in front of it
+// would only add error.
+TEST(SoftmaxInt8, FloatInputStaysFloat) {
+  edgefold::testing::OnnxBuilder b(13, 8);
+  b.GraphName("float_logits").Input("x", {2, 10}).Output("y", {2, 10});
+  b.Node("Softmax", {"x"}, {"y"}, "input_softmax");
+  CompileOptions o;
+  o.quantize_int8 = true;
+  o.calibration = edgefold::testing::RandomVector(8 * 10, 4);
+  o.calibration_shape = {8, 10};
+  const CompileResult q = CompileModel(b.model(), o);
+  ASSERT_TRUE(q.ok) << q.error;
+  ASSERT_EQ(q.report.quant.float_ops.size(), 1u);
+  EXPECT_NE(q.report.quant.float_ops[0].find("input_softmax (Softmax): its input is float"), std::string::npos)
+      << q.report.quant.float_ops[0];
+  EXPECT_EQ(edgefold::testing::CountOps(q.model, fb::OpType::SoftmaxInt8), 0u);
+}
+
 // The model's bytes with `patch` applied at the address `at` finds in the parsed model.
 struct Corruption {
   const char* what;

@@ -29,8 +29,10 @@ class Rewriter {
     for (const fb::OperatorT& original : f.ops) {
       fb::OperatorT op = original;
       std::string blocker = Int8Blocker(op, out_.model);
-      // Pools and copies keep their input's scale: int8 only where their input already is.
-      const bool follows = KeepsInputScale(op.type);
+      // Pools and copies keep their input's scale, and an int8 Softmax only pays after int8
+      // logits (else a Quantize in front of it would only add error): int8 only where their
+      // input already is.
+      const bool follows = KeepsInputScale(op.type) || op.type == fb::OpType::Softmax;
       if (blocker.empty() && follows && !int8_[static_cast<size_t>(op.inputs[0])])
         blocker = "its input is float (it keeps its producer's precision)";
       if (!blocker.empty()) {
