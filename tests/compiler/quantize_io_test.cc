@@ -113,17 +113,18 @@ TEST(QuantizeIoInt8, ArenaShrinksWhenTheInputSetsThePeak) {
   EXPECT_EQ(q.report.arena_bytes, 1024u + 256u);    // int8 x + int8 y
 }
 
-// x → Softmax → 1×1 Conv + Relu → y, and y → Softmax → z: x is read by a float op and z written
-// by one (Softmax has no int8 kernel), so both stay float (named in the report); y becomes int8
-// while the Dequantize that feeds the second Softmax stays. Outputs equal the float-I/O model's after dequantization.
+// x → Softmax → 1×1 Conv + Relu → y, and y → Softmax → z, both Softmax over the channel axis
+// (axis 1 of 4): x is read by a float op and z written by one (the int8 Softmax runs over the
+// last axis only), so both stay float (named in the report); y becomes int8 while the
+// Dequantize that feeds the second Softmax stays. Outputs equal the float-I/O model's after dequantization.
 TEST(QuantizeIoInt8, InputsAndOutputsNextToFloatOpsStayFloat) {
   edgefold::testing::OnnxBuilder b(13, 8);
   b.GraphName("mixed").Input("x", {1, 4, 4, 4}).Output("y", {1, 4, 4, 4}).Output("z", {1, 4, 4, 4});
   b.Init("W", {4, 4, 1, 1}, edgefold::testing::RandomVector(16, 3)).Init("B", {4}, edgefold::testing::RandomVector(4, 4));
-  b.Node("Softmax", {"x"}, {"s"}, "softmax_in");
+  edgefold::testing::SetInt(b.Node("Softmax", {"x"}, {"s"}, "softmax_in"), "axis", 1);
   edgefold::testing::SetInts(b.Node("Conv", {"s", "W", "B"}, {"c"}, "conv"), "kernel_shape", {1, 1});
   b.Node("Relu", {"c"}, {"y"}, "relu");
-  b.Node("Softmax", {"y"}, {"z"}, "softmax_out");
+  edgefold::testing::SetInt(b.Node("Softmax", {"y"}, {"z"}, "softmax_out"), "axis", 1);
   const std::string path = ::testing::TempDir() + "/mixed_io.onnx";
   ASSERT_TRUE(edgefold::testing::SaveModel(b.model(), path));
   const std::vector<float> calib = edgefold::testing::RandomVector(8 * 64, 5, -3.0f, 3.0f);

@@ -2,7 +2,8 @@
 // kernels of ref/int8_dsp.h where the core has SXTB16/SMLAD) against the portable definitions,
 // byte for byte, at awkward sizes: odd m and n, k = 1, k mod 4 ≠ 0, k above one packed panel
 // (with more rows than one row block), depthwise widths and heights that leave tails. Also
-// RequantizeS8 against the plain 64-bit rule over every shift. On hosts both sides are the
+// RequantizeS8 against the plain 64-bit rule over every shift, and the int8 Softmax (its
+// 32-bit division) against the rule computed in 64 bits, with its exp table's values. On hosts both sides are the
 // portable code (the harness still checks the rule).
 #include <cstdint>
 #include <cstdio>
@@ -216,6 +217,57 @@ void QuantizeChecks(Harness& h) {
   h.Check(bad == 0, "int8 quantize matches the portable bytes (ties, clamps, NaN, infinities)");
 }
 
+// SoftmaxS8 against its rule with a 64-bit sum and division (the kernel divides in 32 bits
+// below S = 2^32, the Cortex-M4's UDIV), at 1, 3, 10, 17, 1000 and 4099 classes; equal and
+// extreme inputs by hand; the exp table as the host computes it (NumPy's values).
+int32_t g_exp[kSoftmaxS8TableElems];
+int8_t g_sx[4099], g_sy[4099];
+
+bool SoftmaxRowMatchesRule(size_t classes) {
+  int mx = -128;
+  for (size_t i = 0; i < classes; ++i) mx = g_sx[i] > mx ? g_sx[i] : mx;
+  uint64_t s = 0;
+  for (size_t i = 0; i < classes; ++i) s += static_cast<uint64_t>(g_exp[mx - g_sx[i]]);
+  ref::SoftmaxS8(g_exp, g_sx, g_sy, 1, classes);
+  for (size_t i = 0; i < classes; ++i) {
+    const int64_t q = static_cast<int64_t>((512 * static_cast<uint64_t>(g_exp[mx - g_sx[i]]) + s) / (2 * s)) - 128;
+    if (g_sy[i] != (q > 127 ? 127 : q)) return false;
+  }
+  return true;
+}
+
+void SoftmaxChecks(Harness& h) {
+  SoftmaxS8ExpTable(0.0625f, g_exp);
+  int64_t table_sum = 0;
+  for (int32_t t : g_exp) table_sum += t;
+  h.Check(g_exp[0] == 1048576 && g_exp[1] == 985046 && g_exp[100] == 2024 && g_exp[255] == 0 && table_sum == 17306960,
+          "int8 softmax exp table for scale 1/16 has the host's values");
+  int bad = 0;
+  const float scales[] = {0.0001f, 0.03f, 1.0f};
+  const size_t sizes[] = {1, 3, 10, 17, 1000, 4099};
+  for (float scale : scales) {
+    SoftmaxS8ExpTable(scale, g_exp);
+    for (size_t classes : sizes) {
+      FillS8(g_sx, classes);
+      bad += !SoftmaxRowMatchesRule(classes);
+    }
+  }
+  h.Check(bad == 0, "int8 softmax matches its rule computed in 64 bits");
+  SoftmaxS8ExpTable(1.0f, g_exp);
+  for (size_t i = 0; i < 10; ++i) g_sx[i] = 42;
+  ref::SoftmaxS8(g_exp, g_sx, g_sy, 1, 10);   // round(25.6) − 128
+  bool equal_ok = true;
+  for (size_t i = 0; i < 10; ++i) equal_ok = equal_ok && g_sy[i] == -102;
+  ref::SoftmaxS8(g_exp, g_sx, g_sy, 1, 1);
+  h.Check(equal_ok && g_sy[0] == 127, "int8 softmax of equal inputs is 1/n (1 saturates at 127)");
+  for (size_t i = 0; i < 17; ++i) g_sx[i] = -128;
+  g_sx[4] = 127;
+  ref::SoftmaxS8(g_exp, g_sx, g_sy, 1, 17);
+  bool extreme_ok = g_sy[4] == 127;
+  for (size_t i = 0; i < 17; ++i) extreme_ok = extreme_ok && (i == 4 || g_sy[i] == -128);
+  h.Check(extreme_ok, "int8 softmax of one logit 255 steps above the rest");
+}
+
 }  // namespace
 
 void RunInt8Checks(Harness& h) {
@@ -226,6 +278,7 @@ void RunInt8Checks(Harness& h) {
   GemmS8Checks(h);
   DepthwiseChecks(h);
   QuantizeChecks(h);
+  SoftmaxChecks(h);
 }
 
 }  // namespace edgefold::mcu_test

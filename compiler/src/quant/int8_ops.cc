@@ -141,6 +141,11 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
       for (size_t i = 1; i < op.inputs.size(); ++i)
         if (op.inputs[i] < 0 || is_const(i)) return "a Concat with a constant input has no int8 kernel";
       return "";
+    case fb::OpType::Softmax: {
+      const int rank = static_cast<int>(m.tensors[static_cast<size_t>(op.inputs[0])].shape.size());
+      const int axis = op.options.AsSoftmaxOptions()->axis;
+      return axis == -1 || axis == rank - 1 ? "" : "an int8 Softmax runs over the last axis only";
+    }
     case fb::OpType::GlobalPool:
     case fb::OpType::Reshape:
     case fb::OpType::Transpose:
@@ -150,6 +155,8 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
     default: return "no int8 kernel for this op";
   }
 }
+
+ActQuant SoftmaxOutputQuant() { return ActQuant{kernels::kSoftmaxS8OutputScale, kernels::kSoftmaxS8OutputZeroPoint}; }
 
 void ActivationClamp(const fb::Activation* a, const ActQuant& out, int32_t* lo, int32_t* hi) {
   *lo = -128;
@@ -244,6 +251,16 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     info.type = std::string("LutInt8 (") + (a != nullptr ? fb::EnumNameActivationKind(a->kind()) : "None") + ")";
     op->type = fb::OpType::LutInt8;
     op->options.Set(fb::LutInt8OptionsT());
+    op->scratch_bytes = 0;
+  } else if (op->type == fb::OpType::Softmax) {
+    // The exp table of X's scale (kernels/ref/softmax_s8.h); Y is always 1/256, −128.
+    std::vector<int32_t> table(kernels::kSoftmaxS8TableElems);
+    kernels::SoftmaxS8ExpTable(in[0].scale, table.data());
+    const int t = AddConstant(m, op->name + "/exp_table", {static_cast<int64_t>(table.size())}, fb::DType::Int32, Bytes(table));
+    op->inputs = {op->inputs[0], t};
+    info.type = "SoftmaxInt8";
+    op->type = fb::OpType::SoftmaxInt8;
+    op->options.Set(fb::SoftmaxInt8OptionsT());
     op->scratch_bytes = 0;
   } else if (op->options.AsBinaryOptions()->kind == fb::BinaryKind::Mul) {
     // The full-shape operand first (the per-channel one second), as MulInt8 reads them.

@@ -24,10 +24,15 @@ struct LayerInfo {
 // The op's output clamp in int8: its fused Relu/Clip (or none), under the output's quantization.
 void ActivationClamp(const fb::Activation* act, const ActQuant& out, int32_t* lo, int32_t* hi);
 
-// Rewrites `op` (Conv, Gemm, Binary Add; inputs already int8 tensors) into ConvInt8, GemmInt8
-// or AddInt8, appending its int8 weights and int32 bias/multiplier/shift tensors to `m`.
-// `in` are the quantizations of its activation inputs, `out` of its output. Throws CompileError
-// naming the node when a multiplier or bias leaves the representable range.
+// The output quantization every int8 Softmax has (TFLite's): scale 1/256, zero point −128.
+ActQuant SoftmaxOutputQuant();
+
+// Rewrites `op` (Conv, Gemm, Binary Add/Mul, Activation, Softmax; inputs already int8 tensors)
+// into ConvInt8, GemmInt8, AddInt8, MulInt8, LutInt8 or SoftmaxInt8, appending its constants
+// (int8 weights, int32 bias/multiplier/shift, lookup or exp tables) to `m`. `in` are the
+// quantizations of its activation inputs, `out` of its output (for Softmax,
+// SoftmaxOutputQuant()). Throws CompileError naming the node when a multiplier or bias leaves
+// the representable range.
 LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out);
 
 }  // namespace edgefold::compiler::quant

@@ -29,8 +29,10 @@ class Rewriter {
     for (const fb::OperatorT& original : f.ops) {
       fb::OperatorT op = original;
       std::string blocker = Int8Blocker(op, out_.model);
-      // Pools and copies keep their input's scale: int8 only where their input already is.
-      const bool follows = KeepsInputScale(op.type);
+      // Pools and copies keep their input's scale, and an int8 Softmax only pays after int8
+      // logits (else a Quantize in front of it would only add error): int8 only where their
+      // input already is.
+      const bool follows = KeepsInputScale(op.type) || op.type == fb::OpType::Softmax;
       if (blocker.empty() && follows && !int8_[static_cast<size_t>(op.inputs[0])])
         blocker = "its input is float (it keeps its producer's precision)";
       if (!blocker.empty()) {
@@ -168,7 +170,9 @@ class Rewriter {
     }
     const int y = op.outputs[0];
     const bool same_scale = KeepsInputScale(op.type);
-    const ActQuant out = same_scale ? in[0] : QuantOf(y);
+    const ActQuant out = same_scale                         ? in[0]
+                         : op.type == fb::OpType::Softmax ? SoftmaxOutputQuant()
+                                                          : QuantOf(y);
     SetInt8(y, out);
     if (same_scale) {
       LayerInfo info;

@@ -37,4 +37,5 @@
   X(PoolInt8)                   \
   X(GlobalPoolInt8)             \
   X(LutInt8)                    \
-  X(MulInt8)
+  X(MulInt8)                    \
+  X(SoftmaxInt8)

@@ -122,6 +122,8 @@ struct KernelTable {
   // As pool2d; X and Y share scale and zero point (kernels/ref/int8_ref.cc).
   void (*pool2d_s8)(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);
   void (*global_pool_s8)(PoolKind kind, const int8_t* x, int8_t* y, size_t channels, size_t spatial);
+  // Softmax of each row of x[rows × classes] into scale 1/256, zero point −128 (ref/softmax_s8.h).
+  void (*softmax_s8)(const int32_t* exp_table, const int8_t* x, int8_t* y, size_t rows, size_t classes);
 };
 
 // Every level's table: kernels::<level>::kTable, defined in kernels/arch/<level>.cc.

@@ -5,6 +5,7 @@
 
 #include "kernels/int8_params.h"
 #include "kernels/kernel_params.h"
+#include "kernels/ref/softmax_s8.h"   // SoftmaxS8
 
 namespace edgefold::kernels::ref {
 

@@ -272,7 +272,7 @@ Status CheckTrainingSection(const fb::Model* m, ModelSummary* s, ErrorReporter& 
 // The float ops read and write float32 only; the int8 ops and the copies (Reshape, Concat,
 // Pad, Transpose, Slice: ops/int8_operands.h CheckCopyDtypes) check their dtypes in Prepare.
 bool IsInt8Op(fb::OpType t) {
-  return (t >= fb::OpType::Quantize && t <= fb::OpType::MulInt8) || t == fb::OpType::Reshape ||
+  return (t >= fb::OpType::Quantize && t <= fb::OpType::SoftmaxInt8) || t == fb::OpType::Reshape ||
          t == fb::OpType::Concat || t == fb::OpType::Pad || t == fb::OpType::Transpose || t == fb::OpType::Slice;
 }
 

@@ -36,6 +36,7 @@ const KernelTable kTable = {"scalar",
                             &ref::DequantizeS8,
                             &ref::AddS8,
                             &ref::Pool2dS8,
-                            &ref::GlobalPoolS8};
+                            &ref::GlobalPoolS8,
+                            &ref::SoftmaxS8};
 
 }  // namespace edgefold::kernels::scalar

@@ -18,7 +18,7 @@ namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 // im2col, col2im and the strided copy are memory movement: every table shares the reference
 // (baseline-compiled) code. So do the int8 pools (written so the compiler vectorizes the max
-// pool's rows); the int8 add has its own AVX-512 code and is the reference elsewhere.
+// pool's rows) and the int8 softmax (a table lookup and a divide per value); the int8 add has its own AVX-512 code and is the reference elsewhere.
 template <class Arch>
 constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
   return KernelTable{name,
@@ -52,7 +52,8 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &DequantizeS8<Arch>,
                      &AddS8<Arch>,
                      &ref::Pool2dS8,
-                     &ref::GlobalPoolS8};
+                     &ref::GlobalPoolS8,
+                     &ref::SoftmaxS8};
 }
 
 // The depthwise kernel of this level with a CPU extension's channel arithmetic.
