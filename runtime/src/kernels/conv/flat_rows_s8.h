@@ -17,6 +17,10 @@
 #include "kernels/conv/conv_scratch.h"
 
 namespace edgefold::kernels {
+// Internal linkage: each ISA's translation unit compiles these with its own flags (the AVX-512
+// masked copy, NEON), and one shared inline definition would let the linker run another
+// level's code on a CPU that lacks it.
+namespace {
 
 // memcpy of `count` bytes as at most two fixed-size pieces that overlap (count < 16) or
 // 16-byte pieces with the last one overlapping; reads and writes only [0, count).
@@ -92,4 +96,5 @@ inline void StoreFlatRowsS8(const Conv2dShape& s, const DepthwiseS8Planes& g, in
   }
 }
 
+}  // namespace
 }  // namespace edgefold::kernels

@@ -177,15 +177,17 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   for (; j < p.n; j += W) GemmS8Columns<Arch, 1>(p, a, b, y, j, std::min(W, p.n - j));
 }
 
-// dst[j] = src[2j] for j < count (the even bytes; AVX-512BW narrows 32 words to their low bytes).
-inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count) {
+// dst[j] = src[2j] for j < count (the even bytes; AVX-512BW narrows 32 words to their low
+// bytes, NEON deinterleaves with vld2). Bytes up to `src_end` may be read (the plane's end): a
+// vector of pairs reads the odd byte after its last even one.
+inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count, const int8_t* src_end) {
   size_t j = 0;
 #if defined(__AVX512BW__)
-  for (; j + 32 < count; j += 32)   // 64 bytes read, the last at src[2j + 63] < src[2·(count − 1)]
+  for (; j + 32 <= count && src + 2 * j + 64 <= src_end; j += 32)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j),
                         _mm512_cvtepi16_epi8(_mm512_loadu_si512(src + 2 * j)));
-  if (j < count) {   // the last even bytes masked: never reads past src[2·(count − 1)]
-    const size_t rest = count - j;   // 1 to 32: 2·rest − 1 ≤ 63 bytes
+  if (j < count && count - j <= 32) {   // the last even bytes masked: never reads past src[2·(count − 1)]
+    const size_t rest = count - j;      // 1 to 32: 2·rest − 1 ≤ 63 bytes
     const __mmask64 even = 0x5555555555555555ull & ((uint64_t{1} << (2 * rest - 1)) - 1);
     const __m512i words = _mm512_maskz_loadu_epi8(even, src + 2 * j);
     _mm256_mask_storeu_epi8(dst + j, static_cast<__mmask32>((uint64_t{1} << rest) - 1), _mm512_cvtepi16_epi8(words));
@@ -193,8 +195,8 @@ inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count) {
   }
 #endif
 #if defined(__ARM_NEON)
-  // vld2 reads 32 bytes for 16: only while they stay before src[2·(count − 1)] + 1.
-  for (; j + 16 < count; j += 16) vst1q_s8(dst + j, vld2q_s8(src + 2 * j).val[0]);
+  for (; j + 16 <= count && src + 2 * j + 32 <= src_end; j += 16) vst1q_s8(dst + j, vld2q_s8(src + 2 * j).val[0]);
+  for (; j + 8 <= count && src + 2 * j + 16 <= src_end; j += 8) vst1_s8(dst + j, vld2_s8(src + 2 * j).val[0]);
 #endif
   for (; j < count; ++j) dst[j] = src[2 * j];
 }
@@ -261,7 +263,7 @@ inline void Im2colS8Rows(const Conv2dShape& s, const int8_t* x_group, int8_t pad
           const int8_t* src = x_group + c * in_plane + static_cast<size_t>(ih) * s.in_w +
                               static_cast<size_t>(static_cast<long>(lo * s.stride_w) + off_w);
           if (s.stride_w == 1) CopySmallBytes(line + lo, src, hi - lo);
-          else if (s.stride_w == 2) CopyEvenBytes(line + lo, src, hi - lo);
+          else if (s.stride_w == 2) CopyEvenBytes(line + lo, src, hi - lo, x_group + (c + 1) * in_plane);
           else for (size_t ow = lo; ow < hi; ++ow) line[ow] = src[(ow - lo) * s.stride_w];
           for (size_t ow = hi; ow < s.out_w; ++ow) line[ow] = pad_value;
         }
@@ -357,7 +359,7 @@ inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g
       int8_t* dst = phase + static_cast<size_t>(i_lo) * g.pitch + lo;
       for (long i = i_lo; i < i_hi; ++i, src += s.stride_h * s.in_w, dst += g.pitch) {
         if (sw == 1) CopySmallBytes(dst, src, count);
-        else CopyEvenBytes(dst, src, count);
+        else CopyEvenBytes(dst, src, count, xc + s.in_h * s.in_w);
       }
     }
 }
