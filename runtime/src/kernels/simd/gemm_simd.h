@@ -304,31 +304,30 @@ void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float
       for (size_t v = 0; v < NV; ++v) acc[r][v] = vld1q_f32(raw[r][v]);
     return GemmStoreTile<Arch, 8, NV>(p, acc, c, i0, j0, true);
   }
+  // p's fields are read into locals once: the stores to C could alias p, and GCC reloaded them.
+  const size_t ldc = p.ldc;
   if (!last || (kind == ActKind::kNone && p.bias == nullptr)) {
     for (size_t r = 0; r < 8; ++r)
-      for (size_t v = 0; v < NV; ++v) vst1q_f32(c0 + r * p.ldc + 4 * v, vld1q_f32(raw[r][v]));
+      for (size_t v = 0; v < NV; ++v) vst1q_f32(c0 + r * ldc + 4 * v, vld1q_f32(raw[r][v]));
     return;
   }
   // No bias: nothing is added (−0 + 0 would be +0, and a Clip below 0 would keep the sign).
-  const bool has_bias = p.bias != nullptr;
-  float32x4_t bias[8][NV];
-  for (size_t r = 0; r < 8; ++r)
-    for (size_t v = 0; v < NV; ++v)
-      bias[r][v] = !has_bias ? vdupq_n_f32(0.0f) : p.bias_per_row ? vdupq_n_f32(p.bias[i0 + r])
-                                                                  : vld1q_f32(p.bias + j0 + 4 * v);
-  if (kind == ActKind::kNone) {
-    for (size_t r = 0; r < 8; ++r)
-      for (size_t v = 0; v < NV; ++v) vst1q_f32(c0 + r * p.ldc + 4 * v, vaddq_f32(vld1q_f32(raw[r][v]), bias[r][v]));
-    return;
-  }
+  const float* bias = p.bias;
+  const bool per_row = p.bias_per_row, clamp = kind != ActKind::kNone;
   const float32x4_t lo = vdupq_n_f32(kind == ActKind::kRelu ? 0.0f : p.act.alpha);
   const float32x4_t hi = vdupq_n_f32(kind == ActKind::kRelu ? std::numeric_limits<float>::infinity() : p.act.beta);
-  for (size_t r = 0; r < 8; ++r)
+  float32x4_t bias_col[NV];
+  for (size_t v = 0; v < NV; ++v) bias_col[v] = bias != nullptr && !per_row ? vld1q_f32(bias + j0 + 4 * v) : lo;
+  for (size_t r = 0; r < 8; ++r) {
+    float* out = c0 + r * ldc;
+    const float32x4_t bias_row = bias != nullptr && per_row ? vdupq_n_f32(bias[i0 + r]) : lo;
     for (size_t v = 0; v < NV; ++v) {
       float32x4_t x = vld1q_f32(raw[r][v]);
-      if (has_bias) x = vaddq_f32(x, bias[r][v]);
-      vst1q_f32(c0 + r * p.ldc + 4 * v, vminq_f32(hi, vmaxq_f32(lo, x)));
+      if (bias != nullptr) x = vaddq_f32(x, per_row ? bias_row : bias_col[v]);
+      if (clamp) x = vminq_f32(hi, vmaxq_f32(lo, x));
+      vst1q_f32(out + 4 * v, x);
     }
+  }
 }
 
 // An 8-row tile of the AArch64 GEMM over A packed by GemmPackA8 (pa), as GemmTile; B is a
