@@ -17,26 +17,6 @@ inline float GemmFinishOne(const GemmParams& p, float sum, size_t i, size_t j, f
   return ActOne(sum, p.act);
 }
 
-// Stores an MR × NV tile at C[i0.., j0..]; the last k block adds the bias and applies the
-// activation.
-template <class Arch, size_t MR, size_t NV>
-inline void GemmStoreTile(const GemmParams& p, const FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0, size_t j0,
-                          bool last) {
-  using B = FBatch<Arch>;
-  constexpr size_t W = B::size;
-  for (size_t r = 0; r < MR; ++r) {
-    for (size_t v = 0; v < NV; ++v) {
-      float* out = c + (i0 + r) * p.ldc + j0 + v * W;
-      B val = acc[r][v];
-      if (last) {
-        if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
-        val = ActBatch<Arch>(val, p.act);
-      }
-      val.store_unaligned(out);
-    }
-  }
-}
-
 #if defined(__aarch64__)
 // One k of an AArch64 tile: acc[r][v] += B[k, v] · A[r, k], A[r, k] being lane KK of a4[r].
 template <size_t MR, size_t NV, int KK>
@@ -95,7 +75,17 @@ void GemmTile(const GemmParams& p, const float* a, const float* const* brows, si
       for (size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, bv[v], acc[r][v]);
     }
   }
-  GemmStoreTile<Arch, MR, NV>(p, acc, c, i0, j0, last);
+  for (size_t r = 0; r < MR; ++r) {
+    for (size_t v = 0; v < NV; ++v) {
+      float* out = c + (i0 + r) * p.ldc + j0 + v * W;
+      B val = acc[r][v];
+      if (last) {
+        if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
+        val = ActBatch<Arch>(val, p.act);
+      }
+      val.store_unaligned(out);
+    }
+  }
 }
 
 // Columns [j0, n) of rows i0..i0+MR, one output value at a time (its own dot product over k).
@@ -287,6 +277,26 @@ void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t 
   if (nv == 3) return GemmPackPanelOf<Arch, 3>(p, b_matrix, j, k0, kc, panel, brows);
   if (nv == 2) return GemmPackPanelOf<Arch, 2>(p, b_matrix, j, k0, kc, panel, brows);
   GemmPackPanelOf<Arch, 1>(p, b_matrix, j, k0, kc, panel, brows);
+}
+
+// Stores an MR × NV tile at C[i0.., j0..] as GemmTile does; the last k block adds the bias and
+// applies the activation.
+template <class Arch, size_t MR, size_t NV>
+inline void GemmStoreTile(const GemmParams& p, const FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0, size_t j0,
+                          bool last) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  for (size_t r = 0; r < MR; ++r) {
+    for (size_t v = 0; v < NV; ++v) {
+      float* out = c + (i0 + r) * p.ldc + j0 + v * W;
+      B val = acc[r][v];
+      if (last) {
+        if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
+        val = ActBatch<Arch>(val, p.act);
+      }
+      val.store_unaligned(out);
+    }
+  }
 }
 
 // GemmStoreTile for the 8-row AArch64 tile: the bias and the activation's kind are looked at
