@@ -36,9 +36,9 @@ constexpr size_t kGemmMaxKc = 256;   // bounds the per-block row table and the p
 // `panel_floats`: the widest register tile's columns (NV·W); `mr`: its rows.
 GemmBlocking GemmBlockingFor(const CacheSizes& caches, size_t mr, size_t panel_floats);
 
-// The float GEMM's widest register tile for vectors of `lanes` floats: 8 rows where there are
-// 32 vector registers (AVX-512, AArch64), else 4; 3 registers of columns with 16 lanes, else 2.
+// The float GEMM's widest register tile for vectors of `lanes` floats: 8 rows × 3 registers
+// where there are 32 vector registers (AVX-512, AArch64), else 4 × 2.
 constexpr size_t GemmTileRows(bool many_registers) { return many_registers ? 8 : 4; }
-constexpr size_t GemmPanelFloats(size_t lanes) { return (lanes >= 16 ? 3 : 2) * lanes; }
+constexpr size_t GemmPanelFloats(size_t lanes, bool many_registers) { return (many_registers ? 3 : 2) * lanes; }
 
 }  // namespace edgefold::kernels

@@ -155,7 +155,7 @@ CacheInfo HostCacheInfo() {
   const bool many_registers = lanes == 16;
 #endif
   const kernels::GemmBlocking b =
-      kernels::GemmBlockingFor(c, kernels::GemmTileRows(many_registers), kernels::GemmPanelFloats(lanes));
+      kernels::GemmBlockingFor(c, kernels::GemmTileRows(many_registers), kernels::GemmPanelFloats(lanes, many_registers));
   info.gemm_kc = b.kc, info.gemm_mc = b.mc;
   return info;
 }

@@ -240,6 +240,14 @@ void DwFlatChannel(const DwFlatPlan& g, const float* buf, const float* x_c, cons
   for (size_t i = 0; i < n; ++i) y_c[i] = tmp[i];
 }
 
+}  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
+
+#if defined(__aarch64__)
+#include "kernels/simd/conv2d_depthwise_flat_neon64.h"
+#endif
+
+namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
+
 // All channels of one image; false (nothing written) when the shape is not for this path.
 template <class Arch>
 bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const float* bias, const Activation& act,
@@ -248,6 +256,10 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   if (!DwFlatPlanFor(s, FBatch<Arch>::size, &g)) return false;
   alignas(64) float buf[kDwFlatMaxFloats];
   std::memset(buf, 0, g.buf_floats * sizeof(float));
+#if defined(__aarch64__)
+  DwNeonMasks masks;   // 3×3 on AArch64: conv2d_depthwise_flat_neon64.h
+  const bool neon3x3 = FBatch<Arch>::size == 4 && DwNeonMasksFor(g, &masks);
+#endif
   // Activations fused only for the unrolled 3×3/5×5 loops (fewer copies of the loop).
   const bool fixed = s.kh == s.kw && (s.kh == 3 || s.kh == 5);
   const bool fuse = fixed && DwActInline(act);
@@ -262,7 +274,13 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
       const float* x_c = x + c * s.in_h * s.in_w;
       DwFlatFill<Arch>(s, g, x_c, buf);
       float* y_c = y + c * g.n;
-      channel(g, buf, x_c, w + c * taps, bias != nullptr ? bias[c] : 0.0f, f, y_c);
+      const float b = bias != nullptr ? bias[c] : 0.0f;
+#if defined(__aarch64__)
+      if (neon3x3)
+        DwFlatChannelNeon3x3<Arch, Act>(g, masks, buf, x_c, w + c * taps, b, f, y_c);
+      else
+#endif
+        channel(g, buf, x_c, w + c * taps, b, f, y_c);
       if (!fuse && act.kind != ActKind::kNone) ActivationKernel<Arch>(y_c, y_c, g.n, act);
     }
   });

@@ -4,6 +4,9 @@
 #pragma once
 #include "kernels/cpu_caches.h"
 #include "kernels/simd/simd_common.h"
+#if defined(__aarch64__)
+#include "kernels/simd/gemm_tile_neon64.h"
+#endif
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
@@ -203,13 +206,19 @@ void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b,
 }
 
 // Registers of columns in the register tile that starts at column j of [j, j1) (j1 − j a
-// multiple of W): 3 on AVX-512 (MR × 3 accumulators + 3 B registers + 1 broadcast) while the
-// rest is not 4 registers (3 + 1 would end on a 1-register tile, half as fast; 2 + 2 is not),
-// else 2, then 1. AArch64 keeps 8 × 2 tiles: its lane FMA holds 8 A registers too.
+// multiple of W): 3 on AVX-512 (MR × 3 accumulators + 3 B registers + 1 broadcast) and on
+// AArch64 (8 × 3 over packed A, gemm_tile_neon64.h; the 7-or-fewer-row tiles hold their A rows
+// and 3 B registers too) while the rest is not 4 registers (3 + 1 would end on a 1-register
+// tile, half as fast; 2 + 2 is not), else 2, then 1.
 template <class Arch>
 size_t GemmTileRegisters(size_t j, size_t j1) {
   constexpr size_t W = FBatch<Arch>::size;
-  if (W >= 16 && j + 3 * W <= j1 && j1 - j != 4 * W) return 3;
+#if defined(__aarch64__)
+  constexpr bool wide = true;
+#else
+  constexpr bool wide = W >= 16;
+#endif
+  if (wide && j + 3 * W <= j1 && j1 - j != 4 * W) return 3;
   return j + 2 * W <= j1 ? 2 : 1;
 }
 
@@ -246,12 +255,159 @@ void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const floa
   GemmColumnTile<Arch, MR, 1>(p, a, brows, bcol, c, i0, i1, j, k0, kc);
 }
 
+#if defined(__aarch64__)
+// Copies B's rows [k0, k0+kc), columns [j, j + NV·W), into panel (contiguous, NV·W floats a
+// row); brows[q] points at row q of it. (NV fixed per copy: with a run-time count GCC made
+// each row a memcpy call.)
+template <class Arch, size_t NV>
+void GemmPackPanelOf(const GemmParams& p, const float* b_matrix, size_t j, size_t k0, size_t kc, float* panel,
+                     const float** brows) {
+  constexpr size_t W = FBatch<Arch>::size;
+  for (size_t q = 0; q < kc; ++q) {
+    const float* src = GemmBRow(p, b_matrix, k0 + q) + j;
+    float* dst = panel + q * NV * W;
+    for (size_t v = 0; v < NV; ++v) FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
+    brows[q] = dst;
+  }
+}
+
+template <class Arch>
+void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t nv, size_t k0, size_t kc,
+                   float* panel, const float** brows) {
+  if (nv == 3) return GemmPackPanelOf<Arch, 3>(p, b_matrix, j, k0, kc, panel, brows);
+  if (nv == 2) return GemmPackPanelOf<Arch, 2>(p, b_matrix, j, k0, kc, panel, brows);
+  GemmPackPanelOf<Arch, 1>(p, b_matrix, j, k0, kc, panel, brows);
+}
+
+// Stores an MR × NV tile at C[i0.., j0..] as GemmTile does; the last k block adds the bias and
+// applies the activation.
+template <class Arch, size_t MR, size_t NV>
+inline void GemmStoreTile(const GemmParams& p, const FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0, size_t j0,
+                          bool last) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  for (size_t r = 0; r < MR; ++r) {
+    for (size_t v = 0; v < NV; ++v) {
+      float* out = c + (i0 + r) * p.ldc + j0 + v * W;
+      B val = acc[r][v];
+      if (last) {
+        if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
+        val = ActBatch<Arch>(val, p.act);
+      }
+      val.store_unaligned(out);
+    }
+  }
+}
+
+// GemmStoreTile for the 8-row AArch64 tile: the bias and the activation's kind are looked at
+// once per tile, not per register (with small k the per-register checks cost as much as the
+// FMAs). None, Relu and Clip are one max and one min, as in ActBatch; other activations go
+// through GemmStoreTile.
+template <class Arch, size_t NV>
+void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float* c, size_t i0, size_t j0,
+                        bool last) {
+  float* c0 = c + i0 * p.ldc + j0;
+  const ActKind kind = p.act.kind;
+  if (last && kind != ActKind::kNone && kind != ActKind::kRelu && kind != ActKind::kClip) {
+    FBatch<Arch> acc[8][NV];
+    for (size_t r = 0; r < 8; ++r)
+      for (size_t v = 0; v < NV; ++v) acc[r][v] = vld1q_f32(raw[r][v]);
+    return GemmStoreTile<Arch, 8, NV>(p, acc, c, i0, j0, true);
+  }
+  // p's fields are read into locals once: the stores to C could alias p, and GCC reloaded them.
+  const size_t ldc = p.ldc;
+  if (!last || (kind == ActKind::kNone && p.bias == nullptr)) {
+    for (size_t r = 0; r < 8; ++r)
+      for (size_t v = 0; v < NV; ++v) vst1q_f32(c0 + r * ldc + 4 * v, vld1q_f32(raw[r][v]));
+    return;
+  }
+  // No bias: nothing is added (−0 + 0 would be +0, and a Clip below 0 would keep the sign).
+  const float* bias = p.bias;
+  const bool per_row = p.bias_per_row, clamp = kind != ActKind::kNone;
+  const float32x4_t lo = vdupq_n_f32(kind == ActKind::kRelu ? 0.0f : p.act.alpha);
+  const float32x4_t hi = vdupq_n_f32(kind == ActKind::kRelu ? std::numeric_limits<float>::infinity() : p.act.beta);
+  float32x4_t bias_col[NV];
+  for (size_t v = 0; v < NV; ++v) bias_col[v] = bias != nullptr && !per_row ? vld1q_f32(bias + j0 + 4 * v) : lo;
+  for (size_t r = 0; r < 8; ++r) {
+    float* out = c0 + r * ldc;
+    const float32x4_t bias_row = bias != nullptr && per_row ? vdupq_n_f32(bias[i0 + r]) : lo;
+    for (size_t v = 0; v < NV; ++v) {
+      float32x4_t x = vld1q_f32(raw[r][v]);
+      if (bias != nullptr) x = vaddq_f32(x, per_row ? bias_row : bias_col[v]);
+      if (clamp) x = vminq_f32(hi, vmaxq_f32(lo, x));
+      vst1q_f32(out + 4 * v, x);
+    }
+  }
+}
+
+// An 8-row tile of the AArch64 GEMM over A packed by GemmPackA8 (pa), as GemmTile; B is a
+// packed panel (kRows false: b = the panel) or read in place (b = B's row pointers, + bcol).
+template <class Arch, size_t NV, bool kRows>
+void GemmTileNeon8(const GemmParams& p, const float* pa, const void* b, size_t bcol, float* c, size_t i0,
+                   size_t j0, size_t k0, size_t kc) {
+  alignas(16) float raw[8][NV][4];
+  const bool zero = k0 == 0 && !p.accumulate;
+  for (size_t r = 0; r < 8; ++r)
+    for (size_t v = 0; v < NV; ++v)
+      vst1q_f32(raw[r][v], zero ? vdupq_n_f32(0.0f) : vld1q_f32(c + (i0 + r) * p.ldc + j0 + v * 4));
+  GemmNeonKernel<NV, kRows>(raw, pa, b, bcol, kc);
+  GemmStoreTileNeon8<Arch, NV>(p, raw, c, i0, j0, k0 + kc == p.k);
+}
+
+template <class Arch, bool kRows>
+void GemmTileNeon8Of(size_t nv, const GemmParams& p, const float* pa, const void* b, size_t bcol, float* c,
+                     size_t i0, size_t j0, size_t k0, size_t kc) {
+  if (nv == 3) return GemmTileNeon8<Arch, 3, kRows>(p, pa, b, bcol, c, i0, j0, k0, kc);
+  if (nv == 2) return GemmTileNeon8<Arch, 2, kRows>(p, pa, b, bcol, c, i0, j0, k0, kc);
+  GemmTileNeon8<Arch, 1, kRows>(p, pa, b, bcol, c, i0, j0, k0, kc);
+}
+
+// GemmKBlock on AArch64 (m ≥ 8): per block of rows, their 8-row tiles' A is packed once
+// (kNeonPackAFloats on the stack bounds the block: 64 rows at kc = 256), then the 8 × NV tiles
+// run over it per column tile; the last m mod 8 rows of a block take GemmTile. B is packed
+// per column tile into a panel when the block has more than kNeonInPlaceTiles row tiles; with
+// fewer, reading B's rows in place costs fewer instructions than copying them (2 more per k
+// and tile against about 11 per k for the copy).
+constexpr size_t kNeonInPlaceTiles = 4;
+
+template <class Arch>
+void GemmKBlockNeon(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t n_vec,
+                    size_t k0, size_t kc, size_t mc) {
+  constexpr size_t MR = kNeonTileRows;
+  const float* brows[kGemmMaxKc];
+  alignas(64) float panel[kGemmMaxKc * 3 * 4];
+  alignas(64) float pa[kNeonPackAFloats];
+  const size_t mb = std::max(MR, std::min(mc, kNeonPackAFloats / (kc * MR) * MR));
+  const float* rows[kGemmMaxKc];
+  for (size_t q = 0; q < kc; ++q) rows[q] = GemmBRow(p, b_matrix, k0 + q);
+  for (size_t i0 = 0; i0 < p.m; i0 += mb) {
+    const size_t i1 = std::min(p.m, i0 + mb), tiles_end = i0 + (i1 - i0) / MR * MR;
+    const bool in_place = (tiles_end - i0) / MR <= kNeonInPlaceTiles;
+    for (size_t i = i0; i < tiles_end; i += MR) GemmPackA8(a + i * p.lda + k0, p.lda, kc, pa + (i - i0) * kc);
+    for (size_t j = 0; j < n_vec;) {
+      const size_t nv = GemmTileRegisters<Arch>(j, n_vec);
+      if (in_place) {
+        for (size_t i = i0; i < tiles_end; i += MR)
+          GemmTileNeon8Of<Arch, true>(nv, p, pa + (i - i0) * kc, rows, j, c, i, j, k0, kc);
+        if (tiles_end < i1) GemmColumnTileOf<Arch, MR>(nv, p, a, rows, j, c, tiles_end, i1, j, k0, kc);
+      } else {
+        GemmPackPanel<Arch>(p, b_matrix, j, nv, k0, kc, panel, brows);
+        for (size_t i = i0; i < tiles_end; i += MR)
+          GemmTileNeon8Of<Arch, false>(nv, p, pa + (i - i0) * kc, panel, 0, c, i, j, k0, kc);
+        if (tiles_end < i1) GemmColumnTileOf<Arch, MR>(nv, p, a, brows, 0, c, tiles_end, i1, j, k0, kc);
+      }
+      j += nv * 4;
+    }
+  }
+}
+#endif
+
 // This core's blocking for this table's tiles, derived once from HostCaches() (which kernel
 // selection has already read at Create: the first GEMM reads no file).
 template <class Arch>
 const GemmBlocking& GemmBlockingForHost() {
   static const GemmBlocking blocking = GemmBlockingFor(HostCaches(), GemmTileRows(kManyVectorRegisters<Arch>),
-                                                       GemmPanelFloats(FBatch<Arch>::size));
+                                                       GemmPanelFloats(FBatch<Arch>::size, kManyVectorRegisters<Arch>));
   return blocking;
 }
 
@@ -264,6 +420,10 @@ template <class Arch, size_t MR>
 void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t n_vec,
                 size_t k0, size_t kc, size_t mc) {
   constexpr size_t W = FBatch<Arch>::size;
+#if defined(__aarch64__)
+  if constexpr (W == 4 && MR == kNeonTileRows)
+    if (p.m >= MR) return GemmKBlockNeon<Arch>(p, a, b_matrix, c, n_vec, k0, kc, mc);
+#endif
   const float* brows[kGemmMaxKc];
   const bool pack = p.m >= 2 * MR;
   if (!pack) {
