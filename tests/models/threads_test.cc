@@ -104,16 +104,40 @@ TEST(Threads, Int8OutputsAreBitIdenticalForAnyThreadCount) {
   EXPECT_GT(splits, 0u) << "no int8 op was split: the test proves nothing";
 }
 
+// n weights uniform in [−0.1, 0.1).
+std::vector<float> UniformWeights(std::mt19937& gen, size_t n) {
+  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+// n values N(0, 1) from seed.
+std::vector<float> NormalInput(unsigned seed, size_t n) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist;
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+// The output with 2, 3 and 7 tasks (run in reverse, counting splits) equals `want`.
+void ExpectSameWithTasks(const std::vector<uint8_t>& model, const std::vector<float>& x, const Options& one,
+                         const std::vector<float>& want, size_t* splits) {
+  for (size_t tasks : {2, 3, 7}) {
+    Options o = one;
+    o.parallel_for = &ReverseSerial;
+    o.parallel_user = splits;
+    o.num_threads = tasks;
+    EXPECT_EQ(RunWith(model, x, o), want) << IsaName(one.isa) << ", " << tasks << " tasks";
+  }
+}
+
 // Winograd F(2,3) 3×3 convs (their 16 GEMMs per band split over threads) and a wide Gemm (its
 // columns split): large enough that every split path runs.
 onnx::ModelProto WideConvNet() {
   std::mt19937 gen(5);
-  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
-  auto values = [&](size_t n) {
-    std::vector<float> v(n);
-    for (float& x : v) x = dist(gen);
-    return v;
-  };
+  const auto values = [&](size_t n) { return UniformWeights(gen, n); };
   testing::OnnxBuilder b;
   b.Input("x", {1, 32, 24, 24});
   b.Init("w1", {64, 32, 3, 3}, values(64 * 32 * 9)).Init("w2", {64, 64, 3, 3}, values(64 * 64 * 9));
@@ -132,23 +156,14 @@ TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
   const compiler::CompileResult r = compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_GT(r.report.winograd_convs, 0);
-  std::vector<float> x(32 * 24 * 24);
-  std::mt19937 gen(9);
-  std::normal_distribution<float> dist;
-  for (float& v : x) v = dist(gen);
+  const std::vector<float> x = NormalInput(9, 32 * 24 * 24);
   size_t splits = 0;
   for (Isa isa : testing::AvailableIsas()) {
     Options one;
     one.isa = isa;
     const std::vector<float> want = RunWith(r.model, x, one);
     ASSERT_EQ(want.size(), 2304u);
-    for (size_t tasks : {2, 3, 7}) {
-      Options o = one;
-      o.parallel_for = &ReverseSerial;
-      o.parallel_user = &splits;
-      o.num_threads = tasks;
-      EXPECT_EQ(RunWith(r.model, x, o), want) << IsaName(isa) << ", " << tasks << " tasks";
-    }
+    ExpectSameWithTasks(r.model, x, one, want, &splits);
   }
   EXPECT_GT(splits, 0u);
 }
@@ -158,12 +173,7 @@ TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
 // each of them gets at least two tasks.
 onnx::ModelProto WideMixedNet() {
   std::mt19937 gen(7);
-  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
-  auto values = [&](size_t n) {
-    std::vector<float> v(n);
-    for (float& x : v) x = dist(gen);
-    return v;
-  };
+  const auto values = [&](size_t n) { return UniformWeights(gen, n); };
   testing::OnnxBuilder b;
   b.Input("x", {1, 32, 96, 96});
   b.Init("w1", {64, 32, 3, 3}, values(64 * 32 * 9)).Init("w2", {64, 64, 5, 5}, values(64 * 64 * 25));
@@ -188,10 +198,7 @@ onnx::ModelProto WideMixedNet() {
 TEST(Threads, ColumnsPoolsAndElementwiseOpsAreBitIdentical) {
   const compiler::CompileResult r = compiler::CompileModel(WideMixedNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
-  std::vector<float> x(32 * 96 * 96);
-  std::mt19937 gen(3);
-  std::normal_distribution<float> dist;
-  for (float& v : x) v = dist(gen);
+  const std::vector<float> x = NormalInput(3, 32 * 96 * 96);
   ThreadPool pool2(2);
   for (Isa isa : testing::AvailableIsas()) {
     Options one;
@@ -199,13 +206,7 @@ TEST(Threads, ColumnsPoolsAndElementwiseOpsAreBitIdentical) {
     const std::vector<float> want = RunWith(r.model, x, one);
     ASSERT_EQ(want.size(), 64u * 24 * 24);
     size_t splits = 0;
-    for (size_t tasks : {2, 3, 7}) {
-      Options o = one;
-      o.parallel_for = &ReverseSerial;
-      o.parallel_user = &splits;
-      o.num_threads = tasks;
-      EXPECT_EQ(RunWith(r.model, x, o), want) << IsaName(isa) << ", " << tasks << " tasks";
-    }
+    ExpectSameWithTasks(r.model, x, one, want, &splits);
     // Per run: the 3×3 stride-2 conv's columns and GEMM, Sigmoid, the 5×5's columns and GEMM,
     // the pool, the Winograd fill and per band input, GEMMs and output, Add, Tanh, the last conv.
     EXPECT_GE(splits, 3u * 14) << IsaName(isa);
