@@ -17,7 +17,7 @@ inline int64_t RoundShiftHalfAway(int64_t v, int n) {
 
 // RoundShiftHalfAway(acc·M, n) clamped to ±2^30 (beyond int8 either way), for n < 32 (a real
 // multiplier of at least 1/2): rare, so out of line, which keeps every inlined RequantizeS8 short.
-[[gnu::noinline]] inline int32_t RoundShiftWideS8(int32_t acc, int32_t multiplier, int n) {
+[[gnu::noinline]] static inline int32_t RoundShiftWideS8(int32_t acc, int32_t multiplier, int n) {
   const int64_t v = RoundShiftHalfAway(static_cast<int64_t>(acc) * multiplier, n);
   constexpr int64_t kBound = int64_t{1} << 30;
   return static_cast<int32_t>(v < -kBound ? -kBound : v > kBound ? kBound : v);
