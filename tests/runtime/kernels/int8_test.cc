@@ -176,6 +176,51 @@ std::vector<std::pair<const KernelTable*, const KernelTable*>> PlainAndExtendedT
   return tables;
 }
 
+// Weights in [−127, 127] (the quantizer's symmetric range: AArch64 without dotprod then sums
+// two int8 products in int16, gemm_s8_smull_neon64.h) at the extremes that bound those sums
+// (±127 against −128), random ones, and one −128 in A (that kernel must step aside).
+TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
+  for (size_t m : {size_t{1}, size_t{4}, size_t{5}, size_t{17}})
+    for (size_t n : {size_t{3}, size_t{4}, size_t{5}, size_t{17}, size_t{64}})
+      for (size_t k : {size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{64}, size_t{300}})
+        for (int kind = 0; kind < 3; ++kind) {
+          std::vector<int8_t> a = RandomS8(m * k, 11), b = RandomS8(k * n, 12);
+          for (size_t e = 0; e < a.size(); ++e) {
+            if (kind == 0) a[e] = static_cast<int8_t>(e % 3 == 0 ? -127 : 127);
+            else a[e] = std::max<int8_t>(a[e], -127);
+          }
+          if (kind == 0) std::fill(b.begin(), b.end(), int8_t{-128});
+          if (kind == 2) {   // −128·−128 twice in lanes smull pairs (k and k + 8): 32,768
+            a[0] = -128;
+            if (k > 8) {
+              a[8] = -128;
+              for (size_t j = 0; j < n; ++j) b[j] = b[8 * n + j] = -128;
+            }
+          }
+          // Scaled so the largest possible sum lands near ±100: an int16 overflow (an error of
+          // 65,536) would move outputs by hundreds.
+          int32_t s = 0;
+          while ((static_cast<int64_t>(k) * 16256 >> (s + 1)) > 100) ++s;
+          std::vector<int32_t> bias(m, 17), mult(m, 1 << 30), shift(m, s);
+          GemmS8Params p;
+          p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n; p.ldy = n;
+          p.bias = bias.data(); p.multiplier = mult.data(); p.shift = shift.data();
+          p.y_zero_point = -3; p.act_min = -128; p.act_max = 127;
+          std::vector<int8_t> want(m * n);
+          ref::GemmS8(p, a.data(), b.data(), want.data());
+          // This level's table and the plain tables of levels with an extension (sdot, VNNI):
+          // the smull kernel is the plain NEON table's, which a CPU with sdot does not select.
+          std::vector<const KernelTable*> checked = {&table()};
+          for (const auto& [plain, extended] : PlainAndExtendedTables())
+            if (plain != &table()) checked.push_back(plain);
+          for (const KernelTable* t : checked) {
+            std::vector<int8_t> got(m * n, 99);
+            t->gemm_s8(p, a.data(), b.data(), got.data());
+            EXPECT_EQ(want, got) << t->name << " " << m << "x" << n << "x" << k << " kind " << kind;
+          }
+        }
+}
+
 TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
   const auto tables = PlainAndExtendedTables();
   if (tables.empty()) GTEST_SKIP() << "no level with an int8 extension variant in this build/CPU";

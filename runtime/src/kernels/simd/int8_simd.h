@@ -164,6 +164,9 @@ void GemmS8Columns(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8
 #if defined(__SSE4_1__)
 #include "kernels/simd/int8_pairs_x86.h"
 #endif
+#if defined(__aarch64__)
+#include "kernels/simd/gemm_s8_smull_neon64.h"
+#endif
 
 template <class Arch>
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
@@ -171,6 +174,9 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   if (p.n == 1 && p.ldb == 1) return GemmS8MatVec<Arch>(p, a, b, y);
 #if defined(__SSE4_1__)
   if (x86_pairs::GemmS8<Arch>(p, a, b, y)) return;
+#endif
+#if defined(__aarch64__)
+  if (neon_smull::GemmS8(p, a, b, y)) return;
 #endif
   size_t j = 0;
   for (; j + 2 * W <= p.n; j += 2 * W) GemmS8Columns<Arch, 2>(p, a, b, y, j, 2 * W);
