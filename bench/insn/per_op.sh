@@ -14,7 +14,7 @@ count() {
   qemu-aarch64 -cpu "${QEMU_CPU:-cortex-a76}" -plugin "$PLUGIN_DIR/libinsn.so,inline=on" -d plugin \
     "$BUILD/efb_runner" "$1" 2 "$2" 2>&1 >/dev/null | sed -n 's/^insns: //p' | tail -1
 }
-mapfile -t names < <("$EF" inspect "$1" | sed -n "s/^  #\([0-9]*\) \([A-Za-z0-9]*\) '\(.*\)'.*/\2 \3/p")
+mapfile -t names < <("$EF" inspect "$1" | sed -n "s/^  #[0-9]* \([^ ]*\) .*'\(.*\)'\$/\1 \2/p")
 prev=$(count "$1" -1)
 total=0
 for k in "${!names[@]}"; do
