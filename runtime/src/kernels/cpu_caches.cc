@@ -91,16 +91,22 @@ CacheSizes Detect() {
   if (l2 >= 64 * 1024 && l2 <= 64 * 1024 * 1024) c.l2_bytes = l2;
   return c;
 }
-#else
-CacheSizes Detect() { return CacheSizes{}; }
 #endif
 
 }  // namespace
 
+#if defined(EDGEFOLD_HOSTED) && (defined(__unix__) || defined(__APPLE__))
 const CacheSizes& HostCaches() {
   static const CacheSizes caches = Detect();
   return caches;
 }
+#else
+// Bare metal: the defaults, a constant (no guarded static: no guard code in the firmware).
+const CacheSizes& HostCaches() {
+  static constexpr CacheSizes kDefaults{};
+  return kDefaults;
+}
+#endif
 
 GemmBlocking GemmBlockingFor(const CacheSizes& caches, size_t mr, size_t panel_floats) {
   GemmBlocking b;

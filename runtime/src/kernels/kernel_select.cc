@@ -203,7 +203,9 @@ EDGEFOLD_DEFINE_TABLE_FOR(KernelTable, EDGEFOLD_TABLE_CASE)
 // kAuto: the detected best level, or EDGEFOLD_ISA (hosted builds) when it names an available
 // level. An explicit level that this build/CPU lacks falls back to scalar.
 Isa ResolveIsa(Isa requested) {
+#if defined(EDGEFOLD_HOSTED)
   (void)HostCaches();   // read the cache sizes now, at Create, not in the first GEMM of a run
+#endif
   Isa isa = requested;
   if (isa == Isa::kAuto) {
     isa = DetectBestIsa();
