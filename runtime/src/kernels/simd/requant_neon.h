@@ -9,8 +9,9 @@
 
 namespace edgefold::kernels::neon_requant {
 
-inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shift, int32_t zero_point, int32_t act_min,
-                                 int32_t act_max) {
+// The signed rounded value RoundShift(acc·M, 31 + shift) of the rule, before the zero point:
+// exact below 2^30, clamped to ±65536 (past every int8 either way) above.
+inline int32x4_t RoundShiftS32x4(int32x4_t acc, int32_t multiplier, int32_t shift) {
   const int n = 31 + shift;
   const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc));   // |INT32_MIN| reads as 2^31
   const uint32x2_t m = vdup_n_u32(static_cast<uint32_t>(multiplier));
@@ -23,9 +24,13 @@ inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shif
   // n ≥ 32 (a real multiplier below 1/2, nearly every layer): the value is below 2^30 and fits
   // a signed lane as it is; else clamp it where it still clamps to the same int8.
   if (n < 32) narrowed = vminq_u32(narrowed, vdupq_n_u32(65536));
-  int32x4_t q = vreinterpretq_s32_u32(narrowed);
-  q = vbslq_s32(vcltq_s32(acc, vdupq_n_s32(0)), vnegq_s32(q), q);
-  q = vaddq_s32(q, vdupq_n_s32(zero_point));
+  const int32x4_t q = vreinterpretq_s32_u32(narrowed);
+  return vbslq_s32(vcltq_s32(acc, vdupq_n_s32(0)), vnegq_s32(q), q);
+}
+
+inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shift, int32_t zero_point, int32_t act_min,
+                                 int32_t act_max) {
+  const int32x4_t q = vaddq_s32(RoundShiftS32x4(acc, multiplier, shift), vdupq_n_s32(zero_point));
   return vminq_s32(vmaxq_s32(q, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
 
@@ -35,19 +40,8 @@ inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shif
 // its own side, so it clamps to the same bound.
 inline int8x16_t RequantizeS8x16(const int32x4_t (&acc)[4], int32_t multiplier, int32_t shift, int32_t zero_point,
                                  int32_t act_min, int32_t act_max) {
-  const int n = 31 + shift;
-  const uint32x2_t m = vdup_n_u32(static_cast<uint32_t>(multiplier));
-  const int64x2_t right = vdupq_n_s64(-n);
   int32x4_t q[4];
-  for (int v = 0; v < 4; ++v) {
-    const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc[v]));
-    const uint64x2_t lo = vrshlq_u64(vmull_u32(vget_low_u32(magnitude), m), right);
-    const uint64x2_t hi = vrshlq_u64(vmull_u32(vget_high_u32(magnitude), m), right);
-    uint32x4_t narrowed = vcombine_u32(vqmovn_u64(lo), vqmovn_u64(hi));
-    if (n < 32) narrowed = vminq_u32(narrowed, vdupq_n_u32(65536));
-    const int32x4_t positive = vreinterpretq_s32_u32(narrowed);
-    q[v] = vbslq_s32(vcltq_s32(acc[v], vdupq_n_s32(0)), vnegq_s32(positive), positive);
-  }
+  for (int v = 0; v < 4; ++v) q[v] = RoundShiftS32x4(acc[v], multiplier, shift);
   const int16x8_t zp = vdupq_n_s16(static_cast<int16_t>(zero_point));
   const int16x8_t lo_clamp = vdupq_n_s16(static_cast<int16_t>(act_min)), hi_clamp = vdupq_n_s16(static_cast<int16_t>(act_max));
   int16x8_t h0 = vqaddq_s16(vcombine_s16(vqmovn_s32(q[0]), vqmovn_s32(q[1])), zp);
