@@ -6,8 +6,9 @@
 // is assumed about the clock or the number of FMA pipes: the loop measures both.
 // Prints one line per shape: gemm m= n= k= ms= gflops= pct_peak=, and one line
 //   peak isa=<name> gflops=<x> fma_per_cycle_equiv=... ghz_est=...
-// Usage: edgefold_gemm_bench [reps]
+// Usage: edgefold_gemm_bench [reps [m n k ...]]   (shapes given: only those)
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,13 +23,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double TimeGemmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, size_t k, int reps) {
-  std::vector<float> a(m * k), b(k * n), c(m * n), bias(m);
+  std::vector<float> a(m * k), b(k * n), c(m * n), bias(std::max(m, n));
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 104729) % 1000) * 1e-3f - 0.5f;
   for (size_t i = 0; i < m; ++i) bias[i] = 0.01f * static_cast<float>(i % 7);
   edgefold::kernels::GemmParams p;
   p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n; p.ldc = n;
-  p.bias = bias.data(); p.bias_per_row = true;
+  p.bias = bias.data(); p.bias_per_row = m > 1;   // m = 1: a fully connected layer's bias per column
   p.act.kind = edgefold::kernels::ActKind::kRelu;
   t.gemm(p, a.data(), b.data(), c.data());   // warm-up
   std::vector<double> ms;
@@ -50,9 +51,14 @@ int main(int argc, char** argv) {
   const double peak = PeakFmaGflops(&lanes);
   std::printf("peak isa=%s lanes=%zu gflops=%.1f\n", t.name, lanes, peak);
   // Square sizes, then conv-shaped ones (M = out_c, K = in_c·kh·kw, N = out_h·out_w).
-  const size_t shapes[][3] = {{256, 256, 256},  {512, 512, 512},  {1024, 1024, 1024},
-                              {64, 3136, 576},  {128, 784, 1152}, {256, 196, 2304},
-                              {512, 49, 4608},  {96, 3136, 24},   {1000, 1, 1280}};
+  std::vector<std::array<size_t, 3>> shapes = {{256, 256, 256},  {512, 512, 512},  {1024, 1024, 1024},
+                                                {64, 3136, 576},  {128, 784, 1152}, {256, 196, 2304},
+                                                {512, 49, 4608},  {96, 3136, 24},   {1000, 1, 1280},
+                                                {1, 1000, 1280}};
+  if (argc > 4) shapes.clear();
+  for (int i = 2; i + 2 < argc; i += 3)
+    shapes.push_back({std::strtoull(argv[i], nullptr, 10), std::strtoull(argv[i + 1], nullptr, 10),
+                      std::strtoull(argv[i + 2], nullptr, 10)});
   for (const auto& s : shapes) {
     const double ms = TimeGemmMs(t, s[0], s[1], s[2], reps);
     const double gflops = 2.0 * static_cast<double>(s[0] * s[1] * s[2]) / (ms * 1e6);

@@ -130,6 +130,38 @@ TEST_P(GemmTest, BlockingNeverChangesTheBits) {
   }
 }
 
+// One row of A (a batch-1 fully connected layer) streams B in memory order (gemm_row_simd.h)
+// yet sums each output as the register tiles do: its register-wide columns are bit for bit the
+// first row of a 3-row GEMM, over several C chunks, k blocks and B rows through offsets.
+TEST_P(GemmTest, OneRowSumsLikeTheTiles) {
+  for (size_t n : {2 * W(), 1024 + 2 * W() + 3}) {
+    for (bool offsets : {false, true}) {
+      GemmParams p;
+      p.m = 3, p.n = n, p.k = 301;
+      p.lda = p.k, p.ldb = p.n + 1, p.ldc = p.n;
+      const std::vector<float> a = RandomVector(p.m * p.lda, -1, 1, 31);
+      const std::vector<float> b = RandomVector(p.k * p.ldb + 5, -1, 1, 32);
+      const std::vector<float> bias = RandomVector(p.n, -1, 1, 33);
+      std::vector<uint32_t> rows(p.k);
+      for (size_t q = 0; q < p.k; ++q) rows[q] = static_cast<uint32_t>((p.k - 1 - q) * p.ldb + 5);
+      if (offsets) p.b_row_offsets = rows.data();
+      p.bias = bias.data(), p.accumulate = true;
+      p.act = {ActKind::kClip, -0.5f, 0.75f};
+      const std::vector<float> c0 = RandomVector(p.m * p.ldc, -1, 1, 34);
+      std::vector<float> three = c0, one(c0.begin(), c0.begin() + static_cast<long>(p.n));
+      table().gemm(p, a.data(), b.data(), three.data());
+      p.m = 1;
+      table().gemm(p, a.data(), b.data(), one.data());
+      std::vector<float> want = c0;
+      ref::Gemm(p, a.data(), b.data(), want.data());
+      want.resize(p.n);
+      ASSERT_TRUE(AllClose(want, one, 2e-6f * static_cast<float>(p.k + 1), 1e-5f)) << "n=" << n;
+      const size_t n_vec = n / W() * W();
+      ASSERT_EQ(0, std::memcmp(three.data(), one.data(), n_vec * sizeof(float))) << "n=" << n << " offsets=" << offsets;
+    }
+  }
+}
+
 // The blocking a core's caches give (cpu_caches.h): the panel fills at most L1d, the A block at
 // most half of L2, kc within [64, kGemmMaxKc] and a multiple of 8, mc a multiple of the row tile.
 TEST(GemmBlockingTest, DerivedFromTheCaches) {

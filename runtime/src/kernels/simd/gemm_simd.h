@@ -3,6 +3,7 @@
 // sizes derived from this core's caches (cpu_caches.h), B packed one column panel at a time.
 #pragma once
 #include "kernels/cpu_caches.h"
+#include "kernels/simd/gemm_row_simd.h"
 #include "kernels/simd/simd_common.h"
 #if defined(__aarch64__)
 #include "kernels/simd/gemm_tile_neon64.h"
@@ -464,6 +465,7 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, 0);
     return;
   }
+  if (p.m == 1 && p.n >= W) return GemmRowVector<Arch>(p, a, b, c);
   const GemmBlocking& blocking = p.blocking != nullptr ? *p.blocking : GemmBlockingForHost<Arch>();
   const size_t kc_max = std::min(blocking.kc, kGemmMaxKc);
   if (n_vec > 0)
