@@ -3,7 +3,8 @@
 //   iy = oy·sh − pad_top + ky·dh, ix = ox·sw − pad_left + kx·dw (zero outside the image)
 // Depthwise convs run a direct kernel; pointwise ones one GEMM on the input; others a GEMM per
 // group that reads each tap in place from phase planes (kernels/conv/conv_phase.h), or im2col + GEMM
-// when the model's plan gives only im2col's scratch; 3×3 stride-1 convs whose weights the compiler
+// when the plan gives im2col's scratch for a small plane (ConvPrefersIm2col) or not the phase
+// path's; 3×3 stride-1 convs whose weights the compiler
 // stored in the Winograd domain run kernels/conv/conv_winograd.h.
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
 // pointwise group-1 convs only): y = W·(x ⊙ s) + b = W'·x + b, W'[o, c] = W[o, c]·s[c] written to
@@ -101,8 +102,9 @@ Status Prepare(OpContext& ctx) {
   if (channel_scale) EDGEFOLD_RETURN_IF_ERROR(PrepareChannelScale(ctx, s));
   const bool direct = kernels::ConvIsDepthwise(s) || kernels::ConvIsPointwise(s);
   const kernels::ConvPhaseLayout phase = kernels::MakeConvPhaseLayout(s);
-  const bool phase_planes = !direct && phase.scratch_bytes <= ctx.op.scratch_bytes;
   const size_t scratch = direct ? 0 : kernels::ConvIm2colScratchBytes(s);
+  const bool im2col_planned = kernels::ConvPrefersIm2col(s) && scratch <= ctx.op.scratch_bytes;
+  const bool phase_planes = !direct && !im2col_planned && phase.scratch_bytes <= ctx.op.scratch_bytes;
   if (!phase_planes && ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu",
                     kernels::ConvScratchBytes(s), ctx.op.scratch_bytes);

@@ -91,6 +91,8 @@ TEST(Ops, ConvMatchesReference) {
       {1, 4, 3, 1, 17, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true, true},    // 1-D
       {1, 6, 6, 1, 13, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 6, false, true},   // 1-D depthwise s2
       {1, 4, 8, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, true, false},    // depthwise ×2 multiplier
+      {1, 32, 32, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, false},  // 7×7 plane: im2col (ConvPrefersIm2col)
+      {1, 32, 32, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, false},  // the same at stride 2
   };
   unsigned seed = 100;
   for (const ConvCase& c : cases) {

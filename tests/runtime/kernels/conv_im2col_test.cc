@@ -4,6 +4,7 @@
 
 #include "testing/kernel_test_util.h"
 #include "kernels/conv/conv_phase.h"
+#include "kernels/conv/conv_scratch.h"
 #include "kernels/conv/conv_winograd.h"
 
 namespace edgefold::kernels::testing {
@@ -129,6 +130,34 @@ TEST_P(ConvIm2colTest, Winograd23MatchesDirectConvolution) {
 
 // The scalar table too: this test has an independent oracle.
 EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(ConvIm2colTest);
+
+}  // namespace
+}  // namespace edgefold::kernels::testing
+
+namespace edgefold::kernels::testing {
+namespace {
+
+Conv2dShape Conv3x3(size_t in_c, size_t out_hw, size_t stride) {
+  Conv2dShape s;
+  s.in_c = in_c, s.out_c = in_c, s.kh = s.kw = 3, s.stride_h = s.stride_w = stride, s.pad_top = s.pad_left = 1;
+  s.out_h = s.out_w = out_hw, s.in_h = s.in_w = out_hw * stride;
+  return s;
+}
+
+// The compiler plans, and the runtime takes, im2col where the phase path's GEMM would spend more
+// than a fifth of its columns on junk (small planes) and the reduction is deep; elsewhere the
+// phase path, which needs less scratch.
+TEST(ConvPathTest, SmallDeepPlanesPreferIm2col) {
+  EXPECT_TRUE(ConvPrefersIm2col(Conv3x3(512, 7, 1)));    // ResNet-18 layer4: 64 columns for 49
+  EXPECT_TRUE(ConvPrefersIm2col(Conv3x3(256, 7, 2)));
+  EXPECT_TRUE(ConvPrefersIm2col(Conv3x3(32, 7, 1)));     // the smallest of ops_test's Conv cases
+  EXPECT_FALSE(ConvPrefersIm2col(Conv3x3(256, 14, 2)));  // 224 columns for 196: under a fifth
+  EXPECT_FALSE(ConvPrefersIm2col(Conv3x3(64, 56, 1)));
+  EXPECT_FALSE(ConvPrefersIm2col(Conv3x3(16, 7, 1)));    // k = 144: a small layer keeps the smaller scratch
+  const Conv2dShape s = Conv3x3(512, 7, 1);
+  EXPECT_EQ(ConvScratchBytes(s), ConvIm2colScratchBytes(s));
+  EXPECT_EQ(ConvScratchBytes(Conv3x3(64, 56, 1)), MakeConvPhaseLayout(Conv3x3(64, 56, 1)).scratch_bytes);
+}
 
 }  // namespace
 }  // namespace edgefold::kernels::testing

@@ -82,13 +82,26 @@ inline size_t ConvIm2colScratchBytes(const Conv2dShape& s) {
   return MulSat(MulSat(rows, MulSat(s.out_h, s.out_w)), sizeof(float));
 }
 
+// A small output plane wastes much of the phase path's GEMM on junk columns: a 7×7 output of a
+// 3×3 conv is 64 GEMM columns (61 rounded to whole registers) for 49 outputs. im2col's columns
+// are exactly the outputs, so it is preferred when the junk exceeds a fifth of the columns, the
+// reduction is deep enough for the GEMM to dominate (k ≥ 256: not a microcontroller's first
+// layer) and its scratch is at most 4× the phase path's (ResNet-18's 7×7 layers: 903 vs 315 KB).
+inline bool ConvPrefersIm2col(const Conv2dShape& s) {
+  const ConvPhaseLayout l = MakeConvPhaseLayout(s);
+  if (l.scratch_bytes == SIZE_MAX) return true;
+  const size_t outputs = MulSat(s.out_h, s.out_w);
+  return MulSat(l.gemm_n, 4) > MulSat(outputs, 5) && l.k >= 256 &&
+         ConvIm2colScratchBytes(s) <= MulSat(l.scratch_bytes, 4);
+}
+
 // The scratch the compiler plans for a Conv: the phase-plane path (kernels/conv/conv_phase.h, no
-// im2col) when its sizes fit, else im2col. The runtime takes the phase path whenever the plan
-// gives it enough scratch, so models planned for im2col still run.
+// im2col) unless ConvPrefersIm2col. The runtime takes the phase path whenever the plan gives it
+// enough scratch and not im2col's for a conv that prefers it, so models planned for either
+// still run (older ones planned the phase path for every conv).
 inline size_t ConvScratchBytes(const Conv2dShape& s) {
   if (ConvIsDepthwise(s) || ConvIsPointwise(s)) return 0;
-  const size_t phase = MakeConvPhaseLayout(s).scratch_bytes;
-  return phase != SIZE_MAX ? phase : ConvIm2colScratchBytes(s);
+  return ConvPrefersIm2col(s) ? ConvIm2colScratchBytes(s) : MakeConvPhaseLayout(s).scratch_bytes;
 }
 
 // A Conv with a channel scale (input 3, s[in_c]; only pointwise, group 1) first writes

@@ -176,33 +176,64 @@ void GemmTailPackedColumns(const GemmParams& p, const float* a, const float* b, 
 // per load. A register-wide tile would spend W lanes on each of these few columns: for a 7×7
 // pointwise conv (n = 49) that is a fourth of the FMAs for 1/49 of the outputs.
 constexpr size_t kGemmDotCols = 8;
-constexpr size_t kGemmDotMaxK = 1024;   // bt lives on the stack: kGemmDotCols · k floats
+constexpr size_t kGemmDotFloats = 8192;   // bt lives on the stack: cols · k ≤ this many floats
+
+// Rows [i, i + R) of those dot products, C columns each: R·C independent FMA chains (a single
+// column's dot is one chain as long as k, bound by the FMA latency, not its throughput). Each
+// output sums the same way whatever R is: W-lane partial sums along k, their horizontal sum,
+// then the k mod W rest.
+template <class Arch, size_t R, size_t C>
+void GemmDotRows(const GemmParams& p, const float* a, const float* bt, float* c, size_t i, size_t j0) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const size_t k_vec = p.k / W * W;
+  B acc[R][C];
+  for (size_t r = 0; r < R; ++r)
+    for (size_t col = 0; col < C; ++col) acc[r][col] = B(0.0f);
+  for (size_t q = 0; q < k_vec; q += W) {
+    B bv[C];
+    for (size_t col = 0; col < C; ++col) bv[col] = B::load_unaligned(bt + col * p.k + q);
+    for (size_t r = 0; r < R; ++r) {
+      const B av = B::load_unaligned(a + (i + r) * p.lda + q);
+      for (size_t col = 0; col < C; ++col) acc[r][col] = xsimd::fma(av, bv[col], acc[r][col]);
+    }
+  }
+  for (size_t r = 0; r < R; ++r) {
+    const float* ar = a + (i + r) * p.lda;
+    for (size_t col = 0; col < C; ++col) {
+      float sum = xsimd::hadd(acc[r][col]);
+      for (size_t q = k_vec; q < p.k; ++q) sum += ar[q] * bt[col * p.k + q];
+      float* out = c + (i + r) * p.ldc + j0 + col;
+      *out = GemmFinishOne(p, sum, i + r, j0 + col, out);
+    }
+  }
+}
+
+template <class Arch, size_t C>
+void GemmDotAllRows(const GemmParams& p, const float* a, const float* bt, float* c, size_t j0) {
+  constexpr size_t R = C >= kGemmDotCols ? 1 : kGemmDotCols / C;
+  size_t i = 0;
+  for (; i + R <= p.m; i += R) GemmDotRows<Arch, R, C>(p, a, bt, c, i, j0);
+  for (; i < p.m; ++i) GemmDotRows<Arch, 1, C>(p, a, bt, c, i, j0);
+}
 
 template <class Arch>
 void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
-  using B = FBatch<Arch>;
-  constexpr size_t W = B::size;
   const size_t cols = p.n - j0;
-  alignas(64) float bt[kGemmDotCols * kGemmDotMaxK];
+  alignas(64) float bt[kGemmDotFloats];
   for (size_t q = 0; q < p.k; ++q) {
     const float* bq = GemmBRow(p, b, q) + j0;
     for (size_t col = 0; col < cols; ++col) bt[col * p.k + q] = bq[col];
   }
-  const size_t k_vec = p.k / W * W;
-  for (size_t i = 0; i < p.m; ++i) {
-    const float* ar = a + i * p.lda;
-    B acc[kGemmDotCols];
-    for (size_t col = 0; col < cols; ++col) acc[col] = B(0.0f);
-    for (size_t q = 0; q < k_vec; q += W) {
-      const B av = B::load_unaligned(ar + q);
-      for (size_t col = 0; col < cols; ++col) acc[col] = xsimd::fma(av, B::load_unaligned(bt + col * p.k + q), acc[col]);
-    }
-    for (size_t col = 0; col < cols; ++col) {
-      float sum = xsimd::hadd(acc[col]);
-      for (size_t q = k_vec; q < p.k; ++q) sum += ar[q] * bt[col * p.k + q];
-      float* out = c + i * p.ldc + j0 + col;
-      *out = GemmFinishOne(p, sum, i, j0 + col, out);
-    }
+  switch (cols) {
+    case 1: return GemmDotAllRows<Arch, 1>(p, a, bt, c, j0);
+    case 2: return GemmDotAllRows<Arch, 2>(p, a, bt, c, j0);
+    case 3: return GemmDotAllRows<Arch, 3>(p, a, bt, c, j0);
+    case 4: return GemmDotAllRows<Arch, 4>(p, a, bt, c, j0);
+    case 5: return GemmDotAllRows<Arch, 5>(p, a, bt, c, j0);
+    case 6: return GemmDotAllRows<Arch, 6>(p, a, bt, c, j0);
+    case 7: return GemmDotAllRows<Arch, 7>(p, a, bt, c, j0);
+    default: return GemmDotAllRows<Arch, 8>(p, a, bt, c, j0);
   }
 }
 
@@ -474,7 +505,7 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   if (n_vec == p.n) return;
   if (p.ldb == 1 && p.b_row_offsets == nullptr)   // n == 1 (matrix·vector): B's column is contiguous
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, n_vec);
-  else if (p.n - n_vec <= kGemmDotCols && p.k <= kGemmDotMaxK && p.k >= W)
+  else if (p.n - n_vec <= kGemmDotCols && (p.n - n_vec) * p.k <= kGemmDotFloats && p.k >= W)
     GemmTailTransposedDots<Arch>(p, a, b, c, n_vec);
   else
     GemmTailPackedColumns<Arch, MR>(p, a, b, c, n_vec);
