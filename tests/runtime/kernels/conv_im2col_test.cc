@@ -86,7 +86,10 @@ TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
                        {2, 3, 1, 8, 8, 3, 3, 2, 1, 3}, {3, 4, 1, 10, 10, 3, 3, 3, 2, 2}, {2, 3, 1, 2, 2, 5, 5, 1, 1, 2},
                        {1, 2, 1, 6, 6, 3, 3, 2, 1, 0}, {3, 17, 1, 23, 19, 7, 7, 2, 1, 3}, {16, 33, 1, 14, 14, 3, 3, 1, 1, 1},
                        {8, 16, 1, 15, 15, 1, 1, 2, 1, 0}, {5, 7, 1, 1, 37, 1, 5, 1, 1, 2}, {4, 9, 1, 1, 40, 1, 4, 2, 1, 1},
-                       {19, 20, 1, 7, 7, 3, 3, 1, 1, 1}, {6, 6, 3, 12, 9, 3, 1, 2, 1, 1}};
+                       {19, 20, 1, 7, 7, 3, 3, 1, 1, 1}, {6, 6, 3, 12, 9, 3, 1, 2, 1, 1},
+                       // out_w ≥ kPhaseRowGemmMinWidth with junk: one GEMM per output row (stems)
+                       {3, 9, 1, 6, 150, 3, 3, 2, 1, 1}, {4, 6, 2, 3, 140, 3, 3, 2, 1, 1}, {5, 7, 1, 1, 140, 1, 5, 2, 1, 2},
+                       {3, 5, 1, 5, 133, 7, 7, 2, 1, 3}};
   for (const Case& c : cases) {
     Conv2dShape s;
     s.in_c = c.in_c, s.out_c = c.out_c, s.group = c.group, s.in_h = c.h, s.in_w = c.w, s.kh = c.kh, s.kw = c.kw;
@@ -97,6 +100,9 @@ TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
     s.out_w = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
     const auto x = RandomVector(s.in_c * c.h * c.w), w = RandomVector(s.out_c * (s.in_c / s.group) * c.kh * c.kw, -1, 1, 3),
                bias = RandomVector(s.out_c, -1, 1, 4);
+    const ConvPhaseLayout l = MakeConvPhaseLayout(s);
+    EXPECT_EQ(l.row_gemms, l.plane_w != s.out_w && s.out_w >= kPhaseRowGemmMinWidth);
+    if (l.row_gemms) EXPECT_EQ(l.pitched_floats, 0u);
     ASSERT_TRUE(AllClose(DirectConv(s, x, w, bias), PhaseConv(table(), s, x, w, bias), 1e-5f, 1e-5f))
         << "in_c " << c.in_c << " h " << c.h << " w " << c.w << " k " << c.kh << "x" << c.kw << " stride " << c.stride;
   }

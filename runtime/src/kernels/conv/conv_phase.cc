@@ -82,7 +82,8 @@ ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
   // The last tap's run ends ⌊(kw−1)·dw / sw⌋ floats, plus the rounding, past the last plane.
   const size_t slack = AddSat(MulSat(s.kw - 1, s.dilation_w) / s.stride_w, 16);
   l.planes_floats = RoundUpSat(AddSat(MulSat(cin_g, l.channel_floats), slack), 16);
-  l.pitched_floats = l.plane_w == s.out_w ? 0 : MulSat(cout_g, l.gemm_n);
+  l.row_gemms = l.plane_w != s.out_w && s.out_w >= kPhaseRowGemmMinWidth;
+  l.pitched_floats = l.plane_w == s.out_w || l.row_gemms ? 0 : MulSat(cout_g, l.gemm_n);
   l.k = MulSat(MulSat(cin_g, s.kh), s.kw);
   l.offsets_bytes = RoundUpSat(MulSat(l.k, sizeof(uint32_t)), 64);
   if (l.planes_floats > UINT32_MAX) return l;   // offsets are 32-bit
@@ -115,12 +116,18 @@ void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhase
   float* pitched = scratch + l.planes_floats;
   const auto* offsets = reinterpret_cast<const uint32_t*>(pitched + l.pitched_floats);
   const size_t out_plane = s.out_h * s.out_w;
-  const bool direct = l.pitched_floats == 0;   // plane_w == out_w: no junk columns
+  const bool direct = l.plane_w == s.out_w;   // no junk columns
   GemmParams p;
   p.m = o_end - o_begin, p.n = l.gemm_n, p.k = l.k;
   p.lda = l.k, p.ldc = direct ? out_plane : l.gemm_n;
   p.b_row_offsets = offsets;
   p.bias = bias != nullptr ? bias + o_begin : nullptr, p.bias_per_row = true, p.act = act;
+  if (l.row_gemms) {   // output row oy reads every tap's run oy·plane_w further on
+    p.n = s.out_w, p.ldc = out_plane;
+    for (size_t oy = 0; oy < s.out_h; ++oy)
+      t.gemm(p, w_group + o_begin * l.k, planes + oy * l.plane_w, y_group + o_begin * out_plane + oy * s.out_w);
+    return;
+  }
   float* rows = direct ? y_group + o_begin * out_plane : pitched + o_begin * l.gemm_n;
   t.gemm(p, w_group + o_begin * l.k, planes, rows);
   if (direct) return;

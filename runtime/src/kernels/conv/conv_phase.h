@@ -8,7 +8,9 @@
 // contiguous run of a phase plane, starting at a fixed offset: the GEMM reads it in place
 // through GemmParams::b_row_offsets. Columns with ox ≥ out_w are junk (they straddle two rows)
 // and are dropped when the pitched result is compacted into y; when plane_w == out_w (1×k
-// kernels, e.g. 1×1 stride 2) there is no junk and the GEMM writes y directly.
+// kernels, e.g. 1×1 stride 2) there is no junk and the GEMM writes y directly. Wide outputs
+// (out_w ≥ kPhaseRowGemmMinWidth: the 112-wide stems of ImageNet networks) run one GEMM per
+// output row instead, n = out_w, straight into y: no pitched copy to write, read and compact.
 //
 // Memory: the planes hold ≈ the padded input once, where im2col holds it kh·kw / (sh·sw) times.
 #pragma once
@@ -28,6 +30,7 @@ struct ConvPhaseLayout {
                                     // up to 16 when there are junk columns)
   size_t planes_floats = 0;         // (in_c/group) · channel_floats + slack, multiple of 16
   size_t pitched_floats = 0;        // (out_c/group) · gemm_n when plane_w != out_w, else 0
+  bool row_gemms = false;           // one GEMM per output row into y (no pitched buffer)
   size_t k = 0;                     // (in_c/group) · kh · kw B rows (uint32 offsets)
   size_t offsets_bytes = 0;         // k · 4, rounded up to 64
   size_t scratch_bytes = 0;         // planes, pitched output, offsets; SIZE_MAX when too big
@@ -36,6 +39,7 @@ struct ConvPhaseLayout {
 // The layout of `s`; scratch_bytes is SIZE_MAX when a size overflows or an offset would not
 // fit in 32 bits (the caller then uses im2col).
 ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s);
+constexpr size_t kPhaseRowGemmMinWidth = 64;
 
 // The phase planes of one group (zero where the padded image lies outside the input) and the
 // zeroed slack up to l.planes_floats. Reads plane_h, plane_w, plane_floats, channel_floats and
