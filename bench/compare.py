@@ -3,6 +3,7 @@
 
 Usage: bench/compare.py RESULTS.txt
 Each input line: name=<model> engine=<edgefold|ort|torch> median_ms=<x|NA> rss_kb=<y|NA> out=<path|NA>
+(several lines of one model and engine: rounds; the lowest median and the highest RSS are kept)
 Prints per model the median latency of each engine, edgefold/ORT, peak RSS of each engine and
 the max abs / max rel difference of edgefold's and PyTorch's outputs against ORT's; then the
 geometric mean of edgefold/ORT over the models edgefold runs.
@@ -13,6 +14,17 @@ import sys
 import numpy as np
 
 
+def best(old, new):
+    """Of two rounds of one engine: the lower median, the higher peak RSS."""
+    if old is None:
+        return new
+    keep = dict(new if num(new, "median_ms") is not None and
+                (num(old, "median_ms") is None or num(new, "median_ms") < num(old, "median_ms")) else old)
+    rss = [v for v in (num(old, "rss_kb"), num(new, "rss_kb")) if v is not None]
+    keep["rss_kb"] = str(int(max(rss))) if rss else "NA"
+    return keep
+
+
 def parse(path):
     rows = {}
     order = []
@@ -20,7 +32,8 @@ def parse(path):
         kv = dict(f.split("=", 1) for f in line.split())
         if kv["name"] not in rows:
             order.append(kv["name"])
-        rows.setdefault(kv["name"], {})[kv["engine"]] = kv
+        engines = rows.setdefault(kv["name"], {})
+        engines[kv["engine"]] = best(engines.get(kv["engine"]), kv)
     return order, rows
 
 
