@@ -447,7 +447,10 @@ const GemmBlocking& GemmBlockingForHost() {
 // With at least two row tiles per block, each column tile's B (kc × NV·W) is first copied into
 // a contiguous panel on the stack (≤ kGemmMaxKc × 3 registers: 48 KiB on AVX-512), so the row tiles read it from
 // L1 in order instead of kc strided rows of B each (one row per page when B's rows are ≥ 4 KiB
-// apart: a TLB miss per k); with fewer rows B is read in place.
+// apart: a TLB miss per k); with fewer rows B is read in place. The copy prefetches each row's
+// run two panels ahead: kc rows are kc streams, more than the hardware prefetcher follows, and
+// a 1×1 conv's B (its input, 1–5 MiB at 112² and 56²) comes from L3 (MobileNetV2's 96 → 24
+// projection, 24×3136×96 with B cold: 0.42 → 0.27 ms on Zen 3).
 template <class Arch, size_t MR>
 void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t n_vec,
                 size_t k0, size_t kc, size_t mc) {
@@ -474,6 +477,7 @@ void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, floa
       const size_t nv = GemmTileRegisters<Arch>(j, n_vec), cols = nv * W;
       for (size_t q = 0; q < kc; ++q) {
         const float* src = GemmBRow(p, b_matrix, k0 + q) + j;
+        __builtin_prefetch(src + 2 * cols);   // the panel after next: one stream per row of B
         float* dst = panel + q * cols;
         for (size_t v = 0; v < nv; ++v) FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
         brows[q] = dst;
