@@ -482,6 +482,11 @@ void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, floa
         for (size_t v = 0; v < nv; ++v) FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
         brows[q] = dst;
       }
+      // The next panel's lines of C, for writing: the row tiles store one register row to each
+      // of mc rows of C per panel, mc write streams (a 96-channel 112² output: 0.28 of 1.29 ms).
+      if (j + 2 * cols <= n_vec)
+        for (size_t i = i0; i < i1; ++i)
+          for (size_t v = 0; v < cols; v += 16) __builtin_prefetch(c + i * p.ldc + j + cols + v, 1);
       GemmColumnTileOf<Arch, MR>(nv, p, a, brows, 0, c, i0, i1, j, k0, kc);
       j += cols;
     }
