@@ -21,6 +21,14 @@ namespace {
 
 enum class ConvPath : uint8_t { kDirect, kPhasePlanes, kIm2col, kWinograd23 };
 
+// Threads split a conv's GEMM over output channels (rows) unless there are too few of them for
+// whole 8-row tiles per thread to balance (24 channels over 2 threads: 16 + 8) while the pixels
+// are many: then over pixels, and each thread reads only its columns of the input.
+bool SplitGemmColumns(const Parallel* parallel, size_t rows, size_t columns) {
+  const size_t threads = parallel != nullptr ? parallel->threads : 1;
+  return threads > 1 && rows < 32 * threads && columns >= 256 * threads;
+}
+
 struct ConvPrepared {
   kernels::Conv2dShape shape;
   kernels::ConvPhaseLayout phase;   // kPhasePlanes only
@@ -196,14 +204,28 @@ Status Eval(OpContext& ctx) {
         });
         col = ctx.op.scratch;
       }
+      kernels::GemmParams gp;
+      gp.m = cout_g; gp.n = out_plane; gp.k = k;
+      gp.lda = k; gp.ldb = out_plane; gp.ldc = out_plane;
+      gp.bias = bg;
+      gp.bias_per_row = true;
+      gp.act = o.act;
+      if (SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {
+        // Few output channels over many pixels (MobileNetV2's 144 → 24 projection at 56²): split
+        // the pixels in runs of 64 columns (a multiple of every vector width, so the column tail
+        // stays where it is and the bits do not change), each thread reading its part of B.
+        ForEachRowRange(ctx.parallel, out_plane, cout_g * k, 64, [&](size_t j0, size_t j1) {
+          kernels::GemmParams part = gp;
+          part.n = j1 - j0;
+          ctx.k.gemm(part, wg, col + j0, yg + j0);
+        });
+        continue;
+      }
       ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
-        kernels::GemmParams gp;
-        gp.m = o1 - o0; gp.n = out_plane; gp.k = k;
-        gp.lda = k; gp.ldb = out_plane; gp.ldc = out_plane;
-        gp.bias = bg ? bg + o0 : nullptr;
-        gp.bias_per_row = true;
-        gp.act = o.act;
-        ctx.k.gemm(gp, wg + o0 * k, col, yg + o0 * out_plane);
+        kernels::GemmParams part = gp;
+        part.m = o1 - o0;
+        part.bias = bg ? bg + o0 : nullptr;
+        ctx.k.gemm(part, wg + o0 * k, col, yg + o0 * out_plane);
       });
     }
   }

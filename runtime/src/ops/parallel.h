@@ -1,7 +1,7 @@
 // Splitting one op's work over the caller's threads (Options::parallel_for).
 //
 // Work is split statically over independent output rows (GEMM rows = output channels,
-// depthwise channels), never over a reduction: every output element is computed by the same
+// depthwise channels) or pixels (GEMM columns in runs of 64), never over a reduction: every output element is computed by the same
 // code in the same order whatever the thread count, so results are bit-identical. A task gets
 // at least kMinTaskWork multiply-adds (peers use 64–100 K): below that the hand-off costs more
 // than it saves.
