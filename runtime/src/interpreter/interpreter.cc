@@ -7,6 +7,7 @@
 
 #include "interpreter/interpreter_state.h"
 #include "interpreter/graph_prepare.h"
+#include "ops/int8_kernels.h"
 
 namespace edgefold {
 
@@ -168,7 +169,7 @@ Status Interpreter::SetInputS8(size_t i, const int8_t* data, size_t elems) {
 Status Interpreter::QuantizeInput(size_t i, const float* data, size_t elems) {
   EDGEFOLD_RETURN_IF_ERROR(CheckInputS8("QuantizeInput", i, data, elems));
   const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
-  state_->kernels->quantize_s8(QuantParamsOf(t), data, reinterpret_cast<int8_t*>(t.data), elems);
+  EDGEFOLD_S8_KERNEL(*state_->kernels, quantize_s8, QuantizeS8)(QuantParamsOf(t), data, reinterpret_cast<int8_t*>(t.data), elems);
   return Status::kOk;
 }
 
@@ -183,7 +184,7 @@ Status Interpreter::DequantizeOutput(size_t i, float* out, size_t elems) const {
     return Status::kShapeMismatch;
   }
   if (t.dtype == DType::kInt8)
-    state_->kernels->dequantize_s8(QuantParamsOf(t), reinterpret_cast<const int8_t*>(t.data), out, elems);
+    EDGEFOLD_S8_KERNEL(*state_->kernels, dequantize_s8, DequantizeS8)(QuantParamsOf(t), reinterpret_cast<const int8_t*>(t.data), out, elems);
   else
     std::memcpy(out, t.data, elems * sizeof(float));
   return Status::kOk;

@@ -1,6 +1,7 @@
 // AddInt8: A + B of two int8 activations of the same shape, each rescaled to Y's scale:
 //   y = clamp(zp_y + RoundShift((a − zp_a)·ma + (b − zp_b)·mb, shift), act_min, act_max)
 // with ma/2^shift = s_a/s_y, mb/2^shift = s_b/s_y (the compiler's choice, in the options).
+#include "ops/int8_kernels.h"
 #include "ops/int8_operands.h"
 #include "ops/shape_util.h"
 
@@ -29,7 +30,7 @@ Status Prepare(OpContext& ctx) {
 }
 
 Status Eval(OpContext& ctx) {
-  ctx.k.add_s8(ctx.prepared<kernels::AddS8Params>(), S8Data(ctx.input(0)), S8Data(ctx.input(1)),
+  EDGEFOLD_S8_KERNEL(ctx.k, add_s8, AddS8)(ctx.prepared<kernels::AddS8Params>(), S8Data(ctx.input(0)), S8Data(ctx.input(1)),
                S8Data(ctx.output(0)), ctx.output(0).elems);
   return Status::kOk;
 }

@@ -1,6 +1,7 @@
 // GemmInt8 (fully connected): X int8 [M, K], W int8 [N, K] (one row per output channel), B,
 // M, shift int32 [N]:  y[i, j] = requantize_j(B[j] + Σ_k W[j, k]·x[i, k]).
 // Each row of X is one int8 GEMM of W against X's row as a column (a dot product per output).
+#include "ops/int8_kernels.h"
 #include "ops/int8_operands.h"
 
 namespace edgefold::internal {
@@ -40,7 +41,7 @@ Status Eval(OpContext& ctx) {
   SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
   const int8_t* x = S8Data(ctx.input(0));
   int8_t* y = S8Data(ctx.output(0));
-  for (size_t i = 0; i < pr.rows; ++i) ctx.k.gemm_s8(p, S8Data(ctx.input(1)), x + i * pr.k, y + i * pr.n);
+  for (size_t i = 0; i < pr.rows; ++i) EDGEFOLD_S8_KERNEL(ctx.k, gemm_s8, GemmS8)(p, S8Data(ctx.input(1)), x + i * pr.k, y + i * pr.n);
   return Status::kOk;
 }
 

@@ -1,6 +1,7 @@
 // PoolInt8 (max / average, 1-D or 2-D) and GlobalPoolInt8 on int8 activations. X and Y share
 // scale and zero point, so max needs no rescale and the average is the rounded integer mean
 // (kernels/ref/int8_ref.cc).
+#include "ops/int8_kernels.h"
 #include "ops/int8_operands.h"
 #include "ops/shape_util.h"
 #include "ops/window_params.h"
@@ -43,7 +44,7 @@ Status PreparePool(OpContext& ctx) {
 
 Status EvalPool(OpContext& ctx) {
   const PoolInt8Prepared& p = ctx.prepared<PoolInt8Prepared>();
-  ctx.k.pool2d_s8(p.params, p.zero_point, S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.planes);
+  EDGEFOLD_S8_KERNEL(ctx.k, pool2d_s8, Pool2dS8)(p.params, p.zero_point, S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.planes);
   return Status::kOk;
 }
 
@@ -63,7 +64,7 @@ Status PrepareGlobal(OpContext& ctx) {
 
 Status EvalGlobal(OpContext& ctx) {
   const GlobalPoolInt8Prepared& p = ctx.prepared<GlobalPoolInt8Prepared>();
-  ctx.k.global_pool_s8(ctx.op.options.global_pool, S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.channels, p.spatial);
+  EDGEFOLD_S8_KERNEL(ctx.k, global_pool_s8, GlobalPoolS8)(ctx.op.options.global_pool, S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.channels, p.spatial);
   return Status::kOk;
 }
 

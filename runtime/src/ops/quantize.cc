@@ -2,6 +2,7 @@
 // with X's): the boundaries between float and int8 parts of a mixed-precision graph.
 //   Quantize:   q = clamp(round_half_even(x / s) + zp, −128, 127)  (x·(1/s), NaN → zp)
 //   Dequantize: y = (q − zp)·s
+#include "ops/int8_kernels.h"
 #include "ops/int8_operands.h"
 
 namespace edgefold::internal {
@@ -23,7 +24,7 @@ Status PrepareBoundary(OpContext& ctx, bool int8_input) {
 Status PrepareQuantize(OpContext& ctx) { return PrepareBoundary(ctx, false); }
 
 Status EvalQuantize(OpContext& ctx) {
-  ctx.k.quantize_s8(ctx.prepared<kernels::QuantS8Params>(), ctx.input(0).data, S8Data(ctx.output(0)),
+  EDGEFOLD_S8_KERNEL(ctx.k, quantize_s8, QuantizeS8)(ctx.prepared<kernels::QuantS8Params>(), ctx.input(0).data, S8Data(ctx.output(0)),
                     ctx.output(0).elems);
   return Status::kOk;
 }
@@ -31,7 +32,7 @@ Status EvalQuantize(OpContext& ctx) {
 Status PrepareDequantize(OpContext& ctx) { return PrepareBoundary(ctx, true); }
 
 Status EvalDequantize(OpContext& ctx) {
-  ctx.k.dequantize_s8(ctx.prepared<kernels::QuantS8Params>(), S8Data(ctx.input(0)), ctx.output(0).data,
+  EDGEFOLD_S8_KERNEL(ctx.k, dequantize_s8, DequantizeS8)(ctx.prepared<kernels::QuantS8Params>(), S8Data(ctx.input(0)), ctx.output(0).data,
                       ctx.output(0).elems);
   return Status::kOk;
 }

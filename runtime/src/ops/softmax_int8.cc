@@ -4,6 +4,7 @@
 // int32 constant the compiler wrote. Prepare checks T's shape of a table (T[0] = 2^20,
 // non-increasing, ≥ 0), which bounds every row sum, so the kernel needs no checks of its own.
 #include "kernels/ref/softmax_s8.h"
+#include "ops/int8_kernels.h"
 #include "ops/int8_operands.h"
 #include "ops/shape_util.h"
 
@@ -43,7 +44,7 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const SoftmaxInt8Prepared& p = ctx.prepared<SoftmaxInt8Prepared>();
-  ctx.k.softmax_s8(S32Data(ctx.input(1)), S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.rows, p.classes);
+  EDGEFOLD_S8_KERNEL(ctx.k, softmax_s8, SoftmaxS8)(S32Data(ctx.input(1)), S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.rows, p.classes);
   return Status::kOk;
 }
 

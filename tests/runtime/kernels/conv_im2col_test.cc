@@ -102,7 +102,9 @@ TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
                bias = RandomVector(s.out_c, -1, 1, 4);
     const ConvPhaseLayout l = MakeConvPhaseLayout(s);
     EXPECT_EQ(l.row_gemms, l.plane_w != s.out_w && s.out_w >= kPhaseRowGemmMinWidth);
-    if (l.row_gemms) EXPECT_EQ(l.pitched_floats, 0u);
+    if (l.row_gemms) {
+      EXPECT_EQ(l.pitched_floats, 0u);
+    }
     ASSERT_TRUE(AllClose(DirectConv(s, x, w, bias), PhaseConv(table(), s, x, w, bias), 1e-5f, 1e-5f))
         << "in_c " << c.in_c << " h " << c.h << " w " << c.w << " k " << c.kh << "x" << c.kw << " stride " << c.stride;
   }

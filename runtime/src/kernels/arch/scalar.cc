@@ -29,6 +29,9 @@ const KernelTable kTable = {"scalar",
                             &ref::GruResetHidden,
                             &ref::LstmGates,
                             &ref::Reduce,
+#if defined(EDGEFOLD_INT8_KERNELS_BY_OP)   // bare metal: the int8 ops name their kernels (ops/int8_kernels.h)
+                            nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+#else
                             &ref::GemmS8,
                             &ref::Im2colS8,
                             &ref::Conv2dDepthwiseS8,
@@ -38,5 +41,6 @@ const KernelTable kTable = {"scalar",
                             &ref::Pool2dS8,
                             &ref::GlobalPoolS8,
                             &ref::SoftmaxS8};
+#endif
 
 }  // namespace edgefold::kernels::scalar
