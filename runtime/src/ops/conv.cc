@@ -8,7 +8,8 @@
 // stored in the Winograd domain run kernels/conv/conv_winograd.h.
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
 // pointwise group-1 convs only): y = W·(x ⊙ s) + b = W'·x + b, W'[o, c] = W[o, c]·s[c] written to
-// scratch (at kernels::ConvScaledWeightsOffsetBytes) on every run.
+// scratch (at kernels::ConvScaledWeightsOffsetBytes) on every run, or x ⊙ s itself when the image
+// is the smaller operand (kernels::ConvChannelScaleScalesInput).
 #include "kernels/conv/conv_phase.h"
 #include "kernels/conv/conv_winograd.h"
 #include "kernels/conv/conv_scratch.h"
@@ -51,7 +52,7 @@ Status PrepareChannelScale(OpContext& ctx, const kernels::Conv2dShape& s) {
   const size_t scratch = kernels::ConvChannelScaleScratchBytes(s);
   if (ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel,
-                    "needs %zu scratch bytes for the channel-scaled weights, the plan gives %zu", scratch,
+                    "needs %zu scratch bytes for the channel-scaled operand, the plan gives %zu", scratch,
                     ctx.op.scratch_bytes);
   return Status::kOk;
 }
@@ -127,12 +128,14 @@ Status Eval(OpContext& ctx) {
   const ConvOptions& o = ctx.op.options.conv;
   const float* x = ctx.input(0).data;
   const float* w = ctx.input(1).data;
-  if (p.channel_scale) {   // W'[o, c] = W[o, c]·s[c] (pointwise, group 1: W is [out_c, in_c])
-    float* ws = ctx.op.scratch + kernels::ConvScaledWeightsOffsetBytes(s) / sizeof(float);
-    const float* scale = ctx.input(3).data;
+  // Channel scale (pointwise, group 1): the scaled weights or, per image below, the scaled image.
+  float* scaled = p.channel_scale ? ctx.op.scratch + kernels::ConvScaledWeightsOffsetBytes(s) / sizeof(float) : nullptr;
+  const float* scale = p.channel_scale ? ctx.input(3).data : nullptr;
+  const bool scale_input = p.channel_scale && kernels::ConvChannelScaleScalesInput(s);
+  if (p.channel_scale && !scale_input) {   // W'[o, c] = W[o, c]·s[c] (W is [out_c, in_c])
     for (size_t oc = 0; oc < s.out_c; ++oc)
-      for (size_t c = 0; c < s.in_c; ++c) ws[oc * s.in_c + c] = w[oc * s.in_c + c] * scale[c];
-    w = ws;
+      for (size_t c = 0; c < s.in_c; ++c) scaled[oc * s.in_c + c] = w[oc * s.in_c + c] * scale[c];
+    w = scaled;
   }
   const float* bias = ctx.has_input(2) ? ctx.input(2).data : nullptr;
   float* y = ctx.output(0).data;
@@ -146,6 +149,14 @@ Status Eval(OpContext& ctx) {
       p.path == ConvPath::kWinograd23 ? kernels::MakeWinograd23Layout(s) : kernels::Winograd23Layout();
   for (size_t n = 0; n < p.batch; ++n) {
     const float* xn = x + n * in_image;
+    if (scale_input) {   // x'[c, j] = x[c, j]·s[c]
+      const size_t plane = s.in_h * s.in_w;
+      ForEachRowRange(ctx.parallel, s.in_c, plane * kElementWork, 1, [&](size_t c0, size_t c1) {
+        for (size_t c = c0; c < c1; ++c)
+          for (size_t j = 0; j < plane; ++j) scaled[c * plane + j] = xn[c * plane + j] * scale[c];
+      });
+      xn = scaled;
+    }
     float* yn = y + n * s.out_c * out_plane;
     if (p.path == ConvPath::kWinograd23) {   // every step split over threads: channels, then ξ
       const size_t plane = s.in_h * s.in_w;

@@ -18,7 +18,8 @@ struct ScaledConv {
   int scale_elems = -1;           // -1: cin
   bool bias = true;
   bool scale_constant = false;
-  int64_t scratch_bytes = -1;     // -1: W' = cout·cin floats (pointwise: no path scratch before it)
+  int64_t scratch_bytes = -1;     // -1: W' = cout·cin floats (pointwise: no path scratch before it;
+                                  // what every plan gave before late convs scaled the image instead)
 };
 
 struct Built {
@@ -100,6 +101,13 @@ TEST(ConvChannelScale, MatchesReference) {
   ScaledConv one;
   one.cin = one.cout = one.h = one.w = 1;
   ExpectMatches(one);
+  // Fewer pixels than output channels (a late SE block): the image is scaled, not W; with an
+  // older plan's W'-sized scratch and with exactly the image's.
+  ScaledConv late;
+  late.cin = 13, late.cout = 40, late.h = 2, late.w = 3;
+  ExpectMatches(late);
+  late.scratch_bytes = 13 * 6 * 4;
+  ExpectMatches(late);
 }
 
 TEST(ConvChannelScale, RefusesBadModels) {
@@ -112,6 +120,10 @@ TEST(ConvChannelScale, RefusesBadModels) {
   ScaledConv small_scratch;
   small_scratch.scratch_bytes = 7 * 5 * 4 - 4;
   ExpectRefused(small_scratch, "scratch bytes");
+  ScaledConv late_small_scratch;
+  late_small_scratch.cin = 13, late_small_scratch.cout = 40, late_small_scratch.h = 2, late_small_scratch.w = 3;
+  late_small_scratch.scratch_bytes = 13 * 6 * 4 - 4;
+  ExpectRefused(late_small_scratch, "scratch bytes");
 }
 
 }  // namespace

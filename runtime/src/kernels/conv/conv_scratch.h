@@ -104,15 +104,22 @@ inline size_t ConvScratchBytes(const Conv2dShape& s) {
   return ConvPrefersIm2col(s) ? ConvIm2colScratchBytes(s) : MakeConvPhaseLayout(s).scratch_bytes;
 }
 
-// A Conv with a channel scale (input 3, s[in_c]; only pointwise, group 1) first writes
-// W'[o, c] = W[o, c]·s[c] into its scratch, after the path's own scratch rounded up to 64 bytes.
+// A Conv with a channel scale (input 3, s[in_c]; only pointwise, group 1) first writes the
+// smaller of two scaled operands into its scratch, after the path's own scratch rounded up to 64
+// bytes: W'[o, c] = W[o, c]·s[c] (out_c·in_c values: early layers, large images), or, when the
+// image has fewer pixels than the conv has output channels, x'[c, j] = x[c, j]·s[c] (in_c·H·W
+// per image: EfficientNet-B0's 1152 → 320 at 7² writes 56 K values instead of 369 K a run).
 inline size_t ConvScaledWeightsOffsetBytes(const Conv2dShape& s) {
   return RoundUpSat(ConvScratchBytes(s), 64);
 }
 
-// Scratch of a Conv with a channel scale: the path's scratch, then out_c·in_c floats (saturating).
+inline bool ConvChannelScaleScalesInput(const Conv2dShape& s) { return MulSat(s.in_h, s.in_w) < s.out_c; }
+
+// Scratch of a Conv with a channel scale: the path's scratch, then the scaled operand (saturating).
 inline size_t ConvChannelScaleScratchBytes(const Conv2dShape& s) {
-  return AddSat(ConvScaledWeightsOffsetBytes(s), MulSat(MulSat(s.out_c, s.in_c), sizeof(float)));
+  const size_t values =
+      ConvChannelScaleScalesInput(s) ? MulSat(s.in_c, MulSat(s.in_h, s.in_w)) : MulSat(s.out_c, s.in_c);
+  return AddSat(ConvScaledWeightsOffsetBytes(s), MulSat(values, sizeof(float)));
 }
 
 }  // namespace edgefold::kernels
