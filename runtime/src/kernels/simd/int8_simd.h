@@ -7,6 +7,7 @@
 
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/conv/flat_rows_s8.h"
+#include "kernels/conv/im2col_rows.h"
 #include "kernels/conv/valid_columns.h"
 #include "kernels/int8_params.h"
 #include "kernels/simd/simd_common.h"
@@ -245,43 +246,23 @@ inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad
       }
 }
 
-// Any stride and dilation: per window tap and output row, the columns that read inside
-// the image as one copy (every other byte for stride 2), the padding around them set; the
-// reference checks the bounds of every element (ResNet-8's stride-2 convs spent 0.6 M
-// instructions there on AArch64).
-inline void Im2colS8Rows(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
-                         int8_t* col) {
-  const size_t channels = s.in_c / s.group, out_plane = rows * s.out_w, in_plane = s.in_h * s.in_w;
-  for (size_t c = 0; c < channels; ++c)
-    for (size_t r = 0; r < s.kh; ++r)
-      for (size_t t = 0; t < s.kw; ++t) {
-        int8_t* line = col + ((c * s.kh + r) * s.kw + t) * out_plane;
-        const long off_w = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
-        size_t lo = 0, hi = 0;
-        ref::ValidColumns(s, off_w, &lo, &hi);
-        for (size_t oh = row0; oh < row0 + rows; ++oh, line += s.out_w) {
-          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
-          if (ih < 0 || ih >= static_cast<long>(s.in_h) || lo == hi) {
-            std::memset(line, pad_value, s.out_w);
-            continue;
-          }
-          for (size_t ow = 0; ow < lo; ++ow) line[ow] = pad_value;
-          const int8_t* src = x_group + c * in_plane + static_cast<size_t>(ih) * s.in_w +
-                              static_cast<size_t>(static_cast<long>(lo * s.stride_w) + off_w);
-          if (s.stride_w == 1) CopySmallBytes(line + lo, src, hi - lo);
-          else if (s.stride_w == 2) CopyEvenBytes(line + lo, src, hi - lo, x_group + (c + 1) * in_plane);
-          else for (size_t ow = lo; ow < hi; ++ow) line[ow] = src[(ow - lo) * s.stride_w];
-          for (size_t ow = hi; ow < s.out_w; ++ow) line[ow] = pad_value;
-        }
-      }
-}
+// Any stride and dilation: ref::Im2colRows (per window tap and output row, the columns that
+// read inside the image as one run, the padding around them set) with this level's byte copies
+// for the run: two overlapping pieces or masked (stride 1), de-interleaving loads (stride 2).
+struct S8RunCopy {
+  void operator()(int8_t* dst, const int8_t* in, size_t count, size_t stride, const int8_t* in_end) const {
+    if (stride == 1) CopySmallBytes(dst, in, count);
+    else if (stride == 2) CopyEvenBytes(dst, in, count, in_end);
+    else for (size_t j = 0; j < count; ++j) dst[j] = in[j * stride];
+  }
+};
 
 inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
                      int8_t* col) {
   rows = std::min(rows, s.out_h - std::min(row0, s.out_h));
   if (s.stride_h == 1 && s.stride_w == 1 && s.out_w == s.in_w)
     return Im2colS8Same(s, x_group, pad_value, row0, rows, col);
-  Im2colS8Rows(s, x_group, pad_value, row0, rows, col);
+  ref::Im2colRows<int8_t>(s, x_group, pad_value, col, row0, rows, S8RunCopy());
 }
 
 // AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded
