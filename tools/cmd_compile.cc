@@ -25,7 +25,9 @@ constexpr char kUsage[] =
     "  -o, --output PATH            output .efb file (required; written atomically)\n"
     "  --no-fold                    keep BatchNorm as its own op\n"
     "  --no-verify                  skip the folded-vs-unfolded numeric check\n"
-    "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd F(2,3))\n"
+    "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd)\n"
+    "  --winograd-tile 2|4          Winograd F(2x2,3x3) or F(4x4,3x3) for every conv that takes\n"
+    "                               Winograd filters (default: F(4x4) on planes of 14x14 or more)\n"
     "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n"
     "  --input-mean M,M,... --input-std S,S,...  take raw input: fold (x-M)/S per channel\n"
     "  --input-stats-from X.npy   the same with M, S computed from data [N, C, ...]: per channel,\n"
@@ -212,8 +214,8 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
               r.batchnorm_found, r.batchnorm_folded_backward, r.batchnorm_folded_forward,
               r.batchnorm_kept_affine);
   if (r.input_normalization_folded) std::printf("input normalization: folded into the first layer\n");
-  std::printf("activations fused: %d, nodes removed: %d, winograd convs: %d\n", r.activations_fused,
-              r.nodes_removed, r.winograd_convs);
+  std::printf("activations fused: %d, nodes removed: %d, winograd convs: %d (F(4x4,3x3): %d)\n",
+              r.activations_fused, r.nodes_removed, r.winograd_convs, r.winograd43_convs);
   if (r.verified) {
     std::printf("verify: max abs error %.3g, max rel error %.3g\n", r.verify_max_abs_error,
                 r.verify_max_rel_error);
@@ -316,7 +318,7 @@ int CompileCommand(int argc, char** argv) {
   spec.value_flags = {"--output", "--input-shape", "--batch", "--infer-batch", "--bn-stats", "--new-classes",
                       "--saved-precision", "--trainable", "--train-from", "--trainable-last", "--calibrate",
                       "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std", "--input-stats-from",
-                      "--quantize", "--quantize-percentile", "--quantize-clip", "--io"};
+                      "--quantize", "--quantize-percentile", "--quantize-clip", "--io", "--winograd-tile"};
   spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train", "--refold-weights", "--recompute", "--adaptable"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
@@ -332,6 +334,14 @@ int CompileCommand(int argc, char** argv) {
   options.fold_batchnorm = !args.Has("--no-fold");
   options.verify = !args.Has("--no-verify");
   options.winograd = !args.Has("--no-winograd");
+  if (args.Has("--winograd-tile")) {
+    const std::string tile = args.Get("--winograd-tile", "");
+    if (tile != "2" && tile != "4") {
+      std::fprintf(stderr, "edgefold compile: --winograd-tile takes 2 or 4, not '%s'\n", tile.c_str());
+      return kExitUsage;
+    }
+    options.winograd_tile = tile == "4" ? 4 : 2;
+  }
   for (const std::string& text : args.All("--input-shape")) {
     std::string name, error;
     std::vector<int64_t> dims;

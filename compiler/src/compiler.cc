@@ -33,7 +33,7 @@ struct Built {
   uint64_t weight_bytes = 0;
 };
 
-Built Build(const ir::Graph& graph, bool winograd) {
+Built Build(const ir::Graph& graph, WinogradMode winograd) {
   Built b;
   b.lowered = Lower(graph, winograd);
   PlanArena(&b.lowered);
@@ -45,7 +45,7 @@ Built Build(const ir::Graph& graph, bool winograd) {
 void Verify(ir::Graph reference, const Built& folded, const CompileOptions& options, const std::string& name,
             CompileReport* report) {
   passes::FoldBatchNorm(reference, /*fold=*/false);
-  const Built ref = Build(reference, /*winograd=*/false);
+  const Built ref = Build(reference, WinogradMode::kOff);
   const VerifyOutcome v = CompareModels(ref.bytes, folded.bytes, /*seed=*/1234);
   if (!v.ran) {
     if (!RuntimeAvailable()) return;  // host build without the runtime: report verified=false
@@ -97,6 +97,9 @@ ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileRepo
 CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options, const std::string& name) {
   CompileResult result;
   CompileReport& r = result.report;
+  if (options.winograd_tile != 0 && options.winograd_tile != 2 && options.winograd_tile != 4)
+    throw CompileError("model '" + name + "': Winograd tile " + std::to_string(options.winograd_tile) +
+                       " is not 2 (F(2x2,3x3)) or 4 (F(4x4,3x3))");
   if (options.io_int8 && !options.quantize_int8)
     throw CompileError("model '" + name + "': --io int8 needs --quantize int8 (a float model has float inputs and outputs)");
   ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
@@ -127,10 +130,17 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     r.activations_fused += passes::FuseActivationsIntoBatchNorm(graph);
   }
   // int8 has no Winograd kernels: a quantized model keeps plain weights.
-  Built built = Build(graph, options.winograd && !options.quantize_int8);
-  for (const fb::OperatorT& op : built.lowered.ops)
-    if (op.type == fb::OpType::Conv && op.options.AsConvOptions()->packing == fb::WeightPacking::Winograd2x3)
-      ++r.winograd_convs;
+  const WinogradMode winograd = !options.winograd || options.quantize_int8 ? WinogradMode::kOff
+                                 : options.winograd_tile == 2           ? WinogradMode::kF2x3
+                                 : options.winograd_tile == 4           ? WinogradMode::kF4x3
+                                                                        : WinogradMode::kAuto;
+  Built built = Build(graph, winograd);
+  for (const fb::OperatorT& op : built.lowered.ops) {
+    if (op.type != fb::OpType::Conv) continue;
+    const fb::WeightPacking packing = op.options.AsConvOptions()->packing;
+    r.winograd_convs += packing != fb::WeightPacking::Plain;
+    r.winograd43_convs += packing == fb::WeightPacking::Winograd4x3;
+  }
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 || layer_norms > 0 ||
                        channel_scales > 0 || r.input_normalization_folded || r.winograd_convs > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);

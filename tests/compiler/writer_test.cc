@@ -105,39 +105,66 @@ TEST(Writer, WriteFileAtomicLeavesNoTempFile) {
 namespace edgefold::compiler {
 namespace {
 
-// A 3×3 stride-1 conv with 64 → 64 channels stores Winograd F(2,3) filters [4, 4, Cout, Cin]
-// (checked against the plain graph by the compiler's own verify); --no-winograd and the
-// narrow 16-channel conv keep plain weights. The runtime computes the same outputs both ways.
-TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
-  auto build = [](bool winograd, CompileReport* report) {
-    OnnxBuilder b;
-    b.Input("x", {1, 16, 10, 9}).Init("w1", {64, 16, 3, 3}, testing::RandomVector(64 * 16 * 9, 11));
-    b.Init("w2", {64, 64, 3, 3}, testing::RandomVector(64 * 64 * 9, 12)).Init("b2", {64}, testing::RandomVector(64, 13));
-    testing::SetInts(b.Node("Conv", {"x", "w1"}, {"c1"}, "narrow"), "pads", {1, 1, 1, 1});
-    testing::SetInts(b.Node("Conv", {"c1", "w2", "b2"}, {"y"}, "wide"), "pads", {1, 0, 1, 0});
-    b.Output("y");
-    CompileOptions options;
-    options.winograd = winograd;
-    const CompileResult r = CompileModel(b.model(), options);
-    EXPECT_TRUE(r.ok) << r.error;
-    *report = r.report;
-    return r.model;
-  };
-  CompileReport on, off;
-  const std::vector<uint8_t> winograd = build(true, &on), plain = build(false, &off);
-  EXPECT_EQ(on.winograd_convs, 1);
-  EXPECT_EQ(off.winograd_convs, 0);
-  EXPECT_TRUE(on.verified);
-  EXPECT_LT(on.verify_max_rel_error, 1e-5);
-  const fb::Model* m = testing::ModelOf(winograd);
+// A 3×3 stride-1 conv with 64 → 64 channels stores Winograd filters (checked against the plain
+// graph by the compiler's own verify): F(2,3) [4, 4, Cout, Cin] on a 10×7 plane, F(4,3)
+// [6, 6, Cout, Cin] on a 16×15 one, either where --winograd-tile says so; --no-winograd and the
+// narrow 16-channel conv keep plain weights.
+struct WinogradBuild {
+  std::vector<uint8_t> model;
+  CompileReport report;
+};
+WinogradBuild BuildWinogradNet(bool winograd, int tile, int64_t h, int64_t w) {
+  OnnxBuilder b;
+  b.Input("x", {1, 16, h, w}).Init("w1", {64, 16, 3, 3}, testing::RandomVector(64 * 16 * 9, 11));
+  b.Init("w2", {64, 64, 3, 3}, testing::RandomVector(64 * 64 * 9, 12)).Init("b2", {64}, testing::RandomVector(64, 13));
+  testing::SetInts(b.Node("Conv", {"x", "w1"}, {"c1"}, "narrow"), "pads", {1, 1, 1, 1});
+  testing::SetInts(b.Node("Conv", {"c1", "w2", "b2"}, {"y"}, "wide"), "pads", {1, 0, 1, 0});
+  b.Output("y");
+  CompileOptions options;
+  options.winograd = winograd;
+  options.winograd_tile = tile;
+  const CompileResult r = CompileModel(b.model(), options);
+  EXPECT_TRUE(r.ok) << r.error;
+  return {r.model, r.report};
+}
+
+void ExpectWidePacking(const WinogradBuild& built, fb::WeightPacking packing) {
+  const fb::Model* m = testing::ModelOf(built.model);
   const fb::Operator* wide = m->operators()->Get(1);
   EXPECT_STREQ(wide->name()->c_str(), "wide");
-  EXPECT_EQ(wide->options_as_ConvOptions()->packing(), fb::WeightPacking::Winograd2x3);
+  EXPECT_EQ(wide->options_as_ConvOptions()->packing(), packing);
+  const int alpha = packing == fb::WeightPacking::Winograd4x3 ? 6 : packing == fb::WeightPacking::Winograd2x3 ? 4 : 0;
   const fb::Tensor* u = m->tensors()->Get(wide->inputs()->Get(1));
-  EXPECT_EQ(std::vector<int>(u->shape()->begin(), u->shape()->end()), (std::vector<int>{4, 4, 64, 64}));
+  if (alpha != 0)
+    EXPECT_EQ(std::vector<int>(u->shape()->begin(), u->shape()->end()), (std::vector<int>{alpha, alpha, 64, 64}));
   EXPECT_EQ(m->operators()->Get(0)->options_as_ConvOptions()->packing(), fb::WeightPacking::Plain);
-  EXPECT_EQ(testing::ModelOf(plain)->operators()->Get(1)->options_as_ConvOptions()->packing(),
-            fb::WeightPacking::Plain);
+  EXPECT_EQ(built.report.winograd_convs, alpha != 0 ? 1 : 0);
+  EXPECT_EQ(built.report.winograd43_convs, alpha == 6 ? 1 : 0);
+  if (alpha != 0) {
+    EXPECT_TRUE(built.report.verified);
+    EXPECT_LT(built.report.verify_max_rel_error, alpha == 6 ? 2e-5 : 1e-5);
+  }
+}
+
+TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
+  ExpectWidePacking(BuildWinogradNet(true, 0, 10, 9), fb::WeightPacking::Winograd2x3);    // 10×7 out
+  ExpectWidePacking(BuildWinogradNet(true, 0, 16, 17), fb::WeightPacking::Winograd4x3);   // 16×15 out
+  ExpectWidePacking(BuildWinogradNet(true, 4, 10, 9), fb::WeightPacking::Winograd4x3);
+  ExpectWidePacking(BuildWinogradNet(true, 2, 16, 17), fb::WeightPacking::Winograd2x3);
+  ExpectWidePacking(BuildWinogradNet(false, 0, 10, 9), fb::WeightPacking::Plain);
+  ExpectWidePacking(BuildWinogradNet(false, 4, 16, 17), fb::WeightPacking::Plain);
+}
+
+TEST(Writer, WinogradTileOtherThanTwoOrFourIsRefused) {
+  OnnxBuilder b;
+  b.Input("x", {1, 64, 8, 8}).Init("w", {64, 64, 3, 3}, testing::RandomVector(64 * 64 * 9, 11));
+  testing::SetInts(b.Node("Conv", {"x", "w"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
+  b.Output("y");
+  CompileOptions options;
+  options.winograd_tile = 3;
+  const CompileResult r = CompileModel(b.model(), options);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("Winograd tile 3"), std::string::npos) << r.error;
 }
 
 }  // namespace

@@ -133,7 +133,7 @@ void ExpectSameWithTasks(const std::vector<uint8_t>& model, const std::vector<fl
   }
 }
 
-// Winograd F(2,3) 3×3 convs (their 16 GEMMs per band split over threads) and a wide Gemm (its
+// Winograd 3×3 convs (their α² GEMMs per band split over threads) and a wide Gemm (its
 // columns split): large enough that every split path runs.
 onnx::ModelProto WideConvNet() {
   std::mt19937 gen(5);
@@ -198,23 +198,30 @@ onnx::ModelProto WideMixedNet() {
 }
 
 TEST(Threads, ColumnsPoolsAndElementwiseOpsAreBitIdentical) {
-  const compiler::CompileResult r = compiler::CompileModel(WideMixedNet(), compiler::CompileOptions());
-  ASSERT_TRUE(r.ok) << r.error;
   const std::vector<float> x = NormalInput(3, 32 * 96 * 96);
   ThreadPool pool2(2);
-  for (Isa isa : testing::AvailableIsas()) {
-    Options one;
-    one.isa = isa;
-    const std::vector<float> want = RunWith(r.model, x, one);
-    ASSERT_EQ(want.size(), 64u * 24 * 24);
-    size_t splits = 0;
-    ExpectSameWithTasks(r.model, x, one, want, &splits);
-    // Per run: the 3×3 stride-2 conv's columns and GEMM, Sigmoid, the pointwise GEMM, the 5×5's columns and GEMM,
-    // the pool, the Winograd fill and per band input, GEMMs and output, Add, Tanh, the last conv.
-    EXPECT_GE(splits, 3u * 15) << IsaName(isa);
-    Options o = one;
-    pool2.Configure(&o);
-    EXPECT_EQ(RunWith(r.model, x, o), want) << IsaName(isa) << ", pool of 2";
+  for (const int tile : {2, 4}) {   // both 3×3 convs on 24² planes: Winograd F(2×2) or F(4×4)
+    compiler::CompileOptions options;
+    options.winograd_tile = tile;
+    const compiler::CompileResult r = compiler::CompileModel(WideMixedNet(), options);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_EQ(r.report.winograd_convs, 2);
+    ASSERT_EQ(r.report.winograd43_convs, tile == 4 ? 2 : 0);
+    for (Isa isa : testing::AvailableIsas()) {
+      Options one;
+      one.isa = isa;
+      const std::vector<float> want = RunWith(r.model, x, one);
+      ASSERT_EQ(want.size(), 64u * 24 * 24);
+      size_t splits = 0;
+      ExpectSameWithTasks(r.model, x, one, want, &splits);
+      // Per run: the 3×3 stride-2 conv's columns and GEMM, Sigmoid, the pointwise GEMM, the 5×5's columns and GEMM,
+      // the pool, the Winograd fill and per band input, GEMMs and output, Add, Tanh, the last conv
+      // (F(4×4) has fewer, larger tiles: one band where F(2×2) has two).
+      EXPECT_GE(splits, tile == 2 ? 3u * 15 : 3u * 12) << IsaName(isa) << ", tile " << tile;
+      Options o = one;
+      pool2.Configure(&o);
+      EXPECT_EQ(RunWith(r.model, x, o), want) << IsaName(isa) << ", pool of 2, tile " << tile;
+    }
   }
 }
 

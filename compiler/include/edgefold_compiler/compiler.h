@@ -16,9 +16,13 @@ struct CompileOptions {
   bool fuse_activations = true;
   // With fuse_activations off: still fuse activations into BatchNormalization (training).
   bool fuse_activations_into_batchnorm = false;
-  // 3×3 stride-1 convs with ≥ 64 input and output channels store Winograd F(2×2, 3×3) filters
-  // (16/9 the weight bytes, 4/9 the multiplies); --no-winograd keeps plain weights.
+  // 3×3 stride-1 convs with ≥ 64 input and output channels and ≥ 64 output pixels store
+  // Winograd filters: F(2×2, 3×3) (16/9 the weight bytes, 4/9 the multiplies) or, on planes of
+  // at least 14², F(4×4, 3×3) (36/9 the bytes, 1/4 the multiplies); --no-winograd keeps plain
+  // weights. winograd_tile 2 or 4 (--winograd-tile) takes that tile for every such conv; 0 chooses
+  // per conv.
   bool winograd = true;
+  int winograd_tile = 0;
   bool verify = true;               // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
   int target_opset = 13;            // older models are upgraded with ONNX's version converter
@@ -96,7 +100,8 @@ struct CompileReport {
   int batchnorm_kept_affine = 0;      // became ChannelAffine (or BatchNorm with --no-fold)
   bool input_normalization_folded = false;  // --input-mean/--input-std folded into the first layer
   int activations_fused = 0;
-  int winograd_convs = 0;             // convs whose weights were stored as Winograd F(2,3)
+  int winograd_convs = 0;             // convs whose weights were stored as Winograd filters,
+  int winograd43_convs = 0;           // of them F(4,3)
   int nodes_removed = 0;              // Identity, Dropout, folded constants
   double verify_max_abs_error = 0;
   double verify_max_rel_error = 0;

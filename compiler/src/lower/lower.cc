@@ -101,7 +101,7 @@ std::vector<int32_t> ToInt32s(const ir::Node& node, const std::vector<int64_t>& 
   return out;
 }
 
-LoweredModel Lower(const ir::Graph& graph, bool winograd) {
+LoweredModel Lower(const ir::Graph& graph, WinogradMode winograd) {
   using Fn = std::function<void(LowerContext&, const ir::Node&)>;
   static const std::map<std::string, Fn> kLowerings = {
       {"Conv", LowerConv}, {"MaxPool", LowerPool}, {"AveragePool", LowerPool},

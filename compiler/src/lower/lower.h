@@ -6,7 +6,10 @@
 
 namespace edgefold::compiler {
 
-// winograd: 3×3 stride-1 convs wide enough to gain store Winograd F(2×2, 3×3) filters (inference only).
-LoweredModel Lower(const ir::Graph& graph, bool winograd = false);
+// Which 3×3 stride-1 convs store Winograd filters (inference only): none; those wide enough to
+// gain, each with the tile size that suits its plane (WinogradTileFor in lower_window_ops.cc);
+// or those wide enough to gain, all with F(2×2, 3×3) or all with F(4×4, 3×3).
+enum class WinogradMode { kOff, kAuto, kF2x3, kF4x3 };
+LoweredModel Lower(const ir::Graph& graph, WinogradMode winograd = WinogradMode::kOff);
 
 }  // namespace edgefold::compiler

@@ -4,17 +4,18 @@
 #include <memory>
 
 #include "ir/graph.h"
+#include "lower/lower.h"
 #include "lower/lowered.h"
 
 namespace edgefold::compiler {
 
 class LowerContext {
  public:
-  LowerContext(const ir::Graph& graph, LoweredModel* model, bool winograd = false)
+  LowerContext(const ir::Graph& graph, LoweredModel* model, WinogradMode winograd = WinogradMode::kOff)
       : graph_(graph), model_(model), winograd_(winograd) {}
 
   const ir::Graph& graph() const { return graph_; }
-  bool winograd() const { return winograd_; }
+  WinogradMode winograd() const { return winograd_; }
   // Index of the lowered tensor for IR tensor `name` ("" → -1), created on first use.
   // Activations must be float32 with a static shape; throws naming `node` otherwise.
   int Tensor(const ir::Node& node, const std::string& name);
@@ -27,7 +28,7 @@ class LowerContext {
  private:
   const ir::Graph& graph_;
   LoweredModel* model_;
-  bool winograd_;
+  WinogradMode winograd_;
   std::map<std::string, int> index_;
 };
 

@@ -13,12 +13,22 @@ std::vector<int32_t> Pair(const ir::Node& n, int64_t a, int64_t b) {
 
 size_t Spatial(const std::vector<int64_t>& s, size_t i) { return s.size() == 4 ? s[2 + i] : (i == 0 ? 1 : s[2]); }
 
-// Winograd F(2×2, 3×3) pays when the GEMMs are wide enough to hide the input and output
-// transforms: below 64 channels it was no faster than the phase-plane GEMM. With fewer than 64
-// output pixels (7², 16 tiles) the 16/9 larger filters dominate: they come from DRAM in a
-// network. Per-layer measurements: bench/README.md, "Winograd threshold".
+// Winograd pays when the GEMMs are wide enough to hide the input and output transforms: below
+// 64 channels F(2×2, 3×3) was no faster than the phase-plane GEMM. With fewer than 64 output
+// pixels (7², 16 tiles) the 16/9 larger filters dominate: they come from DRAM in a network.
+// Per-layer measurements: bench/README.md, "Winograd threshold".
 bool WinogradPays(const kernels::Conv2dShape& s) {
-  return kernels::ConvIsWinograd23(s) && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 64;
+  return kernels::ConvIsWinograd(s) && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 64;
+}
+
+// F(4×4, 3×3) needs 2.25 multiplies per output against F(2×2, 3×3)'s 4, but its filters are
+// 36/16 larger and a plane that is not a multiple of 4 wastes more of its tiles: it wins on
+// planes of at least 14² (bench/README.md, "Winograd tile size").
+size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode) {
+  if (mode == WinogradMode::kOff || !WinogradPays(s)) return 0;
+  if (mode == WinogradMode::kF2x3) return 2;
+  if (mode == WinogradMode::kF4x3) return 4;
+  return s.out_h >= 14 && s.out_w >= 14 ? 4 : 2;
 }
 
 }  // namespace
@@ -53,16 +63,19 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   s.dilation_h = win.dh; s.dilation_w = win.dw; s.pad_top = win.top; s.pad_left = win.left;
   s.group = group;
   int weights = -1;
-  if (ctx.winograd() && xs.size() == 4 && WinogradPays(s)) {   // U = G·g·Gᵀ as [4, 4, Cout, Cin]
+  const size_t tile = xs.size() == 4 ? WinogradTileFor(s, ctx.winograd()) : 0;
+  if (tile != 0) {   // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2
+    const int64_t alpha = static_cast<int64_t>(tile) + 2;
     const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());
-    std::vector<float> u(16 * s.out_c * s.in_c);
-    kernels::Winograd23TransformFilters(g.data(), s.out_c, s.in_c, u.data());
-    weights = ctx.NewTensor(n.In(1) + "_winograd23", {4, 4, ws[0], ws[1]}, true, std::move(u));
-    opt.packing = fb::WeightPacking::Winograd2x3;
+    std::vector<float> u(static_cast<size_t>(alpha * alpha) * s.out_c * s.in_c);
+    kernels::WinogradTransformFilters(g.data(), s.out_c, s.in_c, tile, u.data());
+    weights = ctx.NewTensor(n.In(1) + (tile == 4 ? "_winograd43" : "_winograd23"), {alpha, alpha, ws[0], ws[1]},
+                            true, std::move(u));
+    opt.packing = tile == 4 ? fb::WeightPacking::Winograd4x3 : fb::WeightPacking::Winograd2x3;
   } else {
     weights = ctx.Tensor(n, n.In(1));
   }
-  const bool winograd = opt.packing == fb::WeightPacking::Winograd2x3;
+  const bool winograd = tile != 0;
   // Input 3, the channel scale of passes/fuse_channel_scale.cc: W'[o, c] = W[o, c]·s[c] per run.
   const int scale = n.In(3).empty() ? -1 : ctx.Tensor(n, n.In(3));
   if (scale >= 0 && (winograd || group != 1 || !kernels::ConvIsPointwise(s) ||
@@ -72,7 +85,7 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   if (scale >= 0) inputs.push_back(scale);
   fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, std::move(inputs), {y});
   op.options.Set(std::move(opt));
-  op.scratch_bytes = winograd ? kernels::MakeWinograd23Layout(s).scratch_bytes
+  op.scratch_bytes = winograd ? kernels::MakeWinogradLayout(s, tile).scratch_bytes
                      : scale >= 0 ? kernels::ConvChannelScaleScratchBytes(s)
                                   : kernels::ConvScratchBytes(s);
 }

@@ -71,17 +71,19 @@ struct Conv2dShape {
   size_t group = 1;
 };
 
-// One band of a Winograd F(2×2, 3×3) convolution (kernels/conv/conv_winograd.h): tile rows
-// [row0, row0 + rows) of tiles_w 2×2 output tiles each. Tile t = (ty − row0)·tiles_w + tx of
-// matrix ξ ∈ [0,16), row r (a channel) lives at v[ξ·v_stride + r·ld + t] (m[ξ·m_stride + …]).
-struct Winograd23Geometry {
+// One band of a Winograd convolution (kernels/conv/conv_winograd.h), F(2×2, 3×3) or F(4×4, 3×3):
+// tile rows [row0, row0 + rows) of tiles_w output tiles each. Tile t = (ty − row0)·tiles_w + tx
+// of matrix ξ ∈ [0, α²) (α = 4 or 6), row r (a channel) lives at v[ξ·v_stride + r·ld + t]
+// (m[ξ·m_stride + …]).
+struct WinogradGeometry {
   size_t tiles_w = 0, row0 = 0, rows = 0;
   size_t ld = 0;               // ≥ rows·tiles_w + 15: whole-register stores never reach the next row
-  // ξ strides: in_c·ld (out_c·ld) plus one cache line, so the 16 streams of a transform do not
+  // ξ strides: in_c·ld (out_c·ld) plus one cache line, so the α² streams of a transform do not
   // all map to the same L1 set (with ld·channels a multiple of 4 KiB they would).
   size_t v_stride = 0, m_stride = 0;
-  // Input side: per channel, the padded input's even columns then its odd columns, each
-  // plane_rows × plane_w (plane_w = tiles_w + 1), padded row 0 = input row −pad_top.
+  // Input side: per channel, the padded input's columns by phase modulo the tile size (even
+  // then odd for F(2,3); 0, 1, 2, 3 mod 4 for F(4,3)), each plane_rows × plane_w
+  // (plane_w = tiles_w + 1), padded row 0 = input row −pad_top.
   size_t in_c = 0, plane_w = 0, plane_rows = 0, channel_floats = 0;
   // Output side.
   size_t out_c = 0, out_h = 0, out_w = 0;

@@ -82,11 +82,14 @@ struct KernelTable {
   // Resize of `planes` planes, see ResizeParams.
   void (*resize2d)(const ResizeParams& p, const float* x, float* y, size_t planes);
 
-  // Winograd F(2×2, 3×3) transforms of one band (kernels/conv/conv_winograd.h): the input's column
-  // planes → V[16][in_c][ld] = Bᵀ d B per tile; M[16][out_c][ld] → y = act(Aᵀ m A + bias) for
-  // the band's output rows (bias may be nullptr).
-  void (*winograd23_input)(const Winograd23Geometry& g, const float* planes, float* v);
-  void (*winograd23_output)(const Winograd23Geometry& g, const float* m, const float* bias,
+  // Winograd transforms of one band (kernels/conv/conv_winograd.h), F(2×2, 3×3) (α = 4) and
+  // F(4×4, 3×3) (α = 6): the input's column planes → V[α²][in_c][ld] = Bᵀ d B per tile;
+  // M[α²][out_c][ld] → y = act(Aᵀ m A + bias) for the band's output rows (bias may be nullptr).
+  void (*winograd23_input)(const WinogradGeometry& g, const float* planes, float* v);
+  void (*winograd23_output)(const WinogradGeometry& g, const float* m, const float* bias,
+                            Activation act, float* y);
+  void (*winograd43_input)(const WinogradGeometry& g, const float* planes, float* v);
+  void (*winograd43_output)(const WinogradGeometry& g, const float* m, const float* bias,
                             Activation act, float* y);
 
   // Recurrent cells on one batch row of `hidden` units, gates in ONNX order, σ = sigmoid.

@@ -39,8 +39,11 @@ void Softmax(const float* x, float* y, size_t outer, size_t axis_len, size_t inn
 void LayerNorm(const float* x, const float* scale, const float* bias, float eps, float* y, float* mean,
                float* inv_std, size_t rows, size_t cols);
 void Resize2d(const ResizeParams& p, const float* x, float* y, size_t planes);
-void Winograd23Input(const Winograd23Geometry& g, const float* planes, float* v);
-void Winograd23Output(const Winograd23Geometry& g, const float* m, const float* bias, Activation act,
+void Winograd23Input(const WinogradGeometry& g, const float* planes, float* v);
+void Winograd23Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
+                      float* y);
+void Winograd43Input(const WinogradGeometry& g, const float* planes, float* v);
+void Winograd43Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
                       float* y);
 void GruGates(const float* gx, const float* gh, float* h, size_t hidden, bool linear_before_reset);
 void GruResetHidden(const float* gx_r, const float* gh_r, const float* h, float* rh, size_t hidden);

@@ -35,7 +35,7 @@ struct TensorInfo {
 
 // Op options, translated from the schema. One member of the union is live per OpKind.
 // How a Conv's W is stored (schema WeightPacking).
-enum class WeightPacking : uint8_t { kPlain = 0, kWinograd2x3 = 1 };
+enum class WeightPacking : uint8_t { kPlain = 0, kWinograd2x3 = 1, kWinograd4x3 = 2 };
 
 struct ConvOptions {
   int32_t kernel[2], strides[2], dilations[2], pads[4];   // pads: top, left, bottom, right

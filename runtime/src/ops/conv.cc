@@ -20,7 +20,9 @@
 namespace edgefold::internal {
 namespace {
 
-enum class ConvPath : uint8_t { kDirect, kPhasePlanes, kIm2col, kWinograd23 };
+enum class ConvPath : uint8_t { kDirect, kPhasePlanes, kIm2col, kWinograd23, kWinograd43 };
+
+size_t WinogradTile(ConvPath path) { return path == ConvPath::kWinograd43 ? 4 : 2; }
 
 // Threads split a conv's GEMM over output channels (rows) unless there are too few of them for
 // whole 8-row tiles per thread to balance (24 channels over 2 threads: 16 + 8) while the pixels
@@ -57,25 +59,28 @@ Status PrepareChannelScale(OpContext& ctx, const kernels::Conv2dShape& s) {
   return Status::kOk;
 }
 
-// W stored as U = G·g·Gᵀ [4, 4, Cout, Cin] (WeightPacking Winograd2x3): the shape the transform
-// exists for and the scratch of kernels/conv/conv_winograd.h. Sets `shape` (MakeConv2dShape reads
-// Cout from W's first dim, which here is 4).
-Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s) {
+// W stored as U = G·g·Gᵀ [α, α, Cout, Cin] (WeightPacking Winograd2x3: α = 4, Winograd4x3: α = 6):
+// the shape the transform exists for and the scratch of kernels/conv/conv_winograd.h. Sets
+// `shape` (MakeConv2dShape reads Cout from W's first dim, which here is α).
+Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path) {
   const TensorInfo& w = ctx.input(1);
+  const size_t tile = WinogradTile(path);
+  const long alpha = static_cast<long>(tile + 2);
   s.out_c = static_cast<size_t>(ctx.output(0).shape[1]);
-  if (!kernels::ConvIsWinograd23(s) || w.rank != 4 || w.shape[0] != 4 || w.shape[1] != 4 ||
+  if (!kernels::ConvIsWinograd(s) || w.rank != 4 || w.shape[0] != alpha || w.shape[1] != alpha ||
       static_cast<size_t>(w.shape[2]) != s.out_c || static_cast<size_t>(w.shape[3]) != s.in_c)
     return ctx.Fail(Status::kShapeMismatch,
-                    "Winograd weights need a 3x3 stride-1 ungrouped conv and W [4, 4, Cout, Cin]");
+                    "Winograd F(%zu,3) weights need a 3x3 stride-1 ungrouped conv and W [%ld, %ld, Cout, Cin]",
+                    tile, alpha, alpha);
   if (ctx.has_input(2) && ctx.input(2).elems != s.out_c)
     return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
                     ctx.input(2).elems, s.out_c);
-  const size_t scratch = kernels::MakeWinograd23Layout(s).scratch_bytes;
+  const size_t scratch = kernels::MakeWinogradLayout(s, tile).scratch_bytes;
   if (ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
                     ctx.op.scratch_bytes);
   ctx.prepared<ConvPrepared>() =
-      ConvPrepared{s, {}, static_cast<size_t>(ctx.input(0).shape[0]), ConvPath::kWinograd23, false};
+      ConvPrepared{s, {}, static_cast<size_t>(ctx.input(0).shape[0]), path, false};
   return Status::kOk;
 }
 
@@ -92,7 +97,8 @@ Status Prepare(OpContext& ctx) {
   const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
   const bool channel_scale = ctx.has_input(3);
   if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
-  if (o.packing == WeightPacking::kWinograd2x3) return PrepareWinograd(ctx, s);
+  if (o.packing == WeightPacking::kWinograd2x3) return PrepareWinograd(ctx, s, ConvPath::kWinograd23);
+  if (o.packing == WeightPacking::kWinograd4x3) return PrepareWinograd(ctx, s, ConvPath::kWinograd43);
   size_t wk_h = 1, wk_w = 1;
   SpatialDims(w, &wk_h, &wk_w);
   if (s.in_c % s.group != 0 || s.out_c % s.group != 0 ||
@@ -145,8 +151,9 @@ Status Eval(OpContext& ctx) {
   const size_t k = cin_g * s.kh * s.kw;
   const bool depthwise = kernels::ConvIsDepthwise(s), pointwise = kernels::ConvIsPointwise(s);
   // Recomputed per run (a few dozen integer ops): with the shape it would not fit kPreparedBytes.
-  const kernels::Winograd23Layout winograd =
-      p.path == ConvPath::kWinograd23 ? kernels::MakeWinograd23Layout(s) : kernels::Winograd23Layout();
+  const bool winograd_path = p.path == ConvPath::kWinograd23 || p.path == ConvPath::kWinograd43;
+  const kernels::WinogradLayout winograd =
+      winograd_path ? kernels::MakeWinogradLayout(s, WinogradTile(p.path)) : kernels::WinogradLayout();
   for (size_t n = 0; n < p.batch; ++n) {
     const float* xn = x + n * in_image;
     if (scale_input) {   // x'[c, j] = x[c, j]·s[c]
@@ -158,23 +165,24 @@ Status Eval(OpContext& ctx) {
       xn = scaled;
     }
     float* yn = y + n * s.out_c * out_plane;
-    if (p.path == ConvPath::kWinograd23) {   // every step split over threads: channels, then ξ
+    if (winograd_path) {   // every step split over threads: channels, then ξ
       const size_t plane = s.in_h * s.in_w;
       ForEachRowRange(ctx.parallel, s.in_c, plane, 1, [&](size_t c0, size_t c1) {
-        kernels::Winograd23Fill(s, winograd, xn, ctx.op.scratch, c0, c1);
+        kernels::WinogradFill(s, winograd, xn, ctx.op.scratch, c0, c1);
       });
-      // Per channel and tile a transform costs about as much as 32 multiply-adds.
+      // Per channel and tile a transform costs about as much as 2·α² multiply-adds.
       const size_t band_tiles = winograd.band_rows * winograd.geometry.tiles_w;
-      for (size_t band = 0; band < kernels::Winograd23Bands(winograd); ++band) {
-        ForEachRowRange(ctx.parallel, s.in_c, 32 * band_tiles, 1, [&](size_t c0, size_t c1) {
-          kernels::Winograd23BandInput(ctx.k, s, winograd, band, ctx.op.scratch, c0, c1);
+      for (size_t band = 0; band < kernels::WinogradBands(winograd); ++band) {
+        const size_t xis = winograd.alpha * winograd.alpha;
+        ForEachRowRange(ctx.parallel, s.in_c, 2 * xis * band_tiles, 1, [&](size_t c0, size_t c1) {
+          kernels::WinogradBandInput(ctx.k, s, winograd, band, ctx.op.scratch, c0, c1);
         });
         const size_t gemm_work = s.out_c * s.in_c * band_tiles;
-        ForEachRowRange(ctx.parallel, 16, gemm_work, 1, [&](size_t xi0, size_t xi1) {
-          kernels::Winograd23BandGemms(ctx.k, s, winograd, band, w, ctx.op.scratch, xi0, xi1);
+        ForEachRowRange(ctx.parallel, xis, gemm_work, 1, [&](size_t xi0, size_t xi1) {
+          kernels::WinogradBandGemms(ctx.k, s, winograd, band, w, ctx.op.scratch, xi0, xi1);
         });
-        ForEachRowRange(ctx.parallel, s.out_c, 32 * band_tiles, 1, [&](size_t o0, size_t o1) {
-          kernels::Winograd23BandOutput(ctx.k, winograd, band, bias, o.act, yn, ctx.op.scratch, o0, o1);
+        ForEachRowRange(ctx.parallel, s.out_c, 2 * xis * band_tiles, 1, [&](size_t o0, size_t o1) {
+          kernels::WinogradBandOutput(ctx.k, winograd, band, bias, o.act, yn, ctx.op.scratch, o0, o1);
         });
       }
       continue;

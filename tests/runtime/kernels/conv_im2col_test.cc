@@ -1,5 +1,6 @@
 // A grouped convolution through each table's im2col + gemm equals a direct 7-loop convolution
 // written here (the way the Conv op will use the two kernels together).
+#include <algorithm>
 #include <cmath>
 
 #include "testing/kernel_test_util.h"
@@ -110,30 +111,57 @@ TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
   }
 }
 
-// Winograd F(2×2, 3×3): filters transformed as the compiler does, then the band-wise kernel.
-// Odd output sizes (partial tiles), images smaller than a tile, pads 0–2, channels across
-// register widths and several bands.
-TEST_P(ConvIm2colTest, Winograd23MatchesDirectConvolution) {
-  struct Case { size_t in_c, out_c, h, w, pad; };
-  const Case cases[] = {{3, 8, 9, 9, 1},   {16, 17, 14, 14, 1}, {5, 7, 7, 13, 0}, {4, 4, 1, 1, 1},
-                        {8, 9, 2, 3, 1},   {20, 33, 28, 28, 1}, {2, 3, 8, 8, 2},  {6, 5, 15, 4, 1},
-                        {64, 64, 56, 56, 1}, {1, 1, 40, 3, 1}};
-  for (const Case& c : cases) {
-    Conv2dShape s;
-    s.in_c = c.in_c, s.out_c = c.out_c, s.group = 1, s.in_h = c.h, s.in_w = c.w, s.kh = s.kw = 3;
-    s.pad_top = s.pad_left = c.pad;
-    s.out_h = c.h + 2 * c.pad - 2, s.out_w = c.w + 2 * c.pad - 2;
-    const auto x = RandomVector(s.in_c * c.h * c.w), w = RandomVector(s.out_c * s.in_c * 9, -1, 1, 3),
-               bias = RandomVector(s.out_c, -1, 1, 4);
-    std::vector<float> u(16 * s.out_c * s.in_c), y(s.out_c * s.out_h * s.out_w);
-    Winograd23TransformFilters(w.data(), s.out_c, s.in_c, u.data());
-    const Winograd23Layout l = MakeWinograd23Layout(s);
-    ASSERT_NE(l.scratch_bytes, SIZE_MAX);
-    std::vector<float> scratch(l.scratch_bytes / sizeof(float), std::nanf(""));
-    Conv2dWinograd23(table(), s, l, x.data(), u.data(), bias.data(), Activation{}, y.data(), scratch.data());
-    ASSERT_TRUE(AllClose(DirectConv(s, x, w, bias), y, 1e-4f, 1e-4f))
-        << "in_c " << c.in_c << " out_c " << c.out_c << " h " << c.h << " w " << c.w << " pad " << c.pad;
-  }
+// Winograd F(2×2, 3×3) and F(4×4, 3×3): filters transformed as the compiler does, then the
+// band-wise kernel. Output sizes that are not a multiple of the tile (partial tiles), images
+// smaller than a tile, pads 0–2, channels and tile rows across register widths (17 tiles: one
+// AVX-512 register and one more), several bands; a clip activation on some.
+TEST_P(ConvIm2colTest, WinogradMatchesDirectConvolution) {
+  struct Case { size_t in_c, out_c, h, w, pad; bool clip; };
+  const Case cases[] = {{3, 8, 9, 9, 1, false},    {16, 17, 14, 14, 1, true}, {5, 7, 7, 13, 0, false},
+                        {4, 4, 1, 1, 1, false},    {8, 9, 2, 3, 1, true},     {20, 33, 28, 28, 1, false},
+                        {2, 3, 8, 8, 2, false},    {6, 5, 15, 4, 1, true},    {64, 64, 56, 56, 1, false},
+                        {1, 1, 40, 3, 1, false},   {3, 4, 6, 70, 1, false},   {7, 6, 19, 67, 1, true},
+                        {96, 80, 30, 30, 1, false}};
+  for (const size_t tile : {size_t{2}, size_t{4}})
+    for (const Case& c : cases) {
+      Conv2dShape s;
+      s.in_c = c.in_c, s.out_c = c.out_c, s.group = 1, s.in_h = c.h, s.in_w = c.w, s.kh = s.kw = 3;
+      s.pad_top = s.pad_left = c.pad;
+      s.out_h = c.h + 2 * c.pad - 2, s.out_w = c.w + 2 * c.pad - 2;
+      const auto x = RandomVector(s.in_c * c.h * c.w), w = RandomVector(s.out_c * s.in_c * 9, -1, 1, 3),
+                 bias = RandomVector(s.out_c, -1, 1, 4);
+      const size_t alpha = tile + 2;
+      std::vector<float> u(alpha * alpha * s.out_c * s.in_c), y(s.out_c * s.out_h * s.out_w);
+      WinogradTransformFilters(w.data(), s.out_c, s.in_c, tile, u.data());
+      const WinogradLayout l = MakeWinogradLayout(s, tile);
+      ASSERT_NE(l.scratch_bytes, SIZE_MAX);
+      ASSERT_EQ(l.alpha, alpha);
+      const Activation act = c.clip ? Activation{ActKind::kClip, -0.5f, 0.5f} : Activation{};
+      std::vector<float> scratch(l.scratch_bytes / sizeof(float), std::nanf(""));
+      Conv2dWinograd(table(), s, l, x.data(), u.data(), bias.data(), act, y.data(), scratch.data());
+      std::vector<float> want = DirectConv(s, x, w, bias);
+      // Error relative to the output's scale, as the compiler's verify measures it: F(4×4)'s
+      // transforms (2, 4, 5, 8; ¼, ⅙, 1⁄24) lose about 4 bits against F(2×2)'s, ≈ 6e-6 of the scale
+      // at 64 channels here (F(2×2): 3e-7).
+      float scale = 1.0f, err = 0.0f;
+      for (float v : want) scale = std::max(scale, std::fabs(v));
+      if (c.clip)
+        for (float& v : want) v = std::min(0.5f, std::max(-0.5f, v));
+      for (size_t i = 0; i < y.size(); ++i) err = std::max(err, std::fabs(y[i] - want[i]));
+      EXPECT_LE(err, (tile == 4 ? 4e-5f : 4e-6f) * scale)
+          << "tile " << tile << " in_c " << c.in_c << " out_c " << c.out_c << " h " << c.h << " w " << c.w
+          << " pad " << c.pad;
+    }
+}
+
+// Only tiles 2 and 4 exist.
+TEST(WinogradLayout, RefusesOtherTileSizes) {
+  Conv2dShape s;
+  s.in_c = s.out_c = 8, s.in_h = s.in_w = 8, s.out_h = s.out_w = 8, s.kh = s.kw = 3, s.pad_top = s.pad_left = 1;
+  EXPECT_NE(MakeWinogradLayout(s, 2).scratch_bytes, SIZE_MAX);
+  EXPECT_NE(MakeWinogradLayout(s, 4).scratch_bytes, SIZE_MAX);
+  EXPECT_EQ(MakeWinogradLayout(s, 3).scratch_bytes, SIZE_MAX);
+  EXPECT_EQ(MakeWinogradLayout(s, 6).scratch_bytes, SIZE_MAX);
 }
 
 // The scalar table too: this test has an independent oracle.

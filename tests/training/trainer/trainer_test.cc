@@ -35,7 +35,7 @@ std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind:
     const int u1 = b.AddConstant("conv1.u", {4, 4, 4, 3}, RandomVector(192, 11, -0.5f, 0.5f));
     fb::OpOptionsUnion o = ConvOptions(3, 1, 1, conv1_act);
     o.AsConvOptions()->packing = fb::WeightPacking::Winograd2x3;
-    b.AddOp(fb::OpType::Conv, "conv1", {x, u1}, {c1}, std::move(o), kernels::MakeWinograd23Layout(s).scratch_bytes);
+    b.AddOp(fb::OpType::Conv, "conv1", {x, u1}, {c1}, std::move(o), kernels::MakeWinogradLayout(s, 2).scratch_bytes);
   } else {
     const int w1 = b.AddConstant("conv1.w", {4, 3, 3, 3}, RandomVector(108, 11, -0.5f, 0.5f));
     if (split_conv1_act) {

@@ -9,16 +9,17 @@
 namespace edgefold::kernels {
 namespace {
 
-// Bands of about this many floats of V + M (16·(in_c + out_c) per tile) stay near L2.
+// Bands of about this many floats of V + M (α²·(in_c + out_c) per tile) stay near L2.
 constexpr size_t kBandFloats = 192 * 1024;
 constexpr size_t kMinBandTiles = 48;   // three 16-float registers of GEMM columns
 
-// Even and odd columns of the zero-padded input, per channel: the phase planes of a stride-1 × 2
-// layout (kernels/conv_phase.h), which fills them.
-void FillColumnPlanes(const Conv2dShape& s, const Winograd23Layout& l, const float* x, float* planes,
+// The padded input's columns by phase modulo the tile (even and odd for F(2,3), four phases for
+// F(4,3)), per channel: the phase planes of a stride-1 × tile layout (kernels/conv_phase.h),
+// which fills them. Patch column j of tile tx is then phase j mod tile at column tx + j / tile.
+void FillColumnPlanes(const Conv2dShape& s, const WinogradLayout& l, const float* x, float* planes,
                       size_t c_begin, size_t c_end) {
   Conv2dShape phases = s;
-  phases.stride_h = 1, phases.stride_w = 2;
+  phases.stride_h = 1, phases.stride_w = l.tile;
   ConvPhaseLayout pl;
   pl.plane_h = l.geometry.plane_rows, pl.plane_w = l.geometry.plane_w;
   pl.plane_floats = pl.plane_h * pl.plane_w;
@@ -29,44 +30,46 @@ void FillColumnPlanes(const Conv2dShape& s, const Winograd23Layout& l, const flo
 
 }  // namespace
 
-bool ConvIsWinograd23(const Conv2dShape& s) {
+bool ConvIsWinograd(const Conv2dShape& s) {
   return s.kh == 3 && s.kw == 3 && s.stride_h == 1 && s.stride_w == 1 && s.dilation_h == 1 &&
          s.dilation_w == 1 && s.group == 1 && s.out_h > 0 && s.out_w > 0;
 }
 
-Winograd23Layout MakeWinograd23Layout(const Conv2dShape& s) {
-  Winograd23Layout l;
+WinogradLayout MakeWinogradLayout(const Conv2dShape& s, size_t tile) {
+  WinogradLayout l;
   l.scratch_bytes = kSizeSaturated;
-  if (!ConvIsWinograd23(s)) return l;
-  Winograd23Geometry& g = l.geometry;
-  l.tiles_h = (s.out_h + 1) / 2;
-  g.tiles_w = (s.out_w + 1) / 2;
+  if (!ConvIsWinograd(s) || (tile != 2 && tile != 4)) return l;
+  l.tile = tile, l.alpha = tile + 2;
+  const size_t xis = l.alpha * l.alpha;
+  WinogradGeometry& g = l.geometry;
+  l.tiles_h = (s.out_h + tile - 1) / tile;
+  g.tiles_w = (s.out_w + tile - 1) / tile;
   g.plane_w = g.tiles_w + 1;
-  g.plane_rows = 2 * l.tiles_h + 2;
-  g.channel_floats = MulSat(2, MulSat(g.plane_rows, g.plane_w));
+  g.plane_rows = tile * l.tiles_h + 2;
+  g.channel_floats = MulSat(tile, MulSat(g.plane_rows, g.plane_w));
   g.in_c = s.in_c, g.out_c = s.out_c, g.out_h = s.out_h, g.out_w = s.out_w;
-  const size_t per_tile = MulSat(16, AddSat(s.in_c, s.out_c));
+  const size_t per_tile = MulSat(xis, AddSat(s.in_c, s.out_c));
   const size_t band_tiles = std::max(kMinBandTiles, kBandFloats / std::max<size_t>(per_tile, 1));
   l.band_rows = std::min(l.tiles_h, std::max<size_t>(1, (band_tiles + g.tiles_w - 1) / g.tiles_w));
   g.ld = RoundUpSat(AddSat(MulSat(l.band_rows, g.tiles_w), 15), 16);
   l.planes_floats = RoundUpSat(AddSat(MulSat(s.in_c, g.channel_floats), 32), 16);
   g.v_stride = AddSat(MulSat(s.in_c, g.ld), 16);
   g.m_stride = AddSat(MulSat(s.out_c, g.ld), 16);
-  l.v_floats = MulSat(16, g.v_stride);
-  l.m_floats = MulSat(16, g.m_stride);
+  l.v_floats = MulSat(xis, g.v_stride);
+  l.m_floats = MulSat(xis, g.m_stride);
   l.scratch_bytes = MulSat(AddSat(AddSat(l.planes_floats, l.v_floats), l.m_floats), sizeof(float));
   return l;
 }
 
 namespace {
 
-// Scratch: [column planes | V, 16 matrices | M, 16 matrices].
-float* VOf(const Winograd23Layout& l, float* scratch) { return scratch + l.planes_floats; }
-float* MOf(const Winograd23Layout& l, float* scratch) { return scratch + l.planes_floats + l.v_floats; }
+// Scratch: [column planes | V, α² matrices | M, α² matrices].
+float* VOf(const WinogradLayout& l, float* scratch) { return scratch + l.planes_floats; }
+float* MOf(const WinogradLayout& l, float* scratch) { return scratch + l.planes_floats + l.v_floats; }
 
 // The band of tile rows starting at row0.
-Winograd23Geometry BandOf(const Winograd23Layout& l, size_t row0) {
-  Winograd23Geometry g = l.geometry;
+WinogradGeometry BandOf(const WinogradLayout& l, size_t row0) {
+  WinogradGeometry g = l.geometry;
   g.row0 = row0;
   g.rows = std::min(l.band_rows, l.tiles_h - row0);
   return g;
@@ -74,75 +77,82 @@ Winograd23Geometry BandOf(const Winograd23Layout& l, size_t row0) {
 
 // Whole registers of columns: the GEMM never takes its narrow tail path; the extra columns read
 // V's zeroed padding and write M's padding, which nothing reads.
-size_t WholeColumns(const Winograd23Geometry& g) { return (g.rows * g.tiles_w + 15) / 16 * 16; }
+size_t WholeColumns(const WinogradGeometry& g) { return (g.rows * g.tiles_w + 15) / 16 * 16; }
 
 }  // namespace
 
-size_t Winograd23Bands(const Winograd23Layout& l) { return (l.tiles_h + l.band_rows - 1) / l.band_rows; }
+size_t WinogradBands(const WinogradLayout& l) { return (l.tiles_h + l.band_rows - 1) / l.band_rows; }
 
-void Winograd23Fill(const Conv2dShape& s, const Winograd23Layout& l, const float* x, float* scratch,
-                    size_t c_begin, size_t c_end) {
+void WinogradFill(const Conv2dShape& s, const WinogradLayout& l, const float* x, float* scratch,
+                  size_t c_begin, size_t c_end) {
   FillColumnPlanes(s, l, x, scratch, c_begin, c_end);
 }
 
-void Winograd23BandInput(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& l, size_t band,
-                         float* scratch, size_t c_begin, size_t c_end) {
+void WinogradBandInput(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l, size_t band,
+                       float* scratch, size_t c_begin, size_t c_end) {
   c_end = std::min(c_end, s.in_c);
   if (c_begin >= c_end) return;
-  Winograd23Geometry g = BandOf(l, band * l.band_rows);
+  WinogradGeometry g = BandOf(l, band * l.band_rows);
   g.in_c = c_end - c_begin;
   float* v = VOf(l, scratch) + c_begin * g.ld;
-  t.winograd23_input(g, scratch + c_begin * g.channel_floats, v);
+  (l.tile == 4 ? t.winograd43_input : t.winograd23_input)(g, scratch + c_begin * g.channel_floats, v);
   const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(g);
-  for (size_t xi = 0; xi < 16; ++xi)
+  for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
     for (size_t c = 0; c < g.in_c; ++c)
       std::memset(v + xi * g.v_stride + c * g.ld + n, 0, (n_whole - n) * sizeof(float));
 }
 
-void Winograd23BandGemms(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& l, size_t band,
-                         const float* u, float* scratch, size_t xi_begin, size_t xi_end) {
-  const Winograd23Geometry g = BandOf(l, band * l.band_rows);
+void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l, size_t band,
+                       const float* u, float* scratch, size_t xi_begin, size_t xi_end) {
+  const WinogradGeometry g = BandOf(l, band * l.band_rows);
   GemmParams p;
   p.m = s.out_c, p.n = WholeColumns(g), p.k = s.in_c;
   p.lda = s.in_c, p.ldb = g.ld, p.ldc = g.ld;
   p.prefetch_a = true;   // each U_ξ serves one band's columns, then the next ξ's streams in
+  xi_end = std::min(xi_end, l.alpha * l.alpha);
   for (size_t xi = xi_begin; xi < xi_end; ++xi)
     t.gemm(p, u + xi * s.out_c * s.in_c, VOf(l, scratch) + xi * g.v_stride, MOf(l, scratch) + xi * g.m_stride);
 }
 
-void Winograd23BandOutput(const KernelTable& t, const Winograd23Layout& l, size_t band, const float* bias,
-                          Activation act, float* y, float* scratch, size_t o_begin, size_t o_end) {
-  Winograd23Geometry g = BandOf(l, band * l.band_rows);
+void WinogradBandOutput(const KernelTable& t, const WinogradLayout& l, size_t band, const float* bias,
+                        Activation act, float* y, float* scratch, size_t o_begin, size_t o_end) {
+  WinogradGeometry g = BandOf(l, band * l.band_rows);
   o_end = std::min(o_end, g.out_c);
   if (o_begin >= o_end) return;
   g.out_c = o_end - o_begin;
-  t.winograd23_output(g, MOf(l, scratch) + o_begin * g.ld, bias != nullptr ? bias + o_begin : nullptr, act,
-                      y + o_begin * g.out_h * g.out_w);
+  (l.tile == 4 ? t.winograd43_output : t.winograd23_output)(
+      g, MOf(l, scratch) + o_begin * g.ld, bias != nullptr ? bias + o_begin : nullptr, act,
+      y + o_begin * g.out_h * g.out_w);
 }
 
-void Conv2dWinograd23(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& l,
-                      const float* x, const float* u, const float* bias, Activation act, float* y,
-                      float* scratch) {
-  Winograd23Fill(s, l, x, scratch);
-  for (size_t band = 0; band < Winograd23Bands(l); ++band) {
-    Winograd23BandInput(t, s, l, band, scratch);
-    Winograd23BandGemms(t, s, l, band, u, scratch, 0, 16);
-    Winograd23BandOutput(t, l, band, bias, act, y, scratch);
+void Conv2dWinograd(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l,
+                    const float* x, const float* u, const float* bias, Activation act, float* y,
+                    float* scratch) {
+  WinogradFill(s, l, x, scratch);
+  for (size_t band = 0; band < WinogradBands(l); ++band) {
+    WinogradBandInput(t, s, l, band, scratch);
+    WinogradBandGemms(t, s, l, band, u, scratch, 0, l.alpha * l.alpha);
+    WinogradBandOutput(t, l, band, bias, act, y, scratch);
   }
 }
 
-void Winograd23TransformFilters(const float* w, size_t out_c, size_t in_c, float* u) {
-  static const double kG[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+void WinogradTransformFilters(const float* w, size_t out_c, size_t in_c, size_t tile, float* u) {
+  static const double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static const double kG4[6][3] = {{0.25, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                   {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  const size_t alpha = tile + 2;
+  const double(*kG)[3] = tile == 4 ? kG4 : kG2;
   for (size_t o = 0; o < out_c; ++o)
     for (size_t c = 0; c < in_c; ++c) {
       const float* g = w + (o * in_c + c) * 9;
-      double gg[4][3];   // G·g
-      for (size_t i = 0; i < 4; ++i)
+      double gg[6][3];   // G·g
+      for (size_t i = 0; i < alpha; ++i)
         for (size_t k = 0; k < 3; ++k)
           gg[i][k] = kG[i][0] * g[0 * 3 + k] + kG[i][1] * g[1 * 3 + k] + kG[i][2] * g[2 * 3 + k];
-      for (size_t i = 0; i < 4; ++i)
-        for (size_t j = 0; j < 4; ++j)
-          u[((i * 4 + j) * out_c + o) * in_c + c] =
+      for (size_t i = 0; i < alpha; ++i)
+        for (size_t j = 0; j < alpha; ++j)
+          u[((i * alpha + j) * out_c + o) * in_c + c] =
               static_cast<float>(gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2]);
     }
 }

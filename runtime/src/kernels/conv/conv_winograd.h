@@ -1,10 +1,15 @@
-// Winograd F(2×2, 3×3) convolution (Lavin & Gray, "Fast Algorithms for Convolutional Neural
-// Networks", 2016) for 3×3, stride-1, dilation-1, ungrouped convs:
-//   Y = Aᵀ[U ⊙ V]A per 2×2 output tile,  U = G g Gᵀ (4×4 per filter),  V = Bᵀ d B (d: 4×4 patch)
-// 16 multiplies per tile and channel pair instead of 36. The compiler stores U as
-// [16][out_c][in_c] (WeightPacking Winograd2x3). Per band of tile rows the runtime transforms the
-// input into V[16][in_c][tiles] (table kernel), runs 16 GEMMs M_ξ = U_ξ·V_ξ, and transforms M
-// back into y with the bias and activation (table kernel). Bands keep V and M near L2 size.
+// Winograd convolution (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", 2016)
+// for 3×3, stride-1, dilation-1, ungrouped convs, in two tile sizes:
+//   F(2×2, 3×3): 4×4 input patches, 16 multiplies per 2×2 output tile and channel pair (4 per
+//                output instead of 9); exact in the transforms (±1, ½).
+//   F(4×4, 3×3): 6×6 input patches, 36 multiplies per 4×4 tile (2.25 per output); transforms
+//                with 2, 4, 5, 8 and 1/4, 1/6, 1/12, 1/24, so a little less exact (≈1e-6 relative
+//                error against ≈1e-7), and 4× fewer, larger tiles: better on wide planes.
+//   Y = Aᵀ[U ⊙ V]A per tile,  U = G g Gᵀ (α×α per filter, α = tile + 2),  V = Bᵀ d B.
+// The compiler stores U as [α][α][out_c][in_c] (WeightPacking Winograd2x3 / Winograd4x3). Per
+// band of tile rows the runtime transforms the input into V[α²][in_c][tiles] (table kernel), runs
+// α² GEMMs M_ξ = U_ξ·V_ξ, and transforms M back into y with the bias and activation (table
+// kernel). Bands keep V and M near L2 size.
 #pragma once
 #include <cstddef>
 
@@ -13,40 +18,44 @@
 
 namespace edgefold::kernels {
 
-struct Winograd23Layout {
+struct WinogradLayout {
+  size_t tile = 0;               // outputs per tile side: 2 or 4
+  size_t alpha = 0;              // tile + 2: input patch side; α² GEMMs per band
   size_t tiles_h = 0, band_rows = 0;
-  Winograd23Geometry geometry;   // row0/rows are set per band
+  WinogradGeometry geometry;     // row0/rows are set per band
   size_t planes_floats = 0, v_floats = 0, m_floats = 0;
-  size_t scratch_bytes = 0;      // SIZE_MAX when a size overflows
+  size_t scratch_bytes = 0;      // SIZE_MAX when a size overflows or the tile size is not 2 or 4
 };
 
-// 3×3, stride 1, dilation 1, group 1: the shapes the transform is exact for.
-bool ConvIsWinograd23(const Conv2dShape& s);
-Winograd23Layout MakeWinograd23Layout(const Conv2dShape& s);
+// 3×3, stride 1, dilation 1, group 1: the shapes the transforms are exact for.
+bool ConvIsWinograd(const Conv2dShape& s);
+// tile: 2 for F(2×2, 3×3), 4 for F(4×4, 3×3).
+WinogradLayout MakeWinogradLayout(const Conv2dShape& s, size_t tile);
 
-// One image: y = act(conv(x, g) + bias) with u = the transformed filters [16][out_c][in_c].
+// One image: y = act(conv(x, g) + bias) with u = the transformed filters [α²][out_c][in_c].
 // scratch: 64-byte aligned, layout.scratch_bytes.
-void Conv2dWinograd23(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& layout,
-                      const float* x, const float* u, const float* bias, Activation act, float* y,
-                      float* scratch);
+void Conv2dWinograd(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout,
+                    const float* x, const float* u, const float* bias, Activation act, float* y,
+                    float* scratch);
 
-// The same in steps, so the 16 GEMMs of a band can be split over threads: the column planes
+// The same in steps, so the α² GEMMs of a band can be split over threads: the column planes
 // once, then per band of tile rows its input transform, the GEMMs ξ ∈ [xi_begin, xi_end) (each
 // writes its own M_ξ), its output transform.
-size_t Winograd23Bands(const Winograd23Layout& layout);
+size_t WinogradBands(const WinogradLayout& layout);
 // The fill and the input transform take input channels [c_begin, c_end), the output transform
 // output channels [o_begin, o_end), so threads can split them too (ends clamp to the count).
-void Winograd23Fill(const Conv2dShape& s, const Winograd23Layout& layout, const float* x, float* scratch,
-                    size_t c_begin = 0, size_t c_end = ~size_t{0});
-void Winograd23BandInput(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& layout, size_t band,
-                         float* scratch, size_t c_begin = 0, size_t c_end = ~size_t{0});
-void Winograd23BandGemms(const KernelTable& t, const Conv2dShape& s, const Winograd23Layout& layout, size_t band,
-                         const float* u, float* scratch, size_t xi_begin, size_t xi_end);
-void Winograd23BandOutput(const KernelTable& t, const Winograd23Layout& layout, size_t band, const float* bias,
-                          Activation act, float* y, float* scratch, size_t o_begin = 0, size_t o_end = ~size_t{0});
+void WinogradFill(const Conv2dShape& s, const WinogradLayout& layout, const float* x, float* scratch,
+                  size_t c_begin = 0, size_t c_end = ~size_t{0});
+void WinogradBandInput(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout, size_t band,
+                       float* scratch, size_t c_begin = 0, size_t c_end = ~size_t{0});
+void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout, size_t band,
+                       const float* u, float* scratch, size_t xi_begin, size_t xi_end);
+void WinogradBandOutput(const KernelTable& t, const WinogradLayout& layout, size_t band, const float* bias,
+                        Activation act, float* y, float* scratch, size_t o_begin = 0, size_t o_end = ~size_t{0});
 
-// U[ξ = 4i + j][o][c] = (G g[o][c] Gᵀ)[i][j] for w [out_c][in_c][3][3], in double precision.
-// G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1].
-void Winograd23TransformFilters(const float* w, size_t out_c, size_t in_c, float* u);
+// U[ξ = α·i + j][o][c] = (G g[o][c] Gᵀ)[i][j] for w [out_c][in_c][3][3], in double precision.
+// tile 2: G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]
+// tile 4: G = [¼ 0 0; −⅙ −⅙ −⅙; −⅙ ⅙ −⅙; 1⁄24 1⁄12 ⅙; 1⁄24 −1⁄12 ⅙; 0 0 1]
+void WinogradTransformFilters(const float* w, size_t out_c, size_t in_c, size_t tile, float* u);
 
 }  // namespace edgefold::kernels

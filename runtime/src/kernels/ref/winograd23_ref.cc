@@ -16,7 +16,7 @@ inline void InputRows(const float d[4], float t[4]) {
 
 }  // namespace
 
-void Winograd23Input(const Winograd23Geometry& g, const float* planes, float* v) {
+void Winograd23Input(const WinogradGeometry& g, const float* planes, float* v) {
   const size_t plane_floats = g.plane_rows * g.plane_w;
   for (size_t c = 0; c < g.in_c; ++c) {
     const float* even = planes + c * g.channel_floats;
@@ -40,7 +40,7 @@ void Winograd23Input(const Winograd23Geometry& g, const float* planes, float* v)
   }
 }
 
-void Winograd23Output(const Winograd23Geometry& g, const float* m, const float* bias, Activation act,
+void Winograd23Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
                       float* y) {
   for (size_t o = 0; o < g.out_c; ++o) {
     const float b = bias != nullptr ? bias[o] : 0.0f;

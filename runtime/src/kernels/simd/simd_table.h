@@ -13,6 +13,7 @@
 #include "kernels/simd/resize_simd.h"
 #include "kernels/simd/rnn_gates_simd.h"
 #include "kernels/simd/winograd23_simd.h"
+#include "kernels/simd/winograd43_simd.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
@@ -41,6 +42,8 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &Resize2d<Arch>,
                      &Winograd23Input<Arch>,
                      &Winograd23Output<Arch>,
+                     &Winograd43Input<Arch>,
+                     &Winograd43Output<Arch>,
                      &GruGates<Arch>,
                      &GruResetHidden<Arch>,
                      &LstmGates<Arch>,

@@ -48,7 +48,7 @@ inline void Interleave(FBatch<Arch> a, FBatch<Arch> b, FBatch<Arch>* lo, FBatch<
 }
 
 template <class Arch>
-void Winograd23Input(const Winograd23Geometry& g, const float* planes, float* v) {
+void Winograd23Input(const WinogradGeometry& g, const float* planes, float* v) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const size_t plane_floats = g.plane_rows * g.plane_w;
@@ -79,7 +79,7 @@ void Winograd23Input(const Winograd23Geometry& g, const float* planes, float* v)
 }
 
 template <class Arch>
-void Winograd23Output(const Winograd23Geometry& g, const float* m, const float* bias, Activation act,
+void Winograd23Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
                       float* y) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
