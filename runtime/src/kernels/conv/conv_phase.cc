@@ -51,8 +51,10 @@ void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float
           const float* src = xc + (r * s.stride_h + a - s.pad_top) * s.in_w + (q_lo * s.stride_w + b - s.pad_left);
           if (s.stride_w == 1) {
             std::memcpy(dst + q_lo, src, (q_hi - q_lo) * sizeof(float));
-          } else if (s.stride_w == 2) {   // a constant stride the compiler vectorizes (shuffles)
+          } else if (s.stride_w == 2) {   // constant strides the compiler vectorizes (shuffles)
             for (size_t q = 0; q < q_hi - q_lo; ++q) dst[q_lo + q] = src[2 * q];
+          } else if (s.stride_w == 4) {   // Winograd F(4×4, 3×3)'s column planes
+            for (size_t q = 0; q < q_hi - q_lo; ++q) dst[q_lo + q] = src[4 * q];
           } else {
             for (size_t q = q_lo; q < q_hi; ++q, src += s.stride_w) dst[q] = *src;
           }
