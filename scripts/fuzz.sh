@@ -6,7 +6,10 @@
 # replays every file there.
 # Usage: scripts/fuzz.sh [seconds per target, default 60] [target ...]
 #   targets: fuzz_model_loader, fuzz_npy (default), fuzz_onnx_compile
-#   env: FUZZ_DIR=build-fuzz, JOBS=2, FUZZ_NICE=0 (niceness of the fuzzing runs)
+#   env: FUZZ_DIR=build-fuzz, JOBS=2, FUZZ_NICE=0 (niceness of the fuzzing runs),
+#        FUZZ_SEED_COMPILER=path of an `edgefold` CLI that compiles the seed models (default: the
+#        fuzz build builds its own, compiler included)
+# Only the named targets (and the seeds) are built.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SECONDS_PER_TARGET="${1:-60}"
@@ -19,8 +22,12 @@ FUZZ_DIR="${FUZZ_DIR:-$ROOT/build-fuzz}"
 JOBS="${JOBS:-2}"
 
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ missing: scripts/install-deps.sh --fuzz" >&2; exit 1; }
-cmake -S "$ROOT/fuzz" -B "$FUZZ_DIR" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-cmake --build "$FUZZ_DIR" -j"$JOBS"
+seed_args=()
+[[ -n "${FUZZ_SEED_COMPILER:-}" && -x "${FUZZ_SEED_COMPILER:-}" ]] &&
+  seed_args=(-DEDGEFOLD_SEED_COMPILER="$(cd "$(dirname "$FUZZ_SEED_COMPILER")" && pwd)/$(basename "$FUZZ_SEED_COMPILER")")
+cmake -S "$ROOT/fuzz" -B "$FUZZ_DIR" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DEDGEFOLD_SEED_COMPILER="" "${seed_args[@]}" >/dev/null
+cmake --build "$FUZZ_DIR" -j"$JOBS" --target "${TARGETS[@]}" fuzz_seeds
 
 mkdir -p "$FUZZ_DIR/artifacts"
 status=0

@@ -2,7 +2,7 @@
 # Installs everything edgefold needs on a fresh Debian 12 machine (run as root).
 # Usage: scripts/install-deps.sh [--python] [--cross] [--fuzz] [--bench]   (--python adds torch/onnx/sklearn for golden-data scripts)
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config
+pkgs=(build-essential cmake ninja-build pkg-config ccache
       libxsimd-dev flatbuffers-compiler libflatbuffers-dev
       libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
       libgtest-dev libgmock-dev googletest libbenchmark-dev
