@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "testing/efb_builder.h"
+#include "testing/expect_model.h"
 #include "testing/run_model.h"
 #include "testing/tiny_model.h"
 
@@ -71,22 +72,13 @@ Built Build(const ScaledConv& c) {
 
 void ExpectMatches(const ScaledConv& c) {
   const Built b = Build(c);
-  for (Isa isa : AvailableIsas()) {
-    const RunResult r = RunModel(b.model, b.feeds, isa);
-    ASSERT_EQ(r.status, Status::kOk) << IsaName(isa) << ": " << r.log;
-    ASSERT_EQ(r.outputs.at(0).size(), b.want.size());
-    for (size_t i = 0; i < b.want.size(); ++i)
-      ASSERT_NEAR(r.outputs[0][i], b.want[i], 1e-5 * (1 + std::fabs(b.want[i]))) << IsaName(isa) << " at " << i;
-  }
+  ExpectOutputOnEveryIsa(b.model, b.feeds, b.want, 1e-5);
 }
 
 // Fails Prepare with a message naming the op and containing `what`.
 void ExpectRefused(const ScaledConv& c, const std::string& what) {
   const Built b = Build(c);
-  const RunResult r = RunModel(b.model, b.feeds);
-  EXPECT_NE(r.status, Status::kOk);
-  EXPECT_NE(r.log.find("project"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find(what), std::string::npos) << r.log;
+  ExpectRefusedNaming(b.model, b.feeds, "project", what);
 }
 
 TEST(ConvChannelScale, MatchesReference) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "testing/efb_builder.h"
+#include "testing/expect_model.h"
 #include "testing/run_model.h"
 
 namespace edgefold::testing {
@@ -74,22 +75,13 @@ TEST(ConvTransposeOp, GemmAndDirectPathsMatchScatter) {
   direct.scratch_bytes = 0;
   for (const Up& c : {Up(), direct}) {
     const Built b = Build(c);
-    for (Isa isa : AvailableIsas()) {
-      const RunResult r = RunModel(b.model, {b.x}, isa);
-      ASSERT_EQ(r.status, Status::kOk) << IsaName(isa) << ": " << r.log;
-      ASSERT_EQ(r.outputs.at(0).size(), b.want.size());
-      for (size_t i = 0; i < b.want.size(); ++i)
-        ASSERT_NEAR(r.outputs[0][i], b.want[i], 1e-5 * (1 + std::fabs(b.want[i])))
-            << IsaName(isa) << " scratch " << c.scratch_bytes << " at " << i;
-    }
+    ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 1e-5, "scratch " + std::to_string(c.scratch_bytes));
   }
 }
 
 void ExpectRefused(const Up& c, Status status, const std::string& what) {
-  const RunResult r = RunModel(Build(c).model, {Build(c).x});
-  EXPECT_EQ(r.status, status) << r.log;
-  EXPECT_NE(r.log.find("ConvTranspose 'up'"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find(what), std::string::npos) << r.log;
+  const Built b = Build(c);
+  ExpectRefusedNaming(b.model, {b.x}, "ConvTranspose 'up'", what, status);
 }
 
 TEST(ConvTransposeOp, RefusesBadModels) {

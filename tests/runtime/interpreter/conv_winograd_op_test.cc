@@ -9,6 +9,7 @@
 
 #include "kernels/conv/conv_winograd.h"
 #include "testing/efb_builder.h"
+#include "testing/expect_model.h"
 #include "testing/run_model.h"
 #include "testing/tiny_model.h"
 
@@ -80,23 +81,13 @@ TEST(ConvWinogradOp, BothTileSizesMatchADirectConvolution) {
     WinogradConv c;
     c.packing = packing;
     const Built b = Build(c);
-    for (Isa isa : AvailableIsas()) {
-      const RunResult r = RunModel(b.model, {b.x}, isa);
-      ASSERT_EQ(r.status, Status::kOk) << IsaName(isa) << ": " << r.log;
-      ASSERT_EQ(r.outputs.at(0).size(), b.want.size());
-      for (size_t i = 0; i < b.want.size(); ++i)
-        ASSERT_NEAR(r.outputs[0][i], b.want[i], 2e-5 * (1 + std::fabs(b.want[i])))
-            << IsaName(isa) << " packing " << int(packing) << " at " << i;
-    }
+    ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5, "packing " + std::to_string(int(packing)));
   }
 }
 
 void ExpectRefused(const WinogradConv& c, const std::string& what) {
   const Built b = Build(c);
-  const RunResult r = RunModel(b.model, {b.x});
-  EXPECT_NE(r.status, Status::kOk);
-  EXPECT_NE(r.log.find("wconv"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find(what), std::string::npos) << r.log;
+  ExpectRefusedNaming(b.model, {b.x}, "wconv", what);
 }
 
 TEST(ConvWinogradOp, RefusesBadModels) {

@@ -12,8 +12,7 @@
 #include "kernels/simd/reduce_simd.h"
 #include "kernels/simd/resize_simd.h"
 #include "kernels/simd/rnn_gates_simd.h"
-#include "kernels/simd/winograd23_simd.h"
-#include "kernels/simd/winograd43_simd.h"
+#include "kernels/simd/winograd_simd.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
