@@ -75,9 +75,13 @@ WinogradGeometry BandOf(const WinogradLayout& l, size_t row0) {
   return g;
 }
 
-// Whole registers of columns: the GEMM never takes its narrow tail path; the extra columns read
-// V's zeroed padding and write M's padding, which nothing reads.
-size_t WholeColumns(const WinogradGeometry& g) { return (g.rows * g.tiles_w + 15) / 16 * 16; }
+// Whole registers of this table's width (ld leaves room for 16): the GEMM never takes its narrow
+// tail path, and rounds no further than it must (F(4,3) at 56²: 56 columns a band on AVX2, not
+// 64). The extra columns read V's zeroed padding and write M's padding, which nothing reads.
+size_t WholeColumns(const KernelTable& t, const WinogradGeometry& g) {
+  const size_t lanes = t.simd_floats > 0 ? t.simd_floats : 1;
+  return (g.rows * g.tiles_w + lanes - 1) / lanes * lanes;
+}
 
 }  // namespace
 
@@ -96,7 +100,7 @@ void WinogradBandInput(const KernelTable& t, const Conv2dShape& s, const Winogra
   g.in_c = c_end - c_begin;
   float* v = VOf(l, scratch) + c_begin * g.ld;
   (l.tile == 4 ? t.winograd43_input : t.winograd23_input)(g, scratch + c_begin * g.channel_floats, v);
-  const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(g);
+  const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(t, g);
   for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
     for (size_t c = 0; c < g.in_c; ++c)
       std::memset(v + xi * g.v_stride + c * g.ld + n, 0, (n_whole - n) * sizeof(float));
@@ -106,7 +110,7 @@ void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const Winogra
                        const float* u, float* scratch, size_t xi_begin, size_t xi_end) {
   const WinogradGeometry g = BandOf(l, band * l.band_rows);
   GemmParams p;
-  p.m = s.out_c, p.n = WholeColumns(g), p.k = s.in_c;
+  p.m = s.out_c, p.n = WholeColumns(t, g), p.k = s.in_c;
   p.lda = s.in_c, p.ldb = g.ld, p.ldc = g.ld;
   p.prefetch_a = true;   // each U_ξ serves one band's columns, then the next ξ's streams in
   xi_end = std::min(xi_end, l.alpha * l.alpha);
