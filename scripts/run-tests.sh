@@ -8,8 +8,9 @@ cmake --build "$BUILD_DIR" -j"$JOBS"
 cd "$BUILD_DIR"
 ctest --output-on-failure -j"$JOBS" "$@"
 
-# Second stage (CI, or EDGEFOLD_CROSS=1): aarch64, armv7 NEON, Cortex-M4/M7 under QEMU and the
-# x86 dispatch levels, reusing this build's host tools (scripts/cross-test.sh, targets/README.md).
+# Second stage (CI, or EDGEFOLD_CROSS=1): aarch64, armv7 NEON and Cortex-M under QEMU (the x86
+# dispatch levels on request), reusing this build's host tools (scripts/cross-test.sh,
+# targets/README.md).
 if [[ "${EDGEFOLD_CROSS:-0}" == 1 || "${CI:-}" == true ]]; then
   # CI runs AArch64, ARMv7 and Cortex-M4; the x86 dispatch levels (kernels_qemu_* under
   # qemu-x86_64 CPU models, Isa/* on this CPU) already ran in the ctest above, and M7 (same
