@@ -28,6 +28,9 @@ constexpr char kUsage[] =
     "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd)\n"
     "  --winograd-tile 2|4          Winograd F(2x2,3x3) or F(4x4,3x3) for every conv that takes\n"
     "                               Winograd filters (default: F(4x4) on planes of 14x14 or more)\n"
+    "  --expansion-band-kb N        fuse a 1x1 expansion into the depthwise conv after it when its\n"
+    "                               output exceeds N KiB, computing it in bands of N KiB of\n"
+    "                               scratch (default 256; 0: never)\n"
     "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n"
     "  --input-mean M,M,... --input-std S,S,...  take raw input: fold (x-M)/S per channel\n"
     "  --input-stats-from X.npy   the same with M, S computed from data [N, C, ...]: per channel,\n"
@@ -214,8 +217,8 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
               r.batchnorm_found, r.batchnorm_folded_backward, r.batchnorm_folded_forward,
               r.batchnorm_kept_affine);
   if (r.input_normalization_folded) std::printf("input normalization: folded into the first layer\n");
-  std::printf("activations fused: %d, nodes removed: %d, winograd convs: %d (F(4x4,3x3): %d)\n",
-              r.activations_fused, r.nodes_removed, r.winograd_convs, r.winograd43_convs);
+  std::printf("activations fused: %d, nodes removed: %d, winograd convs: %d (F(4x4,3x3): %d), expansions fused: %d\n",
+              r.activations_fused, r.nodes_removed, r.winograd_convs, r.winograd43_convs, r.expansions_fused);
   if (r.verified) {
     std::printf("verify: max abs error %.3g, max rel error %.3g\n", r.verify_max_abs_error,
                 r.verify_max_rel_error);
@@ -318,7 +321,8 @@ int CompileCommand(int argc, char** argv) {
   spec.value_flags = {"--output", "--input-shape", "--batch", "--infer-batch", "--bn-stats", "--new-classes",
                       "--saved-precision", "--trainable", "--train-from", "--trainable-last", "--calibrate",
                       "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std", "--input-stats-from",
-                      "--quantize", "--quantize-percentile", "--quantize-clip", "--io", "--winograd-tile"};
+                      "--quantize", "--quantize-percentile", "--quantize-clip", "--io", "--winograd-tile",
+                      "--expansion-band-kb"};
   spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train", "--refold-weights", "--recompute", "--adaptable"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
@@ -341,6 +345,17 @@ int CompileCommand(int argc, char** argv) {
       return kExitUsage;
     }
     options.winograd_tile = tile == "4" ? 4 : 2;
+  }
+  if (args.Has("--expansion-band-kb")) {
+    const std::string kb = args.Get("--expansion-band-kb", "");
+    char* end = nullptr;
+    const long v = std::strtol(kb.c_str(), &end, 10);
+    if (kb.empty() || *end != '\0' || v < 0 || v > 1 << 20) {
+      std::fprintf(stderr, "edgefold compile: --expansion-band-kb takes a size in KiB (0 to 1048576), not '%s'\n",
+                   kb.c_str());
+      return kExitUsage;
+    }
+    options.expansion_band_kb = static_cast<int>(v);
   }
   for (const std::string& text : args.All("--input-shape")) {
     std::string name, error;

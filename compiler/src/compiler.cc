@@ -100,6 +100,9 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   if (options.winograd_tile != 0 && options.winograd_tile != 2 && options.winograd_tile != 4)
     throw CompileError("model '" + name + "': Winograd tile " + std::to_string(options.winograd_tile) +
                        " is not 2 (F(2x2,3x3)) or 4 (F(4x4,3x3))");
+  if (options.expansion_band_kb < 0)
+    throw CompileError("model '" + name + "': expansion band of " + std::to_string(options.expansion_band_kb) +
+                       " KiB (0 turns the fusion off)");
   if (options.io_int8 && !options.quantize_int8)
     throw CompileError("model '" + name + "': --io int8 needs --quantize int8 (a float model has float inputs and outputs)");
   ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
@@ -125,7 +128,10 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     // int8: only the clamps fuse (the others become lookup-table ops), and no channel scale
     // (the int8 conv has none; the Mul stays an op and the conv after it stays int8).
     r.activations_fused += passes::FuseActivations(graph, options.quantize_int8);
-    if (!options.quantize_int8) channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
+    if (!options.quantize_int8) {   // int8 convs have neither
+      channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
+      r.expansions_fused = passes::FuseExpansionIntoDepthwise(graph, static_cast<size_t>(options.expansion_band_kb) * 1024);
+    }
   } else if (options.fuse_activations_into_batchnorm) {
     r.activations_fused += passes::FuseActivationsIntoBatchNorm(graph);
   }
@@ -142,7 +148,8 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     r.winograd43_convs += packing == fb::WeightPacking::Winograd4x3;
   }
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 || layer_norms > 0 ||
-                       channel_scales > 0 || r.input_normalization_folded || r.winograd_convs > 0;
+                       channel_scales > 0 || r.input_normalization_folded || r.winograd_convs > 0 ||
+                       r.expansions_fused > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   if (options.quantize_int8) QuantizeBuilt(options, name, &built, &r);
   r.arena_bytes = built.lowered.arena_bytes;

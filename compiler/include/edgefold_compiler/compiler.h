@@ -23,6 +23,11 @@ struct CompileOptions {
   // per conv.
   bool winograd = true;
   int winograd_tile = 0;
+  // A pointwise expansion whose output only feeds a depthwise conv (inverted residuals) is fused
+  // into it when that output is larger than this many KiB: the depthwise conv then computes it
+  // band by band in that much scratch instead of the arena holding it whole (--expansion-band-kb;
+  // 0 keeps every expansion an op of its own). Float inference only.
+  int expansion_band_kb = 256;
   bool verify = true;               // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
   int target_opset = 13;            // older models are upgraded with ONNX's version converter
@@ -102,6 +107,7 @@ struct CompileReport {
   int activations_fused = 0;
   int winograd_convs = 0;             // convs whose weights were stored as Winograd filters,
   int winograd43_convs = 0;           // of them F(4,3)
+  int expansions_fused = 0;           // pointwise expansions fused into their depthwise conv
   int nodes_removed = 0;              // Identity, Dropout, folded constants
   double verify_max_abs_error = 0;
   double verify_max_rel_error = 0;

@@ -42,6 +42,10 @@ struct Node {
   std::vector<std::string> outputs;
   std::map<std::string, Attr> attrs;
   kernels::Activation act;  // fused epilogue (kNone unless fuse_activation set it)
+  // A depthwise Conv with a fused pointwise expansion (inputs 4, 5; passes/fuse_expansion.cc):
+  // the expansion's activation and the scratch bytes one band of it may take.
+  kernels::Activation expand_act;
+  size_t expand_band_bytes = 0;
 
   std::string Msg(const std::string& what) const { return NodeMessage(name, op, what); }
   bool Has(const std::string& attr) const { return attrs.count(attr) != 0; }

@@ -1,6 +1,7 @@
 // Conv, MaxPool/AveragePool, GlobalAveragePool/GlobalMaxPool.
 #include "lower/lower_context.h"
 #include "lower/spatial.h"
+#include "kernels/conv/conv_expand.h"
 #include "kernels/conv/conv_winograd.h"
 #include "kernels/conv/conv_scratch.h"
 
@@ -31,9 +32,58 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode) {
   return s.out_h >= 14 && s.out_w >= 14 ? 4 : 2;
 }
 
+// The window fields of a Conv's options and the kernels' shape of it (x [N, C, H, W] or [N, C, L]).
+fb::ConvOptionsT ConvWindowOptions(const ir::Node& n, const Window2d& win, int64_t group) {
+  fb::ConvOptionsT opt;
+  opt.kernel = Pair(n, win.kh, win.kw);
+  opt.strides = Pair(n, win.sh, win.sw);
+  opt.dilations = Pair(n, win.dh, win.dw);
+  opt.pads = {ToInt32(n, win.top, "pad"), ToInt32(n, win.left, "pad"), ToInt32(n, win.bottom, "pad"),
+              ToInt32(n, win.right, "pad")};
+  opt.group = ToInt32(n, group, "group");
+  opt.activation = ToFbActivation(n.act);
+  return opt;
+}
+
+kernels::Conv2dShape ConvShape(const std::vector<int64_t>& xs, const std::vector<int64_t>& ys, const Window2d& win,
+                               int64_t group) {
+  kernels::Conv2dShape s;
+  s.in_c = xs[1]; s.in_h = Spatial(xs, 0); s.in_w = Spatial(xs, 1);
+  s.out_c = ys[1]; s.out_h = Spatial(ys, 0); s.out_w = Spatial(ys, 1);
+  s.kh = win.kh; s.kw = win.kw; s.stride_h = win.sh; s.stride_w = win.sw;
+  s.dilation_h = win.dh; s.dilation_w = win.dw; s.pad_top = win.top; s.pad_left = win.left;
+  s.group = group;
+  return s;
+}
+
+// A depthwise Conv with a fused pointwise expansion (passes/fuse_expansion.cc): inputs [x, W, B,
+// "", We, be], W, B and Y being the depthwise conv's over t = expand_act(We·x + be); scratch for
+// the rows of t of one band within n.expand_band_bytes.
+void LowerExpandDepthwise(LowerContext& ctx, const ir::Node& n) {
+  const ConvOperands o = ReadConvOperands(ctx, n);
+  const ir::Tensor& we = ctx.Ir(n, 4);
+  if (!ctx.graph().IsConst(n.inputs[4]) || (!n.In(5).empty() && !ctx.graph().IsConst(n.inputs[5])))
+    throw CompileError(n.Msg("a fused expansion's weights and bias must be constants"));
+  if (o.xs.size() != 4 || we.shape.size() != 4 || we.shape[1] != o.xs[1] || we.shape[2] != 1 || we.shape[3] != 1 ||
+      o.ws.size() != 4 || o.ws[0] != we.shape[0] || o.ws[1] != 1 || o.group != we.shape[0] || o.ys[1] != we.shape[0])
+    throw CompileError(n.Msg("a fused expansion needs X [N, Cin, H, W], We [C, Cin, 1, 1] and a depthwise conv over C"));
+  const std::vector<int64_t> ts = {o.xs[0], we.shape[0], o.xs[2], o.xs[3]};
+  const Window2d win = ResolveWindow(n, ts, {o.ws[2], o.ws[3]}, o.ys, false);
+  const kernels::Conv2dShape s = ConvShape(ts, o.ys, win, o.group);
+  if (!kernels::ExpandFusable(s)) throw CompileError(n.Msg("a fused expansion needs padding smaller than the window"));
+  fb::ConvOptionsT opt = ConvWindowOptions(n, win, o.group);
+  opt.expand_activation = ToFbActivation(n.expand_act);
+  fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n,
+                                {o.x, ctx.Tensor(n, n.In(1)), o.b, -1, ctx.Tensor(n, n.In(4)), ctx.Tensor(n, n.In(5))},
+                                {o.y});
+  op.options.Set(std::move(opt));
+  op.scratch_bytes = kernels::MakeExpandBands(s, kernels::ExpandBandRowsWithin(s, n.expand_band_bytes)).scratch_bytes;
+}
+
 }  // namespace
 
 void LowerConv(LowerContext& ctx, const ir::Node& n) {
+  if (!n.In(4).empty()) return LowerExpandDepthwise(ctx, n);
   const ConvOperands o = ReadConvOperands(ctx, n);
   const int x = o.x, b = o.b, y = o.y;
   const ir::Tensor& w_ir = *o.w;
@@ -48,20 +98,8 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   if (n.Has("kernel_shape") && n.Ints("kernel_shape", {}) != kernel)
     throw CompileError(n.Msg("attribute 'kernel_shape' does not match W " + ir::ShapeString(ws)));
   const Window2d win = ResolveWindow(n, xs, kernel, ys, false);
-  fb::ConvOptionsT opt;
-  opt.kernel = Pair(n, win.kh, win.kw);
-  opt.strides = Pair(n, win.sh, win.sw);
-  opt.dilations = Pair(n, win.dh, win.dw);
-  opt.pads = {ToInt32(n, win.top, "pad"), ToInt32(n, win.left, "pad"), ToInt32(n, win.bottom, "pad"),
-              ToInt32(n, win.right, "pad")};
-  opt.group = ToInt32(n, group, "group");
-  opt.activation = ToFbActivation(n.act);
-  kernels::Conv2dShape s;
-  s.in_c = xs[1]; s.in_h = Spatial(xs, 0); s.in_w = Spatial(xs, 1);
-  s.out_c = ys[1]; s.out_h = Spatial(ys, 0); s.out_w = Spatial(ys, 1);
-  s.kh = win.kh; s.kw = win.kw; s.stride_h = win.sh; s.stride_w = win.sw;
-  s.dilation_h = win.dh; s.dilation_w = win.dw; s.pad_top = win.top; s.pad_left = win.left;
-  s.group = group;
+  fb::ConvOptionsT opt = ConvWindowOptions(n, win, group);
+  const kernels::Conv2dShape s = ConvShape(xs, ys, win, group);
   int weights = -1;
   const size_t tile = xs.size() == 4 ? WinogradTileFor(s, ctx.winograd()) : 0;
   if (tile != 0) {   // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2

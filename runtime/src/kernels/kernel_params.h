@@ -69,7 +69,13 @@ struct Conv2dShape {
   size_t dilation_h = 1, dilation_w = 1;
   size_t pad_top = 0, pad_left = 0;   // bottom/right padding is implied by out_h/out_w
   size_t group = 1;
+  // Floats from one channel's plane to the next in x and y; 0 = in_h·in_w / out_h·out_w (dense).
+  // Only the float depthwise kernels read them (a band of rows of a larger plane, ops/conv.cc).
+  size_t x_plane = 0, y_plane = 0;
 };
+
+inline size_t ConvXPlane(const Conv2dShape& s) { return s.x_plane != 0 ? s.x_plane : s.in_h * s.in_w; }
+inline size_t ConvYPlane(const Conv2dShape& s) { return s.y_plane != 0 ? s.y_plane : s.out_h * s.out_w; }
 
 // One band of a Winograd convolution (kernels/conv/conv_winograd.h), F(2×2, 3×3) or F(4×4, 3×3):
 // tile rows [row0, row0 + rows) of tiles_w output tiles each. Tile t = (ty − row0)·tiles_w + tx

@@ -42,6 +42,7 @@ struct ConvOptions {
   int32_t group;
   kernels::Activation act;
   WeightPacking packing;
+  kernels::Activation expand_act;   // inputs 4, 5: the fused pointwise expansion's activation
 };
 struct PoolOptions {
   kernels::PoolKind kind;

@@ -72,7 +72,8 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
       if (!CheckWindow(o->kernel(), o->strides(), o->dilations(), o->pads()) || o->group() < 1)
         return fail("conv kernel/strides/dilations need 2 positive values, pads 4, group >= 1");
       if (static_cast<int>(o->packing()) > 2) return fail("unknown weight packing");
-      return CheckActivation(o->activation()) || fail("unknown activation");
+      return (CheckActivation(o->activation()) && CheckActivation(o->expand_activation())) ||
+             fail("unknown activation");
     }
     case fb::OpType::ConvInt8: {
       const auto* o = op->options_as_ConvInt8Options();
@@ -203,6 +204,7 @@ void ReadOptions(const fb::Operator* op, OpOptions* out) {
       out->conv.group = o->group();
       out->conv.act = ToActivation(o->activation());
       out->conv.packing = static_cast<WeightPacking>(o->packing());
+      out->conv.expand_act = ToActivation(o->expand_activation());
       break;
     }
     case fb::OpType::ConvTranspose: {   // same window fields as Conv; packing is always the GEMM's A

@@ -6,10 +6,13 @@
 // when the plan gives im2col's scratch for a small plane (ConvPrefersIm2col) or not the phase
 // path's; 3×3 stride-1 convs whose weights the compiler
 // stored in the Winograd domain run kernels/conv/conv_winograd.h.
+// Inputs 4 and 5 (depthwise convs only): a pointwise expansion the compiler fused in, t =
+// expand_act(We·x + be), computed band by band into scratch (kernels/conv/conv_expand.h).
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
 // pointwise group-1 convs only): y = W·(x ⊙ s) + b = W'·x + b, W'[o, c] = W[o, c]·s[c] written to
 // scratch (at kernels::ConvScaledWeightsOffsetBytes) on every run, or x ⊙ s itself when the image
 // is the smaller operand (kernels::ConvChannelScaleScalesInput).
+#include "kernels/conv/conv_expand.h"
 #include "kernels/conv/conv_phase.h"
 #include "kernels/conv/conv_winograd.h"
 #include "kernels/conv/conv_scratch.h"
@@ -20,7 +23,7 @@
 namespace edgefold::internal {
 namespace {
 
-enum class ConvPath : uint8_t { kDirect, kPhasePlanes, kIm2col, kWinograd23, kWinograd43 };
+enum class ConvPath : uint8_t { kDirect, kPhasePlanes, kIm2col, kWinograd23, kWinograd43, kExpandDepthwise };
 
 size_t WinogradTile(ConvPath path) { return path == ConvPath::kWinograd43 ? 4 : 2; }
 
@@ -33,9 +36,12 @@ bool SplitGemmColumns(const Parallel* parallel, size_t rows, size_t columns) {
 }
 
 struct ConvPrepared {
-  kernels::Conv2dShape shape;
-  kernels::ConvPhaseLayout phase;   // kPhasePlanes only
-  size_t batch;
+  kernels::Conv2dShape shape;       // kExpandDepthwise: the depthwise conv over t
+  union {
+    kernels::ConvPhaseLayout phase;   // kPhasePlanes
+    kernels::ExpandBands bands;       // kExpandDepthwise
+  };
+  uint32_t batch;
   ConvPath path;                    // kDirect: depthwise kernel or pointwise GEMM, no scratch
   bool channel_scale;               // input 3 present: scale W's columns into scratch first
 };
@@ -79,8 +85,54 @@ Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path) {
   if (ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
                     ctx.op.scratch_bytes);
-  ctx.prepared<ConvPrepared>() =
-      ConvPrepared{s, {}, static_cast<size_t>(ctx.input(0).shape[0]), path, false};
+  ConvPrepared& p = ctx.prepared<ConvPrepared>();
+  p.shape = s;
+  p.phase = {};
+  p.batch = static_cast<uint32_t>(ctx.input(0).shape[0]);
+  p.path = path;
+  p.channel_scale = false;
+  return Status::kOk;
+}
+
+// Inputs 4 (We [C, Cin, 1, 1]) and 5 (be [C]): a depthwise conv over t = act_e(We·x + be), with
+// at least one band's rows of t in the planned scratch.
+Status PrepareExpand(OpContext& ctx, kernels::Conv2dShape s) {
+  const ConvOptions& o = ctx.op.options.conv;
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& w = ctx.input(1);
+  const TensorInfo& we = ctx.input(4);
+  const TensorInfo& y = ctx.output(0);
+  if (x.rank != 4 || !we.is_constant || we.rank != 4 || we.shape[1] != x.shape[1] || we.shape[2] != 1 ||
+      we.shape[3] != 1)
+    return ctx.Fail(Status::kShapeMismatch, "a fused expansion needs a 2-D X and constant We [C, Cin, 1, 1] "
+                    "with Cin = X's channels");
+  if (o.packing != WeightPacking::kPlain || ctx.has_input(3))
+    return ctx.Fail(Status::kInvalidModel, "a fused expansion takes plain weights and no channel scale");
+  s.in_c = static_cast<size_t>(we.shape[0]);
+  size_t wk_h = 1, wk_w = 1;
+  SpatialDims(w, &wk_h, &wk_w);
+  if (!kernels::ConvIsDepthwise(s) || static_cast<size_t>(w.shape[1]) != 1 || wk_h != s.kh || wk_w != s.kw ||
+      y.shape[0] != x.shape[0] || static_cast<size_t>(y.shape[1]) != s.in_c)
+    return ctx.Fail(Status::kShapeMismatch, "a fused expansion needs a depthwise conv over its %zu channels", s.in_c);
+  if (static_cast<long>(s.out_h) != WindowOutput(static_cast<long>(s.in_h), o.pads[0], o.pads[2], o.kernel[0],
+                                                 o.strides[0], o.dilations[0], false) ||
+      static_cast<long>(s.out_w) != WindowOutput(static_cast<long>(s.in_w), o.pads[1], o.pads[3], o.kernel[1],
+                                                 o.strides[1], o.dilations[1], false))
+    return ctx.Fail(Status::kShapeMismatch, "Y shape does not follow from X, W and the options");
+  if (!kernels::ExpandFusable(s))
+    return ctx.Fail(Status::kInvalidModel, "a fused expansion needs padding smaller than the window");
+  if ((ctx.has_input(2) && ctx.input(2).elems != s.in_c) || (ctx.has_input(5) && ctx.input(5).elems != s.in_c))
+    return ctx.Fail(Status::kShapeMismatch, "the biases need %zu values, one per expanded channel", s.in_c);
+  const size_t rows = kernels::ExpandBandRowsFor(s, ctx.op.scratch_bytes);
+  if (rows == 0)
+    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for one band of the expansion, the plan gives %zu",
+                    kernels::MakeExpandBands(s, 1).scratch_bytes, ctx.op.scratch_bytes);
+  ConvPrepared& p = ctx.prepared<ConvPrepared>();
+  p.shape = s;
+  p.bands = kernels::MakeExpandBands(s, rows);
+  p.batch = static_cast<uint32_t>(x.shape[0]);
+  p.path = ConvPath::kExpandDepthwise;
+  p.channel_scale = false;
   return Status::kOk;
 }
 
@@ -95,6 +147,8 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
   if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
   const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
+  if (ctx.has_input(4)) return PrepareExpand(ctx, s);
+  if (ctx.has_input(5)) return ctx.Fail(Status::kInvalidModel, "an expansion bias (input 5) needs its weights (input 4)");
   const bool channel_scale = ctx.has_input(3);
   if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
   if (o.packing == WeightPacking::kWinograd2x3) return PrepareWinograd(ctx, s, ConvPath::kWinograd23);
@@ -124,7 +178,12 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu",
                     kernels::ConvScratchBytes(s), ctx.op.scratch_bytes);
   const ConvPath path = direct ? ConvPath::kDirect : phase_planes ? ConvPath::kPhasePlanes : ConvPath::kIm2col;
-  ctx.prepared<ConvPrepared>() = ConvPrepared{s, phase, static_cast<size_t>(x.shape[0]), path, channel_scale};
+  ConvPrepared& p = ctx.prepared<ConvPrepared>();
+  p.shape = s;
+  p.phase = phase;
+  p.batch = static_cast<uint32_t>(x.shape[0]);
+  p.path = path;
+  p.channel_scale = channel_scale;
   return Status::kOk;
 }
 
@@ -154,6 +213,21 @@ Status Eval(OpContext& ctx) {
   const bool winograd_path = p.path == ConvPath::kWinograd23 || p.path == ConvPath::kWinograd43;
   const kernels::WinogradLayout winograd =
       winograd_path ? kernels::MakeWinogradLayout(s, WinogradTile(p.path)) : kernels::WinogradLayout();
+  if (p.path == ConvPath::kExpandDepthwise) {   // channels of t split over threads, bands inside
+    kernels::PointwiseExpansion e;
+    e.w = ctx.input(4).data;
+    e.bias = ctx.has_input(5) ? ctx.input(5).data : nullptr;
+    e.act = o.expand_act;
+    e.in_c = static_cast<size_t>(ctx.input(0).shape[1]);
+    const size_t x_image = e.in_c * s.in_h * s.in_w;
+    const size_t work = e.in_c * s.in_h * s.in_w + s.kh * s.kw * out_plane;
+    for (size_t n = 0; n < p.batch; ++n)
+      ForEachRowRange(ctx.parallel, s.in_c, work, 8, [&](size_t c0, size_t c1) {
+        kernels::Conv2dExpandDepthwise(ctx.k, s, p.bands, e, x + n * x_image, w, bias, o.act,
+                                       y + n * s.out_c * out_plane, ctx.op.scratch, c0, c1);
+      });
+    return Status::kOk;
+  }
   for (size_t n = 0; n < p.batch; ++n) {
     const float* xn = x + n * in_image;
     if (scale_input) {   // x'[c, j] = x[c, j]·s[c]
@@ -251,7 +325,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kConv = {Prepare, Eval, 2, 4};
+const OpKernel kConv = {Prepare, Eval, 2, 6};
 
 }  // namespace
 

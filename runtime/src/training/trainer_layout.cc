@@ -113,13 +113,14 @@ class BufferPlacer {
 // by an upper bound before the buffers are placed; entries are written only with an arena.
 class SwitchList {
  public:
-  explicit SwitchList(PointerSwitch* entries) : entries_(entries) {}
+  SwitchList(PointerSwitch* entries, size_t capacity) : entries_(entries), capacity_(capacity) {}
   template <class T>
   void Add(T** slot, T* first, T* second, int32_t segment) {
     if (second == nullptr) return;
-    if (entries_ != nullptr) entries_[count_] = PointerSwitch{slot, first, second, segment};
+    if (entries_ != nullptr && count_ < capacity_) entries_[count_] = PointerSwitch{slot, first, second, segment};
     ++count_;
   }
+  bool fits() const { return count_ <= capacity_; }
   // The second buffer recorded for `slot`, or nullptr.
   void* SecondOf(const void* slot) const {
     for (size_t i = 0; entries_ != nullptr && i < count_; ++i)
@@ -130,6 +131,7 @@ class SwitchList {
 
  private:
   PointerSwitch* entries_;
+  size_t capacity_;
   size_t count_ = 0;
 };
 
@@ -223,16 +225,19 @@ size_t LayoutTrainer(const uint8_t* model, const ModelSummary& s, const TrainOpt
   }
   Param* params = bump.Take<Param>(num_params);
   BnState* bns = bump.Take<BnState>(num_bns);
-  // Only what a recomputed op writes switches: its outputs, a BatchNorm's x̂ (or its 16 bits),
-  // mean, var and inv_std, its scratch.
+  // What switches: a value with a second life (at most one entry per activation tensor, the
+  // outputs a BatchNorm writes over its input included), a BatchNorm's x̂ (or its 16 bits), mean,
+  // var and inv_std, an op's scratch. Counted over every tensor and op, not only the recomputed
+  // ones: a value whose producer runs before a segment can still live again inside it, and an
+  // undercount let the last entry overwrite the records after the list.
   size_t max_switches = 0;
+  for (size_t i = 0; i < s.num_tensors && s.num_recompute_segments > 0; ++i) max_switches += !g.tensor(i).is_constant;
   for (size_t j = 0; j < s.num_ops && s.num_recompute_segments > 0; ++j) {
-    if (steps.recompute(static_cast<int32_t>(j)) < 0) continue;
     const OpDesc op = g.op(j);
-    max_switches += op.num_outputs + (op.kind == OpKind::kBatchNorm ? 4 : 0) + (op.scratch_bytes > 0 ? 1 : 0);
+    max_switches += (op.kind == OpKind::kBatchNorm ? 4 : 0) + (op.scratch_bytes > 0 ? 1 : 0);
   }
   PointerSwitch* switch_entries = bump.Take<PointerSwitch>(max_switches);
-  SwitchList switches(arena != nullptr ? switch_entries : nullptr);
+  SwitchList switches(arena != nullptr ? switch_entries : nullptr, max_switches);
 
   // Every planned tensor gets its value and, but for the graph input, a gradient; each lives
   // only as long as the step needs it (TrainSteps), so planned buffers share memory.
@@ -390,7 +395,7 @@ size_t LayoutTrainer(const uint8_t* model, const ModelSummary& s, const TrainOpt
     }
   }
   float* temp = place.Take(temp_elems, StepSpan{steps.loss(), steps.backward(steps.first_backward())});
-  if (!place.matches_plan()) return SIZE_MAX;
+  if (!place.matches_plan() || !switches.fits()) return SIZE_MAX;
   if (arena != nullptr) {
     FillGradientStarts(g, logits, skipped_op, grad_starts);
     for (size_t i = 0; i < s.num_tensors; ++i) {

@@ -76,7 +76,7 @@ __attribute__((noinline)) void BorderOutput(const Conv2dShape& s, const float* x
   const long in_w = static_cast<long>(s.in_w), kw = static_cast<long>(s.kw), dh = static_cast<long>(s.dilation_h);
   const long rows = r1 - r0, cols = t1 - t0, dw = static_cast<long>(s.dilation_w);
   const long x_next_row = dh * in_w - cols * dw, w_next_row = kw - cols;   // after a row's taps
-  const size_t x_plane = s.in_h * s.in_w, y_plane = s.out_h * s.out_w, taps = s.kh * s.kw;
+  const size_t x_plane = ConvXPlane(s), y_plane = ConvYPlane(s), taps = s.kh * s.kw;
   // The first tap of channel 0 (not read when the window misses the image: rows or cols = 0).
   x += (ih0 + r0 * dh) * in_w + iw0 + t0 * dw;
   w += r0 * kw + t0;
@@ -102,15 +102,16 @@ void Conv2dDepthwiseClipped(const Conv2dShape& s, const float* x, const float* w
     if (blk.ow_hi == blk.ow_lo) blk.oh_hi = blk.oh_lo;
   }
   for (size_t c = 0; blk.oh_hi > blk.oh_lo && c < s.out_c; ++c)
-    InteriorBlock3x3(s, blk, x + c * s.in_h * s.in_w, w + c * 9, bias != nullptr ? bias[c] : 0.0f,
-                     y + c * s.out_h * s.out_w);
+    InteriorBlock3x3(s, blk, x + c * ConvXPlane(s), w + c * 9, bias != nullptr ? bias[c] : 0.0f,
+                     y + c * ConvYPlane(s));
   const long out_h = static_cast<long>(s.out_h), out_w = static_cast<long>(s.out_w);
   for (long oh = 0; oh < out_h; ++oh)
     for (long ow = 0; ow < out_w; ++ow) {
       if (oh >= blk.oh_lo && oh < blk.oh_hi && ow == blk.ow_lo) ow = blk.ow_hi;   // the interior block is done
       if (ow < out_w) BorderOutput(s, x, w, bias, oh, ow, y);
     }
-  if (act.kind != ActKind::kNone) ActivationKernel(y, y, s.out_c * s.out_h * s.out_w, act);
+  if (act.kind != ActKind::kNone)
+    for (size_t c = 0; c < s.out_c; ++c) ActivationKernel(y + c * ConvYPlane(s), y + c * ConvYPlane(s), s.out_h * s.out_w, act);
 }
 
 }  // namespace edgefold::kernels::ref

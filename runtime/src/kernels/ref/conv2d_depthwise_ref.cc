@@ -9,7 +9,7 @@ void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const
                      Activation act, float* y) {
   const long in_h = static_cast<long>(s.in_h), in_w = static_cast<long>(s.in_w);
   for (size_t c = 0; c < s.out_c; ++c) {
-    const float* x_c = x + c * s.in_h * s.in_w;
+    const float* x_c = x + c * ConvXPlane(s);
     const float* w_c = w + c * s.kh * s.kw;
     for (size_t oh = 0; oh < s.out_h; ++oh) {
       for (size_t ow = 0; ow < s.out_w; ++ow) {
@@ -25,7 +25,7 @@ void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const
             acc += w_c[r * s.kw + t] * x_c[ih * in_w + iw];
           }
         }
-        y[(c * s.out_h + oh) * s.out_w + ow] = ApplyActivation(acc, act);
+        y[c * ConvYPlane(s) + oh * s.out_w + ow] = ApplyActivation(acc, act);
       }
     }
   }

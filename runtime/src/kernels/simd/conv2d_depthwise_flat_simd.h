@@ -271,9 +271,9 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
     if (s.kh == 5 && s.kw == 5) channel = &DwFlatChannel<Arch, 5, 5, Act>;
     const size_t taps = s.kh * s.kw;
     for (size_t c = 0; c < s.out_c; ++c) {
-      const float* x_c = x + c * s.in_h * s.in_w;
+      const float* x_c = x + c * ConvXPlane(s);
       DwFlatFill<Arch>(s, g, x_c, buf);
-      float* y_c = y + c * g.n;
+      float* y_c = y + c * ConvYPlane(s);
       const float b = bias != nullptr ? bias[c] : 0.0f;
 #if defined(__aarch64__)
       if (neon3x3)

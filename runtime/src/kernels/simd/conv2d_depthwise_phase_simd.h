@@ -143,8 +143,8 @@ void DwPhaseImage(const Conv2dShape& s, const float* x, const float* w, const fl
   const DwPhaseGeometry g = DwPhaseGeom(s, W);
   std::memset(q, 0, s.stride_h * s.stride_w * g.plane_floats * sizeof(float));   // padding, see DwPhaseFill
   for (size_t c = 0; c < s.out_c; ++c)
-    DwPhaseChannel<Arch>(s, g, x + c * s.in_h * s.in_w, w + c * s.kh * s.kw, bias != nullptr ? bias[c] : 0.0f,
-                         act, q, out, y + c * s.out_h * s.out_w);
+    DwPhaseChannel<Arch>(s, g, x + c * ConvXPlane(s), w + c * s.kh * s.kw, bias != nullptr ? bias[c] : 0.0f,
+                         act, q, out, y + c * ConvYPlane(s));
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

@@ -49,11 +49,11 @@ void DwImage(const Conv2dShape& s, const Load& load, const float* x, const float
   constexpr size_t W = FBatch<Arch>::size;
   const Span cols = InteriorCols(s.in_w, s.out_w, s.kw, s.stride_w, s.dilation_w, s.pad_left);
   for (size_t c = 0; c < s.out_c; ++c) {
-    const float* x_c = x + c * s.in_h * s.in_w;
+    const float* x_c = x + c * ConvXPlane(s);
     const float* w_c = w + c * s.kh * s.kw;
     const float b = bias != nullptr ? bias[c] : 0.0f;
     for (size_t oh = 0; oh < s.out_h; ++oh) {
-      float* y_row = y + (c * s.out_h + oh) * s.out_w;
+      float* y_row = y + c * ConvYPlane(s) + oh * s.out_w;
       const Span taps = ValidTaps(oh, s.kh, s.stride_h, s.dilation_h, s.pad_top, s.in_h);
       size_t ow = 0;
       for (; ow < cols.lo; ++ow) y_row[ow] = ActOne(DwPixel(s, x_c, w_c, b, oh, ow), act);
