@@ -225,6 +225,45 @@ TEST(Threads, ColumnsPoolsAndElementwiseOpsAreBitIdentical) {
   }
 }
 
+// An inverted residual whose expansion the compiler fused into the depthwise conv (bands of
+// 16 KiB): threads take ranges of its 96 expanded channels through every band.
+onnx::ModelProto ExpandedBlockNet() {
+  std::mt19937 gen(5);
+  const auto values = [&](size_t n) { return UniformWeights(gen, n); };
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 16, 56, 56});
+  b.Init("we", {96, 16, 1, 1}, values(96 * 16)).Init("wd", {96, 1, 3, 3}, values(96 * 9));
+  b.Init("wp", {24, 96, 1, 1}, values(24 * 96));
+  b.Node("Conv", {"x", "we"}, {"e"}, "expand");
+  b.Node("Relu", {"e"}, {"t"}, "expand_relu");
+  onnx::NodeProto& dw = b.Node("Conv", {"t", "wd"}, {"d"}, "depthwise");
+  testing::SetInt(dw, "group", 96);
+  testing::SetInts(dw, "strides", {2, 2});
+  testing::SetInts(dw, "pads", {1, 1, 1, 1});
+  b.Node("Relu", {"d"}, {"dr"}, "depthwise_relu");
+  b.Node("Conv", {"dr", "wp"}, {"y"}, "project");
+  b.Output("y");
+  return b.model();
+}
+
+TEST(Threads, FusedExpansionsAreBitIdentical) {
+  compiler::CompileOptions options;
+  options.expansion_band_kb = 16;
+  const compiler::CompileResult r = compiler::CompileModel(ExpandedBlockNet(), options);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.report.expansions_fused, 1);
+  const std::vector<float> x = NormalInput(4, 16 * 56 * 56);
+  for (Isa isa : testing::AvailableIsas()) {
+    Options one;
+    one.isa = isa;
+    const std::vector<float> want = RunWith(r.model, x, one);
+    ASSERT_EQ(want.size(), 24u * 28 * 28);
+    size_t splits = 0;
+    ExpectSameWithTasks(r.model, x, one, want, &splits);
+    EXPECT_GT(splits, 0u) << IsaName(isa);
+  }
+}
+
 TEST(Threads, ThePoolRunsEveryTaskOnce) {
   ThreadPool pool(3);
   EXPECT_EQ(pool.threads(), 3u);

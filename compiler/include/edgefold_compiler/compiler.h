@@ -24,10 +24,10 @@ struct CompileOptions {
   bool winograd = true;
   int winograd_tile = 0;
   // A pointwise expansion whose output only feeds a depthwise conv (inverted residuals) is fused
-  // into it when that output is larger than this many KiB: the depthwise conv then computes it
+  // into it when that output is at least twice this many KiB: the depthwise conv then computes it
   // band by band in that much scratch instead of the arena holding it whole (--expansion-band-kb;
   // 0 keeps every expansion an op of its own). Float inference only.
-  int expansion_band_kb = 256;
+  int expansion_band_kb = 512;
   bool verify = true;               // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
   int target_opset = 13;            // older models are upgraded with ONNX's version converter

@@ -2,8 +2,8 @@
 // MobileNetV2's first is 96 × 112², 4.8 MB) only feeds a depthwise conv. The depthwise Conv takes
 // the expansion in (inputs 4 and 5: We, be; Node::expand_act its activation) and computes t band
 // by band into scratch (kernels/conv/conv_expand.h): t leaves the arena and is never written to
-// memory and read back. Only where t is larger than one band (`band_bytes`): a t that fits gains
-// nothing and its GEMM would run in narrower pieces.
+// memory and read back. Only where t is at least two bands (`band_bytes` each) large.
+#include "base/size_math.h"
 #include "kernels/conv/conv_expand.h"
 #include "lower/spatial.h"
 #include "passes/match_util.h"
@@ -69,8 +69,11 @@ int FuseExpansionIntoDepthwise(ir::Graph& graph, size_t band_bytes) {
     const int d = SoleConsumer(graph, t);
     if (d < 0 || graph.nodes[d].In(0) != t) continue;
     const kernels::Conv2dShape s = DepthwiseShape(graph, graph.nodes[d]);
-    if (s.in_c == 0 || !kernels::ExpandFusable(s) || kernels::ExpandBandRowsWithin(s, band_bytes) >= s.out_h)
-      continue;
+    // t at least two bands' worth: below that t stays in a core's cache between the two ops
+    // anyway, and the band GEMMs' narrower columns (a ragged tail per band) cost more than the
+    // memory saved (MobileNetV2's 14² blocks, bench/README.md "Fused expansions").
+    const size_t t_bytes = MulSat(MulSat(MulSat(s.in_c, s.in_h), s.in_w), sizeof(float));
+    if (s.in_c == 0 || !kernels::ExpandFusable(s) || t_bytes < 2 * band_bytes) continue;
     const ir::Node p = graph.nodes[i];
     ir::Node& dw = graph.nodes[d];
     dw.inputs.resize(6);   // [x, W, B, "" (no channel scale), We, be]

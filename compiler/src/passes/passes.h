@@ -88,7 +88,7 @@ int FuseChannelScale(ir::Graph& graph);
 
 // A pointwise group-1 Conv whose output t only feeds a depthwise Conv becomes that Conv's inputs
 // 4 and 5 (kernels/conv/conv_expand.h: t computed band by band in scratch, never stored whole)
-// when t is larger than one band of band_bytes (0: never). Run after FuseActivations (the
+// when t is at least two bands of band_bytes (0: never). Run after FuseActivations (the
 // expansion's activation moves along). Returns the expansions fused.
 int FuseExpansionIntoDepthwise(ir::Graph& graph, size_t band_bytes);
 

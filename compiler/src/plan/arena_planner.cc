@@ -31,7 +31,10 @@ void ArenaPlanner::PlanBestOf() {
   std::iota(base.begin(), base.end(), 0);
   const auto length = [&](int i) { return buffers_[i].last_use - buffers_[i].first_use + 1; };
   std::vector<std::vector<int>> orders(6, base);
-  std::stable_sort(orders[0].begin(), orders[0].end(), [&](int a, int b) { return buffers_[a].bytes > buffers_[b].bytes; });
+  std::stable_sort(orders[0].begin(), orders[0].end(), [&](int a, int b) {   // Plan()'s order
+    return buffers_[a].bytes != buffers_[b].bytes ? buffers_[a].bytes > buffers_[b].bytes
+                                                  : buffers_[a].first_use < buffers_[b].first_use;
+  });
   std::stable_sort(orders[1].begin(), orders[1].end(), [&](int a, int b) {
     return length(a) != length(b) ? length(a) > length(b) : buffers_[a].bytes > buffers_[b].bytes;
   });

@@ -23,7 +23,7 @@ class ArenaPlanner {
   void Plan();
   // Plan() with several placement orders (largest first; longest-lived first; largest
   // bytes × lifetime first; earliest first), keeping the smallest arena. Used for the training
-  // step, whose many whole-step buffers a size order alone scatters.
+  // step, whose many whole-step buffers a size order alone scatters, and for inference models.
   void PlanBestOf();
   uint64_t offset(int id) const { return buffers_[id].offset; }
   // Bytes spanned by the plan (end of the highest buffer, 64-byte aligned).

@@ -30,7 +30,7 @@ void PlanArena(LoweredModel* model) {
   for (int step = 0; step < steps; ++step)
     if (model->ops[step].scratch_bytes > 0)
       scratch_buffer[step] = planner.AddBuffer(model->ops[step].scratch_bytes, step, step);
-  planner.Plan();
+  planner.PlanBestOf();   // a fused expansion's band scratch beside the tensors it spans can defeat size order alone
   for (size_t t = 0; t < count; ++t)
     if (tensor_buffer[t] >= 0) model->tensors[t].arena_offset = static_cast<int64_t>(planner.offset(tensor_buffer[t]));
   for (int step = 0; step < steps; ++step)
