@@ -29,6 +29,9 @@ const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensor
   if (op.kind == OpKind::kConv && op.num_inputs > 3 && op.inputs[3] >= 0)
     return "a conv with a fused channel scale (squeeze-and-excitation Mul) cannot be trained; "
            "compile with --train (no fusion)";
+  if (op.kind == OpKind::kConv && op.num_inputs > 4 && op.inputs[4] >= 0)
+    return "a depthwise conv with a fused pointwise expansion cannot be trained (the expanded tensor is "
+           "never stored); compile with --train (no fusion)";
   switch (op.kind) {
     case OpKind::kMatMul: return "MatMul of two activations has no backward yet";
     case OpKind::kResize: return "Resize has no backward yet";

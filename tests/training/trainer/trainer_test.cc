@@ -6,6 +6,7 @@
 
 #include "edgefold/interpreter.h"
 #include "edgefold/trainer.h"
+#include "kernels/conv/conv_expand.h"
 #include "kernels/conv/conv_winograd.h"
 #include "testing/efb_builder.h"
 #include "testing/run_model.h"
@@ -22,10 +23,12 @@ namespace {
 // depth_space: SpaceToDepth (DCR order) then DepthToSpace CRD before the pool, a net
 // permutation of channels and 2×2 block positions whose backward both ops must get right.
 // `standalone` replaces the SiLU and `residual` the Add; split_conv1_act: conv1_act as its own
-// Activation op after conv1.
+// Activation op after conv1; expanded_dw: the depthwise conv reads a fused 1×1 expansion (inputs
+// 4 and 5), as 'edgefold compile' writes for inverted residuals without --train.
 std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind::None, bool winograd_conv1 = false,
                               bool depth_space = false, fb::ActivationKind standalone = fb::ActivationKind::SiLU,
-                              fb::BinaryKind residual = fb::BinaryKind::Add, bool split_conv1_act = false) {
+                              fb::BinaryKind residual = fb::BinaryKind::Add, bool split_conv1_act = false,
+                              bool expanded_dw = false) {
   EfbBuilder b;
   const int x = b.AddInput("x", {2, 3, 6, 6});
   const int c1 = b.AddTensor("conv1.out", {2, 4, 6, 6});
@@ -54,7 +57,16 @@ std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind:
   const int w2 = b.AddConstant("dw.w", {4, 1, 3, 3}, RandomVector(36, 12, -0.5f, 0.5f));
   const int b2 = b.AddConstant("dw.b", {4}, RandomVector(4, 13));
   const int c2 = b.AddTensor("dw.out", {2, 4, 6, 6});
-  b.AddOp(fb::OpType::Conv, "dw", {r1, w2, b2}, {c2}, ConvOptions(3, 1, 4, fb::ActivationKind::None));
+  if (expanded_dw) {
+    kernels::Conv2dShape s;
+    s.in_c = s.out_c = s.group = 4, s.in_h = s.in_w = s.out_h = s.out_w = 6, s.kh = s.kw = 3;
+    s.pad_top = s.pad_left = 1;
+    const int we = b.AddConstant("dw.expand", {4, 4, 1, 1}, RandomVector(16, 14, -0.5f, 0.5f));
+    b.AddOp(fb::OpType::Conv, "dw", {r1, w2, b2, -1, we}, {c2}, ConvOptions(3, 1, 4, fb::ActivationKind::None),
+            kernels::MakeExpandBands(s, 2).scratch_bytes);
+  } else {
+    b.AddOp(fb::OpType::Conv, "dw", {r1, w2, b2}, {c2}, ConvOptions(3, 1, 4, fb::ActivationKind::None));
+  }
   const int n2 = AddBatchNorm(b, "bn2", c2, 4, {2, 4, 6, 6}, fb::ActivationKind::None, 30);
   const int sum = b.AddTensor("sum", {2, 4, 6, 6});
   fb::BinaryOptionsT add;
@@ -373,6 +385,14 @@ TEST(Trainer, WinogradPackedConvIsRejectedNamingTheOp) {
   const std::vector<uint8_t> model = SmallCnn(fb::ActivationKind::None, /*winograd_conv1=*/true);
   ASSERT_EQ(CreateInterpreter(model)->status, Status::kOk);   // the model itself is valid: the interpreter runs it
   ExpectRefusedNaming(model, {"'conv1'", "Winograd", "--train"});
+}
+
+// A fused expansion's t is never stored, so there is nothing to take its gradient through.
+TEST(Trainer, FusedExpansionIsRejectedNamingTheOp) {
+  const std::vector<uint8_t> model = SmallCnn(fb::ActivationKind::None, false, false, fb::ActivationKind::SiLU,
+                                              fb::BinaryKind::Add, false, /*expanded_dw=*/true);
+  ASSERT_EQ(CreateInterpreter(model)->status, Status::kOk);
+  ExpectRefusedNaming(model, {"'dw'", "expansion", "--train"});
 }
 
 // A decoder-style model: ConvTranspose (2×2, stride 2) → BatchNorm → classifier head. The
