@@ -58,6 +58,14 @@ void ActivationKernel(const float* x, float* y, size_t n, Activation act) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   size_t i = 0;
+  // Runs of registers through ActBatchMany: one dispatch per run, not a call per register.
+  constexpr size_t kRun = 8;
+  B run[kRun];
+  for (; i + kRun * W <= n; i += kRun * W) {
+    for (size_t r = 0; r < kRun; ++r) run[r] = B::load_unaligned(x + i + r * W);
+    ActBatchMany<Arch>(run, kRun, act);
+    for (size_t r = 0; r < kRun; ++r) run[r].store_unaligned(y + i + r * W);
+  }
   for (; i + W <= n; i += W) ActBatch<Arch>(B::load_unaligned(x + i), act).store_unaligned(y + i);
   for (; i < n; ++i) y[i] = ActOne(x[i], act);
 }

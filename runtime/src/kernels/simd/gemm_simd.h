@@ -29,6 +29,36 @@ inline void GemmLaneStep(float32x4_t (&acc)[MR][NV], const float32x4_t* a4, cons
 }
 #endif
 
+// Stores an MR × NV register tile at C[i0.., j0..]; the last k block adds the bias and applies
+// the activation (other than None/Relu/Clip: once for the whole tile, ActBatchMany).
+template <class Arch, size_t MR, size_t NV>
+inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0, size_t j0,
+                          bool last) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  if (last && p.bias != nullptr)
+    for (size_t r = 0; r < MR; ++r)
+      for (size_t v = 0; v < NV; ++v)
+        acc[r][v] += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
+  if (last && !ActIsClamp(p.act.kind)) {
+    // A copy goes to ActBatchMany: acc's own address never escapes, so it stays in registers
+    // through the k loop.
+    B tile[MR * NV];
+    for (size_t r = 0; r < MR; ++r)
+      for (size_t v = 0; v < NV; ++v) tile[r * NV + v] = acc[r][v];
+    ActBatchMany<Arch>(tile, MR * NV, p.act);
+    for (size_t r = 0; r < MR; ++r)
+      for (size_t v = 0; v < NV; ++v) tile[r * NV + v].store_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
+    return;
+  }
+  for (size_t r = 0; r < MR; ++r)
+    for (size_t v = 0; v < NV; ++v) {
+      B val = acc[r][v];
+      if (last) val = ActBatch<Arch>(val, p.act);
+      val.store_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
+    }
+}
+
 // The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile; row q
 // of the block's B starts at brows[q] + bcol (B itself, bcol = j0, or a packed panel, bcol = 0).
 // The first k block starts from 0 (or C when accumulating), later ones from the partial sum
@@ -76,17 +106,7 @@ void GemmTile(const GemmParams& p, const float* a, const float* const* brows, si
       for (size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, bv[v], acc[r][v]);
     }
   }
-  for (size_t r = 0; r < MR; ++r) {
-    for (size_t v = 0; v < NV; ++v) {
-      float* out = c + (i0 + r) * p.ldc + j0 + v * W;
-      B val = acc[r][v];
-      if (last) {
-        if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
-        val = ActBatch<Arch>(val, p.act);
-      }
-      val.store_unaligned(out);
-    }
-  }
+  GemmStoreTile<Arch, MR, NV>(p, acc, c, i0, j0, last);
 }
 
 // Columns [j0, n) of rows i0..i0+MR, one output value at a time (its own dot product over k).
@@ -309,26 +329,6 @@ void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t 
   if (nv == 3) return GemmPackPanelOf<Arch, 3>(p, b_matrix, j, k0, kc, panel, brows);
   if (nv == 2) return GemmPackPanelOf<Arch, 2>(p, b_matrix, j, k0, kc, panel, brows);
   GemmPackPanelOf<Arch, 1>(p, b_matrix, j, k0, kc, panel, brows);
-}
-
-// Stores an MR × NV tile at C[i0.., j0..] as GemmTile does; the last k block adds the bias and
-// applies the activation.
-template <class Arch, size_t MR, size_t NV>
-inline void GemmStoreTile(const GemmParams& p, const FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0, size_t j0,
-                          bool last) {
-  using B = FBatch<Arch>;
-  constexpr size_t W = B::size;
-  for (size_t r = 0; r < MR; ++r) {
-    for (size_t v = 0; v < NV; ++v) {
-      float* out = c + (i0 + r) * p.ldc + j0 + v * W;
-      B val = acc[r][v];
-      if (last) {
-        if (p.bias != nullptr) val += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
-        val = ActBatch<Arch>(val, p.act);
-      }
-      val.store_unaligned(out);
-    }
-  }
 }
 
 // GemmStoreTile for the 8-row AArch64 tile: the bias and the activation's kind are looked at

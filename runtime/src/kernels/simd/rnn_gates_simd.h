@@ -6,12 +6,7 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
-// σ(x) as the Sigmoid activation computes it (ExpClamped: never a subnormal e^−x).
-template <class Arch>
-inline FBatch<Arch> SigmoidBatch(FBatch<Arch> x) {
-  using B = FBatch<Arch>;
-  return B(1.0f) / (B(1.0f) + ExpClamped<Arch>(-x));
-}
+// σ: SigmoidBatch (simd_common.h), as the Sigmoid activation computes it.
 
 // Runs body(i, count, load, store) over [0, n) in register steps: load(p) reads the `count`
 // units at p + i (zero-filled past count), store(v, p) writes them back.

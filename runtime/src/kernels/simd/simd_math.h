@@ -52,7 +52,7 @@ inline FBatch<Arch> SqrtExact(FBatch<Arch> x) {
 // Cephes expf's polynomial: e^r for r = x − n·ln2 ∈ [−ln2/2, ln2/2] (ln2 in two parts), with
 // n = round(x·log2 e) returned through *n.
 template <class Arch>
-inline FBatch<Arch> ExpReduced(FBatch<Arch> x, FBatch<Arch>* n) {
+inline __attribute__((always_inline)) FBatch<Arch> ExpReduced(FBatch<Arch> x, FBatch<Arch>* n) {
   using B = FBatch<Arch>;
   *n = xsimd::nearbyint(x * B(1.44269504088896341f));
   B r = xsimd::fma(*n, B(-0.693359375f), x);
@@ -69,7 +69,7 @@ inline FBatch<Arch> ExpReduced(FBatch<Arch> x, FBatch<Arch>* n) {
 // e^x for x in [−87, 87] (≤ 2 ulp), the argument clamped there first, so the result is always
 // a normal float: 1/(1 + e^−x) and x/(1 + e^−x) need nothing more (Sigmoid, SiLU, Tanh, Erf).
 template <class Arch>
-inline FBatch<Arch> ExpClamped(FBatch<Arch> x) {
+inline __attribute__((always_inline)) FBatch<Arch> ExpClamped(FBatch<Arch> x) {
   using B = FBatch<Arch>;
   x = xsimd::min(B(87.0f), xsimd::max(B(-87.0f), x));   // x second: NaN passes through
   B n;
