@@ -10,16 +10,11 @@
 // Mul in_c·H·W, so the conv must have out_c ≤ H·W (on EfficientNet-B0 that keeps the 14² and
 // larger blocks and leaves the 7² ones, where scaling W cost more than the Mul saved; numbers in
 // bench/README.md, "Channel-scale fusion threshold").
+#include "passes/match_util.h"
 #include "passes/passes.h"
 
 namespace edgefold::compiler::passes {
 namespace {
-
-bool AllOnes(const std::vector<int64_t>& v) {
-  for (int64_t e : v)
-    if (e != 1) return false;
-  return true;
-}
 
 // True when `s_shape` holds exactly one value per channel of the rank-4 `x_shape` (axis 1),
 // broadcasting against x from the right: [1, C, 1, 1] or [C, 1, 1].
@@ -45,12 +40,9 @@ int PointwiseConsumer(const ir::Graph& graph, const std::string& t) {
     const ir::Tensor& y = graph.At(c.outputs.at(0));
     if (!x.shape_known || !y.shape_known || x.shape.size() != 4 || y.shape.size() != 4 || x.shape[0] != 1 ||
         w.shape.size() != 4 || w.shape[2] != 1 || w.shape[3] != 1 || w.shape[1] != x.shape[1] ||
-        c.Int("group", 1) != 1 || y.shape[2] != x.shape[2] || y.shape[3] != x.shape[3] ||
-        w.shape[0] > x.shape[2] * x.shape[3] ||
-        !AllOnes(c.Ints("strides", {1, 1})) || !AllOnes(c.Ints("dilations", {1, 1})))
+        !HasUnitWindow(c) || y.shape[2] != x.shape[2] || y.shape[3] != x.shape[3] ||
+        w.shape[0] > x.shape[2] * x.shape[3])
       return -1;
-    for (int64_t p : c.Ints("pads", {0, 0, 0, 0}))
-      if (p != 0) return -1;
     return static_cast<int>(i);
   }
   return -1;

@@ -12,12 +12,6 @@
 namespace edgefold::compiler::passes {
 namespace {
 
-bool AllOnes(const std::vector<int64_t>& v) {
-  for (int64_t e : v)
-    if (e != 1) return false;
-  return true;
-}
-
 bool Float4d(const ir::Tensor& t) { return t.shape_known && t.dtype == ir::kFloat && t.shape.size() == 4; }
 
 // A pointwise group-1 Conv without channel scale: 1×1, stride 1, no padding or dilation.
@@ -28,12 +22,7 @@ bool IsPlainPointwise(const ir::Graph& g, const ir::Node& p) {
   const ir::Tensor& w = g.At(p.inputs[1]);
   if (!Float4d(x) || w.shape.size() != 4 || w.shape[1] != x.shape[1] || w.shape[2] != 1 || w.shape[3] != 1)
     return false;
-  if (p.Int("group", 1) != 1 || !AllOnes(p.Ints("strides", {1, 1})) || !AllOnes(p.Ints("dilations", {1, 1})) ||
-      p.Str("auto_pad", "NOTSET") != "NOTSET")
-    return false;
-  for (int64_t pad : p.Ints("pads", {0, 0, 0, 0}))
-    if (pad != 0) return false;
-  return true;
+  return HasUnitWindow(p);
 }
 
 // The depthwise conv d over t as the kernels see it, or in_c = 0 when d is not one.

@@ -14,6 +14,18 @@ inline bool IsScalarConst(const ir::Graph& g, const std::string& name, double va
   return t.data.size() == 1 && std::fabs(t.data[0] - value) <= 1e-6 * std::fabs(value);
 }
 
+// A Conv whose attributes say group 1, stride 1, dilation 1 and no padding: pointwise once its
+// kernel is 1×1 (the form the channel-scale and expansion fusions rewrite).
+inline bool HasUnitWindow(const ir::Node& c) {
+  for (int64_t v : c.Ints("strides", {1, 1}))
+    if (v != 1) return false;
+  for (int64_t v : c.Ints("dilations", {1, 1}))
+    if (v != 1) return false;
+  for (int64_t v : c.Ints("pads", {0, 0, 0, 0}))
+    if (v != 0) return false;
+  return c.Int("group", 1) == 1 && c.Str("auto_pad", "NOTSET") == "NOTSET";
+}
+
 // Index of the only node reading `t` (which is no graph output), or -1.
 inline int SoleConsumer(const ir::Graph& g, const std::string& t) {
   if (g.ConsumerCount(t) != 1 || g.IsGraphOutput(t)) return -1;
