@@ -142,6 +142,26 @@ TEST(ConvExpandOp, DilationAsymmetricPaddingWidthsAndBatch) {
   ExpectMatches(no_bias, "no expansion bias");
 }
 
+// The runtime's band height from the planned scratch: the most rows whose band fits, as a search
+// over every row count finds it.
+TEST(ConvExpandOp, BandRowsAreTheMostThatFit) {
+  for (size_t k : {1, 3, 5})
+    for (size_t stride : {1, 2})
+      for (size_t in_h : {1, 2, 7, 30}) {
+        kernels::Conv2dShape s;
+        s.in_c = s.out_c = s.group = 3, s.in_w = 5, s.in_h = in_h, s.kh = s.kw = k;
+        s.stride_h = s.stride_w = stride, s.pad_top = s.pad_left = k / 2;
+        s.out_h = (in_h + 2 * (k / 2) - k) / stride + 1, s.out_w = 5;
+        for (size_t bytes = 0; bytes < 3 * 5 * 4 * (in_h + 2); bytes += 7) {
+          size_t want = 0;
+          for (size_t r = 1; r <= s.out_h; ++r)
+            if (kernels::MakeExpandBands(s, r).scratch_bytes <= bytes) want = r;
+          EXPECT_EQ(kernels::ExpandBandRowsFor(s, bytes), want) << "k " << k << " stride " << stride << " in_h "
+                                                                << in_h << " bytes " << bytes;
+        }
+      }
+}
+
 void ExpectRefused(const ExpandConv& c, const std::string& what) {
   const Built b = Build(c);
   ExpectRefusedNaming(b.model, {b.x}, "fused", what);

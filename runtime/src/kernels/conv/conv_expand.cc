@@ -41,9 +41,14 @@ size_t ExpandBandRowsWithin(const Conv2dShape& s, size_t bytes) {
 }
 
 size_t ExpandBandRowsFor(const Conv2dShape& s, size_t bytes) {
-  size_t rows = 0;   // scratch grows with the rows: the last count that still fits
-  while (rows < s.out_h && MakeExpandBands(s, rows + 1).scratch_bytes <= bytes) ++rows;
-  return rows;
+  // Closed form, not a search: a hostile model's out_h can be large. rows_cap(r) =
+  // min(in_h, (r − 1)·sh + extent) rows of in_c·in_w floats must fit `bytes`.
+  const size_t row_bytes = MulSat(MulSat(s.in_c, s.in_w), sizeof(float));
+  if (row_bytes == 0 || row_bytes == kSizeSaturated) return 0;
+  const size_t fit = bytes / row_bytes, extent = WindowExtent(s);
+  if (fit >= s.in_h) return s.out_h;   // the whole plane
+  if (fit < extent) return 0;
+  return std::min(s.out_h, (fit - extent) / s.stride_h + 1);
 }
 
 void Conv2dExpandDepthwise(const KernelTable& t, const Conv2dShape& s, const ExpandBands& bands,
