@@ -81,7 +81,8 @@ Built Build(const ExpandConv& c) {
     for (int ch = 0; ch < c.channels; ++ch)
       for (int p = 0; p < c.h * c.w; ++p) {
         double acc = c.expand_bias ? be[ch] : 0.0;
-        for (int ic = 0; ic < c.cin; ++ic) acc += double(we[ch * we_cin + ic]) * xn[ic * c.h * c.w + p];
+        // min: a refused model's We may have another Cin (its `want` is never compared).
+        for (int ic = 0; ic < std::min(c.cin, we_cin); ++ic) acc += double(we[ch * we_cin + ic]) * xn[ic * c.h * c.w + p];
         t[size_t(ch) * c.h * c.w + p] = std::min(std::max(acc, 0.0), 6.0);
       }
     for (int ch = 0; ch < c.channels; ++ch)
