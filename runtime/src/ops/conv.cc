@@ -46,6 +46,26 @@ struct ConvPrepared {
   bool channel_scale;               // input 3 present: scale W's columns into scratch first
 };
 
+// out_h and out_w as the window options give them for in_h and in_w.
+bool OutputFollowsWindow(const ConvOptions& o, const kernels::Conv2dShape& s) {
+  return static_cast<long>(s.out_h) == WindowOutput(static_cast<long>(s.in_h), o.pads[0], o.pads[2], o.kernel[0],
+                                                    o.strides[0], o.dilations[0], false) &&
+         static_cast<long>(s.out_w) == WindowOutput(static_cast<long>(s.in_w), o.pads[1], o.pads[3], o.kernel[1],
+                                                    o.strides[1], o.dilations[1], false);
+}
+
+// Sets the prepared data every path shares and returns it for the path's own part (the phase
+// layout zeroed until then).
+ConvPrepared& SetPrepared(OpContext& ctx, const kernels::Conv2dShape& s, ConvPath path, bool channel_scale) {
+  ConvPrepared& p = ctx.prepared<ConvPrepared>();
+  p.shape = s;
+  p.phase = {};
+  p.batch = static_cast<uint32_t>(ctx.input(0).shape[0]);
+  p.path = path;
+  p.channel_scale = channel_scale;
+  return p;
+}
+
 // Input 3 (channel scale): only on the plain pointwise group-1 path, with in_c values and the
 // scratch for W'.
 Status PrepareChannelScale(OpContext& ctx, const kernels::Conv2dShape& s) {
@@ -85,12 +105,7 @@ Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path) {
   if (ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
                     ctx.op.scratch_bytes);
-  ConvPrepared& p = ctx.prepared<ConvPrepared>();
-  p.shape = s;
-  p.phase = {};
-  p.batch = static_cast<uint32_t>(ctx.input(0).shape[0]);
-  p.path = path;
-  p.channel_scale = false;
+  SetPrepared(ctx, s, path, false);
   return Status::kOk;
 }
 
@@ -114,10 +129,7 @@ Status PrepareExpand(OpContext& ctx, kernels::Conv2dShape s) {
   if (!kernels::ConvIsDepthwise(s) || static_cast<size_t>(w.shape[1]) != 1 || wk_h != s.kh || wk_w != s.kw ||
       y.shape[0] != x.shape[0] || static_cast<size_t>(y.shape[1]) != s.in_c)
     return ctx.Fail(Status::kShapeMismatch, "a fused expansion needs a depthwise conv over its %zu channels", s.in_c);
-  if (static_cast<long>(s.out_h) != WindowOutput(static_cast<long>(s.in_h), o.pads[0], o.pads[2], o.kernel[0],
-                                                 o.strides[0], o.dilations[0], false) ||
-      static_cast<long>(s.out_w) != WindowOutput(static_cast<long>(s.in_w), o.pads[1], o.pads[3], o.kernel[1],
-                                                 o.strides[1], o.dilations[1], false))
+  if (!OutputFollowsWindow(o, s))
     return ctx.Fail(Status::kShapeMismatch, "Y shape does not follow from X, W and the options");
   if (!kernels::ExpandFusable(s))
     return ctx.Fail(Status::kInvalidModel, "a fused expansion needs padding smaller than the window");
@@ -127,12 +139,7 @@ Status PrepareExpand(OpContext& ctx, kernels::Conv2dShape s) {
   if (rows == 0)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for one band of the expansion, the plan gives %zu",
                     kernels::MakeExpandBands(s, 1).scratch_bytes, ctx.op.scratch_bytes);
-  ConvPrepared& p = ctx.prepared<ConvPrepared>();
-  p.shape = s;
-  p.bands = kernels::MakeExpandBands(s, rows);
-  p.batch = static_cast<uint32_t>(x.shape[0]);
-  p.path = ConvPath::kExpandDepthwise;
-  p.channel_scale = false;
+  SetPrepared(ctx, s, ConvPath::kExpandDepthwise, false).bands = kernels::MakeExpandBands(s, rows);
   return Status::kOk;
 }
 
@@ -148,7 +155,8 @@ Status Prepare(OpContext& ctx) {
   if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
   const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
   if (ctx.has_input(4)) return PrepareExpand(ctx, s);
-  if (ctx.has_input(5)) return ctx.Fail(Status::kInvalidModel, "an expansion bias (input 5) needs its weights (input 4)");
+  if (ctx.has_input(5))
+    return ctx.Fail(Status::kInvalidModel, "an expansion bias (input 5) needs its weights (input 4)");
   const bool channel_scale = ctx.has_input(3);
   if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
   if (o.packing == WeightPacking::kWinograd2x3) return PrepareWinograd(ctx, s, ConvPath::kWinograd23);
@@ -159,11 +167,7 @@ Status Prepare(OpContext& ctx) {
       static_cast<size_t>(w.shape[1]) != s.in_c / s.group || wk_h != s.kh || wk_w != s.kw)
     return ctx.Fail(Status::kShapeMismatch, "W shape does not match channels, group and kernel");
   if (static_cast<size_t>(y.shape[0]) != static_cast<size_t>(x.shape[0]) ||
-      static_cast<size_t>(y.shape[1]) != s.out_c ||
-      static_cast<long>(s.out_h) != WindowOutput(static_cast<long>(s.in_h), o.pads[0], o.pads[2],
-                                                 o.kernel[0], o.strides[0], o.dilations[0], false) ||
-      static_cast<long>(s.out_w) != WindowOutput(static_cast<long>(s.in_w), o.pads[1], o.pads[3],
-                                                 o.kernel[1], o.strides[1], o.dilations[1], false))
+      static_cast<size_t>(y.shape[1]) != s.out_c || !OutputFollowsWindow(o, s))
     return ctx.Fail(Status::kShapeMismatch, "Y shape does not follow from X, W and the options");
   if (ctx.has_input(2) && ctx.input(2).elems != s.out_c)
     return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
@@ -178,12 +182,7 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu",
                     kernels::ConvScratchBytes(s), ctx.op.scratch_bytes);
   const ConvPath path = direct ? ConvPath::kDirect : phase_planes ? ConvPath::kPhasePlanes : ConvPath::kIm2col;
-  ConvPrepared& p = ctx.prepared<ConvPrepared>();
-  p.shape = s;
-  p.phase = phase;
-  p.batch = static_cast<uint32_t>(x.shape[0]);
-  p.path = path;
-  p.channel_scale = channel_scale;
+  SetPrepared(ctx, s, path, channel_scale).phase = phase;
   return Status::kOk;
 }
 

@@ -111,7 +111,10 @@ void Conv2dDepthwiseClipped(const Conv2dShape& s, const float* x, const float* w
       if (ow < out_w) BorderOutput(s, x, w, bias, oh, ow, y);
     }
   if (act.kind != ActKind::kNone)
-    for (size_t c = 0; c < s.out_c; ++c) ActivationKernel(y + c * ConvYPlane(s), y + c * ConvYPlane(s), s.out_h * s.out_w, act);
+    for (size_t c = 0; c < s.out_c; ++c) {
+      float* y_c = y + c * ConvYPlane(s);
+      ActivationKernel(y_c, y_c, s.out_h * s.out_w, act);
+    }
 }
 
 }  // namespace edgefold::kernels::ref

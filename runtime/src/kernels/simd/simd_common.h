@@ -127,7 +127,9 @@ void ActBatchMany(FBatch<Arch>* v, size_t n, const Activation& a) {
 }
 
 // None, Relu and Clip: ActBatch inlines them; the others go through ActBatchMany per tile.
-inline bool ActIsClamp(ActKind kind) { return kind == ActKind::kNone || kind == ActKind::kRelu || kind == ActKind::kClip; }
+inline bool ActIsClamp(ActKind kind) {
+  return kind == ActKind::kNone || kind == ActKind::kRelu || kind == ActKind::kClip;
+}
 
 // Σ x[0..n), four independent accumulators to hide the add latency.
 template <class Arch>
