@@ -49,6 +49,14 @@ TEST_P(GemmTest, AllShapeTails) {
       for (size_t k : dims) ASSERT_TRUE(Check({m, n, k, 0, BiasMode::kPerCol, false, {}}));
 }
 
+// Every remainder of every row tile (8, 6, 4 rows and the 5/3/2/1-row tiles after them, the
+// 6-row tiles' 1 and 2 left over turned into 4 + 3 and 4 + 4), in both column-tile widths and
+// the column tail, with and without the packed B panel (m below and above twice the tile).
+TEST_P(GemmTest, EveryRowRemainder) {
+  for (size_t m = 1; m <= 26; ++m)
+    for (size_t n : {2 * W(), 3 * W() + 1}) ASSERT_TRUE(Check({m, n, 19, 0, BiasMode::kPerRow, false, {}}));
+}
+
 TEST_P(GemmTest, StridedOperandsLeavePaddingAlone) {
   for (size_t n : {size_t{1}, W() - (W() > 1), W(), W() + 1, 2 * W() + 3})
     for (size_t m : {1, 4, 5, 11}) ASSERT_TRUE(Check({m, n, 9, 3, BiasMode::kPerRow, false, {}}));

@@ -275,12 +275,17 @@ size_t GemmTileRegisters(size_t j, size_t j1) {
 }
 
 // Rows [i0, i1) of one column tile of NV registers over the k block [k0, k0+kc): tiles of MR
-// rows, then 4/3/2/1.
+// rows, then 5 (after 6-row tiles) or 4, then 3/2/1.
 template <class Arch, size_t MR, size_t NV>
 void GemmColumnTile(const GemmParams& p, const float* a, const float* const* brows, size_t bcol,
                     float* c, size_t i0, size_t i1, size_t j, size_t k0, size_t kc) {
   size_t i = i0;
-  for (; i + MR <= i1; i += MR) {
+  // 6-row tiles leave 1 or 2 rows as often as not: one 6 fewer turns those into 4 + 3 or 4 + 4
+  // (a 1- or 2-row tile runs 2 or 4 FMA chains, far below the FMA latency × throughput).
+  size_t end = i1;
+  if constexpr (MR == 6)
+    if (i1 - i0 >= MR && (i1 - i0) % MR != 0 && (i1 - i0) % MR <= 2) end = i1 - MR;
+  for (; i + MR <= end; i += MR) {
     // The next row tile's strip of A while this one computes (GemmParams::prefetch_a): MR rows
     // lda apart are more streams than the hardware prefetcher follows. Only Winograd's GEMMs
     // ask for it: it helps there and slows the others (bench/README.md).
@@ -289,6 +294,8 @@ void GemmColumnTile(const GemmParams& p, const float* a, const float* const* bro
         for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(a + (i + MR + r) * p.lda + k0 + q);
     GemmTile<Arch, MR, NV>(p, a, brows, bcol, c, i, j, k0, kc);
   }
+  if constexpr (MR == 6)
+    if (i1 - i == 5) return GemmTile<Arch, 5, NV>(p, a, brows, bcol, c, i, j, k0, kc);
   if constexpr (MR > 4)
     for (; i + 4 <= i1; i += 4) GemmTile<Arch, 4, NV>(p, a, brows, bcol, c, i, j, k0, kc);
   switch (i1 - i) {
@@ -494,8 +501,8 @@ void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, floa
 }
 
 // C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias), see GemmParams.
-// MR: 8 rows × 3 registers (24 accumulators) with AVX-512's 32 vector registers, 8 × 2 on
-// AArch64 (lane FMA, see GemmTile), else 4 × 2.
+// MR (GemmTileRows): 8 rows × 3 registers with 32 vector registers (AVX-512, AArch64), 6 × 2
+// on SSE/AVX2, 4 × 2 on ARMv7.
 template <class Arch>
 void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   constexpr size_t W = FBatch<Arch>::size;
