@@ -15,8 +15,13 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const TensorInfo& x = ctx.input(0);
-  ctx.k.global_pool(ctx.op.options.global_pool, x.data, ctx.output(0).data, DimProduct(x, 0, 2),
-                    DimProduct(x, 2, x.rank));
+  const size_t planes = DimProduct(x, 0, 2), plane = DimProduct(x, 2, x.rank);
+  float* y = ctx.output(0).data;
+  // Threads take ranges of whole planes: each plane's sum runs in the same order whatever the
+  // split (a squeeze-excitation's pool over 32 × 112² reads 1.6 MB).
+  ForEachRowRange(ctx.parallel, planes, plane * kElementWork, 1, [&](size_t c0, size_t c1) {
+    ctx.k.global_pool(ctx.op.options.global_pool, x.data + c0 * plane, y + c0, c1 - c0, plane);
+  });
   return Status::kOk;
 }
 
