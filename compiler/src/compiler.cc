@@ -33,10 +33,10 @@ struct Built {
   uint64_t weight_bytes = 0;
 };
 
-Built Build(const ir::Graph& graph, WinogradMode winograd) {
+Built Build(const ir::Graph& graph, WinogradMode winograd, bool share_views) {
   Built b;
   b.lowered = Lower(graph, winograd);
-  PlanArena(&b.lowered);
+  PlanArena(&b.lowered, share_views);
   b.bytes = WriteEfb(&b.lowered, &b.weight_bytes);
   return b;
 }
@@ -45,7 +45,7 @@ Built Build(const ir::Graph& graph, WinogradMode winograd) {
 void Verify(ir::Graph reference, const Built& folded, const CompileOptions& options, const std::string& name,
             CompileReport* report) {
   passes::FoldBatchNorm(reference, /*fold=*/false);
-  const Built ref = Build(reference, WinogradMode::kOff);
+  const Built ref = Build(reference, WinogradMode::kOff, options.share_views);
   const VerifyOutcome v = CompareModels(ref.bytes, folded.bytes, /*seed=*/1234);
   if (!v.ran) {
     if (!RuntimeAvailable()) return;  // host build without the runtime: report verified=false
@@ -68,7 +68,7 @@ void QuantizeBuilt(const CompileOptions& options, const std::string& name, Built
   r->quant.float_arena_bytes = built->lowered.arena_bytes;
   r->quant.float_weight_bytes = built->weight_bytes;
   built->lowered = quant::QuantizeInt8(built->lowered, options, name, &r->quant);
-  PlanArena(&built->lowered);
+  PlanArena(&built->lowered, options.share_views);
   built->bytes = WriteEfb(&built->lowered, &built->weight_bytes);
 #else
   (void)built;
@@ -140,7 +140,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
                                  : options.winograd_tile == 2           ? WinogradMode::kF2x3
                                  : options.winograd_tile == 4           ? WinogradMode::kF4x3
                                                                         : WinogradMode::kAuto;
-  Built built = Build(graph, winograd);
+  Built built = Build(graph, winograd, options.share_views);
   for (const fb::OperatorT& op : built.lowered.ops) {
     if (op.type != fb::OpType::Conv) continue;
     const fb::WeightPacking packing = op.options.AsConvOptions()->packing;

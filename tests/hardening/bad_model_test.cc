@@ -75,6 +75,51 @@ const std::vector<BadModel>& Cases() {
       {"op output overlaps its input in the arena",
        [](Chain& c) { c.m().tensors[c.y]->arena_offset = c.m().tensors[c.a]->arena_offset + 8; },
        Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
+      // Views (compiler plan/tensor_views.h): only the exact overlap a Reshape / contiguous Slice
+      // / Concat plans is accepted.
+      {"reshape output shifted from its input's bytes",
+       [](Chain& c) {
+         c.m().operators[1]->type = fb::OpType::Reshape;
+         c.m().operators[1]->options.Set(fb::ReshapeOptionsT());
+         c.m().tensors[c.y]->arena_offset = c.m().tensors[c.a]->arena_offset + 4;
+       },
+       Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
+      {"slice output over its input but not at the run it selects",
+       [](Chain& c) {
+         fb::SliceOptionsT o;
+         o.starts = {0, 1};
+         o.steps = {1, 1};
+         c.m().operators[1]->type = fb::OpType::Slice;
+         c.m().operators[1]->options.Set(std::move(o));
+         c.m().tensors[c.y]->shape = {1, 2};
+         c.m().tensors[c.y]->bytes = 8;
+         c.m().tensors[c.y]->arena_offset = c.m().tensors[c.a]->arena_offset;   // the run starts 4 bytes in
+       },
+       Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
+      {"strided slice planned over its input",
+       [](Chain& c) {
+         fb::SliceOptionsT o;
+         o.starts = {0, 0};
+         o.steps = {1, 2};
+         c.m().operators[1]->type = fb::OpType::Slice;
+         c.m().operators[1]->options.Set(std::move(o));
+         c.m().tensors[c.y]->shape = {1, 2};
+         c.m().tensors[c.y]->bytes = 8;
+         c.m().tensors[c.y]->arena_offset = c.m().tensors[c.a]->arena_offset;
+       },
+       Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
+      {"concat input inside the output but not at its block",
+       [](Chain& c) {
+         fb::ConcatOptionsT o;
+         o.axis = 1;
+         c.m().operators[1]->type = fb::OpType::Concat;
+         c.m().operators[1]->options.Set(std::move(o));
+         c.m().operators[1]->inputs = {c.x, c.a};
+         c.m().tensors[c.y]->shape = {1, 8};
+         c.m().tensors[c.y]->bytes = 32;
+         c.m().tensors[c.a]->arena_offset = c.m().tensors[c.y]->arena_offset;   // its block starts 16 bytes in
+       },
+       Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
       {"op output overlaps its scratch",
        [](Chain& c) {
          c.m().operators[1]->scratch_offset = c.m().tensors[c.y]->arena_offset;

@@ -28,6 +28,9 @@ struct CompileOptions {
   // band by band in that much scratch instead of the arena holding it whole (--expansion-band-kb;
   // 0 keeps every expansion an op of its own). Float inference only.
   int expansion_band_kb = 512;
+  // Reshape outputs, contiguous Slices and the inputs of a batch-1 Concat share the memory of
+  // the tensor they view instead of being copied (off: every tensor its own bytes; training).
+  bool share_views = true;
   bool verify = true;               // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
   int target_opset = 13;            // older models are upgraded with ONNX's version converter

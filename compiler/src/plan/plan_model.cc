@@ -3,10 +3,11 @@
 #include <algorithm>
 
 #include "plan/arena_planner.h"
+#include "plan/tensor_views.h"
 
 namespace edgefold::compiler {
 
-void PlanArena(LoweredModel* model) {
+void PlanArena(LoweredModel* model, bool share_views) {
   const int steps = static_cast<int>(model->ops.size());
   const int last = std::max(steps - 1, 0);
   const size_t count = model->tensors.size();
@@ -19,20 +20,32 @@ void PlanArena(LoweredModel* model) {
   }
   for (int in : model->inputs) first[in] = 0;
   for (int out : model->outputs) final_use[out] = last;
-  ArenaPlanner planner;
-  std::vector<int> tensor_buffer(count, -1), scratch_buffer(steps, -1);
+  // A view's root buffer lives from the first producer to the last consumer of any tensor in it.
+  const std::vector<TensorView> views = share_views ? FindTensorViews(*model) : std::vector<TensorView>(count);
+  std::vector<int> root(count, -1), begin(count, 0), end(count, 0);
+  std::vector<uint64_t> view_offset(count, 0);
+  std::vector<bool> seen(count, false);
   for (size_t t = 0; t < count; ++t) {
     if (model->tensors[t].is_const) continue;
-    const int begin = first[t] < 0 ? 0 : first[t];
-    const int end = std::max(final_use[t] < 0 ? begin : final_use[t], begin);
-    tensor_buffer[t] = planner.AddBuffer(model->tensors[t].bytes, begin, end);
+    const int r = root[t] = ViewRoot(views, static_cast<int>(t), &view_offset[t]);
+    const int b = first[t] < 0 ? 0 : first[t];
+    const int e = std::max(final_use[t] < 0 ? b : final_use[t], b);
+    begin[r] = seen[r] ? std::min(begin[r], b) : b;
+    end[r] = seen[r] ? std::max(end[r], e) : e;
+    seen[r] = true;
   }
+  ArenaPlanner planner;
+  std::vector<int> tensor_buffer(count, -1), scratch_buffer(steps, -1);
+  for (size_t t = 0; t < count; ++t)
+    if (!model->tensors[t].is_const && root[t] == static_cast<int>(t))
+      tensor_buffer[t] = planner.AddBuffer(model->tensors[t].bytes, begin[t], end[t]);
   for (int step = 0; step < steps; ++step)
     if (model->ops[step].scratch_bytes > 0)
       scratch_buffer[step] = planner.AddBuffer(model->ops[step].scratch_bytes, step, step);
   planner.PlanBestOf();   // a fused expansion's band scratch beside the tensors it spans can defeat size order alone
   for (size_t t = 0; t < count; ++t)
-    if (tensor_buffer[t] >= 0) model->tensors[t].arena_offset = static_cast<int64_t>(planner.offset(tensor_buffer[t]));
+    if (root[t] >= 0)
+      model->tensors[t].arena_offset = static_cast<int64_t>(planner.offset(tensor_buffer[root[t]]) + view_offset[t]);
   for (int step = 0; step < steps; ++step)
     model->ops[step].scratch_offset =
         scratch_buffer[step] >= 0 ? static_cast<int64_t>(planner.offset(scratch_buffer[step])) : -1;

@@ -9,7 +9,7 @@ namespace edgefold::compiler::quant {
 std::string RunSamples(LoweredModel model, const std::vector<int>& outputs, const Samples& samples,
                        const OutputFn& fn) {
   model.outputs = outputs;
-  PlanArena(&model);
+  PlanArena(&model, /*share_views=*/false);   // every probed tensor is an output anyway
   uint64_t weight_bytes = 0;
   const std::vector<uint8_t> bytes = WriteEfb(&model, &weight_bytes);
   const AlignedBuffer copy = AlignedCopy(bytes, bytes.size());

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/contiguous_slice.h"
 #include "edgefold/model_generated.h"
 #include "model/options_reader.h"
 #include "model/vector_alignment.h"
@@ -136,8 +137,57 @@ const char* TensorName(const fb::Model* m, int32_t tensor) {
   return (t->name() != nullptr) ? t->name()->c_str() : "";
 }
 
+uint64_t ElemCount(const fb::Tensor* t) {
+  uint64_t n = 1;
+  for (int32_t d : *t->shape()) n *= static_cast<uint64_t>(d > 0 ? d : 0);
+  return n;
+}
+
+// Whether input `pos` of op and its output `out` overlap as one of the views the compiler plans
+// (compiler plan/tensor_views.h), which those ops recognise and do not copy: a Reshape's output
+// on exactly its input; a contiguous Slice's output on exactly the run it selects; an input of a
+// Concat with one outer block on exactly its block of the output.
+bool IsPlannedView(const fb::Operator* op, const fb::Model* m, uint32_t pos, int32_t out) {
+  const int32_t in = op->inputs()->Get(pos);
+  const Region ri = PlannedRegion(m, in), ro = PlannedRegion(m, out);
+  const fb::Tensor* tin = m->tensors()->Get(static_cast<uint32_t>(in));
+  const fb::Tensor* tout = m->tensors()->Get(static_cast<uint32_t>(out));
+  if (ri.begin == ri.end || ro.begin == ro.end || tin->dtype() != tout->dtype()) return false;
+  switch (op->type()) {
+    case fb::OpType::Reshape:
+      return pos == 0 && ri.begin == ro.begin && ri.end == ro.end;
+    case fb::OpType::Slice: {
+      const fb::SliceOptions* o = op->options_as_SliceOptions();
+      const size_t rank = tin->shape()->size();
+      const uint64_t elems = ElemCount(tin);
+      if (pos != 0 || o == nullptr || o->starts() == nullptr || o->steps() == nullptr || elems == 0 ||
+          tout->shape()->size() != rank || o->starts()->size() != rank || o->steps()->size() != rank)
+        return false;
+      const int64_t start = ContiguousSliceStart(rank, *tin->shape(), *tout->shape(), *o->starts(), *o->steps());
+      return start >= 0 && ro.begin == ri.begin + static_cast<uint64_t>(start) * (tin->bytes() / elems) &&
+             ro.end <= ri.end;
+    }
+    case fb::OpType::Concat: {
+      const fb::ConcatOptions* o = op->options_as_ConcatOptions();
+      if (o == nullptr || o->axis() < 0 || static_cast<uint32_t>(o->axis()) >= tout->shape()->size()) return false;
+      for (int32_t a = 0; a < o->axis(); ++a)
+        if (tout->shape()->Get(static_cast<uint32_t>(a)) != 1) return false;
+      uint64_t prefix = 0;
+      for (uint32_t i = 0; i < pos; ++i) {
+        const int32_t t = op->inputs()->Get(i);
+        if (t < 0) return false;
+        prefix += m->tensors()->Get(static_cast<uint32_t>(t))->bytes();
+      }
+      return ri.begin == ro.begin + prefix && ri.end <= ro.end;
+    }
+    default:
+      return false;
+  }
+}
+
 // An op must never write over what it reads: each output's arena bytes are disjoint from every
-// input's, from every other output's and from its scratch (kernels read and write in any order).
+// input's (but for the planned views above), from every other output's and from its scratch
+// (kernels read and write in any order).
 Status CheckNoAliasing(const fb::Operator* op, const fb::Model* m, const char* name,
                        ErrorReporter& errors) {
   const Region scratch =
@@ -149,8 +199,9 @@ Status CheckNoAliasing(const fb::Operator* op, const fb::Model* m, const char* n
   for (uint32_t o = 0; o < outs->size(); ++o) {
     const int32_t out = outs->Get(o);
     const Region ro = PlannedRegion(m, out);
-    for (int32_t in : *op->inputs()) {
-      if (in == out || Overlap(ro, PlannedRegion(m, in))) {
+    for (uint32_t pos = 0; pos < op->inputs()->size(); ++pos) {
+      const int32_t in = op->inputs()->Get(pos);
+      if (in == out || (Overlap(ro, PlannedRegion(m, in)) && !IsPlannedView(op, m, pos, out))) {
         errors.Report("op '%s': output '%s' is also (or overlaps) its input '%s'", name,
                       TensorName(m, out), TensorName(m, in));
         return Status::kInvalidModel;

@@ -1,4 +1,6 @@
 // Concat along `axis`: each input contributes a block of dim_axis(i)·inner elements per outer index.
+// With one outer block an input may be planned inside the output (its producer writes it in
+// place; the model reader accepts only that exact overlap): that block is not copied.
 // float32 or int8; an int8 Concat copies bytes, so its inputs carry the output's scale and zero
 // point (the compiler gives them one range, or requantizes an input with a LutInt8 first).
 #include <cstring>
@@ -50,6 +52,11 @@ Status Eval(OpContext& ctx) {
     const TensorInfo& x = ctx.input(i);
     const size_t block = static_cast<size_t>(x.shape[axis]) * p.inner * p.elem_bytes;
     const auto* in = reinterpret_cast<const uint8_t*>(x.data);
+    // An input the compiler planned in its block of the output: its producer wrote it there.
+    if (p.outer == 1 && in == out + offset) {
+      offset += block;
+      continue;
+    }
     for (size_t o = 0; o < p.outer; ++o) std::memcpy(out + o * out_block + offset, in + o * block, block);
     offset += block;
   }

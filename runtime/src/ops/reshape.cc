@@ -1,6 +1,7 @@
-// Reshape and Flatten: same elements, new shape (the output tensor's). A copy, because the
-// planner gives input and output separate memory. Any dtype: input and output share it (and,
-// for int8, the scale and zero point).
+// Reshape and Flatten: same elements, new shape (the output tensor's). The compiler plans the
+// output on the input's bytes (a view) unless one of them is a graph input or output (or the
+// model trains); otherwise a copy. Any dtype: input and output share it (and, for int8, the
+// scale and zero point).
 #include <cstring>
 
 #include "ops/int8_operands.h"
