@@ -19,6 +19,48 @@ TEST(ReferenceKernels, Gemm2x2ByHand) {
   EXPECT_EQ(c, (std::vector<float>{39, 45, 0, 0}));
 }
 
+// ref::StridedCopy merges dims that are one run in both source and destination and drops
+// extent-1 dims: every element still lands where an element-by-element odometer puts it,
+// accumulating copies (dst step 0: a broadcast's gradient) sum in the same order.
+TEST(ReferenceKernels, StridedCopyMatchesAnOdometer) {
+  struct Case {
+    std::vector<size_t> dims;
+    std::vector<ptrdiff_t> src, dst;
+    bool accumulate;
+  };
+  const std::vector<Case> cases = {
+      {{1, 5, 2, 3, 4}, {120, 12, 60, 4, 1}, {120, 24, 12, 4, 1}, false},   // channel shuffle
+      {{2, 3, 4}, {12, 4, 1}, {12, 4, 1}, false},                          // all one run
+      {{3, 1, 4}, {1, 7, 3}, {4, 4, 1}, false},                            // transposed, a 1 between
+      {{2, 3, 4}, {0, 4, 1}, {12, 4, 1}, false},                           // broadcast read
+      {{2, 3, 4}, {12, 4, 1}, {0, 4, 1}, true},                            // summed over dim 0
+      {{4, 2, 3}, {6, 3, 1}, {0, 0, 1}, true},                             // summed over two dims
+      {{1, 1}, {5, 3}, {2, 1}, false},                                     // one element
+      {{3, 0, 2}, {2, 2, 1}, {2, 2, 1}, false},                            // no element
+  };
+  for (const Case& c : cases) {
+    StridedCopyParams p;
+    p.rank = static_cast<int>(c.dims.size());
+    p.accumulate = c.accumulate;
+    size_t total = 1;
+    for (int d = 0; d < p.rank; ++d) p.dims[d] = c.dims[d], p.src_step[d] = c.src[d], p.dst_step[d] = c.dst[d], total *= c.dims[d];
+    std::vector<float> src(256), want(256), got(256);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = 0.5f + static_cast<float>(i) * 1.25f, want[i] = got[i] = -static_cast<float>(i);
+    for (size_t e = 0; e < total; ++e) {   // the odometer: element e's index per dim, last fastest
+      ptrdiff_t s = 0, t = 0;
+      size_t rest = e;
+      for (int d = p.rank - 1; d >= 0; --d) {
+        const auto i = static_cast<ptrdiff_t>(rest % p.dims[d]);
+        rest /= p.dims[d];
+        s += i * p.src_step[d], t += i * p.dst_step[d];
+      }
+      want[t] = p.accumulate ? want[t] + src[s] : src[s];
+    }
+    ref::StridedCopy(p, src.data(), got.data());
+    EXPECT_EQ(got, want) << "case with " << p.rank << " dims, first " << c.dims[0];
+  }
+}
+
 TEST(ReferenceKernels, Depthwise3x3PaddedByHand) {
   // x = 1..9 (3×3), w = all ones, pad 1: each output is the sum of its 3×3 neighbourhood.
   const float x[] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, bias[] = {0.5f};

@@ -20,8 +20,35 @@ void CopyRun(const T* src, ptrdiff_t src_step, T* dst, ptrdiff_t dst_step, size_
   }
 }
 
+// The same copy over fewer dims: extent-1 dims dropped, and a dim merged into the one before it
+// where both are a single run in src and in dst (a channel shuffle's transpose of [C, 2, H, W]
+// that keeps H, W then moves H·W-element runs, not W-element ones). Elements are visited in the
+// same order, so an accumulating copy sums in the same order too.
+StridedCopyParams Coalesced(const StridedCopyParams& p) {
+  StridedCopyParams q;
+  q.accumulate = p.accumulate;
+  int r = 0;
+  for (int d = 0; d < p.rank; ++d) {
+    if (p.dims[d] == 1) continue;
+    const auto n = static_cast<ptrdiff_t>(p.dims[d]);
+    if (r > 0 && q.src_step[r - 1] == p.src_step[d] * n && q.dst_step[r - 1] == p.dst_step[d] * n) {
+      q.dims[r - 1] *= p.dims[d];
+      q.src_step[r - 1] = p.src_step[d];
+      q.dst_step[r - 1] = p.dst_step[d];
+      continue;
+    }
+    q.dims[r] = p.dims[d];
+    q.src_step[r] = p.src_step[d];
+    q.dst_step[r] = p.dst_step[d];
+    ++r;
+  }
+  q.rank = r;
+  return q;
+}
+
 template <typename T>
-void StridedCopyT(const StridedCopyParams& p, const T* src, T* dst) {
+void StridedCopyT(const StridedCopyParams& params, const T* src, T* dst) {
+  const StridedCopyParams p = Coalesced(params);
   if (p.rank <= 0) {
     dst[0] = p.accumulate ? dst[0] + src[0] : src[0];
     return;
