@@ -70,8 +70,10 @@ void PoolImage(const Pool2dParams& p, const Load& load, const float* x, float* y
   }
 }
 
-// Longest input row the strided path below takes (its row buffers live on the stack).
+// Longest input row and widest window the strided path below takes (its row buffers and tap
+// offsets live on the stack).
 constexpr size_t kPoolRowFloats = 2048;
+constexpr size_t kPoolStridedMaxTaps = 16;
 
 // stride_w > 1 without gathers (a gather per register per tap was slow: bench/README.md): per
 // output row, (1) reduce the window rows into one input-width row with unit-stride loads,
@@ -87,6 +89,13 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
   const Span cols = InteriorCols(p.in_w, p.out_w, p.kw, sw, p.dilation_w, p.pad_left);
   alignas(64) float row[kPoolRowFloats + 16];
   alignas(64) float phases[kPoolRowFloats + 16 * 8];   // sw · (phase_len + W) ≤ in_w + pl + sw·(W + 1)
+  // Tap t reads phase (t·dw) mod sw from element ⌊t·dw/sw⌋ on: one offset per tap, found once
+  // (a division per tap and register was most of the instructions of a 3×3 stride-2 max pool).
+  size_t tap_at[kPoolStridedMaxTaps];
+  for (size_t t = 0; t < p.kw; ++t) {
+    const size_t d = t * p.dilation_w;
+    tap_at[t] = (d % sw) * (phase_len + W) + d / sw;
+  }
   for (size_t pl = 0; pl < planes; ++pl) {
     const float* xp = x + pl * p.in_h * p.in_w;
     for (size_t oh = 0; oh < p.out_h; ++oh) {
@@ -124,8 +133,7 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
           const size_t n = std::min(W, cols.hi - o);
           B acc(is_max ? -INFINITY : 0.0f);
           for (size_t t = 0; t < p.kw; ++t) {
-            const size_t d = t * p.dilation_w;
-            const B v = B::load_unaligned(phases + (d % sw) * (phase_len + W) + o + d / sw);
+            const B v = B::load_unaligned(phases + tap_at[t] + o);
             acc = is_max ? xsimd::max(acc, v) : acc + v;
           }
           if (!is_max) acc *= B(inv);
@@ -149,7 +157,8 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
 template <class Arch>
 void Pool2d(const Pool2dParams& p, const float* x, float* y, size_t planes) {
   if (p.stride_w == 1) return PoolImage<Arch>(p, UnitLoader<Arch>{}, x, y, planes);
-  if (p.stride_w <= 8 && p.in_w + p.pad_left + p.stride_w * (FBatch<Arch>::size + 1) <= kPoolRowFloats)
+  if (p.stride_w <= 8 && p.kw <= kPoolStridedMaxTaps &&
+      p.in_w + p.pad_left + p.stride_w * (FBatch<Arch>::size + 1) <= kPoolRowFloats)
     return PoolImageStrided<Arch>(p, x, y, planes);
   PoolImage<Arch>(p, StridedLoader<Arch>(p.stride_w), x, y, planes);
 }
