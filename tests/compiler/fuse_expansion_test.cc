@@ -91,6 +91,22 @@ TEST(FuseExpansion, StrideTwoFiveByFive) {
   ExpectFusedMatchesUnfused(b);
 }
 
+// t = 48 × 64² floats (768 KiB) in 256 KiB bands. The runtime also caps a band at this core's
+// L2: ctest runs this test a second time with EDGEFOLD_L2_KB=64, where the bands it runs are a
+// fourth of the planned ones (the output must not change).
+TEST(FuseExpansion, BandsWithinThePlanAndTheL2) {
+  Block b;
+  b.size = 64;
+  const onnx::ModelProto model = InvertedResidual(b);
+  const CompileResult fused = CompileModel(model, WithBand(256));
+  ASSERT_TRUE(fused.ok) << fused.error;
+  ASSERT_EQ(fused.report.expansions_fused, 1);
+  const CompileResult unfused = CompileModel(model, WithBand(0));
+  ASSERT_TRUE(unfused.ok) << unfused.error;
+  const std::vector<float> x = testing::RandomVector(b.cin * b.size * b.size, 21, -3, 3);
+  EXPECT_LT(MaxRelError(testing::RunEfb(fused.model, {x}).at(0), testing::RunEfb(unfused.model, {x}).at(0)), 1e-5);
+}
+
 TEST(FuseExpansion, KeptWhereTIsNeededOrSmall) {
   Block output;
   output.t_is_output = true;

@@ -13,6 +13,7 @@
 // scratch (at kernels::ConvScaledWeightsOffsetBytes) on every run, or x ⊙ s itself when the image
 // is the smaller operand (kernels::ConvChannelScaleScalesInput).
 #include "kernels/conv/conv_expand.h"
+#include "kernels/cpu_caches.h"
 #include "kernels/conv/conv_phase.h"
 #include "kernels/conv/conv_winograd.h"
 #include "kernels/conv/conv_scratch.h"
@@ -139,7 +140,11 @@ Status PrepareExpand(OpContext& ctx, kernels::Conv2dShape s) {
   if (rows == 0)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for one band of the expansion, the plan gives %zu",
                     kernels::MakeExpandBands(s, 1).scratch_bytes, ctx.op.scratch_bytes);
-  SetPrepared(ctx, s, ConvPath::kExpandDepthwise, false).bands = kernels::MakeExpandBands(s, rows);
+  // The plan bounds the band; so does this core's L2 (read once at Create): a band of t larger
+  // than L2 goes out to L3 and back, the traffic the fusion is for (bench/README.md: on a 512 KiB
+  // L2, 1 MiB bands were slower than 512 KiB ones). The bits do not depend on the band.
+  const size_t cached = kernels::ExpandBandRowsWithin(s, kernels::HostCaches().l2_bytes);
+  SetPrepared(ctx, s, ConvPath::kExpandDepthwise, false).bands = kernels::MakeExpandBands(s, std::min(rows, cached));
   return Status::kOk;
 }
 
