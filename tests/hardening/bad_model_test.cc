@@ -53,6 +53,19 @@ void MakeResize(Chain& c, int mode, int nearest, std::vector<double> scales, std
   c.m().operators[1]->options.Set(std::move(o));
 }
 
+// Turns op 'act2' into a Slice of a [1, 4] → b [1, 2] with the given starts and steps, b planned
+// at a's offset + `shift` bytes.
+void MakeSliceOver(Chain& c, std::vector<int32_t> starts, std::vector<int32_t> steps, int64_t shift) {
+  fb::SliceOptionsT o;
+  o.starts = std::move(starts);
+  o.steps = std::move(steps);
+  c.m().operators[1]->type = fb::OpType::Slice;
+  c.m().operators[1]->options.Set(std::move(o));
+  c.m().tensors[c.y]->shape = {1, 2};
+  c.m().tensors[c.y]->bytes = 8;
+  c.m().tensors[c.y]->arena_offset = c.m().tensors[c.a]->arena_offset + shift;
+}
+
 template <class Options>
 void MakeBlockOp(Chain& c, fb::OpType type, int32_t blocksize) {
   Options o;
@@ -85,28 +98,9 @@ const std::vector<BadModel>& Cases() {
        },
        Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
       {"slice output over its input but not at the run it selects",
-       [](Chain& c) {
-         fb::SliceOptionsT o;
-         o.starts = {0, 1};
-         o.steps = {1, 1};
-         c.m().operators[1]->type = fb::OpType::Slice;
-         c.m().operators[1]->options.Set(std::move(o));
-         c.m().tensors[c.y]->shape = {1, 2};
-         c.m().tensors[c.y]->bytes = 8;
-         c.m().tensors[c.y]->arena_offset = c.m().tensors[c.a]->arena_offset;   // the run starts 4 bytes in
-       },
+       [](Chain& c) { MakeSliceOver(c, {0, 1}, {1, 1}, 0); },   // the run starts 4 bytes in
        Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
-      {"strided slice planned over its input",
-       [](Chain& c) {
-         fb::SliceOptionsT o;
-         o.starts = {0, 0};
-         o.steps = {1, 2};
-         c.m().operators[1]->type = fb::OpType::Slice;
-         c.m().operators[1]->options.Set(std::move(o));
-         c.m().tensors[c.y]->shape = {1, 2};
-         c.m().tensors[c.y]->bytes = 8;
-         c.m().tensors[c.y]->arena_offset = c.m().tensors[c.a]->arena_offset;
-       },
+      {"strided slice planned over its input", [](Chain& c) { MakeSliceOver(c, {0, 0}, {1, 2}, 0); },
        Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
       {"concat input inside the output but not at its block",
        [](Chain& c) {
