@@ -225,7 +225,8 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
   } else {
     std::printf("verify: skipped\n");
   }
-  std::printf("ops: %d, tensors: %d\n", r.num_ops, r.num_tensors);
+  std::printf("ops: %d, tensors: %d (%d views: planned inside another tensor, not copied)\n", r.num_ops, r.num_tensors,
+              r.tensor_views);
   const double ratio = r.arena_lower_bound ? double(r.arena_bytes) / r.arena_lower_bound : 0.0;
   std::printf("arena: %llu bytes (lower bound %llu, ratio %.3f)\n",
               static_cast<unsigned long long>(r.arena_bytes),

@@ -157,6 +157,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   r.weight_bytes = built.weight_bytes;
   r.num_ops = static_cast<int>(built.lowered.ops.size());
   r.num_tensors = static_cast<int>(built.lowered.tensors.size());
+  r.tensor_views = built.lowered.tensor_views;
   result.model = std::move(built.bytes);
   result.ok = true;
   return result;

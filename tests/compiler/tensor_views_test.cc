@@ -52,12 +52,15 @@ CompileOptions Views(bool on) {
 }
 
 TEST(TensorViews, ShuffleUnitSharesAndMatchesCopies) {
-  for (int64_t s : {8, 10}) {   // a channel of 8² floats is 256 B (aligned); 10² is 400 B (not)
+  for (int64_t s : {8, 9}) {   // half the channels: 8 · 8² floats, 2 KiB (aligned); 8 · 9², 2592 B (not)
     SCOPED_TRACE("plane " + std::to_string(s));
     const CompileResult shared = CompileModel(ShuffleUnit(s), Views(true));
     ASSERT_TRUE(shared.ok) << shared.error;
     const CompileResult copied = CompileModel(ShuffleUnit(s), Views(false));
     ASSERT_TRUE(copied.ok) << copied.error;
+    // r5, r4, h0, a (always); h1, b, hc (aligned halves only); none without views.
+    EXPECT_EQ(shared.report.tensor_views, s == 8 ? 7 : 4);
+    EXPECT_EQ(copied.report.tensor_views, 0);
     const std::map<std::string, int64_t> at = Offsets(shared.model);
     const int64_t half = 8 * s * s * 4;
     EXPECT_EQ(at.at("r5"), at.at("c"));

@@ -120,6 +120,7 @@ struct CompileReport {
   uint64_t weight_bytes = 0;
   int num_ops = 0;
   int num_tensors = 0;
+  int tensor_views = 0;               // Reshape/Slice outputs and Concat inputs planned as views
   QuantReport quant;                  // --quantize int8
 };
 

@@ -31,6 +31,7 @@ struct LoweredModel {
   std::vector<int> inputs, outputs;
   uint64_t arena_bytes = 0;
   uint64_t arena_lower_bound = 0;
+  int tensor_views = 0;        // tensors the planner placed inside another (plan/tensor_views.h)
 };
 
 }  // namespace edgefold::compiler

@@ -25,6 +25,7 @@ void PlanArena(LoweredModel* model, bool share_views) {
   std::vector<int> root(count, -1), begin(count, 0), end(count, 0);
   std::vector<uint64_t> view_offset(count, 0);
   std::vector<bool> seen(count, false);
+  model->tensor_views = 0;
   for (size_t t = 0; t < count; ++t) {
     if (model->tensors[t].is_const) continue;
     const int r = root[t] = ViewRoot(views, static_cast<int>(t), &view_offset[t]);
@@ -33,6 +34,7 @@ void PlanArena(LoweredModel* model, bool share_views) {
     begin[r] = seen[r] ? std::min(begin[r], b) : b;
     end[r] = seen[r] ? std::max(end[r], e) : e;
     seen[r] = true;
+    model->tensor_views += r != static_cast<int>(t);
   }
   ArenaPlanner planner;
   std::vector<int> tensor_buffer(count, -1), scratch_buffer(steps, -1);
