@@ -39,8 +39,8 @@ GemmBlocking GemmBlockingFor(const CacheSizes& caches, size_t mr, size_t panel_f
 // The float GEMM's widest register tile for vectors of `lanes` floats: 8 rows × 3 registers
 // where there are 32 vector registers (AVX-512, AArch64); 6 × 2 on x86's 16 (SSE, AVX2: 12
 // accumulators, 2 B registers and the broadcast; 4 × 2's 8 chains barely cover two FMA pipes'
-// 4-cycle latency and pay the tile's loads and stores over fewer FMAs: GEMMs 15–25 % faster on
-// Zen 3, bench/README.md); 4 × 2 on ARMv7 NEON (6 × 2 not measured there).
+// 4-cycle latency and pay the tile's loads and stores over fewer FMAs: short-k GEMMs 5–8 %
+// faster on Zen 3, large ones even, bench/README.md); 4 × 2 on ARMv7 NEON (6 × 2 not measured).
 constexpr size_t GemmTileRows(bool many_registers) {
 #if defined(__arm__)
   return many_registers ? 8 : 4;
