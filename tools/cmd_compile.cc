@@ -31,6 +31,8 @@ constexpr char kUsage[] =
     "  --expansion-band-kb N        fuse a 1x1 expansion into the depthwise conv after it when its\n"
     "                               output is 2N KiB or more, computing it in bands of N KiB of\n"
     "                               scratch (default 512; 0: never)\n"
+    "  --no-views                   give every Reshape/Slice/Concat its own copy (views need a\n"
+    "                               runtime from 2026-11-27 on; older ones refuse them)\n"
     "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n"
     "  --input-mean M,M,... --input-std S,S,...  take raw input: fold (x-M)/S per channel\n"
     "  --input-stats-from X.npy   the same with M, S computed from data [N, C, ...]: per channel,\n"
@@ -324,7 +326,7 @@ int CompileCommand(int argc, char** argv) {
                       "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std", "--input-stats-from",
                       "--quantize", "--quantize-percentile", "--quantize-clip", "--io", "--winograd-tile",
                       "--expansion-band-kb"};
-  spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--train", "--refold-weights", "--recompute", "--adaptable"};
+  spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--no-views", "--train", "--refold-weights", "--recompute", "--adaptable"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
@@ -339,6 +341,7 @@ int CompileCommand(int argc, char** argv) {
   options.fold_batchnorm = !args.Has("--no-fold");
   options.verify = !args.Has("--no-verify");
   options.winograd = !args.Has("--no-winograd");
+  options.share_views = !args.Has("--no-views");
   if (args.Has("--winograd-tile")) {
     const std::string tile = args.Get("--winograd-tile", "");
     if (tile != "2" && tile != "4") {

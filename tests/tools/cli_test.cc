@@ -142,6 +142,19 @@ TEST_F(CliTest, UnfoldedModelGivesTheSameOutputs) {
   for (size_t o = 0; o < want.size(); ++o) EXPECT_NEAR(y.f32[o], want[o], 1e-4);
 }
 
+// The Flatten before the Gemm is planned as a view of the conv's output; --no-views copies it
+// (a model for runtimes that predate views), with the same outputs.
+TEST_F(CliTest, NoViewsCopiesEveryReshape) {
+  EXPECT_TRUE(CompileConvBn().find("(1 views:") != std::string::npos) << CompileConvBn();
+  const std::vector<float> x = Ramp(testing::kConvBnInputElems, 0.29f, 0.5f);
+  WriteArray("x.npy", x, {1, 2, 5, 5});
+  ASSERT_EQ(Cli("run " + Path("m.efb") + " -i " + Path("x.npy") + " -o " + Path("views.npy")).exit_code, 0);
+  const std::string report = CompileConvBn("--no-views");
+  EXPECT_NE(report.find("(0 views:"), std::string::npos) << report;
+  ASSERT_EQ(Cli("run " + Path("m.efb") + " -i " + Path("x.npy") + " -o " + Path("copies.npy")).exit_code, 0);
+  EXPECT_EQ(ReadArray("views.npy").f32, ReadArray("copies.npy").f32);
+}
+
 TEST_F(CliTest, RunRejectsWrongShapesNamingTheInput) {
   CompileConvBn();
   WriteArray("bad.npy", Ramp(2 * 5 * 4, 1, 0), {1, 2, 5, 4});
