@@ -3,16 +3,11 @@
 #include <algorithm>
 
 #include "base/contiguous_slice.h"
+#include "ir/graph.h"
 #include "plan/arena_planner.h"
 
 namespace edgefold::compiler {
 namespace {
-
-uint64_t Elems(const LoweredTensor& t) {
-  uint64_t n = 1;
-  for (int64_t d : t.shape) n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-  return n;
-}
 
 // The first element a Slice from x to y reads when it selects one contiguous run of x, else -1.
 int64_t SliceRunStart(const LoweredTensor& x, const LoweredTensor& y, const fb::SliceOptionsT& o) {
@@ -50,10 +45,10 @@ std::vector<TensorView> FindTensorViews(const LoweredModel& model) {
     } else if (op.type == fb::OpType::Slice) {
       const fb::SliceOptionsT* o = op.options.AsSliceOptions();
       const LoweredTensor& tx = model.tensors[x];
-      const uint64_t elems = Elems(tx);
-      if (!shareable(x) || o == nullptr || elems == 0) continue;
+      const int64_t elems = ir::NumElements(tx.shape);
+      if (!shareable(x) || o == nullptr || elems <= 0) continue;
       const int64_t start = SliceRunStart(tx, model.tensors[y], *o);
-      const uint64_t offset = static_cast<uint64_t>(start) * (tx.bytes / elems);
+      const uint64_t offset = static_cast<uint64_t>(start) * (tx.bytes / static_cast<uint64_t>(elems));
       if (start >= 0 && aligned(offset)) views[y] = {x, offset};
     } else if (op.type == fb::OpType::Concat) {
       const fb::ConcatOptionsT* o = op.options.AsConcatOptions();

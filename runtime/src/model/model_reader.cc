@@ -137,12 +137,6 @@ const char* TensorName(const fb::Model* m, int32_t tensor) {
   return (t->name() != nullptr) ? t->name()->c_str() : "";
 }
 
-uint64_t ElemCount(const fb::Tensor* t) {
-  uint64_t n = 1;
-  for (int32_t d : *t->shape()) n *= static_cast<uint64_t>(d > 0 ? d : 0);
-  return n;
-}
-
 // Whether input `pos` of op and its output `out` overlap as one of the views the compiler plans
 // (compiler plan/tensor_views.h), which those ops recognise and do not copy: a Reshape's output
 // on exactly its input; a contiguous Slice's output on exactly the run it selects; an input of a
@@ -159,12 +153,12 @@ bool IsPlannedView(const fb::Operator* op, const fb::Model* m, uint32_t pos, int
     case fb::OpType::Slice: {
       const fb::SliceOptions* o = op->options_as_SliceOptions();
       const size_t rank = tin->shape()->size();
-      const uint64_t elems = ElemCount(tin);
-      if (pos != 0 || o == nullptr || o->starts() == nullptr || o->steps() == nullptr || elems == 0 ||
+      if (pos != 0 || o == nullptr || o->starts() == nullptr || o->steps() == nullptr ||
           tout->shape()->size() != rank || o->starts()->size() != rank || o->steps()->size() != rank)
         return false;
       const int64_t start = ContiguousSliceStart(rank, *tin->shape(), *tout->shape(), *o->starts(), *o->steps());
-      return start >= 0 && ro.begin == ri.begin + static_cast<uint64_t>(start) * (tin->bytes() / elems) &&
+      // CheckTensor has matched bytes to shape × dtype.
+      return start >= 0 && ro.begin == ri.begin + static_cast<uint64_t>(start) * DTypeBytes(tin->dtype()) &&
              ro.end <= ri.end;
     }
     case fb::OpType::Concat: {
