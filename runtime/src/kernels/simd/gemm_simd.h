@@ -29,34 +29,50 @@ inline void GemmLaneStep(float32x4_t (&acc)[MR][NV], const float32x4_t* a4, cons
 }
 #endif
 
+// What the first k block's tile starts from (up to 3 registers of 16 floats), and the bias of
+// a tile without one: adding −0 changes no value (−0 + −0 = −0, +0 + −0 = +0).
+alignas(64) inline constexpr float kGemmZeros[3 * 16] = {};
+inline constexpr float kGemmNegZeros[8] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f};
+
 // Stores an MR × NV register tile at C[i0.., j0..]; the last k block adds the bias and applies
-// the activation (other than None/Relu/Clip: once for the whole tile, ActBatchMany).
+// the activation. A bias per row (or none) with None/Relu/Clip, and every k block but the
+// last, take one straight path: min(hi, max(lo, x + b_row)) with x second as in ActBatch (a
+// NaN stays NaN); no bias is −0, None and earlier blocks clamp to (−∞, ∞). With a branch per
+// register GCC reloaded p's fields after each store (a store to C could alias p), and at
+// k = 16–32 (mobile networks' 1×1 convs, the stems) the epilogue cost as many instructions
+// as the FMAs. A bias per column or another activation takes the general path (ActBatchMany
+// once per tile).
 template <class Arch, size_t MR, size_t NV>
 inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0, size_t j0,
                           bool last) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
-  if (last && p.bias != nullptr)
-    for (size_t r = 0; r < MR; ++r)
+  static_assert(MR <= 8, "kGemmNegZeros holds 8 rows");
+  const size_t ldc = p.ldc;
+  float* c0 = c + i0 * ldc + j0;
+  const ActKind kind = p.act.kind;
+  const float* bias = p.bias;
+  if (!last || ((bias == nullptr || p.bias_per_row) && ActIsClamp(kind))) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const float* bias_rows = last && bias != nullptr ? bias + i0 : kGemmNegZeros;
+    const bool clip = last && kind == ActKind::kClip;
+    const B lo(!last || kind == ActKind::kNone ? -kInf : clip ? p.act.alpha : 0.0f);
+    const B hi(clip ? p.act.beta : kInf);
+    for (size_t r = 0; r < MR; ++r) {
+      const B b(bias_rows[r]);
       for (size_t v = 0; v < NV; ++v)
-        acc[r][v] += p.bias_per_row ? B(p.bias[i0 + r]) : B::load_unaligned(p.bias + j0 + v * W);
-  if (last && !ActIsClamp(p.act.kind)) {
-    // A copy goes to ActBatchMany: acc's own address never escapes, so it stays in registers
-    // through the k loop.
-    B tile[MR * NV];
-    for (size_t r = 0; r < MR; ++r)
-      for (size_t v = 0; v < NV; ++v) tile[r * NV + v] = acc[r][v];
-    ActBatchMany<Arch>(tile, MR * NV, p.act);
-    for (size_t r = 0; r < MR; ++r)
-      for (size_t v = 0; v < NV; ++v) tile[r * NV + v].store_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
+        xsimd::min(hi, xsimd::max(lo, acc[r][v] + b)).store_unaligned(c0 + r * ldc + v * W);
+    }
     return;
   }
+  B tile[MR * NV];
   for (size_t r = 0; r < MR; ++r)
-    for (size_t v = 0; v < NV; ++v) {
-      B val = acc[r][v];
-      if (last) val = ActBatch<Arch>(val, p.act);
-      val.store_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
-    }
+    for (size_t v = 0; v < NV; ++v)
+      tile[r * NV + v] = acc[r][v] + (bias == nullptr ? B(-0.0f)
+                                      : p.bias_per_row ? B(bias[i0 + r]) : B::load_unaligned(bias + j0 + v * W));
+  ActBatchMany<Arch>(tile, MR * NV, p.act);
+  for (size_t r = 0; r < MR; ++r)
+    for (size_t v = 0; v < NV; ++v) tile[r * NV + v].store_unaligned(c0 + r * ldc + v * W);
 }
 
 // The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile; row q
@@ -69,10 +85,15 @@ void GemmTile(const GemmParams& p, const float* a, const float* const* brows, si
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
+  // The first k block starts from zeros read as if they were C (row pitch 0): one load per
+  // register either way, no branch between two ways of filling the tile (with one, GCC kept
+  // the tile on the stack around the k loop).
+  const bool zero = first && !p.accumulate;
+  const float* c_in = zero ? kGemmZeros : c + i0 * p.ldc + j0;
+  const size_t ld_in = zero ? 0 : p.ldc;
   B acc[MR][NV];
   for (size_t r = 0; r < MR; ++r)
-    for (size_t v = 0; v < NV; ++v)
-      acc[r][v] = (first && !p.accumulate) ? B(0.0f) : B::load_unaligned(c + (i0 + r) * p.ldc + j0 + v * W);
+    for (size_t v = 0; v < NV; ++v) acc[r][v] = B::load_unaligned(c_in + r * ld_in + v * W);
   const float* a0 = a + i0 * p.lda + k0;
   size_t q = 0;
 #if defined(__aarch64__)
