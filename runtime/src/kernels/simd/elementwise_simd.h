@@ -66,8 +66,21 @@ void ActivationKernel(const float* x, float* y, size_t n, Activation act) {
     ActBatchMany<Arch>(run, kRun, act);
     for (size_t r = 0; r < kRun; ++r) run[r].store_unaligned(y + i + r * W);
   }
-  for (; i + W <= n; i += W) ActBatch<Arch>(B::load_unaligned(x + i), act).store_unaligned(y + i);
-  for (; i < n; ++i) y[i] = ActOne(x[i], act);
+  // The rest in one more run: the last whole registers, then the last n mod W values through
+  // a zero-padded register (a 7 × 7 plane is 6 registers and 1 value: per register and per
+  // value the dispatch and a scalar exp had cost more than the vector work).
+  const size_t whole = (n - i) / W;
+  for (size_t r = 0; r < whole; ++r) run[r] = B::load_unaligned(x + i + r * W);
+  alignas(64) float tail[W] = {};
+  const size_t left = n - i - whole * W;
+  std::copy(x + i + whole * W, x + n, tail);
+  run[whole] = B::load_aligned(tail);
+  const size_t regs = whole + (left != 0);
+  if (regs == 0) return;
+  ActBatchMany<Arch>(run, regs, act);
+  for (size_t r = 0; r < whole; ++r) run[r].store_unaligned(y + i + r * W);
+  run[whole].store_aligned(tail);
+  std::copy(tail, tail + left, y + i + whole * W);
 }
 
 // y[i] = x ≥ 0 ? x : s·x, s per element (slope_step 1) or shared (slope_step 0).
