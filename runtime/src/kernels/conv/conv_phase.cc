@@ -29,37 +29,73 @@ void ValidRange(size_t plane, size_t stride, size_t phase, size_t pad, size_t in
 
 }  // namespace
 
+// Input row src (in_w floats) into row `row` of the column phases b = 0..SW−1 of one row phase
+// (phase b's plane at dst + b·plane_floats), the planes already zeroed: input column x goes to
+// phase (x + pad) mod SW, column (x + pad) / SW, when inside the plane and that phase is read
+// (bit b of `phases`). One pass over the row for all phases, SW fixed so the grouped copy
+// vectorizes (one pass per phase, with its pad columns zeroed per row, had cost a Winograd
+// F(4×4) fill of 56-wide rows 9 instructions per float).
+template <size_t SW>
+void UnzipRow(const float* src, size_t in_w, size_t pad, size_t plane_w, size_t plane_floats, uint64_t phases,
+              float* dst) {
+  float* d[SW];
+  bool read[SW];
+  for (size_t b = 0; b < SW; ++b) d[b] = dst + b * plane_floats, read[b] = (phases >> b & 1) != 0;
+  const auto put = [&](size_t col) {
+    const size_t q = (col + pad) / SW, b = (col + pad) % SW;
+    if (q < plane_w && read[b]) d[b][q] = src[col];
+  };
+  // Whole groups of SW input columns start at a column of phase 0.
+  size_t x = std::min((SW - pad % SW) % SW, in_w);
+  for (size_t col = 0; col < x; ++col) put(col);
+  const size_t q0 = (x + pad) / SW;
+  const size_t groups = q0 < plane_w ? std::min((in_w - x) / SW, plane_w - q0) : 0;
+  if ((phases & ((uint64_t{1} << SW) - 1)) == (uint64_t{1} << SW) - 1) {
+    // The planes never overlap the input (scratch and activations are disjoint arena ranges):
+    // without ivdep GCC checked every pair of the SW + 1 pointers per row.
+#pragma GCC ivdep
+    for (size_t g = 0; g < groups; ++g)
+      for (size_t b = 0; b < SW; ++b) d[b][q0 + g] = src[x + g * SW + b];
+  } else {
+    for (size_t g = 0; g < groups; ++g)
+      for (size_t b = 0; b < SW; ++b)
+        if (read[b]) d[b][q0 + g] = src[x + g * SW + b];
+  }
+  for (x += groups * SW; x < in_w; ++x) put(x);
+}
+
 void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes,
                      size_t c_begin, size_t c_end) {
   const size_t channels = s.in_c / s.group;
   c_end = std::min(c_end, channels);
+  const size_t sw = s.stride_w;
   for (size_t c = c_begin; c < c_end; ++c) {
     const float* xc = x_group + c * s.in_h * s.in_w;
     for (size_t a = 0; a < s.stride_h; ++a) {
+      // Zero this row phase's planes whole (pads, unread phases: a run past a plane's end may
+      // still read the next), then copy the data in.
+      float* row_phase = planes + c * l.channel_floats + a * sw * l.plane_floats;
+      std::memset(row_phase, 0, sw * l.plane_floats * sizeof(float));
+      // The column phases of this row phase that some tap reads, in bits 0..sw−1.
+      const uint64_t phases = a * sw < 64 ? l.phases_read >> (a * sw) : ~uint64_t{0};
+      if (sw < 64 && (phases & ((uint64_t{1} << sw) - 1)) == 0) continue;
       size_t r_lo = 0, r_hi = 0;
       ValidRange(l.plane_h, s.stride_h, a, s.pad_top, s.in_h, &r_lo, &r_hi);
-      for (size_t b = 0; b < s.stride_w; ++b) {
-        float* plane = planes + c * l.channel_floats + (a * s.stride_w + b) * l.plane_floats;
-        size_t q_lo = 0, q_hi = 0;
-        ValidRange(l.plane_w, s.stride_w, b, s.pad_left, s.in_w, &q_lo, &q_hi);
-        std::memset(plane, 0, r_lo * l.plane_w * sizeof(float));
-        for (size_t r = r_lo; r < r_hi; ++r) {
-          float* dst = plane + r * l.plane_w;
-          for (size_t q = 0; q < q_lo; ++q) dst[q] = 0.0f;   // pads are a few floats: no libc call
-          for (size_t q = q_hi; q < l.plane_w; ++q) dst[q] = 0.0f;
-          if (q_lo == q_hi) continue;
-          const float* src = xc + (r * s.stride_h + a - s.pad_top) * s.in_w + (q_lo * s.stride_w + b - s.pad_left);
-          if (s.stride_w == 1) {
-            std::memcpy(dst + q_lo, src, (q_hi - q_lo) * sizeof(float));
-          } else if (s.stride_w == 2) {   // constant strides the compiler vectorizes (shuffles)
-            for (size_t q = 0; q < q_hi - q_lo; ++q) dst[q_lo + q] = src[2 * q];
-          } else if (s.stride_w == 4) {   // Winograd F(4×4, 3×3)'s column planes
-            for (size_t q = 0; q < q_hi - q_lo; ++q) dst[q_lo + q] = src[4 * q];
-          } else {
-            for (size_t q = q_lo; q < q_hi; ++q, src += s.stride_w) dst[q] = *src;
-          }
+      for (size_t r = r_lo; r < r_hi; ++r) {
+        const float* src = xc + (r * s.stride_h + a - s.pad_top) * s.in_w;
+        float* dst = row_phase + r * l.plane_w;
+        switch (sw) {
+          case 1: UnzipRow<1>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst); break;
+          case 2: UnzipRow<2>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst); break;
+          case 4: UnzipRow<4>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst); break;   // Winograd F(4×4)
+          default:
+            for (size_t b = 0; b < sw; ++b) {
+              if (b < 64 && (phases >> b & 1) == 0) continue;
+              size_t q_lo = 0, q_hi = 0;
+              ValidRange(l.plane_w, sw, b, s.pad_left, s.in_w, &q_lo, &q_hi);
+              for (size_t q = q_lo; q < q_hi; ++q) dst[b * l.plane_floats + q] = src[q * sw + b - s.pad_left];
+            }
         }
-        std::memset(plane + r_hi * l.plane_w, 0, (l.plane_h - r_hi) * l.plane_w * sizeof(float));
       }
     }
   }
@@ -86,6 +122,12 @@ ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
   l.planes_floats = RoundUpSat(AddSat(MulSat(cin_g, l.channel_floats), slack), 16);
   l.row_gemms = l.plane_w != s.out_w && s.out_w >= kPhaseRowGemmMinWidth;
   l.pitched_floats = l.plane_w == s.out_w || l.row_gemms ? 0 : MulSat(cout_g, l.gemm_n);
+  if (MulSat(s.stride_h, s.stride_w) <= 64) {   // ky·dh mod sh repeats with period sh: ky < sh covers it
+    l.phases_read = 0;
+    for (size_t ky = 0; ky < std::min(s.kh, s.stride_h); ++ky)
+      for (size_t kx = 0; kx < std::min(s.kw, s.stride_w); ++kx)
+        l.phases_read |= uint64_t{1} << ((ky * s.dilation_h % s.stride_h) * s.stride_w + kx * s.dilation_w % s.stride_w);
+  }
   l.k = MulSat(MulSat(cin_g, s.kh), s.kw);
   l.offsets_bytes = RoundUpSat(MulSat(l.k, sizeof(uint32_t)), 64);
   if (l.planes_floats > UINT32_MAX) return l;   // offsets are 32-bit

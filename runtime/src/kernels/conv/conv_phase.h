@@ -34,6 +34,10 @@ struct ConvPhaseLayout {
   size_t k = 0;                     // (in_c/group) · kh · kw B rows (uint32 offsets)
   size_t offsets_bytes = 0;         // k · 4, rounded up to 64
   size_t scratch_bytes = 0;         // planes, pitched output, offsets; SIZE_MAX when too big
+  // Bit a·sw + b: some tap reads phase (a, b). A 1×1 stride-2 conv reads one phase of four:
+  // the others are zeroed, not filled (a strided copy costs far more than a memset). All bits
+  // when sh·sw > 64, and in layouts built by hand (Winograd's column planes).
+  uint64_t phases_read = ~uint64_t{0};
 };
 
 // The layout of `s`; scratch_bytes is SIZE_MAX when a size overflows or an offset would not
