@@ -90,7 +90,11 @@ TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
                        {19, 20, 1, 7, 7, 3, 3, 1, 1, 1}, {6, 6, 3, 12, 9, 3, 1, 2, 1, 1},
                        // out_w ≥ kPhaseRowGemmMinWidth with junk: one GEMM per output row (stems)
                        {3, 9, 1, 6, 150, 3, 3, 2, 1, 1}, {4, 6, 2, 3, 140, 3, 3, 2, 1, 1}, {5, 7, 1, 1, 140, 1, 5, 2, 1, 2},
-                       {3, 5, 1, 5, 133, 7, 7, 2, 1, 3}};
+                       {3, 5, 1, 5, 133, 7, 7, 2, 1, 3},
+                       // taps that read only some phases (the others are zeroed, not filled):
+                       // 1×1 stride 3 (one of nine), 3×3 dilation 2 stride 2 (one of four, with
+                       // junk columns whose runs cross into the zeroed planes), the same as row GEMMs
+                       {3, 4, 1, 9, 11, 1, 1, 3, 1, 0}, {4, 5, 1, 12, 12, 3, 3, 2, 2, 2}, {2, 3, 1, 7, 140, 3, 3, 2, 2, 2}};
   for (const Case& c : cases) {
     Conv2dShape s;
     s.in_c = c.in_c, s.out_c = c.out_c, s.group = c.group, s.in_h = c.h, s.in_w = c.w, s.kh = c.kh, s.kw = c.kw;
@@ -103,6 +107,9 @@ TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
                bias = RandomVector(s.out_c, -1, 1, 4);
     const ConvPhaseLayout l = MakeConvPhaseLayout(s);
     EXPECT_EQ(l.row_gemms, l.plane_w != s.out_w && s.out_w >= kPhaseRowGemmMinWidth);
+    if ((c.kh == 1 && c.kw == 1) || c.dilation == c.stride) {
+      EXPECT_EQ(l.phases_read, 1u) << "only phase (0, 0) is read";
+    }
     if (l.row_gemms) {
       EXPECT_EQ(l.pitched_floats, 0u);
     }
