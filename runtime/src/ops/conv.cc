@@ -245,21 +245,24 @@ Status Eval(OpContext& ctx) {
     float* yn = y + n * s.out_c * out_plane;
     if (winograd_path) {   // every step split over threads: channels, then ξ
       const size_t plane = s.in_h * s.in_w;
-      ForEachRowRange(ctx.parallel, s.in_c, plane, 1, [&](size_t c0, size_t c1) {
+      ForEachRowRange(ctx.parallel, s.in_c, plane * kElementWork, 1, [&](size_t c0, size_t c1) {
         kernels::WinogradFill(s, winograd, xn, ctx.op.scratch, c0, c1);
       });
-      // Per channel and tile a transform costs about as much as 2·α² multiply-adds.
+      // Per channel and tile a transform costs about as much as 8·α² multiply-adds (AVX2,
+      // F(4×4): ~60 instructions per tile and channel in, ~90 out, where one FMA instruction
+      // is 8 multiply-adds; counted as 2·α² before, the transforms of a 16² or 8² conv never
+      // split and a second thread sped up only its GEMMs).
       const size_t band_tiles = winograd.band_rows * winograd.geometry.tiles_w;
       for (size_t band = 0; band < kernels::WinogradBands(winograd); ++band) {
         const size_t xis = winograd.alpha * winograd.alpha;
-        ForEachRowRange(ctx.parallel, s.in_c, 2 * xis * band_tiles, 1, [&](size_t c0, size_t c1) {
+        ForEachRowRange(ctx.parallel, s.in_c, 8 * xis * band_tiles, 1, [&](size_t c0, size_t c1) {
           kernels::WinogradBandInput(ctx.k, s, winograd, band, ctx.op.scratch, c0, c1);
         });
         const size_t gemm_work = s.out_c * s.in_c * band_tiles;
         ForEachRowRange(ctx.parallel, xis, gemm_work, 1, [&](size_t xi0, size_t xi1) {
           kernels::WinogradBandGemms(ctx.k, s, winograd, band, w, ctx.op.scratch, xi0, xi1);
         });
-        ForEachRowRange(ctx.parallel, s.out_c, 2 * xis * band_tiles, 1, [&](size_t o0, size_t o1) {
+        ForEachRowRange(ctx.parallel, s.out_c, 8 * xis * band_tiles, 1, [&](size_t o0, size_t o1) {
           kernels::WinogradBandOutput(ctx.k, winograd, band, bias, o.act, yn, ctx.op.scratch, o0, o1);
         });
       }
@@ -284,7 +287,7 @@ Status Eval(OpContext& ctx) {
       // (output channels) split over threads in whole register tiles.
       const size_t in_plane = s.in_h * s.in_w;
       if (p.path == ConvPath::kPhasePlanes) {
-        ForEachRowRange(ctx.parallel, cin_g, in_plane, 1, [&](size_t c0, size_t c1) {
+        ForEachRowRange(ctx.parallel, cin_g, in_plane * kElementWork, 1, [&](size_t c0, size_t c1) {
           kernels::Conv2dPhaseFill(s, p.phase, xg, ctx.op.scratch, c0, c1);
         });
         ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
