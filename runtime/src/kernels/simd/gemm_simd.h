@@ -86,8 +86,7 @@ void GemmTile(const GemmParams& p, const float* a, const float* const* brows, si
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
   // The first k block starts from zeros read as if they were C (row pitch 0): one load per
-  // register either way, no branch between two ways of filling the tile (with one, GCC kept
-  // the tile on the stack around the k loop).
+  // register either way instead of a branch per register.
   const bool zero = first && !p.accumulate;
   const float* c_in = zero ? kGemmZeros : c + i0 * p.ldc + j0;
   const size_t ld_in = zero ? 0 : p.ldc;
