@@ -61,6 +61,14 @@ TEST_P(DepthwiseTest, WidthsAroundTheRegister) {
           EXPECT_TRUE(SameAsReference(table(), {in_h, in_w, k, stride, 1, k / 2, 3}, {ActKind::kNone, 0, 0}));
 }
 
+// Output rows up to kDwMaskPitch (240) wide read their column masks from tables, wider ones
+// compare columns per register: both sides of the limit, strides 1 and 2, 3×3 and 5×5.
+TEST_P(DepthwiseTest, RowsAroundTheMaskTableWidth) {
+  for (const DwCase& c : {DwCase{3, 240, 3, 1, 1, 1, 2}, DwCase{3, 241, 3, 1, 1, 1, 2}, DwCase{4, 250, 5, 1, 1, 2, 2},
+                          DwCase{5, 480, 3, 2, 1, 1, 2}, DwCase{5, 483, 5, 2, 1, 2, 2}})
+    EXPECT_TRUE(SameAsReference(table(), c, {ActKind::kClip, 0, 6}));
+}
+
 // Dilation and padding wider than k/2 keep out_w ≥ in_w (the flat path with pitch out_w) or
 // leave it (the fallbacks); a 1×1 kernel has no masked column at all.
 TEST_P(DepthwiseTest, DilationAndWidePadding) {

@@ -117,6 +117,34 @@ inline bool DwFlatPlanFor(const Conv2dShape& s, size_t lanes, DwFlatPlan* g) {
   return true;
 }
 
+// Column masks as tables, built once per image: lane i of the register whose first output
+// sits in column r of its row is column (r + i) mod pitch, so column t's keep-mask for that
+// register is bits[t][r .. r + W) of a pattern pitch + W floats long (all ones where
+// lo[t] ≤ ow < hi[t], else +0). One load and one and per masked column and register instead of
+// two compares, an and and a select, and the register's column tracked as a scalar r instead of
+// a vector add, compare and select. For rows up to kDwMaskPitch wide (the tables live on the
+// stack); wider rows keep the compares.
+constexpr size_t kDwMaskPitch = 240;
+constexpr size_t kDwMaskFloats = kDwMaskPitch + 16;
+
+struct DwColumnMasks {
+  bool tables = false;
+  alignas(64) float bits[kDwFlatMaxK][kDwMaskFloats];
+};
+
+inline void DwColumnMasksFor(const DwFlatPlan& g, size_t lanes, DwColumnMasks* m) {
+  m->tables = g.pitch <= kDwMaskPitch;
+  if (!m->tables) return;
+  const uint32_t ones = ~0u, none = 0u;
+  for (size_t t = 0; t < g.kw; ++t) {
+    if (!g.col_masked[t]) continue;
+    for (size_t r = 0; r < g.pitch + lanes; ++r) {
+      const float ow = static_cast<float>(r % g.pitch);
+      std::memcpy(&m->bits[t][r], ow >= g.col_lo[t] && ow < g.col_hi[t] ? &ones : &none, sizeof(float));
+    }
+  }
+}
+
 // Writes channel x_c into the phase planes of buf (zeroed once per image: only data positions
 // are written, so the zero rows and the gap columns cols_b..pitch stay zero).
 template <class Arch>
@@ -162,15 +190,40 @@ struct DwFlatTaps {
   float wv[MH * MW], lo[MW], hi[MW], bias;
   long row_off[MH], col_off[MW];
   bool masked[MW];
+  const float* mask[MW];   // DwColumnMasks rows when tables are in use, else nullptr
+  bool tables;
 
-  DwFlatTaps(const DwFlatPlan& g, const float* w_c, float b)
-      : kh(KH != 0 ? KH : g.kh), kw(KW != 0 ? KW : g.kw), bias(b) {
+  DwFlatTaps(const DwFlatPlan& g, const DwColumnMasks& m, const float* w_c, float b)
+      : kh(KH != 0 ? KH : g.kh), kw(KW != 0 ? KW : g.kw), bias(b), tables(m.tables) {
     for (size_t r = 0; r < kh; ++r) row_off[r] = g.row_off[r];
     for (size_t t = 0; t < kw; ++t) {
       col_off[t] = g.col_off[t];
       lo[t] = g.col_lo[t], hi[t] = g.col_hi[t], masked[t] = g.col_masked[t];
+      mask[t] = m.tables ? m.bits[t] : nullptr;
       for (size_t r = 0; r < kh; ++r) wv[r * kw + t] = w_c[r * kw + t];
     }
+  }
+
+  // Column t's kh taps at flat index p: their own chain.
+  B Column(const float* base, long p, size_t t) const {
+    const long c = p + col_off[t];
+    B sum = B(wv[t]) * B::load_unaligned(base + (c + row_off[0]));
+#pragma GCC unroll 8
+    for (size_t r = 1; r < kh; ++r)
+      sum = DwFma<Arch>(B(wv[r * kw + t]), B::load_unaligned(base + (c + row_off[r])), sum);
+    return sum;
+  }
+
+  // At with the column masks read from the tables: the register's first output is in column
+  // `col` of its row. The same sums, kept on the same lanes (+0 elsewhere, as the select).
+  B AtRow(const float* base, long p, size_t col) const {
+    B acc(bias);
+#pragma GCC unroll 8
+    for (size_t t = 0; t < kw; ++t) {
+      const B sum = Column(base, p, t);
+      acc += masked[t] ? (sum & B::load_unaligned(mask[t] + col)) : sum;
+    }
+    return acc;
   }
 
   // bias + Σ taps for the register whose flat index is p in the planes at base and whose
@@ -196,10 +249,20 @@ struct DwFlatTaps {
 
 // Registers [p, end) of one channel, reading flat index p − shift of the planes at src; ow
 // holds the columns of register p and is advanced past end.
+// With mask tables the register's column is the scalar col instead (ow is then left as is).
 template <class Arch, size_t KH, size_t KW, class Act>
 inline void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps, const DwFlatPlan& g, const float* src, size_t shift,
-                      const Act& act, size_t p, size_t end, FBatch<Arch>& ow, float* y_c) {
+                      const Act& act, size_t p, size_t end, FBatch<Arch>& ow, size_t& col, float* y_c) {
   using B = FBatch<Arch>;
+  if (taps.tables) {
+    const size_t pitch = g.pitch, step = g.step;
+    for (; p < end; p += B::size) {
+      act(taps.AtRow(src, static_cast<long>(p - shift), col)).store_unaligned(y_c + p);
+      col += step;
+      if (col >= pitch) col -= pitch;
+    }
+    return;
+  }
   const B pitch(static_cast<float>(g.pitch)), step(static_cast<float>(g.step));
   for (; p < end; p += B::size) {
     act(taps.At(src, static_cast<long>(p - shift), ow)).store_unaligned(y_c + p);
@@ -210,33 +273,36 @@ inline void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps, const DwFlatPlan& g,
 
 // y_c = act(conv(x_c) + bias) for one channel whose phase planes (or bands) are in buf.
 template <class Arch, size_t KH, size_t KW, class Act>
-void DwFlatChannel(const DwFlatPlan& g, const float* buf, const float* x_c, const float* w_c, float bias,
-                   const Act& act, float* y_c) {
+void DwFlatChannel(const DwFlatPlan& g, const DwColumnMasks& masks, const float* buf, const float* x_c,
+                   const float* w_c, float bias, const Act& act, float* y_c) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
-  const DwFlatTaps<Arch, KH, KW> taps(g, w_c, bias);
+  const DwFlatTaps<Arch, KH, KW> taps(g, masks, w_c, bias);
   const size_t n = g.n, full = n / W * W;
   const float* top = buf + g.lead;
   B ow = B::load_aligned(g.ow_first);
+  size_t col = 0;
   // Where the last (overlapping) register reads from: the tail copy when banded.
   const float* last_src = top;
   size_t last_shift = 0;
   if (g.banded) {
-    DwFlatRun<Arch, KH, KW, Act>(taps, g, top, 0, act, 0, g.p_lo, ow, y_c);
-    DwFlatRun<Arch, KH, KW, Act>(taps, g, x_c, 0, act, g.p_lo, g.p_mid, ow, y_c);
+    DwFlatRun<Arch, KH, KW, Act>(taps, g, top, 0, act, 0, g.p_lo, ow, col, y_c);
+    DwFlatRun<Arch, KH, KW, Act>(taps, g, x_c, 0, act, g.p_lo, g.p_mid, ow, col, y_c);
     last_src = buf + g.bot_at, last_shift = g.bot_start;
-    DwFlatRun<Arch, KH, KW, Act>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, y_c);
+    DwFlatRun<Arch, KH, KW, Act>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, col, y_c);
   } else {
-    DwFlatRun<Arch, KH, KW, Act>(taps, g, top, 0, act, 0, full, ow, y_c);
+    DwFlatRun<Arch, KH, KW, Act>(taps, g, top, 0, act, 0, full, ow, col, y_c);
   }
   if (full == n) return;
   if (n >= W) {   // last partial register: recompute the overlapping one ending at n
-    const B ow_last = B::load_aligned(g.ow_last);
-    act(taps.At(last_src, static_cast<long>(n - W - last_shift), ow_last)).store_unaligned(y_c + n - W);
+    const long p = static_cast<long>(n - W - last_shift);
+    const B last = taps.tables ? taps.AtRow(last_src, p, (n - W) % g.pitch)
+                               : taps.At(last_src, p, B::load_aligned(g.ow_last));
+    act(last).store_unaligned(y_c + n - W);
     return;
   }
   alignas(64) float tmp[W];
-  act(taps.At(top, 0, ow)).store_aligned(tmp);
+  act(taps.tables ? taps.AtRow(top, 0, 0) : taps.At(top, 0, ow)).store_aligned(tmp);
   for (size_t i = 0; i < n; ++i) y_c[i] = tmp[i];
 }
 
@@ -256,6 +322,8 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   if (!DwFlatPlanFor(s, FBatch<Arch>::size, &g)) return false;
   alignas(64) float buf[kDwFlatMaxFloats];
   std::memset(buf, 0, g.buf_floats * sizeof(float));
+  DwColumnMasks masks_x;
+  DwColumnMasksFor(g, FBatch<Arch>::size, &masks_x);
 #if defined(__aarch64__)
   DwNeonMasks masks;   // 3×3 on AArch64: conv2d_depthwise_flat_neon64.h
   const bool neon3x3 = FBatch<Arch>::size == 4 && DwNeonMasksFor(g, &masks);
@@ -265,7 +333,8 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   const bool fuse = fixed && DwActInline(act);
   DwWithActivation<Arch>(fuse ? act : Activation{}, [&](const auto& f) {
     using Act = std::decay_t<decltype(f)>;
-    void (*channel)(const DwFlatPlan&, const float*, const float*, const float*, float, const Act&, float*) = nullptr;
+    void (*channel)(const DwFlatPlan&, const DwColumnMasks&, const float*, const float*, const float*, float,
+                  const Act&, float*) = nullptr;
     if constexpr (std::is_same_v<Act, DwActNone<Arch>>) channel = &DwFlatChannel<Arch, 0, 0, Act>;
     if (s.kh == 3 && s.kw == 3) channel = &DwFlatChannel<Arch, 3, 3, Act>;
     if (s.kh == 5 && s.kw == 5) channel = &DwFlatChannel<Arch, 5, 5, Act>;
@@ -280,7 +349,7 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
         DwFlatChannelNeon3x3<Arch, Act>(g, masks, buf, x_c, w + c * taps, b, f, y_c);
       else
 #endif
-        channel(g, buf, x_c, w + c * taps, b, f, y_c);
+        channel(g, masks_x, buf, x_c, w + c * taps, b, f, y_c);
       if (!fuse && act.kind != ActKind::kNone) ActivationKernel<Arch>(y_c, y_c, g.n, act);
     }
   });
