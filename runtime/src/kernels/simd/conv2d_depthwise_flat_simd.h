@@ -232,13 +232,7 @@ struct DwFlatTaps {
   B At(const float* base, long p, B ow) const {
     B sum[MW];
 #pragma GCC unroll 8
-    for (size_t t = 0; t < kw; ++t) {
-      const long c = p + col_off[t];
-      sum[t] = B(wv[t]) * B::load_unaligned(base + (c + row_off[0]));
-#pragma GCC unroll 8
-      for (size_t r = 1; r < kh; ++r)
-        sum[t] = DwFma<Arch>(B(wv[r * kw + t]), B::load_unaligned(base + (c + row_off[r])), sum[t]);
-    }
+    for (size_t t = 0; t < kw; ++t) sum[t] = Column(base, p, t);
     B acc(bias);
 #pragma GCC unroll 8
     for (size_t t = 0; t < kw; ++t)
