@@ -75,13 +75,38 @@ inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], floa
     for (size_t v = 0; v < NV; ++v) tile[r * NV + v].store_unaligned(c0 + r * ldc + v * W);
 }
 
-// The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile; row q
-// of the block's B starts at brows[q] + bcol (B itself, bcol = j0, or a packed panel, bcol = 0).
-// The first k block starts from 0 (or C when accumulating), later ones from the partial sum
-// already in C; only the last adds the bias and applies the activation.
+// Where row q of a k block's B starts for a column tile: rows[q] + col (B read in place through
+// GemmParams::b_row_offsets), or base + q·stride + col (a packed panel, or B in place): the
+// strided form costs no pointer load per k.
+struct GemmBRows {
+  const float* const* rows = nullptr;
+  const float* base = nullptr;
+  size_t stride = 0;
+  size_t col = 0;
+  const float* Row(size_t q) const { return rows != nullptr ? rows[q] + col : base + q * stride + col; }
+};
+
+// One k of a register tile: acc[r][v] += A[r, q] · B[q, v·W..].
 template <class Arch, size_t MR, size_t NV>
-void GemmTile(const GemmParams& p, const float* a, const float* const* brows, size_t bcol, float* c,
-              size_t i0, size_t j0, size_t k0, size_t kc) {
+inline void GemmKStep(FBatch<Arch> (&acc)[MR][NV], const float* a0, size_t lda, size_t q, const float* bq) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  B bv[NV];
+  for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
+  for (size_t r = 0; r < MR; ++r) {
+    const B av(a0[r * lda + q]);
+    for (size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, bv[v], acc[r][v]);
+  }
+}
+
+// The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile, B's
+// rows as b gives them. The first k block starts from 0 (or C when accumulating), later ones
+// from the partial sum already in C; only the last adds the bias and applies the activation.
+// The k loop is unrolled by 4: its increment, compare and branch were 3 of 24 instructions per
+// k of a 6 × 2 AVX2 tile.
+template <class Arch, size_t MR, size_t NV>
+void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0, size_t j0, size_t k0,
+              size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
@@ -108,23 +133,22 @@ void GemmTile(const GemmParams& p, const float* a, const float* const* brows, si
     for (; q + 4 <= kc; q += 4) {
       float32x4_t a4[MR];
       for (size_t r = 0; r < MR; ++r) a4[r] = vld1q_f32(rows[r] + q);
-      GemmLaneStep<MR, NV, 0>(raw, a4, brows[q] + bcol);
-      GemmLaneStep<MR, NV, 1>(raw, a4, brows[q + 1] + bcol);
-      GemmLaneStep<MR, NV, 2>(raw, a4, brows[q + 2] + bcol);
-      GemmLaneStep<MR, NV, 3>(raw, a4, brows[q + 3] + bcol);
+      GemmLaneStep<MR, NV, 0>(raw, a4, b.Row(q));
+      GemmLaneStep<MR, NV, 1>(raw, a4, b.Row(q + 1));
+      GemmLaneStep<MR, NV, 2>(raw, a4, b.Row(q + 2));
+      GemmLaneStep<MR, NV, 3>(raw, a4, b.Row(q + 3));
     }
     for (size_t r = 0; r < MR; ++r)
       for (size_t v = 0; v < NV; ++v) acc[r][v] = B(raw[r][v]);
   }
 #endif
-  for (; q < kc; ++q) {
-    const float* bq = brows[q] + bcol;
-    B bv[NV];
-    for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
-    for (size_t r = 0; r < MR; ++r) {
-      const B av(a0[r * p.lda + q]);
-      for (size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, bv[v], acc[r][v]);
-    }
+  if (b.rows == nullptr) {
+    const float* bq = b.base + b.col + q * b.stride;
+#pragma GCC unroll 4
+    for (; q < kc; ++q, bq += b.stride) GemmKStep<Arch, MR, NV>(acc, a0, p.lda, q, bq);
+  } else {
+#pragma GCC unroll 4
+    for (; q < kc; ++q) GemmKStep<Arch, MR, NV>(acc, a0, p.lda, q, b.rows[q] + b.col);
   }
   GemmStoreTile<Arch, MR, NV>(p, acc, c, i0, j0, last);
 }
@@ -297,8 +321,8 @@ size_t GemmTileRegisters(size_t j, size_t j1) {
 // Rows [i0, i1) of one column tile of NV registers over the k block [k0, k0+kc): tiles of MR
 // rows, then 5 (after 6-row tiles) or 4, then 3/2/1.
 template <class Arch, size_t MR, size_t NV>
-void GemmColumnTile(const GemmParams& p, const float* a, const float* const* brows, size_t bcol,
-                    float* c, size_t i0, size_t i1, size_t j, size_t k0, size_t kc) {
+void GemmColumnTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0, size_t i1,
+                    size_t j, size_t k0, size_t kc) {
   size_t i = i0;
   // 6-row tiles leave 1 or 2 rows as often as not: one 6 fewer turns those into 4 + 3 or 4 + 4
   // (a 1- or 2-row tile runs 2 or 4 FMA chains, far below the FMA latency × throughput).
@@ -312,50 +336,47 @@ void GemmColumnTile(const GemmParams& p, const float* a, const float* const* bro
     if (p.prefetch_a && i + 2 * MR <= i1)
       for (size_t r = 0; r < MR; ++r)
         for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(a + (i + MR + r) * p.lda + k0 + q);
-    GemmTile<Arch, MR, NV>(p, a, brows, bcol, c, i, j, k0, kc);
+    GemmTile<Arch, MR, NV>(p, a, b, c, i, j, k0, kc);
   }
   if constexpr (MR == 6)
-    if (i1 - i == 5) return GemmTile<Arch, 5, NV>(p, a, brows, bcol, c, i, j, k0, kc);
+    if (i1 - i == 5) return GemmTile<Arch, 5, NV>(p, a, b, c, i, j, k0, kc);
   if constexpr (MR > 4)
-    for (; i + 4 <= i1; i += 4) GemmTile<Arch, 4, NV>(p, a, brows, bcol, c, i, j, k0, kc);
+    for (; i + 4 <= i1; i += 4) GemmTile<Arch, 4, NV>(p, a, b, c, i, j, k0, kc);
   switch (i1 - i) {
-    case 3: return GemmTile<Arch, 3, NV>(p, a, brows, bcol, c, i, j, k0, kc);
-    case 2: return GemmTile<Arch, 2, NV>(p, a, brows, bcol, c, i, j, k0, kc);
-    case 1: return GemmTile<Arch, 1, NV>(p, a, brows, bcol, c, i, j, k0, kc);
+    case 3: return GemmTile<Arch, 3, NV>(p, a, b, c, i, j, k0, kc);
+    case 2: return GemmTile<Arch, 2, NV>(p, a, b, c, i, j, k0, kc);
+    case 1: return GemmTile<Arch, 1, NV>(p, a, b, c, i, j, k0, kc);
     default: return;
   }
 }
 
 template <class Arch, size_t MR>
-void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const float* const* brows,
-                      size_t bcol, float* c, size_t i0, size_t i1, size_t j, size_t k0, size_t kc) {
-  if (nv == 3) return GemmColumnTile<Arch, MR, 3>(p, a, brows, bcol, c, i0, i1, j, k0, kc);
-  if (nv == 2) return GemmColumnTile<Arch, MR, 2>(p, a, brows, bcol, c, i0, i1, j, k0, kc);
-  GemmColumnTile<Arch, MR, 1>(p, a, brows, bcol, c, i0, i1, j, k0, kc);
+void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
+                      size_t i1, size_t j, size_t k0, size_t kc) {
+  if (nv == 3) return GemmColumnTile<Arch, MR, 3>(p, a, b, c, i0, i1, j, k0, kc);
+  if (nv == 2) return GemmColumnTile<Arch, MR, 2>(p, a, b, c, i0, i1, j, k0, kc);
+  GemmColumnTile<Arch, MR, 1>(p, a, b, c, i0, i1, j, k0, kc);
 }
 
 #if defined(__aarch64__)
 // Copies B's rows [k0, k0+kc), columns [j, j + NV·W), into panel (contiguous, NV·W floats a
-// row); brows[q] points at row q of it. (NV fixed per copy: with a run-time count GCC made
-// each row a memcpy call.)
+// row). (NV fixed per copy: with a run-time count GCC made each row a memcpy call.)
 template <class Arch, size_t NV>
-void GemmPackPanelOf(const GemmParams& p, const float* b_matrix, size_t j, size_t k0, size_t kc, float* panel,
-                     const float** brows) {
+void GemmPackPanelOf(const GemmParams& p, const float* b_matrix, size_t j, size_t k0, size_t kc, float* panel) {
   constexpr size_t W = FBatch<Arch>::size;
   for (size_t q = 0; q < kc; ++q) {
     const float* src = GemmBRow(p, b_matrix, k0 + q) + j;
     float* dst = panel + q * NV * W;
     for (size_t v = 0; v < NV; ++v) FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
-    brows[q] = dst;
   }
 }
 
 template <class Arch>
 void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t nv, size_t k0, size_t kc,
-                   float* panel, const float** brows) {
-  if (nv == 3) return GemmPackPanelOf<Arch, 3>(p, b_matrix, j, k0, kc, panel, brows);
-  if (nv == 2) return GemmPackPanelOf<Arch, 2>(p, b_matrix, j, k0, kc, panel, brows);
-  GemmPackPanelOf<Arch, 1>(p, b_matrix, j, k0, kc, panel, brows);
+                   float* panel) {
+  if (nv == 3) return GemmPackPanelOf<Arch, 3>(p, b_matrix, j, k0, kc, panel);
+  if (nv == 2) return GemmPackPanelOf<Arch, 2>(p, b_matrix, j, k0, kc, panel);
+  GemmPackPanelOf<Arch, 1>(p, b_matrix, j, k0, kc, panel);
 }
 
 // GemmStoreTile for the 8-row AArch64 tile: the bias and the activation's kind are looked at
@@ -433,7 +454,6 @@ template <class Arch>
 void GemmKBlockNeon(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t n_vec,
                     size_t k0, size_t kc, size_t mc) {
   constexpr size_t MR = kNeonTileRows;
-  const float* brows[kGemmMaxKc];
   alignas(64) float panel[kGemmMaxKc * 3 * 4];
   alignas(64) float pa[kNeonPackAFloats];
   const size_t mb = std::max(MR, std::min(mc, kNeonPackAFloats / (kc * MR) * MR));
@@ -448,12 +468,14 @@ void GemmKBlockNeon(const GemmParams& p, const float* a, const float* b_matrix, 
       if (in_place) {
         for (size_t i = i0; i < tiles_end; i += MR)
           GemmTileNeon8Of<Arch, true>(nv, p, pa + (i - i0) * kc, rows, j, c, i, j, k0, kc);
-        if (tiles_end < i1) GemmColumnTileOf<Arch, MR>(nv, p, a, rows, j, c, tiles_end, i1, j, k0, kc);
+        if (tiles_end < i1)
+          GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{rows, nullptr, 0, j}, c, tiles_end, i1, j, k0, kc);
       } else {
-        GemmPackPanel<Arch>(p, b_matrix, j, nv, k0, kc, panel, brows);
+        GemmPackPanel<Arch>(p, b_matrix, j, nv, k0, kc, panel);
         for (size_t i = i0; i < tiles_end; i += MR)
           GemmTileNeon8Of<Arch, false>(nv, p, pa + (i - i0) * kc, panel, 0, c, i, j, k0, kc);
-        if (tiles_end < i1) GemmColumnTileOf<Arch, MR>(nv, p, a, brows, 0, c, tiles_end, i1, j, k0, kc);
+        if (tiles_end < i1)
+          GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{nullptr, panel, nv * 4, 0}, c, tiles_end, i1, j, k0, kc);
       }
       j += nv * 4;
     }
@@ -486,13 +508,18 @@ void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, floa
   if constexpr (W == 4 && MR == kNeonTileRows)
     if (p.m >= MR) return GemmKBlockNeon<Arch>(p, a, b_matrix, c, n_vec, k0, kc, mc);
 #endif
-  const float* brows[kGemmMaxKc];
   const bool pack = p.m >= 2 * MR;
   if (!pack) {
-    for (size_t q = 0; q < kc; ++q) brows[q] = GemmBRow(p, b_matrix, k0 + q);
+    const float* brows[kGemmMaxKc];
+    GemmBRows b{nullptr, b_matrix + k0 * p.ldb, p.ldb, 0};
+    if (p.b_row_offsets != nullptr) {
+      for (size_t q = 0; q < kc; ++q) brows[q] = GemmBRow(p, b_matrix, k0 + q);
+      b = GemmBRows{brows, nullptr, 0, 0};
+    }
     for (size_t j = 0; j < n_vec;) {
       const size_t nv = GemmTileRegisters<Arch>(j, n_vec);
-      GemmColumnTileOf<Arch, MR>(nv, p, a, brows, j, c, 0, p.m, j, k0, kc);
+      b.col = j;
+      GemmColumnTileOf<Arch, MR>(nv, p, a, b, c, 0, p.m, j, k0, kc);
       j += nv * W;
     }
     return;
@@ -507,14 +534,13 @@ void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, floa
         __builtin_prefetch(src + 2 * cols);   // the panel after next: one stream per row of B
         float* dst = panel + q * cols;
         for (size_t v = 0; v < nv; ++v) FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
-        brows[q] = dst;
       }
       // The next panel's lines of C, for writing: the row tiles store one register row to each
       // of mc rows of C per panel, mc write streams (a 96-channel 112² output: 0.28 of 1.29 ms).
       if (j + 2 * cols <= n_vec)
         for (size_t i = i0; i < i1; ++i)
           for (size_t v = 0; v < cols; v += 16) __builtin_prefetch(c + i * p.ldc + j + cols + v, 1);
-      GemmColumnTileOf<Arch, MR>(nv, p, a, brows, 0, c, i0, i1, j, k0, kc);
+      GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{nullptr, panel, cols, 0}, c, i0, i1, j, k0, kc);
       j += cols;
     }
   }
