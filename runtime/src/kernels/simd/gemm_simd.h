@@ -34,14 +34,25 @@ inline void GemmLaneStep(float32x4_t (&acc)[MR][NV], const float32x4_t* a4, cons
 alignas(64) inline constexpr float kGemmZeros[3 * 16] = {};
 inline constexpr float kGemmNegZeros[8] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f};
 
+// C rows of a tile: f(acc + b_row) stored at c0 (row pitch ldc).
+template <class Arch, size_t MR, size_t NV, class F>
+inline void GemmStoreRows(FBatch<Arch> (&acc)[MR][NV], const float* bias_rows, float* c0, size_t ldc, F f) {
+  using B = FBatch<Arch>;
+  for (size_t r = 0; r < MR; ++r) {
+    const B b(bias_rows[r]);
+    for (size_t v = 0; v < NV; ++v) f(acc[r][v] + b).store_unaligned(c0 + r * ldc + v * B::size);
+  }
+}
+
 // Stores an MR × NV register tile at C[i0.., j0..]; the last k block adds the bias and applies
 // the activation. A bias per row (or none) with None/Relu/Clip, and every k block but the
 // last, take one straight path: min(hi, max(lo, x + b_row)) with x second as in ActBatch (a
 // NaN stays NaN); no bias is −0, None and earlier blocks clamp to (−∞, ∞). With a branch per
 // register GCC reloaded p's fields after each store (a store to C could alias p), and at
 // k = 16–32 (mobile networks' 1×1 convs, the stems) the epilogue cost as many instructions
-// as the FMAs. A bias per column or another activation takes the general path (ActBatchMany
-// once per tile).
+// as the FMAs. SiLU, Sigmoid and HardSwish with a bias per row are applied to the registers
+// as they are stored; a bias per column or another activation takes the general path
+// (ActBatchMany once per tile, through a copy of the tile).
 template <class Arch, size_t MR, size_t NV>
 inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0, size_t j0,
                           bool last) {
@@ -58,12 +69,17 @@ inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], floa
     const bool clip = last && kind == ActKind::kClip;
     const B lo(!last || kind == ActKind::kNone ? -kInf : clip ? p.act.alpha : 0.0f);
     const B hi(clip ? p.act.beta : kInf);
-    for (size_t r = 0; r < MR; ++r) {
-      const B b(bias_rows[r]);
-      for (size_t v = 0; v < NV; ++v)
-        xsimd::min(hi, xsimd::max(lo, acc[r][v] + b)).store_unaligned(c0 + r * ldc + v * W);
-    }
+    GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, [&](B x) { return xsimd::min(hi, xsimd::max(lo, x)); });
     return;
+  }
+  if (bias == nullptr || p.bias_per_row) {
+    const float* bias_rows = bias != nullptr ? bias + i0 : kGemmNegZeros;
+    switch (kind) {
+      case ActKind::kSiLU: return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SiluBatch<Arch>);
+      case ActKind::kSigmoid: return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SigmoidBatch<Arch>);
+      case ActKind::kHardSwish: return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, HardSwishBatch<Arch>);
+      default: break;
+    }
   }
   B tile[MR * NV];
   for (size_t r = 0; r < MR; ++r)
