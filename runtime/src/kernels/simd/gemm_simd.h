@@ -581,12 +581,17 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
     for (size_t k0 = 0; k0 < p.k; k0 += kc_max)
       GemmKBlock<Arch, MR>(p, a, b, c, n_vec, k0, std::min(kc_max, p.k - k0), std::max(blocking.mc, MR));
   if (n_vec == p.n) return;
-  if (p.ldb == 1 && p.b_row_offsets == nullptr)   // n == 1 (matrix·vector): B's column is contiguous
+  if (p.ldb == 1 && p.b_row_offsets == nullptr) {   // n == 1 (matrix·vector): B's column is contiguous
+    // One column: it is already the transposed panel the dot-product rows read, and they run
+    // 8 rows' chains at once (the squeeze-and-excitation FCs: m = 96–1152, k = 4–48) with the
+    // same sums per output as one row at a time.
+    if (p.n - n_vec == 1) return GemmDotAllRows<Arch, 1>(p, a, b + n_vec, c, n_vec);
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, n_vec);
-  else if (p.n - n_vec <= kGemmDotCols && (p.n - n_vec) * p.k <= kGemmDotFloats && p.k >= W)
+  } else if (p.n - n_vec <= kGemmDotCols && (p.n - n_vec) * p.k <= kGemmDotFloats && p.k >= W) {
     GemmTailTransposedDots<Arch>(p, a, b, c, n_vec);
-  else
+  } else {
     GemmTailPackedColumns<Arch, MR>(p, a, b, c, n_vec);
+  }
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
