@@ -247,8 +247,9 @@ struct DwFlatTaps {
 // Always inlined: out of line, its taps and state went through memory (MobileNetV2's depthwise
 // convs +7 M instructions when an unrelated change in the same file moved GCC's inlining budget).
 template <class Arch, size_t KH, size_t KW, class Act>
-inline __attribute__((always_inline)) void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps, const DwFlatPlan& g, const float* src, size_t shift,
-                      const Act& act, size_t p, size_t end, FBatch<Arch>& ow, size_t& col, float* y_c) {
+inline __attribute__((always_inline)) void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps, const DwFlatPlan& g,
+                                                     const float* src, size_t shift, const Act& act, size_t p,
+                                                     size_t end, FBatch<Arch>& ow, size_t& col, float* y_c) {
   using B = FBatch<Arch>;
   if (taps.tables) {
     const size_t pitch = g.pitch, step = g.step;
