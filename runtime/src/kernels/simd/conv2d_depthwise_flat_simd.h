@@ -319,12 +319,14 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   if (!DwFlatPlanFor(s, FBatch<Arch>::size, &g)) return false;
   alignas(64) float buf[kDwFlatMaxFloats];
   std::memset(buf, 0, g.buf_floats * sizeof(float));
-  DwColumnMasks masks_x;
-  DwColumnMasksFor(g, FBatch<Arch>::size, &masks_x);
+  bool column_tables = true;   // the channels below read DwColumnMasks
 #if defined(__aarch64__)
-  DwNeonMasks masks;   // 3×3 on AArch64: conv2d_depthwise_flat_neon64.h
+  DwNeonMasks masks;   // 3×3 on AArch64: conv2d_depthwise_flat_neon64.h, its own tables
   const bool neon3x3 = FBatch<Arch>::size == 4 && DwNeonMasksFor(g, &masks);
+  column_tables = !neon3x3;
 #endif
+  DwColumnMasks masks_x;
+  if (column_tables) DwColumnMasksFor(g, FBatch<Arch>::size, &masks_x);
   // Activations fused only for the unrolled 3×3/5×5 loops (fewer copies of the loop).
   const bool fixed = s.kh == s.kw && (s.kh == 3 || s.kh == 5);
   const bool fuse = fixed && DwActInline(act);

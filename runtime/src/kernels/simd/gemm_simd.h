@@ -170,8 +170,9 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
 }
 
 // Columns [j0, n) of rows i0..i0+MR, one output value at a time (its own dot product over k).
-// Used for the matrix·vector case (ldb == 1, n == 1: B's column is contiguous, so the dot runs
-// over k in registers) and for k == 0 (bias and activation only).
+// Used for k == 0 (bias and activation only) and for several tail columns of a B with
+// ldb == 1 (each dot runs over k in registers); one such column, the matrix·vector case, goes
+// through GemmDotAllRows (the same sums, 8 rows at a time).
 template <class Arch, size_t MR>
 void GemmTailMatVec(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0) {
   using B = FBatch<Arch>;
