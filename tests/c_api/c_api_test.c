@@ -1,7 +1,8 @@
 /* C11 test of edgefold.h: runs a compiled golden case through the C API on every available
  * ISA and compares with PyTorch's output; then checks every error path returns a status and
  * logs a message instead of crashing.
- * usage: c_api_test MODEL.efb INPUT_0.pb OUTPUT_0.pb */
+ * usage: c_api_test MODEL.efb INPUT_0.pb OUTPUT_0.pb [splits]
+ * (`splits`: the model has ops large enough to split over threads, e.g. convs over planes) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +70,66 @@ static void test_golden(const uint8_t* model, size_t model_bytes, const tensor_p
   }
 }
 
+/* Runs the tasks on the calling thread, last first, counting the calls in *user. */
+static void reverse_serial(void* user, size_t tasks, void (*run)(void*, size_t), void* ctx) {
+  ++*(size_t*)user;
+  for (size_t i = tasks; i-- > 0;) run(ctx, i);
+}
+
+/* The output with `opt`, copied (NULL on failure); *elems gets its size. */
+static float* run_with(const uint8_t* model, size_t model_bytes, const ef_options* opt, const tensor_pb* in,
+                       size_t* elems) {
+  size_t need = 0;
+  float* out = NULL;
+  *elems = 0;
+  if (ef_required_arena_bytes(model, model_bytes, opt, &need) != EF_OK) return NULL;
+  void* arena = alloc64(need);
+  ef_interpreter* it = NULL;
+  ef_tensor y;
+  if (ef_create(model, model_bytes, arena, need, opt, &it) == EF_OK &&
+      ef_set_input(it, 0, in->data, in->elems) == EF_OK && ef_invoke(it) == EF_OK &&
+      ef_get_output(it, 0, &y) == EF_OK) {
+    out = malloc(y.elems * sizeof(float));
+    memcpy(out, y.data, y.elems * sizeof(float));
+    *elems = y.elems;
+  }
+  free(arena);
+  return out;
+}
+
+/* ef_options' threads: 3 tasks per op through the caller's parallel_for (every op with several
+ * output rows split: one multiply-add per task at least) give the single-thread output bit for
+ * bit, and call it when the model `splits`; with a task minimum no op reaches, never. */
+static void test_threads(const uint8_t* model, size_t model_bytes, const tensor_pb* in, int splits) {
+  ef_options one;
+  ef_options_init(&one);
+  CHECK(one.parallel_for == NULL && one.num_threads == 1 && one.min_task_work == 0, "threads defaults");
+  size_t n_want = 0, n_got = 0, calls = 0;
+  float* want = run_with(model, model_bytes, &one, in, &n_want);
+  ef_options opt = one;
+  opt.parallel_for = reverse_serial;
+  opt.parallel_user = &calls;
+  opt.num_threads = 3;
+  opt.min_task_work = 1;
+  float* got = run_with(model, model_bytes, &opt, in, &n_got);
+  CHECK(want != NULL && got != NULL && n_want == n_got, "threaded run");
+  CHECK(want && got && memcmp(want, got, n_want * sizeof(float)) == 0, "3 tasks differ from 1 thread");
+  if (splits) CHECK(calls > 0, "parallel_for never called");
+  free(got);
+  calls = 0;
+  opt.min_task_work = (size_t)1 << 60;
+  got = run_with(model, model_bytes, &opt, in, &n_got);
+  CHECK(got && n_got == n_want && memcmp(want, got, n_want * sizeof(float)) == 0, "unsplit run differs");
+  CHECK(calls == 0, "parallel_for called %zu times below min_task_work", calls);
+  free(got);
+  free(want);
+}
+
 void test_errors(const uint8_t* model, size_t model_bytes, const tensor_pb* in);
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s MODEL.efb INPUT_0.pb OUTPUT_0.pb\n", argv[0]);
+  if (argc != 4 && !(argc == 5 && strcmp(argv[4], "splits") == 0)) {
+    fprintf(stderr, "usage: %s MODEL.efb INPUT_0.pb OUTPUT_0.pb [splits]\n", argv[0]);
     return 2;
   }
   size_t model_bytes = 0;
@@ -87,6 +143,7 @@ int main(int argc, char** argv) {
   }
   printf("%s (%zu bytes):\n", argv[1], model_bytes);
   test_golden(model, model_bytes, &in, &out);
+  test_threads(model, model_bytes, &in, argc == 5);
   test_errors(model, model_bytes, &in);
   tensor_pb_free(&in);
   tensor_pb_free(&out);

@@ -168,6 +168,32 @@ TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
   EXPECT_GT(splits, 0u);
 }
 
+// Options::min_task_work decides which ops split: nothing at all when no op reaches it, every
+// op with enough rows when it is one multiply-add; 0 is the runtime's default (between them).
+TEST(Threads, MinTaskWorkDecidesWhatSplits) {
+  const compiler::CompileResult r = compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
+  ASSERT_TRUE(r.ok) << r.error;
+  const std::vector<float> x = NormalInput(9, 32 * 24 * 24);
+  Options one;
+  const std::vector<float> want = RunWith(r.model, x, one);
+  ASSERT_EQ(want.size(), 2304u);
+  const auto splits_with = [&](size_t min_task_work) {
+    size_t splits = 0;
+    Options o = one;
+    o.parallel_for = &ReverseSerial;
+    o.parallel_user = &splits;
+    o.num_threads = 2;
+    o.min_task_work = min_task_work;
+    EXPECT_EQ(RunWith(r.model, x, o), want) << "min_task_work " << min_task_work;
+    return splits;
+  };
+  const size_t none = splits_with(size_t{1} << 60), every = splits_with(1), by_default = splits_with(0);
+  EXPECT_EQ(none, 0u);
+  EXPECT_GT(by_default, 0u);
+  EXPECT_GE(every, by_default);
+  EXPECT_GT(every, splits_with(size_t{1} << 20));
+}
+
 // The steps that build a conv's columns (phase planes, im2col, Winograd's fill and transforms),
 // pools, elementwise ops and activations split over channels or pieces too, and a GEMM with few
 // output channels over its pixels: large enough that each of them gets at least two tasks.

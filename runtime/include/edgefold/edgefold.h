@@ -58,10 +58,23 @@ typedef enum ef_isa {
 /* Receives one null-terminated message per error; called only on failure paths. */
 typedef void (*ef_log_fn)(void* user, const char* message);
 
+/* Threads supplied by the caller (pthreads, an RTOS's tasks): must call run(ctx, i) exactly once
+ * for every i < tasks, in any order and on any threads, and return when all have returned.
+ * Called from ef_invoke only, never re-entrantly; the runtime allocates nothing for it. */
+typedef void (*ef_parallel_for_fn)(void* user, size_t tasks, void (*run)(void* ctx, size_t task), void* ctx);
+
 typedef struct ef_options {
   ef_isa isa;          /* EF_ISA_AUTO = best level this CPU supports */
   ef_log_fn log;       /* NULL = silent */
   void* log_user;      /* passed back to `log` */
+  /* Up to num_threads tasks per op through parallel_for (NULL or num_threads <= 1: the calling
+   * thread only). Work is split over independent outputs, never over a sum: the outputs are
+   * bit-identical for any thread count. min_task_work: fewest multiply-adds an op hands to one
+   * task, 0 = the runtime's default (edgefold::Options::min_task_work). */
+  ef_parallel_for_fn parallel_for;
+  void* parallel_user;
+  size_t num_threads;
+  size_t min_task_work;
 } ef_options;
 
 /* Element types, as edgefold::DType. */

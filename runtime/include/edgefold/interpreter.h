@@ -44,6 +44,9 @@ struct Options {
   ParallelForFn parallel_for = nullptr;
   void* parallel_user = nullptr;
   size_t num_threads = 1;
+  // Fewest multiply-adds (or equivalent) an op hands to one task; 0: the runtime's default
+  // (16 K, measured with hosted builds' spinning pool). Raise it where a hand-off costs more.
+  size_t min_task_work = 0;
 };
 
 // Element type of a tensor (the schema's DType, same values).

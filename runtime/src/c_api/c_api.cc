@@ -41,6 +41,10 @@ void ef_options_init(ef_options* options) {
   options->isa = EF_ISA_AUTO;
   options->log = nullptr;
   options->log_user = nullptr;
+  options->parallel_for = nullptr;
+  options->parallel_user = nullptr;
+  options->num_threads = 1;
+  options->min_task_work = 0;
 }
 
 const char* ef_status_string(ef_status status) {

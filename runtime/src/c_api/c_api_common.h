@@ -15,6 +15,10 @@ inline Options ToCpp(const ef_options* o) {
   out.isa = static_cast<Isa>(o->isa);
   out.log = o->log;
   out.log_user = o->log_user;
+  out.parallel_for = o->parallel_for;
+  out.parallel_user = o->parallel_user;
+  out.num_threads = o->num_threads != 0 ? o->num_threads : 1;
+  out.min_task_work = o->min_task_work;
   return out;
 }
 

@@ -41,7 +41,8 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
   s->on_op_end = options.on_op_end;
   s->on_op_end_user = options.on_op_end_user;
   s->parallel = internal::Parallel{options.parallel_for, options.parallel_user,
-                                   options.parallel_for != nullptr ? std::max<size_t>(1, options.num_threads) : 1};
+                                   options.parallel_for != nullptr ? std::max<size_t>(1, options.num_threads) : 1,
+                                   options.min_task_work != 0 ? options.min_task_work : internal::kMinTaskWork};
   s->model = model;
   s->summary = summary;
   s->kernels = &kernels::SelectTable<kernels::KernelTable>(options.isa);
