@@ -84,6 +84,25 @@ TEST_P(DepthwiseTest, EveryActivation) {
     for (size_t stride : {1, 2}) EXPECT_TRUE(SameAsReference(table(), {14, 14, 3, stride, 1, 1, 3}, act));
 }
 
+// Planes up to 16 × 16 go eight channels at a time on x86 with AVX2 (one channel per lane): full
+// and partial blocks (1, 7, 8, 9, 20 channels), every plane size up to the limit and just past
+// it, kernels 1–7 with strides 1 and 2, dilation and wide padding, and activations clamped in
+// the block (Clip) or run over the planes afterwards (SiLU).
+TEST_P(DepthwiseTest, SmallPlanesInBlocksOfChannels) {
+  for (size_t channels : {1, 7, 8, 9, 20})
+    for (size_t hw : {1, 2, 3, 4, 7, 8, 13, 14, 16, 17})
+      for (size_t k : {1, 3, 5, 7})
+        for (size_t stride : {1, 2}) {
+          if (k > hw + k / 2 * 2) continue;
+          EXPECT_TRUE(SameAsReference(table(), {hw, hw, k, stride, 1, k / 2, channels}, {ActKind::kClip, -1, 2}));
+        }
+  for (const DwCase& c : {DwCase{14, 11, 3, 1, 2, 2, 9}, DwCase{16, 15, 3, 2, 2, 3, 12}, DwCase{7, 7, 5, 1, 1, 4, 10},
+                          DwCase{5, 16, 3, 2, 1, 0, 8}, DwCase{16, 16, 7, 2, 1, 3, 17}})
+    for (const Activation& act : {Activation{ActKind::kNone, 0, 0}, Activation{ActKind::kRelu, 0, 0},
+                                  Activation{ActKind::kSiLU, 0, 0}})
+      EXPECT_TRUE(SameAsReference(table(), c, act));
+}
+
 // Channels share the zero rows of the phase planes: a channel of huge values followed by one
 // of small values must not leak into the second one's border outputs.
 TEST_P(DepthwiseTest, ChannelsDoNotLeak) {

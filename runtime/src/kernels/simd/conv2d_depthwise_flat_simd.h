@@ -159,8 +159,9 @@ void DwFlatFill(const Conv2dShape& s, const DwFlatPlan& g, const float* x_c, flo
     std::memcpy(base, x_c, s.in_h * s.in_w * sizeof(float));
     return;
   }
+  const size_t row_shift = g.sh - 1, row_phase = g.sh - 1;   // sh is 1 or 2: no division per row
   for (size_t i = 0; i < s.in_h; ++i) {
-    float* row = base + (i % g.sh) * g.sw * g.plane_floats + (i / g.sh) * g.pitch;
+    float* row = base + (i & row_phase) * g.sw * g.plane_floats + (i >> row_shift) * g.pitch;
     if (g.sw == 1)
       std::memcpy(row, x_c + i * s.in_w, s.in_w * sizeof(float));
     else

@@ -2,7 +2,7 @@
 //   even[j] = src[2j] for j < ⌈n/2⌉,  odd[j] = src[2j+1] for j < ⌊n/2⌋.
 // Exactly those floats are written and only src[0, n) is read. xsimd 8.1 has no two-register
 // deinterleave, so each ISA gets its intrinsic (AVX-512 masked loads/stores cover any n in
-// whole registers; AVX2/SSE/NEON take 2W floats per step and a scalar tail).
+// whole registers, AVX2 a masked last step; SSE/NEON take 2W floats per step and a scalar tail).
 #pragma once
 #include "kernels/simd/simd_common.h"
 
@@ -19,6 +19,31 @@ namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 // Low `count` bits set, count ≤ 16.
 inline __mmask16 DwLowMask(size_t count) {
   return static_cast<__mmask16>(count >= 16 ? 0xFFFFu : (1u << count) - 1u);
+}
+#endif
+
+#if defined(__AVX2__)
+// Lanes [0, count) of a 256-bit load/store mask set, count ≤ 8.
+inline __m256i DwAvx2LowMask(size_t count) {
+  alignas(32) static constexpr int32_t kLanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes + 8 - count));
+}
+
+// The first `count` ≤ 8 floats of v to dst, nothing after them. Not vmaskmovps: its store form
+// is slow on AMD cores (the unzip's masked tail made MobileNetV3-small's 56² and 28² stride-2
+// depthwise convs 1.4–1.5× slower on Zen 3).
+inline void DwStoreFirst(float* dst, __m256 v, size_t count) {
+  if (count == 8) return _mm256_storeu_ps(dst, v);
+  __m128 part = _mm256_castps256_ps128(v);
+  if (count >= 4) {
+    _mm_storeu_ps(dst, part);
+    dst += 4, count -= 4, part = _mm256_extractf128_ps(v, 1);
+  }
+  if (count >= 2) {
+    _mm_storel_pi(reinterpret_cast<__m64*>(dst), part);
+    dst += 2, count -= 2, part = _mm_movehl_ps(part, part);
+  }
+  if (count == 1) _mm_store_ss(dst, part);
 }
 #endif
 
@@ -50,6 +75,19 @@ inline void DwUnzip(const float* src, size_t n, float* even, float* odd) {
       _mm256_storeu_ps(even + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
       _mm256_storeu_ps(odd + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
     }
+    // The last 1–15 floats through masked loads (and DwStoreFirst): a 14- or 28-wide row (the 7² and 14²
+    // planes of stride-2 depthwise convs) was mostly its scalar tail, 60 % of those convs'
+    // instructions.
+    if (i < n) {
+      const size_t left = n - i;
+      const __m256 a = _mm256_maskload_ps(src + i, DwAvx2LowMask(left < 8 ? left : 8));
+      const __m256 b = _mm256_maskload_ps(src + i + 8, DwAvx2LowMask(left > 8 ? left - 8 : 0));
+      const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+      const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+      DwStoreFirst(even + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)), (left + 1) / 2);
+      DwStoreFirst(odd + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)), left / 2);
+    }
+    return;
   }
 #endif
 #if defined(__SSE2__)
