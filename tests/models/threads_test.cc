@@ -251,6 +251,42 @@ TEST(Threads, ColumnsPoolsAndElementwiseOpsAreBitIdentical) {
   }
 }
 
+// Stride-2 convs with few output channels over many pixels (the stems of small networks): their
+// phase-plane GEMM splits over pixels — output rows when each row is its own GEMM (out_w ≥ 64),
+// 64-column runs of the pitched output otherwise — then the pitched rows move into y per channel.
+onnx::ModelProto FewChannelStemsNet() {
+  std::mt19937 gen(11);
+  const auto values = [&](size_t n) { return UniformWeights(gen, n); };
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 3, 130, 130});
+  b.Init("w1", {8, 3, 3, 3}, values(8 * 3 * 9)).Init("w2", {6, 8, 3, 3}, values(6 * 8 * 9));
+  onnx::NodeProto& c1 = b.Node("Conv", {"x", "w1"}, {"c1"}, "wide_rows");   // 65 × 65 outputs
+  testing::SetInts(c1, "pads", {1, 1, 1, 1});
+  testing::SetInts(c1, "strides", {2, 2});
+  b.Node("Relu", {"c1"}, {"r1"}, "relu");
+  onnx::NodeProto& c2 = b.Node("Conv", {"r1", "w2"}, {"y"}, "pitched");   // 33 × 33 outputs
+  testing::SetInts(c2, "pads", {1, 1, 1, 1});
+  testing::SetInts(c2, "strides", {2, 2});
+  b.Output("y");
+  return b.model();
+}
+
+TEST(Threads, FewChannelStridedConvsSplitOverPixels) {
+  const compiler::CompileResult r = compiler::CompileModel(FewChannelStemsNet(), compiler::CompileOptions());
+  ASSERT_TRUE(r.ok) << r.error;
+  const std::vector<float> x = NormalInput(12, 3 * 130 * 130);
+  for (Isa isa : testing::AvailableIsas()) {
+    Options one;
+    one.isa = isa;
+    const std::vector<float> want = RunWith(r.model, x, one);
+    ASSERT_EQ(want.size(), 6u * 33 * 33);
+    size_t splits = 0;
+    ExpectSameWithTasks(r.model, x, one, want, &splits);
+    // Per run at least: both convs' pixels and compactions (the fills have 3 and 8 channels).
+    EXPECT_GE(splits, 3u * 3) << IsaName(isa);
+  }
+}
+
 // An inverted residual whose expansion the compiler fused into the depthwise conv (bands of
 // 16 KiB): threads take ranges of its 96 expanded channels through every band.
 onnx::ModelProto ExpandedBlockNet() {

@@ -290,6 +290,18 @@ Status Eval(OpContext& ctx) {
         ForEachRowRange(ctx.parallel, cin_g, in_plane * kElementWork, 1, [&](size_t c0, size_t c1) {
           kernels::Conv2dPhaseFill(s, p.phase, xg, ctx.op.scratch, c0, c1);
         });
+        if (SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {   // few channels, many pixels
+          const size_t units = kernels::Conv2dPhasePixelUnits(s, p.phase);
+          const bool rows = p.phase.row_gemms;
+          ForEachRowRange(ctx.parallel, units, cout_g * k * (rows ? s.out_w : 1), rows ? 1 : 64,
+                          [&](size_t u0, size_t u1) {
+                            kernels::Conv2dPhasePixels(ctx.k, s, p.phase, wg, bg, o.act, yg, ctx.op.scratch, u0, u1);
+                          });
+          ForEachRowRange(ctx.parallel, cout_g, out_plane * kElementWork, 1, [&](size_t o0, size_t o1) {
+            kernels::Conv2dPhaseCompact(s, p.phase, yg, ctx.op.scratch, o0, o1);
+          });
+          continue;
+        }
         ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
           kernels::Conv2dPhaseRows(ctx.k, s, p.phase, wg, bg, o.act, yg, ctx.op.scratch, o0, o1);
         });

@@ -181,6 +181,41 @@ void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhase
                   s.out_w * sizeof(float));
 }
 
+size_t Conv2dPhasePixelUnits(const Conv2dShape& s, const ConvPhaseLayout& l) {
+  return l.row_gemms ? s.out_h : l.gemm_n;
+}
+
+void Conv2dPhasePixels(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l, const float* w_group,
+                       const float* bias, Activation act, float* y_group, float* scratch, size_t begin, size_t end) {
+  const float* planes = scratch;
+  float* pitched = scratch + l.planes_floats;
+  const auto* offsets = reinterpret_cast<const uint32_t*>(pitched + l.pitched_floats);
+  const size_t out_plane = s.out_h * s.out_w;
+  const bool direct = l.plane_w == s.out_w;
+  GemmParams p;
+  p.m = s.out_c / s.group, p.k = l.k;
+  p.lda = l.k, p.ldc = direct || l.row_gemms ? out_plane : l.gemm_n;
+  p.b_row_offsets = offsets;
+  p.bias = bias, p.bias_per_row = true, p.act = act;
+  if (l.row_gemms) {   // output rows [begin, end), one GEMM each
+    p.n = s.out_w;
+    for (size_t oy = begin; oy < end; ++oy) t.gemm(p, w_group, planes + oy * l.plane_w, y_group + oy * s.out_w);
+    return;
+  }
+  p.n = end - begin;   // columns [begin, end) of every output channel
+  t.gemm(p, w_group, planes + begin, (direct ? y_group : pitched) + begin);
+}
+
+void Conv2dPhaseCompact(const Conv2dShape& s, const ConvPhaseLayout& l, float* y_group, const float* scratch,
+                        size_t o_begin, size_t o_end) {
+  if (l.row_gemms || l.plane_w == s.out_w) return;   // written in place
+  const float* pitched = scratch + l.planes_floats;
+  for (size_t o = o_begin; o < o_end; ++o)
+    for (size_t oy = 0; oy < s.out_h; ++oy)
+      std::memcpy(y_group + o * s.out_h * s.out_w + oy * s.out_w, pitched + o * l.gemm_n + oy * l.plane_w,
+                  s.out_w * sizeof(float));
+}
+
 void Conv2dPhaseGemm(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l,
                      const float* x_group, const float* w_group, const float* bias, Activation act,
                      float* y_group, float* scratch) {

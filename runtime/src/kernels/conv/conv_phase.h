@@ -71,4 +71,17 @@ void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhase
                      const float* bias, Activation act, float* y_group, float* scratch, size_t o_begin,
                      size_t o_end);
 
+// The same GEMM split over pixels instead, for few output channels over many pixels: units
+// [begin, end) of Conv2dPhasePixelUnits — output rows (row_gemms) or pitched columns (split in
+// multiples of 64, a multiple of every register width, so the column tail and the bits stay
+// where they are) — of every output channel; then, once all columns are done,
+// Conv2dPhaseCompact moves output channels [o_begin, o_end) from the pitched buffer into y
+// (nothing to do when the GEMM wrote y).
+size_t Conv2dPhasePixelUnits(const Conv2dShape& s, const ConvPhaseLayout& layout);
+void Conv2dPhasePixels(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& layout,
+                       const float* w_group, const float* bias, Activation act, float* y_group, float* scratch,
+                       size_t begin, size_t end);
+void Conv2dPhaseCompact(const Conv2dShape& s, const ConvPhaseLayout& layout, float* y_group, const float* scratch,
+                        size_t o_begin, size_t o_end);
+
 }  // namespace edgefold::kernels
