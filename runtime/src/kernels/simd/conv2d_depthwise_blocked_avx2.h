@@ -27,7 +27,6 @@
 #include <limits>
 
 #include "kernels/simd/conv2d_depthwise_unzip_simd.h"
-#include "kernels/simd/elementwise_simd.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
@@ -57,7 +56,7 @@ inline void DwTranspose8(__m256 (&r)[8]) {
 }
 
 // What one block's outputs need besides the plane: the taps' weights (wv[tap·8 + lane]), the
-// bias, and the clamp of None/Relu/Clip (other activations run over y afterwards).
+// bias, and the clamp of None/Relu/Clip (DwBlockedActivation runs the others over the block).
 struct DwBlockedTaps {
   const float* wv;
   __m256 bias, lo, hi;
@@ -108,6 +107,23 @@ void DwBlockedOutputs(const Conv2dShape& s, size_t pw, const float* padded, cons
   for (; p < n; ++p) {
     const float* px[1] = {padded + window[p]};
     DwBlockedGroup<KH, KW, 1>(px, k, s.kh, s.kw, tap_row, tap_col, out + p * 8);
+  }
+}
+
+// act on the block's outputs (n registers of 8 channels) before they are transposed back, for
+// the activations the block does not clamp: SiLU, Sigmoid and HardSwish (EfficientNet's,
+// MobileNetV3's) with their constants hoisted out of the loop, the others through ActBatch.
+template <class BA>
+void DwBlockedActivation(float* out, size_t n, const Activation& act) {
+  using B = FBatch<BA>;
+  const auto each = [&](auto f) {
+    for (size_t p = 0; p < n; ++p) f(B::load_aligned(out + p * 8)).store_aligned(out + p * 8);
+  };
+  switch (act.kind) {
+    case ActKind::kSiLU: return each([](B x) { return SiluBatch<BA>(x); });
+    case ActKind::kSigmoid: return each([](B x) { return SigmoidBatch<BA>(x); });
+    case ActKind::kHardSwish: return each([](B x) { return HardSwishBatch<BA>(x); });
+    default: return each([&](B x) { return ActBatch<BA>(x, act); });
   }
 }
 
@@ -172,6 +188,7 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
     for (size_t ch = 0; ch < 8; ++ch) b[ch] = ch < nc && bias != nullptr ? bias[c0 + ch] : 0.0f;
     k.bias = _mm256_load_ps(b);
     outputs(s, pw, padded, window, k, out);
+    if (!clamp) DwBlockedActivation<xsimd::fma3<xsimd::avx2>>(out, out_plane, act);
     for (size_t p = 0; p < out_plane; p += 8) {   // 8 outputs of the 8 channels → their planes
       const size_t left = std::min<size_t>(8, out_plane - p);
       __m256 r[8];
@@ -179,8 +196,6 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
       DwTranspose8(r);
       for (size_t ch = 0; ch < nc; ++ch) DwStoreFirst(y + (c0 + ch) * y_plane + p, r[ch], left);
     }
-    if (!clamp)
-      for (size_t ch = 0; ch < nc; ++ch) ActivationKernel<Arch>(y + (c0 + ch) * y_plane, y + (c0 + ch) * y_plane, out_plane, act);
   }
   return true;
 }
