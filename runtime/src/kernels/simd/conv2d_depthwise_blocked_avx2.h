@@ -1,6 +1,7 @@
 // Depthwise convolution of small planes (outputs up to 16 × 16: the 14² and 7² stages of mobile
-// networks, from inputs up to 32 × 32) eight channels at a time, one channel per lane of a 256-bit register: the NCHW8c
-// layout ONNX Runtime keeps between its ops, built here per op by 8 × 8 transposes.
+// networks, from inputs up to 32 × 32) eight channels at a time, one channel per lane of a
+// 256-bit register: the NCHW8c layout ONNX Runtime keeps between its ops, built here per op by
+// 8 × 8 transposes.
 //
 // Per output the taps are then whole-register FMAs with no masks, no lanes lost to row ends and
 // no per-channel setup: a 7² 3×3 conv over 960 channels took 745 instructions per channel on the
@@ -8,8 +9,8 @@
 // set-up of each channel), 14² → 7² at stride 2 1,400 (each 14-float row unzipped on its own).
 //
 // Per block: the channels' planes are transposed into a zero-bordered plane of registers
-// (padded[(i + pad_top)·pw + j + pad_left] holds pixel (i, j) of the 8 channels; the border is
-// zeroed once per call and never written), every output is bias + Σ_t (Σ_r w·x) in the order the
+// (padded[(i + pad_top)·kDwBlockedPitch + j + pad_left] holds pixel (i, j) of the 8 channels;
+// the border is zeroed once per call and never written), every output is bias + Σ_t (Σ_r w·x) in the order the
 // flat path sums (each column's kh taps as a chain, the columns added to the bias left to
 // right), and the outputs are transposed back into the channels' planes. Every channel takes
 // this path whatever its block (a last block of fewer than 8 reads zeros for the missing
@@ -35,7 +36,10 @@ namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 // outputs at stride 1 1.1–1.7× slower (their transposes cost what the flat path loses to masks).
 constexpr size_t kDwBlockedMaxOutSide = 16;      // out_h, out_w
 constexpr size_t kDwBlockedMaxIn = 32;           // in_h, in_w
-constexpr size_t kDwBlockedMaxPadded = 36 * 36;  // registers of the zero-bordered plane
+// The zero-bordered plane's rows are kDwBlockedPitch registers apart whatever the shape, so the
+// 3×3 and 5×5 loops (dilation 1) address every tap at a constant offset.
+constexpr size_t kDwBlockedPitch = 40;
+constexpr size_t kDwBlockedMaxPadded = 40 * kDwBlockedPitch;  // registers of the zero-bordered plane
 constexpr size_t kDwBlockedMaxOut = kDwBlockedMaxOutSide * kDwBlockedMaxOutSide;
 constexpr size_t kDwBlockedMaxTaps = 7 * 7;
 
@@ -64,12 +68,13 @@ struct DwBlockedTaps {
 };
 
 // Outputs whose windows start at px[0..N) (N outputs at once: each weight load serves N FMAs),
-// stored at out[j·8 ..]. KH/KW fixed (3, 5) or 0 (kh, kw at run time).
+// stored at out[j·8 ..]. KH/KW fixed (3, 5: undilated, taps at constant offsets) or 0 (kh, kw
+// and the taps' strides at run time).
 template <size_t KH, size_t KW, size_t N>
 inline void DwBlockedGroup(const float* const (&px)[N], const DwBlockedTaps& k, size_t kh, size_t kw,
                            size_t tap_row, size_t tap_col, float* out) {
-  if constexpr (KH != 0) kh = KH;
-  if constexpr (KW != 0) kw = KW;
+  if constexpr (KH != 0) kh = KH, tap_row = kDwBlockedPitch * 8;
+  if constexpr (KW != 0) kw = KW, tap_col = 8;
   __m256 acc[N];
   for (size_t j = 0; j < N; ++j) acc[j] = k.bias;
 #pragma GCC unroll 8
@@ -95,10 +100,10 @@ inline void DwBlockedGroup(const float* const (&px)[N], const DwBlockedTaps& k, 
 // out[p·8 ..] = the 8 channels' output p, four outputs at a time in flat order (across row
 // ends); window[p] is where output p's window starts in padded (floats).
 template <size_t KH, size_t KW>
-void DwBlockedOutputs(const Conv2dShape& s, size_t pw, const float* padded, const uint32_t* window,
-                      const DwBlockedTaps& k, float* out) {
+void DwBlockedOutputs(const Conv2dShape& s, const float* padded, const uint32_t* window, const DwBlockedTaps& k,
+                      float* out) {
   constexpr size_t N = 4;
-  const size_t tap_row = s.dilation_h * pw * 8, tap_col = s.dilation_w * 8, n = s.out_h * s.out_w;
+  const size_t tap_row = s.dilation_h * kDwBlockedPitch * 8, tap_col = s.dilation_w * 8, n = s.out_h * s.out_w;
   size_t p = 0;
   for (; p + N <= n; p += N) {
     const float* px[N] = {padded + window[p], padded + window[p + 1], padded + window[p + 2], padded + window[p + 3]};
@@ -138,20 +143,21 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   const size_t ph = std::max((s.out_h - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1, s.pad_top + s.in_h);
   const size_t pw = std::max((s.out_w - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1, s.pad_left + s.in_w);
   const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w, taps = s.kh * s.kw;
-  if (ph * pw > kDwBlockedMaxPadded || out_plane > kDwBlockedMaxOut) return false;
+  if (pw > kDwBlockedPitch || ph * kDwBlockedPitch > kDwBlockedMaxPadded || out_plane > kDwBlockedMaxOut) return false;
 
   alignas(32) float padded[kDwBlockedMaxPadded * 8];
   alignas(32) float out[kDwBlockedMaxOut * 8];
   alignas(32) float wv[kDwBlockedMaxTaps * 8];
   alignas(32) float zeros[kDwBlockedMaxIn * kDwBlockedMaxIn] = {};
-  std::memset(padded, 0, ph * pw * 8 * sizeof(float));
+  std::memset(padded, 0, ph * kDwBlockedPitch * 8 * sizeof(float));
   uint16_t at[kDwBlockedMaxIn * kDwBlockedMaxIn];   // register of input pixel p in padded
   for (size_t i = 0, p = 0; i < s.in_h; ++i)
-    for (size_t j = 0; j < s.in_w; ++j, ++p) at[p] = static_cast<uint16_t>((i + s.pad_top) * pw + j + s.pad_left);
+    for (size_t j = 0; j < s.in_w; ++j, ++p)
+      at[p] = static_cast<uint16_t>((i + s.pad_top) * kDwBlockedPitch + j + s.pad_left);
   uint32_t window[kDwBlockedMaxOut];   // first float of output p's window in padded
   for (size_t oh = 0, p = 0; oh < s.out_h; ++oh)
     for (size_t ow = 0; ow < s.out_w; ++ow, ++p)
-      window[p] = static_cast<uint32_t>((oh * s.stride_h * pw + ow * s.stride_w) * 8);
+      window[p] = static_cast<uint32_t>((oh * s.stride_h * kDwBlockedPitch + ow * s.stride_w) * 8);
 
   const bool clamp = act.kind == ActKind::kNone || act.kind == ActKind::kRelu || act.kind == ActKind::kClip;
   const float inf = std::numeric_limits<float>::infinity();
@@ -159,10 +165,11 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   k.wv = wv, k.clamp = act.kind == ActKind::kRelu || act.kind == ActKind::kClip;
   k.lo = _mm256_set1_ps(act.kind == ActKind::kClip ? act.alpha : 0.0f);
   k.hi = _mm256_set1_ps(act.kind == ActKind::kClip ? act.beta : inf);
-  void (*outputs)(const Conv2dShape&, size_t, const float*, const uint32_t*, const DwBlockedTaps&, float*) =
+  void (*outputs)(const Conv2dShape&, const float*, const uint32_t*, const DwBlockedTaps&, float*) =
       &DwBlockedOutputs<0, 0>;
-  if (s.kh == 3 && s.kw == 3) outputs = &DwBlockedOutputs<3, 3>;
-  if (s.kh == 5 && s.kw == 5) outputs = &DwBlockedOutputs<5, 5>;
+  const bool undilated = s.dilation_h == 1 && s.dilation_w == 1;
+  if (undilated && s.kh == 3 && s.kw == 3) outputs = &DwBlockedOutputs<3, 3>;
+  if (undilated && s.kh == 5 && s.kw == 5) outputs = &DwBlockedOutputs<5, 5>;
   const size_t x_plane = ConvXPlane(s), y_plane = ConvYPlane(s);
 
   for (size_t c0 = 0; c0 < s.out_c; c0 += 8) {
@@ -187,7 +194,7 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
     alignas(32) float b[8];
     for (size_t ch = 0; ch < 8; ++ch) b[ch] = ch < nc && bias != nullptr ? bias[c0 + ch] : 0.0f;
     k.bias = _mm256_load_ps(b);
-    outputs(s, pw, padded, window, k, out);
+    outputs(s, padded, window, k, out);
     if (!clamp) DwBlockedActivation<xsimd::fma3<xsimd::avx2>>(out, out_plane, act);
     for (size_t p = 0; p < out_plane; p += 8) {   // 8 outputs of the 8 channels → their planes
       const size_t left = std::min<size_t>(8, out_plane - p);
