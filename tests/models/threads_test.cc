@@ -133,6 +133,21 @@ void ExpectSameWithTasks(const std::vector<uint8_t>& model, const std::vector<fl
   }
 }
 
+// On every ISA: `outputs` values, the same with 2, 3 and 7 tasks as on one thread, and at least
+// `min_splits` parallel steps over those three runs.
+void ExpectSameOnEveryIsa(const std::vector<uint8_t>& model, const std::vector<float>& x, size_t outputs,
+                          size_t min_splits) {
+  for (Isa isa : testing::AvailableIsas()) {
+    Options one;
+    one.isa = isa;
+    const std::vector<float> want = RunWith(model, x, one);
+    ASSERT_EQ(want.size(), outputs) << IsaName(isa);
+    size_t splits = 0;
+    ExpectSameWithTasks(model, x, one, want, &splits);
+    EXPECT_GE(splits, min_splits) << IsaName(isa);
+  }
+}
+
 // Winograd 3×3 convs (their α² GEMMs per band split over threads) and a wide Gemm (its
 // columns split): large enough that every split path runs.
 onnx::ModelProto WideConvNet() {
@@ -156,16 +171,7 @@ TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
   const compiler::CompileResult r = compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_GT(r.report.winograd_convs, 0);
-  const std::vector<float> x = NormalInput(9, 32 * 24 * 24);
-  size_t splits = 0;
-  for (Isa isa : testing::AvailableIsas()) {
-    Options one;
-    one.isa = isa;
-    const std::vector<float> want = RunWith(r.model, x, one);
-    ASSERT_EQ(want.size(), 2304u);
-    ExpectSameWithTasks(r.model, x, one, want, &splits);
-  }
-  EXPECT_GT(splits, 0u);
+  ExpectSameOnEveryIsa(r.model, NormalInput(9, 32 * 24 * 24), 2304, 1);
 }
 
 // Options::min_task_work decides which ops split: nothing at all when no op reaches it, every
@@ -274,17 +280,8 @@ onnx::ModelProto FewChannelStemsNet() {
 TEST(Threads, FewChannelStridedConvsSplitOverPixels) {
   const compiler::CompileResult r = compiler::CompileModel(FewChannelStemsNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
-  const std::vector<float> x = NormalInput(12, 3 * 130 * 130);
-  for (Isa isa : testing::AvailableIsas()) {
-    Options one;
-    one.isa = isa;
-    const std::vector<float> want = RunWith(r.model, x, one);
-    ASSERT_EQ(want.size(), 6u * 33 * 33);
-    size_t splits = 0;
-    ExpectSameWithTasks(r.model, x, one, want, &splits);
-    // Per run at least: both convs' pixels and compactions (the fills have 3 and 8 channels).
-    EXPECT_GE(splits, 3u * 3) << IsaName(isa);
-  }
+  // Per run at least both convs' pixels and a compaction (the fills have 3 and 8 channels).
+  ExpectSameOnEveryIsa(r.model, NormalInput(12, 3 * 130 * 130), 6 * 33 * 33, 3 * 3);
 }
 
 // An inverted residual whose expansion the compiler fused into the depthwise conv (bands of
@@ -314,16 +311,7 @@ TEST(Threads, FusedExpansionsAreBitIdentical) {
   const compiler::CompileResult r = compiler::CompileModel(ExpandedBlockNet(), options);
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.report.expansions_fused, 1);
-  const std::vector<float> x = NormalInput(4, 16 * 56 * 56);
-  for (Isa isa : testing::AvailableIsas()) {
-    Options one;
-    one.isa = isa;
-    const std::vector<float> want = RunWith(r.model, x, one);
-    ASSERT_EQ(want.size(), 24u * 28 * 28);
-    size_t splits = 0;
-    ExpectSameWithTasks(r.model, x, one, want, &splits);
-    EXPECT_GT(splits, 0u) << IsaName(isa);
-  }
+  ExpectSameOnEveryIsa(r.model, NormalInput(4, 16 * 56 * 56), 24 * 28 * 28, 1);
 }
 
 TEST(Threads, ThePoolRunsEveryTaskOnce) {
