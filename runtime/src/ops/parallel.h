@@ -1,10 +1,11 @@
 // Splitting one op's work over the caller's threads (Options::parallel_for).
 //
 // Work is split statically over independent output rows (GEMM rows = output channels,
-// depthwise channels) or pixels (GEMM columns in runs of 64), never over a reduction: every output element is computed by the same
-// code in the same order whatever the thread count, so results are bit-identical. A task gets
-// at least Parallel::min_work multiply-adds (Options::min_task_work, default kMinTaskWork):
-// below that the hand-off costs more than it saves.
+// depthwise channels) or pixels (GEMM columns in runs of 64, output rows), never over a
+// reduction: every output element is computed by the same code in the same order whatever the
+// thread count, so results are bit-identical. A task gets at least Parallel::min_work
+// multiply-adds (Options::min_task_work, default kMinTaskWork): below that the hand-off costs
+// more than it saves.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -28,7 +29,7 @@ struct Parallel {
   size_t min_work = kMinTaskWork;
 };
 // An elementwise op's work per element in those units: memory-bound, a value costs about as
-// much as four multiply-adds, so a task gets at least 16 K values.
+// much as four multiply-adds, so a task gets at least min_work / 4 values (4 K by default).
 constexpr size_t kElementWork = 4;
 
 // f(begin, end) over [0, rows) split into at most p->threads ranges of at least

@@ -132,7 +132,7 @@ void DwBlockedActivation(float* out, size_t n, const Activation& act) {
   }
 }
 
-// All channels of one image; false (nothing written) when the planes are too large.
+// All channels of one image; false (nothing written) when the shape is not for this path.
 template <class Arch>
 bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const float* bias, const Activation& act,
                     float* y) {

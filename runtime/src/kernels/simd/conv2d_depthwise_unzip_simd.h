@@ -30,8 +30,8 @@ inline __m256i DwAvx2LowMask(size_t count) {
 }
 
 // The first `count` ≤ 8 floats of v to dst, nothing after them. Not vmaskmovps: its store form
-// is slow on AMD cores (the unzip's masked tail made MobileNetV3-small's 56² and 28² stride-2
-// depthwise convs 1.4–1.5× slower on Zen 3).
+// is slow on AMD cores (with it the unzip's tail made MobileNetV3-small's 56² and 28² stride-2
+// depthwise convs 1.3–1.5× slower on Zen 3).
 inline void DwStoreFirst(float* dst, __m256 v, size_t count) {
   if (count == 8) return _mm256_storeu_ps(dst, v);
   __m128 part = _mm256_castps256_ps128(v);
@@ -75,9 +75,8 @@ inline void DwUnzip(const float* src, size_t n, float* even, float* odd) {
       _mm256_storeu_ps(even + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
       _mm256_storeu_ps(odd + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
     }
-    // The last 1–15 floats through masked loads (and DwStoreFirst): a 14- or 28-wide row (the 7² and 14²
-    // planes of stride-2 depthwise convs) was mostly its scalar tail, 60 % of those convs'
-    // instructions.
+    // The last 1–15 floats through masked loads (and DwStoreFirst): the scalar tail of 14-wide
+    // rows had been 77 % of a 14² → 7² stride-2 depthwise conv's instructions.
     if (i < n) {
       const size_t left = n - i;
       const __m256 a = _mm256_maskload_ps(src + i, DwAvx2LowMask(left < 8 ? left : 8));
