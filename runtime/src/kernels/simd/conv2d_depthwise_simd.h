@@ -1,12 +1,12 @@
-// Depthwise 2-D convolution. On x86 with AVX2, outputs up to 16 × 16 go eight channels at a time
-// through conv2d_depthwise_blocked_avx2.h. Strides 1 and 2 with pitch-compatible padding go through
+// Depthwise 2-D convolution. On x86 with AVX2 and on NEON, outputs up to 16 × 16 go 8 or 4
+// channels at a time through conv2d_depthwise_blocked_simd.h. Strides 1 and 2 with pitch-compatible padding go through
 // conv2d_depthwise_flat_simd.h (outputs computed straight into y); other channels whose padded
 // plane fits the stack budget go through conv2d_depthwise_phase_simd.h (all outputs in
 // registers, copied out); larger planes are vectorized over
 // output columns whose whole window is inside the row (plain loads for stride_w == 1, gathers
 // otherwise) and their border pixels take the scalar path.
 #pragma once
-#include "kernels/simd/conv2d_depthwise_blocked_avx2.h"
+#include "kernels/simd/conv2d_depthwise_blocked_simd.h"
 #include "kernels/simd/conv2d_depthwise_flat_simd.h"
 #include "kernels/simd/conv2d_depthwise_phase_simd.h"
 #include "kernels/simd/window_simd.h"
@@ -77,7 +77,7 @@ void DwImage(const Conv2dShape& s, const Load& load, const float* x, const float
 template <class Arch>
 void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const float* bias,
                      Activation act, float* y) {
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(EDGEFOLD_DW_BLOCKED)
   if (DwBlockedImage<Arch>(s, x, w, bias, act, y)) return;
 #endif
   if (DwFlatImage<Arch>(s, x, w, bias, act, y)) return;
