@@ -1,9 +1,8 @@
 // Depthwise convolution of small planes (outputs up to 16 × 16: the 14² and 7² stages of mobile
 // networks, from inputs up to 32 × 32) W channels at a time, one channel per lane of a register:
 // the NCHWc layout ONNX Runtime keeps between its ops, built here per op by W × W transposes.
-// W = 8 on x86 with AVX2 and FMA (the AVX2 and AVX-512 tables: 8 lanes suit these planes on
-// AVX-512 too), 4 on NEON (AArch64, ARMv7); the transposes and partial loads and stores are
-// per-ISA intrinsics, the rest is written once over the block's xsimd arch.
+// W = 8 in the AVX2 table, 4 on NEON (AArch64, ARMv7); the transposes and partial loads and
+// stores are per-ISA intrinsics, the rest is written once over the block's xsimd arch.
 //
 // Per output the taps are then whole-register FMAs with no masks, no lanes lost to row ends and
 // no per-channel setup: a 7² 3×3 conv over 960 channels took 745 instructions per channel on the
@@ -18,7 +17,11 @@
 // channel takes this path whatever its block (a last block of fewer than W reads zeros for the
 // missing channels), so a split of the channels over threads changes no output.
 #pragma once
-#if (defined(__AVX2__) && defined(__FMA__)) || defined(__ARM_NEON)
+// Not in the AVX-512 table: its batches of xsimd::fma3<xsimd::avx2> would instantiate xsimd's own
+// (weak, namespace xsimd) operators with AVX-512 flags, and where they are not inlined (ASan and
+// debug builds) the linker may hand that copy to the AVX2 table: SIGILL on AVX2-only cores. The
+// AVX-512 table keeps the flat path until the blocks run on its own 16-lane batches.
+#if (defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)) || defined(__ARM_NEON)
 #define EDGEFOLD_DW_BLOCKED 1
 #if defined(__AVX2__)
 #include <immintrin.h>

@@ -1,4 +1,4 @@
-// Depthwise 2-D convolution. On x86 with AVX2 and on NEON, outputs up to 16 × 16 go 8 or 4
+// Depthwise 2-D convolution. In the AVX2 and NEON tables, outputs up to 16 × 16 go 8 or 4
 // channels at a time through conv2d_depthwise_blocked_simd.h. Strides 1 and 2 with pitch-compatible padding go through
 // conv2d_depthwise_flat_simd.h (outputs computed straight into y); other channels whose padded
 // plane fits the stack budget go through conv2d_depthwise_phase_simd.h (all outputs in
