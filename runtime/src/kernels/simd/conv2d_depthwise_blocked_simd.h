@@ -110,7 +110,7 @@ inline void DwBlockStoreFirst(float* dst, DwBlock v, size_t count) {
 }
 
 // What one block's outputs need besides the plane: the taps' weights (wv[tap·W + lane]), the
-// bias, and the clamp of None/Relu/Clip (DwBlockedActivation runs the others over the block).
+// bias, and the clamp of None/Relu/Clip (ActBatchMany runs the others over the block).
 struct DwBlockedTaps {
   const float* wv;
   DwBlock bias, lo, hi;
@@ -118,11 +118,11 @@ struct DwBlockedTaps {
 };
 
 // Outputs whose windows start at px[0..N) (N outputs at once: each weight load serves N FMAs),
-// stored at out[j·W ..]. KH/KW fixed (3, 5: undilated, taps at constant offsets) or 0 (kh, kw
+// stored at out[j]. KH/KW fixed (3, 5: undilated, taps at constant offsets) or 0 (kh, kw
 // and the taps' strides at run time).
 template <size_t KH, size_t KW, size_t N>
 inline void DwBlockedGroup(const float* const (&px)[N], const DwBlockedTaps& k, size_t kh, size_t kw,
-                           size_t tap_row, size_t tap_col, float* out) {
+                           size_t tap_row, size_t tap_col, DwBlock* out) {
   using B = DwBlock;
   constexpr size_t W = kDwBlockLanes;
   if constexpr (KH != 0) kh = KH, tap_row = kDwBlockedPitch * W;
@@ -144,44 +144,26 @@ inline void DwBlockedGroup(const float* const (&px)[N], const DwBlockedTaps& k, 
   for (size_t j = 0; j < N; ++j) {
     // x second: a NaN stays NaN, as in ActBatch.
     if (k.clamp) acc[j] = xsimd::min(k.hi, xsimd::max(k.lo, acc[j]));
-    acc[j].store_aligned(out + j * W);
+    out[j] = acc[j];
   }
 }
 
-// out[p·W ..] = the W channels' output p, four outputs at a time in flat order (across row
+// out[p] = the W channels' output p, four outputs at a time in flat order (across row
 // ends); window[p] is where output p's window starts in padded (floats).
 template <size_t KH, size_t KW>
 void DwBlockedOutputs(const Conv2dShape& s, const float* padded, const uint32_t* window, const DwBlockedTaps& k,
-                      float* out) {
+                      DwBlock* out) {
   constexpr size_t N = 4;
   constexpr size_t W = kDwBlockLanes;
   const size_t tap_row = s.dilation_h * kDwBlockedPitch * W, tap_col = s.dilation_w * W, n = s.out_h * s.out_w;
   size_t p = 0;
   for (; p + N <= n; p += N) {
     const float* px[N] = {padded + window[p], padded + window[p + 1], padded + window[p + 2], padded + window[p + 3]};
-    DwBlockedGroup<KH, KW, N>(px, k, s.kh, s.kw, tap_row, tap_col, out + p * W);
+    DwBlockedGroup<KH, KW, N>(px, k, s.kh, s.kw, tap_row, tap_col, out + p);
   }
   for (; p < n; ++p) {
     const float* px[1] = {padded + window[p]};
-    DwBlockedGroup<KH, KW, 1>(px, k, s.kh, s.kw, tap_row, tap_col, out + p * W);
-  }
-}
-
-// act on the block's outputs (n registers of W channels) before they are transposed back, for
-// the activations the block does not clamp: SiLU, Sigmoid and HardSwish (EfficientNet's,
-// MobileNetV3's) with their constants hoisted out of the loop, the others through ActBatch.
-template <class BA>
-void DwBlockedActivation(float* out, size_t n, const Activation& act) {
-  using B = FBatch<BA>;
-  constexpr size_t W = B::size;
-  const auto each = [&](auto f) {
-    for (size_t p = 0; p < n; ++p) f(B::load_aligned(out + p * W)).store_aligned(out + p * W);
-  };
-  switch (act.kind) {
-    case ActKind::kSiLU: return each([](B x) { return SiluBatch<BA>(x); });
-    case ActKind::kSigmoid: return each([](B x) { return SigmoidBatch<BA>(x); });
-    case ActKind::kHardSwish: return each([](B x) { return HardSwishBatch<BA>(x); });
-    default: return each([&](B x) { return ActBatch<BA>(x, act); });
+    DwBlockedGroup<KH, KW, 1>(px, k, s.kh, s.kw, tap_row, tap_col, out + p);
   }
 }
 
@@ -210,7 +192,7 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   if (pw > kDwBlockedPitch || ph * kDwBlockedPitch > kDwBlockedMaxPadded || out_plane > kDwBlockedMaxOut) return false;
 
   alignas(32) float padded[kDwBlockedMaxPadded * W];
-  alignas(32) float out[kDwBlockedMaxOut * W];
+  B out[kDwBlockedMaxOut];
   alignas(32) float wv[kDwBlockedMaxTaps * W];
   alignas(32) float zeros[kDwBlockedMaxIn * kDwBlockedMaxIn] = {};
   std::memset(padded, 0, ph * kDwBlockedPitch * W * sizeof(float));
@@ -228,7 +210,7 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   k.wv = wv, k.clamp = act.kind == ActKind::kRelu || act.kind == ActKind::kClip;
   k.lo = B(act.kind == ActKind::kClip ? act.alpha : 0.0f);
   k.hi = B(act.kind == ActKind::kClip ? act.beta : std::numeric_limits<float>::infinity());
-  void (*outputs)(const Conv2dShape&, const float*, const uint32_t*, const DwBlockedTaps&, float*) =
+  void (*outputs)(const Conv2dShape&, const float*, const uint32_t*, const DwBlockedTaps&, DwBlock*) =
       &DwBlockedOutputs<0, 0>;
   const bool undilated = s.dilation_h == 1 && s.dilation_w == 1;
   if (undilated && s.kh == 3 && s.kw == 3) outputs = &DwBlockedOutputs<3, 3>;
@@ -254,11 +236,11 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
     for (size_t ch = 0; ch < W; ++ch) b[ch] = ch < nc && bias != nullptr ? bias[c0 + ch] : 0.0f;
     k.bias = B::load_aligned(b);
     outputs(s, padded, window, k, out);
-    if (!clamp) DwBlockedActivation<DwBlockArch>(out, out_plane, act);
+    if (!clamp) ActBatchMany<DwBlockArch>(out, out_plane, act);   // SiLU, Sigmoid, HardSwish, …
     for (size_t p = 0; p < out_plane; p += W) {   // W outputs of the W channels → their planes
       const size_t left = std::min(W, out_plane - p);
       B r[W];
-      for (size_t q = 0; q < W; ++q) r[q] = q < left ? B::load_aligned(out + (p + q) * W) : B(0.0f);
+      for (size_t q = 0; q < W; ++q) r[q] = q < left ? out[p + q] : B(0.0f);
       DwTransposeBlock(r);
       for (size_t ch = 0; ch < nc; ++ch) DwBlockStoreFirst(y + (c0 + ch) * y_plane + p, r[ch], left);
     }
