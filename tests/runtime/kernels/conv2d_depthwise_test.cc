@@ -84,12 +84,15 @@ TEST_P(DepthwiseTest, EveryActivation) {
     for (size_t stride : {1, 2}) EXPECT_TRUE(SameAsReference(table(), {14, 14, 3, stride, 1, 1, 3}, act));
 }
 
-// Outputs up to 16 × 16 (inputs up to 32 × 32) go eight channels at a time on x86 with AVX2 (one
-// channel per lane): full and partial blocks (1, 7, 8, 9, 20 channels), plane sizes up to both
+// Outputs up to 16 × 16 (inputs up to 32 × 32) go W channels at a time (one channel per lane: 16
+// with AVX-512, 8 with AVX2, 4 on NEON): full and partial blocks (1, 7, 8, 9, 20 channels and
+// W − 1, W, W + 1, 2W + 3), plane sizes up to both
 // limits and just past them, kernels 1–7 with strides 1 and 2, dilation and wide padding, and activations clamped in
 // the block (Clip) or run over the planes afterwards (SiLU).
 TEST_P(DepthwiseTest, SmallPlanesInBlocksOfChannels) {
-  for (size_t channels : {1, 7, 8, 9, 20})
+  std::vector<size_t> channel_counts = {1, 7, 8, 9, 20, W() + 1, 2 * W() + 3};
+  if (W() > 1) channel_counts.insert(channel_counts.end(), {W() - 1, W()});
+  for (size_t channels : channel_counts)
     for (size_t hw : {1, 2, 3, 4, 7, 8, 13, 14, 16, 17, 28, 31, 32, 33})
       for (size_t k : {1, 3, 5, 7})
         for (size_t stride : {1, 2}) {

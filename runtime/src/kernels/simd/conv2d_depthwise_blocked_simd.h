@@ -1,7 +1,7 @@
 // Depthwise convolution of small planes (outputs up to 16 × 16: the 14² and 7² stages of mobile
 // networks, from inputs up to 32 × 32) W channels at a time, one channel per lane of a register:
 // the NCHWc layout ONNX Runtime keeps between its ops, built here per op by W × W transposes.
-// W = 8 in the AVX2 table, 4 on NEON (AArch64, ARMv7); the transposes and partial loads and
+// W = 16 in the AVX-512 table, 8 in the AVX2 table, 4 on NEON (AArch64, ARMv7); the transposes and partial loads and
 // stores are per-ISA intrinsics, the rest is written once over the block's xsimd arch.
 //
 // Per output the taps are then whole-register FMAs with no masks, no lanes lost to row ends and
@@ -17,11 +17,11 @@
 // channel takes this path whatever its block (a last block of fewer than W reads zeros for the
 // missing channels), so a split of the channels over threads changes no output.
 #pragma once
-// Not in the AVX-512 table: its batches of xsimd::fma3<xsimd::avx2> would instantiate xsimd's own
-// (weak, namespace xsimd) operators with AVX-512 flags, and where they are not inlined (ASan and
-// debug builds) the linker may hand that copy to the AVX2 table: SIGILL on AVX2-only cores. The
-// AVX-512 table keeps the flat path until the blocks run on its own 16-lane batches.
-#if (defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)) || defined(__ARM_NEON)
+// Each table runs the blocks on its own batches (16 lanes with AVX-512, 8 with AVX2, 4 on NEON):
+// a table that instantiated another level's batches would instantiate xsimd's own (weak,
+// namespace xsimd) operators with its flags, and where they are not inlined (ASan and debug
+// builds) the linker may hand that copy to the other table: SIGILL on a core without them.
+#if (defined(__AVX2__) && defined(__FMA__)) || defined(__ARM_NEON)
 #define EDGEFOLD_DW_BLOCKED 1
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -38,7 +38,9 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+using DwBlockArch = xsimd::avx512bw;   // the avx512 table's arch (kernels/arch/avx512.cc)
+#elif defined(__AVX2__)
 using DwBlockArch = xsimd::fma3<xsimd::avx2>;
 #elif defined(__aarch64__)
 using DwBlockArch = xsimd::neon64;
@@ -47,10 +49,14 @@ using DwBlockArch = xsimd::neon;
 #endif
 using DwBlock = FBatch<DwBlockArch>;
 constexpr size_t kDwBlockLanes = DwBlock::size;
+constexpr size_t kDwBlockAlign = kDwBlockLanes * sizeof(float);   // load_aligned of one register
 
 // Outputs up to 16 × 16 from inputs up to 32 × 32 (stride 2). Measured on AMD Zen 3 against
 // the flat path: 7² and 14² outputs 1.3–3× faster (stride 1 and 2, 3×3 and 5×5); 28² and 32²
 // outputs at stride 1 1.1–1.7× slower (their transposes cost what the flat path loses to masks).
+// AVX-512 on AMD Zen 5, 16 channels a block, one-op medians flat → blocks: 7² 5×5 (1152 ch)
+// 0.114 → 0.058 ms, 14² → 7² stride 2 (576) 0.067–0.081 → 0.036, 14² 5×5 (672) 0.17–0.19 →
+// 0.12–0.13, 28² → 14² 5×5 stride 2 (240) 0.088–0.106 → 0.060.
 constexpr size_t kDwBlockedMaxOutSide = 16;      // out_h, out_w
 constexpr size_t kDwBlockedMaxIn = 32;           // in_h, in_w
 // The zero-bordered plane's rows are kDwBlockedPitch registers apart whatever the shape, so the
@@ -62,7 +68,25 @@ constexpr size_t kDwBlockedMaxTaps = 7 * 7;
 
 // Rows r[0..W) (W floats each) → columns: afterwards r[j] holds element j of every row.
 inline void DwTransposeBlock(DwBlock (&v)[kDwBlockLanes]) {
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+  // 4 × 4 transposes inside each 128-bit lane: r[4g + j] lane L holds column 4L + j of rows
+  // 4g..4g+3; then two rounds of 128-bit lane shuffles gather column c's four quarters.
+  __m512 r[16], t[16];
+  for (size_t i = 0; i < 16; ++i) r[i] = v[i];
+  for (size_t i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  for (size_t g = 0; g < 16; g += 4) {
+    r[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44), r[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+    r[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44), r[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+  }
+  for (size_t j = 0; j < 4; ++j) {
+    t[j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88), t[4 + j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
+    t[8 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88), t[12 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
+  }
+  for (size_t j = 0; j < 4; ++j) {
+    v[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88), v[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
+    v[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88), v[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xDD);
+  }
+#elif defined(__AVX2__)
   __m256 r[8];
   for (size_t i = 0; i < 8; ++i) r[i] = v[i];
   const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
@@ -88,7 +112,9 @@ inline void DwTransposeBlock(DwBlock (&v)[kDwBlockLanes]) {
 
 // The first `count` < W floats at src, zeros after them; only those floats are read.
 inline DwBlock DwBlockLoadFirst(const float* src, size_t count) {
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+  return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1), src);
+#elif defined(__AVX2__)
   return _mm256_maskload_ps(src, DwAvx2LowMask(count));
 #else
   alignas(16) float part[4] = {};
@@ -99,7 +125,9 @@ inline DwBlock DwBlockLoadFirst(const float* src, size_t count) {
 
 // The first `count` ≤ W floats of v to dst, nothing after them.
 inline void DwBlockStoreFirst(float* dst, DwBlock v, size_t count) {
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << count) - 1), v);
+#elif defined(__AVX2__)
   DwStoreFirst(dst, v, count);
 #else
   if (count == 4) return v.store_unaligned(dst);
@@ -184,6 +212,13 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   if (s.kh == 3 && s.kw == 3 && s.dilation_h == 1 && s.dilation_w == 1 &&
       (s.stride_h == 1 || s.stride_w == 1 || s.out_h * s.out_w > 64))
     return false;
+#elif defined(__AVX512F__)
+  // Undilated 3×3 at stride 1 into rows wider than 8 keeps the flat path, whose 16-lane rows
+  // hold a 14-wide row in one register: 14² over 384 channels (AMD Zen 5) flat 0.038–0.043 ms,
+  // blocks 0.043–0.051 (the transposes); at 7² the blocks win, 0.043–0.049 → 0.035–0.040.
+  if (s.kh == 3 && s.kw == 3 && s.dilation_h == 1 && s.dilation_w == 1 && s.stride_h == 1 && s.stride_w == 1 &&
+      s.out_w > 8)
+    return false;
 #endif
   // The plane with its zero border: every tap of every output lands inside it.
   const size_t ph = std::max((s.out_h - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1, s.pad_top + s.in_h);
@@ -191,10 +226,10 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w, taps = s.kh * s.kw;
   if (pw > kDwBlockedPitch || ph * kDwBlockedPitch > kDwBlockedMaxPadded || out_plane > kDwBlockedMaxOut) return false;
 
-  alignas(32) float padded[kDwBlockedMaxPadded * W];
+  alignas(kDwBlockAlign) float padded[kDwBlockedMaxPadded * W];
   B out[kDwBlockedMaxOut];
-  alignas(32) float wv[kDwBlockedMaxTaps * W];
-  alignas(32) float zeros[kDwBlockedMaxIn * kDwBlockedMaxIn] = {};
+  alignas(kDwBlockAlign) float wv[kDwBlockedMaxTaps * W];
+  alignas(kDwBlockAlign) float zeros[kDwBlockedMaxIn * kDwBlockedMaxIn] = {};
   std::memset(padded, 0, ph * kDwBlockedPitch * W * sizeof(float));
   uint16_t at[kDwBlockedMaxIn * kDwBlockedMaxIn];   // register of input pixel p in padded
   for (size_t i = 0, p = 0; i < s.in_h; ++i)
@@ -232,7 +267,7 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
     if (nc < W) std::memset(wv, 0, taps * W * sizeof(float));
     for (size_t ch = 0; ch < nc; ++ch)
       for (size_t tap = 0; tap < taps; ++tap) wv[tap * W + ch] = w[(c0 + ch) * taps + tap];
-    alignas(32) float b[W];
+    alignas(kDwBlockAlign) float b[W];
     for (size_t ch = 0; ch < W; ++ch) b[ch] = ch < nc && bias != nullptr ? bias[c0 + ch] : 0.0f;
     k.bias = B::load_aligned(b);
     outputs(s, padded, window, k, out);
