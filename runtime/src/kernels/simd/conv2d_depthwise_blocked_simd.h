@@ -1,8 +1,9 @@
 // Depthwise convolution of small planes (outputs up to 16 × 16: the 14² and 7² stages of mobile
 // networks, from inputs up to 32 × 32) W channels at a time, one channel per lane of a register:
 // the NCHWc layout ONNX Runtime keeps between its ops, built here per op by W × W transposes.
-// W = 16 in the AVX-512 table, 8 in the AVX2 table, 4 on NEON (AArch64, ARMv7); the transposes and partial loads and
-// stores are per-ISA intrinsics, the rest is written once over the block's xsimd arch.
+// W = 16 in the AVX-512 table, 8 in the AVX2 table, 4 on NEON (AArch64, ARMv7); the transposes
+// and partial loads and stores are per-ISA intrinsics, the rest is written once over the block's
+// xsimd arch.
 //
 // Per output the taps are then whole-register FMAs with no masks, no lanes lost to row ends and
 // no per-channel setup: a 7² 3×3 conv over 960 channels took 745 instructions per channel on the
@@ -73,18 +74,21 @@ inline void DwTransposeBlock(DwBlock (&v)[kDwBlockLanes]) {
   // 4g..4g+3; then two rounds of 128-bit lane shuffles gather column c's four quarters.
   __m512 r[16], t[16];
   for (size_t i = 0; i < 16; ++i) r[i] = v[i];
-  for (size_t i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  for (size_t i = 0; i < 16; i += 2)
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
   for (size_t g = 0; g < 16; g += 4) {
     r[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44), r[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
     r[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44), r[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
   }
   for (size_t j = 0; j < 4; ++j) {
     t[j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88), t[4 + j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
-    t[8 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88), t[12 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
+    t[8 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88);
+    t[12 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
   }
   for (size_t j = 0; j < 4; ++j) {
     v[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88), v[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
-    v[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88), v[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xDD);
+    v[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88);
+    v[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xDD);
   }
 #elif defined(__AVX2__)
   __m256 r[8];
