@@ -28,15 +28,18 @@ inline void CpuRelax() {
 constexpr auto kSpin = std::chrono::microseconds(200);
 
 // Spins until ready() or kSpin has passed (the clock read every 64 pauses); returns ready().
+// Every 16th round yields once, so that a pool with more threads than free cores still lets
+// the thread holding a task run.
 template <class Ready>
 bool SpinUntil(const Ready& ready) {
   const auto start = std::chrono::steady_clock::now();
-  for (;;) {
+  for (unsigned round = 1;; ++round) {
     for (int i = 0; i < 64; ++i) {
       if (ready()) return true;
       CpuRelax();
     }
     if (std::chrono::steady_clock::now() - start > kSpin) return ready();
+    if (round % 16 == 0) std::this_thread::yield();
   }
 }
 
