@@ -13,7 +13,7 @@ namespace {
 
 // A spinning thread's pause: it stays in user space. sched_yield in its place is a system call,
 // and in a VM one costs about a microsecond: a parallel step then cost 2–2.5 µs on top of its
-// work, 1.2–1.5 µs with pauses and the mutex, 0.3–0.6 µs without the mutex (AMD Zen 5 VM,
+// work, 1.2–1.5 µs with pauses and the mutex, 0.5–0.8 µs without the mutex (AMD Zen 5 VM,
 // bench/threads/handoff_bench.cc).
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -41,6 +41,14 @@ bool SpinUntil(const Ready& ready) {
     if (std::chrono::steady_clock::now() - start > kSpin) return ready();
     if (round % 16 == 0) std::this_thread::yield();
   }
+}
+
+// Waits for ready() however long it takes: spinning first, then yielding the core to the
+// thread it waits for (a worker descheduled inside a task).
+template <class Ready>
+void WaitUntil(const Ready& ready) {
+  if (!SpinUntil(ready))
+    while (!ready()) std::this_thread::yield();
 }
 
 }  // namespace
@@ -130,7 +138,7 @@ void ThreadPool::ParallelFor(void* pool, size_t tasks, void (*run)(void* ctx, si
     return;
   }
   ++p.generation;   // odd: writing
-  while (p.active.load() != 0) CpuRelax();   // stragglers of the last job leave within a task
+  WaitUntil([&] { return p.active.load() == 0; });   // stragglers of the last job leave within a task
   p.run = run;
   p.ctx = ctx;
   p.tasks = tasks;
@@ -142,11 +150,8 @@ void ThreadPool::ParallelFor(void* pool, size_t tasks, void (*run)(void* ctx, si
     p.wake.notify_all();
   }
   p.Work();
-  // The other tasks usually end within microseconds of this thread's; a long one (a worker
-  // descheduled) is waited for by yielding the core to it.
-  const auto all_done = [&] { return p.finished.load(std::memory_order_acquire) == p.tasks; };
-  if (!SpinUntil(all_done))
-    while (!all_done()) std::this_thread::yield();
+  // The other tasks usually end within microseconds of this thread's.
+  WaitUntil([&] { return p.finished.load(std::memory_order_acquire) == p.tasks; });
 }
 
 }  // namespace edgefold
