@@ -85,8 +85,10 @@ struct ThreadPool::Impl {
     size_t seen = 0;
     for (;;) {
       size_t g = 0;
+      // Sequentially consistent, like every access of the hand-off's two-sided checks (here
+      // against `sleepers`: an acquire load may pass the increment on ARM).
       const auto job = [&] {
-        g = generation.load(std::memory_order_acquire);
+        g = generation.load();
         return (g != seen && g % 2 == 0) || stop.load(std::memory_order_relaxed);
       };
       if (!SpinUntil(job)) {
