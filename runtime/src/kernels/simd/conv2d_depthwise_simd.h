@@ -1,10 +1,10 @@
-// Depthwise 2-D convolution. In the AVX2 and NEON tables, outputs up to 16 × 16 go 8 or 4
-// channels at a time through conv2d_depthwise_blocked_simd.h. Strides 1 and 2 with pitch-compatible padding go through
-// conv2d_depthwise_flat_simd.h (outputs computed straight into y); other channels whose padded
-// plane fits the stack budget go through conv2d_depthwise_phase_simd.h (all outputs in
-// registers, copied out); larger planes are vectorized over
-// output columns whose whole window is inside the row (plain loads for stride_w == 1, gathers
-// otherwise) and their border pixels take the scalar path.
+// Depthwise 2-D convolution. Outputs up to 16 × 16 go one register's channels at a time (16
+// with AVX-512, 8 with AVX2, 4 on NEON) through conv2d_depthwise_blocked_simd.h. Strides 1 and 2
+// with pitch-compatible padding go through conv2d_depthwise_flat_simd.h (outputs computed
+// straight into y); other channels whose padded plane fits the stack budget go through
+// conv2d_depthwise_phase_simd.h (all outputs in registers, copied out); larger planes are
+// vectorized over output columns whose whole window is inside the row (plain loads for
+// stride_w == 1, gathers otherwise) and their border pixels take the scalar path.
 #pragma once
 #include "kernels/simd/conv2d_depthwise_blocked_simd.h"
 #include "kernels/simd/conv2d_depthwise_flat_simd.h"
