@@ -83,7 +83,10 @@ inline size_t ConvYPlane(const Conv2dShape& s) { return s.y_plane != 0 ? s.y_pla
 // (m[ξ·m_stride + …]).
 struct WinogradGeometry {
   size_t tiles_w = 0, row0 = 0, rows = 0;
-  size_t ld = 0;               // ≥ rows·tiles_w + 15: whole-register stores never reach the next row
+  // The input transform's whole-register stores run up to 15 floats past a tile row's end: into
+  // the next row or channel, which it writes after, or past the last channel into the ξ skew. So
+  // ld ≥ rows·tiles_w when one call transforms every channel, + 15 when threads split them.
+  size_t ld = 0;
   // ξ strides: in_c·ld (out_c·ld) plus one cache line, so the α² streams of a transform do not
   // all map to the same L1 set (with ld·channels a multiple of 4 KiB they would).
   size_t v_stride = 0, m_stride = 0;

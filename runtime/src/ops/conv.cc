@@ -243,18 +243,33 @@ Status Eval(OpContext& ctx) {
       xn = scaled;
     }
     float* yn = y + n * s.out_c * out_plane;
-    if (winograd_path) {   // every step split over threads: channels, then ξ
+    if (winograd_path) {
+      const size_t xis = winograd.alpha * winograd.alpha;
+      const size_t threads = ctx.parallel != nullptr ? ctx.parallel->threads : 1;
+      const kernels::WinogradRowSplit split =
+          kernels::MakeWinogradRowSplit(winograd, std::min(threads, winograd.tiles_h));
+      if (split.slices > 0) {   // each thread its own tile rows: the planes' rows, then the rest
+        const size_t row_work = xis * s.in_c * s.out_c * winograd.geometry.tiles_w;
+        ForEachRowTask(ctx.parallel, winograd.tiles_h, row_work, 1, [&](size_t, size_t r0, size_t r1) {
+          kernels::WinogradFillTileRows(s, winograd, xn, ctx.op.scratch, r0, r1);
+        });
+        ForEachRowTask(ctx.parallel, winograd.tiles_h, row_work, 1, [&](size_t task, size_t r0, size_t r1) {
+          kernels::WinogradTileRows(ctx.k, s, winograd, split, task, w, bias, o.act, yn, ctx.op.scratch, r0, r1);
+        });
+        continue;
+      }
       const size_t plane = s.in_h * s.in_w;
       ForEachRowRange(ctx.parallel, s.in_c, plane * kElementWork, 1, [&](size_t c0, size_t c1) {
         kernels::WinogradFill(s, winograd, xn, ctx.op.scratch, c0, c1);
       });
+      // A band of a few short tile rows: each step split over threads its own way, channels,
+      // then ξ, then output channels.
       // Per channel and tile a transform costs about as much as 8·α² multiply-adds (AVX2,
       // F(4×4): ~60 instructions per tile and channel in, ~90 out, where one FMA instruction
       // is 8 multiply-adds; counted as 2·α² before, the transforms of a 16² or 8² conv never
       // split and a second thread sped up only its GEMMs).
       const size_t band_tiles = winograd.band_rows * winograd.geometry.tiles_w;
       for (size_t band = 0; band < kernels::WinogradBands(winograd); ++band) {
-        const size_t xis = winograd.alpha * winograd.alpha;
         ForEachRowRange(ctx.parallel, s.in_c, 8 * xis * band_tiles, 1, [&](size_t c0, size_t c1) {
           kernels::WinogradBandInput(ctx.k, s, winograd, band, ctx.op.scratch, c0, c1);
         });

@@ -32,18 +32,19 @@ struct Parallel {
 // much as four multiply-adds, so a task gets at least min_work / 4 values (4 K by default).
 constexpr size_t kElementWork = 4;
 
-// f(begin, end) over [0, rows) split into at most p->threads ranges of at least
+// f(task, begin, end) over [0, rows) split into at most p->threads ranges of at least
 // p->min_work / work_per_row rows, each boundary a multiple of `align` rows (GEMM row tiles);
-// one range runs on the calling thread.
+// task < p->threads numbers the range (for per-task scratch); one range runs on the calling
+// thread.
 #if defined(EDGEFOLD_SINGLE_THREAD)
 // Microcontroller builds: one core, so the split compiles out (Options::parallel_for is ignored).
 template <class F>
-void ForEachRowRange(const Parallel*, size_t rows, size_t, size_t, F&& f) {
-  f(size_t{0}, rows);
+void ForEachRowTask(const Parallel*, size_t rows, size_t, size_t, F&& f) {
+  f(size_t{0}, size_t{0}, rows);
 }
 #else
 template <class F>
-void ForEachRowRange(const Parallel* p, size_t rows, size_t work_per_row, size_t align, F&& f) {
+void ForEachRowTask(const Parallel* p, size_t rows, size_t work_per_row, size_t align, F&& f) {
   size_t tasks = 1;
   if (p != nullptr && p->run != nullptr && p->threads > 1 && rows > align) {
     const size_t min_rows = std::max<size_t>(1, p->min_work / std::max<size_t>(1, work_per_row));
@@ -51,7 +52,7 @@ void ForEachRowRange(const Parallel* p, size_t rows, size_t work_per_row, size_t
     tasks = std::min({p->threads, units, std::max<size_t>(1, rows / min_rows)});
   }
   if (tasks <= 1) {
-    f(size_t{0}, rows);
+    f(size_t{0}, size_t{0}, rows);
     return;
   }
   struct Split {
@@ -62,9 +63,15 @@ void ForEachRowRange(const Parallel* p, size_t rows, size_t work_per_row, size_t
     const Split& s = *static_cast<const Split*>(ctx);
     const size_t begin = std::min(s.rows, s.units * i / s.tasks * s.align);
     const size_t end = std::min(s.rows, s.units * (i + 1) / s.tasks * s.align);
-    if (begin < end) (*s.f)(begin, end);
+    if (begin < end) (*s.f)(i, begin, end);
   }, &split);
 }
 #endif
+
+// The same, f(begin, end) without the task's index.
+template <class F>
+void ForEachRowRange(const Parallel* p, size_t rows, size_t work_per_row, size_t align, F&& f) {
+  ForEachRowTask(p, rows, work_per_row, align, [&f](size_t, size_t begin, size_t end) { f(begin, end); });
+}
 
 }  // namespace edgefold::internal

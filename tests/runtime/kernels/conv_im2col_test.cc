@@ -2,6 +2,7 @@
 // written here (the way the Conv op will use the two kernels together).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "testing/kernel_test_util.h"
 #include "kernels/conv/conv_phase.h"
@@ -159,6 +160,49 @@ TEST_P(ConvIm2colTest, WinogradMatchesDirectConvolution) {
           << "tile " << tile << " in_c " << c.in_c << " out_c " << c.out_c << " h " << c.h << " w " << c.w
           << " pad " << c.pad;
     }
+}
+
+// Split by tile rows (each thread its slice of V and M, ops/conv.cc), in any order of the
+// ranges, the output is bit for bit the band-wise kernel's: the chunks' GEMMs run whole
+// registers, and no range writes outside its slice or output rows. Scratch starts as NaN, so a
+// read of anything not written shows.
+TEST_P(ConvIm2colTest, WinogradTileRowsEqualBands) {
+  struct Case { size_t in_c, out_c, h, w; };
+  const Case cases[] = {{16, 17, 14, 14}, {20, 33, 28, 28}, {64, 64, 56, 56}, {7, 6, 19, 67},
+                        {16, 16, 32, 32}, {3, 8, 9, 9},     {8, 24, 40, 13}};
+  size_t split_cases = 0;
+  for (const size_t tile : {size_t{2}, size_t{4}})
+    for (const Case& c : cases) {
+      Conv2dShape s;
+      s.in_c = c.in_c, s.out_c = c.out_c, s.group = 1, s.in_h = c.h, s.in_w = c.w, s.kh = s.kw = 3;
+      s.pad_top = s.pad_left = 1, s.out_h = c.h, s.out_w = c.w;
+      const auto x = RandomVector(s.in_c * c.h * c.w), w = RandomVector(s.out_c * s.in_c * 9, -1, 1, 3),
+                 bias = RandomVector(s.out_c, -1, 1, 4);
+      const size_t alpha = tile + 2;
+      std::vector<float> u(alpha * alpha * s.out_c * s.in_c), want(s.out_c * s.out_h * s.out_w);
+      WinogradTransformFilters(w.data(), s.out_c, s.in_c, tile, u.data());
+      const WinogradLayout l = MakeWinogradLayout(s, tile);
+      std::vector<float> scratch(l.scratch_bytes / sizeof(float), std::nanf(""));
+      Conv2dWinograd(table(), s, l, x.data(), u.data(), bias.data(), Activation{}, want.data(), scratch.data());
+      ASSERT_GT(MakeWinogradRowSplit(l, 1).slices, 0u) << "one slice always fits";
+      for (size_t slices = 1; slices <= 3; ++slices) {
+        const WinogradRowSplit split = MakeWinogradRowSplit(l, std::min(slices, l.tiles_h));
+        if (split.slices == 0) continue;
+        split_cases += slices > 1;
+        std::fill(scratch.begin(), scratch.end(), std::nanf(""));
+        std::vector<float> y(want.size(), std::nanf(""));
+        for (size_t i = split.slices; i-- > 0;)
+          WinogradFillTileRows(s, l, x.data(), scratch.data(), l.tiles_h * i / split.slices,
+                               l.tiles_h * (i + 1) / split.slices);
+        for (size_t i = split.slices; i-- > 0;)
+          WinogradTileRows(table(), s, l, split, i, u.data(), bias.data(), Activation{}, y.data(), scratch.data(),
+                           l.tiles_h * i / split.slices, l.tiles_h * (i + 1) / split.slices);
+        ASSERT_EQ(0, std::memcmp(y.data(), want.data(), y.size() * sizeof(float)))
+            << "tile " << tile << " in_c " << c.in_c << " out_c " << c.out_c << " h " << c.h << " w " << c.w
+            << " slices " << split.slices << " chunk rows " << split.chunk_rows;
+      }
+    }
+  EXPECT_GT(split_cases, 4u);
 }
 
 // Only tiles 2 and 4 exist.

@@ -65,9 +65,11 @@ void UnzipRow(const float* src, size_t in_w, size_t pad, size_t plane_w, size_t 
 }
 
 void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes,
-                     size_t c_begin, size_t c_end) {
+                     size_t c_begin, size_t c_end, size_t row_begin, size_t row_end) {
   const size_t channels = s.in_c / s.group;
   c_end = std::min(c_end, channels);
+  row_end = std::min(row_end, l.plane_h);
+  const bool all_rows = row_begin == 0 && row_end == l.plane_h;
   const size_t sw = s.stride_w;
   for (size_t c = c_begin; c < c_end; ++c) {
     const float* xc = x_group + c * s.in_h * s.in_w;
@@ -75,13 +77,19 @@ void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float
       // Zero this row phase's planes whole (pads, unread phases: a run past a plane's end may
       // still read the next), then copy the data in.
       float* row_phase = planes + c * l.channel_floats + a * sw * l.plane_floats;
-      std::memset(row_phase, 0, sw * l.plane_floats * sizeof(float));
+      if (all_rows) {
+        std::memset(row_phase, 0, sw * l.plane_floats * sizeof(float));
+      } else {
+        for (size_t b = 0; b < sw; ++b)
+          std::memset(row_phase + b * l.plane_floats + row_begin * l.plane_w, 0,
+                      (row_end - row_begin) * l.plane_w * sizeof(float));
+      }
       // The column phases of this row phase that some tap reads, in bits 0..sw−1.
       const uint64_t phases = a * sw < 64 ? l.phases_read >> (a * sw) : ~uint64_t{0};
       if (sw < 64 && (phases & ((uint64_t{1} << sw) - 1)) == 0) continue;
       size_t r_lo = 0, r_hi = 0;
       ValidRange(l.plane_h, s.stride_h, a, s.pad_top, s.in_h, &r_lo, &r_hi);
-      for (size_t r = r_lo; r < r_hi; ++r) {
+      for (size_t r = std::max(r_lo, row_begin); r < std::min(r_hi, row_end); ++r) {
         const float* src = xc + (r * s.stride_h + a - s.pad_top) * s.in_w;
         float* dst = row_phase + r * l.plane_w;
         switch (sw) {
@@ -99,7 +107,7 @@ void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float
       }
     }
   }
-  if (c_end < channels) return;
+  if (c_end < channels || row_end < l.plane_h) return;
   const size_t used = channels * l.channel_floats;   // slack past the last plane: junk reads
   std::memset(planes + used, 0, (l.planes_floats - used) * sizeof(float));
 }

@@ -49,11 +49,13 @@ constexpr size_t kPhaseRowGemmMinWidth = 64;
 // zeroed slack up to l.planes_floats. Reads plane_h, plane_w, plane_floats, channel_floats and
 // planes_floats of `l` only, so other layouts of the same planes (Winograd's column planes:
 // stride 1 × 2) use it too.
-// Channels [c_begin, min(c_end, in_c/group)) only, so threads can split the fill; the range that
-// ends at the last channel also zeroes the slack after it.
+// Channels [c_begin, min(c_end, in_c/group)) and plane rows [row_begin, min(row_end, plane_h))
+// only, so threads can split the fill either way; the range that ends at the last channel and
+// row also zeroes the slack after them.
 constexpr size_t kAllChannels = ~size_t{0};
 void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes,
-                     size_t c_begin = 0, size_t c_end = kAllChannels);
+                     size_t c_begin = 0, size_t c_end = kAllChannels, size_t row_begin = 0,
+                     size_t row_end = ~size_t{0});
 
 // One group of one image: y_group[og × out_h·out_w] = act(W_g · conv-rows(x_group) + bias), using
 // `scratch` (64-byte aligned, ≥ layout.scratch_bytes) for the planes, the pitched result and the

@@ -17,7 +17,7 @@ constexpr size_t kMinBandTiles = 48;   // three 16-float registers of GEMM colum
 // F(4,3)), per channel: the phase planes of a stride-1 × tile layout (kernels/conv_phase.h),
 // which fills them. Patch column j of tile tx is then phase j mod tile at column tx + j / tile.
 void FillColumnPlanes(const Conv2dShape& s, const WinogradLayout& l, const float* x, float* planes,
-                      size_t c_begin, size_t c_end) {
+                      size_t c_begin, size_t c_end, size_t row_begin = 0, size_t row_end = ~size_t{0}) {
   Conv2dShape phases = s;
   phases.stride_h = 1, phases.stride_w = l.tile;
   ConvPhaseLayout pl;
@@ -25,7 +25,14 @@ void FillColumnPlanes(const Conv2dShape& s, const WinogradLayout& l, const float
   pl.plane_floats = pl.plane_h * pl.plane_w;
   pl.channel_floats = l.geometry.channel_floats;
   pl.planes_floats = l.planes_floats;
-  FillPhasePlanes(phases, pl, x, planes, c_begin, c_end);
+  FillPhasePlanes(phases, pl, x, planes, c_begin, c_end, row_begin, row_end);
+}
+
+// Row pitch ld of V and M, and the ξ strides (one cache line past in_c·ld, out_c·ld).
+void SetColumns(size_t ld, WinogradGeometry* g) {
+  g->ld = ld;
+  g->v_stride = AddSat(MulSat(g->in_c, ld), 16);
+  g->m_stride = AddSat(MulSat(g->out_c, ld), 16);
 }
 
 }  // namespace
@@ -51,10 +58,8 @@ WinogradLayout MakeWinogradLayout(const Conv2dShape& s, size_t tile) {
   const size_t per_tile = MulSat(xis, AddSat(s.in_c, s.out_c));
   const size_t band_tiles = std::max(kMinBandTiles, kBandFloats / std::max<size_t>(per_tile, 1));
   l.band_rows = std::min(l.tiles_h, std::max<size_t>(1, (band_tiles + g.tiles_w - 1) / g.tiles_w));
-  g.ld = RoundUpSat(AddSat(MulSat(l.band_rows, g.tiles_w), 15), 16);
   l.planes_floats = RoundUpSat(AddSat(MulSat(s.in_c, g.channel_floats), 32), 16);
-  g.v_stride = AddSat(MulSat(s.in_c, g.ld), 16);
-  g.m_stride = AddSat(MulSat(s.out_c, g.ld), 16);
+  SetColumns(RoundUpSat(AddSat(MulSat(l.band_rows, g.tiles_w), 15), 16), &g);
   l.v_floats = MulSat(xis, g.v_stride);
   l.m_floats = MulSat(xis, g.m_stride);
   l.scratch_bytes = MulSat(AddSat(AddSat(l.planes_floats, l.v_floats), l.m_floats), sizeof(float));
@@ -83,6 +88,33 @@ size_t WholeColumns(const KernelTable& t, const WinogradGeometry& g) {
   return (g.rows * g.tiles_w + lanes - 1) / lanes * lanes;
 }
 
+// The input transform of g's tiles (its g.in_c channels of `planes`) into v, then zeros in the
+// columns past the tiles that the GEMMs' whole registers read.
+void TransformInput(const KernelTable& t, const WinogradLayout& l, const WinogradGeometry& g, const float* planes,
+                    float* v) {
+  (l.tile == 4 ? t.winograd43_input : t.winograd23_input)(g, planes, v);
+  const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(t, g);
+  for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
+    for (size_t c = 0; c < g.in_c; ++c)
+      std::memset(v + xi * g.v_stride + c * g.ld + n, 0, (n_whole - n) * sizeof(float));
+}
+
+// M_ξ = U_ξ·V_ξ over g's whole-register columns, ξ ∈ [xi_begin, xi_end).
+void MultiplyTiles(const KernelTable& t, const Conv2dShape& s, const WinogradGeometry& g, const float* u,
+                   const float* v, float* m, size_t xi_begin, size_t xi_end) {
+  GemmParams p;
+  p.m = s.out_c, p.n = WholeColumns(t, g), p.k = s.in_c;
+  p.lda = s.in_c, p.ldb = g.ld, p.ldc = g.ld;
+  p.prefetch_a = true;   // each U_ξ serves one band's columns, then the next ξ's streams in
+  for (size_t xi = xi_begin; xi < xi_end; ++xi)
+    t.gemm(p, u + xi * s.out_c * s.in_c, v + xi * g.v_stride, m + xi * g.m_stride);
+}
+
+void TransformOutput(const KernelTable& t, const WinogradLayout& l, const WinogradGeometry& g, const float* m,
+                     const float* bias, Activation act, float* y) {
+  (l.tile == 4 ? t.winograd43_output : t.winograd23_output)(g, m, bias, act, y);
+}
+
 }  // namespace
 
 size_t WinogradBands(const WinogradLayout& l) { return (l.tiles_h + l.band_rows - 1) / l.band_rows; }
@@ -92,30 +124,26 @@ void WinogradFill(const Conv2dShape& s, const WinogradLayout& l, const float* x,
   FillColumnPlanes(s, l, x, scratch, c_begin, c_end);
 }
 
+void WinogradFillTileRows(const Conv2dShape& s, const WinogradLayout& l, const float* x, float* scratch,
+                          size_t row_begin, size_t row_end) {
+  // Tile row ty reads plane rows tile·ty … tile·ty + tile + 1: the last range fills the rest.
+  const size_t end = row_end >= l.tiles_h ? l.geometry.plane_rows : l.tile * row_end;
+  FillColumnPlanes(s, l, x, scratch, 0, s.in_c, l.tile * row_begin, end);
+}
+
 void WinogradBandInput(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l, size_t band,
                        float* scratch, size_t c_begin, size_t c_end) {
   c_end = std::min(c_end, s.in_c);
   if (c_begin >= c_end) return;
   WinogradGeometry g = BandOf(l, band * l.band_rows);
   g.in_c = c_end - c_begin;
-  float* v = VOf(l, scratch) + c_begin * g.ld;
-  (l.tile == 4 ? t.winograd43_input : t.winograd23_input)(g, scratch + c_begin * g.channel_floats, v);
-  const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(t, g);
-  for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
-    for (size_t c = 0; c < g.in_c; ++c)
-      std::memset(v + xi * g.v_stride + c * g.ld + n, 0, (n_whole - n) * sizeof(float));
+  TransformInput(t, l, g, scratch + c_begin * g.channel_floats, VOf(l, scratch) + c_begin * g.ld);
 }
 
 void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l, size_t band,
                        const float* u, float* scratch, size_t xi_begin, size_t xi_end) {
-  const WinogradGeometry g = BandOf(l, band * l.band_rows);
-  GemmParams p;
-  p.m = s.out_c, p.n = WholeColumns(t, g), p.k = s.in_c;
-  p.lda = s.in_c, p.ldb = g.ld, p.ldc = g.ld;
-  p.prefetch_a = true;   // each U_ξ serves one band's columns, then the next ξ's streams in
-  xi_end = std::min(xi_end, l.alpha * l.alpha);
-  for (size_t xi = xi_begin; xi < xi_end; ++xi)
-    t.gemm(p, u + xi * s.out_c * s.in_c, VOf(l, scratch) + xi * g.v_stride, MOf(l, scratch) + xi * g.m_stride);
+  MultiplyTiles(t, s, BandOf(l, band * l.band_rows), u, VOf(l, scratch), MOf(l, scratch), xi_begin,
+                std::min(xi_end, l.alpha * l.alpha));
 }
 
 void WinogradBandOutput(const KernelTable& t, const WinogradLayout& l, size_t band, const float* bias,
@@ -124,9 +152,51 @@ void WinogradBandOutput(const KernelTable& t, const WinogradLayout& l, size_t ba
   o_end = std::min(o_end, g.out_c);
   if (o_begin >= o_end) return;
   g.out_c = o_end - o_begin;
-  (l.tile == 4 ? t.winograd43_output : t.winograd23_output)(
-      g, MOf(l, scratch) + o_begin * g.ld, bias != nullptr ? bias + o_begin : nullptr, act,
-      y + o_begin * g.out_h * g.out_w);
+  TransformOutput(t, l, g, MOf(l, scratch) + o_begin * g.ld, bias != nullptr ? bias + o_begin : nullptr, act,
+                  y + o_begin * g.out_h * g.out_w);
+}
+
+WinogradRowSplit MakeWinogradRowSplit(const WinogradLayout& l, size_t slices) {
+  WinogradRowSplit split;
+  if (slices == 0 || l.scratch_bytes == kSizeSaturated) return split;
+  // Each thread reads all of U once per chunk, where the per-step split reads half of it once
+  // per band: worth it while U is smaller than a band's V and M, the data the threads would
+  // otherwise pass between their caches (ResNet-18's 56² × 64: U 0.6 MB, V + M 1 MB, two
+  // threads 0.82–0.89 → 0.71–0.75 ms per conv on AMD Zen 5; its 28² × 128 with a U of 2.4 MB
+  // against 1.8 MB ran slower split by rows).
+  const WinogradGeometry& band = l.geometry;
+  if (slices > 1 && MulSat(band.in_c, band.out_c) > MulSat(AddSat(band.in_c, band.out_c), l.band_rows * band.tiles_w))
+    return split;
+  const size_t xis = l.alpha * l.alpha;
+  // Fewer rows per chunk until `slices` slices fit where the layout has room for one band: each
+  // slice adds a cache line per ξ (the strides' skew) and its rounding to 16 columns.
+  for (size_t rows = l.band_rows / slices; rows > 0; --rows) {
+    WinogradGeometry g = l.geometry;
+    SetColumns(RoundUpSat(MulSat(rows, g.tiles_w), 16), &g);
+    if (MulSat(MulSat(slices, xis), g.v_stride) <= l.v_floats &&
+        MulSat(MulSat(slices, xis), g.m_stride) <= l.m_floats) {
+      split.slices = slices, split.chunk_rows = rows, split.ld = g.ld;
+      return split;
+    }
+  }
+  return split;
+}
+
+void WinogradTileRows(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l,
+                      const WinogradRowSplit& split, size_t slice, const float* u, const float* bias, Activation act,
+                      float* y, float* scratch, size_t row_begin, size_t row_end) {
+  const size_t xis = l.alpha * l.alpha;
+  WinogradGeometry g = l.geometry;
+  SetColumns(split.ld, &g);
+  float* v = VOf(l, scratch) + slice * xis * g.v_stride;
+  float* m = MOf(l, scratch) + slice * xis * g.m_stride;
+  row_end = std::min(row_end, l.tiles_h);
+  for (size_t row0 = row_begin; row0 < row_end; row0 += split.chunk_rows) {
+    g.row0 = row0, g.rows = std::min(split.chunk_rows, row_end - row0);
+    TransformInput(t, l, g, scratch, v);
+    MultiplyTiles(t, s, g, u, v, m, 0, xis);
+    TransformOutput(t, l, g, m, bias, act, y);
+  }
 }
 
 void Conv2dWinograd(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l,
