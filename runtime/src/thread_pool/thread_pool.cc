@@ -73,15 +73,37 @@ struct ThreadPool::Impl {
   void (*run)(void*, size_t) = nullptr;
   void* ctx = nullptr;
   size_t tasks = 0;
-  std::atomic<size_t> next{0}, finished{0};
+  std::atomic<size_t> finished{0};
+  // Tasks not yet taken, bit i for task i (jobs of up to 64 tasks; beyond, `next` counts). Thread
+  // t (the caller 0, worker w: w) takes task t first, then whichever are left: so with one task
+  // per thread each thread gets the same part of every op (the same output channels or rows,
+  // whose data its cache holds from the op before), and a late thread's task still goes to one
+  // that is free. Taken in index order instead, the caller or a worker got task 0 as the race
+  // went, and the next op read its part from the other core's cache.
+  std::atomic<uint64_t> untaken{0};
+  std::atomic<size_t> next{0};
+  static constexpr size_t kMaskTasks = 64;
 
-  void Work() {
-    for (size_t i = next.fetch_add(1); i < tasks; i = next.fetch_add(1)) {
-      run(ctx, i);
-      finished.fetch_add(1, std::memory_order_release);
+  void Finish(size_t i) {
+    run(ctx, i);
+    finished.fetch_add(1, std::memory_order_release);
+  }
+  bool Take(size_t i) {
+    const uint64_t bit = uint64_t{1} << i;
+    return (untaken.fetch_and(~bit) & bit) != 0;
+  }
+  void Work(size_t home) {
+    if (tasks > kMaskTasks) {
+      for (size_t i = next.fetch_add(1); i < tasks; i = next.fetch_add(1)) Finish(i);
+      return;
+    }
+    if (home < tasks && Take(home)) Finish(home);
+    for (uint64_t left = untaken.load(); left != 0; left = untaken.load()) {
+      const size_t i = static_cast<size_t>(__builtin_ctzll(left));
+      if (Take(i)) Finish(i);
     }
   }
-  void Loop() {
+  void Loop(size_t home) {
     size_t seen = 0;
     for (;;) {
       size_t g = 0;
@@ -104,14 +126,14 @@ struct ThreadPool::Impl {
         continue;
       }
       seen = g;
-      Work();
+      Work(home);
       active.fetch_sub(1, std::memory_order_release);
     }
   }
 };
 
 ThreadPool::ThreadPool(size_t threads) : impl_(new Impl) {
-  for (size_t i = 1; i < std::max<size_t>(threads, 1); ++i) impl_->workers.emplace_back([this] { impl_->Loop(); });
+  for (size_t i = 1; i < std::max<size_t>(threads, 1); ++i) impl_->workers.emplace_back([this, i] { impl_->Loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -145,13 +167,14 @@ void ThreadPool::ParallelFor(void* pool, size_t tasks, void (*run)(void* ctx, si
   p.ctx = ctx;
   p.tasks = tasks;
   p.next.store(0, std::memory_order_relaxed);
+  p.untaken.store(tasks >= Impl::kMaskTasks ? ~uint64_t{0} : (uint64_t{1} << tasks) - 1, std::memory_order_relaxed);
   p.finished.store(0, std::memory_order_relaxed);
   ++p.generation;   // even: published
   if (p.sleepers.load() != 0) {
     { std::lock_guard<std::mutex> lock(p.mutex); }   // a worker between its check and its wait
     p.wake.notify_all();
   }
-  p.Work();
+  p.Work(0);
   // The other tasks usually end within microseconds of this thread's.
   WaitUntil([&] { return p.finished.load(std::memory_order_acquire) == p.tasks; });
 }

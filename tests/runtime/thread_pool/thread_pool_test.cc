@@ -28,14 +28,15 @@ void AddTag(void* ctx, size_t task) {
 void RunJobs(size_t threads, int jobs, bool with_gaps) {
   ThreadPool pool(threads);
   Job a, b;   // alternating contexts: a stale context would write into the other job's slots
-  a.slots.assign(64, 0);
-  b.slots.assign(64, 0);
-  std::vector<long> want_a(64, 0), want_b(64, 0);
+  // Up to 100 tasks: the pool hands out jobs of up to 64 through a bit mask, larger ones by count.
+  a.slots.assign(100, 0);
+  b.slots.assign(100, 0);
+  std::vector<long> want_a(100, 0), want_b(100, 0);
   for (int j = 0; j < jobs; ++j) {
     Job& job = j % 2 == 0 ? a : b;
     std::vector<long>& want = j % 2 == 0 ? want_a : want_b;
     job.tag = 1000L * (j + 1);
-    const size_t tasks = 1 + static_cast<size_t>(j) % 64;
+    const size_t tasks = 1 + static_cast<size_t>(j) % 100;
     ThreadPool::ParallelFor(&pool, tasks, &AddTag, &job);
     for (size_t t = 0; t < tasks; ++t) want[t] += job.tag + static_cast<long>(t);
     ASSERT_EQ(job.slots, want) << "job " << j << " of " << tasks << " tasks on " << threads << " threads";
