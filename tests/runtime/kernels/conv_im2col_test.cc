@@ -119,6 +119,27 @@ TEST_P(ConvIm2colTest, PhasePlanesMatchDirectConvolution) {
   }
 }
 
+// A 3×3 stride-1 conv of in_c → out_c channels on an h × w image, random data, its filters
+// transformed as the compiler does (u), and its Winograd layout.
+struct WinogradCase {
+  Conv2dShape s;
+  std::vector<float> x, w, bias, u;
+  WinogradLayout l;
+};
+WinogradCase MakeWinogradCase(size_t in_c, size_t out_c, size_t h, size_t w, size_t pad, size_t tile) {
+  WinogradCase k;
+  Conv2dShape& s = k.s;
+  s.in_c = in_c, s.out_c = out_c, s.group = 1, s.in_h = h, s.in_w = w, s.kh = s.kw = 3;
+  s.pad_top = s.pad_left = pad;
+  s.out_h = h + 2 * pad - 2, s.out_w = w + 2 * pad - 2;
+  k.x = RandomVector(in_c * h * w), k.w = RandomVector(out_c * in_c * 9, -1, 1, 3);
+  k.bias = RandomVector(out_c, -1, 1, 4);
+  k.u.resize((tile + 2) * (tile + 2) * out_c * in_c);
+  WinogradTransformFilters(k.w.data(), out_c, in_c, tile, k.u.data());
+  k.l = MakeWinogradLayout(s, tile);
+  return k;
+}
+
 // Winograd F(2×2, 3×3) and F(4×4, 3×3): filters transformed as the compiler does, then the
 // band-wise kernel. Output sizes that are not a multiple of the tile (partial tiles), images
 // smaller than a tile, pads 0–2, channels and tile rows across register widths (17 tiles: one
@@ -132,18 +153,16 @@ TEST_P(ConvIm2colTest, WinogradMatchesDirectConvolution) {
                         {96, 80, 30, 30, 1, false}};
   for (const size_t tile : {size_t{2}, size_t{4}})
     for (const Case& c : cases) {
-      Conv2dShape s;
-      s.in_c = c.in_c, s.out_c = c.out_c, s.group = 1, s.in_h = c.h, s.in_w = c.w, s.kh = s.kw = 3;
-      s.pad_top = s.pad_left = c.pad;
-      s.out_h = c.h + 2 * c.pad - 2, s.out_w = c.w + 2 * c.pad - 2;
-      const auto x = RandomVector(s.in_c * c.h * c.w), w = RandomVector(s.out_c * s.in_c * 9, -1, 1, 3),
-                 bias = RandomVector(s.out_c, -1, 1, 4);
-      const size_t alpha = tile + 2;
-      std::vector<float> u(alpha * alpha * s.out_c * s.in_c), y(s.out_c * s.out_h * s.out_w);
-      WinogradTransformFilters(w.data(), s.out_c, s.in_c, tile, u.data());
-      const WinogradLayout l = MakeWinogradLayout(s, tile);
+      const WinogradCase k = MakeWinogradCase(c.in_c, c.out_c, c.h, c.w, c.pad, tile);
+      const Conv2dShape& s = k.s;
+      const WinogradLayout& l = k.l;
+      const std::vector<float>& x = k.x;
+      const std::vector<float>& w = k.w;
+      const std::vector<float>& bias = k.bias;
+      const std::vector<float>& u = k.u;
+      std::vector<float> y(s.out_c * s.out_h * s.out_w);
       ASSERT_NE(l.scratch_bytes, SIZE_MAX);
-      ASSERT_EQ(l.alpha, alpha);
+      ASSERT_EQ(l.alpha, tile + 2);
       const Activation act = c.clip ? Activation{ActKind::kClip, -0.5f, 0.5f} : Activation{};
       std::vector<float> scratch(l.scratch_bytes / sizeof(float), std::nanf(""));
       Conv2dWinograd(table(), s, l, x.data(), u.data(), bias.data(), act, y.data(), scratch.data());
@@ -173,15 +192,13 @@ TEST_P(ConvIm2colTest, WinogradTileRowsEqualBands) {
   size_t split_cases = 0;
   for (const size_t tile : {size_t{2}, size_t{4}})
     for (const Case& c : cases) {
-      Conv2dShape s;
-      s.in_c = c.in_c, s.out_c = c.out_c, s.group = 1, s.in_h = c.h, s.in_w = c.w, s.kh = s.kw = 3;
-      s.pad_top = s.pad_left = 1, s.out_h = c.h, s.out_w = c.w;
-      const auto x = RandomVector(s.in_c * c.h * c.w), w = RandomVector(s.out_c * s.in_c * 9, -1, 1, 3),
-                 bias = RandomVector(s.out_c, -1, 1, 4);
-      const size_t alpha = tile + 2;
-      std::vector<float> u(alpha * alpha * s.out_c * s.in_c), want(s.out_c * s.out_h * s.out_w);
-      WinogradTransformFilters(w.data(), s.out_c, s.in_c, tile, u.data());
-      const WinogradLayout l = MakeWinogradLayout(s, tile);
+      const WinogradCase k = MakeWinogradCase(c.in_c, c.out_c, c.h, c.w, 1, tile);
+      const Conv2dShape& s = k.s;
+      const WinogradLayout& l = k.l;
+      const std::vector<float>& x = k.x;
+      const std::vector<float>& bias = k.bias;
+      const std::vector<float>& u = k.u;
+      std::vector<float> want(s.out_c * s.out_h * s.out_w);
       std::vector<float> scratch(l.scratch_bytes / sizeof(float), std::nanf(""));
       Conv2dWinograd(table(), s, l, x.data(), u.data(), bias.data(), Activation{}, want.data(), scratch.data());
       ASSERT_GT(MakeWinogradRowSplit(l, 1).slices, 0u) << "one slice always fits";
