@@ -53,14 +53,16 @@ void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const Winogra
 void WinogradBandOutput(const KernelTable& t, const WinogradLayout& layout, size_t band, const float* bias,
                         Activation act, float* y, float* scratch, size_t o_begin = 0, size_t o_end = ~size_t{0});
 
-// Or split by tile rows, each thread on its own rows start to end in one step: split by channels
-// and ξ, every step read half its data from the other core's cache (F(4,3) at 56² × 64 on two
-// threads of an AMD Zen 5: input transform 80 → 139 µs, output transform no faster), and split
-// by columns inside a band, the threads wrote the same output rows. The band's V and M room is
-// cut into `slices` slices, one per thread; a thread transforms, multiplies and transforms back
-// its rows in chunks of chunk_rows tile rows in its slice. Its GEMMs run whole registers of
-// columns (chunks pad to 16), so every output sums the same way whatever the split. slices is 0
-// when the slices do not fit (bands of a few short tile rows: the per-step split serves those).
+// Or split by tile rows, each thread on its own rows from the fill to the output in two steps
+// (WinogradFillTileRows, then WinogradTileRows): split by channels and ξ, every step read half
+// its data from the other core's cache (F(4,3) at 56² × 64 on two threads of an AMD Zen 5: input
+// transform 80 → 139 µs, output transform no faster), and split by columns inside a band, the
+// threads wrote the same output rows. The band's V and M room is cut into `slices` slices, one
+// per thread; a thread transforms, multiplies and transforms back its rows in chunks of
+// chunk_rows tile rows in its slice. Its GEMMs run whole registers of columns (chunks pad to 16),
+// so every output sums the same way whatever the split. slices is 0 when the slices do not fit
+// (bands of a few short tile rows) or U is larger than a band's V and M: the per-step split
+// serves those.
 struct WinogradRowSplit {
   size_t slices = 0, chunk_rows = 0, ld = 0;
 };
