@@ -55,6 +55,14 @@ x86_levels() {
 
 cross_build() {  # cross_build DIR TOOLCHAIN BUILD_TYPE [cmake args...]
   local dir=$1 tc=$2 type=$3; shift 3
+  # A configure that failed (the cross compiler not yet installed) leaves a cache whose empty
+  # per-type flags a later configure keeps: a Release build without NDEBUG, where flatbuffers'
+  # alignment asserts fire. Such a directory starts over.
+  local cache="$ROOT/$dir/CMakeCache.txt" flags="CMAKE_CXX_FLAGS_${type^^}"
+  if [[ -f $cache ]] && { [[ ! -f $ROOT/$dir/build.ninja ]] || grep -q "^$flags:STRING=\$" "$cache"; }; then
+    echo "cross-test: $dir was configured without its compiler; configuring it again"
+    rm -rf "$cache" "$ROOT/$dir/CMakeFiles"
+  fi
   cmake -S "$ROOT" -B "$ROOT/$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$ROOT/targets/$tc.cmake" \
     -DCMAKE_BUILD_TYPE="$type" -DEDGEFOLD_BUILD_COMPILER=OFF "$@" >/dev/null &&
     cmake --build "$ROOT/$dir" -j"$JOBS" &&
