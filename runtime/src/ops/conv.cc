@@ -217,6 +217,9 @@ Status Eval(OpContext& ctx) {
   const bool winograd_path = p.path == ConvPath::kWinograd23 || p.path == ConvPath::kWinograd43;
   const kernels::WinogradLayout winograd =
       winograd_path ? kernels::MakeWinogradLayout(s, WinogradTile(p.path)) : kernels::WinogradLayout();
+  const size_t threads = ctx.parallel != nullptr ? ctx.parallel->threads : 1;
+  const kernels::WinogradRowSplit split = winograd_path
+      ? kernels::MakeWinogradRowSplit(winograd, std::min(threads, winograd.tiles_h)) : kernels::WinogradRowSplit();
   if (p.path == ConvPath::kExpandDepthwise) {   // channels of t split over threads, bands inside
     kernels::PointwiseExpansion e;
     e.w = ctx.input(4).data;
@@ -245,10 +248,8 @@ Status Eval(OpContext& ctx) {
     float* yn = y + n * s.out_c * out_plane;
     if (winograd_path) {
       const size_t xis = winograd.alpha * winograd.alpha;
-      const size_t threads = ctx.parallel != nullptr ? ctx.parallel->threads : 1;
-      const kernels::WinogradRowSplit split =
-          kernels::MakeWinogradRowSplit(winograd, std::min(threads, winograd.tiles_h));
       if (split.slices > 0) {   // each thread its own tile rows: the planes' rows, then the rest
+        // Both steps split with the same arguments, so a task fills the rows it then transforms.
         const size_t row_work = xis * s.in_c * s.out_c * winograd.geometry.tiles_w;
         ForEachRowTask(ctx.parallel, winograd.tiles_h, row_work, 1, [&](size_t, size_t r0, size_t r1) {
           kernels::WinogradFillTileRows(s, winograd, xn, ctx.op.scratch, r0, r1);
