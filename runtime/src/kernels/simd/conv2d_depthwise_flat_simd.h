@@ -127,6 +127,15 @@ inline bool DwFlatPlanFor(const Conv2dShape& s, size_t lanes, DwFlatPlan* g) {
 constexpr size_t kDwMaskPitch = 240;
 constexpr size_t kDwMaskFloats = kDwMaskPitch + 16;
 
+// All bits set: the keep-mask of a column no lane of which is dropped.
+struct DwAllLanes {
+  alignas(64) uint32_t bits[kDwMaskFloats];
+  constexpr DwAllLanes() : bits() {
+    for (uint32_t& b : bits) b = ~0u;
+  }
+};
+inline constexpr DwAllLanes kDwAllLanes{};
+
 struct DwColumnMasks {
   bool tables = false;
   alignas(64) float bits[kDwFlatMaxK][kDwMaskFloats];
@@ -179,6 +188,54 @@ inline FBatch<Arch> DwFma(FBatch<Arch> a, FBatch<Arch> b, FBatch<Arch> c) {
   return xsimd::fma(a, b, c);
 }
 
+// Whether a row of kw taps is read once and shifted (DwSlide) rather than loaded kw times: with
+// AVX-512 one valignd per shift; with AVX2 a cross-half permute per register and a vpalignr
+// per shift, which paid only from kw = 5 (AMD Zen 5 running the AVX2 table, one-op depthwise
+// convs: 3×3 at 14² 8 % slower, 28² and 56² even, 5×5 6–10 % faster; bench/README.md).
+template <class Arch>
+constexpr bool DwSlidePays(size_t kw) {
+#if defined(__AVX512F__)
+  if constexpr (FBatch<Arch>::size == 16) return kw >= 2 && kw <= 5;
+#endif
+#if defined(__AVX2__)
+  if constexpr (FBatch<Arch>::size == 8) return kw == 5;
+#endif
+  return false;
+}
+
+// Lanes [t, t + W) of the 2·W floats lo, hi (t ≤ 4: the fixed 3×3 and 5×5 loops; a constant
+// once the caller's loop over t is unrolled). Only for the archs DwSlidePays names.
+template <class Arch>
+inline __attribute__((always_inline)) FBatch<Arch> DwSlide(FBatch<Arch> lo, FBatch<Arch> hi, size_t t) {
+#if defined(__AVX512F__)
+  if constexpr (FBatch<Arch>::size == 16) {
+    const __m512i l = _mm512_castps_si512(lo), h = _mm512_castps_si512(hi);
+    switch (t) {
+      case 0: return lo;
+      case 1: return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 1));
+      case 2: return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 2));
+      case 3: return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 3));
+      default: return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 4));
+    }
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (FBatch<Arch>::size == 8) {   // per 128-bit half: alignr of (lo, mid) and (mid, hi)
+    const __m256i l = _mm256_castps_si256(lo);
+    const __m256i mid = _mm256_castps_si256(_mm256_permute2f128_ps(lo, hi, 0x21));
+    switch (t) {
+      case 0: return lo;
+      case 1: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 4));
+      case 2: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 8));
+      case 3: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 12));
+      default: return _mm256_castsi256_ps(mid);
+    }
+  }
+#endif
+  (void)hi, (void)t;
+  return lo;
+}
+
 // One channel's taps held in locals (weights, offsets and column bounds copied out of w and
 // the plan) so the per-register loop reloads nothing: stores to y may alias w and the plan.
 // KH/KW are the kernel size when fixed at compile time (loops fully unrolled), 0 to take it
@@ -200,7 +257,8 @@ struct DwFlatTaps {
     for (size_t t = 0; t < kw; ++t) {
       col_off[t] = g.col_off[t];
       lo[t] = g.col_lo[t], hi[t] = g.col_hi[t], masked[t] = g.col_masked[t];
-      mask[t] = m.tables ? m.bits[t] : nullptr;
+      // An unmasked column reads a row of all ones (the sliding run ands every column).
+      mask[t] = !m.tables ? nullptr : masked[t] ? m.bits[t] : reinterpret_cast<const float*>(kDwAllLanes.bits);
       for (size_t r = 0; r < kh; ++r) wv[r * kw + t] = w_c[r * kw + t];
     }
   }
@@ -216,13 +274,39 @@ struct DwFlatTaps {
   }
 
   // At with the column masks read from the tables: the register's first output is in column
-  // `col` of its row. The same sums, kept on the same lanes (+0 elsewhere, as the select).
-  B AtRow(const float* base, long p, size_t col) const {
+  // `col` of its row. The same sums, kept on the same lanes (+0 elsewhere, as the select);
+  // every column is anded (all ones where none is dropped): no branch per column. Always
+  // inlined: out of line (GCC's choice once the sliding run below grew the caller) the tail
+  // registers of every channel paid a call.
+  inline __attribute__((always_inline)) B AtRow(const float* base, long p, size_t col) const {
     B acc(bias);
 #pragma GCC unroll 8
     for (size_t t = 0; t < kw; ++t) {
       const B sum = Column(base, p, t);
-      acc += masked[t] ? (sum & B::load_unaligned(mask[t] + col)) : sum;
+      acc += sum & B::load_unaligned(mask[t] + col);
+    }
+    return acc;
+  }
+
+  // Whether a row's kw taps read kw consecutive floats (stride 1, undilated columns): then
+  // DwFlatRun reads each row once per register and shifts it in registers (AtSlide).
+  bool Consecutive() const {
+    for (size_t t = 1; t < kw; ++t)
+      if (col_off[t] != col_off[0] + static_cast<long>(t)) return false;
+    return true;
+  }
+
+  // AtRow with each row's window as lanes of (lo[r], hi[r]) = the 2·W floats from the row's
+  // first tap: the same products summed in the same order (the same bits), one load per row
+  // instead of kw, nearly all of which were unaligned loads across two cache lines.
+  inline __attribute__((always_inline)) B AtSlide(const B* lo, const B* hi, size_t col) const {
+    B acc(bias);
+#pragma GCC unroll 8
+    for (size_t t = 0; t < MW; ++t) {
+      B sum = B(wv[t]) * DwSlide<Arch>(lo[0], hi[0], t);
+#pragma GCC unroll 8
+      for (size_t r = 1; r < MH; ++r) sum = DwFma<Arch>(B(wv[r * MW + t]), DwSlide<Arch>(lo[r], hi[r], t), sum);
+      acc += sum & B::load_unaligned(mask[t] + col);
     }
     return acc;
   }
@@ -254,6 +338,31 @@ inline __attribute__((always_inline)) void DwFlatRun(const DwFlatTaps<Arch, KH, 
   using B = FBatch<Arch>;
   if (taps.tables) {
     const size_t pitch = g.pitch, step = g.step;
+    if constexpr (KH != 0 && KW != 0 && DwSlidePays<Arch>(KW)) {
+      if (p + B::size < end && taps.Consecutive()) {
+        // Row r's window for register p: W + kw − 1 floats from src + p − shift + row_off[r] +
+        // col_off[0], held as lo[r] (this register's W) and hi[r] (the next W, which is the next
+        // register's lo). The last register of the run loads as below: its hi would read up to
+        // W floats past the run's data.
+        const float* first = src + taps.col_off[0] - static_cast<long>(shift);
+        const float* row[KH];
+        B lo[KH], hi[KH];
+#pragma GCC unroll 8
+        for (size_t r = 0; r < KH; ++r) {
+          row[r] = first + taps.row_off[r];
+          lo[r] = B::load_unaligned(row[r] + p);
+        }
+        for (; p + B::size < end; p += B::size) {
+#pragma GCC unroll 8
+          for (size_t r = 0; r < KH; ++r) hi[r] = B::load_unaligned(row[r] + p + B::size);
+          act(taps.AtSlide(lo, hi, col)).store_unaligned(y_c + p);
+#pragma GCC unroll 8
+          for (size_t r = 0; r < KH; ++r) lo[r] = hi[r];
+          col += step;
+          if (col >= pitch) col -= pitch;
+        }
+      }
+    }
     for (; p < end; p += B::size) {
       act(taps.AtRow(src, static_cast<long>(p - shift), col)).store_unaligned(y_c + p);
       col += step;
