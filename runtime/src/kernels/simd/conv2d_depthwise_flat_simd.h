@@ -274,31 +274,24 @@ struct DwFlatTaps {
   }
 
   // At with the column masks read from the tables: the register's first output is in column
-  // `col` of its row. The same sums, kept on the same lanes (+0 elsewhere, as the select);
-  // every column is anded (all ones where none is dropped): no branch per column. Always
-  // inlined: out of line (GCC's choice once the sliding run below grew the caller) the tail
+  // `col` of its row. The same sums, kept on the same lanes (+0 elsewhere, as the select).
+  // Always inlined: out of line (GCC's choice once the sliding run grew DwFlatRun) the last
   // registers of every channel paid a call.
   inline __attribute__((always_inline)) B AtRow(const float* base, long p, size_t col) const {
     B acc(bias);
 #pragma GCC unroll 8
     for (size_t t = 0; t < kw; ++t) {
       const B sum = Column(base, p, t);
-      acc += sum & B::load_unaligned(mask[t] + col);
+      acc += masked[t] ? (sum & B::load_unaligned(mask[t] + col)) : sum;
     }
     return acc;
   }
 
-  // Whether a row's kw taps read kw consecutive floats (stride 1, undilated columns): then
-  // DwFlatRun reads each row once per register and shifts it in registers (AtSlide).
-  bool Consecutive() const {
-    for (size_t t = 1; t < kw; ++t)
-      if (col_off[t] != col_off[0] + static_cast<long>(t)) return false;
-    return true;
-  }
-
   // AtRow with each row's window as lanes of (lo[r], hi[r]) = the 2·W floats from the row's
-  // first tap: the same products summed in the same order (the same bits), one load per row
-  // instead of kw, nearly all of which were unaligned loads across two cache lines.
+  // first tap (a row's taps are consecutive floats: stride 1, undilated columns): the same
+  // products summed in the same order (the same bits), one load per row instead of kw, nearly
+  // all of which were unaligned loads across two cache lines. Every column is anded with its
+  // mask row (all ones where no lane is dropped): no branch per column.
   inline __attribute__((always_inline)) B AtSlide(const B* lo, const B* hi, size_t col) const {
     B acc(bias);
 #pragma GCC unroll 8
@@ -331,15 +324,16 @@ struct DwFlatTaps {
 // With mask tables the register's column is the scalar col instead (ow is then left as is).
 // Always inlined: out of line, its taps and state went through memory (MobileNetV2's depthwise
 // convs +7 M instructions when an unrelated change in the same file moved GCC's inlining budget).
-template <class Arch, size_t KH, size_t KW, class Act>
+template <class Arch, size_t KH, size_t KW, bool Slide, class Act>
 inline __attribute__((always_inline)) void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps, const DwFlatPlan& g,
                                                      const float* src, size_t shift, const Act& act, size_t p,
                                                      size_t end, FBatch<Arch>& ow, size_t& col, float* y_c) {
   using B = FBatch<Arch>;
   if (taps.tables) {
     const size_t pitch = g.pitch, step = g.step;
-    if constexpr (KH != 0 && KW != 0 && DwSlidePays<Arch>(KW)) {
-      if (p + B::size < end && taps.Consecutive()) {
+    if constexpr (Slide) {
+      static_assert(KH != 0 && KW != 0 && DwSlidePays<Arch>(KW), "sliding runs need a fixed window");
+      if (p + B::size < end) {
         // Row r's window for register p: W + kw − 1 floats from src + p − shift + row_off[r] +
         // col_off[0], held as lo[r] (this register's W) and hi[r] (the next W, which is the next
         // register's lo). The last register of the run loads as below: its hi would read up to
@@ -379,7 +373,7 @@ inline __attribute__((always_inline)) void DwFlatRun(const DwFlatTaps<Arch, KH, 
 }
 
 // y_c = act(conv(x_c) + bias) for one channel whose phase planes (or bands) are in buf.
-template <class Arch, size_t KH, size_t KW, class Act>
+template <class Arch, size_t KH, size_t KW, bool Slide, class Act>
 void DwFlatChannel(const DwFlatPlan& g, const DwColumnMasks& masks, const float* buf, const float* x_c,
                    const float* w_c, float bias, const Act& act, float* y_c) {
   using B = FBatch<Arch>;
@@ -393,12 +387,12 @@ void DwFlatChannel(const DwFlatPlan& g, const DwColumnMasks& masks, const float*
   const float* last_src = top;
   size_t last_shift = 0;
   if (g.banded) {
-    DwFlatRun<Arch, KH, KW, Act>(taps, g, top, 0, act, 0, g.p_lo, ow, col, y_c);
-    DwFlatRun<Arch, KH, KW, Act>(taps, g, x_c, 0, act, g.p_lo, g.p_mid, ow, col, y_c);
+    DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, top, 0, act, 0, g.p_lo, ow, col, y_c);
+    DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, x_c, 0, act, g.p_lo, g.p_mid, ow, col, y_c);
     last_src = buf + g.bot_at, last_shift = g.bot_start;
-    DwFlatRun<Arch, KH, KW, Act>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, col, y_c);
+    DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, col, y_c);
   } else {
-    DwFlatRun<Arch, KH, KW, Act>(taps, g, top, 0, act, 0, full, ow, col, y_c);
+    DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, top, 0, act, 0, full, ow, col, y_c);
   }
   if (full == n) return;
   if (n >= W) {   // last partial register: recompute the overlapping one ending at n
@@ -440,13 +434,19 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   // Activations fused only for the unrolled 3×3/5×5 loops (fewer copies of the loop).
   const bool fixed = s.kh == s.kw && (s.kh == 3 || s.kh == 5);
   const bool fuse = fixed && DwActInline(act);
+  // A row's taps are consecutive floats (AtSlide) at stride 1 without column dilation, and
+  // the masks come from the tables. Its own instantiation, so the other paths compile as before.
+  const bool slide = fixed && column_tables && masks_x.tables && DwSlidePays<Arch>(s.kw) && s.stride_w == 1 &&
+                     s.dilation_w == 1;
   DwWithActivation<Arch>(fuse ? act : Activation{}, [&](const auto& f) {
     using Act = std::decay_t<decltype(f)>;
     void (*channel)(const DwFlatPlan&, const DwColumnMasks&, const float*, const float*, const float*, float,
                   const Act&, float*) = nullptr;
-    if constexpr (std::is_same_v<Act, DwActNone<Arch>>) channel = &DwFlatChannel<Arch, 0, 0, Act>;
-    if (s.kh == 3 && s.kw == 3) channel = &DwFlatChannel<Arch, 3, 3, Act>;
-    if (s.kh == 5 && s.kw == 5) channel = &DwFlatChannel<Arch, 5, 5, Act>;
+    if constexpr (std::is_same_v<Act, DwActNone<Arch>>) channel = &DwFlatChannel<Arch, 0, 0, false, Act>;
+    if (s.kh == 3 && s.kw == 3) channel = slide ? &DwFlatChannel<Arch, 3, 3, DwSlidePays<Arch>(3), Act>
+                                                : &DwFlatChannel<Arch, 3, 3, false, Act>;
+    if (s.kh == 5 && s.kw == 5) channel = slide ? &DwFlatChannel<Arch, 5, 5, DwSlidePays<Arch>(5), Act>
+                                                : &DwFlatChannel<Arch, 5, 5, false, Act>;
     const size_t taps = s.kh * s.kw;
     for (size_t c = 0; c < s.out_c; ++c) {
       const float* x_c = x + c * ConvXPlane(s);
