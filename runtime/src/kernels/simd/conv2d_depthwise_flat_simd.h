@@ -11,6 +11,9 @@
 // neighbouring row, so the kh taps of column t are summed apart and that sum is kept only on
 // the lanes whose ow + ⌊u/sw⌋ is inside [0, cols_b) (one select per column, not per tap).
 // Stride 1 with out_w == in_w makes the plane a plain copy of the channel (one memcpy).
+// At stride 1 with undilated columns a row's kw taps are kw consecutive floats: on AVX-512
+// (and AVX2 for 5×5) each row is loaded once per register and its taps are lane shifts of
+// that register and the next (DwSlide), instead of kw unaligned loads.
 #pragma once
 #include <cstring>
 #include <type_traits>

@@ -1,6 +1,7 @@
 // 2-D max / average pooling, vectorized over output columns whose whole window is inside the
 // row (plain loads for stride_w == 1, gathers otherwise); border pixels take the scalar path.
 #pragma once
+#include "kernels/simd/conv2d_depthwise_unzip_simd.h"
 #include "kernels/simd/window_simd.h"
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
@@ -122,10 +123,16 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
           }
           row[c] = acc;
         }
-        for (size_t ph = 0; ph < sw; ++ph) {   // (2): phase ph holds padded columns ph + u·sw
-          float* dst = phases + ph * (phase_len + W);
-          size_t u = ph >= p.pad_left ? 0 : (p.pad_left - ph + sw - 1) / sw;   // first in-image u
-          for (size_t q = u * sw + ph - p.pad_left; q < p.in_w; q += sw, ++u) dst[u] = row[q];
+        if (sw == 2) {   // (2) in registers: column q is padded column q + pl, phase (q + pl) mod 2
+          const size_t pl = p.pad_left;
+          DwUnzip<Arch>(row, p.in_w, phases + (pl % 2) * (phase_len + W) + pl / 2,
+                        phases + ((pl + 1) % 2) * (phase_len + W) + (pl + 1) / 2);
+        } else {
+          for (size_t ph = 0; ph < sw; ++ph) {   // (2): phase ph holds padded columns ph + u·sw
+            float* dst = phases + ph * (phase_len + W);
+            size_t u = ph >= p.pad_left ? 0 : (p.pad_left - ph + sw - 1) / sw;   // first in-image u
+            for (size_t q = u * sw + ph - p.pad_left; q < p.in_w; q += sw, ++u) dst[u] = row[q];
+          }
         }
         const float inv = 1.0f / static_cast<float>(p.count_include_pad ? p.kh * p.kw : (taps.hi - taps.lo) * p.kw);
         for (; ow < cols.hi; ow += W) {   // (3); the last register may recompute earlier columns
