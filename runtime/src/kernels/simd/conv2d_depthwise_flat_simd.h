@@ -11,9 +11,9 @@
 // neighbouring row, so the kh taps of column t are summed apart and that sum is kept only on
 // the lanes whose ow + ⌊u/sw⌋ is inside [0, cols_b) (one select per column, not per tap).
 // Stride 1 with out_w == in_w makes the plane a plain copy of the channel (one memcpy).
-// At stride 1 with undilated columns a row's kw taps are kw consecutive floats: on AVX-512
-// (and AVX2 for 5×5) each row is loaded once per register and its taps are lane shifts of
-// that register and the next (DwSlide), instead of kw unaligned loads.
+// At stride 1 with undilated columns a row's kw taps are kw consecutive floats: on AVX-512 and
+// AVX2 (3×3, 5×5) each row is loaded once per register and its taps are lane shifts of that
+// register and the next (DwSlide), instead of kw unaligned loads.
 #pragma once
 #include <cstring>
 #include <type_traits>
@@ -192,16 +192,16 @@ inline FBatch<Arch> DwFma(FBatch<Arch> a, FBatch<Arch> b, FBatch<Arch> c) {
 }
 
 // Whether a row of kw taps is read once and shifted (DwSlide) rather than loaded kw times: with
-// AVX-512 one valignd per shift; with AVX2 a cross-half permute per register and a vpalignr
-// per shift, which paid only from kw = 5 (AMD Zen 5 running the AVX2 table, one-op depthwise
-// convs: 3×3 at 14² 8 % slower, 28² and 56² even, 5×5 6–10 % faster; bench/README.md).
+// AVX-512 one valignd per shift, with AVX2 a cross-half permute per register and a vpalignr per
+// shift. On AMD Zen 5, one-op depthwise convs, min of medians (bench/README.md): AVX-512 3×3 at
+// 56², 28², 14²: −23, −21, −6 %; the AVX2 table 3×3 −4, −6, 0 %, 5×5 at 56² −30 %.
 template <class Arch>
 constexpr bool DwSlidePays(size_t kw) {
 #if defined(__AVX512F__)
   if constexpr (FBatch<Arch>::size == 16) return kw >= 2 && kw <= 5;
 #endif
 #if defined(__AVX2__)
-  if constexpr (FBatch<Arch>::size == 8) return kw == 5;
+  if constexpr (FBatch<Arch>::size == 8) return kw >= 2 && kw <= 5;
 #endif
   return false;
 }
