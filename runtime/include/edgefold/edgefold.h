@@ -60,7 +60,9 @@ typedef void (*ef_log_fn)(void* user, const char* message);
 
 /* Threads supplied by the caller (pthreads, an RTOS's tasks): must call run(ctx, i) exactly once
  * for every i < tasks, in any order and on any threads, and return when all have returned.
- * Called from ef_invoke only, never re-entrantly; the runtime allocates nothing for it. */
+ * Called from ef_invoke only, never re-entrantly; the runtime allocates nothing for it. Tasks
+ * keep kernel buffers on the stack: at least 160 KiB per thread on x86 with AVX-512, 96 KiB
+ * with AVX2 or SSE (edgefold/interpreter.h, ParallelForFn). */
 typedef void (*ef_parallel_for_fn)(void* user, size_t tasks, void (*run)(void* ctx, size_t task), void* ctx);
 
 typedef struct ef_options {

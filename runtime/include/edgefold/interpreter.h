@@ -29,6 +29,10 @@ using OpEndFn = void (*)(void* user, size_t op_index);
 // plugs its RTOS's): parallel_for(user, tasks, run, ctx) must call run(ctx, i) exactly once for
 // every i in [0, tasks), in any order and on any threads, and return when all have returned.
 // The runtime calls it from Invoke only, never re-entrantly, and allocates nothing for it.
+// Each task runs kernels with their buffers on the stack (the depthwise convs' zero-bordered
+// planes are most of it): give the threads at least 160 KiB (x86 AVX-512 table; AVX2 and
+// SSE 96 KiB). Measured as the smallest `ulimit -s` under which `edgefold run` ran every
+// network of bench/ on one thread: 144 KiB with AVX-512, 88 with AVX2, 96 with SSE 4.2.
 using ParallelForFn = void (*)(void* user, size_t tasks, void (*run)(void* ctx, size_t task), void* ctx);
 
 struct Options {
