@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,23 @@ TEST_F(CliTest, CompileReportsFoldingAndInspectShowsTheGraph) {
     EXPECT_TRUE(Contains(r, s)) << s << "\n" << r.output;
   }
   EXPECT_FALSE(Contains(r, "BatchNorm")) << "BatchNorm should have been folded\n" << r.output;
+}
+
+TEST_F(CliTest, WarnsWhenEdgefoldIsaIsIgnored) {
+  CompileConvBn();
+  WriteArray("x1.npy", Ramp(testing::kConvBnInputElems, 0.37f, 0.2f), {1, 2, 5, 5});
+  const std::string run = "run " + Path("m.efb") + " -i " + Path("x1.npy") + " -o " + Path("y1.npy");
+  const char* outer = std::getenv("EDGEFOLD_ISA");
+  const std::string saved = outer != nullptr ? outer : "";
+  setenv("EDGEFOLD_ISA", "avx2", 1);   // not a level name ("avx2+fma" is)
+  const Result unknown = Cli(run);
+  setenv("EDGEFOLD_ISA", "scalar", 1);
+  const Result known = Cli(run);
+  outer != nullptr ? setenv("EDGEFOLD_ISA", saved.c_str(), 1) : unsetenv("EDGEFOLD_ISA");
+  ASSERT_EQ(unknown.exit_code, 0) << unknown.output;
+  EXPECT_TRUE(Contains(unknown, "EDGEFOLD_ISA=avx2 is not a level")) << unknown.output;
+  ASSERT_EQ(known.exit_code, 0) << known.output;
+  EXPECT_FALSE(Contains(known, "EDGEFOLD_ISA")) << known.output;
 }
 
 TEST_F(CliTest, RunMatchesReferenceOnEveryIsaAndStacksBatches) {
