@@ -1,4 +1,5 @@
-// Even/odd split of one row for the stride-2 depthwise path:
+// Even/odd split of one row for the stride-2 depthwise path and the stride-2 pools
+// (simd/pool2d_simd.h):
 //   even[j] = src[2j] for j < ⌈n/2⌉,  odd[j] = src[2j+1] for j < ⌊n/2⌋.
 // Exactly those floats are written and only src[0, n) is read. xsimd 8.1 has no two-register
 // deinterleave, so each ISA gets its intrinsic (AVX-512 masked loads/stores cover any n in
