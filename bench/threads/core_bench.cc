@@ -1,4 +1,4 @@
-// Two facts about this machine's cores that a static split of an op over threads depends on:
+// Three facts about this machine's cores that a static split of an op over threads depends on:
 //  1. each CPU's own speed: a pinned loop of independent fused multiply-adds per CPU (on a
 //     shared host two vCPUs can run at different speeds, and a split in halves ends at the
 //     slower one's pace);
@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -82,6 +83,36 @@ double ReadMicros(int writer, int reader, std::vector<float>& buf, int rounds) {
   return best;
 }
 
+// Best-of-rounds µs for the thread on `writer` to write `bytes` again (whole 64-byte lines, as
+// a kernel's output stores do) after it wrote them and, when reader >= 0, a thread on `reader`
+// read them. That is what an op pays for an arena region the other thread read in an earlier op
+// (a GEMM split by rows reads all of B); reader == writer is the cost with nothing shared.
+double RewriteMicros(int writer, int reader, std::vector<float>& buf, int rounds) {
+  // The vector holds one spare line, so the lines start at its first 64-byte boundary.
+  const auto first = (reinterpret_cast<std::uintptr_t>(buf.data()) + 63) & ~std::uintptr_t{63};
+  V* lines = reinterpret_cast<V*>(first);
+  const size_t count = buf.size() / 16 - 1;
+  double best = 1e30;
+  volatile float sink = 0;
+  for (int r = 0; r < rounds; ++r) {
+    OnCpu(writer, [&] {
+      for (size_t i = 0; i < count; ++i) lines[i] = V{} + static_cast<float>(r);
+    });
+    OnCpu(reader, [&] {
+      V sum = V{};
+      for (size_t i = 0; i < count; ++i) sum += lines[i];
+      sink = sink + sum[0];
+    });
+    OnCpu(writer, [&] {
+      const auto start = Clock::now();
+      const V value = V{} + static_cast<float>(r + 1);
+      for (size_t i = 0; i < count; ++i) lines[i] = value;
+      best = std::min(best, Micros(start, Clock::now()));
+    });
+  }
+  return best;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,6 +142,16 @@ int main(int argc, char** argv) {
         const double us = ReadMicros(w, r, buf, 200);
         std::printf("  %zu B written on cpu %d, read on cpu %d: %.2f us (%.1f GB/s)\n", bytes, w, r, us,
                     bytes / (us * 1e3));
+      }
+  }
+  std::printf("writing a buffer again after a thread read it (whole lines), best of 200:\n");
+  for (size_t bytes : sizes) {
+    std::vector<float> buf(bytes / sizeof(float) + 16);
+    for (int w : cpus)
+      for (int r : cpus) {
+        const double us = RewriteMicros(w, r, buf, 200);
+        std::printf("  %zu B written on cpu %d, read on cpu %d, written again on cpu %d: %.2f us (%.1f GB/s)\n", bytes,
+                    w, r, w, us, bytes / (us * 1e3));
       }
   }
   return 0;

@@ -92,7 +92,7 @@ static void test_unavailable_isa(const uint8_t* model, size_t model_bytes) {
     CHECK(ef_required_arena_bytes(model, model_bytes, NULL, &need) == EF_OK, "size");
     void* arena = alloc64(need);
     log_sink sink = {{0}, 0};
-    ef_options opt = {isas[i], log_to_sink, &sink, NULL, NULL, 1, 0};
+    ef_options opt = {isas[i], log_to_sink, &sink, NULL, NULL, 1, 0, 1};
     ef_interpreter* it = NULL;
     CHECK(ef_create(model, model_bytes, arena, need, &opt, &it) == EF_INVALID_ARGUMENT &&
           sink.calls > 0, "unavailable %s accepted", ef_isa_name(isas[i]));

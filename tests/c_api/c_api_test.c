@@ -103,7 +103,8 @@ static float* run_with(const uint8_t* model, size_t model_bytes, const ef_option
 static void test_threads(const uint8_t* model, size_t model_bytes, const tensor_pb* in, int splits) {
   ef_options one;
   ef_options_init(&one);
-  CHECK(one.parallel_for == NULL && one.num_threads == 1 && one.min_task_work == 0, "threads defaults");
+  CHECK(one.parallel_for == NULL && one.num_threads == 1 && one.min_task_work == 0 && one.adapt_splits == 1,
+        "threads defaults");
   size_t n_want = 0, n_got = 0, calls = 0;
   float* want = run_with(model, model_bytes, &one, in, &n_want);
   ef_options opt = one;

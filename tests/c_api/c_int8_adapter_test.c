@@ -28,7 +28,7 @@ static void run_outputs(ef_interpreter* it, const float* x, size_t elems, float*
 
 static void test_adapt(const uint8_t* model, size_t model_bytes) {
   log_sink sink = {{0}, 0};
-  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0};
+  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0, 1};
   size_t need = 0;
   ef_status s = ef_required_int8_adapter_arena_bytes(model, model_bytes, &opt, &need);
   CHECK(s == EF_OK && need > 0, "adapter arena: %s (%s)", ef_status_string(s), sink.last);
@@ -81,7 +81,7 @@ static void test_adapt(const uint8_t* model, size_t model_bytes) {
 /* A float model has nothing to adapt: a status and a message saying how to compile one. */
 static void test_float_model(const uint8_t* model, size_t model_bytes) {
   log_sink sink = {{0}, 0};
-  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0};
+  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0, 1};
   size_t need = 0;
   CHECK(ef_required_int8_adapter_arena_bytes(model, model_bytes, &opt, &need) == EF_OK, "size");
   void* arena = alloc64(need);

@@ -21,7 +21,7 @@ static void make_batch(float* x, size_t elems, int32_t* labels, size_t n, size_t
 
 static void test_training(const uint8_t* model, size_t model_bytes) {
   log_sink sink = {{0}, 0};
-  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0};
+  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0, 1};
   ef_train_options train;
   ef_train_options_init(&train);
   train.trainable = EF_TRAIN_BATCHNORM_AND_HEAD;
@@ -76,7 +76,7 @@ static void test_training(const uint8_t* model, size_t model_bytes) {
 /* Garbage bytes and a short arena give a status and a message, and no trainer. */
 static void test_bad_inputs(const uint8_t* model, size_t model_bytes) {
   log_sink sink = {{0}, 0};
-  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0};
+  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0, 1};
   uint8_t* junk = (uint8_t*)alloc64(256);
   memset(junk, 0x5A, 256);
   void* arena = alloc64(1 << 20);

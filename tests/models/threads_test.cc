@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <random>
 #include <cstring>
 #include <string>
@@ -198,6 +200,51 @@ TEST(Threads, MinTaskWorkDecidesWhatSplits) {
   EXPECT_GT(by_default, 0u);
   EXPECT_GE(every, by_default);
   EXPECT_GT(every, splits_with(size_t{1} << 20));
+}
+
+// Runs the tasks on the calling thread after sleeping a millisecond: a split that costs far more
+// than the ops it splits.
+void SlowSerial(void* user, size_t tasks, void (*run)(void*, size_t), void* ctx) {
+  ++*static_cast<size_t*>(user);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (size_t i = 0; i < tasks; ++i) run(ctx, i);
+}
+
+// Options::adapt_splits (the default): the first four runs alternate split and alone, then the
+// faster way runs (here alone) and the other is re-timed once every 32 runs, with the outputs of
+// one thread every time; without it every run splits.
+TEST(Threads, RunsAloneWhileSplittingIsSlower) {
+  const compiler::CompileResult r = compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
+  ASSERT_TRUE(r.ok) << r.error;
+  const std::vector<float> x = NormalInput(9, 32 * 24 * 24);
+  const std::vector<float> want = RunWith(r.model, x, Options());
+  const auto splitting_runs = [&](bool adapt, size_t runs) {
+    size_t calls = 0, split_runs = 0;
+    Options o;
+    o.parallel_for = &SlowSerial;
+    o.parallel_user = &calls;
+    o.num_threads = 2;
+    o.adapt_splits = adapt;
+    tools::AlignedBuffer model = tools::AllocateAligned(r.model.size());
+    std::memcpy(model.data.get(), r.model.data(), r.model.size());
+    size_t bytes = 0;
+    EXPECT_EQ(RequiredArenaBytes(model.data.get(), r.model.size(), &bytes, o), Status::kOk);
+    tools::AlignedBuffer arena = tools::AllocateAligned(bytes);
+    Interpreter* interp = nullptr;
+    EXPECT_EQ(Interpreter::Create(model.data.get(), r.model.size(), arena.data.get(), bytes, o, &interp), Status::kOk);
+    if (interp == nullptr) return split_runs;
+    for (size_t run = 0; run < runs; ++run) {   // the plan may reuse the input's room
+      EXPECT_EQ(interp->SetInput(0, x.data(), x.size()), Status::kOk);
+      const size_t before = calls;
+      EXPECT_EQ(interp->Invoke(), Status::kOk);
+      const TensorView y = interp->output(0);
+      EXPECT_EQ(std::vector<float>(y.data, y.data + y.elems), want) << "run " << run;
+      split_runs += calls > before;
+    }
+    return split_runs;
+  };
+  EXPECT_EQ(splitting_runs(false, 40), 40u);
+  EXPECT_EQ(splitting_runs(true, 40), 3u);   // runs 0 and 2 (probes) and 32 (a re-timing)
 }
 
 // The steps that build a conv's columns (phase planes, im2col, Winograd's fill and transforms),

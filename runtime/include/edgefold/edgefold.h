@@ -72,11 +72,14 @@ typedef struct ef_options {
   /* Up to num_threads tasks per op through parallel_for (NULL or num_threads <= 1: the calling
    * thread only). Work is split over independent outputs, never over a sum: the outputs are
    * bit-identical for any thread count. min_task_work: fewest multiply-adds an op hands to one
-   * task, 0 = the runtime's default (edgefold::Options::min_task_work). */
+   * task, 0 = the runtime's default (edgefold::Options::min_task_work). adapt_splits (default
+   * 1): time each op split and alone and keep the faster (edgefold::Options::adapt_splits);
+   * 0: every op splits as min_task_work allows. */
   ef_parallel_for_fn parallel_for;
   void* parallel_user;
   size_t num_threads;
   size_t min_task_work;
+  int adapt_splits;
 } ef_options;
 
 /* Element types, as edgefold::DType. */

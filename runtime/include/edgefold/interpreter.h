@@ -51,6 +51,12 @@ struct Options {
   // Fewest multiply-adds (or equivalent) an op hands to one task; 0: the runtime's default
   // (16 K, measured with hosted builds' spinning pool). Raise it where a hand-off costs more.
   size_t min_task_work = 0;
+  // With num_threads > 1: time each op split and alone (the calling thread only) in the first
+  // runs and keep the faster, re-timing the other way once every 16 runs (so a busier machine or
+  // a slower path between the cores moves ops back to one thread, and back again). false: every
+  // op splits as min_task_work allows. The outputs are the same either way; microcontroller
+  // builds (one core) compile it out.
+  bool adapt_splits = true;
 };
 
 // Element type of a tensor (the schema's DType, same values).

@@ -45,6 +45,7 @@ void ef_options_init(ef_options* options) {
   options->parallel_user = nullptr;
   options->num_threads = 1;
   options->min_task_work = 0;
+  options->adapt_splits = 1;
 }
 
 const char* ef_status_string(ef_status status) {

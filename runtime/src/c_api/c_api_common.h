@@ -19,6 +19,7 @@ inline Options ToCpp(const ef_options* o) {
   out.parallel_user = o->parallel_user;
   out.num_threads = o->num_threads != 0 ? o->num_threads : 1;
   out.min_task_work = o->min_task_work;
+  out.adapt_splits = o->adapt_splits != 0;
   return out;
 }
 

@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#if !defined(EDGEFOLD_SINGLE_THREAD)
+#include <chrono>
+#endif
 
 #include "interpreter/interpreter_state.h"
 #include "interpreter/graph_prepare.h"
@@ -43,6 +46,9 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
   s->parallel = internal::Parallel{options.parallel_for, options.parallel_user,
                                    options.parallel_for != nullptr ? std::max<size_t>(1, options.num_threads) : 1,
                                    options.min_task_work != 0 ? options.min_task_work : internal::kMinTaskWork};
+#if !defined(EDGEFOLD_SINGLE_THREAD)
+  s->adapt_splits = options.adapt_splits && s->parallel.threads > 1;
+#endif
   s->model = model;
   s->summary = summary;
   s->kernels = &kernels::SelectTable<kernels::KernelTable>(options.isa);
@@ -62,11 +68,25 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
 Status Interpreter::Invoke() {
   State& s = *state_;
   if (!s.ready) return Status::kBadState;
+#if !defined(EDGEFOLD_SINGLE_THREAD)
+  using Clock = std::chrono::steady_clock;
+  const internal::Parallel alone{nullptr, nullptr, 1, s.parallel.min_work};
+  const bool run_alone = s.adapt_splits && internal::RunAloneThisTime(s.split_timing, s.runs++);
+  const internal::Parallel* parallel = run_alone ? &alone : &s.parallel;
+  const Clock::time_point start = s.adapt_splits ? Clock::now() : Clock::time_point();
+#else
+  const internal::Parallel* parallel = &s.parallel;
+#endif
   for (size_t i = 0; i < s.summary.num_ops; ++i) {
-    internal::OpContext ctx{s.ops[i], s.tensors, *s.kernels, s.errors, &s.parallel};
+    internal::OpContext ctx{s.ops[i], s.tensors, *s.kernels, s.errors, parallel};
     EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[i]->eval(ctx));
     if (s.on_op_end != nullptr) s.on_op_end(s.on_op_end_user, i);
   }
+#if !defined(EDGEFOLD_SINGLE_THREAD)
+  if (s.adapt_splits)
+    internal::RecordSplitRun(&s.split_timing, run_alone,
+                             std::chrono::duration<float, std::nano>(Clock::now() - start).count());
+#endif
   return Status::kOk;
 }
 

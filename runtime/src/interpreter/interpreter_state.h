@@ -7,6 +7,7 @@
 
 #include "edgefold/interpreter.h"
 #include "base/error_reporter.h"
+#include "interpreter/split_timing.h"
 #include "kernels/kernel_table.h"
 #include "model/model_reader.h"
 #include "model/model_types.h"
@@ -29,6 +30,9 @@ struct Interpreter::State {
   OpEndFn on_op_end = nullptr;
   void* on_op_end_user = nullptr;
   internal::Parallel parallel;
+  internal::SplitTiming split_timing;   // Options::adapt_splits with threads: split or alone
+  bool adapt_splits = false;
+  uint64_t runs = 0;                    // Invoke calls so far
   bool ready = false;
 };
 
