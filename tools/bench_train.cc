@@ -6,6 +6,7 @@
 
 #include "edgefold/trainer.h"
 #include "file_io.h"
+#include "model_session.h"
 
 namespace edgefold::tools {
 
@@ -16,7 +17,9 @@ bool TimeTrainSteps(const std::string& path, Isa isa, int warmup, int runs, Trai
   std::string log;
   Options options;
   options.isa = isa;
-  options.log = [](void* user, const char* m) { *static_cast<std::string*>(user) += m; };
+  options.log = [](void* user, const char* m) {
+    if (!PrintIfWarning(m)) *static_cast<std::string*>(user) += m;
+  };
   options.log_user = &log;
   TrainOptions train;   // the model's trainable set
   size_t bytes = 0;

@@ -15,6 +15,7 @@
 #include "edgefold/trainer.h"
 #include "edgefold_compiler/compiler.h"
 #include "file_io.h"
+#include "model_session.h"
 #include "npy.h"
 #include "progress.h"
 #include "train_compile.h"
@@ -55,7 +56,9 @@ struct Session {
   std::string log;
 };
 
-void Log(void* user, const char* message) { *static_cast<std::string*>(user) += std::string("\n  ") + message; }
+void Log(void* user, const char* message) {
+  if (!PrintIfWarning(message)) *static_cast<std::string*>(user) += std::string("\n  ") + message;
+}
 
 bool ParseFloat(const ParsedArgs& a, const char* flag, float fallback, float* out, std::string* error) {
   const std::string text = a.Get(flag, "");

@@ -1,14 +1,20 @@
 #include "model_session.h"
 
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
 
 #include "npy.h"
 
 namespace edgefold::tools {
 
+bool PrintIfWarning(const char* message) {
+  if (std::strncmp(message, "warning: ", 9) != 0) return false;
+  std::fprintf(stderr, "edgefold: %s\n", message);
+  return true;
+}
+
 void ModelSession::Log(void* user, const char* message) {
-  static_cast<ModelSession*>(user)->log_.emplace_back(message);
+  if (!PrintIfWarning(message)) static_cast<ModelSession*>(user)->log_.emplace_back(message);
 }
 
 std::string ModelSession::Describe(const char* call, Status status) {
@@ -18,28 +24,9 @@ std::string ModelSession::Describe(const char* call, Status status) {
   return s;
 }
 
-namespace {
-
-// With --isa auto the runtime takes EDGEFOLD_ISA's level only when it names one this CPU and
-// build run, and ignores it silently otherwise; the CLI says so ("avx2" is not a level name:
-// it ran the AVX-512 table in a benchmark meant for AVX2).
-void WarnOfIgnoredIsaOverride() {
-  const char* name = std::getenv("EDGEFOLD_ISA");
-  if (name == nullptr || *name == '\0') return;
-  Isa forced = Isa::kAuto;
-  if (!ParseIsa(name, &forced))
-    std::fprintf(stderr, "edgefold: warning: EDGEFOLD_ISA=%s is not a level (auto, scalar, sse4.2, avx2+fma, "
-                 "avx512, neon); ignored\n", name);
-  else if (forced != Isa::kAuto && !IsaAvailable(forced))
-    std::fprintf(stderr, "edgefold: warning: EDGEFOLD_ISA=%s is not available on this CPU/build; ignored\n", name);
-}
-
-}  // namespace
-
 bool ModelSession::Open(const std::string& path, Isa isa, std::string* error, OpEndFn on_op_end,
                         void* on_op_end_user) {
   path_ = path;
-  if (isa == Isa::kAuto) WarnOfIgnoredIsaOverride();
   if (!ReadFileAligned(path, &model_, error)) return false;
   if (isa != Isa::kAuto && !IsaAvailable(isa)) {
     *error = std::string("ISA '") + IsaName(isa) + "' is not available on this CPU/build";

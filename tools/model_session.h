@@ -11,6 +11,10 @@
 
 namespace edgefold::tools {
 
+// A runtime log line that is a warning (an EDGEFOLD_ISA it ignores) goes to stderr now, as
+// "edgefold: warning: ..."; returns whether it was one (the rest belongs to an error message).
+bool PrintIfWarning(const char* message);
+
 class ModelSession {
  public:
   ModelSession() = default;

@@ -58,6 +58,15 @@ Status CheckArenaBytes(size_t needed_bytes, size_t arena_bytes, const char* what
   return Status::kOk;
 }
 
+void WarnOfIgnoredIsaOverride(Isa requested, ErrorReporter& errors) {
+  bool names_no_level = false;
+  const char* ignored = requested == Isa::kAuto ? kernels::IgnoredIsaOverride(&names_no_level) : nullptr;
+  if (ignored != nullptr)
+    errors.Report("warning: EDGEFOLD_ISA=%s %s; ignored", ignored,
+                  names_no_level ? "is not a level (auto, scalar, sse4.2, avx2+fma, avx512, neon)"
+                                 : "is not available on this CPU/build");
+}
+
 Status PrepareGraph(const GraphTables& g, const kernels::KernelTable& kernels,
                     const OpResolver* resolver, ErrorReporter& errors) {
   EDGEFOLD_RETURN_IF_ERROR(CheckDataflow(g.summary, g.tensors, g.ops, errors));

@@ -26,6 +26,10 @@ Status CheckAddressable(size_t needed_bytes, const char* what, ErrorReporter& er
 Status CheckArenaBytes(size_t needed_bytes, size_t arena_bytes, const char* what,
                        ErrorReporter& errors);
 
+// With Isa::kAuto requested, a warning through `errors` when EDGEFOLD_ISA is set and ignored
+// (names no level, or one this CPU or build lacks): the run goes on at the detected level.
+void WarnOfIgnoredIsaOverride(Isa requested, ErrorReporter& errors);
+
 struct GraphTables {
   const ModelSummary& summary;
   TensorInfo* tensors;

@@ -52,6 +52,7 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
   s->model = model;
   s->summary = summary;
   s->kernels = &kernels::SelectTable<kernels::KernelTable>(options.isa);
+  internal::WarnOfIgnoredIsaOverride(options.isa, s->errors);
   s->planned = base;
   s->tensors = reinterpret_cast<internal::TensorInfo*>(base + layout.tensors_offset);
   s->ops = reinterpret_cast<internal::OpDesc*>(base + layout.ops_offset);

@@ -218,5 +218,18 @@ Isa ResolveIsa(Isa requested) {
   return IsaAvailable(isa) ? isa : Isa::kScalar;
 }
 
+const char* IgnoredIsaOverride(bool* names_no_level) {
+#if defined(EDGEFOLD_HOSTED)
+  const char* name = std::getenv("EDGEFOLD_ISA");
+  if (name == nullptr || *name == '\0') return nullptr;
+  Isa forced = Isa::kAuto;
+  *names_no_level = !ParseIsa(name, &forced);
+  return *names_no_level || (forced != Isa::kAuto && !IsaAvailable(forced)) ? name : nullptr;
+#else
+  (void)names_no_level;
+  return nullptr;
+#endif
+}
+
 }  // namespace kernels
 }  // namespace edgefold

@@ -12,6 +12,11 @@ namespace edgefold::kernels {
 // hosted builds); a level this build or CPU lacks becomes kScalar.
 Isa ResolveIsa(Isa requested);
 
+// EDGEFOLD_ISA's value when it is set and ResolveIsa(kAuto) ignores it (hosted builds), else
+// nullptr; *names_no_level: it names no level ("avx2" is not one; "avx2+fma" is), rather than
+// one this CPU or build lacks.
+const char* IgnoredIsaOverride(bool* names_no_level);
+
 // The table for `isa`, or nullptr when it is not compiled into this build.
 template <class Table>
 const Table* TableFor(Isa isa);

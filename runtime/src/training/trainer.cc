@@ -354,6 +354,7 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   s->errors = errors;
   s->k = &kernels::SelectTable<kernels::KernelTable>(options.isa);
   s->tk = &kernels::SelectTable<kernels::TrainKernelTable>(options.isa);
+  internal::WarnOfIgnoredIsaOverride(options.isa, s->errors);
   EDGEFOLD_RETURN_IF_ERROR(internal::PrepareGraph({s->summary, s->tensors, s->ops, s->op_kernels},
                                                   *s->k, options.resolver, s->errors));
   EDGEFOLD_RETURN_IF_ERROR(CheckGraph(*s));

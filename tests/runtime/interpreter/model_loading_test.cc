@@ -1,7 +1,9 @@
 // Create() accepts good models and rejects bad ones with a status and a message — never crashes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #include "testing/efb_builder.h"
 #include "testing/run_model.h"
@@ -47,6 +49,31 @@ TEST(ModelLoading, TinyModelMatchesReferenceOnEveryIsa) {
     ASSERT_EQ(r.outputs.size(), 1u);
     for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(r.outputs[0][i], want[i], 1e-5) << IsaName(isa);
   }
+}
+
+// EDGEFOLD_ISA that names no level, or one this CPU or build lacks, is ignored (the run uses the
+// detected level) and the log says so; a level it can use is taken without a word. (Hosted
+// builds; an explicit Options::isa ignores the variable.)
+TEST(ModelLoading, WarnsOfAnIgnoredEdgefoldIsa) {
+  const TinyModel m = MakeTinyModel();
+  AlignedBuffer b(m.bytes);
+  const size_t need = Required(m.bytes);
+  const char* outer = std::getenv("EDGEFOLD_ISA");
+  const std::string saved = outer != nullptr ? outer : "";
+  const auto log_with = [&](const char* value) {
+    setenv("EDGEFOLD_ISA", value, 1);
+    const CreateResult r = TryCreate(b.data(), b.size(), need);
+    EXPECT_EQ(r.status, Status::kOk) << value;
+    return r.log;
+  };
+  const std::string unknown = log_with("avx2"), scalar = log_with("scalar");
+  std::string unavailable;
+  for (Isa isa : {Isa::kNeon, Isa::kAvx512})
+    if (!IsaAvailable(isa)) unavailable = log_with(IsaName(isa));
+  outer != nullptr ? setenv("EDGEFOLD_ISA", saved.c_str(), 1) : unsetenv("EDGEFOLD_ISA");
+  EXPECT_NE(unknown.find("warning: EDGEFOLD_ISA=avx2 is not a level"), std::string::npos) << unknown;
+  EXPECT_EQ(scalar, "");
+  EXPECT_NE(unavailable.find("is not available on this CPU/build; ignored"), std::string::npos) << unavailable;
 }
 
 TEST(ModelLoading, ArenaTooSmallNamesTheBytesNeeded) {
