@@ -155,6 +155,9 @@ int BenchCommand(int argc, char** argv) {
   std::printf("caches: L1d %zu KiB, L2 %zu KiB per core (GEMM blocks: kc %zu, mc %zu)\n", caches.l1d_bytes / 1024,
               caches.l2_bytes / 1024, caches.gemm_kc, caches.gemm_mc);
   std::printf("runs: %d (after %d warmup)\n", runs, warmup);
+  if (threads > 1)   // Options::adapt_splits: the runs the last runs' times sent to one thread
+    std::printf("split over threads: %zu of %zu runs, warmup included (the rest timed faster on one thread)\n",
+                session.interpreter().split_invocations(), session.interpreter().invocations());
   std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", ms.front(), Percentile(ms, 0.5),
               Percentile(ms, 0.9));
   if (profile) profiler.Print(session.interpreter(), runs);

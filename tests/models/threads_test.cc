@@ -241,6 +241,8 @@ TEST(Threads, RunsAloneWhileSplittingIsSlower) {
       EXPECT_EQ(std::vector<float>(y.data, y.data + y.elems), want) << "run " << run;
       split_runs += calls > before;
     }
+    EXPECT_EQ(interp->invocations(), runs);
+    EXPECT_EQ(interp->split_invocations(), split_runs);
     return split_runs;
   };
   EXPECT_EQ(splitting_runs(false, 40), 40u);

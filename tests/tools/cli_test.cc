@@ -198,6 +198,22 @@ TEST_F(CliTest, BenchPrintsMedianLastLine) {
   EXPECT_GT(std::stod(r.output.substr(last + 10)), 0.0);
 }
 
+// --threads 2 says how many of the runs (warmup included) split over the threads: at least the
+// first (Options::adapt_splits starts split), at most all of them.
+TEST_F(CliTest, BenchWithThreadsSaysHowManyRunsSplit) {
+  CompileConvBn();
+  const Result r = Cli("bench " + Path("m.efb") + " --runs 7 --warmup 2 --threads 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t at = r.output.find("split over threads: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  size_t split = 0, runs = 0;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "split over threads: %zu of %zu runs", &split, &runs), 2) << r.output;
+  EXPECT_EQ(runs, 9u);
+  EXPECT_GE(split, 1u);
+  EXPECT_LE(split, runs);
+  EXPECT_FALSE(Contains(Cli("bench " + Path("m.efb") + " --runs 3"), "split over threads")) << "one thread";
+}
+
 // --profile lists every op once (the runtime's after-op callback), with a share of the time,
 // and the median stays the last line.
 TEST_F(CliTest, BenchProfileListsEveryOp) {

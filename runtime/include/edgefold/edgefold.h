@@ -73,8 +73,8 @@ typedef struct ef_options {
    * thread only). Work is split over independent outputs, never over a sum: the outputs are
    * bit-identical for any thread count. min_task_work: fewest multiply-adds an op hands to one
    * task, 0 = the runtime's default (edgefold::Options::min_task_work). adapt_splits (default
-   * 1): time each op split and alone and keep the faster (edgefold::Options::adapt_splits);
-   * 0: every op splits as min_task_work allows. */
+   * 1): time runs split and on the calling thread alone and keep the faster
+   * (edgefold::Options::adapt_splits); 0: every op splits as min_task_work allows. */
   ef_parallel_for_fn parallel_for;
   void* parallel_user;
   size_t num_threads;

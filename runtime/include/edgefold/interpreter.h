@@ -51,11 +51,12 @@ struct Options {
   // Fewest multiply-adds (or equivalent) an op hands to one task; 0: the runtime's default
   // (16 K, measured with hosted builds' spinning pool). Raise it where a hand-off costs more.
   size_t min_task_work = 0;
-  // With num_threads > 1: time each op split and alone (the calling thread only) in the first
-  // runs and keep the faster, re-timing the other way once every 16 runs (so a busier machine or
-  // a slower path between the cores moves ops back to one thread, and back again). false: every
-  // op splits as min_task_work allows. The outputs are the same either way; microcontroller
-  // builds (one core) compile it out.
+  // With num_threads > 1: time whole runs with the ops split and with every op on the calling
+  // thread alone (the first four runs try both), keep the faster and re-time the other way once
+  // every 32 runs, so a busier machine or a slower path between the cores sends the runs to one
+  // thread, and back again (interpreter/split_timing.h). false: every run splits each op as
+  // min_task_work allows. The outputs are the same either way; microcontroller builds (one
+  // core) compile it out.
   bool adapt_splits = true;
 };
 
@@ -116,6 +117,10 @@ class Interpreter {
   const char* op_name(size_t i) const;
   const char* op_type(size_t i) const;
   size_t arena_used_bytes() const;
+  // Invoke calls so far, and how many of them split their ops over the threads (with
+  // Options::adapt_splits the rest ran on the calling thread alone; without it, all split).
+  size_t invocations() const;
+  size_t split_invocations() const;
 
   struct State;  // defined in runtime/src/interpreter/interpreter_state.h
  private:

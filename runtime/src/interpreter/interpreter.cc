@@ -72,12 +72,14 @@ Status Interpreter::Invoke() {
 #if !defined(EDGEFOLD_SINGLE_THREAD)
   using Clock = std::chrono::steady_clock;
   const internal::Parallel alone{nullptr, nullptr, 1, s.parallel.min_work};
-  const bool run_alone = s.adapt_splits && internal::RunAloneThisTime(s.split_timing, s.runs++);
+  const bool run_alone = s.adapt_splits && internal::RunAloneThisTime(s.split_timing, s.runs);
   const internal::Parallel* parallel = run_alone ? &alone : &s.parallel;
+  s.split_runs += !run_alone && s.parallel.threads > 1;
   const Clock::time_point start = s.adapt_splits ? Clock::now() : Clock::time_point();
 #else
   const internal::Parallel* parallel = &s.parallel;
 #endif
+  ++s.runs;
   for (size_t i = 0; i < s.summary.num_ops; ++i) {
     internal::OpContext ctx{s.ops[i], s.tensors, *s.kernels, s.errors, parallel};
     EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[i]->eval(ctx));
@@ -92,6 +94,8 @@ Status Interpreter::Invoke() {
 }
 
 size_t Interpreter::num_ops() const { return state_->summary.num_ops; }
+size_t Interpreter::invocations() const { return static_cast<size_t>(state_->runs); }
+size_t Interpreter::split_invocations() const { return static_cast<size_t>(state_->split_runs); }
 const char* Interpreter::op_name(size_t i) const {
   return i < state_->summary.num_ops ? state_->ops[i].name : "";
 }

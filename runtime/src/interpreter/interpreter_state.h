@@ -33,6 +33,7 @@ struct Interpreter::State {
   internal::SplitTiming split_timing;   // Options::adapt_splits with threads: split or alone
   bool adapt_splits = false;
   uint64_t runs = 0;                    // Invoke calls so far
+  uint64_t split_runs = 0;              // those that split (threads > 1, not run alone)
   bool ready = false;
 };
 
