@@ -16,7 +16,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold bench MODEL.efb [--runs N] [--warmup N] [--profile | --train]\n"
-    "                      [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N]\n"
+    "                      [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N [--fixed-split]]\n"
     "\n"
     "Fills every input with uniform random values in [-1, 1] (fixed seed), runs --warmup\n"
     "untimed invocations (default 10), then times --runs invocations (default 100) and\n"
@@ -24,7 +24,9 @@ constexpr char kUsage[] =
     "--profile also prints each op's share of the time (mean over the timed runs, slowest\n"
     "first), from a callback the runtime makes after every op.\n"
     "--train times one training step instead (a model compiled with --train: forward with\n"
-    "batch statistics, loss, backward, SGD on what the model trains; random inputs and labels).\n";
+    "batch statistics, loss, backward, SGD on what the model trains; random inputs and labels).\n"
+    "--threads N: each run splits its ops over N threads or runs them on one, whichever the\n"
+    "last runs timed faster (it prints how many split); --fixed-split: every run splits.\n";
 
 // Per-op wall time between the runtime's after-op callbacks (Start() before each Invoke).
 class OpProfiler {
@@ -100,7 +102,7 @@ bool TimeRuns(ModelSession& session, int warmup, int runs, std::vector<double>* 
 int BenchCommand(int argc, char** argv) {
   ArgSpec spec;
   spec.value_flags = {"--runs", "--warmup", "--isa", "--threads"};
-  spec.bool_flags = {"--profile", "--train"};
+  spec.bool_flags = {"--profile", "--train", "--fixed-split"};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
   int exit_code = kExitOk;
@@ -138,7 +140,7 @@ int BenchCommand(int argc, char** argv) {
     return kExitOk;
   }
   ModelSession session;
-  session.SetThreads(static_cast<size_t>(threads));
+  session.SetThreads(static_cast<size_t>(threads), !args.Has("--fixed-split"));
   std::vector<double> ms;
   OpProfiler profiler;
   const bool profile = args.Has("--profile");

@@ -39,6 +39,7 @@ bool ModelSession::Open(const std::string& path, Isa isa, std::string* error, Op
   options.on_op_end = on_op_end;
   options.on_op_end_user = on_op_end_user;
   if (pool_) pool_->Configure(&options);
+  options.adapt_splits = adapt_splits_;
   size_t arena_bytes = 0;
   Status s = RequiredArenaBytes(model_.data.get(), model_.bytes, &arena_bytes, options);
   if (s != Status::kOk) { *error = Describe("RequiredArenaBytes", s); return false; }
@@ -53,8 +54,9 @@ bool ModelSession::Open(const std::string& path, Isa isa, std::string* error, Op
   return true;
 }
 
-void ModelSession::SetThreads(size_t threads) {
+void ModelSession::SetThreads(size_t threads, bool adapt_splits) {
   pool_ = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+  adapt_splits_ = adapt_splits;
 }
 
 std::vector<int64_t> ViewShape(const TensorView& view) {

@@ -27,8 +27,9 @@ class ModelSession {
   bool Open(const std::string& path, Isa isa, std::string* error, OpEndFn on_op_end = nullptr,
             void* on_op_end_user = nullptr);
 
-  // Before Open: run each op over `threads` threads (a ThreadPool the session owns; 1: none).
-  void SetThreads(size_t threads);
+  // Before Open: run each op over `threads` threads (a ThreadPool the session owns; 1: none);
+  // adapt_splits: Options::adapt_splits (false: every run splits).
+  void SetThreads(size_t threads, bool adapt_splits = true);
 
   Interpreter& interpreter() { return *interpreter_; }
   size_t arena_bytes() const { return arena_.bytes; }
@@ -42,6 +43,7 @@ class ModelSession {
   AlignedBuffer model_;
   AlignedBuffer arena_;
   std::unique_ptr<ThreadPool> pool_;
+  bool adapt_splits_ = true;
   Interpreter* interpreter_ = nullptr;  // lives inside arena_
   std::string path_;
   std::vector<std::string> log_;

@@ -199,7 +199,7 @@ TEST_F(CliTest, BenchPrintsMedianLastLine) {
 }
 
 // --threads 2 says how many of the runs (warmup included) split over the threads: at least the
-// first (Options::adapt_splits starts split), at most all of them.
+// first (Options::adapt_splits starts split), at most all of them; with --fixed-split, all.
 TEST_F(CliTest, BenchWithThreadsSaysHowManyRunsSplit) {
   CompileConvBn();
   const Result r = Cli("bench " + Path("m.efb") + " --runs 7 --warmup 2 --threads 2");
@@ -212,6 +212,9 @@ TEST_F(CliTest, BenchWithThreadsSaysHowManyRunsSplit) {
   EXPECT_GE(split, 1u);
   EXPECT_LE(split, runs);
   EXPECT_FALSE(Contains(Cli("bench " + Path("m.efb") + " --runs 3"), "split over threads")) << "one thread";
+  const Result fixed = Cli("bench " + Path("m.efb") + " --runs 7 --warmup 2 --threads 2 --fixed-split");
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.output;
+  EXPECT_TRUE(Contains(fixed, "split over threads: 9 of 9 runs")) << fixed.output;
 }
 
 // --profile lists every op once (the runtime's after-op callback), with a share of the time,
