@@ -16,7 +16,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold bench MODEL.efb [--runs N] [--warmup N] [--profile | --train]\n"
-    "                      [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N [--fixed-split]]\n"
+    "                      [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon]\n"
+    "                      [--threads N [--fixed-split]]\n"
     "\n"
     "Fills every input with uniform random values in [-1, 1] (fixed seed), runs --warmup\n"
     "untimed invocations (default 10), then times --runs invocations (default 100) and\n"
