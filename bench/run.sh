@@ -7,7 +7,9 @@
 # Usage: bench/run.sh [runs] [model ...]      (default 50 runs; all models)
 #   env THREADS=N: edgefold `--threads N` beside ORT with N intra-op threads (default 1;
 #   PyTorch stays at 1 thread). env ROUNDS=R: edgefold and ORT alternate R times per model
-#   (default 2) and each engine's best median is kept.
+#   (default 2) and each engine's best median is kept. With THREADS=1 both engines of a round
+#   are pinned to the same CPU (taskset), round r to the r-th CPU this script may run on: the
+#   vCPUs of a shared host can run 20 % apart, and an unpinned pair could land on different ones.
 # Needs: scripts/install-deps.sh --bench (python3-torchvision, libopenblas0-openmp, nodejs/npm).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +20,11 @@ WARMUP=5
 THREADS=${THREADS:-1}
 ROUNDS=${ROUNDS:-2}
 export NODE_PATH=$BUILD/node/node_modules
+# The CPUs this script may run on (taskset, util-linux), for pinning one-thread rounds.
+CPUS=()
+if command -v taskset > /dev/null; then
+  read -r -a CPUS <<< "$(/usr/bin/python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)))')"
+fi
 
 # 1. Build edgefold (Release) and the GEMM roofline benchmark.
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEFOLD_BUILD_TESTS=OFF > /dev/null
@@ -58,11 +65,13 @@ for n in "${NAMES[@]}"; do
   # The engines alternate, ROUNDS times each, so a slow spell of a shared host falls on both;
   # compare.py keeps each engine's best median.
   for ((round = 0; round < ROUNDS; ++round)); do
+    pin=()
+    if ((THREADS == 1)) && ((${#CPUS[@]} > 0)); then pin=(taskset -c "${CPUS[round % ${#CPUS[@]}]}"); fi
     if ((ok)); then
-      out=$( { /usr/bin/time -f "rss_kb=%M" "$BUILD/bin/edgefold" bench "$m.efb" --runs "$RUNS" --warmup $WARMUP --threads "$THREADS"; } 2>&1 )
+      out=$( { /usr/bin/time -f "rss_kb=%M" "${pin[@]}" "$BUILD/bin/edgefold" bench "$m.efb" --runs "$RUNS" --warmup $WARMUP --threads "$THREADS"; } 2>&1 )
       echo "name=$n engine=edgefold median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" rss_kb) out=$m.edgefold.npy" >> "$RESULTS"
     fi
-    out=$(node "$ROOT/bench/ort_bench.js" "$m.onnx" "$m.input.bin" "$m.ort.bin" "$RUNS" $WARMUP "$THREADS")
+    out=$("${pin[@]}" node "$ROOT/bench/ort_bench.js" "$m.onnx" "$m.input.bin" "$m.ort.bin" "$RUNS" $WARMUP "$THREADS")
     echo "name=$n engine=ort median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.ort.bin" >> "$RESULTS"
   done
   out=$(/usr/bin/python3 "$ROOT/bench/torch_bench.py" "$n" "$m.input.bin" "$m.torch.bin" "$RUNS" $WARMUP 2>/dev/null)
