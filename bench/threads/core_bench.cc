@@ -3,9 +3,11 @@
 //     shared host two vCPUs can run at different speeds, and a split in halves ends at the
 //     slower one's pace);
 //  2. what reading data another core wrote costs: a buffer written by a thread pinned to CPU w,
-//     then read (one float per 64-byte line) by a thread pinned to CPU r, against w == r.
+//     then read (one float per 64-byte line) by a thread pinned to CPU r, against w == r;
+//  3. what writing data again costs once another core has read it: the writer's lines are then
+//     shared, and each store first takes its line back (against w == r: nothing shared).
 //   g++ -O2 -std=c++17 -march=native -ffp-contract=fast bench/threads/core_bench.cc -lpthread -o core_bench
-//   ./core_bench 262144 786432          (buffer bytes for part 2; default 262144)
+//   ./core_bench 262144 786432          (buffer bytes for parts 2 and 3; default 262144)
 // Prints the best of several rounds (a shared host's slow spells fall on the others).
 #include <pthread.h>
 #include <sched.h>
@@ -84,8 +86,7 @@ double ReadMicros(int writer, int reader, std::vector<float>& buf, int rounds) {
 }
 
 // Best-of-rounds µs for the thread on `writer` to write `bytes` again (whole 64-byte lines, as
-// a kernel's output stores do) after it wrote them and, when reader >= 0, a thread on `reader`
-// read them. That is what an op pays for an arena region the other thread read in an earlier op
+// a kernel's output stores do) after it wrote them and a thread on `reader` read them. That is what an op pays for an arena region the other thread read in an earlier op
 // (a GEMM split by rows reads all of B); reader == writer is the cost with nothing shared.
 double RewriteMicros(int writer, int reader, std::vector<float>& buf, int rounds) {
   // The vector holds one spare line, so the lines start at its first 64-byte boundary.
