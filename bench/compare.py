@@ -2,11 +2,12 @@
 """Formats the side-by-side table of bench/run.sh from its per-model result lines.
 
 Usage: bench/compare.py RESULTS.txt
-Each input line: name=<model> engine=<edgefold|ort|torch> median_ms=<x|NA> rss_kb=<y|NA> out=<path|NA>
+Each input line: name=<model> engine=<edgefold|ort|torch|edgefold_1t|ort_1t> median_ms=<x|NA> rss_kb=<y|NA> out=<path|NA>
 (several lines of one model and engine: rounds; the lowest median and the highest RSS are kept)
 Prints per model the median latency of each engine, edgefold/ORT, peak RSS of each engine and
 the max abs / max rel difference of edgefold's and PyTorch's outputs against ORT's; then the
-geometric mean of edgefold/ORT over the models edgefold runs.
+geometric mean of edgefold/ORT over the models edgefold runs. With edgefold_1t / ort_1t lines (the
+same engines on one thread, timed in the same rounds), also each engine's own speed-up.
 """
 import math
 import sys
@@ -85,6 +86,23 @@ def main():
     if ratios:
         gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
         print(f"geomean edgefold/ORT over {len(ratios)} models: {gm:.2f}  (worst {max(ratios):.2f})")
+    speedups(order, rows)
+
+
+def speedups(order, rows):
+    """Each engine's one-thread median over its multi-thread one, where both were timed."""
+    lines = []
+    for name in order:
+        r = rows[name]
+        pair = [(num(r.get(e + "_1t"), "median_ms"), num(r.get(e), "median_ms")) for e in ("edgefold", "ort")]
+        if all(one is None for one, _ in pair):
+            continue
+        cells = [f"{one:.3f} -> {many:.3f} ms ({one / many:.2f}x)" if one and many else "-" for one, many in pair]
+        lines.append(f"{name:<22}{cells[0]:<32}{cells[1]}")
+    if lines:
+        print()
+        print(f"{'1 -> N threads':<22}{'edgefold':<32}ORT")
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":

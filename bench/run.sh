@@ -6,7 +6,8 @@
 # ORT; then the geometric mean of edgefold/ORT and the GEMM roofline line.
 # Usage: bench/run.sh [runs] [model ...]      (default 50 runs; all models)
 #   env THREADS=N: edgefold `--threads N` beside ORT with N intra-op threads (default 1;
-#   PyTorch stays at 1 thread). env ROUNDS=R: edgefold and ORT alternate R times per model
+#   PyTorch stays at 1 thread); each round then also times both at one thread (pinned) and
+#   prints each engine's own speed-up from 1 to N threads, measured side by side. env ROUNDS=R: edgefold and ORT alternate R times per model
 #   (default 2) and each engine's best median is kept. With THREADS=1 both engines of a round
 #   are pinned to the same CPU (taskset), round r to the r-th CPU this script may run on: the
 #   vCPUs of a shared host can run 20 % apart, and an unpinned pair could land on different ones.
@@ -73,6 +74,17 @@ for n in "${NAMES[@]}"; do
     fi
     out=$("${pin[@]}" node "$ROOT/bench/ort_bench.js" "$m.onnx" "$m.input.bin" "$m.ort.bin" "$RUNS" $WARMUP "$THREADS")
     echo "name=$n engine=ort median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.ort.bin" >> "$RESULTS"
+    # With threads: both engines at one thread too, in the same round, for their own speed-ups.
+    if ((THREADS > 1)); then
+      one=()
+      if ((${#CPUS[@]} > 0)); then one=(taskset -c "${CPUS[round % ${#CPUS[@]}]}"); fi
+      if ((ok)); then
+        out=$("${one[@]}" "$BUILD/bin/edgefold" bench "$m.efb" --runs "$RUNS" --warmup $WARMUP)
+        echo "name=$n engine=edgefold_1t median_ms=$(field "$out" median_ms) rss_kb=NA out=NA" >> "$RESULTS"
+      fi
+      out=$("${one[@]}" node "$ROOT/bench/ort_bench.js" "$m.onnx" "$m.input.bin" "$m.ort.bin" "$RUNS" $WARMUP 1)
+      echo "name=$n engine=ort_1t median_ms=$(field "$out" median_ms) rss_kb=NA out=NA" >> "$RESULTS"
+    fi
   done
   out=$(/usr/bin/python3 "$ROOT/bench/torch_bench.py" "$n" "$m.input.bin" "$m.torch.bin" "$RUNS" $WARMUP 2>/dev/null)
   echo "name=$n engine=torch median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.torch.bin" >> "$RESULTS"
