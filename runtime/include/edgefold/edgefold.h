@@ -140,6 +140,10 @@ ef_status ef_invoke(ef_interpreter* interpreter);
 ef_status ef_get_output(const ef_interpreter* interpreter, size_t index, ef_tensor* out);
 const char* ef_kernel_isa_name(const ef_interpreter* interpreter);
 size_t ef_arena_used_bytes(const ef_interpreter* interpreter);
+/* ef_invoke calls since ef_create, and how many of them split their ops over the threads (with
+ * adapt_splits the others ran on the calling thread alone; none without threads). */
+size_t ef_invocations(const ef_interpreter* interpreter);
+size_t ef_split_invocations(const ef_interpreter* interpreter);
 
 /* ---- On-device training (edgefold/trainer.h) ----
  * The model must be compiled with BatchNorm kept (`edgefold compile --train`) for a fixed

@@ -118,5 +118,7 @@ const char* ef_kernel_isa_name(const ef_interpreter* it) {
 }
 
 size_t ef_arena_used_bytes(const ef_interpreter* it) { return it ? Cpp(it)->arena_used_bytes() : 0; }
+size_t ef_invocations(const ef_interpreter* it) { return it ? Cpp(it)->invocations() : 0; }
+size_t ef_split_invocations(const ef_interpreter* it) { return it ? Cpp(it)->split_invocations() : 0; }
 
 }  // extern "C"
