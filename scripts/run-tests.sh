@@ -20,8 +20,8 @@ if [[ "${EDGEFOLD_CROSS:-0}" == 1 || "${CI:-}" == true ]]; then
     ${EDGEFOLD_CROSS_TARGETS:-aarch64 armv7 m4}
 fi
 
-# Hardening stage (CI, or EDGEFOLD_HARDENING=1): the ctest suite under ASan+UBSan (build-asan/)
-# and each libFuzzer target for EDGEFOLD_FUZZ_SECONDS (default 60; CI 30, for its 35-minute
+# Hardening stage (CI, or EDGEFOLD_HARDENING=1): the ctest suite under ASan+UBSan (build-asan/),
+# locally the thread tests under ThreadSanitizer (build-tsan/), and each libFuzzer target for EDGEFOLD_FUZZ_SECONDS (default 60; CI 30, for its 35-minute
 # budget) in build-fuzz/:
 # hostile models and inputs must never crash the compiler or the runtime.
 if [[ "${EDGEFOLD_HARDENING:-0}" == 1 || "${CI:-}" == true ]]; then
@@ -32,6 +32,9 @@ if [[ "${EDGEFOLD_HARDENING:-0}" == 1 || "${CI:-}" == true ]]; then
   default_subset=0
   if [[ "${CI:-}" == true ]]; then default_subset=1; fi
   EDGEFOLD_ASAN_SUBSET="${EDGEFOLD_ASAN_SUBSET:-$default_subset}" JOBS="$JOBS" bash "$ROOT/scripts/sanitize-tests.sh"
+  # ThreadSanitizer on the thread tests (≈ 5 min: its own build): local runs only, CI's budget
+  # has no room for it.
+  if [[ "${CI:-}" != true ]]; then EDGEFOLD_TSAN=1 JOBS="$JOBS" bash "$ROOT/scripts/sanitize-tests.sh"; fi
   # The fuzz build compiles its seed models with this build's CLI instead of building its own
   # sanitized compiler.
   default_fuzz_seconds=60

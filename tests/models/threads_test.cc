@@ -202,12 +202,14 @@ TEST(Threads, MinTaskWorkDecidesWhatSplits) {
   EXPECT_GT(every, splits_with(size_t{1} << 20));
 }
 
-// Runs the tasks on the calling thread after sleeping a millisecond: a split that costs far more
-// than the ops it splits.
+// Runs the tasks on the calling thread, then sleeps three times as long as they took and a
+// millisecond more: a split that costs several times the ops it splits however slow the build
+// (a fixed millisecond was within the noise of a ThreadSanitizer build's runs).
 void SlowSerial(void* user, size_t tasks, void (*run)(void*, size_t), void* ctx) {
   ++*static_cast<size_t*>(user);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < tasks; ++i) run(ctx, i);
+  std::this_thread::sleep_for(3 * (std::chrono::steady_clock::now() - start) + std::chrono::milliseconds(1));
 }
 
 // Options::adapt_splits (the default): the first four runs alternate split and alone, then the
