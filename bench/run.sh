@@ -6,9 +6,10 @@
 # ORT; then the geometric mean of edgefold/ORT and the GEMM roofline line.
 # Usage: bench/run.sh [runs] [model ...]      (default 50 runs; all models)
 #   env THREADS=N: edgefold `--threads N` beside ORT with N intra-op threads (default 1;
-#   PyTorch stays at 1 thread); each round then also times both at one thread (pinned) and
-#   prints each engine's own speed-up from 1 to N threads, measured side by side. env ROUNDS=R: edgefold and ORT alternate R times per model
-#   (default 2) and each engine's best median is kept. With THREADS=1 both engines of a round
+#   PyTorch stays at 1 thread); each round then also times both at one thread (pinned), and the
+#   output ends with each engine's own speed-up from 1 to N threads, measured side by side.
+#   env ROUNDS=R: edgefold and ORT alternate R times per model (default 2) and each engine's
+#   best median is kept. With THREADS=1 both engines of a round
 #   are pinned to the same CPU (taskset), round r to the r-th CPU this script may run on: the
 #   vCPUs of a shared host can run 20 % apart, and an unpinned pair could land on different ones.
 # Needs: scripts/install-deps.sh --bench (python3-torchvision, libopenblas0-openmp, nodejs/npm).
