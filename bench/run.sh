@@ -9,9 +9,9 @@
 #   PyTorch stays at 1 thread); each round then also times both at one thread (pinned), and the
 #   output ends with each engine's own speed-up from 1 to N threads, measured side by side.
 #   env ROUNDS=R: edgefold and ORT alternate R times per model (default 2) and each engine's
-#   best median is kept. With THREADS=1 both engines of a round
-#   are pinned to the same CPU (taskset), round r to the r-th CPU this script may run on: the
-#   vCPUs of a shared host can run 20 % apart, and an unpinned pair could land on different ones.
+#   best median is kept. With THREADS=1 both engines of a round are pinned to the same CPU
+#   (taskset), round r to the r-th CPU this script may run on: the vCPUs of a shared host can run
+#   20 % apart, and an unpinned pair could land on different ones.
 # Needs: scripts/install-deps.sh --bench (python3-torchvision, libopenblas0-openmp, nodejs/npm).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
