@@ -67,8 +67,11 @@ for n in "${NAMES[@]}"; do
   # The engines alternate, ROUNDS times each, so a slow spell of a shared host falls on both;
   # compare.py keeps each engine's best median.
   for ((round = 0; round < ROUNDS; ++round)); do
+    # one: this round's CPU, for every one-thread run; pin: the same for the THREADS runs at 1.
+    one=()
+    if ((${#CPUS[@]} > 0)); then one=(taskset -c "${CPUS[round % ${#CPUS[@]}]}"); fi
     pin=()
-    if ((THREADS == 1)) && ((${#CPUS[@]} > 0)); then pin=(taskset -c "${CPUS[round % ${#CPUS[@]}]}"); fi
+    if ((THREADS == 1)); then pin=("${one[@]}"); fi
     if ((ok)); then
       out=$( { /usr/bin/time -f "rss_kb=%M" "${pin[@]}" "$BUILD/bin/edgefold" bench "$m.efb" --runs "$RUNS" --warmup $WARMUP --threads "$THREADS"; } 2>&1 )
       echo "name=$n engine=edgefold median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" rss_kb) out=$m.edgefold.npy" >> "$RESULTS"
@@ -77,8 +80,6 @@ for n in "${NAMES[@]}"; do
     echo "name=$n engine=ort median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.ort.bin" >> "$RESULTS"
     # With threads: both engines at one thread too, in the same round, for their own speed-ups.
     if ((THREADS > 1)); then
-      one=()
-      if ((${#CPUS[@]} > 0)); then one=(taskset -c "${CPUS[round % ${#CPUS[@]}]}"); fi
       if ((ok)); then
         out=$("${one[@]}" "$BUILD/bin/edgefold" bench "$m.efb" --runs "$RUNS" --warmup $WARMUP)
         echo "name=$n engine=edgefold_1t median_ms=$(field "$out" median_ms) rss_kb=NA out=NA" >> "$RESULTS"

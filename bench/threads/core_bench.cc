@@ -86,8 +86,9 @@ double ReadMicros(int writer, int reader, std::vector<float>& buf, int rounds) {
 }
 
 // Best-of-rounds µs for the thread on `writer` to write `bytes` again (whole 64-byte lines, as
-// a kernel's output stores do) after it wrote them and a thread on `reader` read them. That is what an op pays for an arena region the other thread read in an earlier op
-// (a GEMM split by rows reads all of B); reader == writer is the cost with nothing shared.
+// a kernel's output stores do) after it wrote them and a thread on `reader` read them. That is
+// what an op pays for an arena region the other thread read in an earlier op (a GEMM split by
+// rows reads all of B); reader == writer is the cost with nothing shared.
 double RewriteMicros(int writer, int reader, std::vector<float>& buf, int rounds) {
   // The vector holds one spare line, so the lines start at its first 64-byte boundary.
   const auto first = (reinterpret_cast<std::uintptr_t>(buf.data()) + 63) & ~std::uintptr_t{63};
