@@ -36,9 +36,9 @@ NETWORKS = {
 
 # (field, column heading, format) in table order; a column no network has is left out.
 COLUMNS = [
-    ("edgefold_ms", "edgefold ms", "{:.3g}"),
-    ("ort_ms", "ORT ms", "{:.3g}"),
-    ("torch_ms", "PyTorch ms", "{:.3g}"),
+    ("edgefold_ms", "edgefold ms", "{:#.3g}"),
+    ("ort_ms", "ORT ms", "{:#.3g}"),
+    ("torch_ms", "PyTorch ms", "{:#.3g}"),
     ("ef_ort", "edgefold/ORT time", "{:.2f}"),
     ("rss_edgefold_mib", "peak RSS edgefold MiB", "{:.1f}"),
     ("rss_ort_mib", "ORT MiB", "{:.1f}"),
@@ -72,14 +72,18 @@ def read_record(path):
     return header, rows
 
 
-def table(header, rows):
-    """One record as Markdown: the run named once, the table, the geometric mean."""
-    columns = [c for c in COLUMNS if any(c[0] in r for r in rows)]
+def run_line(header, rows):
+    """The date, the command and the thread count of one record."""
     threads = header["threads"]
-    engines = "edgefold and ONNX Runtime" + (" (PyTorch: 1)" if any("torch_ms" in r for r in rows) else "")
-    lines = [f"{header['machine']}; {header['date']}; `{header['command']}`; "
-             f"{engines} at {threads} thread{'s' if threads != '1' else ''}.", "",
-             "| network | " + " | ".join(c[1] for c in columns) + " |",
+    torch = " (PyTorch: 1)" if any("torch_ms" in r for r in rows) else ""
+    return (f"{header['date']}, `{header['command']}`: edgefold and ONNX Runtime at {threads} "
+            f"thread{'s' if threads != '1' else ''}{torch}.")
+
+
+def table(rows):
+    """One record's networks as a Markdown table, then their geometric mean."""
+    columns = [c for c in COLUMNS if any(c[0] in r for r in rows)]
+    lines = ["| network | " + " | ".join(c[1] for c in columns) + " |",
              "|---|" + "---|" * len(columns)]
     for r in rows:
         cells = [fmt.format(r[key]) if key in r else "—" for key, _, fmt in columns]
@@ -88,10 +92,29 @@ def table(header, rows):
     if ratios:
         mean = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios))
         worst = max(ratios)
-        lines += ["", f"Geometric mean edgefold/ORT over {len(ratios)} networks: **{mean:.2f}** "
-                  f"(highest {worst[0]:.2f}, {NETWORKS.get(worst[1], worst[1])}); below 1 is "
-                  "faster than ONNX Runtime."]
+        name = NETWORKS.get(worst[1], worst[1]).split(" (")[0]
+        lines += ["", f"Geometric mean of edgefold/ORT over {len(ratios)} networks: **{mean:.2f}** "
+                  f"(highest {worst[0]:.2f}, {name}); below 1, edgefold is the faster."]
     return "\n".join(lines)
+
+
+def readme_block(header, rows):
+    """README's table: one record, its machine and run named once."""
+    return f"{header['machine']}; {run_line(header, rows)}\n\n{table(rows)}"
+
+
+def bench_block(records):
+    """bench/README's tables: per machine (named once, newest first), each of its records."""
+    parts, machines = [], []
+    for _, header, _ in records:
+        if header["machine"] not in machines:
+            machines.append(header["machine"])
+    for machine in machines:
+        parts.append(f"### {machine}")
+        for _, header, rows in records:
+            if header["machine"] == machine:
+                parts += [run_line(header, rows), table(rows)]
+    return "\n\n".join(parts)
 
 
 def replace_block(path, body, check):
@@ -132,9 +155,8 @@ def main():
             chosen = [(args.readme, *read_record(args.readme))]
     else:
         chosen = [r for r in records if r[1]["threads"] == "1"] or records
-    ok = replace_block(args.root / "README.md", table(chosen[0][1], chosen[0][2]), args.check)
-    bench = "\n\n".join(table(h, rows) for _, h, rows in records)
-    ok = replace_block(args.root / "bench" / "README.md", bench, args.check) and ok
+    ok = replace_block(args.root / "README.md", readme_block(chosen[0][1], chosen[0][2]), args.check)
+    ok = replace_block(args.root / "bench" / "README.md", bench_block(records), args.check) and ok
     sys.exit(0 if ok else 1)
 
 
