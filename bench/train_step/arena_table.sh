@@ -42,6 +42,7 @@ for m in ds_cnn resnet8 mobilenet_v1_025; do
     d=$(sed -n 's/^versus the deployed model.*inference arena \([0-9]*\) bytes (planned tensors \([0-9]*\)).*/\1 (\2)/p' <<<"$log")
     ratio=$(sed -n 's/^versus the deployed model.*: \([0-9.]*x\), planned \([0-9.]*x\)$/\1; planned \2/p' <<<"$log")
     seg=$(sed -n 's/^recompute: the backward runs in \([0-9]*\) segments.*/, \1 segments/p' <<<"$log")
+    [[ $log == *"recompute: no split"* ]] && seg=", no split is smaller"
     if [[ $first == 1 ]]; then row="$row $d |"; first=0; fi
     row="$row $n ($ratio$seg) |"
   done
