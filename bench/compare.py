@@ -114,7 +114,8 @@ def write_record(args, order, rows):
         for engine, kv in (("edgefold", ef), ("ort", ort), ("torch", pt)):
             rss = num(kv, "rss_kb")
             fields[f"rss_{engine}_mib"] = None if rss is None else round(rss / 1024, 1)
-        lines.append(f"network={name} " + " ".join(f"{k}={v}" for k, v in fields.items() if v is not None))
+        measured = " ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
+        lines.append(f"network={name} {measured}")
     with open(args.record, "w") as out:
         out.write("\n".join(lines) + "\n")
     print(f"run record: {args.record} (bench/publish_results.py writes the README tables from it)")

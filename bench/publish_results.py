@@ -93,8 +93,10 @@ def table(rows):
         mean = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios))
         worst = max(ratios)
         name = NETWORKS.get(worst[1], worst[1]).split(" (")[0]
-        lines += ["", f"Geometric mean of edgefold/ORT over {len(ratios)} networks: **{mean:.2f}** "
-                  f"(highest {worst[0]:.2f}, {name}); below 1, edgefold is the faster."]
+        plural = "s" if len(ratios) > 1 else ""
+        lines += ["", f"Geometric mean of edgefold/ORT over {len(ratios)} network{plural}: "
+                  f"**{mean:.2f}** (highest {worst[0]:.2f}, {name}); "
+                  "below 1, edgefold is the faster."]
     return "\n".join(lines)
 
 
@@ -155,7 +157,8 @@ def main():
             chosen = [(args.readme, *read_record(args.readme))]
     else:
         chosen = [r for r in records if r[1]["threads"] == "1"] or records
-    ok = replace_block(args.root / "README.md", readme_block(chosen[0][1], chosen[0][2]), args.check)
+    readme = readme_block(chosen[0][1], chosen[0][2])
+    ok = replace_block(args.root / "README.md", readme, args.check)
     ok = replace_block(args.root / "bench" / "README.md", bench_block(records), args.check) and ok
     sys.exit(0 if ok else 1)
 

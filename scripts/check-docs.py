@@ -61,18 +61,22 @@ def check(root):
                 if not dest.exists():
                     broken.append(f"{name}:{number}: {target}: no such file")
                 elif fragment and dest.suffix == ".md" and fragment not in anchors(dest):
-                    broken.append(f"{name}:{number}: {target}: no heading '#{fragment}' in {file_part or name}")
+                    broken.append(f"{name}:{number}: {target}: no heading '#{fragment}' "
+                                  f"in {file_part or name}")
     return broken
 
 
 def main():
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent).resolve()
+    default = pathlib.Path(__file__).parent.parent
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else default).resolve()
     broken = check(root)
     for line in broken:
         print(line)
-    tables = subprocess.run([sys.executable, str(root / "bench" / "publish_results.py"), "--root", str(root),
-                             "--check"], cwd=root)
-    print(f"doc links: {len(broken)} broken" + ("" if tables.returncode == 0 else "; result tables stale"))
+    publish = root / "bench" / "publish_results.py"
+    tables = subprocess.run([sys.executable, str(publish), "--root", str(root), "--check"],
+                            cwd=root)
+    stale = "" if tables.returncode == 0 else "; result tables stale"
+    print(f"doc links: {len(broken)} broken{stale}")
     sys.exit(1 if broken or tables.returncode else 0)
 
 
