@@ -106,7 +106,6 @@ class Interpreter {
 
   struct State;  // defined in runtime/src/interpreter/interpreter_state.h
  private:
-  friend class Int8Adapter;   // runs the ops one by one and repoints requantization constants
   explicit Interpreter(State* state) : state_(state) {}
   Status CheckInputS8(const char* call, size_t i, const void* data, size_t elems) const;
   State* state_;

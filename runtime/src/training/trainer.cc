@@ -5,6 +5,7 @@
 #include <new>
 
 #include "interpreter/interpreter_state.h"
+#include "base/fold_batchnorm.h"
 #include "base/size_math.h"
 #include "interpreter/graph_prepare.h"
 #include "training/activation_grad.h"
@@ -12,7 +13,7 @@
 #include "training/backward_segments.h"
 #include "training/new_classes.h"
 #include "training/saved_precision.h"
-#include "training/stream_adapt.h"
+#include "adaptation/stream_adapt.h"
 #include "training/train_batch.h"
 #include "training/trainer_state.h"
 
@@ -212,9 +213,10 @@ void FoldInto(const Trainer::State& s, const internal::BnState& bn) {
   float* fb = s.tensors[bn.folded_io[2]].data;
   const size_t channels = bn.channels, per = w.elems / channels;
   for (size_t c = 0; c < channels; ++c) {
-    const double scale = double(gamma[c]) / std::sqrt(double(var[c]) + bn_op.options.batchnorm.epsilon);
+    const double scale =
+        internal::FoldBatchNorm<double>(gamma[c], beta[c], mean[c], var[c], bn_op.options.batchnorm.epsilon).scale;
     const double bias = has_bias ? s.tensors[p.inputs[2]].data[c] : 0.0;
-    fb[c] = static_cast<float>((bias - mean[c]) * scale + beta[c]);
+    fb[c] = static_cast<float>(internal::FoldedBias<double>(bias, beta[c], mean[c], scale));
     for (size_t i = 0; i < per; ++i) {
       const size_t idx = (p.kind == OpKind::kConv) ? c * per + i : i * channels + c;
       fw[idx] = static_cast<float>(w.data[idx] * scale);
