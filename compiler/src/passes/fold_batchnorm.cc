@@ -62,7 +62,7 @@ BnAffine ComputeAffine(const ir::Graph& g, const ir::Node& bn) {
                            "] = " + FormatValue(var.data[c]);
     if (var.data[c] < 0) throw CompileError(at + " is negative");
     if (var.data[c] + eps <= 0) throw CompileError(at + " plus epsilon " + FormatValue(eps) + " is not positive");
-    const internal::BnAffine<double> fold =
+    const internal::BnScaleShift<double> fold =
         internal::FoldBatchNorm<double>(gamma.data[c], beta.data[c], mean.data[c], var.data[c], eps);
     a.scale.push_back(fold.scale);
     a.shift.push_back(fold.shift);

@@ -113,7 +113,7 @@ bool Finite(const float* v, size_t n) {
 bool SetChannel(Layer& l, size_t c, double mean, double var) {
   const double g = l.gamma_abs[c];
   if (g == 0.0) return true;   // a constant channel (β): nothing to normalize
-  const internal::BnAffine<double> fold = internal::FoldBatchNorm<double>(g, l.beta[c], mean, var, l.model_eps_k2[c]);
+  const internal::BnScaleShift<double> fold = internal::FoldBatchNorm<double>(g, l.beta[c], mean, var, l.model_eps_k2[c]);
   const double r = fold.scale, a = l.AccScale(c);
   int32_t multiplier = 0, shift = 0;
   if (!(r > 0.0) || !std::isfinite(r) || !kernels::QuantizeMultiplier(a * r / double(l.y_scale), &multiplier, &shift))
@@ -217,6 +217,55 @@ Status CheckLayer(const internal::BnAdaptationView& a, const internal::OpDesc& d
   return Status::kOk;
 }
 
+// Layer i of the adapter from op i's record: its constants copied into the arena at *p (which
+// advances), the interpreter's tensor table pointed at the copies.
+Status AddLayer(Int8Adapter::State& s, Interpreter::State& g, size_t i, const internal::BnAdaptationView& adapt,
+                uint8_t** p, internal::ErrorReporter& errors) {
+  Layer& l = *new (&s.layers[s.num_layers]) Layer();
+  const internal::OpDesc& desc = g.ops[i];
+  l.op = static_cast<int32_t>(i);
+  l.name = desc.name;
+  l.bias_tensor = desc.inputs[2];
+  l.multiplier_tensor = desc.inputs[3];
+  l.shift_tensor = desc.inputs[4];
+  for (size_t j = 0; j < s.num_layers; ++j)
+    for (int32_t t : {s.layers[j].bias_tensor, s.layers[j].multiplier_tensor, s.layers[j].shift_tensor})
+      if (t == l.bias_tensor || t == l.multiplier_tensor || t == l.shift_tensor) {
+        errors.Report("op '%s': shares its requantization constant '%s' with op '%s': cannot adapt both", l.name,
+                      g.tensors[t].name, s.layers[j].name);
+        return Status::kInvalidModel;
+      }
+  const internal::TensorInfo& w = g.tensors[desc.inputs[1]];
+  l.channels = g.tensors[l.bias_tensor].elems;
+  l.gamma_abs = adapt.gamma_abs;
+  l.beta = adapt.beta;
+  l.model_eps_k2 = adapt.eps_k2;
+  l.model_bias = reinterpret_cast<const int32_t*>(g.tensors[l.bias_tensor].data);
+  l.model_multiplier = reinterpret_cast<const int32_t*>(g.tensors[l.multiplier_tensor].data);
+  l.model_shift = reinterpret_cast<const int32_t*>(g.tensors[l.shift_tensor].data);
+  l.w_scales = w.scales;
+  l.per_channel = w.num_scales == l.channels && l.channels > 1;
+  l.x_scale = g.tensors[desc.inputs[0]].scales[0];
+  l.y_scale = g.tensors[desc.outputs[0]].scales[0];
+  const size_t c = l.channels;
+  l.bias = reinterpret_cast<int32_t*>(*p);
+  l.multiplier = l.bias + c;
+  l.shift = l.multiplier + c;
+  l.mean = reinterpret_cast<float*>(l.shift + c);
+  l.var = l.mean + c;
+  l.eps_k2 = l.var + c;
+  l.run_mean = reinterpret_cast<double*>(*p + RoundUpSat(c * (3 * sizeof(int32_t) + 3 * sizeof(float)), 8));
+  l.run_var = l.run_mean + c;
+  *p += RoundUpSat(LayerArrayBytes(c), 8);
+  ResetLayer(l);
+  // The ops read their constants through the tensor table at every Eval: point it at the copies.
+  g.tensors[l.bias_tensor].data = reinterpret_cast<float*>(l.bias);
+  g.tensors[l.multiplier_tensor].data = reinterpret_cast<float*>(l.multiplier);
+  g.tensors[l.shift_tensor].data = reinterpret_cast<float*>(l.shift);
+  ++s.num_layers;
+  return Status::kOk;
+}
+
 }  // namespace
 
 Status RequiredInt8AdapterArenaBytes(const uint8_t* model, size_t model_bytes, size_t* arena_bytes,
@@ -265,47 +314,7 @@ Status Int8Adapter::Create(const uint8_t* model, size_t model_bytes, void* arena
     if (!internal::ReadBnAdaptation(model, i, &adapt)) continue;
     const internal::OpDesc& desc = g.ops[i];
     EDGEFOLD_RETURN_IF_ERROR(CheckLayer(adapt, desc, g.tensors, errors));
-    Layer& l = *new (&s->layers[s->num_layers]) Layer();
-    l.op = static_cast<int32_t>(i);
-    l.name = desc.name;
-    l.bias_tensor = desc.inputs[2];
-    l.multiplier_tensor = desc.inputs[3];
-    l.shift_tensor = desc.inputs[4];
-    for (size_t j = 0; j < s->num_layers; ++j)
-      for (int32_t t : {s->layers[j].bias_tensor, s->layers[j].multiplier_tensor, s->layers[j].shift_tensor})
-        if (t == l.bias_tensor || t == l.multiplier_tensor || t == l.shift_tensor) {
-          errors.Report("op '%s': shares its requantization constant '%s' with op '%s': cannot adapt both", l.name,
-                        g.tensors[t].name, s->layers[j].name);
-          return Status::kInvalidModel;
-        }
-    const internal::TensorInfo& w = g.tensors[desc.inputs[1]];
-    l.channels = g.tensors[l.bias_tensor].elems;
-    l.gamma_abs = adapt.gamma_abs;
-    l.beta = adapt.beta;
-    l.model_eps_k2 = adapt.eps_k2;
-    l.model_bias = reinterpret_cast<const int32_t*>(g.tensors[l.bias_tensor].data);
-    l.model_multiplier = reinterpret_cast<const int32_t*>(g.tensors[l.multiplier_tensor].data);
-    l.model_shift = reinterpret_cast<const int32_t*>(g.tensors[l.shift_tensor].data);
-    l.w_scales = w.scales;
-    l.per_channel = w.num_scales == l.channels && l.channels > 1;
-    l.x_scale = g.tensors[desc.inputs[0]].scales[0];
-    l.y_scale = g.tensors[desc.outputs[0]].scales[0];
-    const size_t c = l.channels;
-    l.bias = reinterpret_cast<int32_t*>(p);
-    l.multiplier = l.bias + c;
-    l.shift = l.multiplier + c;
-    l.mean = reinterpret_cast<float*>(l.shift + c);
-    l.var = l.mean + c;
-    l.eps_k2 = l.var + c;
-    l.run_mean = reinterpret_cast<double*>(p + RoundUpSat(c * (3 * sizeof(int32_t) + 3 * sizeof(float)), 8));
-    l.run_var = l.run_mean + c;
-    p += RoundUpSat(LayerArrayBytes(c), 8);
-    ResetLayer(l);
-    // The ops read their constants through the tensor table at every Eval: point it at the copies.
-    g.tensors[l.bias_tensor].data = reinterpret_cast<float*>(l.bias);
-    g.tensors[l.multiplier_tensor].data = reinterpret_cast<float*>(l.multiplier);
-    g.tensors[l.shift_tensor].data = reinterpret_cast<float*>(l.shift);
-    ++s->num_layers;
+    EDGEFOLD_RETURN_IF_ERROR(AddLayer(*s, g, i, adapt, &p, errors));
   }
   s->sum = reinterpret_cast<double*>(p);
   s->sum_sq = s->sum + extent.max_channels;

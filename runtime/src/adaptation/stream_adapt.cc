@@ -52,7 +52,7 @@ void ForwardBatchNormStream(Trainer::State& s, const BnState& bn) {
   for (size_t c = 0; c < bn.channels; ++c) {
     const float mu = (1.0f - prior) * mean[c] + prior * bn.deployed_mean[c];
     const float v = (1.0f - prior) * var[c] + prior * bn.deployed_var[c];
-    const BnAffine<float> fold = FoldBatchNorm<float>(gamma[c], beta[c], mu, v, eps);
+    const BnScaleShift<float> fold = FoldBatchNorm<float>(gamma[c], beta[c], mu, v, eps);
     scale[c] = fold.scale;
     shift[c] = fold.shift;
   }

@@ -5,22 +5,21 @@
 //   W' = W·s,   b' = (b − μ)·s + β.
 // Header-only, no heap, no errors: callers validate σ² + ε > 0 where they read it (the
 // compiler names the node, the runtime checked the model at load). Templated over the float
-// type: the compiler folds in double, the runtime's refold in double from float parameters,
-// the streaming adaptation in float.
+// type: the compiler folds in double, the trainer's refold and the int8 adaptation in double
+// from float parameters, the streaming adaptation in float.
 #pragma once
 #include <cmath>
-#include <cstddef>
 
 namespace edgefold::internal {
 
 template <class T>
-struct BnAffine {
+struct BnScaleShift {
   T scale;   // s = γ/√(σ² + ε)
   T shift;   // β − μ·s
 };
 
 template <class T>
-inline BnAffine<T> FoldBatchNorm(T gamma, T beta, T mean, T var, T eps) {
+inline BnScaleShift<T> FoldBatchNorm(T gamma, T beta, T mean, T var, T eps) {
   const T scale = gamma / std::sqrt(var + eps);
   return {scale, beta - mean * scale};
 }
@@ -29,17 +28,6 @@ inline BnAffine<T> FoldBatchNorm(T gamma, T beta, T mean, T var, T eps) {
 template <class T>
 inline T FoldedBias(T bias, T beta, T mean, T scale) {
   return (bias - mean) * scale + beta;
-}
-
-// The affine maps of `channels` channels: scale[c], shift[c] from the per-channel parameters.
-template <class P, class T>
-inline void FoldBatchNorm(const P* gamma, const P* beta, const P* mean, const P* var, T eps, T* scale,
-                          T* shift, size_t channels) {
-  for (size_t c = 0; c < channels; ++c) {
-    const BnAffine<T> a = FoldBatchNorm<T>(T(gamma[c]), T(beta[c]), T(mean[c]), T(var[c]), eps);
-    scale[c] = a.scale;
-    shift[c] = a.shift;
-  }
 }
 
 }  // namespace edgefold::internal
