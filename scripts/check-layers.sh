@@ -5,7 +5,8 @@
 #     op list; public headers include only public headers;
 #   - kernels include no ops, model, interpreter, training, adaptation or C API code, and not
 #     the public interpreter.h / op_resolver.h;
-#   - base, model and ops include nothing above them; none of base, model, ops, kernels includes
+#   - base, model and ops include nothing above them, ops no SIMD template (kernels/simd/,
+#     kernels/arch/: only the per-ISA table files see those); none of base, model, ops, kernels includes
 #     edgefold/interpreter.h or edgefold/op_resolver.h (ops/op_resolver.cc, the resolver's own
 #     implementation, aside);
 #   - the interpreter includes no training, adaptation or C API code;
@@ -81,6 +82,8 @@ check_include() {   # file line include
     runtime/src/ops/*)
       if starts_with_any "$inc" interpreter/ training/ adaptation/ c_api/; then
         report "$f" "$n" "$inc" "ops include no interpreter, training, adaptation or C API code"
+      elif starts_with_any "$inc" kernels/simd/ kernels/arch/; then
+        report "$f" "$n" "$inc" "ops call the kernel tables, never the SIMD templates"
       fi ;;
     runtime/src/model/*)
       if starts_with_any "$inc" ops/ interpreter/ training/ adaptation/ c_api/; then

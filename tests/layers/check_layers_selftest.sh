@@ -70,6 +70,7 @@ plant kernel_includes_op runtime/src/kernels/kernel_params.h '#include "ops/op_k
 plant kernel_includes_interpreter_h runtime/src/kernels/gemm.cc '#include "edgefold/interpreter.h"' edgefold/interpreter.h
 plant kernel_includes_training runtime/src/kernels/gemm.cc '#include "training/trainer_state.h"' training/trainer_state.h
 plant op_includes_interpreter runtime/src/ops/op_kernel.h '#include "interpreter/interpreter_state.h"' interpreter/interpreter_state.h
+plant op_includes_simd runtime/src/ops/conv.cc '#include "kernels/simd/gemm_simd.h"' kernels/simd/gemm_simd.h
 plant op_includes_training runtime/src/ops/conv.cc '#include "training/backward.h"' training/backward.h
 plant base_includes_interpreter_h runtime/src/base/error_reporter.h '#include "edgefold/interpreter.h"' edgefold/interpreter.h
 plant model_includes_op_resolver_h runtime/src/model/model_types.h '#include "edgefold/op_resolver.h"' edgefold/op_resolver.h
