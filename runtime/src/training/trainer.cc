@@ -5,6 +5,7 @@
 #include <new>
 
 #include "interpreter/interpreter_state.h"
+#include "base/fold_batchnorm.h"
 #include "base/size_math.h"
 #include "interpreter/graph_prepare.h"
 #include "training/activation_grad.h"
@@ -12,7 +13,7 @@
 #include "training/backward_segments.h"
 #include "training/new_classes.h"
 #include "training/saved_precision.h"
-#include "training/stream_adapt.h"
+#include "adaptation/stream_adapt.h"
 #include "training/train_batch.h"
 #include "training/trainer_state.h"
 
@@ -102,57 +103,44 @@ uint16_t NarrowForBackward(const internal::OpDesc& op, internal::SavedPrecision 
   });
 }
 
+// x̂ = (x − mean)·inv_std in the saved 16-bit precision, from the statistics in bn.
+void StoreXhat16(const internal::OpDesc& op, const internal::BnState& bn, const BnOperands& o) {
+  const size_t plane = bn.channels * bn.spatial;
+  for (size_t n = 0; n < bn.batch; ++n)
+    for (size_t c = 0; c < bn.channels; ++c)
+      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i)
+        bn.xhat16[i] = NarrowForBackward(op, o.precision, (o.x[i] - bn.mean[c]) * bn.inv_std[c], o.gamma[c], o.beta[c]);
+}
+
 // Eval-form BN that keeps x̂ for the backward (frozen statistics): the running statistics
-// normalize, nothing is updated.
+// normalize, nothing is updated. A 16-bit x̂ is stored first, while x is still there (y may be
+// x itself).
 void ForwardBatchNormFrozen(Trainer::State& s, const internal::BnState& bn) {
   const internal::OpDesc& op = s.ops[bn.op];
   const BnOperands o(s, op);
-  const float *x = o.x, *gamma = o.gamma, *beta = o.beta, *running_mean = o.running_mean, *running_var = o.running_var;
-  const internal::TensorInfo& y = o.y;
-  const auto precision = o.precision;
   for (size_t c = 0; c < bn.channels; ++c) {
-    bn.mean[c] = running_mean[c];
-    bn.inv_std[c] = 1.0f / std::sqrt(running_var[c] + op.options.batchnorm.epsilon);
+    bn.mean[c] = o.running_mean[c];
+    bn.inv_std[c] = 1.0f / std::sqrt(o.running_var[c] + op.options.batchnorm.epsilon);
   }
-  for (size_t n = 0; n < bn.batch; ++n)
-    for (size_t c = 0; c < bn.channels; ++c) {
-      const size_t base = (n * bn.channels + c) * bn.spatial;
-      for (size_t i = base; i < base + bn.spatial; ++i) {   // y may be x itself
-        const float h = (x[i] - bn.mean[c]) * bn.inv_std[c];
-        if (bn.xhat != nullptr) bn.xhat[i] = h;
-        if (bn.xhat16 != nullptr) bn.xhat16[i] = NarrowForBackward(op, precision, h, gamma[c], beta[c]);
-        y.data[i] = gamma[c] * h + beta[c];
-      }
-    }
+  if (bn.xhat16 != nullptr) StoreXhat16(op, bn, o);
+  s.tk->batchnorm_normalize(o.x, bn.mean, bn.inv_std, o.gamma, o.beta, o.y.data, bn.xhat, bn.batch, bn.channels,
+                            bn.spatial);
   if (op.options.batchnorm.act.kind != kernels::ActKind::kNone)
-    s.k->activation(y.data, y.data, y.elems, op.options.batchnorm.act);
+    s.k->activation(o.y.data, o.y.data, o.y.elems, op.options.batchnorm.act);
 }
 
-// Batch statistics with x̂ kept in 16 bits: exact two-pass statistics (double sums), x̂
-// narrowed as it is computed, then y = γ·x̂ + β as one per-channel affine pass, which may write
-// over x (the BN is then x's only reader: InPlaceInput).
+// Batch statistics with x̂ kept in 16 bits: the training table's statistics (the corrected
+// two-pass sums of batchnorm_train_forward), x̂ narrowed from them, then y = γ·x̂ + β as one
+// per-channel affine pass, which may write over x (the BN is then x's only reader: InPlaceInput).
 void ForwardBatchNormSaved16(Trainer::State& s, const internal::BnState& bn, bool update_running) {
   const internal::OpDesc& op = s.ops[bn.op];
   const BnOperands o(s, op);
   const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
   float* y = o.y.data;
-  const auto precision = o.precision;
   const size_t plane = bn.channels * bn.spatial;
-  const double m = static_cast<double>(bn.batch * bn.spatial);
-  for (size_t c = 0; c < bn.channels; ++c) {
-    double sum = 0.0, sq = 0.0;
-    for (size_t n = 0; n < bn.batch; ++n)
-      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i) sum += x[i];
-    const double mean = sum / m;
-    for (size_t n = 0; n < bn.batch; ++n)
-      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i) sq += (x[i] - mean) * (x[i] - mean);
-    bn.mean[c] = static_cast<float>(mean);
-    bn.var[c] = static_cast<float>(sq / m);
-    bn.inv_std[c] = static_cast<float>(1.0 / std::sqrt(sq / m + op.options.batchnorm.epsilon));
-    for (size_t n = 0; n < bn.batch; ++n)
-      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i)
-        bn.xhat16[i] = NarrowForBackward(op, precision, (x[i] - bn.mean[c]) * bn.inv_std[c], gamma[c], beta[c]);
-  }
+  s.tk->batchnorm_statistics(x, op.options.batchnorm.epsilon, bn.mean, bn.var, bn.inv_std, bn.batch, bn.channels,
+                             bn.spatial);
+  StoreXhat16(op, bn, o);
   if (update_running) UpdateRunningStats(s, bn);
   // The statistics are absorbed: mean and var now hold the affine map (the backward needs only
   // inv_std and x̂).
@@ -212,9 +200,10 @@ void FoldInto(const Trainer::State& s, const internal::BnState& bn) {
   float* fb = s.tensors[bn.folded_io[2]].data;
   const size_t channels = bn.channels, per = w.elems / channels;
   for (size_t c = 0; c < channels; ++c) {
-    const double scale = double(gamma[c]) / std::sqrt(double(var[c]) + bn_op.options.batchnorm.epsilon);
+    const double scale =
+        internal::FoldBatchNorm<double>(gamma[c], beta[c], mean[c], var[c], bn_op.options.batchnorm.epsilon).scale;
     const double bias = has_bias ? s.tensors[p.inputs[2]].data[c] : 0.0;
-    fb[c] = static_cast<float>((bias - mean[c]) * scale + beta[c]);
+    fb[c] = static_cast<float>(internal::FoldedBias<double>(bias, beta[c], mean[c], scale));
     for (size_t i = 0; i < per; ++i) {
       const size_t idx = (p.kind == OpKind::kConv) ? c * per + i : i * channels + c;
       fw[idx] = static_cast<float>(w.data[idx] * scale);
