@@ -14,6 +14,8 @@
 #include "training/saved_precision.h"
 #include "training/stream_adapt.h"
 #include "training/train_batch.h"
+#include "training/trainer_buffers.h"
+#include "training/trainer_plan.h"
 #include "training/trainer_state.h"
 
 namespace edgefold {
@@ -299,14 +301,6 @@ Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary, con
   return internal::CheckBatchScalable(g, errors);
 }
 
-// LayoutTrainer gives SIZE_MAX when the model's planned offsets do not fit its buffers.
-Status CheckTrainingPlan(size_t layout_bytes, internal::ErrorReporter& errors) {
-  if (layout_bytes != SIZE_MAX) return Status::kOk;
-  errors.Report("training section: the planned buffer offsets do not match this model's training "
-                "buffers (recompile with 'edgefold compile --train')");
-  return Status::kInvalidModel;
-}
-
 }  // namespace
 
 Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
@@ -315,9 +309,10 @@ Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const Tra
   internal::ErrorReporter errors(options.log, options.log_user);
   ModelSummary summary;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
-  summary.has_training_plan = false;   // list the buffers, whatever the model planned
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckBatchScalable(internal::GraphView(model, summary, nullptr, nullptr), errors));
-  internal::LayoutTrainer(model, summary, train, nullptr, nullptr, visit, user);
+  internal::WithBufferContext(model, summary, train.trainable, [&](const internal::BufferContext& c) {
+    internal::ForEachTrainerBuffer(c, visit, user);
+  });
   return Status::kOk;
 }
 
@@ -328,9 +323,9 @@ Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes, cons
   ModelSummary summary;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
   EDGEFOLD_RETURN_IF_ERROR(CheckTrainingModel(model, summary, train, errors));
-  const size_t layout_bytes = internal::LayoutTrainer(model, summary, train, nullptr, nullptr);
-  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingPlan(layout_bytes, errors));
-  const size_t needed = AddSat(layout_bytes, kHandleBytes);
+  internal::TrainerLayout layout;
+  EDGEFOLD_RETURN_IF_ERROR(internal::PlanTrainer(model, summary, train, errors, &layout));
+  const size_t needed = AddSat(layout.total_bytes, kHandleBytes);
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckAddressable(needed, "training arena", errors));
   *arena_bytes = needed;
   return Status::kOk;
@@ -344,13 +339,14 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
       internal::CheckCreateRequest(model, model_bytes, arena, out, options, errors, &summary));
   *out = nullptr;
   EDGEFOLD_RETURN_IF_ERROR(CheckTrainingModel(model, summary, train, errors));
-  const size_t layout_bytes = internal::LayoutTrainer(model, summary, train, nullptr, nullptr);
-  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingPlan(layout_bytes, errors));
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(AddSat(layout_bytes, kHandleBytes), arena_bytes,
+  internal::TrainerLayout layout;
+  EDGEFOLD_RETURN_IF_ERROR(internal::PlanTrainer(model, summary, train, errors, &layout));
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(AddSat(layout.total_bytes, kHandleBytes), arena_bytes,
                                                      "training arena", errors));
-  State* s = nullptr;
   uint8_t* base = static_cast<uint8_t*>(arena);
-  internal::LayoutTrainer(model, summary, train, base, &s);
+  State* s = internal::PlaceTrainer(model, summary, train, layout, base);
+  s->model = model;
+  s->model_bytes = model_bytes;
   s->errors = errors;
   s->k = &kernels::SelectTable<kernels::KernelTable>(options.isa);
   s->tk = &kernels::SelectTable<kernels::TrainKernelTable>(options.isa);
@@ -360,7 +356,7 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   EDGEFOLD_RETURN_IF_ERROR(CheckGraph(*s));
   EDGEFOLD_RETURN_IF_ERROR(PrepareFoldedOps(*s));
   EDGEFOLD_RETURN_IF_ERROR(internal::InitializeNewClasses(*s, train.seed));
-  *out = new (base + layout_bytes) Trainer(s);
+  *out = new (base + layout.total_bytes) Trainer(s);
   return Status::kOk;
 }
 

@@ -1,4 +1,4 @@
-// Everything a Trainer owns, inside the caller's arena (LayoutTrainer): the training buffers
+// Everything a Trainer owns, inside the caller's arena (trainer_plan.h): the training buffers
 // (activations kept for the backward, gradients, parameter copies, their gradients and momenta,
 // BN x̂ and statistics, per-op scratch, temp) at the offsets the compiler planned by lifetime
 // (or one after the other for a model without a plan), then State and its records.
@@ -66,6 +66,8 @@ struct PointerSwitch {
 struct Trainer::State {
   State(LogFn log, void* user) : errors(log, user) {}
 
+  const uint8_t* model = nullptr;          // borrowed for the trainer's lifetime (ExportModel)
+  size_t model_bytes = 0;
   internal::ModelSummary summary;
   TrainOptions options;
   const kernels::KernelTable* k = nullptr;
@@ -111,8 +113,8 @@ struct Trainer::State {
 
 namespace internal {
 
-// Reads tensors and ops either from arrays already in the arena or, in a sizing pass with no
-// arena, one at a time from the model bytes.
+// Reads tensors and ops either from arrays already in the arena or one at a time from the model
+// bytes (planned tensors then have no data: shapes only), at the training batch.
 class GraphView {
  public:
   GraphView(const uint8_t* model, const ModelSummary& s, const TensorInfo* tensors,
@@ -150,15 +152,6 @@ int32_t FoldableProducer(const GraphView& g, size_t bn_op);
 // The tensor the loss reads: the graph output, or the input of a final Softmax (then that
 // Softmax is `skipped_op`, which has no backward; else -1).
 void FindLogits(const GraphView& g, int32_t* logits, int32_t* skipped_op);
-
-// Lays the trainer out in `arena` (nullptr: sizing only) and returns the bytes it needs, or
-// SIZE_MAX when the model's planned offsets do not match its buffers. The training buffers go
-// where the model's training section planned them, else one after the other. With an arena,
-// fills State (tensors, ops, gradient and parameter buffers) and copies the parameters out of
-// the model; ops are not prepared yet. `visit` (sizing only) lists the buffers and lifetimes.
-size_t LayoutTrainer(const uint8_t* model, const ModelSummary& summary, const TrainOptions& t,
-                     uint8_t* arena, Trainer::State** out, TrainingBufferFn visit = nullptr,
-                     void* visit_user = nullptr);
 
 }  // namespace internal
 }  // namespace edgefold
