@@ -31,7 +31,7 @@ size_t BatchNormChannels(const TensorInfo& x);
 // as a BufferContext (which refers to locals of this call).
 template <class Fn>
 void WithBufferContext(const uint8_t* model, const ModelSummary& s, Trainable trainable, Fn&& fn) {
-  const GraphView g(model, s, nullptr, nullptr);
+  const GraphView g(model, s);
   int32_t logits = -1, skipped_op = -1;
   FindLogits(g, &logits, &skipped_op);
   const TrainSteps steps(g, trainable, logits, skipped_op);

@@ -54,7 +54,7 @@ Status CheckTrainingGraph(Trainer::State& s) {
 
 Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary, const TrainOptions& train,
                           ErrorReporter& errors) {
-  const GraphView g(model, summary, nullptr, nullptr);
+  const GraphView g(model, summary);
   EDGEFOLD_RETURN_IF_ERROR(CheckTrainableAgrees(g, train.trainable, errors));
   return CheckBatchScalable(g, errors);
 }
@@ -69,7 +69,7 @@ Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const Tra
   internal::ErrorReporter errors(options.log, options.log_user);
   ModelSummary summary;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckBatchScalable(internal::GraphView(model, summary, nullptr, nullptr), errors));
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckBatchScalable(internal::GraphView(model, summary), errors));
   internal::WithBufferContext(model, summary, train.trainable, [&](const internal::BufferContext& c) {
     internal::ForEachTrainerBuffer(c, visit, user);
   });

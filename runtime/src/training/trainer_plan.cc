@@ -7,7 +7,6 @@
 namespace edgefold::internal {
 
 TensorInfo GraphView::tensor(size_t i) const {
-  if (tensors_ != nullptr) return tensors_[i];
   TensorInfo t;
   ReadTensor(model_, i, nullptr, &t);
   ScaleToTrainingBatch(summary_, &t);
@@ -15,7 +14,6 @@ TensorInfo GraphView::tensor(size_t i) const {
 }
 
 OpDesc GraphView::op(size_t i) const {
-  if (ops_ != nullptr) return ops_[i];
   OpDesc d;
   ReadOp(model_, i, nullptr, &d);
   return d;
@@ -90,7 +88,7 @@ Status PlanBuffers(const uint8_t* model, const ModelSummary& s, const TrainOptio
 
 // The records' counts: parameters, BatchNorms, folds and the pointers that switch.
 void CountRecords(const uint8_t* model, const ModelSummary& s, const TrainOptions& t, TrainerLayout* l) {
-  const GraphView g(model, s, nullptr, nullptr);
+  const GraphView g(model, s);
   const int32_t head = FindHeadOp(g);
   for (size_t i = 0; i < s.num_tensors; ++i) {
     const TensorInfo ti = g.tensor(i);

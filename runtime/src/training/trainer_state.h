@@ -113,13 +113,11 @@ struct Trainer::State {
 
 namespace internal {
 
-// Reads tensors and ops either from arrays already in the arena or one at a time from the model
-// bytes (planned tensors then have no data: shapes only), at the training batch.
+// The graph as training sees it, read from the model bytes one tensor or op at a time, values
+// at the training batch (ScaleToTrainingBatch); planned tensors have no data (shapes only).
 class GraphView {
  public:
-  GraphView(const uint8_t* model, const ModelSummary& s, const TensorInfo* tensors,
-            const OpDesc* ops)
-      : model_(model), summary_(s), tensors_(tensors), ops_(ops) {}
+  GraphView(const uint8_t* model, const ModelSummary& s) : model_(model), summary_(s) {}
   size_t num_tensors() const { return summary_.num_tensors; }
   size_t num_ops() const { return summary_.num_ops; }
   size_t summary_outputs() const { return summary_.num_outputs; }
@@ -131,8 +129,6 @@ class GraphView {
  private:
   const uint8_t* model_;
   const ModelSummary& summary_;
-  const TensorInfo* tensors_;
-  const OpDesc* ops_;
 };
 
 enum class ParamRole : uint8_t { kNone = 0, kStatistic, kTrainable };
