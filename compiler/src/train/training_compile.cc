@@ -3,9 +3,9 @@
 // written again with its TrainingSection (training_section.h).
 #include <onnx/onnx_pb.h>
 
+#include "compile_lowered.h"
 #include "edgefold_compiler/training.h"
 #include "train/aligned_model.h"
-#include "compile_lowered.h"
 #include "train/new_classes.h"
 #include "train/training_section.h"
 #include "write/section_writer.h"
