@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compile_lowered.h"
 #include "ir/import.h"
 #include "ir/reinfer.h"
 #include "lower/lower.h"
@@ -94,7 +95,8 @@ ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileRepo
   }
 }
 
-CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options, const std::string& name) {
+CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options, const std::string& name,
+                      LoweredModel* lowered) {
   CompileResult result;
   CompileReport& r = result.report;
   if (options.winograd_tile != 0 && options.winograd_tile != 2 && options.winograd_tile != 4)
@@ -160,6 +162,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   r.tensor_views = built.lowered.tensor_views;
   result.model = std::move(built.bytes);
   result.ok = true;
+  if (lowered != nullptr) *lowered = std::move(built.lowered);
   return result;
 }
 
@@ -171,10 +174,14 @@ std::string BaseName(const std::string& path) {
 }  // namespace
 
 CompileResult CompileModel(const onnx::ModelProto& model, const CompileOptions& options) {
+  return CompileModelLowered(model, options, nullptr);
+}
+
+CompileResult CompileModelLowered(const onnx::ModelProto& model, const CompileOptions& options, LoweredModel* lowered) {
   const std::string name = !options.model_name.empty() ? options.model_name
                            : !model.graph().name().empty() ? model.graph().name() : std::string("model");
   try {
-    return Compile(model, options, name);
+    return Compile(model, options, name, lowered);
   } catch (const CompileError& e) {
     CompileResult r;
     r.error = e.what();
