@@ -1,0 +1,72 @@
+// edgefold.Trainer's native half: an edgefold::Trainer in an arena it owns, over the .efb bytes
+// of the Model it was made from (shared, never written).
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "edgefold/trainer.h"
+#include "file_io.h"
+#include "model_bytes.h"
+#include "py_arrays.h"
+#include "py_model.h"
+
+namespace edgefold::python {
+
+namespace py = pybind11;
+
+class PyTrainer {
+ public:
+  // `options`: lr, momentum, weight_decay, bn_momentum, seed, trainable ("model", "bn",
+  // "bn+head", "all"), stats ("momentum" or "cumulative"). Throws EdgefoldError when the model
+  // cannot be trained (compiled without train=True) or the options do not fit it.
+  PyTrainer(const PyModel& model, const py::dict& options);
+  PyTrainer(const PyTrainer&) = delete;
+  PyTrainer& operator=(const PyTrainer&) = delete;
+
+  // One SGD step on a batch x [N, ...] with labels [N] in [0, classes): (loss, correct).
+  py::tuple Step(py::handle x, py::handle labels);
+  // Label-free adaptation on the graph's batch (one sample by default); returns its logits.
+  // `options` overrides StreamOptions fields by name (momentum, momentum_decay, ...).
+  py::array StreamStep(py::handle x, const py::dict& options);
+  void AdaptStatistics(py::handle x);
+  py::array Evaluate(py::handle x);
+  void ResetStatistics();
+  void ResetStream();
+  size_t Refold();
+  void SetOptions(const py::dict& options);
+  py::dict GetOptions() const;
+  py::dict LastStream() const;
+  py::dict Parameters() const;   // name → copy of the values held in the arena
+  // The adapted model (Trainer::ExportModel): a new model with the trained parameters and
+  // statistics in place of the original constants.
+  std::unique_ptr<PyModel> ExportedModel();
+
+  size_t batch_size() const { return trainer_->batch_size(); }
+  size_t num_classes() const { return trainer_->num_classes(); }
+  size_t arena_bytes() const { return arena_.bytes; }
+
+ private:
+  std::string Describe(const char* call, Status status);
+  static void Log(void* user, const char* message);
+  // x as float32 of shape [n] + the sample shape; ValueError naming `call` otherwise.
+  FloatArrayC Samples(py::handle x, size_t n, const char* call) const;
+  void Check(const char* call, Status status);
+
+  ModelBytes bytes_;
+  std::string name_;
+  std::vector<int64_t> sample_shape_;   // the model input's dims after the batch
+  size_t graph_batch_ = 1;
+  tools::AlignedBuffer arena_;
+  Trainer* trainer_ = nullptr;          // lives inside arena_
+  TrainOptions options_;
+  StreamReport stream_report_;
+  std::vector<std::string> log_;
+  std::mutex mutex_;                    // one call at a time per trainer
+};
+
+}  // namespace edgefold::python
