@@ -3,8 +3,8 @@ interpreter running pip, then packages <cmake build>/python/edgefold/.
 
     python3 -m venv --system-site-packages venv && venv/bin/pip install --no-build-isolation .
 
-Environment: EDGEFOLD_PIP_BUILD_DIR (default build-pip/, kept between installs so ccache and
-CMake reuse it), JOBS (default 2).
+Environment: EDGEFOLD_PIP_BUILD_DIR (the CMake build; default build-pip/, kept between installs
+so CMake reuses it), JOBS (default 2).
 """
 import os
 import shutil
@@ -22,7 +22,7 @@ class CMakeBuild(build_ext):
     """One extension, edgefold._edgefold, built by CMake instead of setuptools' compiler."""
 
     def build_extension(self, ext):
-        cmake_build = os.path.join(BUILD, "cmake")
+        cmake_build = BUILD   # at the depth of build/, so ccache (CCACHE_BASEDIR) shares its objects
         configure = ["cmake", "-S", ROOT, "-B", cmake_build, "-DCMAKE_BUILD_TYPE=Release",
                      "-DEDGEFOLD_BUILD_TESTS=OFF", "-DEDGEFOLD_BUILD_PYTHON=ON",
                      f"-DPython3_EXECUTABLE={sys.executable}"]

@@ -1,6 +1,4 @@
 """edgefold.Trainer: on-device training (edgefold::Trainer) from Python."""
-import numpy as np
-
 from . import _edgefold
 from ._model import Model
 from ._progress import progress_for
@@ -98,6 +96,7 @@ class Trainer:
 
     def accuracy(self, x, labels):
         """Fraction of argmax hits of evaluate() over x in batches of batch_size."""
+        import numpy as np
         n = self.batch_size
         batches = len(x) // n
         hits = 0
