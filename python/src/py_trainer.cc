@@ -86,6 +86,7 @@ FloatArrayC PyTrainer::Samples(py::handle x, size_t n, const char* call) const {
   std::vector<int64_t> want = {int64_t(n)};
   want.insert(want.end(), sample_shape_.begin(), sample_shape_.end());
   const std::vector<int64_t> got(a.shape(), a.shape() + a.ndim());
+  if (n == 1 && got == sample_shape_) return a;   // one sample without its batch dim: same bytes
   if (got != want)
     throw py::value_error(std::string(call) + ": x must be float32 of shape " + ShapeText(want) + ", got shape " +
                           ShapeText(got));

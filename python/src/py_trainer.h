@@ -53,7 +53,8 @@ class PyTrainer {
  private:
   std::string Describe(const char* call, Status status);
   static void Log(void* user, const char* message);
-  // x as float32 of shape [n] + the sample shape; ValueError naming `call` otherwise.
+  // x as float32 of shape [n] + the sample shape (for n = 1 also the sample shape alone);
+  // ValueError naming `call` otherwise.
   FloatArrayC Samples(py::handle x, size_t n, const char* call) const;
   void Check(const char* call, Status status);
 

@@ -53,6 +53,9 @@ def test_stream_step_adapts_without_labels(digits_onnx, drift):
     for i in range(20):
         logits = tr.stream_step(ex[i:i + 1])
     assert logits.shape == (1, 10) and np.all(np.isfinite(logits))
+    assert tr.stream_step(ex[20]).shape == (1, 10)   # one sample, no batch dim
+    with pytest.raises(ValueError, match=r"stream_step: x must be float32 of shape \[1, 1, 8, 8\]"):
+        tr.stream_step(ex[:2])
     assert 0.0 <= tr.last_stream["entropy"] <= 1.0
     assert tr.model().run(ex[:1]).shape == (1, 10)
     assert before.keys() == tr.parameters().keys()
