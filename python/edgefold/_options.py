@@ -69,9 +69,12 @@ def _convert(name, kind, value):
 
 
 def _shapes(name, value):
-    """{"input": (1, 3, 32, 32)} or "input=1,3,32,32" or a list of such strings."""
+    """{"input": (1, 3, 32, 32)} or "input=1,3,32,32" or a list of such strings; a plain
+    sequence of ints, (1, 3, 32, 32), is the first graph input's shape (key "")."""
     if isinstance(value, dict):
         items = value.items()
+    elif not isinstance(value, str) and all(isinstance(d, int) or hasattr(d, "__index__") for d in value):
+        items = [("", list(value))]
     else:
         texts = [value] if isinstance(value, str) else list(value)
         items = []

@@ -25,11 +25,17 @@ std::vector<const onnx::ValueInfoProto*> GraphInputs(const onnx::ModelProto& mod
   return inputs;
 }
 
-// An input with a dim that has no fixed value takes its example's shape (unless input_shapes
-// names it already), as --input-shape would fix it.
+// input_shapes[""] (input_shape=(d, d, ...) in Python) names the first graph input. Then an
+// input with a dim that has no fixed value takes its example's shape (unless input_shapes names
+// it already), as --input-shape would fix it.
 void FixDynamicInputs(const onnx::ModelProto& model, const std::vector<std::vector<int64_t>>& examples,
                       compiler::CompileOptions* options) {
   const std::vector<const onnx::ValueInfoProto*> inputs = GraphInputs(model);
+  auto unnamed = options->input_shapes.find("");
+  if (unnamed != options->input_shapes.end()) {
+    if (!inputs.empty()) options->input_shapes[inputs[0]->name()] = unnamed->second;
+    options->input_shapes.erase("");
+  }
   for (size_t i = 0; i < inputs.size() && i < examples.size(); ++i) {
     const onnx::ValueInfoProto& in = *inputs[i];
     if (options->input_shapes.count(in.name())) continue;

@@ -67,8 +67,9 @@ def test_dynamic_dims_take_the_example_shape():
     dynamic = onnx_builder.conv_bn(1.0, dynamic_batch=True)
     m = ef.compile(dynamic, example_inputs=np.zeros((3, 2, 4, 4), np.float32))
     assert list(m.inputs[0][1]) == [3, 2, 4, 4]
-    m = ef.compile(dynamic, input_shape={"x": (2, 2, 4, 4)})
-    assert list(m.inputs[0][1]) == [2, 2, 4, 4]
+    for shape in ({"x": (2, 2, 4, 4)}, "x=2,2,4,4", ["x=2,2,4,4"], (2, 2, 4, 4)):
+        m = ef.compile(dynamic, input_shape=shape)
+        assert list(m.inputs[0][1]) == [2, 2, 4, 4]
 
 
 def test_options_are_checked(digits_onnx):
