@@ -131,3 +131,34 @@ def test_thousands_of_runs_do_not_leak(digits_model, digits_x):
         digits_model.run(x)
     grown_kib = (rss_pages() - before) * os.sysconf("SC_PAGE_SIZE") / 1024
     assert grown_kib < 512, f"RSS grew by {grown_kib:.0f} KiB over 5000 runs"
+
+
+def test_run_releases_the_gil(digits_model, digits_x):
+    """While one thread is inside a long run (many batch slices), Python code keeps running on
+    another. With the GIL held, the spinning loop could only run before the run starts (one
+    switch interval, 5 ms) and after it ends, and the wait between would not count."""
+    import threading
+    import time
+    x = np.repeat(digits_x[:1], 20000, axis=0)
+    started, finished = threading.Event(), threading.Event()
+    run_seconds = []
+
+    def work():
+        started.set()
+        begin = time.perf_counter()
+        digits_model.run(x)
+        run_seconds.append(time.perf_counter() - begin)
+        finished.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    started.wait()
+    spinning, last = 0.0, time.perf_counter()   # time in steps of < 2 ms: the loop ran through it
+    while not finished.is_set():
+        now = time.perf_counter()
+        spinning += now - last if now - last < 0.002 else 0.0
+        last = now
+    t.join()
+    # Held, at most one switch interval (5 ms) of spinning; released, most of the run (shared
+    # cores can take much of it away, so the bar is five switch intervals).
+    assert run_seconds[0] > 0.1 and spinning > 0.025, (spinning, run_seconds[0])
