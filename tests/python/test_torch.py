@@ -58,3 +58,16 @@ def test_module_needs_example_inputs(net):
     with pytest.raises(ValueError, match="example_inputs"):
         ef.compile(net)
 
+
+
+def test_torch_to_c_example_runs(tmp_path):
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    example = pathlib.Path(__file__).resolve().parents[2] / "examples" / "python" / "torch_to_c.py"
+    out = subprocess.run([sys.executable, str(example), str(tmp_path)], capture_output=True, text=True,
+                         env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    assert "BatchNorm: 2 found, 2 folded backward" in out.stdout
+    assert "net_model[NET_MODEL_BYTES]" in (tmp_path / "net_model.h").read_text()
