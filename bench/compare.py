@@ -1,16 +1,18 @@
 #!/usr/bin/python3
 """Formats the side-by-side table of bench/run.sh from its per-model result lines.
 
-Usage: bench/compare.py RESULTS.txt
+Usage: bench/compare.py RESULTS.txt [--record FILE --machine M --command C --threads N]
 Each input line: name=<model> engine=<edgefold|ort|torch|edgefold_1t|ort_1t> median_ms=<x|NA> rss_kb=<y|NA> out=<path|NA>
 (several lines of one model and engine: rounds; the lowest median and the highest RSS are kept)
 Prints per model the median latency of each engine, edgefold/ORT, peak RSS of each engine and
 the max abs / max rel difference of edgefold's and PyTorch's outputs against ORT's; then the
 geometric mean of edgefold/ORT over the models edgefold runs. With edgefold_1t / ort_1t lines (the
 same engines on one thread, timed in the same rounds), also each engine's own speed-up.
+--record writes the run record that bench/publish_results.py turns into README's tables.
 """
+import argparse
+import datetime
 import math
-import sys
 
 import numpy as np
 
@@ -59,7 +61,14 @@ def diff(ours, ref):
 
 
 def main():
-    order, rows = parse(sys.argv[1])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("--record", help="write the run record (bench/results/*.txt format) here")
+    parser.add_argument("--machine", default="unknown machine")
+    parser.add_argument("--command", default="bench/run.sh")
+    parser.add_argument("--threads", default="1")
+    args = parser.parse_args()
+    order, rows = parse(args.results)
     fmt = "{:<22}{:>10}{:>10}{:>10}{:>9}{:>10}{:>10}{:>10}  {:<18}{:<18}"
     print(fmt.format("model", "edgefold", "ORT", "PyTorch", "ef/ORT", "RSS_ef", "RSS_ORT", "RSS_pt",
                      "ef-ORT abs/rel", "pt-ORT abs/rel"))
@@ -87,6 +96,29 @@ def main():
         gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
         print(f"geomean edgefold/ORT over {len(ratios)} models: {gm:.2f}  (worst {max(ratios):.2f})")
     speedups(order, rows)
+    if args.record:
+        write_record(args, order, rows)
+
+
+def write_record(args, order, rows):
+    """The run as bench/publish_results.py reads it: a header, then one line per network."""
+    lines = [f"machine: {args.machine}", f"date: {datetime.date.today().isoformat()}",
+             f"command: {args.command}", f"threads: {args.threads}"]
+    for name in order:
+        r = rows[name]
+        ef, ort, pt = r.get("edgefold"), r.get("ort"), r.get("torch")
+        fields = {"edgefold_ms": num(ef, "median_ms"), "ort_ms": num(ort, "median_ms"),
+                  "torch_ms": num(pt, "median_ms")}
+        if fields["edgefold_ms"] and fields["ort_ms"]:
+            fields["ef_ort"] = round(fields["edgefold_ms"] / fields["ort_ms"], 4)
+        for engine, kv in (("edgefold", ef), ("ort", ort), ("torch", pt)):
+            rss = num(kv, "rss_kb")
+            fields[f"rss_{engine}_mib"] = None if rss is None else round(rss / 1024, 1)
+        measured = " ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
+        lines.append(f"network={name} {measured}")
+    with open(args.record, "w") as out:
+        out.write("\n".join(lines) + "\n")
+    print(f"run record: {args.record} (bench/publish_results.py writes the README tables from it)")
 
 
 def speedups(order, rows):

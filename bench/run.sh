@@ -12,10 +12,13 @@
 #   best median is kept. With THREADS=1 both engines of a round are pinned to the same CPU
 #   (taskset), round r to the r-th CPU this script may run on: the vCPUs of a shared host can run
 #   20 % apart, and an unpinned pair could land on different ones.
+#   env RECORD=FILE: also write the run record there (bench/results/<machine>.txt); then
+#   bench/publish_results.py rewrites README.md's and bench/README.md's result tables from it.
 # Needs: scripts/install-deps.sh --bench (python3-torchvision, libopenblas0-openmp, nodejs/npm).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${1:-50}; shift || true
+NAMES_GIVEN="$*"
 BUILD=${EDGEFOLD_BENCH_BUILD:-$ROOT/build-bench}
 MODELS=$BUILD/models
 WARMUP=5
@@ -92,8 +95,15 @@ for n in "${NAMES[@]}"; do
   echo "name=$n engine=torch median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.torch.bin" >> "$RESULTS"
 done
 
-echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); threads: edgefold and ORT $THREADS, PyTorch 1"
-/usr/bin/python3 "$ROOT/bench/compare.py" "$RESULTS"
+CPU_NAME="$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
+echo "machine: $CPU_NAME, load average $(cut -d' ' -f1-3 /proc/loadavg); threads: edgefold and ORT $THREADS, PyTorch 1"
+RECORD_ARGS=()
+if [[ -n ${RECORD:-} ]]; then
+  COMMAND="ROUNDS=$ROUNDS bench/run.sh $RUNS${NAMES_GIVEN:+ $NAMES_GIVEN}"
+  ((THREADS == 1)) || COMMAND="THREADS=$THREADS $COMMAND"
+  RECORD_ARGS=(--record "$RECORD" --machine "$CPU_NAME" --threads "$THREADS" --command "$COMMAND")
+fi
+/usr/bin/python3 "$ROOT/bench/compare.py" "$RESULTS" "${RECORD_ARGS[@]}"
 # Process baselines (what each engine's RSS contains before any model is loaded).
 echo "RSS baselines: node+onnxruntime-node $(node -e "require('onnxruntime-node');console.log((/VmHWM:\s+(\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'))[1]/1024).toFixed(1))") MiB," \
   "python3+torch $(/usr/bin/python3 -c "import torch,torchvision;print(round([int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')][0]/1024,1))") MiB"

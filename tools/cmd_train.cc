@@ -11,7 +11,6 @@
 
 #include "cli_args.h"
 #include "commands.h"
-#include "edgefold/model_generated.h"
 #include "edgefold/trainer.h"
 #include "edgefold_compiler/compiler.h"
 #include "file_io.h"
@@ -69,16 +68,10 @@ bool ParseFloat(const ParsedArgs& a, const char* flag, float fallback, float* ou
   return true;
 }
 
-// Copies the trainer's parameters and statistics back into the model's weights blob.
+// The trained model: the trainer writes its parameters and statistics into a copy.
 std::vector<uint8_t> ExportModel(const Session& s) {
-  std::vector<uint8_t> out(s.model.data.get(), s.model.data.get() + s.model.bytes);
-  const fb::Model* m = fb::GetModel(s.model.data.get());
-  const size_t blob = static_cast<size_t>(m->weights()->data() - s.model.data.get());
-  for (size_t i = 0; i < s.trainer->num_parameters(); ++i) {
-    const ParameterView p = s.trainer->parameter(i);
-    const size_t offset = blob + static_cast<size_t>(m->tensors()->Get(p.tensor)->weight_offset());
-    std::memcpy(out.data() + offset, p.data, p.elems * sizeof(float));
-  }
+  std::vector<uint8_t> out(s.trainer->model_bytes());
+  if (s.trainer->ExportModel(out.data(), out.size()) != Status::kOk) out.clear();
   return out;
 }
 
@@ -212,7 +205,12 @@ int TrainCommand(int argc, char** argv) {
                      loss_sum / double(batches), double(correct) / double(batches * n));
   }
   std::printf("after: eval accuracy %.4f\n", EvalAccuracy(s, x, y, batches));
-  if (!compiler::WriteFileAtomic(a.Get("--output", ""), ExportModel(s), &error)) {
+  const std::vector<uint8_t> trained = ExportModel(s);
+  if (trained.empty()) {
+    std::fprintf(stderr, "edgefold train: could not export the trained model\n");
+    return kExitFailure;
+  }
+  if (!compiler::WriteFileAtomic(a.Get("--output", ""), trained, &error)) {
     std::fprintf(stderr, "edgefold train: %s\n", error.c_str());
     return kExitFailure;
   }

@@ -19,6 +19,31 @@ static void make_batch(float* x, size_t elems, int32_t* labels, size_t n, size_t
   for (size_t i = 0; i < n; ++i) labels[i] = (int32_t)(i % classes);
 }
 
+/* The exported model loads into a second trainer holding exactly the first one's parameters
+ * and statistics; a short output buffer is refused. */
+static void check_export(const ef_trainer* t, size_t model_bytes, size_t need,
+                         const ef_train_options* train, const ef_options* opt) {
+  CHECK(ef_trainer_model_bytes(t) == model_bytes, "model_bytes %zu", ef_trainer_model_bytes(t));
+  uint8_t* exported = (uint8_t*)alloc64(model_bytes);
+  CHECK(ef_trainer_export_model(t, exported, model_bytes - 1) == EF_INVALID_ARGUMENT, "short buffer");
+  CHECK(ef_trainer_export_model(t, exported, model_bytes) == EF_OK, "export");
+  void* arena = alloc64(need);
+  ef_trainer* u = NULL;
+  ef_status s = ef_trainer_create(exported, model_bytes, arena, need, train, opt, &u);
+  CHECK(s == EF_OK && u, "exported model: %s", ef_status_string(s));
+  if (s == EF_OK) {
+    CHECK(ef_trainer_num_parameters(u) == ef_trainer_num_parameters(t), "parameter count");
+    for (size_t i = 0; i < ef_trainer_num_parameters(t); ++i) {
+      ef_parameter a, b;
+      CHECK(ef_trainer_parameter(t, i, &a) == EF_OK && ef_trainer_parameter(u, i, &b) == EF_OK, "param %zu", i);
+      CHECK(a.elems == b.elems && memcmp(a.data, b.data, a.elems * sizeof(float)) == 0,
+            "exported '%s' differs", a.name);
+    }
+  }
+  free(arena);
+  free(exported);
+}
+
 static void test_training(const uint8_t* model, size_t model_bytes) {
   log_sink sink = {{0}, 0};
   ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0, 1};
@@ -70,6 +95,7 @@ static void test_training(const uint8_t* model, size_t model_bytes) {
   CHECK(ef_trainer_step(t, x, labels, NULL, NULL) != EF_OK && sink.calls > 0,
         "label %zu accepted", classes);
   CHECK(ef_trainer_step(NULL, x, labels, NULL, NULL) == EF_INVALID_ARGUMENT, "null trainer");
+  check_export(t, model_bytes, need, &train, &opt);
   free(x); free(logits); free(labels); free(arena);
 }
 

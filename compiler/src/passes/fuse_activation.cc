@@ -1,38 +1,34 @@
 #include <set>
 
 #include "passes/activation.h"
+#include "passes/match_util.h"
 #include "passes/passes.h"
 
 namespace edgefold::compiler::passes {
 
 namespace {
 
-int FuseInto(ir::Graph& graph, const std::set<std::string>& producers, bool clamps_only = false) {
-  int fused = 0;
-  for (size_t i = 0; i < graph.nodes.size();) {
-    const ir::Node& act = graph.nodes[i];
-    if (!IsActivationOp(act.op) || act.inputs.empty()) {
-      ++i;
-      continue;
-    }
-    const std::string x = act.inputs[0];
-    const int p = graph.ProducerOf(x);
-    const kernels::ActKind kind = ParseActivation(graph, act).kind;
-    const bool clamp = kind == kernels::ActKind::kRelu || kind == kernels::ActKind::kClip;
-    if (p < 0 || !producers.count(graph.nodes[p].op) || !FusableIntoProducer(kind) || (clamps_only && !clamp) ||
-        graph.nodes[p].outputs[0] != x ||
-        graph.nodes[p].act.kind != kernels::ActKind::kNone || graph.ConsumerCount(x) != 1 ||
-        graph.IsGraphOutput(x)) {
-      ++i;
-      continue;
-    }
-    graph.nodes[p].act = ParseActivation(graph, act);
-    graph.nodes[p].outputs[0] = act.outputs[0];
-    graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i));
-    ++fused;
+// Moves activation node i into the op producing its input (its only reader) when `producers`
+// lists that op and it has no activation yet.
+bool FuseIntoProducer(ir::Graph& graph, size_t i, const std::set<std::string>& producers, bool clamps_only) {
+  const ir::Node& act = graph.nodes[i];
+  if (!IsActivationOp(act.op) || act.inputs.empty()) return false;
+  const std::string x = act.inputs[0];
+  const int p = graph.ProducerOf(x);
+  const kernels::ActKind kind = ParseActivation(graph, act).kind;
+  const bool clamp = kind == kernels::ActKind::kRelu || kind == kernels::ActKind::kClip;
+  if (p < 0 || !producers.count(graph.nodes[p].op) || !FusableIntoProducer(kind) || (clamps_only && !clamp) ||
+      graph.nodes[p].outputs[0] != x || graph.nodes[p].act.kind != kernels::ActKind::kNone ||
+      graph.ConsumerCount(x) != 1 || graph.IsGraphOutput(x)) {
+    return false;
   }
-  graph.PruneUnusedTensors();
-  return fused;
+  graph.nodes[p].act = ParseActivation(graph, act);
+  graph.nodes[p].outputs[0] = act.outputs[0];
+  return true;
+}
+
+int FuseInto(ir::Graph& graph, const std::set<std::string>& producers, bool clamps_only = false) {
+  return EraseFusedNodes(graph, [&](size_t i) { return FuseIntoProducer(graph, i, producers, clamps_only); });
 }
 
 }  // namespace

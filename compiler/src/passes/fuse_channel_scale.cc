@@ -48,35 +48,33 @@ int PointwiseConsumer(const ir::Graph& graph, const std::string& t) {
   return -1;
 }
 
+// Folds Mul node i (x · s, s per channel) into the 1×1 conv reading its output.
+bool FuseMulIntoPointwise(ir::Graph& graph, size_t i) {
+  const ir::Node& mul = graph.nodes[i];
+  if (!IsPlainMul(mul)) return false;
+  const ir::Tensor& a = graph.At(mul.inputs[0]);
+  const ir::Tensor& b = graph.At(mul.inputs[1]);
+  if (!a.shape_known || !b.shape_known || a.dtype != ir::kFloat || b.dtype != ir::kFloat) return false;
+  // x is the operand of full shape (the Mul's output shape), s the per-channel one.
+  size_t x_slot = 0;
+  if (IsPerChannel(a.shape, b.shape)) x_slot = 0;
+  else if (IsPerChannel(b.shape, a.shape)) x_slot = 1;
+  else return false;
+  const std::string x = mul.inputs[x_slot], s = mul.inputs[1 - x_slot], out = mul.outputs[0];
+  if (graph.At(out).shape != graph.At(x).shape) return false;
+  const int conv = PointwiseConsumer(graph, out);
+  if (conv < 0) return false;
+  ir::Node& c = graph.nodes[conv];
+  c.inputs.resize(4);   // input 2 (bias) stays "" when absent
+  c.inputs[0] = x;
+  c.inputs[3] = s;
+  return true;
+}
+
 }  // namespace
 
 int FuseChannelScale(ir::Graph& graph) {
-  int fused = 0;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const ir::Node& mul = graph.nodes[i];
-    if (!IsPlainMul(mul)) continue;
-    const ir::Tensor& a = graph.At(mul.inputs[0]);
-    const ir::Tensor& b = graph.At(mul.inputs[1]);
-    if (!a.shape_known || !b.shape_known || a.dtype != ir::kFloat || b.dtype != ir::kFloat) continue;
-    // x is the operand of full shape (the Mul's output shape), s the per-channel one.
-    size_t x_slot = 0;
-    if (IsPerChannel(a.shape, b.shape)) x_slot = 0;
-    else if (IsPerChannel(b.shape, a.shape)) x_slot = 1;
-    else continue;
-    const std::string x = mul.inputs[x_slot], s = mul.inputs[1 - x_slot], out = mul.outputs[0];
-    if (graph.At(out).shape != graph.At(x).shape) continue;
-    const int conv = PointwiseConsumer(graph, out);
-    if (conv < 0) continue;
-    ir::Node& c = graph.nodes[conv];
-    c.inputs.resize(4);   // input 2 (bias) stays "" when absent
-    c.inputs[0] = x;
-    c.inputs[3] = s;
-    graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i));
-    --i;
-    ++fused;
-  }
-  graph.PruneUnusedTensors();
-  return fused;
+  return EraseFusedNodes(graph, [&graph](size_t i) { return FuseMulIntoPointwise(graph, i); });
 }
 
 }  // namespace edgefold::compiler::passes

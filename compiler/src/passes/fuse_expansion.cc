@@ -47,36 +47,35 @@ kernels::Conv2dShape DepthwiseShape(const ir::Graph& g, const ir::Node& d) {
   return s;
 }
 
+// Moves pointwise node i into the depthwise conv that alone reads its output, when that output
+// is at least two bands of `band_bytes`.
+bool FuseIntoDepthwise(ir::Graph& graph, size_t i, size_t band_bytes) {
+  if (!IsPlainPointwise(graph, graph.nodes[i])) return false;
+  const std::string t = graph.nodes[i].outputs[0];
+  const int d = SoleConsumer(graph, t);
+  if (d < 0 || graph.nodes[d].In(0) != t) return false;
+  const kernels::Conv2dShape s = DepthwiseShape(graph, graph.nodes[d]);
+  // t at least two bands' worth: below that t stays in a core's cache between the two ops
+  // anyway, and the band GEMMs' narrower columns (a ragged tail per band) cost more than the
+  // memory saved (MobileNetV2's 14² blocks).
+  const size_t t_bytes = MulSat(MulSat(MulSat(s.in_c, s.in_h), s.in_w), sizeof(float));
+  if (s.in_c == 0 || !kernels::ExpandFusable(s) || t_bytes < 2 * band_bytes) return false;
+  const ir::Node p = graph.nodes[i];
+  ir::Node& dw = graph.nodes[d];
+  dw.inputs.resize(6);   // [x, W, B, "" (no channel scale), We, be]
+  dw.inputs[0] = p.inputs[0];
+  dw.inputs[4] = p.inputs[1];
+  dw.inputs[5] = p.In(2);
+  dw.expand_act = p.act;
+  dw.expand_band_bytes = band_bytes;
+  return true;
+}
+
 }  // namespace
 
 int FuseExpansionIntoDepthwise(ir::Graph& graph, size_t band_bytes) {
   if (band_bytes == 0) return 0;
-  int fused = 0;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (!IsPlainPointwise(graph, graph.nodes[i])) continue;
-    const std::string t = graph.nodes[i].outputs[0];
-    const int d = SoleConsumer(graph, t);
-    if (d < 0 || graph.nodes[d].In(0) != t) continue;
-    const kernels::Conv2dShape s = DepthwiseShape(graph, graph.nodes[d]);
-    // t at least two bands' worth: below that t stays in a core's cache between the two ops
-    // anyway, and the band GEMMs' narrower columns (a ragged tail per band) cost more than the
-    // memory saved (MobileNetV2's 14² blocks, bench/README.md "Fused expansions").
-    const size_t t_bytes = MulSat(MulSat(MulSat(s.in_c, s.in_h), s.in_w), sizeof(float));
-    if (s.in_c == 0 || !kernels::ExpandFusable(s) || t_bytes < 2 * band_bytes) continue;
-    const ir::Node p = graph.nodes[i];
-    ir::Node& dw = graph.nodes[d];
-    dw.inputs.resize(6);   // [x, W, B, "" (no channel scale), We, be]
-    dw.inputs[0] = p.inputs[0];
-    dw.inputs[4] = p.inputs[1];
-    dw.inputs[5] = p.In(2);
-    dw.expand_act = p.act;
-    dw.expand_band_bytes = band_bytes;
-    graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i));
-    --i;
-    ++fused;
-  }
-  graph.PruneUnusedTensors();
-  return fused;
+  return EraseFusedNodes(graph, [&](size_t i) { return FuseIntoDepthwise(graph, i, band_bytes); });
 }
 
 }  // namespace edgefold::compiler::passes

@@ -1,4 +1,4 @@
-// Small graph queries shared by the pattern-matching passes (fuse_gelu.cc, fuse_layer_norm.cc).
+// Small graph queries and the erase loop shared by the pattern-matching passes.
 #pragma once
 #include <cmath>
 #include <string>
@@ -24,6 +24,24 @@ inline bool HasUnitWindow(const ir::Node& c) {
   for (int64_t v : c.Ints("pads", {0, 0, 0, 0}))
     if (v != 0) return false;
   return c.Int("group", 1) == 1 && c.Str("auto_pad", "NOTSET") == "NOTSET";
+}
+
+// Offers every node, in order, to `fuse_into_consumer(i)`; a node it returns true for has been
+// merged into the node reading its output and is erased. Returns how many were, after pruning
+// the tensors nothing reads any more.
+template <class FuseFn>
+int EraseFusedNodes(ir::Graph& graph, FuseFn fuse_into_consumer) {
+  int fused = 0;
+  for (size_t i = 0; i < graph.nodes.size();) {
+    if (fuse_into_consumer(i)) {
+      graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i));
+      ++fused;
+    } else {
+      ++i;
+    }
+  }
+  graph.PruneUnusedTensors();
+  return fused;
 }
 
 // Index of the only node reading `t` (which is no graph output), or -1.

@@ -235,6 +235,10 @@ void ef_trainer_reset_stream(ef_trainer* trainer);
 ef_status ef_trainer_evaluate(ef_trainer* trainer, const float* inputs, float* logits);
 size_t ef_trainer_num_parameters(const ef_trainer* trainer);
 ef_status ef_trainer_parameter(const ef_trainer* trainer, size_t index, ef_parameter* out);
+/* The adapted model (Trainer::ExportModel): the original .efb with the trainer's parameters and
+ * statistics written into its weights; ef_trainer_model_bytes() bytes into the caller's `out`. */
+size_t ef_trainer_model_bytes(const ef_trainer* trainer);
+ef_status ef_trainer_export_model(const ef_trainer* trainer, uint8_t* out, size_t out_bytes);
 
 /* BatchNorm statistics of an int8 model (compile --quantize int8 --adaptable) adapted on the
  * device: edgefold/int8_adapter.h. The adapter owns an interpreter (inference with the current

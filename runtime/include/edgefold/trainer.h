@@ -146,6 +146,13 @@ class Trainer {
   size_t num_parameters() const;
   ParameterView parameter(size_t i) const;
 
+  // The adapted model: the bytes Create was given with every parameter and statistic this
+  // trainer holds written over its constant in the weights blob (same layout, same size:
+  // model_bytes()), so Interpreter::Create and Trainer::Create load it as they loaded the
+  // original. `out` (caller-owned, at least model_bytes() bytes) may not overlap the model.
+  size_t model_bytes() const;
+  Status ExportModel(uint8_t* out, size_t out_bytes) const;
+
   struct State;
  private:
   explicit Trainer(State* s) : state_(s) {}

@@ -146,4 +146,11 @@ ef_status ef_trainer_parameter(const ef_trainer* t, size_t index, ef_parameter* 
   return EF_OK;
 }
 
+size_t ef_trainer_model_bytes(const ef_trainer* t) { return t ? Cpp(t)->model_bytes() : 0; }
+
+ef_status ef_trainer_export_model(const ef_trainer* t, uint8_t* out, size_t out_bytes) {
+  if (t == nullptr) return EF_INVALID_ARGUMENT;
+  return ToC(Cpp(t)->ExportModel(out, out_bytes));
+}
+
 }  // extern "C"

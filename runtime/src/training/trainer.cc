@@ -352,6 +352,8 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   uint8_t* base = static_cast<uint8_t*>(arena);
   internal::LayoutTrainer(model, summary, train, base, &s);
   s->errors = errors;
+  s->model = model;
+  s->model_bytes = model_bytes;
   s->k = &kernels::SelectTable<kernels::KernelTable>(options.isa);
   s->tk = &kernels::SelectTable<kernels::TrainKernelTable>(options.isa);
   internal::WarnOfIgnoredIsaOverride(options.isa, s->errors);
@@ -530,6 +532,25 @@ ParameterView Trainer::parameter(size_t i) const {
   v.elems = p.elems;
   v.trainable = p.trainable;
   return v;
+}
+
+size_t Trainer::model_bytes() const { return state_->model_bytes; }
+
+Status Trainer::ExportModel(uint8_t* out, size_t out_bytes) const {
+  State& s = *state_;
+  if (out == nullptr || out_bytes < s.model_bytes) {
+    s.errors.Report("ExportModel: an output of %zu bytes, the model needs %zu", out_bytes, s.model_bytes);
+    return Status::kInvalidArgument;
+  }
+  std::memcpy(out, s.model, s.model_bytes);
+  for (size_t i = 0; i < s.num_params; ++i) {
+    const internal::Param& p = s.params[i];
+    internal::TensorInfo original;
+    internal::ReadTensor(s.model, static_cast<size_t>(p.tensor), nullptr, &original);
+    const size_t offset = static_cast<size_t>(reinterpret_cast<const uint8_t*>(original.data) - s.model);
+    std::memcpy(out + offset, p.data, p.elems * sizeof(float));
+  }
+  return Status::kOk;
 }
 
 }  // namespace edgefold

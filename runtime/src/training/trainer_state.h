@@ -67,6 +67,8 @@ struct Trainer::State {
   State(LogFn log, void* user) : errors(log, user) {}
 
   internal::ModelSummary summary;
+  const uint8_t* model = nullptr;          // the caller's model bytes (ExportModel's source)
+  size_t model_bytes = 0;
   TrainOptions options;
   const kernels::KernelTable* k = nullptr;
   const kernels::TrainKernelTable* tk = nullptr;
