@@ -4,7 +4,6 @@
 
 #include <cstring>
 
-#include "edgefold/model_generated.h"
 #include "py_arrays.h"
 #include "py_errors.h"
 
@@ -210,20 +209,16 @@ py::dict PyTrainer::Parameters() const {
   return d;
 }
 
-// Until Trainer::ExportModel is on main: the same write-over from the parameter views (each
-// names the model tensor it was copied from; constants live at weight_offset in the blob).
 std::unique_ptr<PyModel> PyTrainer::ExportedModel() {
-  auto buffer = std::make_shared<tools::AlignedBuffer>(tools::AllocateAligned(bytes_->bytes));
+  auto buffer = std::make_shared<tools::AlignedBuffer>(tools::AllocateAligned(trainer_->model_bytes()));
   if (!buffer->data) throw std::bad_alloc();
-  std::memcpy(buffer->data.get(), bytes_->data.get(), bytes_->bytes);
-  const fb::Model* m = fb::GetModel(bytes_->data.get());
-  const size_t weights_at = static_cast<size_t>(m->weights()->data() - bytes_->data.get());
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (size_t i = 0; i < trainer_->num_parameters(); ++i) {
-    const ParameterView p = trainer_->parameter(i);
-    const int64_t offset = m->tensors()->Get(static_cast<flatbuffers::uoffset_t>(p.tensor))->weight_offset();
-    std::memcpy(buffer->data.get() + weights_at + static_cast<size_t>(offset), p.data, p.elems * sizeof(float));
+  Status st;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    st = trainer_->ExportModel(buffer->data.get(), buffer->bytes);
   }
+  Check("ExportModel", st);
   return std::make_unique<PyModel>(std::move(buffer), name_ + " (adapted)");
 }
 
