@@ -10,12 +10,17 @@ def _quant(q, arena, weights):
     lines = [f"int8: {q['runs']} calibration runs (clipping: {q['clipping']}), {len(q['layers'])} int8 layers, "
              f"{len(q['float_ops'])} float ops, {q['boundaries']} quantize/dequantize ops"]
     lines += [f"  stays float: {f}" for f in q["float_ops"]]
-    lines.append(f"  {'layer':<28} {'type':<20} {'in scale':>10} {'out scale':>10} {'zp':>5} {'SQNR dB':>9}")
-    for l in q["layers"]:
+    lines.append(f"  {'layer':<28} {'type':<20} {'in scale':>10} {'out scale':>10} {'zp':>5} {'w scale lo':>10} "
+                 f"{'w scale hi':>10} {'observed range':>21} {'int8 range (clip)':>21} {'SQNR dB':>9}")
+    for l in q["layers"]:   # pools and reshapes have no weights: w scales 0
+        (lo, hi), (clip_lo, clip_hi) = l["range"], l["clip"]
         lines.append(f"  {l['name'][:28]:<28} {l['type'][:20]:<20} {l['in_scale']:>10.4g} {l['out_scale']:>10.4g} "
-                     f"{l['out_zero_point']:>5} {l['sqnr_db']:>9.2f}")
+                     f"{l['out_zero_point']:>5} {l['w_scale_min']:>10.3g} {l['w_scale_max']:>10.3g} "
+                     f"[{lo:>9.4g},{hi:>9.4g}] [{clip_lo:>9.4g},{clip_hi:>9.4g}] {l['sqnr_db']:>9.2f}")
     lines.append(f"int8 output: SQNR {q['output_sqnr_db']:.2f} dB, top-1 agreement with float "
                  f"{100 * q['top1_agreement']:.2f} %")
+    lines.append("int8 I/O: " + ("int8 (--io int8)" if q["io_int8"]
+                                 else "float (Quantize at the inputs, Dequantize at the outputs)"))
     for io in q["io"]:
         kind = "input" if io["is_input"] else "output"
         if io["int8"]:
@@ -24,6 +29,9 @@ def _quant(q, arena, weights):
         else:
             why = f", stays float: {io['why_float']}" if io["why_float"] else ""
             lines.append(f"  {kind} '{io['name']}': float32{why}")
+    if q["adaptable_layers"] > 0:
+        lines.append(f"int8 adaptable: {q['adaptable_layers']} layers keep their folded BatchNorm "
+                     "(edgefold train --adapt-stats-only adapts them)")
     lines.append(f"int8 arena: {arena} bytes (float {q['float_arena_bytes']}), weights {weights} bytes "
                  f"(float {q['float_weight_bytes']})")
     return lines
@@ -38,9 +46,17 @@ def _training(t):
                  f"BatchNorm layers kept, {t['trainable_tensors']} trainable tensors ({t['trainable']}), "
                  f"backward down to '{t['first_trained_op']}'")
     if t["recompute_segments"]:
-        lines.append(f"recompute: the backward runs in {t['recompute_segments']} segments")
+        lines.append(f"recompute: the backward runs in {t['recompute_segments']} segments, each but the last "
+                     "re-running its forward")
+    elif t["recompute"]:
+        lines.append("recompute: no split of the backward plans a smaller arena; every value is kept")
     lines.append(f"training arena: {t['arena_bytes']} bytes (lower bound {t['lower_bound']}, inference arena "
                  f"{t['inference_arena_bytes']}); buffers planned by lifetime in {t['planned_bytes']} bytes")
+    if t["deployed_arena_bytes"] > 0 and t["deployed_planned_bytes"] > 0:
+        lines.append(f"versus the deployed model (BatchNorm folded): inference arena {t['deployed_arena_bytes']} bytes "
+                     f"(planned tensors {t['deployed_planned_bytes']}): "
+                     f"{t['arena_bytes'] / t['deployed_arena_bytes']:.2f}x, "
+                     f"planned {t['planned_bytes'] / t['deployed_planned_bytes']:.2f}x")
     return lines
 
 

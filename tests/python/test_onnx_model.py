@@ -162,3 +162,20 @@ def test_run_releases_the_gil(digits_model, digits_x):
     # Held, at most one switch interval (5 ms) of spinning; released, most of the run (shared
     # cores can take much of it away, so the bar is five switch intervals).
     assert run_seconds[0] > 0.1 and spinning > 0.025, (spinning, run_seconds[0])
+
+
+@pytest.mark.parametrize("flags, options", [
+    ([], {}),
+    (["--train", "--batch", "10", "--recompute"], dict(train=True, batch=10, recompute=True)),
+    (["--quantize", "int8", "--calibrate", "CALIB", "--io", "int8"], dict(quantize="int8", calibrate="CALIB", io="int8")),
+    (["--no-fold", "--input-mean", "0.5", "--input-std", "0.25"], dict(no_fold=True, input_mean=0.5, input_std=0.25)),
+])
+def test_report_is_what_the_cli_prints(digits_onnx, digits_x, cli, tmp_path, flags, options):
+    calib = tmp_path / "calib.npy"
+    np.save(calib, digits_x[:100])
+    flags = [str(calib) if f == "CALIB" else f for f in flags]
+    options = {k: digits_x[:100] if v == "CALIB" else v for k, v in options.items()}
+    out = subprocess.run([cli, "compile", digits_onnx, "-o", str(tmp_path / "m.efb")] + flags, check=True,
+                         capture_output=True, text=True).stdout
+    expected = "".join(line + "\n" for line in out.splitlines() if not line.startswith("compiled "))
+    assert ef.compile(digits_onnx, **options).report == expected
