@@ -51,6 +51,9 @@ void PyModel::Open(size_t threads) {
   outputs_.clear();
   for (size_t i = 0; i < interpreter_->num_inputs(); ++i) inputs_.push_back(interpreter_->input(i));
   for (size_t o = 0; o < interpreter_->num_outputs(); ++o) outputs_.push_back(interpreter_->output(o));
+  ops_.clear();
+  for (size_t i = 0; i < interpreter_->num_ops(); ++i) ops_.emplace_back(interpreter_->op_name(i), interpreter_->op_type(i));
+  kernel_isa_ = interpreter_->kernel_isa_name();
 }
 
 py::object PyModel::Run(py::args args, size_t threads, bool dequantize) {
@@ -146,7 +149,7 @@ uint64_t PyModel::weights_bytes() const {
 
 bool PyModel::trainable() const { return fb::GetModel(bytes_->data.get())->training() != nullptr; }
 
-std::string PyModel::kernel_isa() const { return interpreter_->kernel_isa_name(); }
+std::string PyModel::kernel_isa() const { return kernel_isa_; }
 
 py::tuple TensorInfo(const TensorView& v) {
   py::list shape;
@@ -168,8 +171,7 @@ py::list PyModel::Outputs() const {
 
 py::list PyModel::Ops() const {
   py::list l;
-  for (size_t i = 0; i < interpreter_->num_ops(); ++i)
-    l.append(py::make_tuple(interpreter_->op_name(i), interpreter_->op_type(i)));
+  for (const auto& [name, type] : ops_) l.append(py::make_tuple(name, type));
   return l;
 }
 

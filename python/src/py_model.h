@@ -59,6 +59,8 @@ class PyModel {
   // The graph's inputs and outputs (names and shapes point into the model bytes; data is not
   // read from these copies), for checks and output arrays made before the run takes the mutex.
   std::vector<TensorView> inputs_, outputs_;
+  std::vector<std::pair<std::string, std::string>> ops_;   // (name, type) in execution order
+  std::string kernel_isa_;
   std::vector<std::string> log_;
   std::mutex mutex_;                     // one run at a time per model
 };

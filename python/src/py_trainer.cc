@@ -107,12 +107,7 @@ py::tuple PyTrainer::Step(py::handle x, py::handle labels) {
                             " is outside [0, " + std::to_string(trainer_->num_classes()) + ")");
   float loss = 0;
   int correct = 0;
-  Status st;
-  {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mutex_);
-    st = trainer_->TrainStep(xs.data(), y32.data(), &loss, &correct);
-  }
+  const Status st = Locked([&] { return trainer_->TrainStep(xs.data(), y32.data(), &loss, &correct); });
   Check("TrainStep", st);
   return py::make_tuple(loss, correct);
 }
@@ -129,24 +124,14 @@ py::array PyTrainer::StreamStep(py::handle x, const py::dict& options) {
   auto xs = Samples(x, graph_batch_, "stream_step");
   py::array_t<float> logits(std::vector<int64_t>{int64_t(graph_batch_), int64_t(trainer_->num_classes())});
   float* out = logits.mutable_data();
-  Status st;
-  {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mutex_);
-    st = trainer_->StreamStep(xs.data(), out, so, &stream_report_);
-  }
+  const Status st = Locked([&] { return trainer_->StreamStep(xs.data(), out, so, &stream_report_); });
   Check("StreamStep", st);
   return logits;
 }
 
 void PyTrainer::AdaptStatistics(py::handle x) {
   auto xs = Samples(x, trainer_->batch_size(), "adapt_statistics");
-  Status st;
-  {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mutex_);
-    st = trainer_->AdaptStatistics(xs.data());
-  }
+  const Status st = Locked([&] { return trainer_->AdaptStatistics(xs.data()); });
   Check("AdaptStatistics", st);
 }
 
@@ -155,26 +140,21 @@ py::array PyTrainer::Evaluate(py::handle x) {
   auto xs = Samples(x, n, "evaluate");
   py::array_t<float> logits(std::vector<int64_t>{int64_t(n), int64_t(trainer_->num_classes())});
   float* out = logits.mutable_data();
-  Status st;
-  {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mutex_);
-    st = trainer_->Evaluate(xs.data(), out);
-  }
+  const Status st = Locked([&] { return trainer_->Evaluate(xs.data(), out); });
   Check("Evaluate", st);
   return logits;
 }
 
-void PyTrainer::ResetStatistics() { trainer_->ResetStatistics(); }
-void PyTrainer::ResetStream() { trainer_->ResetStream(); }
-size_t PyTrainer::Refold() { return trainer_->Refold(); }
+void PyTrainer::ResetStatistics() { Locked([&] { trainer_->ResetStatistics(); }); }
+void PyTrainer::ResetStream() { Locked([&] { trainer_->ResetStream(); }); }
+size_t PyTrainer::Refold() { return Locked([&] { return trainer_->Refold(); }); }
 
 void PyTrainer::SetOptions(const py::dict& options) {
   TrainOptions o = options_;
   ReadTrainOptions(options, &o);
   if (o.trainable != options_.trainable) throw py::value_error("Trainer: the trainable set is fixed at creation");
   options_ = o;
-  trainer_->set_options(options_);
+  Locked([&] { trainer_->set_options(options_); });
 }
 
 py::dict PyTrainer::GetOptions() const {
@@ -198,26 +178,23 @@ py::dict PyTrainer::LastStream() const {
   return d;
 }
 
-py::dict PyTrainer::Parameters() const {
+py::dict PyTrainer::Parameters() {
+  std::vector<std::pair<std::string, std::vector<float>>> copies;
+  Locked([&] {
+    for (size_t i = 0; i < trainer_->num_parameters(); ++i) {
+      const ParameterView p = trainer_->parameter(i);
+      copies.emplace_back(p.name, std::vector<float>(p.data, p.data + p.elems));
+    }
+  });
   py::dict d;
-  for (size_t i = 0; i < trainer_->num_parameters(); ++i) {
-    const ParameterView p = trainer_->parameter(i);
-    py::array_t<float> values(static_cast<py::ssize_t>(p.elems));
-    if (p.elems) std::memcpy(values.mutable_data(), p.data, p.elems * sizeof(float));
-    d[py::str(p.name)] = values;
-  }
+  for (auto& [name, values] : copies) d[py::str(name)] = py::array_t<float>(values.size(), values.data());
   return d;
 }
 
 std::unique_ptr<PyModel> PyTrainer::ExportedModel() {
   auto buffer = std::make_shared<tools::AlignedBuffer>(tools::AllocateAligned(trainer_->model_bytes()));
   if (!buffer->data) throw std::bad_alloc();
-  Status st;
-  {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mutex_);
-    st = trainer_->ExportModel(buffer->data.get(), buffer->bytes);
-  }
+  const Status st = Locked([&] { return trainer_->ExportModel(buffer->data.get(), buffer->bytes); });
   Check("ExportModel", st);
   return std::make_unique<PyModel>(std::move(buffer), name_ + " (adapted)");
 }

@@ -41,7 +41,7 @@ class PyTrainer {
   void SetOptions(const py::dict& options);
   py::dict GetOptions() const;
   py::dict LastStream() const;
-  py::dict Parameters() const;   // name → copy of the values held in the arena
+  py::dict Parameters();   // name → copy of the values held in the arena
   // The adapted model (Trainer::ExportModel): a new model with the trained parameters and
   // statistics in place of the original constants.
   std::unique_ptr<PyModel> ExportedModel();
@@ -57,6 +57,14 @@ class PyTrainer {
   // ValueError naming `call` otherwise.
   FloatArrayC Samples(py::handle x, size_t n, const char* call) const;
   void Check(const char* call, Status status);
+  // Runs `work` under the trainer's mutex with the GIL released (a step in another thread holds
+  // the mutex and needs the GIL back to return: taking the mutex with the GIL would deadlock).
+  template <class Work>
+  auto Locked(Work work) {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    return work();
+  }
 
   ModelBytes bytes_;
   std::string name_;
