@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "edgefold/model_generated.h"
 #include "py_arrays.h"
 #include "py_errors.h"
 
@@ -64,7 +65,6 @@ PyTrainer::PyTrainer(const PyModel& model, const py::dict& options) : bytes_(mod
   const auto shape = inputs.size() == 1 ? inputs[0].cast<py::tuple>()[1].cast<std::vector<int64_t>>()
                                         : std::vector<int64_t>();
   if (shape.empty()) throw EdgefoldError(name_ + ": training needs a model with one batched input");
-  graph_batch_ = static_cast<size_t>(shape[0]);
   sample_shape_.assign(shape.begin() + 1, shape.end());
   if (!model.trainable())
     throw EdgefoldError(name_ + ": the model has no training section: compile it with train=True");
@@ -78,6 +78,8 @@ PyTrainer::PyTrainer(const PyModel& model, const py::dict& options) : bytes_(mod
   if (!arena_.data) throw std::bad_alloc();
   Check("Trainer::Create", Trainer::Create(bytes_->data.get(), bytes_->bytes, arena_.data.get(), arena_.bytes,
                                            options_, runtime, &trainer_));
+  const bool frozen = fb::GetModel(bytes_->data.get())->training()->frozen_statistics();
+  stream_batch_ = frozen ? static_cast<size_t>(shape[0]) : trainer_->batch_size();
 }
 
 FloatArrayC PyTrainer::Samples(py::handle x, size_t n, const char* call) const {
@@ -121,8 +123,8 @@ py::array PyTrainer::StreamStep(py::handle x, const py::dict& options) {
   Read(options, "variance_floor", &so.variance_floor);
   Read(options, "window", &so.window);
   Read(options, "entropy_rise", &so.entropy_rise);
-  auto xs = Samples(x, graph_batch_, "stream_step");
-  py::array_t<float> logits(std::vector<int64_t>{int64_t(graph_batch_), int64_t(trainer_->num_classes())});
+  auto xs = Samples(x, stream_batch_, "stream_step");
+  py::array_t<float> logits(std::vector<int64_t>{int64_t(stream_batch_), int64_t(trainer_->num_classes())});
   float* out = logits.mutable_data();
   const Status st = Locked([&] { return trainer_->StreamStep(xs.data(), out, so, &stream_report_); });
   Check("StreamStep", st);

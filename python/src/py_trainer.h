@@ -30,7 +30,7 @@ class PyTrainer {
 
   // One SGD step on a batch x [N, ...] with labels [N] in [0, classes): (loss, correct).
   py::tuple Step(py::handle x, py::handle labels);
-  // Label-free adaptation on the graph's batch (one sample by default); returns its logits.
+  // Label-free adaptation on stream_batch_ samples (one by default); returns their logits.
   // `options` overrides StreamOptions fields by name (momentum, momentum_decay, ...).
   py::array StreamStep(py::handle x, const py::dict& options);
   void AdaptStatistics(py::handle x);
@@ -69,7 +69,10 @@ class PyTrainer {
   ModelBytes bytes_;
   std::string name_;
   std::vector<int64_t> sample_shape_;   // the model input's dims after the batch
-  size_t graph_batch_ = 1;
+  // Samples a StreamStep reads and writes logits for: the graph's batch, or with batch
+  // statistics the training batch (the trainer runs the graph scaled to it; runtime behaviour,
+  // trainer.cc's Forward copies its input tensor whole).
+  size_t stream_batch_ = 1;
   tools::AlignedBuffer arena_;
   Trainer* trainer_ = nullptr;          // lives inside arena_
   TrainOptions options_;

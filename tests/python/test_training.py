@@ -90,3 +90,16 @@ def test_digits_adapt_example_prints_what_drift_demo_prints(digits_onnx, cli, tm
     cpp_lines = cpp.stdout.splitlines()
     assert py.stdout.splitlines()[:len(cpp_lines)] == cpp_lines
     assert "adapted model (tr.model(), batch 1)" in py.stdout
+
+
+def test_stream_step_with_a_graph_smaller_than_the_batch(digits_onnx, drift):
+    """infer_batch < batch with batch statistics: the trainer runs the graph scaled to the
+    batch, and streams that many samples; frozen statistics stream the graph's batch."""
+    x = drift[0]
+    scaled = ef.Trainer(ef.compile(digits_onnx, train=True, batch=4, infer_batch=2))
+    assert scaled.stream_step(x[:4]).shape == (4, 10)
+    with pytest.raises(ValueError, match=r"\[4, 1, 8, 8\]"):
+        scaled.stream_step(x[:2])
+    frozen = ef.Trainer(ef.compile(digits_onnx, train=True, batch=4, infer_batch=2, bn_stats="frozen"))
+    assert frozen.stream_step(x[:2]).shape == (2, 10)
+    assert frozen.step(x[:4], drift[1][:4])[1] >= 0
