@@ -79,10 +79,11 @@ PyTrainer::PyTrainer(const PyModel& model, const py::dict& options) : bytes_(mod
   Check("Trainer::Create", Trainer::Create(bytes_->data.get(), bytes_->bytes, arena_.data.get(), arena_.bytes,
                                            options_, runtime, &trainer_));
   const bool frozen = fb::GetModel(bytes_->data.get())->training()->frozen_statistics();
-  stream_batch_ = frozen ? static_cast<size_t>(shape[0]) : trainer_->batch_size();
+  graph_batch_ = static_cast<size_t>(shape[0]);
+  stream_batch_ = frozen ? graph_batch_ : trainer_->batch_size();
 }
 
-FloatArrayC PyTrainer::Samples(py::handle x, size_t n, const char* call) const {
+FloatArrayC PyTrainer::Samples(py::handle x, size_t n, const char* call, const std::string& hint) const {
   auto a = FloatArray(x, std::string(call) + ": x");
   std::vector<int64_t> want = {int64_t(n)};
   want.insert(want.end(), sample_shape_.begin(), sample_shape_.end());
@@ -90,7 +91,7 @@ FloatArrayC PyTrainer::Samples(py::handle x, size_t n, const char* call) const {
   if (n == 1 && got == sample_shape_) return a;   // one sample without its batch dim: same bytes
   if (got != want)
     throw py::value_error(std::string(call) + ": x must be float32 of shape " + ShapeText(want) + ", got shape " +
-                          ShapeText(got));
+                          ShapeText(got) + hint);
   return a;
 }
 
@@ -123,7 +124,12 @@ py::array PyTrainer::StreamStep(py::handle x, const py::dict& options) {
   Read(options, "variance_floor", &so.variance_floor);
   Read(options, "window", &so.window);
   Read(options, "entropy_rise", &so.entropy_rise);
-  auto xs = Samples(x, stream_batch_, "stream_step");
+  const std::string why = stream_batch_ > graph_batch_
+                              ? " (this model runs its graph scaled to the training batch with batch statistics, so a "
+                                "stream step adapts on that many samples; compile with train=True and batch=1, or "
+                                "bn_stats='frozen', to stream one at a time)"
+                              : "";
+  auto xs = Samples(x, stream_batch_, "stream_step", why);
   py::array_t<float> logits(std::vector<int64_t>{int64_t(stream_batch_), int64_t(trainer_->num_classes())});
   float* out = logits.mutable_data();
   const Status st = Locked([&] { return trainer_->StreamStep(xs.data(), out, so, &stream_report_); });

@@ -54,8 +54,8 @@ class PyTrainer {
   std::string Describe(const char* call, Status status);
   static void Log(void* user, const char* message);
   // x as float32 of shape [n] + the sample shape (for n = 1 also the sample shape alone);
-  // ValueError naming `call` otherwise.
-  FloatArrayC Samples(py::handle x, size_t n, const char* call) const;
+  // ValueError naming `call` (and ending with `hint`) otherwise.
+  FloatArrayC Samples(py::handle x, size_t n, const char* call, const std::string& hint = "") const;
   void Check(const char* call, Status status);
   // Runs `work` under the trainer's mutex with the GIL released (a step in another thread holds
   // the mutex and needs the GIL back to return: taking the mutex with the GIL would deadlock).
@@ -73,6 +73,7 @@ class PyTrainer {
   // statistics the training batch (the trainer runs the graph scaled to it; runtime behaviour,
   // trainer.cc's Forward copies its input tensor whole).
   size_t stream_batch_ = 1;
+  size_t graph_batch_ = 1;              // the model input's leading dim
   tools::AlignedBuffer arena_;
   Trainer* trainer_ = nullptr;          // lives inside arena_
   TrainOptions options_;
