@@ -49,10 +49,3 @@ def digits_model(digits_onnx):
     import edgefold as ef
     return ef.compile(digits_onnx)
 
-
-def has_module(name):
-    try:
-        __import__(name)
-        return True
-    except ImportError:
-        return False

@@ -26,10 +26,10 @@ def test_bytes_and_model_proto_compile_like_the_path(digits_onnx, digits_model, 
     assert ef.compile(data).run(digits_x[:5]).tobytes() == expected
     assert ef.compile(bytearray(data)).run(digits_x[:5]).tobytes() == expected
     try:
-        import onnx
-    except ImportError:
-        return   # Debian's python3-onnx is optional
-    assert ef.compile(onnx.load(digits_onnx)).run(digits_x[:5]).tobytes() == expected
+        from onnx import load as load_onnx
+    except ImportError:   # Debian's python3-onnx is optional (libonnx-dev alone leaves a bare
+        return            # namespace package named onnx)
+    assert ef.compile(load_onnx(digits_onnx)).run(digits_x[:5]).tobytes() == expected
 
 
 def test_outputs_bit_identical_to_cli_run(digits_model, digits_x, cli, tmp_path):
