@@ -101,13 +101,17 @@ py::tuple PyTrainer::Step(py::handle x, py::handle labels) {
   py::array y = ToNumpy(labels);
   if (y.dtype().kind() != 'i' && y.dtype().kind() != 'u')
     throw py::value_error("step: labels must be integers, got " + py::str(y.dtype()).cast<std::string>());
-  auto y32 = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(y);
-  if (y32.ndim() != 1 || size_t(y32.size()) != n)
+  // Range-checked as int64 before narrowing, so no large label wraps into range.
+  const auto y64 = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(y);
+  if (y64.ndim() != 1 || size_t(y64.size()) != n)
     throw py::value_error("step: labels must have shape [" + std::to_string(n) + "] (the training batch)");
-  for (size_t i = 0; i < n; ++i)
-    if (y32.data()[i] < 0 || size_t(y32.data()[i]) >= trainer_->num_classes())
-      throw py::value_error("step: label " + std::to_string(y32.data()[i]) + " at " + std::to_string(i) +
+  std::vector<int32_t> y32(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (y64.data()[i] < 0 || uint64_t(y64.data()[i]) >= trainer_->num_classes())
+      throw py::value_error("step: label " + std::to_string(y64.data()[i]) + " at " + std::to_string(i) +
                             " is outside [0, " + std::to_string(trainer_->num_classes()) + ")");
+    y32[i] = static_cast<int32_t>(y64.data()[i]);
+  }
   float loss = 0;
   int correct = 0;
   const Status st = Locked([&] { return trainer_->TrainStep(xs.data(), y32.data(), &loss, &correct); });

@@ -22,8 +22,11 @@ def test_steps_reduce_the_loss(digits_onnx, drift):
     assert len(history) == 3 and history[2][0] < history[0][0]
     loss, correct = tr.step(x[:10], y[:10])
     assert isinstance(loss, float) and 0 <= correct <= 10
-    with pytest.raises(ValueError, match="outside"):
-        tr.step(x[:10], np.full(10, 10))
+    for bad in (10, -1, 2**32 + 3):   # the last would wrap to 3 as int32
+        with pytest.raises(ValueError, match="outside"):
+            tr.step(x[:10], np.full(10, bad, dtype=np.int64))
+    with pytest.raises(ValueError, match="integers"):
+        tr.step(x[:10], y[:10].astype(np.float32))
     with pytest.raises(ValueError, match=r"\[10, 1, 8, 8\]"):
         tr.step(x[:9], y[:9])
 
