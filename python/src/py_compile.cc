@@ -40,7 +40,8 @@ void FixDynamicInputs(const onnx::ModelProto& model, const std::vector<std::vect
     const onnx::ValueInfoProto& in = *inputs[i];
     if (options->input_shapes.count(in.name())) continue;
     bool dynamic = !in.type().tensor_type().has_shape();
-    for (const auto& dim : in.type().tensor_type().shape().dim()) dynamic |= !dim.has_dim_value() || dim.dim_value() <= 0;
+    for (const auto& dim : in.type().tensor_type().shape().dim())
+      dynamic |= !dim.has_dim_value() || dim.dim_value() <= 0;
     if (dynamic) options->input_shapes[in.name()] = examples[i];
   }
 }

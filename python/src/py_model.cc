@@ -52,7 +52,8 @@ void PyModel::Open(size_t threads) {
   for (size_t i = 0; i < interpreter_->num_inputs(); ++i) inputs_.push_back(interpreter_->input(i));
   for (size_t o = 0; o < interpreter_->num_outputs(); ++o) outputs_.push_back(interpreter_->output(o));
   ops_.clear();
-  for (size_t i = 0; i < interpreter_->num_ops(); ++i) ops_.emplace_back(interpreter_->op_name(i), interpreter_->op_type(i));
+  for (size_t i = 0; i < interpreter_->num_ops(); ++i)
+    ops_.emplace_back(interpreter_->op_name(i), interpreter_->op_type(i));
   kernel_isa_ = interpreter_->kernel_isa_name();
 }
 
