@@ -1,11 +1,13 @@
 # Finds what the Python package needs (Python 3 headers, pybind11 from Debian's pybind11-dev)
-# and sets EDGEFOLD_PYTHON_DEPS_FOUND. Host builds only.
+# and sets EDGEFOLD_PYTHON_DEPS_FOUND. Host builds of edgefold as the top-level project only: a
+# parent that vendors it with add_subdirectory gets no Python search (-DEDGEFOLD_BUILD_PYTHON=ON
+# asks for it).
 #
 # The interpreter: Debian's /usr/bin/python3 when present, because python3-numpy, -pytest and
 # -torch are installed for it; a pyenv or conda python3 earlier on PATH has none of them.
 # -DPython3_EXECUTABLE=... picks another (pip install . passes the venv's).
 set(EDGEFOLD_PYTHON_DEPS_FOUND OFF)
-if(NOT CMAKE_CROSSCOMPILING)
+if(NOT CMAKE_CROSSCOMPILING AND (CMAKE_SOURCE_DIR STREQUAL PROJECT_SOURCE_DIR OR EDGEFOLD_BUILD_PYTHON))
   if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
     set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python 3 the edgefold package is built for")
   endif()
