@@ -133,8 +133,9 @@ void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint
     std::printf("  %-28.28s %-20.20s %10.4g %10.4g %5d %10.3g %10.3g [%9.4g,%9.4g] [%9.4g,%9.4g] %9.2f\n", l.name.c_str(),
                 l.type.c_str(), l.in_scale, l.out_scale, l.out_zero_point, l.w_scale_min, l.w_scale_max, l.range_min,
                 l.range_max, l.clip_lo, l.clip_hi, l.sqnr_db);
-  std::printf("int8 output: SQNR %.2f dB, top-1 agreement with float %.2f %%\n", q.output_sqnr_db,
-              100.0 * q.top1_agreement);
+  if (q.runs > 0)   // a QDQ model has no calibration runs to measure on
+    std::printf("int8 output: SQNR %.2f dB, top-1 agreement with float %.2f %%\n", q.output_sqnr_db,
+                100.0 * q.top1_agreement);
   std::printf("int8 I/O: %s\n", q.io_int8 ? "int8 (--io int8)" : "float (Quantize at the inputs, Dequantize at the outputs)");
   for (const compiler::QuantIoReport& io : q.io) {
     if (io.int8)

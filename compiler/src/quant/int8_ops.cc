@@ -56,13 +56,38 @@ std::vector<int8_t> QuantizeWeights(const std::vector<float>& w, size_t channels
   return q;
 }
 
+// Weights w[c][k] at a QDQ model's scales: s_w[c] is the model's, times max|w[c]| / (max|q[c]| · s)
+// where a BatchNorm folded into the weights scaled the channel (the ratio is 1 to float32
+// rounding otherwise), so q = round(w / s_w[c]) gives back the model's int8 values (negated
+// where the BatchNorm's scale is negative).
+std::vector<int8_t> WeightsAtModelScales(const std::vector<float>& w, size_t channels, size_t per,
+                                         const ModelWeightScales& given, const std::string& node,
+                                         std::vector<float>* scales) {
+  if (given.scale.size() != channels)
+    throw CompileError("node '" + node + "': the model gives " + std::to_string(given.scale.size()) +
+                       " weight scales for " + std::to_string(channels) + " output channels");
+  std::vector<int8_t> q(w.size());
+  scales->resize(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    double amax = 0;
+    for (size_t k = 0; k < per; ++k) amax = std::max(amax, std::fabs(static_cast<double>(w[c * per + k])));
+    const double unfolded = static_cast<double>(given.max_abs_q[c]) * given.scale[c];
+    const double ratio = unfolded > 0 && amax > 0 ? amax / unfolded : 1.0;
+    (*scales)[c] = std::fabs(ratio - 1.0) < 1e-6 ? given.scale[c] : static_cast<float>(given.scale[c] * ratio);
+    for (size_t k = 0; k < per; ++k)
+      q[c * per + k] = static_cast<int8_t>(std::max(-128.0, std::min(127.0, std::round(w[c * per + k] / static_cast<double>((*scales)[c])))));
+  }
+  return q;
+}
+
 // Appends W (int8), B, M, shift for `channels` output channels of `per` weights each, and
-// points op inputs 1..4 at them. bias_f may be empty.
+// points op inputs 1..4 at them. bias_f may be empty; `given`: the model's weight scales or nullptr.
 void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<float>& w, const std::vector<float>& bias_f,
                         std::vector<int64_t> w_shape, size_t channels, size_t per, const ActQuant& in,
-                        const ActQuant& out, LayerInfo* info) {
+                        const ActQuant& out, const ModelWeightScales* given, LayerInfo* info) {
   std::vector<float> s_w;
-  const std::vector<int8_t> wq = QuantizeWeights(w, channels, per, &s_w);
+  const std::vector<int8_t> wq = given ? WeightsAtModelScales(w, channels, per, *given, op->name, &s_w)
+                                       : QuantizeWeights(w, channels, per, &s_w);
   std::vector<int32_t> bias(channels), mult(channels), shift(channels);
   for (size_t c = 0; c < channels; ++c) {
     const double s_acc = static_cast<double>(in.scale) * s_w[c];
@@ -169,7 +194,8 @@ void ActivationClamp(const fb::Activation* a, const ActQuant& out, int32_t* lo, 
   }
 }
 
-LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out) {
+LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                     const ModelWeightScales* weights) {
   LayerInfo info;
   info.name = op->name;
   info.output = op->outputs[0];
@@ -212,7 +238,7 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     info.act_min = o.act_min;
     info.act_max = o.act_max;
     info.type = c.group > 1 && static_cast<size_t>(c.group) == s.in_c ? "ConvInt8 (depthwise)" : "ConvInt8";
-    AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, &info);
+    AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, weights, &info);
     op->type = fb::OpType::ConvInt8;
     op->options.Set(std::move(o));
     op->scratch_bytes = kernels::ConvS8ScratchBytes(s);
@@ -228,7 +254,7 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     info.act_min = o.act_min;
     info.act_max = o.act_max;
     info.type = "GemmInt8";
-    AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0], out, &info);
+    AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0], out, weights, &info);
     op->type = fb::OpType::GemmInt8;
     op->options.Set(std::move(o));
     op->scratch_bytes = 0;
