@@ -156,8 +156,12 @@ class Rewriter {
 
   void EmitFloat(fb::OperatorT op, const std::string& reason) {
     op.bn_adapt.reset();   // adaptation rewrites int8 requantization: a float op has none
-    for (int& in : op.inputs)
-      if (IsActivation(in)) in = FloatVersion(in);
+    for (int& in : op.inputs) {
+      if (!IsActivation(in)) continue;
+      // A QDQ model's float op reads its input quantized and dequantized, also after a float op.
+      if (quants_.from_model && quants_.known[static_cast<size_t>(in)]) in = Int8Version(in);
+      in = FloatVersion(in);
+    }
     out_.float_ops.push_back({op.name, OpTypeName(op.type), reason});
     m().ops.push_back(std::move(op));
   }
