@@ -1,5 +1,5 @@
-// QDQ models compiled with no flags: agreement with ONNX Runtime's outputs (golden data of
-// tests/golden/qdq/make_qdq_models.py and ort_reference.js), the model's own weight scales in the
+// QDQ models compiled with no flags (hand-built ones and PyTorch's PTQ export): agreement with
+// ONNX Runtime's outputs (golden data of tests/golden/qdq/make_qdq_models.py and ort_reference.js), the model's own weight scales in the
 // int8 layers, BN folding, float fallbacks named, the same bits on every ISA, and each
 // malformed quantization refused naming its node.
 #include <gtest/gtest.h>
@@ -139,6 +139,17 @@ TEST(QdqImport, Opset10Uint8ModelAgreesWithOnnxRuntimeAndNamesItsFloatOp) {
     EXPECT_NE(Layer(c.report, name), nullptr) << name << " is not an int8 layer";
   // uint8 zero point z is int8 z − 128.
   ExpectAgreesWithOrt("qdq_u8_opset10", c);
+}
+
+// PyTorch's eager PTQ exported by torch.onnx.export: Cast between QuantizeLinear and
+// DequantizeLinear, Constant nodes for every scale and zero point, conv-BN-ReLU fused by PyTorch.
+TEST(QdqImport, PyTorchPtqExportAgreesWithOnnxRuntimeOnInt8Kernels) {
+  const CompileResult c = CompileModel(Load("torch_ptq_cnn"), CompileOptions());
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_TRUE(c.report.quant.float_ops.empty()) << c.report.quant.float_ops[0];
+  for (const char* name : {"/conv1/Conv", "/pool/MaxPool", "/conv2/Conv", "/gap/GlobalAveragePool", "/fc/Gemm"})
+    EXPECT_NE(Layer(c.report, name), nullptr) << name << " is not an int8 layer";
+  ExpectAgreesWithOrt("torch_ptq_cnn", c);
 }
 
 TEST(QdqImport, SameBitsOnEveryIsa) {

@@ -164,6 +164,25 @@ void RecordWeightScales(const ir::Graph& g, const std::map<std::string, Quantize
   }
 }
 
+// PyTorch's export puts a Cast to the quantized type between a QuantizeLinear and its
+// DequantizeLinear: a no-op, removed. A Cast to another type changes the values: refused.
+void DropCastsOfQuantized(ir::Graph& g) {
+  for (size_t i = 0; i < g.nodes.size();) {
+    const ir::Node c = g.nodes[i];
+    const int p = c.op == "Cast" ? g.ProducerOf(c.In(0)) : -1;
+    if (p < 0 || !IsQuantize(g.nodes[static_cast<size_t>(p)])) {
+      ++i;
+      continue;
+    }
+    const int32_t type = ReadParams(g, g.nodes[static_cast<size_t>(p)]).dtype;
+    if (c.Int("to", 0) != type)
+      throw CompileError(c.Msg("casts the " + TypeName(type) + " output of '" + g.nodes[static_cast<size_t>(p)].name +
+                               "' to " + TypeName(static_cast<int32_t>(c.Int("to", 0)))));
+    g.nodes.erase(g.nodes.begin() + static_cast<long>(i));
+    g.ReplaceUses(c.outputs[0], c.In(0));
+  }
+}
+
 // Renames tensor `from` (written by a node) to `to` everywhere.
 void RenameTensor(ir::Graph& g, const std::string& from, const std::string& to) {
   for (ir::Node& n : g.nodes)
@@ -212,6 +231,7 @@ QdqModel ImportQdq(ir::Graph& g) {
   std::map<std::string, QuantizedConstant> dequantized;
   FoldConstantQdq(g, &dequantized);
   RecordWeightScales(g, dequantized, &out);
+  DropCastsOfQuantized(g);
   for (size_t i = 0; i < g.nodes.size();) {
     if (IsDequantize(g.nodes[i])) RemoveActivationPair(g, i, &out);
     else ++i;

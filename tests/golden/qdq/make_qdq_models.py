@@ -15,6 +15,10 @@ s_in·s_w. The ONNX Runtime outputs for the test inputs are computed by ort_refe
       weights (int8, and uint8 with zero point 128), Sigmoid, a Mul by a float constant (no
       int8 kernel: stays float), AveragePool, Gemm transB=0; scales and zero points given
       through Constant and Cast nodes as PyTorch's export leaves them.
+  torch_ptq_cnn (opset 13): PyTorch's own flow, torch.ao.quantization eager PTQ (fbgemm qconfig,
+      conv-BN-ReLU fused by fuse_modules, calibrated on the same 64 inputs) and torch.onnx.export:
+      Cast between each QuantizeLinear and DequantizeLinear, Constant/ConstantOfShape scales,
+      zero points and biases.
 
 Written to data/: <name>.onnx, <name>_input.npy [T, ...] float32, and (by ort_reference.js)
 <name>_ort.npy [T, classes]; MANIFEST.json stamps the generator and versions.
@@ -236,6 +240,64 @@ def opset10_model(calib):
     return b.model("qdq_u8_opset10", [1, 3, 10, 10], "logits", 5, 10), b.scales["y"]
 
 
+class TorchNet(nn.Module):
+    """conv-BN-ReLU → max pool → conv-ReLU → global average pool → Linear, between PyTorch's
+    QuantStub and DeQuantStub."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = torch.ao.quantization.QuantStub(), torch.ao.quantization.DeQuantStub()
+        self.conv1, self.bn1, self.relu1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.conv2, self.relu2 = nn.Conv2d(8, 8, 3, padding=1), nn.ReLU()
+        self.gap, self.fc = nn.AdaptiveAvgPool2d(1), nn.Linear(8, 10)
+
+    def features(self, x):
+        x = self.pool(self.relu1(self.bn1(self.conv1(x))))
+        return self.gap(self.relu2(self.conv2(x))).flatten(1)
+
+    def forward(self, x):
+        return self.dequant(self.fc(self.features(self.quant(x))))
+
+
+def torch_ptq_model(calib):
+    """PyTorch's eager post-training quantization (fbgemm: per-channel int8 weights, uint8
+    activations), exported by torch.onnx.export in its QDQ form. The global average runs over
+    7 × 7 values: an odd count has no exact .5 mean, where edgefold's int8 average (half away
+    from zero) and ONNX Runtime's (half to even) could round apart."""
+    import io
+    import torch.ao.quantization as tq
+    torch.manual_seed(SEED + 2)
+    net = TorchNet().eval()
+    with torch.no_grad():
+        net.bn1.running_mean.uniform_(-0.2, 0.2), net.bn1.running_var.uniform_(0.5, 1.5)
+        x = torch.from_numpy(calib)
+        centered(net.fc, net.features(x))
+    net.qconfig = tq.get_default_qconfig("fbgemm")
+    tq.fuse_modules(net, [["conv1", "bn1", "relu1"], ["conv2", "relu2"]], inplace=True)
+    tq.prepare(net, inplace=True)
+    with torch.no_grad():
+        net(x)
+    tq.convert(net, inplace=True)
+    buf = io.BytesIO()
+    torch.onnx.export(net, x[:1], buf, opset_version=13, input_names=["x"], output_names=["logits"])
+    model = onnx.load_from_string(buf.getvalue())
+    model.graph.name = "torch_ptq_cnn"
+    return model, float(net.fc.scale)
+
+
+def uniform_inputs(rng, shape):
+    return rng.uniform(-1, 1, shape).astype(np.float32)
+
+
+def image_like_inputs(rng, shape):
+    """A level per sample and channel plus noise: the pooled features differ between inputs by
+    many quantization steps, as an image network's do (with uniform noise alone they differ by a
+    few, and the centered classifier then turns one step of rounding into several of logits)."""
+    level = rng.uniform(-1, 1, shape[:2] + (1,) * (len(shape) - 2))
+    return (0.7 * level + 0.3 * rng.uniform(-1, 1, shape)).astype(np.float32)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(SEED)
@@ -243,12 +305,14 @@ def main():
                 "generator_sha256": hashlib.sha256(open(__file__, "rb").read()).hexdigest(),
                 "torch": torch.__version__, "onnx": onnx.__version__, "numpy": np.__version__,
                 "date": datetime.date.today().isoformat(), "models": {}}
-    for make, shape in ((per_channel_model, (3, 12, 12)), (opset10_model, (3, 10, 10))):
-        calib = rng.uniform(-1, 1, (64,) + shape).astype(np.float32)
+    models = ((per_channel_model, (3, 12, 12), uniform_inputs), (opset10_model, (3, 10, 10), uniform_inputs),
+              (torch_ptq_model, (3, 14, 14), image_like_inputs))
+    for make, shape, inputs in models:
+        calib = inputs(rng, (64,) + shape)
         model, out_scale = make(calib)
         name = model.graph.name
         onnx.save(model, os.path.join(OUT, name + ".onnx"))
-        test = rng.uniform(-1, 1, (TEST_INPUTS, 1) + shape).astype(np.float32)
+        test = inputs(rng, (TEST_INPUTS,) + shape)[:, None]
         np.save(os.path.join(OUT, name + "_input.npy"), test)
         manifest["models"][name] = {"output_scale": float(out_scale), "inputs": TEST_INPUTS}
     with open(os.path.join(OUT, "MANIFEST.json"), "w") as f:
