@@ -11,9 +11,11 @@
 #include <limits>
 #include <sstream>
 
+#include "edgefold/model_generated.h"
 #include "edgefold_compiler/compiler.h"
 #include "onnx_load.h"
 #include "testing/npy_read.h"
+#include "testing/onnx_builder.h"
 #include "testing/run_model.h"
 
 namespace edgefold::compiler {
@@ -112,20 +114,49 @@ TEST(QdqImport, PerChannelInt8ModelAgreesWithOnnxRuntimeOnInt8Kernels) {
   ExpectAgreesWithOrt("qdq_s8_per_channel", c);
 }
 
-TEST(QdqImport, WeightsKeepTheModelsPerChannelScales) {
-  const onnx::ModelProto m = Load("qdq_s8_per_channel");
-  const CompileResult c = CompileModel(m, CompileOptions());
+const onnx::TensorProto* InitializerProto(const onnx::ModelProto& m, const std::string& name) {
+  for (const onnx::TensorProto& t : m.graph().initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
+// The int8 weights tensor of the op named `name` in the .efb.
+const fb::Tensor* WeightsOf(const fb::Model* m, const std::string& name) {
+  for (const fb::Operator* op : *m->operators())
+    if (op->name()->str() == name) return m->tensors()->Get(static_cast<uint32_t>(op->inputs()->Get(1)));
+  return nullptr;
+}
+
+// The int8 values and per-channel scales of the .efb are the model's own, bit for bit; where a
+// float BatchNorm folded into the weights (conv2), the values are the model's up to the sign of
+// the BN scale and the scales are the model's times |γ/σ|.
+TEST(QdqImport, WeightsKeepTheModelsInt8ValuesAndScales) {
+  const onnx::ModelProto onnx_model = Load("qdq_s8_per_channel");
+  const CompileResult c = CompileModel(onnx_model, CompileOptions());
   ASSERT_TRUE(c.ok) << c.error;
-  for (const char* node : {"conv1", "depthwise", "fc"}) {
-    const std::vector<float> s = Initializer(m, std::string(node == std::string("depthwise") ? "dw" : node) + ".w_scale");
-    ASSERT_FALSE(s.empty()) << node;
-    const QuantLayerReport* l = Layer(c.report, node);
-    ASSERT_NE(l, nullptr);
-    EXPECT_EQ(l->w_scale_min, *std::min_element(s.begin(), s.end())) << node;
-    EXPECT_EQ(l->w_scale_max, *std::max_element(s.begin(), s.end())) << node;
+  const fb::Model* m = testing::ModelOf(c.model);
+  for (const std::string node : {"conv1", "fc", "conv2"}) {
+    const onnx::TensorProto* q = InitializerProto(onnx_model, node + ".w_int8");
+    const std::vector<float> scales = Initializer(onnx_model, node + ".w_scale");
+    const fb::Tensor* w = WeightsOf(m, node);
+    ASSERT_TRUE(q && w) << node;
+    ASSERT_EQ(w->quant()->scales()->size(), scales.size()) << node;
+    const size_t bytes = q->raw_data().size(), per = bytes / scales.size();
+    const auto* got = reinterpret_cast<const int8_t*>(m->weights()->data() + w->weight_offset());
+    const auto* want = reinterpret_cast<const int8_t*>(q->raw_data().data());
+    for (size_t ch = 0; ch < scales.size(); ++ch) {
+      const float s = w->quant()->scales()->Get(static_cast<uint32_t>(ch));
+      if (node != "conv2") EXPECT_EQ(s, scales[ch]) << node << " channel " << ch;
+      else EXPECT_NE(s, scales[ch]) << node << " channel " << ch << ": the BN scale is not in the weights";
+      for (size_t k = 0; k < per; ++k) {
+        const int a = got[ch * per + k], b = want[ch * per + k];
+        if (node != "conv2") ASSERT_EQ(a, b) << node << " weight " << ch * per + k;
+        else ASSERT_EQ(std::abs(a), std::abs(b)) << node << " weight " << ch * per + k;
+      }
+    }
   }
   // The activations' scales are the model's: conv1's output is r1's QuantizeLinear's.
-  EXPECT_EQ(Layer(c.report, "conv1")->out_scale, Initializer(m, "r1_q_scale").at(0));
+  EXPECT_EQ(Layer(c.report, "conv1")->out_scale, Initializer(onnx_model, "r1_q_scale").at(0));
 }
 
 TEST(QdqImport, Opset10Uint8ModelAgreesWithOnnxRuntimeAndNamesItsFloatOp) {

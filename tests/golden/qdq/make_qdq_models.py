@@ -10,7 +10,8 @@ s_in·s_w. The ONNX Runtime outputs for the test inputs are computed by ort_refe
 
   qdq_s8_per_channel (opset 13): int8 activations, per-channel int8 weights (Conv, depthwise
       Conv, Gemm transB=1), a float BatchNormalization between a quantized Conv and its Relu,
-      QDQ between a Conv and its Relu, MaxPool, residual Add, GlobalAveragePool, Flatten.
+      QDQ between a Conv and its Relu, MaxPool, residual Add, GlobalAveragePool, Flatten; the
+      depthwise weights as QAT exports them (float → QuantizeLinear → DequantizeLinear).
   qdq_u8_opset10 (opset 10): uint8 activations with zero points other than 128, per-tensor
       weights (int8, and uint8 with zero point 128), Sigmoid, a Mul by a float constant (no
       int8 kernel: stays float), AveragePool, Gemm transB=0; scales and zero points given
@@ -86,13 +87,16 @@ class Builder:
         self.scales[x] = scale
         return x + "_dq"
 
-    def weight(self, name, w, per_channel, axis=0, unsigned=False):
+    def weight(self, name, w, per_channel, axis=0, unsigned=False, fake_quant=False):
         """DequantizeLinear of an int8 (or uint8, zero point 128) initializer; per output channel
-        along `axis` or per tensor. Returns (output name, scales)."""
+        along `axis` or per tensor. fake_quant: a float initializer → QuantizeLinear →
+        DequantizeLinear instead, as a QAT model's fake quantization exports. Returns (output
+        name, scales)."""
         w = w.astype(np.float64)
         moved = np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
         amax = np.abs(moved).max(axis=1) if per_channel else np.full(w.shape[axis], np.abs(w).max())
-        s = (np.maximum(amax, 1e-8) / 127.0).astype(np.float32)
+        # q in [-115, 115], not max|w| / 127: the test can tell the model's scales from edgefold's own
+        s = (np.maximum(amax, 1e-8) / 115.0).astype(np.float32)
         shape = [1] * w.ndim
         shape[axis] = -1
         q = np.clip(np.round(w / s.reshape(shape)), -127, 127)
@@ -100,10 +104,15 @@ class Builder:
             q, zp = (q + 128).astype(np.uint8), np.full(len(s), 128, np.uint8)
         else:
             q, zp = q.astype(np.int8), np.zeros(len(s), np.int8)
-        self.init(name + "_int8", q)
         scale, z = (s, zp) if per_channel else (s[0], zp[0])
         sn, zn = self.qparam(name, scale, z, zp.dtype)
         attrs = {"axis": axis} if per_channel else {}
+        if fake_quant:
+            self.init(name + "_float", w.astype(np.float32))
+            self.nodes.append(helper.make_node("QuantizeLinear", [name + "_float", sn, zn], [name + "_int8"],
+                                               name=name + "_Q", **attrs))
+        else:
+            self.init(name + "_int8", q)
         self.nodes.append(helper.make_node("DequantizeLinear", [name + "_int8", sn, zn], [name], name=name + "_DQ",
                                            **attrs))
         return name, s
@@ -183,7 +192,7 @@ def per_channel_model(calib):
     r2 = b.qdq("r2", t["r2"])
     n.append(helper.make_node("Add", [r2, p1], ["a"], name="residual_add"))
     a = b.qdq("a", t["a"])
-    w3, s3 = b.weight("dw.w", T(dw.weight), True)
+    w3, s3 = b.weight("dw.w", T(dw.weight), True, fake_quant=True)
     n.append(helper.make_node("Conv", [a, w3, b.bias("dw.b", T(dw.bias), b.scales["a"], s3)], ["c3"], name="depthwise",
                               pads=[1, 1, 1, 1], group=8))
     c3 = b.qdq("c3", t["c3"])
