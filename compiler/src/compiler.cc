@@ -79,12 +79,12 @@ void QuantizeBuilt(const CompileOptions& options, const std::string& name, Built
 }
 
 // A QDQ model's int8 form at the model's own scales (docs/quantization.md#qdq-models).
-void QuantizeQdqBuilt(const quant::QdqModel& qdq, const CompileOptions& options, const std::string& name, Built* built,
-                      CompileReport* r) {
+void QuantizeQdqBuilt(const quant::QdqModel& qdq, const CompileOptions& options, [[maybe_unused]] const std::string& name,
+                      Built* built, CompileReport* r) {
 #ifdef EDGEFOLD_COMPILER_HAVE_RUNTIME
   r->quant.float_arena_bytes = built->lowered.arena_bytes;
   r->quant.float_weight_bytes = built->weight_bytes;
-  built->lowered = quant::QuantizeQdq(built->lowered, qdq, options, name, &r->quant);
+  built->lowered = quant::QuantizeQdq(built->lowered, qdq, options, &r->quant);
   PlanArena(&built->lowered, options.share_views);
   built->bytes = WriteEfb(&built->lowered, &built->weight_bytes);
 #else

@@ -9,6 +9,7 @@
 #include "kernels/act_scalar.h"
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/reference.h"
+#include "quant/weights_int8.h"
 
 namespace edgefold::compiler::quant {
 namespace {
@@ -39,45 +40,6 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
   std::vector<uint8_t> b(v.size() * sizeof(T));
   if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
   return b;
-}
-
-// Weights w[c][k] (channel-major, `channels` rows of `per` values) → symmetric int8 per
-// channel: s_w[c] = max|w[c]|/127 (1 for an all-zero channel), q = round(w/s_w).
-std::vector<int8_t> QuantizeWeights(const std::vector<float>& w, size_t channels, size_t per, std::vector<float>* scales) {
-  std::vector<int8_t> q(w.size());
-  scales->assign(channels, 1.0f);
-  for (size_t c = 0; c < channels; ++c) {
-    double amax = 0;
-    for (size_t k = 0; k < per; ++k) amax = std::max(amax, std::fabs(static_cast<double>(w[c * per + k])));
-    if (amax > 0) (*scales)[c] = static_cast<float>(amax / 127.0);
-    for (size_t k = 0; k < per; ++k)
-      q[c * per + k] = static_cast<int8_t>(std::max(-127.0, std::min(127.0, std::round(w[c * per + k] / static_cast<double>((*scales)[c])))));
-  }
-  return q;
-}
-
-// Weights w[c][k] at a QDQ model's scales: s_w[c] is the model's, times max|w[c]| / (max|q[c]| · s)
-// where a BatchNorm folded into the weights scaled the channel (the ratio is 1 to float32
-// rounding otherwise), so q = round(w / s_w[c]) gives back the model's int8 values (negated
-// where the BatchNorm's scale is negative).
-std::vector<int8_t> WeightsAtModelScales(const std::vector<float>& w, size_t channels, size_t per,
-                                         const ModelWeightScales& given, const std::string& node,
-                                         std::vector<float>* scales) {
-  if (given.scale.size() != channels)
-    throw CompileError("node '" + node + "': the model gives " + std::to_string(given.scale.size()) +
-                       " weight scales for " + std::to_string(channels) + " output channels");
-  std::vector<int8_t> q(w.size());
-  scales->resize(channels);
-  for (size_t c = 0; c < channels; ++c) {
-    double amax = 0;
-    for (size_t k = 0; k < per; ++k) amax = std::max(amax, std::fabs(static_cast<double>(w[c * per + k])));
-    const double unfolded = static_cast<double>(given.max_abs_q[c]) * given.scale[c];
-    const double ratio = unfolded > 0 && amax > 0 ? amax / unfolded : 1.0;
-    (*scales)[c] = std::fabs(ratio - 1.0) < 1e-6 ? given.scale[c] : static_cast<float>(given.scale[c] * ratio);
-    for (size_t k = 0; k < per; ++k)
-      q[c * per + k] = static_cast<int8_t>(std::max(-128.0, std::min(127.0, std::round(w[c * per + k] / static_cast<double>((*scales)[c])))));
-  }
-  return q;
 }
 
 // Appends W (int8), B, M, shift for `channels` output channels of `per` weights each, and

@@ -212,8 +212,7 @@ LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions&
 }
 
 LoweredModel QuantizeQdq(const LoweredModel& float_model, const QdqModel& qdq, const CompileOptions& options,
-                         const std::string& name, QuantReport* report) {
-  (void)name;
+                         QuantReport* report) {
   TensorQuants quants;
   quants.from_model = true;
   quants.weights = qdq.weights;

@@ -16,8 +16,8 @@ LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions&
 
 // The int8 model (unplanned) of a QDQ model's folded float form, at the scales `qdq` recorded
 // (no calibration; the report has its layers, float ops and I/O, no measured SQNR). Throws
-// CompileError naming the model or the node.
+// CompileError naming the node.
 LoweredModel QuantizeQdq(const LoweredModel& float_model, const QdqModel& qdq, const CompileOptions& options,
-                         const std::string& name, QuantReport* report);
+                         QuantReport* report);
 
 }  // namespace edgefold::compiler::quant
