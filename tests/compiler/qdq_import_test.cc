@@ -183,6 +183,20 @@ TEST(QdqImport, PyTorchPtqExportAgreesWithOnnxRuntimeOnInt8Kernels) {
   ExpectAgreesWithOrt("torch_ptq_cnn", c);
 }
 
+// MatMul weights [K, N] quantized along N (axis 1) keep the model's per-column scales.
+TEST(QdqImport, MatMulPerColumnWeightsAgreeWithOnnxRuntime) {
+  const onnx::ModelProto m = Load("qdq_matmul");
+  const CompileResult c = CompileModel(m, CompileOptions());
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_TRUE(c.report.quant.float_ops.empty()) << c.report.quant.float_ops[0];
+  const std::vector<float> s = Initializer(m, "mm1.w_scale");
+  const QuantLayerReport* mm1 = Layer(c.report, "mm1");
+  ASSERT_NE(mm1, nullptr);
+  EXPECT_EQ(mm1->w_scale_min, *std::min_element(s.begin(), s.end()));
+  EXPECT_EQ(mm1->w_scale_max, *std::max_element(s.begin(), s.end()));
+  ExpectAgreesWithOrt("qdq_matmul", c);
+}
+
 TEST(QdqImport, SameBitsOnEveryIsa) {
   const CompileResult c = CompileModel(Load("qdq_s8_per_channel"), CompileOptions());
   ASSERT_TRUE(c.ok) << c.error;

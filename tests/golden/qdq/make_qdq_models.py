@@ -16,6 +16,8 @@ s_in·s_w. The ONNX Runtime outputs for the test inputs are computed by ort_refe
       weights (int8, and uint8 with zero point 128), Sigmoid, a Mul by a float constant (no
       int8 kernel: stays float), AveragePool, Gemm transB=0; scales and zero points given
       through Constant and Cast nodes as PyTorch's export leaves them.
+  qdq_matmul (opset 13): MatMul with weights quantized per column (axis 1), QDQ between it and
+      its Relu, a MatMul with per-tensor weights; uint8 activations.
   torch_ptq_cnn (opset 13): PyTorch's own flow, torch.ao.quantization eager PTQ (fbgemm qconfig,
       conv-BN-ReLU fused by fuse_modules, calibrated on the same 64 inputs) and torch.onnx.export:
       Cast between each QuantizeLinear and DequantizeLinear, Constant/ConstantOfShape scales,
@@ -249,6 +251,35 @@ def opset10_model(calib):
     return b.model("qdq_u8_opset10", [1, 3, 10, 10], "logits", 5, 10), b.scales["y"]
 
 
+def matmul_model(calib):
+    """MatMul with weights [K, N] quantized per column (axis 1), as ONNX Runtime quantizes a
+    MatMul per channel, then Relu and a MatMul with per-tensor weights."""
+    torch.manual_seed(SEED + 3)
+    fc1, fc2 = nn.Linear(16, 24, bias=False), nn.Linear(24, 6, bias=False)
+    x = torch.from_numpy(calib)
+    t = {"x": x, "h": fc1(x)}
+    t["r"] = torch.relu(t["h"])
+    fc2 = nn.Linear(24, 6)
+    centered(fc2, t["r"])   # for the weights' spread; a MatMul has no bias
+    with torch.no_grad():
+        fc2.bias.zero_()
+    t["y"] = fc2(t["r"])
+    t = {k: T(v) for k, v in t.items()}
+    b = Builder(unsigned=True)
+    n = b.nodes
+    xq = b.qdq("x", t["x"])
+    w1, _ = b.weight("mm1.w", T(fc1.weight).T.copy(), True, axis=1)
+    n.append(helper.make_node("MatMul", [xq, w1], ["h"], name="mm1"))
+    h = b.qdq("h", t["h"])
+    n.append(helper.make_node("Relu", [h], ["r"], name="relu"))
+    r = b.qdq("r", t["r"])
+    w2, _ = b.weight("mm2.w", T(fc2.weight).T.copy(), False, axis=1)
+    n.append(helper.make_node("MatMul", [r, w2], ["y"], name="mm2"))
+    b.qdq("y", t["y"])
+    n[-1].output[0] = "logits"
+    return b.model("qdq_matmul", [1, 16], "logits", 6, 13), b.scales["y"]
+
+
 class TorchNet(nn.Module):
     """conv-BN-ReLU → max pool → conv-ReLU → global average pool → Linear, between PyTorch's
     QuantStub and DeQuantStub."""
@@ -315,7 +346,7 @@ def main():
                 "torch": torch.__version__, "onnx": onnx.__version__, "numpy": np.__version__,
                 "date": datetime.date.today().isoformat(), "models": {}}
     models = ((per_channel_model, (3, 12, 12), uniform_inputs), (opset10_model, (3, 10, 10), uniform_inputs),
-              (torch_ptq_model, (3, 14, 14), image_like_inputs))
+              (torch_ptq_model, (3, 14, 14), image_like_inputs), (matmul_model, (16,), uniform_inputs))
     for make, shape, inputs in models:
         calib = inputs(rng, (64,) + shape)
         model, out_scale = make(calib)
