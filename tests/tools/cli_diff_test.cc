@@ -1,0 +1,93 @@
+// edgefold diff as a user runs it, on the digits CNN of examples/digits: a .efb compiled from the
+// ONNX model (float and int8) shows no jump; with one conv's weights changed in the ONNX model
+// diff names that conv as the first layer whose error jumps, and the layers before it match.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "testing/run_cli.h"
+
+namespace edgefold::tools {
+namespace {
+
+using Result = testing::CliResult;
+
+const std::string kDigits = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_cnn.onnx";
+const std::string kImages = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_test_x.npy";
+const std::string kPerturbed = "/features/features.7/Conv";   // the third conv
+
+Result Cli(const std::string& args) { return testing::RunCli(EDGEFOLD_CLI, args); }
+
+bool Contains(const Result& r, const std::string& s) { return r.output.find(s) != std::string::npos; }
+
+class CliDiff : public testing::ScratchDirTest {
+ protected:
+  CliDiff() : ScratchDirTest("edgefold_cli_diff") {}
+
+  // The digits model with output channel 0 of kPerturbed's weights scaled by 1.5.
+  void WritePerturbed(const std::string& path) {
+    onnx::ModelProto m;
+    std::ifstream in(kDigits, std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+    std::string weights;
+    for (const onnx::NodeProto& n : m.graph().node())
+      if (n.name() == kPerturbed) weights = n.input(1);
+    bool changed = false;
+    for (onnx::TensorProto& t : *m.mutable_graph()->mutable_initializer()) {
+      if (t.name() != weights) continue;
+      const size_t per_channel = static_cast<size_t>(t.dims(1) * t.dims(2) * t.dims(3));
+      std::string raw = t.raw_data();
+      ASSERT_GE(raw.size(), per_channel * sizeof(float));
+      for (size_t i = 0; i < per_channel; ++i) {
+        float v;
+        std::memcpy(&v, raw.data() + i * sizeof(float), sizeof v);
+        v *= 1.5f;
+        std::memcpy(&raw[i * sizeof(float)], &v, sizeof v);
+      }
+      t.set_raw_data(raw);
+      changed = true;
+    }
+    ASSERT_TRUE(changed) << "no weights of " << kPerturbed;
+    std::ofstream out(path, std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&out));
+  }
+
+  void ExpectDiffNamesThePerturbedLayer(const std::string& efb) {
+    Result same = Cli("diff " + kDigits + " " + Path(efb) + " -i " + kImages);
+    ASSERT_EQ(same.exit_code, 0) << same.output;
+    EXPECT_TRUE(Contains(same, "450 run(s), 8 layers compared")) << same.output;
+    EXPECT_TRUE(Contains(same, "no layer's error jumps by more than 10 dB")) << same.output;
+    WritePerturbed(Path("perturbed.onnx"));
+    Result r = Cli("diff " + Path("perturbed.onnx") + " " + Path(efb) + " -i " + kImages);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(Contains(r, "first layer whose error jumps: '" + kPerturbed + "'")) << r.output;
+  }
+};
+
+TEST_F(CliDiff, FloatModelNamesThePerturbedLayer) {
+  Result c = Cli("compile " + kDigits + " -o " + Path("d.efb"));
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  ExpectDiffNamesThePerturbedLayer("d.efb");
+}
+
+TEST_F(CliDiff, Int8ModelNamesThePerturbedLayer) {
+  Result c = Cli("compile " + kDigits + " -o " + Path("q.efb") + " --quantize int8 --calibrate " + kImages);
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  ExpectDiffNamesThePerturbedLayer("q.efb");
+}
+
+TEST_F(CliDiff, UsageAndInputErrors) {
+  Result r = Cli("diff " + kDigits + " " + Path("missing.efb"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(Contains(r, "no -i input")) << r.output;
+  r = Cli("diff " + kDigits + " " + Path("missing.efb") + " -i " + kImages);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r, "missing.efb")) << r.output;
+}
+
+}  // namespace
+}  // namespace edgefold::tools
