@@ -1,6 +1,7 @@
 // edgefold diff as a user runs it, on the digits CNN of examples/digits: a .efb compiled from the
 // ONNX model (float and int8) shows no jump; with one conv's weights changed in the ONNX model
-// diff names that conv as the first layer whose error jumps, and the layers before it match.
+// diff names that conv as the first layer whose error jumps; a model adapted by `edgefold train`
+// departs at its first BatchNorm.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -78,6 +79,20 @@ TEST_F(CliDiff, Int8ModelNamesThePerturbedLayer) {
   Result c = Cli("compile " + kDigits + " -o " + Path("q.efb") + " --quantize int8 --calibrate " + kImages);
   ASSERT_EQ(c.exit_code, 0) << c.output;
   ExpectDiffNamesThePerturbedLayer("q.efb");
+}
+
+// A model fine-tuned by `edgefold train` on the drift data: BatchNorm kept, its statistics
+// moved; the first BatchNorm is where it departs from the ONNX model.
+TEST_F(CliDiff, AdaptedModelNamesTheFirstBatchNorm) {
+  const std::string e = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/";
+  Result c = Cli("compile " + kDigits + " --train --batch 8 -o " + Path("t.efb"));
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  c = Cli("train " + Path("t.efb") + " --data " + e + "drift_adapt_x.npy --labels " + e + "drift_adapt_y.npy -o " +
+          Path("adapted.efb"));
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  Result r = Cli("diff " + kDigits + " " + Path("adapted.efb") + " -i " + kImages);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r, "first layer whose error jumps: '/features/features.1/BatchNormalization'")) << r.output;
 }
 
 TEST_F(CliDiff, UsageAndInputErrors) {
