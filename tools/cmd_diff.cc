@@ -27,9 +27,10 @@ constexpr char kUsage[] =
     "the largest relative to the reference's largest |value|, and the SQNR over all runs\n"
     "(10*log10(sum ref^2 / sum (ref - efb)^2)). Then the first layer whose error jumps: its SQNR\n"
     "more than D dB (default 10) below every layer before it, SQNR above 100 dB counting as 100\n"
-    "(the first layer: below 20 dB). MODEL.efb may be float, int8 (--quantize int8) or adapted\n"
-    "from MODEL.onnx (edgefold train). Inputs as for run: one -i per model input, the leading\n"
-    "dim a multiple of the model's batch (one run per slice).\n";
+    "(the first layer: below 20 dB). MODEL.efb may be float, int8 (--quantize int8 or a QDQ\n"
+    "model, whose reference is its float model) or adapted from MODEL.onnx (edgefold train).\n"
+    "Inputs as for run: one -i per model input, the leading dim a multiple of the model's batch\n"
+    "(one run per slice).\n";
 
 constexpr double kSqnrCapDb = 100.0;
 constexpr double kFirstLayerFloorDb = 20.0;
@@ -63,6 +64,7 @@ bool CompileReference(const std::string& onnx_path, std::vector<uint8_t>* bytes,
   o.winograd = false;
   o.verify = false;
   o.expansion_band_kb = 0;
+  o.qdq_as_float = true;   // a QDQ model: its float model, so the table shows the quantization's error
   compiler::CompileResult r = compiler::CompileFile(onnx_path, o);
   if (!r.ok) return *error = r.error, false;
   *bytes = std::move(r.model);

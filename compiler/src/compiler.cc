@@ -124,7 +124,8 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   if (qdq.found && options.quantize_int8)
     throw CompileError("model '" + name + "': already quantized (QuantizeLinear/DequantizeLinear): compile it without --quantize int8");
   if (qdq.found) passes::FoldConstants(graph);   // what read the dequantized weights (Transpose, Reshape)
-  const bool int8 = options.quantize_int8 || qdq.found;
+  const bool qdq_int8 = qdq.found && !options.qdq_as_float;
+  const bool int8 = options.quantize_int8 || qdq_int8;
   if (options.io_int8 && !int8)
     throw CompileError("model '" + name + "': --io int8 needs --quantize int8 or a QDQ model (a float model has float inputs and outputs)");
   passes::CheckConvOperands(graph);   // before folding rewrites weights and biases
@@ -148,7 +149,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     r.activations_fused += passes::FuseGatedActivations(graph);
     // int8: only the clamps fuse (the others become lookup-table ops), and no channel scale
     // (the int8 conv has none; the Mul stays an op and the conv after it stays int8).
-    r.activations_fused += passes::FuseActivations(graph, int8, qdq.QuantizedTensors());
+    r.activations_fused += passes::FuseActivations(graph, int8, qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>());
     if (!int8) {   // int8 convs have neither
       channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
       r.expansions_fused = passes::FuseExpansionIntoDepthwise(graph, static_cast<size_t>(options.expansion_band_kb) * 1024);
@@ -173,7 +174,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
                        r.expansions_fused > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   if (options.quantize_int8) QuantizeBuilt(options, name, &built, &r);
-  if (qdq.found) QuantizeQdqBuilt(qdq, options, name, &built, &r);
+  if (qdq_int8) QuantizeQdqBuilt(qdq, options, name, &built, &r);
   r.arena_bytes = built.lowered.arena_bytes;
   r.arena_lower_bound = built.lowered.arena_lower_bound;
   r.weight_bytes = built.weight_bytes;

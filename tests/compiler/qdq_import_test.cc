@@ -247,6 +247,17 @@ TEST(QdqImport, Int8GraphInputIsAnErrorNamingTheNode) {
   EXPECT_NE(c.error.find("int8 graph inputs are not supported"), std::string::npos) << c.error;
 }
 
+// qdq_as_float: the float model behind the Q/DQ pairs (edgefold diff's reference), no int8.
+TEST(QdqImport, QdqAsFloatCompilesTheFloatModel) {
+  CompileOptions o;
+  o.qdq_as_float = true;
+  const CompileResult c = CompileModel(Load("qdq_s8_per_channel"), o);
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_FALSE(c.report.quant.ran);
+  EXPECT_EQ(c.report.batchnorm_folded_backward, 1);
+  EXPECT_TRUE(testing::OpsOfType(testing::ModelOf(c.model), fb::OpType::ConvInt8).empty());
+}
+
 onnx::TensorProto* MutableInitializer(onnx::ModelProto* m, const std::string& name) {
   for (onnx::TensorProto& t : *m->mutable_graph()->mutable_initializer())
     if (t.name() == name) return &t;

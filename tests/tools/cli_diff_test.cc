@@ -95,6 +95,19 @@ TEST_F(CliDiff, AdaptedModelNamesTheFirstBatchNorm) {
   EXPECT_TRUE(Contains(r, "first layer whose error jumps: '/features/features.1/BatchNormalization'")) << r.output;
 }
 
+// A QDQ model (PyTorch's PTQ export) compiles to int8; its reference is its float model, so every
+// int8 layer is compared, none jumps.
+TEST_F(CliDiff, QdqModelAgainstItsFloatModel) {
+  const std::string qdq = std::string(EDGEFOLD_QDQ_DATA_DIR) + "/torch_ptq_cnn";
+  Result c = Cli("compile " + qdq + ".onnx -o " + Path("qdq.efb"));
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  Result r = Cli("diff " + qdq + ".onnx " + Path("qdq.efb") + " -i " + qdq + "_input.npy");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r, "200 run(s), 6 layers compared")) << r.output;
+  EXPECT_TRUE(Contains(r, "GemmInt8 (int8)")) << r.output;
+  EXPECT_TRUE(Contains(r, "no layer's error jumps by more than 10 dB")) << r.output;
+}
+
 TEST_F(CliDiff, UsageAndInputErrors) {
   Result r = Cli("diff " + kDigits + " " + Path("missing.efb"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
