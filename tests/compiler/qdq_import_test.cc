@@ -247,6 +247,27 @@ TEST(QdqImport, Int8GraphInputIsAnErrorNamingTheNode) {
   EXPECT_NE(c.error.find("int8 graph inputs are not supported"), std::string::npos) << c.error;
 }
 
+// uint8 weights with zero point 60: q − zp reaches 183, beyond int8; such a channel is requantized
+// (scale max|w| / 127, larger than the model's) instead of clamped.
+TEST(QdqImport, AsymmetricWeightsLeavingInt8AreRequantized) {
+  onnx::ModelProto m = Load("qdq_u8_opset10");
+  float scale = 0;
+  for (onnx::NodeProto& n : *m.mutable_graph()->mutable_node()) {
+    if (n.name() == "conv2.w_zp_const") {
+      const int32_t zp = 60;
+      n.mutable_attribute(0)->mutable_t()->set_raw_data(std::string(reinterpret_cast<const char*>(&zp), sizeof zp));
+    }
+    if (n.name() == "conv2.w_scale_const") std::memcpy(&scale, n.attribute(0).t().raw_data().data(), sizeof scale);
+  }
+  ASSERT_GT(scale, 0.0f);
+  const CompileResult c = CompileModel(m, CompileOptions());
+  ASSERT_TRUE(c.ok) << c.error;
+  const QuantLayerReport* conv2 = Layer(c.report, "conv2");
+  ASSERT_NE(conv2, nullptr);
+  EXPECT_EQ(conv2->w_scale_min, scale);          // channels that fit keep the model's scale
+  EXPECT_GT(conv2->w_scale_max, scale * 1.4f);   // q up to 243: max |q − 60| / 127 = 1.44
+}
+
 // qdq_as_float: the float model behind the Q/DQ pairs (edgefold diff's reference), no int8.
 TEST(QdqImport, QdqAsFloatCompilesTheFloatModel) {
   CompileOptions o;

@@ -34,6 +34,14 @@ std::vector<int8_t> WeightsAtModelScales(const std::vector<float>& w, size_t cha
     const double unfolded = static_cast<double>(given.max_abs_q[c]) * given.scale[c];
     const double ratio = unfolded > 0 && amax > 0 ? amax / unfolded : 1.0;
     (*scales)[c] = std::fabs(ratio - 1.0) < 1e-6 ? given.scale[c] : static_cast<float>(given.scale[c] * ratio);
+    bool fits = true;
+    for (size_t k = 0; k < per && fits; ++k) {
+      const double v = std::round(w[c * per + k] / static_cast<double>((*scales)[c]));
+      fits = v >= -128.0 && v <= 127.0;
+    }
+    // Asymmetric weights (uint8, zero point far from 128) can leave int8 once centred: that
+    // channel is quantized by max |w| / 127 instead.
+    if (!fits) (*scales)[c] = static_cast<float>(amax / 127.0);
     for (size_t k = 0; k < per; ++k)
       q[c * per + k] = static_cast<int8_t>(std::max(-128.0, std::min(127.0, std::round(w[c * per + k] / static_cast<double>((*scales)[c])))));
   }
