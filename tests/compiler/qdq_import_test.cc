@@ -197,15 +197,19 @@ TEST(QdqImport, MatMulPerColumnWeightsAgreeWithOnnxRuntime) {
   ExpectAgreesWithOrt("qdq_matmul", c);
 }
 
+// PyTorch's weights reach -128 (its symmetric range is [-128, 127]): every ISA level gives the
+// scalar reference's bits on them too.
 TEST(QdqImport, SameBitsOnEveryIsa) {
-  const CompileResult c = CompileModel(Load("qdq_s8_per_channel"), CompileOptions());
-  ASSERT_TRUE(c.ok) << c.error;
-  const NpyArray x = Npy(kDir + "/qdq_s8_per_channel_input.npy");
-  const size_t per = x.data.size() / x.shape[0];
-  for (size_t i = 0; i < 8; ++i) {
-    const std::vector<float> in(x.data.begin() + static_cast<long>(i * per), x.data.begin() + static_cast<long>((i + 1) * per));
-    const auto want = RunModel(c.model, {in}, Isa::kScalar);
-    for (Isa isa : AvailableIsas()) EXPECT_EQ(RunModel(c.model, {in}, isa).outputs, want.outputs) << IsaName(isa);
+  for (const std::string model : {"qdq_s8_per_channel", "torch_ptq_cnn"}) {
+    const CompileResult c = CompileModel(Load(model), CompileOptions());
+    ASSERT_TRUE(c.ok) << c.error;
+    const NpyArray x = Npy(kDir + "/" + model + "_input.npy");
+    const size_t per = x.data.size() / x.shape[0];
+    for (size_t i = 0; i < 8; ++i) {
+      const std::vector<float> in(x.data.begin() + static_cast<long>(i * per), x.data.begin() + static_cast<long>((i + 1) * per));
+      const auto want = RunModel(c.model, {in}, Isa::kScalar);
+      for (Isa isa : AvailableIsas()) EXPECT_EQ(RunModel(c.model, {in}, isa).outputs, want.outputs) << model << " " << IsaName(isa);
+    }
   }
 }
 
