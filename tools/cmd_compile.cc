@@ -124,8 +124,12 @@ bool ParseFloatList(const std::string& flag, const std::string& text, std::vecto
 }
 
 void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint64_t weight_bytes) {
-  std::printf("int8: %zu calibration runs (clipping: %s), %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n",
-              q.runs, q.clipping.c_str(), q.layers.size(), q.float_ops.size(), q.boundaries);
+  if (q.runs == 0)   // a QDQ model: its own scales, nothing calibrated
+    std::printf("int8 (QDQ model, %s): %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n", q.clipping.c_str(),
+                q.layers.size(), q.float_ops.size(), q.boundaries);
+  else
+    std::printf("int8: %zu calibration runs (clipping: %s), %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n",
+                q.runs, q.clipping.c_str(), q.layers.size(), q.float_ops.size(), q.boundaries);
   for (const std::string& f : q.float_ops) std::printf("  stays float: %s\n", f.c_str());
   std::printf("  %-28s %-20s %10s %10s %5s %10s %10s %21s %21s %9s\n", "layer", "type", "in scale", "out scale", "zp",
               "w scale lo", "w scale hi", "observed range", "int8 range (clip)", "SQNR dB");

@@ -225,7 +225,7 @@ LoweredModel QuantizeQdq(const LoweredModel& float_model, const QdqModel& qdq, c
     quants.known[t] = true;
   }
   const Int8Model q = QuantizeModel(float_model, quants);
-  report->clipping = "none: the QDQ model's own scales";
+  report->clipping = "the model's own scales";
   ReportLayers(q, nullptr, report);
   return Finish(q, options.io_int8, report);
 }
