@@ -150,7 +150,7 @@ void RecordWeightScales(const ir::Graph& g, const std::map<std::string, Quantize
     if (it == dequantized.end()) continue;
     const QuantizedConstant& w = it->second;
     const int axis = OutputChannelAxis(n, w.shape.size());
-    if (axis < 0 || (w.params.axis >= 0 && w.params.axis != axis)) continue;
+    if (axis < 0 || static_cast<size_t>(axis) >= w.shape.size() || (w.params.axis >= 0 && w.params.axis != axis)) continue;
     const size_t channels = static_cast<size_t>(w.shape[static_cast<size_t>(axis)]);
     ModelWeightScales s;
     s.scale.resize(channels);
