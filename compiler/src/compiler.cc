@@ -18,6 +18,7 @@
 #include "onnx_load.h"
 #include "passes/passes.h"
 #include "plan/plan_model.h"
+#include "quant/qdq_conv_affine.h"
 #include "quant/qdq_import.h"
 #ifdef EDGEFOLD_COMPILER_HAVE_RUNTIME
 #include "quant/quantize.h"
@@ -123,7 +124,10 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   const quant::QdqModel qdq = quant::ImportQdq(graph);   // QuantizeLinear/DequantizeLinear → float + scales
   if (qdq.found && options.quantize_int8)
     throw CompileError("model '" + name + "': already quantized (QuantizeLinear/DequantizeLinear): compile it without --quantize int8");
-  if (qdq.found) passes::FoldConstants(graph);   // what read the dequantized weights (Transpose, Reshape)
+  if (qdq.found) {
+    passes::FoldConstants(graph);   // what read the dequantized weights (Transpose, Reshape)
+    r.nodes_removed += quant::FoldConvChannelAffine(graph);   // PyTorch QAT's Conv → Div → Add → BN
+  }
   const bool qdq_int8 = qdq.found && !options.qdq_as_float;
   const bool int8 = options.quantize_int8 || qdq_int8;
   if (options.io_int8 && !int8)

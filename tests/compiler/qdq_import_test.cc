@@ -183,6 +183,25 @@ TEST(QdqImport, PyTorchPtqExportAgreesWithOnnxRuntimeOnInt8Kernels) {
   ExpectAgreesWithOrt("torch_ptq_cnn", c);
 }
 
+// PyTorch's QAT export (fake quantization, not converted): float weights behind QuantizeLinear,
+// the fused conv-BN-ReLU as Conv → Div → Add → BatchNormalization → Relu; the Div and Add fold
+// into the conv and the BN folds as usual, so both convs are int8. The model quantizes nothing
+// between the global average and the classifier: those stay float, named.
+TEST(QdqImport, PyTorchQatExportAgreesWithOnnxRuntimeOnInt8Kernels) {
+  const CompileResult c = CompileModel(Load("torch_qat_cnn"), CompileOptions());
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(c.report.batchnorm_folded_backward, 1);
+  for (const char* name : {"/conv1/Conv", "/conv2/Conv"})
+    EXPECT_NE(Layer(c.report, name), nullptr) << name << " is not an int8 layer";
+  const std::vector<std::string> want = {
+      "/gap/GlobalAveragePool (GlobalPool): its output is not quantized in the model, and an int8 average rounds to "
+      "its input's scale",
+      "/Flatten (Reshape): its input is float (it keeps its producer's precision)",
+      "/fc/Gemm (Gemm): its input '/Flatten_output_0' is not quantized in the model"};
+  EXPECT_EQ(c.report.quant.float_ops, want);
+  ExpectAgreesWithOrt("torch_qat_cnn", c);
+}
+
 // MatMul weights [K, N] quantized along N (axis 1) keep the model's per-column scales.
 TEST(QdqImport, MatMulPerColumnWeightsAgreeWithOnnxRuntime) {
   const onnx::ModelProto m = Load("qdq_matmul");

@@ -72,6 +72,8 @@ class Rewriter {
     } else if (!follows && !quants_.known[static_cast<size_t>(y)]) {
       return "its output '" + out_.model.tensors[static_cast<size_t>(y)].name + "' is not quantized in the model";
     }
+    if (follows && IsAverage(op) && quants_.from_model && !quants_.known[static_cast<size_t>(y)])
+      return "its output is not quantized in the model, and an int8 average rounds to its input's scale";
     if (follows && Rescales(op) && IsAverage(op))
       return "the model quantizes its output unlike its input, and an int8 average keeps its input's scale";
     return "";

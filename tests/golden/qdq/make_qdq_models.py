@@ -22,6 +22,9 @@ s_in·s_w. The ONNX Runtime outputs for the test inputs are computed by ort_refe
       conv-BN-ReLU fused by fuse_modules, calibrated on the same 64 inputs) and torch.onnx.export:
       Cast between each QuantizeLinear and DequantizeLinear, Constant/ConstantOfShape scales,
       zero points and biases.
+  torch_qat_cnn (opset 13): PyTorch's eager QAT exported without convert: fake-quantized float
+      weights (QuantizeLinear of an initializer), the fused conv-BN-ReLU as Conv → Div → Add →
+      BatchNormalization → Relu.
 
 Written to data/: <name>.onnx, <name>_input.npy [T, ...] float32, and (by ort_reference.js)
 <name>_ort.npy [T, classes]; MANIFEST.json stamps the generator and versions.
@@ -29,7 +32,7 @@ Written to data/: <name>.onnx, <name>_input.npy [T, ...] float32, and (by ort_re
 Run: /usr/bin/python3 tests/golden/qdq/make_qdq_models.py && node tests/golden/qdq/ort_reference.js
 (ort_reference.js needs onnxruntime-node: `npm install onnxruntime-node` in a folder on NODE_PATH).
 """
-import datetime, hashlib, json, os
+import datetime, hashlib, io, json, os
 
 import numpy as np
 import onnx
@@ -305,7 +308,6 @@ def torch_ptq_model(calib):
     activations), exported by torch.onnx.export in its QDQ form. The global average runs over
     7 × 7 values: an odd count has no exact .5 mean, where edgefold's int8 average (half away
     from zero) and ONNX Runtime's (half to even) could round apart."""
-    import io
     import torch.ao.quantization as tq
     torch.manual_seed(SEED + 2)
     net = TorchNet().eval()
@@ -338,6 +340,53 @@ def image_like_inputs(rng, shape):
     return (0.7 * level + 0.3 * rng.uniform(-1, 1, shape)).astype(np.float32)
 
 
+class TorchQatNet(nn.Module):
+    """conv-BN-ReLU → conv-ReLU → global average pool (15 × 15, odd) → Linear, for QAT."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = torch.ao.quantization.QuantStub(), torch.ao.quantization.DeQuantStub()
+        self.conv1, self.bn1, self.relu1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU()
+        self.conv2, self.relu2 = nn.Conv2d(8, 8, 3, padding=1), nn.ReLU()
+        self.gap, self.fc = nn.AdaptiveAvgPool2d(1), nn.Linear(8, 10)
+
+    def features(self, x):
+        return self.gap(self.relu2(self.conv2(self.relu1(self.bn1(self.conv1(x)))))).flatten(1)
+
+    def forward(self, x):
+        return self.dequant(self.fc(self.features(self.quant(x))))
+
+
+def torch_qat_model(calib):
+    """PyTorch's eager QAT (fake quantization: per-channel int8 weights, uint8 activations;
+    conv-BN-ReLU fused by fuse_modules_qat, which exports Conv → Div → Add → BatchNormalization),
+    a few training-mode passes (BN statistics frozen) to set the observers, exported in eval mode
+    without convert: weights are float initializers behind QuantizeLinear → DequantizeLinear."""
+    import torch.ao.quantization as tq
+    torch.manual_seed(SEED + 4)
+    net = TorchQatNet().eval()
+    x = torch.from_numpy(calib)
+    with torch.no_grad():
+        centered(net.fc, net.features(x))
+    net.train()
+    net.qconfig = tq.QConfig(
+        activation=tq.FakeQuantize.with_args(observer=tq.MovingAverageMinMaxObserver, quant_min=0, quant_max=255),
+        weight=tq.default_per_channel_weight_fake_quant)
+    tq.fuse_modules_qat(net, [["conv1", "bn1", "relu1"], ["conv2", "relu2"]], inplace=True)
+    tq.prepare_qat(net, inplace=True)
+    net.apply(torch.nn.intrinsic.qat.freeze_bn_stats)   # BN keeps the statistics the logits were centred with
+    with torch.no_grad():
+        for _ in range(4):
+            net(x)
+    net.eval()
+    net.apply(tq.disable_observer)
+    buf = io.BytesIO()
+    torch.onnx.export(net, x[:1], buf, opset_version=13, input_names=["x"], output_names=["logits"])
+    model = onnx.load_from_string(buf.getvalue())
+    model.graph.name = "torch_qat_cnn"
+    return model, float(net.fc.activation_post_process.scale)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(SEED)
@@ -346,7 +395,8 @@ def main():
                 "torch": torch.__version__, "onnx": onnx.__version__, "numpy": np.__version__,
                 "date": datetime.date.today().isoformat(), "models": {}}
     models = ((per_channel_model, (3, 12, 12), uniform_inputs), (opset10_model, (3, 10, 10), uniform_inputs),
-              (torch_ptq_model, (3, 14, 14), image_like_inputs), (matmul_model, (16,), uniform_inputs))
+              (torch_ptq_model, (3, 14, 14), image_like_inputs), (matmul_model, (16,), uniform_inputs),
+              (torch_qat_model, (3, 15, 15), image_like_inputs))
     for make, shape, inputs in models:
         calib = inputs(rng, (64,) + shape)
         model, out_scale = make(calib)
