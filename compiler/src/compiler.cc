@@ -126,7 +126,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     throw CompileError("model '" + name + "': already quantized (QuantizeLinear/DequantizeLinear): compile it without --quantize int8");
   if (qdq.found) {
     passes::FoldConstants(graph);   // what read the dequantized weights (Transpose, Reshape)
-    r.nodes_removed += quant::FoldConvChannelAffine(graph);   // PyTorch QAT's Conv → Div → Add → BN
+    r.nodes_removed += quant::FoldConvChannelAffine(graph, qdq.QuantizedTensors());   // QAT's Conv → Div → Add → BN
   }
   const bool qdq_int8 = qdq.found && !options.qdq_as_float;
   const bool int8 = options.quantize_int8 || qdq_int8;

@@ -52,14 +52,15 @@ bool FoldInto(ir::Graph& g, size_t conv, size_t i) {
 
 }  // namespace
 
-int FoldConvChannelAffine(ir::Graph& g) {
+int FoldConvChannelAffine(ir::Graph& g, const std::set<std::string>& quantized) {
   int removed = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const ir::Node& n = g.nodes[i];
     if (n.inputs.size() != 2) continue;
     for (const std::string& in : n.inputs) {
       const int p = g.ProducerOf(in);
-      if (p < 0 || g.nodes[static_cast<size_t>(p)].op != "Conv" || g.ConsumerCount(in) != 1 || g.IsGraphOutput(in))
+      if (p < 0 || g.nodes[static_cast<size_t>(p)].op != "Conv" || g.ConsumerCount(in) != 1 || g.IsGraphOutput(in) ||
+          quantized.count(in))
         continue;
       if (!FoldInto(g, static_cast<size_t>(p), i)) continue;
       g.nodes.erase(g.nodes.begin() + static_cast<long>(i));
