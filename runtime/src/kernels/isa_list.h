@@ -12,29 +12,39 @@
 
 // Each entry macro takes two callbacks: E(namespace, level, parent, tables, name, present) for
 // every entry, L(namespace, level) for base entries only.
-#define EDGEFOLD_ISA_SCALAR(E, L) E(scalar, kScalar, scalar, level, "scalar", LevelPresent) L(scalar, kScalar)
+#define EDGEFOLD_ISA_SCALAR(E, L) \
+  E(scalar, kScalar, scalar, level, "scalar", LevelPresent) \
+  L(scalar, kScalar)
 #if defined(EDGEFOLD_HAVE_CORTEX_M_DSP)
-#define EDGEFOLD_ISA_CORTEX_M_DSP(E, L) E(cortex_m_dsp, kScalar, scalar, int8, "scalar+dsp", CortexMDspPresent)
+#define EDGEFOLD_ISA_CORTEX_M_DSP(E, L) \
+  E(cortex_m_dsp, kScalar, scalar, int8, "scalar+dsp", CortexMDspPresent)
 #else
 #define EDGEFOLD_ISA_CORTEX_M_DSP(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_AVX512)
-#define EDGEFOLD_ISA_AVX512(E, L) E(avx512, kAvx512, avx512, level, "avx512", LevelPresent) L(avx512, kAvx512)
+#define EDGEFOLD_ISA_AVX512(E, L) \
+  E(avx512, kAvx512, avx512, level, "avx512", LevelPresent) \
+  L(avx512, kAvx512)
 #else
 #define EDGEFOLD_ISA_AVX512(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_AVX512_VNNI)
-#define EDGEFOLD_ISA_AVX512_VNNI(E, L) E(avx512_vnni, kAvx512, avx512, int8, "avx512+vnni", Avx512VnniPresent)
+#define EDGEFOLD_ISA_AVX512_VNNI(E, L) \
+  E(avx512_vnni, kAvx512, avx512, int8, "avx512+vnni", Avx512VnniPresent)
 #else
 #define EDGEFOLD_ISA_AVX512_VNNI(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_AVX2_FMA)
-#define EDGEFOLD_ISA_AVX2_FMA(E, L) E(avx2_fma, kAvx2Fma, avx2_fma, level, "avx2+fma", LevelPresent) L(avx2_fma, kAvx2Fma)
+#define EDGEFOLD_ISA_AVX2_FMA(E, L) \
+  E(avx2_fma, kAvx2Fma, avx2_fma, level, "avx2+fma", LevelPresent) \
+  L(avx2_fma, kAvx2Fma)
 #else
 #define EDGEFOLD_ISA_AVX2_FMA(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_SSE42)
-#define EDGEFOLD_ISA_SSE42(E, L) E(sse42, kSse42, sse42, level, "sse4.2", LevelPresent) L(sse42, kSse42)
+#define EDGEFOLD_ISA_SSE42(E, L) \
+  E(sse42, kSse42, sse42, level, "sse4.2", LevelPresent) \
+  L(sse42, kSse42)
 #else
 #define EDGEFOLD_ISA_SSE42(E, L)
 #endif
@@ -44,7 +54,8 @@
 #define EDGEFOLD_ISA_NEON(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
-#define EDGEFOLD_ISA_NEON_DOTPROD(E, L) E(neon_dotprod, kNeon, neon, int8, "neon+dotprod", NeonDotprodPresent)
+#define EDGEFOLD_ISA_NEON_DOTPROD(E, L) \
+  E(neon_dotprod, kNeon, neon, int8, "neon+dotprod", NeonDotprodPresent)
 #else
 #define EDGEFOLD_ISA_NEON_DOTPROD(E, L)
 #endif

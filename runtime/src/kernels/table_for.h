@@ -42,7 +42,7 @@ const Table* TableAt(IsaEntry entry);
 template <class Table>
 const Table* TableFor(Isa isa);
 
-// The portable table of the scalar level (always present).
+// The scalar level's table (always present; with the Cortex-M DSP entry, its int8 table).
 template <class Table>
 const Table& ScalarTable() {
   return *TableFor<Table>(Isa::kScalar);
