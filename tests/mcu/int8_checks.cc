@@ -1,5 +1,6 @@
-// int8 checks of the kernels Cortex-M runs: ref::GemmS8 and ref::Conv2dDepthwiseS8 (the DSP
-// kernels of ref/int8_dsp.h where the core has SXTB16/SMLAD) against the portable definitions,
+// int8 checks of the kernels Cortex-M runs: the scalar level's int8 table (the cortex_m_dsp
+// entry's kernels of kernels/cortex_m/int8_dsp.h where the core has SXTB16/SMLAD) against the
+// reference definitions (ref::GemmS8, ref::Conv2dDepthwiseS8, ref::QuantizeS8),
 // byte for byte, at awkward sizes: odd m and n, k = 1, k mod 4 ≠ 0, k above one packed panel
 // (with more rows than one row block), depthwise widths and heights that leave tails. Also
 // RequantizeS8 against the plain 64-bit rule over every shift, and the int8 Softmax (its
@@ -12,13 +13,17 @@
 
 #include "harness.h"
 #include "kernels/conv/conv_scratch.h"
-#include "kernels/ref/int8_dsp.h"
+#include "kernels/cortex_m/int8_dsp.h"
+#include "kernels/int8_kernel_table.h"
 #include "kernels/reference.h"
 
 namespace edgefold::mcu_test {
 namespace {
 
 using namespace edgefold::kernels;
+
+// The int8 table Cortex-M runs: the scalar level's active entry (cortex_m_dsp on DSP cores).
+const Int8KernelTable& Int8() { return *TableFor<Int8KernelTable>(edgefold::Isa::kScalar); }
 
 uint32_t g_seed = 1;
 uint32_t Next() { return g_seed = g_seed * 1664525u + 1013904223u; }
@@ -53,8 +58,8 @@ void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shif
   FillRequant(m, shift_lo, shift_hi);
   std::memset(g_want8, 0x5a, sizeof(g_want8));
   std::memset(g_got8, 0x5a, sizeof(g_got8));
-  ref::GemmS8Portable(p, g_a8, g_b8, g_want8);
-  ref::GemmS8(p, g_a8, g_b8, g_got8);
+  ref::GemmS8(p, g_a8, g_b8, g_want8);
+  Int8().gemm_s8(p, g_a8, g_b8, g_got8);
   char what[80];
   std::snprintf(what, sizeof(what), "int8 gemm %ux%ux%u matches the portable bytes", static_cast<unsigned>(m),
                 static_cast<unsigned>(n), static_cast<unsigned>(k));
@@ -79,8 +84,8 @@ void GemmS8Checks(Harness& h) {
   p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;
   FillRequant(3, 1, 8);
   p.bias = g_bias, p.multiplier = g_mult, p.shift = g_shift;
-  ref::GemmS8Portable(p, g_a8, g_b8, g_want8);
-  ref::GemmS8(p, g_a8, g_b8, g_got8);
+  ref::GemmS8(p, g_a8, g_b8, g_want8);
+  Int8().gemm_s8(p, g_a8, g_b8, g_got8);
   h.Check(std::memcmp(g_want8, g_got8, 6) == 0, "int8 gemm k = 0 matches the portable bytes");
 }
 
@@ -113,8 +118,8 @@ void DepthwiseCase(Harness& h, size_t kh, size_t kw, size_t in_h, size_t in_w, s
   std::memset(g_plane, 0x33, sizeof(g_plane));   // stale bytes in the slack must not matter
   std::memset(g_dw_got, 0x5a, sizeof(g_dw_got));
   const auto zp = static_cast<int8_t>(Next() % 256u);
-  ref::Conv2dDepthwiseS8Portable(s, g_x8, g_w8, zp, rq, nullptr, g_dw_want);
-  ref::Conv2dDepthwiseS8(s, g_x8, g_w8, zp, rq, g_plane, g_dw_got);
+  ref::Conv2dDepthwiseS8(s, g_x8, g_w8, zp, rq, nullptr, g_dw_want);
+  Int8().conv2d_depthwise_s8(s, g_x8, g_w8, zp, rq, g_plane, g_dw_got);
   const size_t out_bytes = channels * s.out_h * s.out_w;
   char what[112];
   std::snprintf(what, sizeof(what), "int8 depthwise %ux%u stride %u on %ux%ux%u pad %u matches the portable bytes",
@@ -210,8 +215,8 @@ void QuantizeChecks(Harness& h) {
       }
       uint32_t nan_bits = 0x7fc00000u;
       std::memcpy(&x[kN - 1], &nan_bits, sizeof(float));
-      ref::QuantizeS8Portable(p, x, want, kN);
-      ref::QuantizeS8(p, x, got, kN);
+      ref::QuantizeS8(p, x, want, kN);
+      Int8().quantize_s8(p, x, got, kN);
       bad += std::memcmp(want, got, kN) != 0;
     }
   h.Check(bad == 0, "int8 quantize matches the portable bytes (ties, clamps, NaN, infinities)");

@@ -6,6 +6,7 @@
 
 #include "edgefold/isa.h"
 #include "harness.h"
+#include "kernels/conv_kernel_table.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference.h"
 
@@ -68,7 +69,7 @@ void ElementwiseChecks(Harness& h, const KernelTable& t) {
   }
 }
 
-// The scalar table's GEMM and depthwise convolution (ref::GemmTiled, ref::Conv2dDepthwiseClipped)
+// The scalar level's GEMM and depthwise convolution (scalar::GemmTiled, Conv2dDepthwiseClipped)
 // sum in the reference's order, and the compiler contracts both alike: same bits. SIMD tables
 // differ by FMA rounding.
 float TableTolerance(const KernelTable& t) { return t.isa == Isa::kScalar ? 0.0f : 1e-5f; }
@@ -102,7 +103,7 @@ void GemmChecks(Harness& h, const KernelTable& t) {
   }
 }
 
-void WindowChecks(Harness& h, const KernelTable& t) {
+void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv) {
   // Depthwise over 3 channels of 7×9: 3×3 stride 1 and 2 (interior block and clipped borders),
   // 5×5, dilation 2, a 1×1, and 7×7 windows as tall as the image (every one clipped).
   struct Case { size_t k, stride, dilation, pad; ActKind act; };
@@ -123,7 +124,7 @@ void WindowChecks(Harness& h, const KernelTable& t) {
     FillRandom(g_c, 3, 33);
     const size_t n = 3 * s.out_h * s.out_w;
     ref::Conv2dDepthwise(s, g_a, g_b, g_c, act, g_want);
-    t.conv2d_depthwise(s, g_a, g_b, g_c, act, g_got);
+    conv.conv2d_depthwise(s, g_a, g_b, g_c, act, g_got);
     h.Close(g_want, g_got, n, TableTolerance(t), TableTolerance(t), "depthwise vs reference");
   }
   Pool2dParams p;  // max pool 2×2 stride 2 over 3 planes of 7×9 → 3×4
@@ -146,7 +147,7 @@ void RunKernelChecks(Harness& h) {
     ++tables;
     ElementwiseChecks(h, *t);
     GemmChecks(h, *t);
-    WindowChecks(h, *t);
+    WindowChecks(h, *t, *TableFor<ConvKernelTable>(isa));
   }
   h.Check(tables > 0 && TableFor<KernelTable>(Isa::kScalar) != nullptr, "the scalar table exists");
   h.Check(&SelectTable<KernelTable>(Isa::kAuto) == TableFor<KernelTable>(DetectBestIsa()), "auto selects the best level");

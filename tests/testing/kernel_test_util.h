@@ -3,7 +3,10 @@
 #pragma once
 #include <vector>
 
+#include "kernels/conv_kernel_table.h"
+#include "kernels/int8_kernel_table.h"
 #include "kernels/kernel_table.h"
+#include "kernels/sequence_kernel_table.h"
 #include "kernels/reference.h"
 #include "testing/isa_test_util.h"
 
@@ -12,18 +15,22 @@ namespace edgefold::kernels::testing {
 inline std::vector<Isa> SimdIsas() { return SimdIsasWith(&TableFor<KernelTable>); }
 
 // The scalar table too, for suites with an oracle of their own and for the kernels whose scalar
-// entry is not the reference itself (gemm: ref::GemmTiled, conv2d_depthwise:
-// ref::Conv2dDepthwiseClipped).
+// entry is not the reference itself (gemm: scalar::GemmTiled, conv2d_depthwise:
+// scalar::Conv2dDepthwiseClipped).
 inline std::vector<Isa> ScalarAndSimdIsas() {
   std::vector<Isa> isas = SimdIsas();
   isas.insert(isas.begin(), Isa::kScalar);
   return isas;
 }
 
-// Base fixture: `table()` is the table under test (SIMD, or scalar in suites instantiated with
-// ScalarAndSimdIsas), the scalar reference is ref::*.
+// Base fixture: `table()` is the float core table under test (SIMD, or scalar in suites
+// instantiated with ScalarAndSimdIsas), conv(), int8() and sequence() the other families' tables
+// of the same level (kernels/table_for.h); the scalar reference is ref::*.
 class KernelTest : public IsaTableTest<KernelTable, &TableFor<KernelTable>> {
  protected:
+  const ConvKernelTable& conv() const { return *TableFor<ConvKernelTable>(GetParam()); }
+  const Int8KernelTable& int8() const { return *TableFor<Int8KernelTable>(GetParam()); }
+  const SequenceKernelTable& sequence() const { return *TableFor<SequenceKernelTable>(GetParam()); }
   size_t W() const { return table().simd_floats; }
   // 1, W−1, W, W+1, 2W+1, a prime, 17×12 and a large odd size.
   std::vector<size_t> AwkwardSizes() const {

@@ -10,7 +10,7 @@
 
 #include "interpreter/interpreter_state.h"
 #include "interpreter/graph_prepare.h"
-#include "ops/int8_kernels.h"
+#include "kernels/int8_kernel_table.h"
 
 namespace edgefold {
 
@@ -125,6 +125,12 @@ TensorView ViewOf(const internal::TensorInfo& t) {
 kernels::QuantS8Params QuantParamsOf(const internal::TensorInfo& t) {
   return kernels::QuantS8Params{t.scales[0], 1.0f / t.scales[0], t.zero_points[0]};
 }
+
+// The int8 family of the interpreter's level, looked up by the int8 I/O calls only: firmware
+// that never calls them links no int8 kernels through them.
+const kernels::Int8KernelTable& Int8Kernels(const Interpreter::State& s) {
+  return *kernels::TableFor<kernels::Int8KernelTable>(s.kernels->isa);
+}
 }  // namespace
 
 size_t Interpreter::num_inputs() const { return state_->summary.num_inputs; }
@@ -186,7 +192,7 @@ Status Interpreter::SetInputS8(size_t i, const int8_t* data, size_t elems) {
 Status Interpreter::QuantizeInput(size_t i, const float* data, size_t elems) {
   EDGEFOLD_RETURN_IF_ERROR(CheckInputS8("QuantizeInput", i, data, elems));
   const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
-  EDGEFOLD_S8_KERNEL(*state_->kernels, quantize_s8, QuantizeS8)(QuantParamsOf(t), data, reinterpret_cast<int8_t*>(t.data), elems);
+  Int8Kernels(*state_).quantize_s8(QuantParamsOf(t), data, reinterpret_cast<int8_t*>(t.data), elems);
   return Status::kOk;
 }
 
@@ -201,13 +207,15 @@ Status Interpreter::DequantizeOutput(size_t i, float* out, size_t elems) const {
     return Status::kShapeMismatch;
   }
   if (t.dtype == DType::kInt8)
-    EDGEFOLD_S8_KERNEL(*state_->kernels, dequantize_s8, DequantizeS8)(QuantParamsOf(t), reinterpret_cast<const int8_t*>(t.data), out, elems);
+    Int8Kernels(*state_).dequantize_s8(QuantParamsOf(t), reinterpret_cast<const int8_t*>(t.data), out, elems);
   else
     std::memcpy(out, t.data, elems * sizeof(float));
   return Status::kOk;
 }
 
-const char* Interpreter::kernel_isa_name() const { return state_->kernels->name; }
+const char* Interpreter::kernel_isa_name() const {
+  return kernels::IsaEntryName(kernels::ActiveEntry(state_->kernels->isa));
+}
 size_t Interpreter::arena_used_bytes() const { return state_->arena_used_bytes; }
 
 }  // namespace edgefold

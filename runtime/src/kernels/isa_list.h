@@ -1,33 +1,92 @@
-// The kernel levels compiled into this build, as one list: X(namespace, Isa enumerator).
-// runtime/src/kernels/CMakeLists.txt compiles kernels/arch/<namespace>.cc (and
-// train_<namespace>.cc) with that level's flags and defines EDGEFOLD_HAVE_<LEVEL> for each;
-// scalar is always there. Every per-level declaration and switch is generated from this list.
+// The kernel levels compiled into this build, as one list of entries:
+//   X(namespace, Isa level, parent namespace, tables, name, present)
+// A base entry (tables = `level`) is an instruction-set level: it defines a table of every
+// family (kernels/<family>_kernel_table.h) in kernels::<namespace>. An extension entry (tables =
+// the family it changes, e.g. `int8`) is a CPU feature on top of its parent level (VNNI on
+// AVX-512, sdot on AArch64 NEON, the Cortex-M DSP instructions on the scalar level): it runs where
+// its parent runs and `present()` (kernel_select.cc) says the CPU has the feature, defines only
+// that family's table and takes every other family from its parent (table_for.h TableAt).
+// runtime/src/kernels/CMakeLists.txt compiles kernels/arch/<namespace>.cc with the entry's
+// flags and defines EDGEFOLD_HAVE_<ENTRY> for each; scalar is always there.
 #pragma once
 
-#if defined(EDGEFOLD_HAVE_AVX512)
-#define EDGEFOLD_ISA_AVX512(X) X(avx512, kAvx512)
+// Each entry macro takes two callbacks: E(namespace, level, parent, tables, name, present) for
+// every entry, L(namespace, level) for base entries only.
+#define EDGEFOLD_ISA_SCALAR(E, L) \
+  E(scalar, kScalar, scalar, level, "scalar", LevelPresent) \
+  L(scalar, kScalar)
+#if defined(EDGEFOLD_HAVE_CORTEX_M_DSP)
+#define EDGEFOLD_ISA_CORTEX_M_DSP(E, L) \
+  E(cortex_m_dsp, kScalar, scalar, int8, "scalar+dsp", CortexMDspPresent)
 #else
-#define EDGEFOLD_ISA_AVX512(X)
+#define EDGEFOLD_ISA_CORTEX_M_DSP(E, L)
+#endif
+#if defined(EDGEFOLD_HAVE_AVX512)
+#define EDGEFOLD_ISA_AVX512(E, L) \
+  E(avx512, kAvx512, avx512, level, "avx512", LevelPresent) \
+  L(avx512, kAvx512)
+#else
+#define EDGEFOLD_ISA_AVX512(E, L)
+#endif
+#if defined(EDGEFOLD_HAVE_AVX512_VNNI)
+#define EDGEFOLD_ISA_AVX512_VNNI(E, L) \
+  E(avx512_vnni, kAvx512, avx512, int8, "avx512+vnni", Avx512VnniPresent)
+#else
+#define EDGEFOLD_ISA_AVX512_VNNI(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_AVX2_FMA)
-#define EDGEFOLD_ISA_AVX2_FMA(X) X(avx2_fma, kAvx2Fma)
+#define EDGEFOLD_ISA_AVX2_FMA(E, L) \
+  E(avx2_fma, kAvx2Fma, avx2_fma, level, "avx2+fma", LevelPresent) \
+  L(avx2_fma, kAvx2Fma)
 #else
-#define EDGEFOLD_ISA_AVX2_FMA(X)
+#define EDGEFOLD_ISA_AVX2_FMA(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_SSE42)
-#define EDGEFOLD_ISA_SSE42(X) X(sse42, kSse42)
+#define EDGEFOLD_ISA_SSE42(E, L) \
+  E(sse42, kSse42, sse42, level, "sse4.2", LevelPresent) \
+  L(sse42, kSse42)
 #else
-#define EDGEFOLD_ISA_SSE42(X)
+#define EDGEFOLD_ISA_SSE42(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_NEON)
-#define EDGEFOLD_ISA_NEON(X) X(neon, kNeon)
+#define EDGEFOLD_ISA_NEON(E, L) E(neon, kNeon, neon, level, "neon", LevelPresent) L(neon, kNeon)
 #else
-#define EDGEFOLD_ISA_NEON(X)
+#define EDGEFOLD_ISA_NEON(E, L)
+#endif
+#if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
+#define EDGEFOLD_ISA_NEON_DOTPROD(E, L) \
+  E(neon_dotprod, kNeon, neon, int8, "neon+dotprod", NeonDotprodPresent)
+#else
+#define EDGEFOLD_ISA_NEON_DOTPROD(E, L)
 #endif
 
-#define EDGEFOLD_FOR_EACH_ISA(X) \
-  X(scalar, kScalar)             \
-  EDGEFOLD_ISA_AVX512(X)         \
-  EDGEFOLD_ISA_AVX2_FMA(X)       \
-  EDGEFOLD_ISA_SSE42(X)          \
-  EDGEFOLD_ISA_NEON(X)
+// The list. A base entry comes before its extensions; of two present extensions of one level
+// the later wins.
+#define EDGEFOLD_ISA_ENTRIES(E, L) \
+  EDGEFOLD_ISA_SCALAR(E, L)        \
+  EDGEFOLD_ISA_CORTEX_M_DSP(E, L)  \
+  EDGEFOLD_ISA_AVX512(E, L)        \
+  EDGEFOLD_ISA_AVX512_VNNI(E, L)   \
+  EDGEFOLD_ISA_AVX2_FMA(E, L)      \
+  EDGEFOLD_ISA_SSE42(E, L)         \
+  EDGEFOLD_ISA_NEON(E, L)          \
+  EDGEFOLD_ISA_NEON_DOTPROD(E, L)
+
+#define EDGEFOLD_ISA_NOTHING(...)
+// Every entry: X(namespace, level, parent, tables, name, present).
+#define EDGEFOLD_FOR_EACH_ISA_ENTRY(X) EDGEFOLD_ISA_ENTRIES(X, EDGEFOLD_ISA_NOTHING)
+// The levels alone: X(namespace, level), for table kinds without extensions (the training
+// kernels, kernels/train_kernel_table.h).
+#define EDGEFOLD_FOR_EACH_ISA(X) EDGEFOLD_ISA_ENTRIES(EDGEFOLD_ISA_NOTHING, X)
+
+// EDGEFOLD_OWN_OR_PARENT(tables, family, own, parent): `own` where an entry whose tables field
+// is `tables` defines `family`'s table, else `parent`. Families: core, conv, int8, sequence.
+#define EDGEFOLD_OWN_OR_PARENT(tables, family, own, parent) EDGEFOLD_PICK_##tables##_##family(own, parent)
+#define EDGEFOLD_PICK_level_core(own, parent) own
+#define EDGEFOLD_PICK_level_conv(own, parent) own
+#define EDGEFOLD_PICK_level_int8(own, parent) own
+#define EDGEFOLD_PICK_level_sequence(own, parent) own
+#define EDGEFOLD_PICK_int8_core(own, parent) parent
+#define EDGEFOLD_PICK_int8_conv(own, parent) parent
+#define EDGEFOLD_PICK_int8_int8(own, parent) own
+#define EDGEFOLD_PICK_int8_sequence(own, parent) parent

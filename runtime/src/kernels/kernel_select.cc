@@ -5,7 +5,7 @@
 
 #include "edgefold/isa.h"
 #include "kernels/cpu_caches.h"
-#include "kernels/kernel_table.h"
+#include "kernels/table_for.h"
 
 #if defined(EDGEFOLD_HOSTED)
 #include <cstdlib>
@@ -162,7 +162,7 @@ CacheInfo HostCacheInfo() {
 
 bool IsaAvailable(Isa isa) {
   if (isa == Isa::kAuto || isa == Isa::kScalar) return true;
-  if (kernels::TableFor<kernels::KernelTable>(isa) == nullptr) return false;
+  if (kernels::ActiveEntry(isa) == kernels::IsaEntry::kNone) return false;
   const Isa best = DetectBestIsa();
   if (isa == Isa::kNeon) return best == Isa::kNeon;
   return Rank(best) >= Rank(isa);
@@ -171,7 +171,7 @@ bool IsaAvailable(Isa isa) {
 namespace kernels {
 
 namespace {
-// An extension variant is used when the CPU has it and (hosted builds) `env_off` is unset.
+// An extension is used when the CPU has it and (hosted builds) `env_off` is unset.
 [[maybe_unused]] bool UseExtension(bool cpu_has, [[maybe_unused]] const char* env_off) {
 #if defined(EDGEFOLD_HOSTED)
   if (std::getenv(env_off) != nullptr) return false;
@@ -179,26 +179,43 @@ namespace {
   return cpu_has;
 }
 
-// A level's table, with the CPU's extensions where a level has a variant for them: AVX-512 with
-// VNNI, AArch64 NEON with sdot, for the int8 dot products (hosted builds: EDGEFOLD_NO_VNNI=1 or
-// EDGEFOLD_NO_DOTPROD=1 keeps the plain table, for A/B runs). Decided once per process.
-const KernelTable* WithCpuExtensions(const KernelTable* table) {
-#if defined(EDGEFOLD_HAVE_AVX512)
+// The `present` column of kernels/isa_list.h: whether an entry runs where its level runs.
+[[maybe_unused]] bool LevelPresent() { return true; }
+#if defined(EDGEFOLD_HAVE_CORTEX_M_DSP)
+bool CortexMDspPresent() { return true; }   // compiled only for cores that have it
+#endif
+#if defined(EDGEFOLD_HAVE_AVX512_VNNI)
+bool Avx512VnniPresent() {
   static const bool vnni = UseExtension(CpuHasAvx512Vnni(), "EDGEFOLD_NO_VNNI");
-  if (table == &avx512::kTable && vnni) return &avx512::kTableVnni;
+  return vnni;
+}
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
+bool NeonDotprodPresent() {
   static const bool dotprod = UseExtension(CpuHasDotProd(), "EDGEFOLD_NO_DOTPROD");
-  if (table == &neon::kTable && dotprod) return &neon::kTableDot;
-#endif
-  return table;
+  return dotprod;
 }
+#endif
 }  // namespace
 
-#define EDGEFOLD_TABLE_CASE(ns, level) \
-  case Isa::level: return WithCpuExtensions(&ns::kTable);
-EDGEFOLD_DEFINE_TABLE_FOR(KernelTable, EDGEFOLD_TABLE_CASE)
-#undef EDGEFOLD_TABLE_CASE
+IsaEntry ActiveEntry(Isa level) {
+  IsaEntry entry = IsaEntry::kNone;
+#define EDGEFOLD_ENTRY_IF_PRESENT(ns, lvl, parent, tables, name, present) \
+  if (Isa::lvl == level && (entry == IsaEntry::kNone || present())) entry = IsaEntry::ns;
+  EDGEFOLD_FOR_EACH_ISA_ENTRY(EDGEFOLD_ENTRY_IF_PRESENT)
+#undef EDGEFOLD_ENTRY_IF_PRESENT
+  return entry;
+}
+
+const char* IsaEntryName(IsaEntry entry) {
+  switch (entry) {
+#define EDGEFOLD_ENTRY_NAME(ns, level, parent, tables, name, present) \
+  case IsaEntry::ns: return name;
+    EDGEFOLD_FOR_EACH_ISA_ENTRY(EDGEFOLD_ENTRY_NAME)
+#undef EDGEFOLD_ENTRY_NAME
+    default: return "none";
+  }
+}
 
 // kAuto: the detected best level, or EDGEFOLD_ISA (hosted builds) when it names an available
 // level. An explicit level that this build/CPU lacks falls back to scalar.

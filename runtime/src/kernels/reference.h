@@ -1,5 +1,7 @@
-// Scalar reference kernels: the test oracle, the Cortex-M path and the scalar tails of the
-// per-ISA tables. Plain C++ only; signatures match KernelTable one to one (kernel_table.h).
+// Scalar reference kernels: the test oracle (the plain definition every table matches), the
+// scalar level's tables where it has no kernel of its own (kernels/scalar/, kernels/cortex_m/)
+// and the scalar tails of the SIMD kernels. Plain C++ only; signatures match the family tables
+// one to one (kernel_table.h, conv_, int8_, sequence_kernel_table.h).
 #pragma once
 #include <cstddef>
 
@@ -10,12 +12,6 @@
 namespace edgefold::kernels::ref {
 
 void Gemm(const GemmParams& p, const float* a, const float* b, float* c);
-// The scalar table's GEMM and depthwise convolution: the same sums in the same order as Gemm and
-// Conv2dDepthwise, in register tiles (gemm_tiled.cc) and over windows clipped once per output
-// (conv2d_depthwise_clipped.cc). Gemm and Conv2dDepthwise stay the plain definition they match.
-void GemmTiled(const GemmParams& p, const float* a, const float* b, float* c);
-void Conv2dDepthwiseClipped(const Conv2dShape& s, const float* x, const float* w, const float* bias,
-                            Activation act, float* y);
 void Im2col(const Conv2dShape& s, const float* x_group, float* col);
 void Col2im(const Conv2dShape& s, const float* col, float* x_group);
 void StridedCopy(const StridedCopyParams& p, const float* src, float* dst);
@@ -50,18 +46,12 @@ void GruResetHidden(const float* gx_r, const float* gh_r, const float* h, float*
 void LstmGates(const float* g, float* c, float* h, size_t hidden);
 void Reduce(ReduceKind kind, const float* x, float* y, size_t outer, size_t len, size_t inner);
 // int8 (kernels/int8_params.h).
-// GemmS8, Conv2dDepthwiseS8 and QuantizeS8 run the DSP-extension kernels on Cortex-M cores that
-// have it (ref/int8_dsp.h); the *Portable versions are the plain definition every table matches.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
-void GemmS8Portable(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
               int8_t* col);
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
-void Conv2dDepthwiseS8Portable(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                               const GemmS8Params& rq, int8_t* plane, int8_t* y);
 void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
-void QuantizeS8Portable(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
 void DequantizeS8(const QuantS8Params& p, const int8_t* x, float* y, size_t n);
 void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
 void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);

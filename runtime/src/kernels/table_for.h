@@ -1,12 +1,22 @@
-// One way to find a table of kernels for a level, whatever the table kind (KernelTable for
-// inference, TrainKernelTable for training): each level's table is a `kTable` in its own
-// namespace (kernels::<prefix><level>, defined in kernels/arch/<prefix><level>.cc), and
-// TableFor<Table> switches over the levels of kernels/isa_list.h.
+// One way to find a table of kernels, whatever the table kind: each family of kernels
+// (KernelTable: the float core, ConvKernelTable, Int8KernelTable, SequenceKernelTable) has a
+// table per entry of kernels/isa_list.h that defines it, `k<Family>Table` in kernels::<entry>,
+// and TableFor<Table>(level) finds the one the level's active entry runs (an extension's own,
+// else its parent's). A family's lookup is defined in its own file (kernels/select/): only an op
+// that resolves the family references it, so a firmware links the families its model uses.
 #pragma once
 #include "edgefold/isa.h"
 #include "kernels/isa_list.h"
 
 namespace edgefold::kernels {
+
+// The entries of kernels/isa_list.h, by namespace.
+enum class IsaEntry : unsigned char {
+#define EDGEFOLD_ISA_ENTRY_ENUM(ns, level, parent, tables, name, present) ns,
+  EDGEFOLD_FOR_EACH_ISA_ENTRY(EDGEFOLD_ISA_ENTRY_ENUM)
+#undef EDGEFOLD_ISA_ENTRY_ENUM
+  kNone
+};
 
 // The level a request runs at: kAuto becomes the best available level (or EDGEFOLD_ISA in
 // hosted builds); a level this build or CPU lacks becomes kScalar.
@@ -17,11 +27,22 @@ Isa ResolveIsa(Isa requested);
 // one this CPU or build lacks.
 const char* IgnoredIsaOverride(bool* names_no_level);
 
+// The entry `level` runs on this CPU: its last present extension, else the level's own entry;
+// kNone when the build lacks the level. Extensions are detected once per process (hosted builds:
+// EDGEFOLD_NO_VNNI=1 / EDGEFOLD_NO_DOTPROD=1 keep the plain level, for A/B runs).
+IsaEntry ActiveEntry(Isa level);
+// "avx512+vnni", "scalar", ...; "none" for kNone.
+const char* IsaEntryName(IsaEntry entry);
+
+// A family's table at an entry: its own, or (extensions) its parent's. Specialised per family.
+template <class Table>
+const Table* TableAt(IsaEntry entry);
+
 // The table for `isa`, or nullptr when it is not compiled into this build.
 template <class Table>
 const Table* TableFor(Isa isa);
 
-// The portable reference table (always present; the test oracle and the Cortex-M path).
+// The scalar level's table (always present; with the Cortex-M DSP entry, its int8 table).
 template <class Table>
 const Table& ScalarTable() {
   return *TableFor<Table>(Isa::kScalar);
@@ -36,16 +57,43 @@ const Table& SelectTable(Isa requested) {
 
 }  // namespace edgefold::kernels
 
-// In a table kind's header, inside namespace edgefold::kernels: DECLARE(ns, level) declares one
-// level's table (extern: the const definitions in kernels/arch/ need external linkage), for
-// every level in the build; then the TableFor<Table> specialisation.
+// In a family's header, inside namespace edgefold::kernels: declares `var` in the namespace of
+// every entry that defines `family`'s table, and the family's lookups.
+#define EDGEFOLD_DECLARE_FAMILY(Table, var, DECLARE_ENTRY) \
+  EDGEFOLD_FOR_EACH_ISA_ENTRY(DECLARE_ENTRY)                \
+  template <>                                               \
+  const Table* TableAt<Table>(IsaEntry entry);              \
+  template <>                                               \
+  const Table* TableFor<Table>(Isa isa);
+// DECLARE_ENTRY for a family: EDGEFOLD_FAMILY_ENTRY(Table, var, family, tables, ns).
+#define EDGEFOLD_FAMILY_ENTRY(Table, var, family, tables, ns) \
+  EDGEFOLD_OWN_OR_PARENT(tables, family, namespace ns { extern const Table var; }, )
+
+// In a family's kernels/select/ file: TableAt (CASE(ns, level, parent, tables, name, present)
+// made of EDGEFOLD_FAMILY_CASE) and TableFor through the active entry.
+#define EDGEFOLD_FAMILY_CASE(Table, var, family, tables, ns, parent) \
+  case IsaEntry::ns: return EDGEFOLD_OWN_OR_PARENT(tables, family, &ns::var, TableAt<Table>(IsaEntry::parent));
+#define EDGEFOLD_DEFINE_FAMILY(Table, CASE)                           \
+  template <>                                                         \
+  const Table* TableAt<Table>(IsaEntry entry) {                       \
+    switch (entry) {                                                  \
+      EDGEFOLD_FOR_EACH_ISA_ENTRY(CASE)                               \
+      default: return nullptr;                                        \
+    }                                                                 \
+  }                                                                   \
+  template <>                                                         \
+  const Table* TableFor<Table>(Isa isa) {                             \
+    const IsaEntry entry = ActiveEntry(isa);                          \
+    return entry == IsaEntry::kNone ? nullptr : TableAt<Table>(entry); \
+  }
+
+// Table kinds without extensions (the training kernels): DECLARE(ns, level) declares one level's
+// table, for every level in the build, then TableFor; EDGEFOLD_DEFINE_TABLE_FOR defines it in
+// the kind's one .cc, a switch over the levels made of CASE(ns, level).
 #define EDGEFOLD_DECLARE_TABLES(Table, DECLARE) \
   EDGEFOLD_FOR_EACH_ISA(DECLARE)                \
   template <>                                   \
   const Table* TableFor<Table>(Isa isa);
-
-// Defines TableFor<Table> in the one .cc that owns a table kind: a switch over every level in
-// the build, each case made by CASE(ns, level) (the table's namespace differs per kind).
 #define EDGEFOLD_DEFINE_TABLE_FOR(Table, CASE) \
   template <>                                  \
   const Table* TableFor<Table>(Isa isa) {      \

@@ -1,12 +1,18 @@
 // AddInt8: A + B of two int8 activations of the same shape, each rescaled to Y's scale:
 //   y = clamp(zp_y + RoundShift((a − zp_a)·ma + (b − zp_b)·mb, shift), act_min, act_max)
 // with ma/2^shift = s_a/s_y, mb/2^shift = s_b/s_y (the compiler's choice, in the options).
-#include "ops/int8_kernels.h"
+#include "kernels/int8_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/int8_operands.h"
 #include "ops/shape_util.h"
 
 namespace edgefold::internal {
 namespace {
+
+struct AddInt8Prepared {
+  kernels::AddS8Params params;
+  const kernels::Int8KernelTable* int8;
+};
 
 Status Prepare(OpContext& ctx) {
   const TensorInfo& a = ctx.input(0);
@@ -25,13 +31,13 @@ Status Prepare(OpContext& ctx) {
   p.shift = o.shift;
   p.act_min = o.act_min;
   p.act_max = o.act_max;
-  ctx.prepared<kernels::AddS8Params>() = p;
+  ctx.prepared<AddInt8Prepared>() = AddInt8Prepared{p, FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
 Status Eval(OpContext& ctx) {
-  EDGEFOLD_S8_KERNEL(ctx.k, add_s8, AddS8)(ctx.prepared<kernels::AddS8Params>(), S8Data(ctx.input(0)), S8Data(ctx.input(1)),
-               S8Data(ctx.output(0)), ctx.output(0).elems);
+  const AddInt8Prepared& p = ctx.prepared<AddInt8Prepared>();
+  p.int8->add_s8(p.params, S8Data(ctx.input(0)), S8Data(ctx.input(1)), S8Data(ctx.output(0)), ctx.output(0).elems);
   return Status::kOk;
 }
 

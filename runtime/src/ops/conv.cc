@@ -17,6 +17,7 @@
 #include "kernels/conv/conv_phase.h"
 #include "kernels/conv/conv_winograd.h"
 #include "kernels/conv/conv_scratch.h"
+#include "ops/family_table.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_util.h"
 #include "ops/window_params.h"
@@ -45,6 +46,7 @@ struct ConvPrepared {
   uint32_t batch;
   ConvPath path;                    // kDirect: depthwise kernel or pointwise GEMM, no scratch
   bool channel_scale;               // input 3 present: scale W's columns into scratch first
+  const kernels::ConvKernelTable* conv;   // depthwise and Winograd kernels of the level
 };
 
 // out_h and out_w as the window options give them for in_h and in_w.
@@ -64,6 +66,7 @@ ConvPrepared& SetPrepared(OpContext& ctx, const kernels::Conv2dShape& s, ConvPat
   p.batch = static_cast<uint32_t>(ctx.input(0).shape[0]);
   p.path = path;
   p.channel_scale = channel_scale;
+  p.conv = FamilyTable<kernels::ConvKernelTable>(ctx);
   return p;
 }
 
@@ -191,171 +194,231 @@ Status Prepare(OpContext& ctx) {
   return Status::kOk;
 }
 
-Status Eval(OpContext& ctx) {
-  const ConvPrepared& p = ctx.prepared<ConvPrepared>();
+// What every path reads at run time.
+struct ConvIo {
+  const float* x;
+  const float* w;             // W, or W' = W·diag(s) in scratch (a channel scale on the weights)
+  const float* bias;          // nullptr without input 2
+  float* y;
+  const float* scale;         // a channel scale on the image: s, and x' = x ⊙ s per image into
+  float* scaled_input;        // scaled_input; else both nullptr
+};
+
+ConvIo ConvIoOf(OpContext& ctx, const ConvPrepared& p) {
+  const kernels::Conv2dShape& s = p.shape;
+  ConvIo io{ctx.input(0).data, ctx.input(1).data, ctx.has_input(2) ? ctx.input(2).data : nullptr,
+            ctx.output(0).data, nullptr, nullptr};
+  if (!p.channel_scale) return io;
+  float* scaled = ctx.op.scratch + kernels::ConvScaledWeightsOffsetBytes(s) / sizeof(float);
+  const float* scale = ctx.input(3).data;
+  if (kernels::ConvChannelScaleScalesInput(s)) {
+    io.scale = scale, io.scaled_input = scaled;
+    return io;
+  }
+  for (size_t oc = 0; oc < s.out_c; ++oc)   // W'[o, c] = W[o, c]·s[c] (W is [out_c, in_c])
+    for (size_t c = 0; c < s.in_c; ++c) scaled[oc * s.in_c + c] = io.w[oc * s.in_c + c] * scale[c];
+  io.w = scaled;
+  return io;
+}
+
+// kExpandDepthwise: channels of t split over threads, bands inside.
+void RunExpandDepthwise(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
   const kernels::Conv2dShape& s = p.shape;
   const ConvOptions& o = ctx.op.options.conv;
-  const float* x = ctx.input(0).data;
-  const float* w = ctx.input(1).data;
-  // Channel scale (pointwise, group 1): the scaled weights or, per image below, the scaled image.
-  float* scaled = p.channel_scale ? ctx.op.scratch + kernels::ConvScaledWeightsOffsetBytes(s) / sizeof(float) : nullptr;
-  const float* scale = p.channel_scale ? ctx.input(3).data : nullptr;
-  const bool scale_input = p.channel_scale && kernels::ConvChannelScaleScalesInput(s);
-  if (p.channel_scale && !scale_input) {   // W'[o, c] = W[o, c]·s[c] (W is [out_c, in_c])
-    for (size_t oc = 0; oc < s.out_c; ++oc)
-      for (size_t c = 0; c < s.in_c; ++c) scaled[oc * s.in_c + c] = w[oc * s.in_c + c] * scale[c];
-    w = scaled;
+  kernels::PointwiseExpansion e;
+  e.w = ctx.input(4).data;
+  e.bias = ctx.has_input(5) ? ctx.input(5).data : nullptr;
+  e.act = o.expand_act;
+  e.in_c = static_cast<size_t>(ctx.input(0).shape[1]);
+  const size_t out_plane = s.out_h * s.out_w, x_image = e.in_c * s.in_h * s.in_w;
+  const size_t work = e.in_c * s.in_h * s.in_w + s.kh * s.kw * out_plane;
+  for (size_t n = 0; n < p.batch; ++n)
+    ForEachRowRange(ctx.parallel, s.in_c, work, 8, [&](size_t c0, size_t c1) {
+      kernels::Conv2dExpandDepthwise(ctx.k, *p.conv, s, p.bands, e, io.x + n * x_image, io.w, io.bias, o.act,
+                                     io.y + n * s.out_c * out_plane, ctx.op.scratch, c0, c1);
+    });
+}
+
+// Winograd, one image, each thread its own tile rows: the planes' rows, then the rest. Both
+// steps split with the same arguments, so a task fills the rows it then transforms.
+void WinogradByTileRows(OpContext& ctx, const ConvPrepared& p, const kernels::WinogradLayout& l,
+                        const kernels::WinogradRowSplit& split, const ConvIo& io, const float* xn, float* yn) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t row_work = l.alpha * l.alpha * s.in_c * s.out_c * l.geometry.tiles_w;
+  ForEachRowTask(ctx.parallel, l.tiles_h, row_work, 1, [&](size_t, size_t r0, size_t r1) {
+    kernels::WinogradFillTileRows(s, l, xn, ctx.op.scratch, r0, r1);
+  });
+  ForEachRowTask(ctx.parallel, l.tiles_h, row_work, 1, [&](size_t task, size_t r0, size_t r1) {
+    kernels::WinogradTileRows(ctx.k, *p.conv, s, l, split, task, io.w, io.bias, ctx.op.options.conv.act, yn,
+                              ctx.op.scratch, r0, r1);
+  });
+}
+
+// Winograd, one image in bands of a few short tile rows: each step split over threads its own
+// way, channels, then ξ, then output channels. Per channel and tile a transform costs about as
+// much as 8·α² multiply-adds (AVX2, F(4×4): ~60 instructions per tile and channel in, ~90 out,
+// where one FMA instruction is 8 multiply-adds).
+void WinogradByBands(OpContext& ctx, const ConvPrepared& p, const kernels::WinogradLayout& l, const ConvIo& io,
+                     const float* xn, float* yn) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t xis = l.alpha * l.alpha, band_tiles = l.band_rows * l.geometry.tiles_w;
+  ForEachRowRange(ctx.parallel, s.in_c, s.in_h * s.in_w * kElementWork, 1, [&](size_t c0, size_t c1) {
+    kernels::WinogradFill(s, l, xn, ctx.op.scratch, c0, c1);
+  });
+  for (size_t band = 0; band < kernels::WinogradBands(l); ++band) {
+    ForEachRowRange(ctx.parallel, s.in_c, 8 * xis * band_tiles, 1, [&](size_t c0, size_t c1) {
+      kernels::WinogradBandInput(ctx.k, *p.conv, s, l, band, ctx.op.scratch, c0, c1);
+    });
+    ForEachRowRange(ctx.parallel, xis, s.out_c * s.in_c * band_tiles, 1, [&](size_t xi0, size_t xi1) {
+      kernels::WinogradBandGemms(ctx.k, s, l, band, io.w, ctx.op.scratch, xi0, xi1);
+    });
+    ForEachRowRange(ctx.parallel, s.out_c, 8 * xis * band_tiles, 1, [&](size_t o0, size_t o1) {
+      kernels::WinogradBandOutput(*p.conv, l, band, io.bias, ctx.op.options.conv.act, yn, ctx.op.scratch, o0, o1);
+    });
   }
-  const float* bias = ctx.has_input(2) ? ctx.input(2).data : nullptr;
-  float* y = ctx.output(0).data;
-  const size_t in_image = s.in_c * s.in_h * s.in_w;
-  const size_t out_plane = s.out_h * s.out_w;
-  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group;
-  const size_t k = cin_g * s.kh * s.kw;
-  const bool depthwise = kernels::ConvIsDepthwise(s), pointwise = kernels::ConvIsPointwise(s);
-  // Recomputed per run (a few dozen integer ops): with the shape it would not fit kPreparedBytes.
-  const bool winograd_path = p.path == ConvPath::kWinograd23 || p.path == ConvPath::kWinograd43;
-  const kernels::WinogradLayout winograd =
-      winograd_path ? kernels::MakeWinogradLayout(s, WinogradTile(p.path)) : kernels::WinogradLayout();
+}
+
+// kWinograd23 / kWinograd43. The layout is recomputed per run (a few dozen integer ops): with
+// the shape it would not fit kPreparedBytes.
+void RunWinograd(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
+  const kernels::Conv2dShape& s = p.shape;
+  const kernels::WinogradLayout l = kernels::MakeWinogradLayout(s, WinogradTile(p.path));
   const size_t threads = ctx.parallel != nullptr ? ctx.parallel->threads : 1;
-  const kernels::WinogradRowSplit split = winograd_path
-      ? kernels::MakeWinogradRowSplit(winograd, std::min(threads, winograd.tiles_h)) : kernels::WinogradRowSplit();
-  if (p.path == ConvPath::kExpandDepthwise) {   // channels of t split over threads, bands inside
-    kernels::PointwiseExpansion e;
-    e.w = ctx.input(4).data;
-    e.bias = ctx.has_input(5) ? ctx.input(5).data : nullptr;
-    e.act = o.expand_act;
-    e.in_c = static_cast<size_t>(ctx.input(0).shape[1]);
-    const size_t x_image = e.in_c * s.in_h * s.in_w;
-    const size_t work = e.in_c * s.in_h * s.in_w + s.kh * s.kw * out_plane;
-    for (size_t n = 0; n < p.batch; ++n)
-      ForEachRowRange(ctx.parallel, s.in_c, work, 8, [&](size_t c0, size_t c1) {
-        kernels::Conv2dExpandDepthwise(ctx.k, s, p.bands, e, x + n * x_image, w, bias, o.act,
-                                       y + n * s.out_c * out_plane, ctx.op.scratch, c0, c1);
-      });
-    return Status::kOk;
-  }
+  const kernels::WinogradRowSplit split = kernels::MakeWinogradRowSplit(l, std::min(threads, l.tiles_h));
   for (size_t n = 0; n < p.batch; ++n) {
-    const float* xn = x + n * in_image;
-    if (scale_input) {   // x'[c, j] = x[c, j]·s[c]
-      const size_t plane = s.in_h * s.in_w;
+    const float* xn = io.x + n * s.in_c * s.in_h * s.in_w;
+    float* yn = io.y + n * s.out_c * s.out_h * s.out_w;
+    if (split.slices > 0) WinogradByTileRows(ctx, p, l, split, io, xn, yn);
+    else WinogradByBands(ctx, p, l, io, xn, yn);
+  }
+}
+
+// kDirect, depthwise: channels are independent, each task takes a run of them.
+void RunDepthwise(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  for (size_t n = 0; n < p.batch; ++n) {
+    const float* xn = io.x + n * s.in_c * plane;
+    float* yn = io.y + n * s.out_c * out_plane;
+    ForEachRowRange(ctx.parallel, s.out_c, out_plane * s.kh * s.kw, 1, [&](size_t c0, size_t c1) {
+      kernels::Conv2dShape part = s;
+      part.in_c = part.out_c = part.group = c1 - c0;
+      p.conv->conv2d_depthwise(part, xn + c0 * plane, io.w + c0 * s.kh * s.kw, io.bias ? io.bias + c0 : nullptr,
+                               ctx.op.options.conv.act, yn + c0 * out_plane);
+    });
+  }
+}
+
+// One group's operands for the GEMM paths.
+struct GroupIo {
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+};
+
+// kPhasePlanes, one group: the planes split over input channels, then the GEMM over output
+// channels in whole register tiles, or over pixels when the channels are few.
+void PhasePlanesGroup(OpContext& ctx, const ConvPrepared& p, const GroupIo& g) {
+  const kernels::Conv2dShape& s = p.shape;
+  const kernels::Activation act = ctx.op.options.conv.act;
+  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group, out_plane = s.out_h * s.out_w;
+  const size_t k = cin_g * s.kh * s.kw;
+  ForEachRowRange(ctx.parallel, cin_g, s.in_h * s.in_w * kElementWork, 1, [&](size_t c0, size_t c1) {
+    kernels::Conv2dPhaseFill(s, p.phase, g.x, ctx.op.scratch, c0, c1);
+  });
+  if (!SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {
+    ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
+      kernels::Conv2dPhaseRows(ctx.k, s, p.phase, g.w, g.bias, act, g.y, ctx.op.scratch, o0, o1);
+    });
+    return;
+  }
+  const size_t units = kernels::Conv2dPhasePixelUnits(s, p.phase);
+  const bool rows = p.phase.row_gemms;
+  ForEachRowRange(ctx.parallel, units, cout_g * k * (rows ? s.out_w : 1), rows ? 1 : 64, [&](size_t u0, size_t u1) {
+    kernels::Conv2dPhasePixels(ctx.k, s, p.phase, g.w, g.bias, act, g.y, ctx.op.scratch, u0, u1);
+  });
+  ForEachRowRange(ctx.parallel, cout_g, out_plane * kElementWork, 1, [&](size_t o0, size_t o1) {
+    kernels::Conv2dPhaseCompact(s, p.phase, g.y, ctx.op.scratch, o0, o1);
+  });
+}
+
+// kIm2col (and pointwise kDirect, whose columns are the input itself), one group: input channel
+// c fills column rows [c·kh·kw, (c+1)·kh·kw), then the GEMM's rows (output channels) split over
+// threads in whole register tiles, or its columns in runs of 64 when the channels are few
+// (MobileNetV2's 144 → 24 projection at 56²: each thread reads its part of B; 64 is a multiple
+// of every vector width, so the column tail and the bits do not change).
+void Im2colGemmGroup(OpContext& ctx, const ConvPrepared& p, const GroupIo& g) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group, out_plane = s.out_h * s.out_w;
+  const size_t k = cin_g * s.kh * s.kw, in_plane = s.in_h * s.in_w;
+  const float* col = g.x;
+  if (!kernels::ConvIsPointwise(s)) {
+    ForEachRowRange(ctx.parallel, cin_g, s.kh * s.kw * out_plane, 1, [&](size_t c0, size_t c1) {
+      kernels::Conv2dShape part = s;
+      part.in_c = c1 - c0, part.group = 1;
+      ctx.k.im2col(part, g.x + c0 * in_plane, ctx.op.scratch + c0 * s.kh * s.kw * out_plane);
+    });
+    col = ctx.op.scratch;
+  }
+  kernels::GemmParams gp;
+  gp.m = cout_g, gp.n = out_plane, gp.k = k;
+  gp.lda = k, gp.ldb = out_plane, gp.ldc = out_plane;
+  gp.bias = g.bias, gp.bias_per_row = true;
+  gp.act = ctx.op.options.conv.act;
+  if (SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {
+    ForEachRowRange(ctx.parallel, out_plane, cout_g * k, 64, [&](size_t j0, size_t j1) {
+      kernels::GemmParams part = gp;
+      part.n = j1 - j0;
+      ctx.k.gemm(part, g.w, col + j0, g.y + j0);
+    });
+    return;
+  }
+  ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
+    kernels::GemmParams part = gp;
+    part.m = o1 - o0;
+    part.bias = g.bias ? g.bias + o0 : nullptr;
+    ctx.k.gemm(part, g.w + o0 * k, col, g.y + o0 * out_plane);
+  });
+}
+
+// kPhasePlanes, kIm2col and pointwise kDirect: per image (scaled first when the channel scale
+// is on the image) and group.
+void RunGroupGemms(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group, k = cin_g * s.kh * s.kw;
+  for (size_t n = 0; n < p.batch; ++n) {
+    const float* xn = io.x + n * s.in_c * plane;
+    if (io.scaled_input != nullptr) {   // x'[c, j] = x[c, j]·s[c]
       ForEachRowRange(ctx.parallel, s.in_c, plane * kElementWork, 1, [&](size_t c0, size_t c1) {
         for (size_t c = c0; c < c1; ++c)
-          for (size_t j = 0; j < plane; ++j) scaled[c * plane + j] = xn[c * plane + j] * scale[c];
+          for (size_t j = 0; j < plane; ++j) io.scaled_input[c * plane + j] = xn[c * plane + j] * io.scale[c];
       });
-      xn = scaled;
-    }
-    float* yn = y + n * s.out_c * out_plane;
-    if (winograd_path) {
-      const size_t xis = winograd.alpha * winograd.alpha;
-      if (split.slices > 0) {   // each thread its own tile rows: the planes' rows, then the rest
-        // Both steps split with the same arguments, so a task fills the rows it then transforms.
-        const size_t row_work = xis * s.in_c * s.out_c * winograd.geometry.tiles_w;
-        ForEachRowTask(ctx.parallel, winograd.tiles_h, row_work, 1, [&](size_t, size_t r0, size_t r1) {
-          kernels::WinogradFillTileRows(s, winograd, xn, ctx.op.scratch, r0, r1);
-        });
-        ForEachRowTask(ctx.parallel, winograd.tiles_h, row_work, 1, [&](size_t task, size_t r0, size_t r1) {
-          kernels::WinogradTileRows(ctx.k, s, winograd, split, task, w, bias, o.act, yn, ctx.op.scratch, r0, r1);
-        });
-        continue;
-      }
-      const size_t plane = s.in_h * s.in_w;
-      ForEachRowRange(ctx.parallel, s.in_c, plane * kElementWork, 1, [&](size_t c0, size_t c1) {
-        kernels::WinogradFill(s, winograd, xn, ctx.op.scratch, c0, c1);
-      });
-      // A band of a few short tile rows: each step split over threads its own way, channels,
-      // then ξ, then output channels.
-      // Per channel and tile a transform costs about as much as 8·α² multiply-adds (AVX2,
-      // F(4×4): ~60 instructions per tile and channel in, ~90 out, where one FMA instruction
-      // is 8 multiply-adds; counted as 2·α² before, the transforms of a 16² or 8² conv never
-      // split and a second thread sped up only its GEMMs).
-      const size_t band_tiles = winograd.band_rows * winograd.geometry.tiles_w;
-      for (size_t band = 0; band < kernels::WinogradBands(winograd); ++band) {
-        ForEachRowRange(ctx.parallel, s.in_c, 8 * xis * band_tiles, 1, [&](size_t c0, size_t c1) {
-          kernels::WinogradBandInput(ctx.k, s, winograd, band, ctx.op.scratch, c0, c1);
-        });
-        const size_t gemm_work = s.out_c * s.in_c * band_tiles;
-        ForEachRowRange(ctx.parallel, xis, gemm_work, 1, [&](size_t xi0, size_t xi1) {
-          kernels::WinogradBandGemms(ctx.k, s, winograd, band, w, ctx.op.scratch, xi0, xi1);
-        });
-        ForEachRowRange(ctx.parallel, s.out_c, 8 * xis * band_tiles, 1, [&](size_t o0, size_t o1) {
-          kernels::WinogradBandOutput(ctx.k, winograd, band, bias, o.act, yn, ctx.op.scratch, o0, o1);
-        });
-      }
-      continue;
-    }
-    if (depthwise) {   // channels are independent: each task takes a run of them
-      const size_t plane = s.in_h * s.in_w;
-      ForEachRowRange(ctx.parallel, s.out_c, out_plane * s.kh * s.kw, 1, [&](size_t c0, size_t c1) {
-        kernels::Conv2dShape part = s;
-        part.in_c = part.out_c = part.group = c1 - c0;
-        ctx.k.conv2d_depthwise(part, xn + c0 * plane, w + c0 * s.kh * s.kw, bias ? bias + c0 : nullptr, o.act,
-                               yn + c0 * out_plane);
-      });
-      continue;
+      xn = io.scaled_input;
     }
     for (size_t g = 0; g < s.group; ++g) {
-      const float* xg = xn + g * cin_g * s.in_h * s.in_w;
-      const float* wg = w + g * cout_g * k;
-      const float* bg = bias ? bias + g * cout_g : nullptr;
-      float* yg = yn + g * cout_g * out_plane;
-      // The columns (phase planes or im2col) split over input channels, then the GEMM's rows
-      // (output channels) split over threads in whole register tiles.
-      const size_t in_plane = s.in_h * s.in_w;
-      if (p.path == ConvPath::kPhasePlanes) {
-        ForEachRowRange(ctx.parallel, cin_g, in_plane * kElementWork, 1, [&](size_t c0, size_t c1) {
-          kernels::Conv2dPhaseFill(s, p.phase, xg, ctx.op.scratch, c0, c1);
-        });
-        if (SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {   // few channels, many pixels
-          const size_t units = kernels::Conv2dPhasePixelUnits(s, p.phase);
-          const bool rows = p.phase.row_gemms;
-          ForEachRowRange(ctx.parallel, units, cout_g * k * (rows ? s.out_w : 1), rows ? 1 : 64,
-                          [&](size_t u0, size_t u1) {
-                            kernels::Conv2dPhasePixels(ctx.k, s, p.phase, wg, bg, o.act, yg, ctx.op.scratch, u0, u1);
-                          });
-          ForEachRowRange(ctx.parallel, cout_g, out_plane * kElementWork, 1, [&](size_t o0, size_t o1) {
-            kernels::Conv2dPhaseCompact(s, p.phase, yg, ctx.op.scratch, o0, o1);
-          });
-          continue;
-        }
-        ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
-          kernels::Conv2dPhaseRows(ctx.k, s, p.phase, wg, bg, o.act, yg, ctx.op.scratch, o0, o1);
-        });
-        continue;
-      }
-      const float* col = xg;
-      if (!pointwise) {   // input channel c fills column rows [c·kh·kw, (c+1)·kh·kw)
-        ForEachRowRange(ctx.parallel, cin_g, s.kh * s.kw * out_plane, 1, [&](size_t c0, size_t c1) {
-          kernels::Conv2dShape part = s;
-          part.in_c = c1 - c0, part.group = 1;
-          ctx.k.im2col(part, xg + c0 * in_plane, ctx.op.scratch + c0 * s.kh * s.kw * out_plane);
-        });
-        col = ctx.op.scratch;
-      }
-      kernels::GemmParams gp;
-      gp.m = cout_g; gp.n = out_plane; gp.k = k;
-      gp.lda = k; gp.ldb = out_plane; gp.ldc = out_plane;
-      gp.bias = bg;
-      gp.bias_per_row = true;
-      gp.act = o.act;
-      if (SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {
-        // Few output channels over many pixels (MobileNetV2's 144 → 24 projection at 56²): split
-        // the pixels in runs of 64 columns (a multiple of every vector width, so the column tail
-        // stays where it is and the bits do not change), each thread reading its part of B.
-        ForEachRowRange(ctx.parallel, out_plane, cout_g * k, 64, [&](size_t j0, size_t j1) {
-          kernels::GemmParams part = gp;
-          part.n = j1 - j0;
-          ctx.k.gemm(part, wg, col + j0, yg + j0);
-        });
-        continue;
-      }
-      ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
-        kernels::GemmParams part = gp;
-        part.m = o1 - o0;
-        part.bias = bg ? bg + o0 : nullptr;
-        ctx.k.gemm(part, wg + o0 * k, col, yg + o0 * out_plane);
-      });
+      const GroupIo group{xn + g * cin_g * plane, io.w + g * cout_g * k, io.bias ? io.bias + g * cout_g : nullptr,
+                          io.y + (n * s.out_c + g * cout_g) * out_plane};
+      if (p.path == ConvPath::kPhasePlanes) PhasePlanesGroup(ctx, p, group);
+      else Im2colGemmGroup(ctx, p, group);
     }
+  }
+}
+
+Status Eval(OpContext& ctx) {
+  const ConvPrepared& p = ctx.prepared<ConvPrepared>();
+  const ConvIo io = ConvIoOf(ctx, p);
+  switch (p.path) {
+    case ConvPath::kExpandDepthwise: RunExpandDepthwise(ctx, p, io); break;
+    case ConvPath::kWinograd23:
+    case ConvPath::kWinograd43: RunWinograd(ctx, p, io); break;
+    case ConvPath::kDirect:
+      if (kernels::ConvIsDepthwise(p.shape)) RunDepthwise(ctx, p, io);
+      else RunGroupGemms(ctx, p, io);
+      break;
+    case ConvPath::kPhasePlanes:
+    case ConvPath::kIm2col: RunGroupGemms(ctx, p, io); break;
   }
   return Status::kOk;
 }

@@ -10,7 +10,8 @@
 #include <algorithm>
 
 #include "kernels/conv/conv_scratch.h"
-#include "ops/int8_kernels.h"
+#include "kernels/int8_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/int8_operands.h"
 #include "ops/parallel.h"
 #include "ops/shape_util.h"
@@ -26,6 +27,7 @@ struct ConvInt8Prepared {
   bool depthwise_plane;
   int8_t x_zero_point;
   size_t chunk_rows;   // output rows per im2col chunk: as many as the plan's scratch holds
+  const kernels::Int8KernelTable* int8;
 };
 
 Status Prepare(OpContext& ctx) {
@@ -70,7 +72,8 @@ Status Prepare(OpContext& ctx) {
       pointwise || depthwise_plane ? s.out_h
                                    : std::min(kernels::ConvS8Im2colRows(s), ctx.op.scratch_bytes / std::max<size_t>(1, row_bytes));
   ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{s, static_cast<size_t>(x.shape[0]), pointwise, depthwise_plane,
-                                                      static_cast<int8_t>(x.zero_points[0]), std::max<size_t>(1, chunk_rows)};
+                                                      static_cast<int8_t>(x.zero_points[0]), std::max<size_t>(1, chunk_rows),
+                                                      FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
@@ -86,7 +89,7 @@ Status Eval(OpContext& ctx) {
   if (pr.depthwise_plane) {
     SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
     for (size_t n = 0; n < pr.batch; ++n)
-      EDGEFOLD_S8_KERNEL(ctx.k, conv2d_depthwise_s8, Conv2dDepthwiseS8)(s, x + n * s.in_c * s.in_h * s.in_w, w, pr.x_zero_point, p, col,
+      pr.int8->conv2d_depthwise_s8(s, x + n * s.in_c * s.in_h * s.in_w, w, pr.x_zero_point, p, col,
                                 y + n * s.out_c * pixels);
     return Status::kOk;
   }
@@ -104,7 +107,7 @@ Status Eval(OpContext& ctx) {
       int8_t* yg = y + (n * s.out_c + g * out_cg) * pixels;
       for (size_t row0 = 0; row0 < s.out_h; row0 += chunk_rows) {
         const size_t cols = std::min(chunk_rows, s.out_h - row0) * s.out_w;
-        if (!pr.pointwise) EDGEFOLD_S8_KERNEL(ctx.k, im2col_s8, Im2colS8)(s, xg, pr.x_zero_point, row0, chunk_rows, col);
+        if (!pr.pointwise) pr.int8->im2col_s8(s, xg, pr.x_zero_point, row0, chunk_rows, col);
         const int8_t* b = pr.pointwise ? xg : col;
         p.ldb = pr.pointwise ? pixels : cols;
         int8_t* y_chunk = yg + row0 * s.out_w;
@@ -113,7 +116,7 @@ Status Eval(OpContext& ctx) {
         ForEachRowRange(ctx.parallel, cols, p.m * p.k, 32, [&](size_t j0, size_t j1) {
           kernels::GemmS8Params part = p;
           part.n = j1 - j0;
-          EDGEFOLD_S8_KERNEL(ctx.k, gemm_s8, GemmS8)(part, w + g * out_cg * p.k, b + j0, y_chunk + j0);
+          pr.int8->gemm_s8(part, w + g * out_cg * p.k, b + j0, y_chunk + j0);
         });
       }
     }

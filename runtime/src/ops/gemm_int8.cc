@@ -1,7 +1,8 @@
 // GemmInt8 (fully connected): X int8 [M, K], W int8 [N, K] (one row per output channel), B,
 // M, shift int32 [N]:  y[i, j] = requantize_j(B[j] + Σ_k W[j, k]·x[i, k]).
 // Each row of X is one int8 GEMM of W against X's row as a column (a dot product per output).
-#include "ops/int8_kernels.h"
+#include "kernels/int8_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/int8_operands.h"
 
 namespace edgefold::internal {
@@ -9,6 +10,7 @@ namespace {
 
 struct GemmInt8Prepared {
   size_t rows, k, n;
+  const kernels::Int8KernelTable* int8;
 };
 
 Status Prepare(OpContext& ctx) {
@@ -25,7 +27,7 @@ Status Prepare(OpContext& ctx) {
   if (k > kernels::kMaxGemmS8K)
     return ctx.Fail(Status::kInvalidModel, "K = %zu exceeds the int32 accumulator's range", k);
   EDGEFOLD_RETURN_IF_ERROR(CheckRequantOperands(ctx, 2, n));
-  ctx.prepared<GemmInt8Prepared>() = GemmInt8Prepared{static_cast<size_t>(x.shape[0]), k, n};
+  ctx.prepared<GemmInt8Prepared>() = GemmInt8Prepared{static_cast<size_t>(x.shape[0]), k, n, FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
@@ -41,7 +43,7 @@ Status Eval(OpContext& ctx) {
   SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
   const int8_t* x = S8Data(ctx.input(0));
   int8_t* y = S8Data(ctx.output(0));
-  for (size_t i = 0; i < pr.rows; ++i) EDGEFOLD_S8_KERNEL(ctx.k, gemm_s8, GemmS8)(p, S8Data(ctx.input(1)), x + i * pr.k, y + i * pr.n);
+  for (size_t i = 0; i < pr.rows; ++i) pr.int8->gemm_s8(p, S8Data(ctx.input(1)), x + i * pr.k, y + i * pr.n);
   return Status::kOk;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <initializer_list>
 
+#include "kernels/int8_params.h"
 #include "ops/op_kernel.h"
 
 namespace edgefold::internal {

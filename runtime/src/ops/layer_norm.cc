@@ -2,6 +2,8 @@
 // on; each row normalized by its own mean and (biased) variance, then scaled and shifted per
 // position (scale and bias hold cols values, constants). Optional outputs 1 and 2: each row's
 // mean and 1/√(var + ε) (ONNX's Mean and InvStdDev, one value per row).
+#include "kernels/sequence_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_util.h"
 
@@ -10,6 +12,7 @@ namespace {
 
 struct LayerNormPrepared {
   size_t rows, cols;
+  const kernels::SequenceKernelTable* sequence;
 };
 
 Status Prepare(OpContext& ctx) {
@@ -31,17 +34,17 @@ Status Prepare(OpContext& ctx) {
     if (ctx.output(i).elems != rows)
       return ctx.Fail(Status::kShapeMismatch, "output %u (%s) has %zu values for %zu normalized rows", i,
                       i == 1 ? "Mean" : "InvStdDev", ctx.output(i).elems, rows);
-  ctx.prepared<LayerNormPrepared>() = LayerNormPrepared{rows, cols};
+  ctx.prepared<LayerNormPrepared>() = LayerNormPrepared{rows, cols, FamilyTable<kernels::SequenceKernelTable>(ctx)};
   return Status::kOk;
 }
 
 Status Eval(OpContext& ctx) {
   const LayerNormPrepared& p = ctx.prepared<LayerNormPrepared>();
   const bool has_bias = ctx.op.num_inputs > 2 && ctx.op.inputs[2] >= 0;
-  ctx.k.layer_norm(ctx.input(0).data, ctx.input(1).data, has_bias ? ctx.input(2).data : nullptr,
-                   ctx.op.options.layer_norm.epsilon, ctx.output(0).data,
-                   ctx.op.num_outputs > 1 ? ctx.output(1).data : nullptr,
-                   ctx.op.num_outputs > 2 ? ctx.output(2).data : nullptr, p.rows, p.cols);
+  p.sequence->layer_norm(ctx.input(0).data, ctx.input(1).data, has_bias ? ctx.input(2).data : nullptr,
+                         ctx.op.options.layer_norm.epsilon, ctx.output(0).data,
+                         ctx.op.num_outputs > 1 ? ctx.output(1).data : nullptr,
+                         ctx.op.num_outputs > 2 ? ctx.output(2).data : nullptr, p.rows, p.cols);
   return Status::kOk;
 }
 

@@ -1,7 +1,8 @@
 // PoolInt8 (max / average, 1-D or 2-D) and GlobalPoolInt8 on int8 activations. X and Y share
 // scale and zero point, so max needs no rescale and the average is the rounded integer mean
 // (kernels/ref/int8_ref.cc).
-#include "ops/int8_kernels.h"
+#include "kernels/int8_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/int8_operands.h"
 #include "ops/shape_util.h"
 #include "ops/window_params.h"
@@ -13,6 +14,7 @@ struct PoolInt8Prepared {
   kernels::Pool2dParams params;
   size_t planes;
   int32_t zero_point;
+  const kernels::Int8KernelTable* int8;
 };
 
 Status CheckSameQuant(OpContext& ctx) {
@@ -38,18 +40,19 @@ Status PreparePool(OpContext& ctx) {
     return ctx.Fail(Status::kShapeMismatch, "Y spatial size does not follow from X and the options");
   if (p.pad_top >= p.kh * p.dilation_h || p.pad_left >= p.kw * p.dilation_w)
     return ctx.Fail(Status::kInvalidModel, "padding must be smaller than the kernel window");
-  ctx.prepared<PoolInt8Prepared>() = PoolInt8Prepared{p, DimProduct(x, 0, 2), x.zero_points[0]};
+  ctx.prepared<PoolInt8Prepared>() = PoolInt8Prepared{p, DimProduct(x, 0, 2), x.zero_points[0], FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
 Status EvalPool(OpContext& ctx) {
   const PoolInt8Prepared& p = ctx.prepared<PoolInt8Prepared>();
-  EDGEFOLD_S8_KERNEL(ctx.k, pool2d_s8, Pool2dS8)(p.params, p.zero_point, S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.planes);
+  p.int8->pool2d_s8(p.params, p.zero_point, S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.planes);
   return Status::kOk;
 }
 
 struct GlobalPoolInt8Prepared {
   size_t channels, spatial;
+  const kernels::Int8KernelTable* int8;
 };
 
 Status PrepareGlobal(OpContext& ctx) {
@@ -58,13 +61,13 @@ Status PrepareGlobal(OpContext& ctx) {
   const size_t spatial = DimProduct(x, 2, x.rank);
   if (ctx.output(0).elems != DimProduct(x, 0, 2)) return ctx.Fail(Status::kShapeMismatch, "Y must be [N, C, 1, ...]");
   if (spatial >= (size_t{1} << 23)) return ctx.Fail(Status::kInvalidModel, "%zu values per channel overflow the sum", spatial);
-  ctx.prepared<GlobalPoolInt8Prepared>() = GlobalPoolInt8Prepared{DimProduct(x, 0, 2), spatial};
+  ctx.prepared<GlobalPoolInt8Prepared>() = GlobalPoolInt8Prepared{DimProduct(x, 0, 2), spatial, FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
 Status EvalGlobal(OpContext& ctx) {
   const GlobalPoolInt8Prepared& p = ctx.prepared<GlobalPoolInt8Prepared>();
-  EDGEFOLD_S8_KERNEL(ctx.k, global_pool_s8, GlobalPoolS8)(ctx.op.options.global_pool, S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.channels, p.spatial);
+  p.int8->global_pool_s8(ctx.op.options.global_pool, S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.channels, p.spatial);
   return Status::kOk;
 }
 

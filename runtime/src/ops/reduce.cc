@@ -1,6 +1,8 @@
 // ReduceMean/Sum/Max/SumSquare over the consecutive dims [axis, axis + count) of X: x viewed as
 // [outer, len, inner], Y holds outer·inner values, its shape X's with those dims 1 (keepdims) or
 // dropped. The compiler turns other axis sets into a chain of these.
+#include "kernels/sequence_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/op_kernel.h"
 #include "ops/shape_util.h"
 
@@ -9,6 +11,7 @@ namespace {
 
 struct ReducePrepared {
   size_t outer, len, inner;
+  const kernels::SequenceKernelTable* sequence;
 };
 
 // Y's shape is X's with dims [axis, end) all 1 (keepdims) or removed.
@@ -31,13 +34,13 @@ Status Prepare(OpContext& ctx) {
   if (!OutputShapeFits(x, ctx.output(0), axis, end))
     return ctx.Fail(Status::kShapeMismatch, "output shape is not the input's with dims [%d, %d) reduced", axis, end);
   ctx.prepared<ReducePrepared>() = ReducePrepared{DimProduct(x, 0, axis), DimProduct(x, axis, end),
-                                                  DimProduct(x, end, x.rank)};
+                                                  DimProduct(x, end, x.rank), FamilyTable<kernels::SequenceKernelTable>(ctx)};
   return Status::kOk;
 }
 
 Status Eval(OpContext& ctx) {
   const ReducePrepared& p = ctx.prepared<ReducePrepared>();
-  ctx.k.reduce(ctx.op.options.reduce.kind, ctx.input(0).data, ctx.output(0).data, p.outer, p.len, p.inner);
+  p.sequence->reduce(ctx.op.options.reduce.kind, ctx.input(0).data, ctx.output(0).data, p.outer, p.len, p.inner);
   return Status::kOk;
 }
 

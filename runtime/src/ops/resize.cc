@@ -3,6 +3,8 @@
 // Prepare finds the fast paths the kernels take (ResizeAxis::factor); nothing per pixel is
 // stored, the kernels compute source coordinates per row and column.
 #include "kernels/resize_coords.h"
+#include "kernels/sequence_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/op_kernel.h"
 
 namespace edgefold::internal {
@@ -14,6 +16,7 @@ using kernels::ResizeMode;
 struct ResizePrepared {
   kernels::ResizeParams params;
   size_t planes;
+  const kernels::SequenceKernelTable* sequence;
 };
 
 // Nearest: k when out = k·in and index i reads ⌊i/k⌋ for every i, else 0.
@@ -43,6 +46,7 @@ Status Prepare(OpContext& ctx) {
   }
   ResizePrepared& p = ctx.prepared<ResizePrepared>();
   p.planes = planes;
+  p.sequence = FamilyTable<kernels::SequenceKernelTable>(ctx);
   p.params.mode = o.mode;
   p.params.rounding = o.rounding;
   ResizeAxis* axes[2] = {&p.params.h, &p.params.w};
@@ -63,7 +67,7 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const ResizePrepared& p = ctx.prepared<ResizePrepared>();
-  ctx.k.resize2d(p.params, ctx.input(0).data, ctx.output(0).data, p.planes);
+  p.sequence->resize2d(p.params, ctx.input(0).data, ctx.output(0).data, p.planes);
   return Status::kOk;
 }
 

@@ -4,6 +4,8 @@
 // [initial_c [D, B, H]]. Outputs: Y_h [D, B, H], then Y [S, D, B, H] and Y_c [D, B, H] when the
 // options say. The recurrence runs in kernels/rnn/rnn_sequence.* in planned scratch.
 #include "kernels/rnn/rnn_sequence.h"
+#include "kernels/sequence_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/op_kernel.h"
 
 namespace edgefold::internal {
@@ -13,6 +15,7 @@ struct RnnPrepared {
   kernels::RnnShape shape;
   size_t directions;
   bool reverse_only;
+  const kernels::SequenceKernelTable* sequence;
 };
 
 bool ShapeIs(const TensorInfo& t, int rank, const size_t* dims) {
@@ -66,7 +69,7 @@ Status Prepare(OpContext& ctx) {
   if (scratch == kSizeSaturated || ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
                     ctx.op.scratch_bytes);
-  ctx.prepared<RnnPrepared>() = RnnPrepared{s, dirs, o.direction == RnnDirection::kReverse};
+  ctx.prepared<RnnPrepared>() = RnnPrepared{s, dirs, o.direction == RnnDirection::kReverse, FamilyTable<kernels::SequenceKernelTable>(ctx)};
   return Status::kOk;
 }
 
@@ -90,7 +93,7 @@ Status Eval(OpContext& ctx) {
       io.y_step = p.directions * bh;
     }
     if (o.output_cell) io.c = ctx.output(ctx.op.num_outputs - 1).data + d * bh;
-    kernels::RnnRunDirection(ctx.k, s, io, ctx.op.scratch);
+    kernels::RnnRunDirection(ctx.k, *p.sequence, s, io, ctx.op.scratch);
   }
   return Status::kOk;
 }

@@ -4,7 +4,8 @@
 // int32 constant the compiler wrote. Prepare checks T's shape of a table (T[0] = 2^20,
 // non-increasing, ≥ 0), which bounds every row sum, so the kernel needs no checks of its own.
 #include "kernels/ref/softmax_s8.h"
-#include "ops/int8_kernels.h"
+#include "kernels/int8_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/int8_operands.h"
 #include "ops/shape_util.h"
 
@@ -13,6 +14,7 @@ namespace {
 
 struct SoftmaxInt8Prepared {
   size_t rows, classes;
+  const kernels::Int8KernelTable* int8;
 };
 
 Status CheckTable(OpContext& ctx, const TensorInfo& t) {
@@ -38,13 +40,13 @@ Status Prepare(OpContext& ctx) {
   if (!SameShape(x, y) || x.rank < 1) return ctx.Fail(Status::kShapeMismatch, "X and Y must have the same shape, rank >= 1");
   EDGEFOLD_RETURN_IF_ERROR(CheckTable(ctx, ctx.input(1)));
   const size_t classes = static_cast<size_t>(x.shape[x.rank - 1]);
-  ctx.prepared<SoftmaxInt8Prepared>() = SoftmaxInt8Prepared{classes != 0 ? x.elems / classes : 0, classes};
+  ctx.prepared<SoftmaxInt8Prepared>() = SoftmaxInt8Prepared{classes != 0 ? x.elems / classes : 0, classes, FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
 Status Eval(OpContext& ctx) {
   const SoftmaxInt8Prepared& p = ctx.prepared<SoftmaxInt8Prepared>();
-  EDGEFOLD_S8_KERNEL(ctx.k, softmax_s8, SoftmaxS8)(S32Data(ctx.input(1)), S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.rows, p.classes);
+  p.int8->softmax_s8(S32Data(ctx.input(1)), S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.rows, p.classes);
   return Status::kOk;
 }
 

@@ -165,7 +165,7 @@ TEST_P(ConvIm2colTest, WinogradMatchesDirectConvolution) {
       ASSERT_EQ(l.alpha, tile + 2);
       const Activation act = c.clip ? Activation{ActKind::kClip, -0.5f, 0.5f} : Activation{};
       std::vector<float> scratch(l.scratch_bytes / sizeof(float), std::nanf(""));
-      Conv2dWinograd(table(), s, l, x.data(), u.data(), bias.data(), act, y.data(), scratch.data());
+      Conv2dWinograd(table(), conv(), s, l, x.data(), u.data(), bias.data(), act, y.data(), scratch.data());
       std::vector<float> want = DirectConv(s, x, w, bias);
       // Error relative to the output's scale, as the compiler's verify measures it: F(4×4)'s
       // transforms (2, 4, 5, 8; ¼, ⅙, 1⁄24) lose about 4 bits against F(2×2)'s, ≈ 6e-6 of the scale
@@ -200,7 +200,7 @@ TEST_P(ConvIm2colTest, WinogradTileRowsEqualBands) {
       const std::vector<float>& u = k.u;
       std::vector<float> want(s.out_c * s.out_h * s.out_w);
       std::vector<float> scratch(l.scratch_bytes / sizeof(float), std::nanf(""));
-      Conv2dWinograd(table(), s, l, x.data(), u.data(), bias.data(), Activation{}, want.data(), scratch.data());
+      Conv2dWinograd(table(), conv(), s, l, x.data(), u.data(), bias.data(), Activation{}, want.data(), scratch.data());
       ASSERT_GT(MakeWinogradRowSplit(l, 1).slices, 0u) << "one slice always fits";
       for (size_t slices = 1; slices <= 3; ++slices) {
         const WinogradRowSplit split = MakeWinogradRowSplit(l, std::min(slices, l.tiles_h));
@@ -212,7 +212,7 @@ TEST_P(ConvIm2colTest, WinogradTileRowsEqualBands) {
           WinogradFillTileRows(s, l, x.data(), scratch.data(), l.tiles_h * i / split.slices,
                                l.tiles_h * (i + 1) / split.slices);
         for (size_t i = split.slices; i-- > 0;)
-          WinogradTileRows(table(), s, l, split, i, u.data(), bias.data(), Activation{}, y.data(), scratch.data(),
+          WinogradTileRows(table(), conv(), s, l, split, i, u.data(), bias.data(), Activation{}, y.data(), scratch.data(),
                            l.tiles_h * i / split.slices, l.tiles_h * (i + 1) / split.slices);
         ASSERT_EQ(0, std::memcmp(y.data(), want.data(), y.size() * sizeof(float)))
             << "tile " << tile << " in_c " << c.in_c << " out_c " << c.out_c << " h " << c.h << " w " << c.w

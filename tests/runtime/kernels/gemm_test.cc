@@ -1,4 +1,4 @@
-// GEMM of the scalar table (ref::GemmTiled) and every SIMD table against ref::Gemm: tails in
+// GEMM of the scalar table (scalar::GemmTiled) and every SIMD table against ref::Gemm: tails in
 // m, n, k, strides, bias, accumulate, every fused activation; padding columns of C must stay
 // untouched.
 #include <cstring>

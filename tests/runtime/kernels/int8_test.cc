@@ -154,26 +154,31 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
         p.y_zero_point = 5; p.act_min = -100; p.act_max = 120;
         std::vector<int8_t> want(m * n), got(m * n, 99);
         ref::GemmS8(p, a.data(), b.data(), want.data());
-        table().gemm_s8(p, a.data(), b.data(), got.data());
+        int8().gemm_s8(p, a.data(), b.data(), got.data());
         EXPECT_EQ(want, got) << m << "x" << n << "x" << k;
       }
   }
 }
 
-// Where a level has a variant with a CPU extension for int8 dot products (AVX-512 VNNI,
-// AArch64 sdot), TableFor gives the variant on CPUs that have it: the plain table's int8 GEMM
-// is checked here, and the variant's at row counts through every tile and k around 4.
-std::vector<std::pair<const KernelTable*, const KernelTable*>> PlainAndExtendedTables() {
-  std::vector<std::pair<const KernelTable*, const KernelTable*>> tables;
-#if defined(EDGEFOLD_HAVE_AVX512)
+// Where a level has an int8 extension entry (AVX-512 VNNI, AArch64 sdot), TableFor gives the
+// extension's table on CPUs that have it: the level's own int8 table is checked here, and the
+// extension's at row counts through every tile and k around 4 (nullptr where the CPU lacks it).
+std::vector<std::pair<const Int8KernelTable*, const Int8KernelTable*>> PlainAndExtendedTables() {
+  std::vector<std::pair<const Int8KernelTable*, const Int8KernelTable*>> tables;
+#if defined(EDGEFOLD_HAVE_AVX512_VNNI)
   if (IsaAvailable(Isa::kAvx512))
-    tables.emplace_back(&avx512::kTable, TableFor<KernelTable>(Isa::kAvx512) == &avx512::kTableVnni
-                                             ? &avx512::kTableVnni : nullptr);
+    tables.emplace_back(&avx512::kInt8Table,
+                        ActiveEntry(Isa::kAvx512) == IsaEntry::avx512_vnni ? &avx512_vnni::kInt8Table : nullptr);
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
-  tables.emplace_back(&neon::kTable, TableFor<KernelTable>(Isa::kNeon) == &neon::kTableDot ? &neon::kTableDot : nullptr);
+  tables.emplace_back(&neon::kInt8Table,
+                      ActiveEntry(Isa::kNeon) == IsaEntry::neon_dotprod ? &neon_dotprod::kInt8Table : nullptr);
 #endif
   return tables;
+}
+
+const char* TableName(const Int8KernelTable* t, const Int8KernelTable* plain) {
+  return t == plain ? "level" : "extension";
 }
 
 // Weights in [−127, 127] (the quantizer's symmetric range: AArch64 without dotprod then sums
@@ -210,13 +215,14 @@ TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
           ref::GemmS8(p, a.data(), b.data(), want.data());
           // This level's table and the plain tables of levels with an extension (sdot, VNNI):
           // the smull kernel is the plain NEON table's, which a CPU with sdot does not select.
-          std::vector<const KernelTable*> checked = {&table()};
+          std::vector<const Int8KernelTable*> checked = {&int8()};
           for (const auto& [plain, extended] : PlainAndExtendedTables())
-            if (plain != &table()) checked.push_back(plain);
-          for (const KernelTable* t : checked) {
+            if (plain != &int8()) checked.push_back(plain);
+          for (const Int8KernelTable* t : checked) {
             std::vector<int8_t> got(m * n, 99);
             t->gemm_s8(p, a.data(), b.data(), got.data());
-            EXPECT_EQ(want, got) << t->name << " " << m << "x" << n << "x" << k << " kind " << kind;
+            EXPECT_EQ(want, got) << (t == &int8() ? "selected" : "level") << " " << m << "x" << n << "x" << k
+                                 << " kind " << kind;
           }
         }
 }
@@ -241,11 +247,11 @@ TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
         std::vector<int8_t> want(m * n);
         ref::GemmS8(p, a.data(), b.data(), want.data());
         for (const auto& [plain, extended] : tables)
-          for (const KernelTable* t : {plain, extended}) {
+          for (const Int8KernelTable* t : {plain, extended}) {
             if (t == nullptr) continue;
             std::vector<int8_t> got(m * n, 99);
             t->gemm_s8(p, a.data(), b.data(), got.data());
-            EXPECT_EQ(want, got) << t->name << " " << m << "x" << n << "x" << k;
+            EXPECT_EQ(want, got) << TableName(t, plain) << " " << m << "x" << n << "x" << k;
           }
       }
 }
@@ -274,11 +280,11 @@ TEST(Int8Extensions, PlainAndExtendedDepthwiseMatchReference) {
         std::vector<int8_t> want(6 * s.out_h * s.out_w);
         ref::Conv2dDepthwiseS8(s, x.data(), w.data(), 11, rq, nullptr, want.data());
         for (const auto& [plain, extended] : tables)
-          for (const KernelTable* t : {plain, extended}) {
+          for (const Int8KernelTable* t : {plain, extended}) {
             if (t == nullptr) continue;
             std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55), got(want.size(), 99);
             t->conv2d_depthwise_s8(s, x.data(), w.data(), 11, rq, plane.data(), got.data());
-            EXPECT_EQ(want, got) << t->name << " " << hw << " k" << k << " s" << stride;
+            EXPECT_EQ(want, got) << TableName(t, plain) << " " << hw << " k" << k << " s" << stride;
           }
       }
 }
@@ -311,7 +317,7 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
         std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55);
         std::vector<int8_t> want(5 * s.out_h * s.out_w), got(want.size(), 99);
         ref::Conv2dDepthwiseS8(s, x.data(), w.data(), -3, rq, nullptr, want.data());
-        table().conv2d_depthwise_s8(s, x.data(), w.data(), -3, rq, plane.data(), got.data());
+        int8().conv2d_depthwise_s8(s, x.data(), w.data(), -3, rq, plane.data(), got.data());
         EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.k << " d" << g.dil << " s" << sh << "x" << sw;
       }
 }
@@ -341,7 +347,7 @@ TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
     const std::vector<int8_t> x = RandomS8(3 * g.h * g.w, 13);
     std::vector<int8_t> want(3 * g.kh * g.kw * s.out_h * s.out_w, 1), got(want.size(), 2);
     ref::Im2colS8(s, x.data(), -7, 0, s.out_h, want.data());
-    table().im2col_s8(s, x.data(), -7, 0, s.out_h, got.data());
+    int8().im2col_s8(s, x.data(), -7, 0, s.out_h, got.data());
     EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.kh << "x" << g.kw << " d" << g.dil << " s" << g.stride;
     // Windows of output rows (ConvInt8's chunks): each the matching columns of the whole.
     const size_t taps = 3 * g.kh * g.kw, plane = s.out_h * s.out_w;
@@ -349,7 +355,7 @@ TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
       for (size_t row0 = 0; row0 < s.out_h; row0 += rows) {
         const size_t n = std::min(rows, s.out_h - row0);
         std::vector<int8_t> part(taps * n * s.out_w, 3);
-        table().im2col_s8(s, x.data(), -7, row0, rows, part.data());
+        int8().im2col_s8(s, x.data(), -7, row0, rows, part.data());
         for (size_t t = 0; t < taps; ++t)
           ASSERT_TRUE(std::equal(part.begin() + static_cast<long>(t * n * s.out_w),
                                  part.begin() + static_cast<long>((t + 1) * n * s.out_w),
@@ -368,12 +374,12 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
     const QuantS8Params p{0.25f, 4.0f, -7};
     std::vector<int8_t> want(n), got(n, 99);
     ref::QuantizeS8(p, x.data(), want.data(), n);
-    table().quantize_s8(p, x.data(), got.data(), n);
+    int8().quantize_s8(p, x.data(), got.data(), n);
     EXPECT_EQ(want, got) << n;
     const std::vector<int8_t> q = RandomS8(n, 8);
     std::vector<float> fwant(n), fgot(n, -1.0f);
     ref::DequantizeS8(QuantS8Params{0.037f, 1.0f, 3}, q.data(), fwant.data(), n);
-    table().dequantize_s8(QuantS8Params{0.037f, 1.0f, 3}, q.data(), fgot.data(), n);
+    int8().dequantize_s8(QuantS8Params{0.037f, 1.0f, 3}, q.data(), fgot.data(), n);
     EXPECT_EQ(fwant, fgot) << n;
   }
 }
@@ -388,12 +394,12 @@ TEST_P(Int8Test, AddAndPoolsMatchReferenceBitForBit) {
                                  AddS8Params{0, 0, 127, 123456789, 987654321, 33, -128, 127},
                                  AddS8Params{10, -20, 0, 1 << 30, 1 << 30, 62, -128, 127}}) {
       ref::AddS8(p, a.data(), b.data(), want.data(), n);
-      table().add_s8(p, a.data(), b.data(), got.data(), n);
+      int8().add_s8(p, a.data(), b.data(), got.data(), n);
       EXPECT_EQ(want, got) << n << " shift " << p.shift;
     }
     for (PoolKind kind : {PoolKind::kMax, PoolKind::kAverage}) {
       ref::GlobalPoolS8(kind, a.data(), want.data(), 1, n);
-      table().global_pool_s8(kind, a.data(), got.data(), 1, n);
+      int8().global_pool_s8(kind, a.data(), got.data(), 1, n);
       EXPECT_EQ(want[0], got[0]) << n;
     }
   }
@@ -404,7 +410,7 @@ TEST_P(Int8Test, AddAndPoolsMatchReferenceBitForBit) {
   const std::vector<int8_t> x = RandomS8(3 * 63, 5);
   std::vector<int8_t> want(3 * 20), got(3 * 20, 99);
   ref::Pool2dS8(pp, -4, x.data(), want.data(), 3);
-  table().pool2d_s8(pp, -4, x.data(), got.data(), 3);
+  int8().pool2d_s8(pp, -4, x.data(), got.data(), 3);
   EXPECT_EQ(want, got);
 }
 

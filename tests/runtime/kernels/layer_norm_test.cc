@@ -29,7 +29,7 @@ TEST_P(LayerNormTest, MatchesReference) {
         std::vector<float> want(x.size()), got(x.size(), -7.0f);
         ref::LayerNorm(x.data(), scale.data(), with_bias ? bias.data() : nullptr, 1e-5f, want.data(), nullptr,
                        nullptr, rows, cols);
-        table().layer_norm(x.data(), scale.data(), with_bias ? bias.data() : nullptr, 1e-5f, got.data(), nullptr,
+        sequence().layer_norm(x.data(), scale.data(), with_bias ? bias.data() : nullptr, 1e-5f, got.data(), nullptr,
                            nullptr, rows, cols);
         EXPECT_TRUE(AllClose(want, got, 1e-4f, 1e-4f)) << rows << "x" << cols << (with_bias ? " bias" : "");
       }

@@ -34,7 +34,7 @@ TEST_P(ReduceTest, RowsAndColumnsMatchReference) {
         const std::vector<float> x = RandomVector(n, -2, 2, 41);
         std::vector<float> want(outer * inner), got(outer * inner, -7.0f);
         ref::Reduce(kind, x.data(), want.data(), outer, len, inner);
-        table().reduce(kind, x.data(), got.data(), outer, len, inner);
+        sequence().reduce(kind, x.data(), got.data(), outer, len, inner);
         // float sums of len terms of up to 4 against double ones
         const float atol = 1e-6f * static_cast<float>(len) * 4.0f;
         ASSERT_TRUE(AllClose(want, got, atol, 1e-5f))
@@ -45,11 +45,11 @@ TEST_P(ReduceTest, RowsAndColumnsMatchReference) {
 TEST_P(ReduceTest, EmptyReductionGivesIdentity) {
   for (size_t inner : {size_t{1}, W() + 1}) {
     std::vector<float> y(inner, 5.0f);
-    table().reduce(ReduceKind::kSum, nullptr, y.data(), 1, 0, inner);
+    sequence().reduce(ReduceKind::kSum, nullptr, y.data(), 1, 0, inner);
     EXPECT_EQ(y[0], 0.0f);
-    table().reduce(ReduceKind::kMax, nullptr, y.data(), 1, 0, inner);
+    sequence().reduce(ReduceKind::kMax, nullptr, y.data(), 1, 0, inner);
     EXPECT_EQ(y[inner - 1], -INFINITY);
-    table().reduce(ReduceKind::kMean, nullptr, y.data(), 1, 0, inner);
+    sequence().reduce(ReduceKind::kMean, nullptr, y.data(), 1, 0, inner);
     EXPECT_TRUE(std::isnan(y[0]));
   }
 }
@@ -60,7 +60,7 @@ TEST_P(ReduceTest, MaxPropagatesNan) {
       std::vector<float> x = RandomVector(len * inner, -2, 2, 43);
       x[(len / 2) * inner + inner - 1] = NAN;
       std::vector<float> y(inner);
-      table().reduce(ReduceKind::kMax, x.data(), y.data(), 1, len, inner);
+      sequence().reduce(ReduceKind::kMax, x.data(), y.data(), 1, len, inner);
       EXPECT_TRUE(std::isnan(y[inner - 1])) << len << " " << inner;
       if (inner > 1) {
         EXPECT_FALSE(std::isnan(y[0]));

@@ -78,7 +78,7 @@ TEST(ResizeReference, HugeScalesStayInBounds) {
 
 using ResizeTest = KernelTest;
 
-void ExpectMatchesReference(const KernelTable& t, const ResizeParams& p, size_t planes, const char* what) {
+void ExpectMatchesReference(const SequenceKernelTable& t, const ResizeParams& p, size_t planes, const char* what) {
   const std::vector<float> x = RandomVector(planes * p.h.in * p.w.in, -2, 2, 5);
   std::vector<float> got(planes * p.h.out * p.w.out, -7.0f);
   t.resize2d(p, x.data(), got.data(), planes);
@@ -95,11 +95,11 @@ TEST_P(ResizeTest, IntegerNearestMatchesReference) {
         p.rounding = NearestRounding::kFloor;
         p.h = Axis(in_h, in_h * k, 1.0 / k, 0.0, k);
         p.w = Axis(in_w, in_w * k, 1.0 / k, 0.0, k);
-        ExpectMatchesReference(table(), p, 2, "nearest integer");
+        ExpectMatchesReference(sequence(), p, 2, "nearest integer");
         p.h.factor = 2;   // mixed: 2 rows, k columns
         p.h.out = in_h * 2;
         p.h.scale = 0.5;
-        ExpectMatchesReference(table(), p, 2, "nearest 2 x k");
+        ExpectMatchesReference(sequence(), p, 2, "nearest 2 x k");
       }
 }
 
@@ -110,7 +110,7 @@ TEST_P(ResizeTest, Bilinear2xHalfPixelMatchesReference) {
       p.mode = ResizeMode::kLinear;
       p.h = HalfPixel(in_h, 2 * in_h, 2.0, 2);
       p.w = HalfPixel(in_w, 2 * in_w, 2.0, 2);
-      ExpectMatchesReference(table(), p, 3, "bilinear 2x");
+      ExpectMatchesReference(sequence(), p, 3, "bilinear 2x");
     }
 }
 
@@ -121,10 +121,10 @@ TEST_P(ResizeTest, GeneralScalesMatchReference) {
     p.mode = ResizeMode::kLinear;
     p.h = HalfPixel(5, 3, 0.6);
     p.w = Axis(in_w, in_w * 3 / 2 + 1, static_cast<double>(in_w - 1) / (in_w * 3 / 2), 0.0);
-    ExpectMatchesReference(table(), p, 2, "linear align_corners");
+    ExpectMatchesReference(sequence(), p, 2, "linear align_corners");
     p.mode = ResizeMode::kNearest;
     p.rounding = NearestRounding::kRoundPreferCeil;
-    ExpectMatchesReference(table(), p, 2, "nearest");
+    ExpectMatchesReference(sequence(), p, 2, "nearest");
   }
 }
 
@@ -137,20 +137,20 @@ TEST_P(ResizeTest, SeparableBilinearUpsamplingMatchesReference) {
     p.mode = ResizeMode::kLinear;
     p.h = HalfPixel(4, 32, 8.0);
     p.w = HalfPixel(in_w, 8 * in_w, 8.0);
-    ExpectMatchesReference(table(), p, 3, "bilinear 8x");
+    ExpectMatchesReference(sequence(), p, 3, "bilinear 8x");
     p.h = Axis(4, 14, 3.0 / 13.0, 0.0);
     p.w = Axis(in_w, in_w * 7 / 2 + 1, in_w > 1 ? static_cast<double>(in_w - 1) / (in_w * 7 / 2) : 0.0, 0.0);
-    ExpectMatchesReference(table(), p, 2, "bilinear align_corners 3.5x");
+    ExpectMatchesReference(sequence(), p, 2, "bilinear align_corners 3.5x");
     p.h = Axis(3, 7, 3.0 / 7.0, 0.0);
     p.w = Axis(in_w, 3 * in_w, 1.0 / 3.0, 0.0);
-    ExpectMatchesReference(table(), p, 2, "bilinear asymmetric 3x");
+    ExpectMatchesReference(sequence(), p, 2, "bilinear asymmetric 3x");
   }
   for (size_t out_w : {size_t{1024}, size_t{1030}}) {
     ResizeParams p;
     p.mode = ResizeMode::kLinear;
     p.h = HalfPixel(2, 6, 3.0);
     p.w = Axis(out_w / 2, out_w, 0.5, 0.0);
-    ExpectMatchesReference(table(), p, 2, "bilinear wide row");
+    ExpectMatchesReference(sequence(), p, 2, "bilinear wide row");
   }
 }
 

@@ -21,12 +21,12 @@ TEST_P(RnnGatesTest, GruGatesMatchTheReference) {
     for (bool lbr : {false, true}) {
       std::vector<float> want = h0, got = h0;
       ref::GruGates(gx.data(), gh.data(), want.data(), n, lbr);
-      table().gru_gates(gx.data(), gh.data(), got.data(), n, lbr);
+      sequence().gru_gates(gx.data(), gh.data(), got.data(), n, lbr);
       ASSERT_TRUE(AllClose(want, got)) << "n=" << n << " lbr=" << lbr;
     }
     std::vector<float> want(n), got(n);
     ref::GruResetHidden(gx.data() + n, gh.data() + n, h0.data(), want.data(), n);
-    table().gru_reset_hidden(gx.data() + n, gh.data() + n, h0.data(), got.data(), n);
+    sequence().gru_reset_hidden(gx.data() + n, gh.data() + n, h0.data(), got.data(), n);
     ASSERT_TRUE(AllClose(want, got)) << "reset n=" << n;
   }
 }
@@ -38,7 +38,7 @@ TEST_P(RnnGatesTest, LstmGatesMatchTheReference) {
     const std::vector<float> c0 = RandomVector(n, -3, 3, 5);
     std::vector<float> wc = c0, gc = c0, wh(n), gh(n);
     ref::LstmGates(g.data(), wc.data(), wh.data(), n);
-    table().lstm_gates(g.data(), gc.data(), gh.data(), n);
+    sequence().lstm_gates(g.data(), gc.data(), gh.data(), n);
     ASSERT_TRUE(AllClose(wc, gc)) << "c, n=" << n;
     ASSERT_TRUE(AllClose(wh, gh)) << "h, n=" << n;
   }
@@ -135,7 +135,7 @@ TEST_P(RnnGatesTest, SequenceMatchesADirectRnn) {
       io.x = x.data(); io.w_t = wt.data(); io.r_t = rt.data(); io.bias = b.data();
       io.h0 = h0.data(); io.c0 = s.lstm ? c0.data() : nullptr; io.reverse = reverse;
       io.y = y.data(); io.y_step = bh; io.h = h.data(); io.c = s.lstm ? c.data() : nullptr;
-      RnnRunDirection(table(), s, io, scratch.data());
+      RnnRunDirection(table(), sequence(), s, io, scratch.data());
       for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], y_want[i], 2e-5) << "cell " << cell << " rev " << reverse << " i " << i;
       const size_t last = reverse ? 0 : s.seq - 1;
       for (size_t i = 0; i < bh; ++i) ASSERT_EQ(h[i], y[last * bh + i]);

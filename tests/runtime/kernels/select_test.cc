@@ -43,12 +43,44 @@ TEST(KernelSelect, TablesDescribeThemselves) {
     const KernelTable* t = TableFor<KernelTable>(isa);
     if (t == nullptr) continue;
     EXPECT_EQ(t->isa, isa);
-    // The level's name, plus "+vnni" where the CPU's extension variant was picked.
     EXPECT_EQ(std::string(t->name).rfind(IsaName(isa), 0), 0u) << t->name;
     EXPECT_EQ(t->simd_floats, floats);
     EXPECT_NE(t->gemm, nullptr);
     EXPECT_NE(t->softmax, nullptr);
   }
+}
+
+// Every family has a table at every level; an extension entry (kernels/isa_list.h) has its own
+// table of the family it changes and its parent's of every other, and a level runs its extension
+// only where the CPU has it.
+TEST(KernelSelect, ExtensionsOverrideTheirFamilyAndInheritTheRest) {
+  int extensions = 0;
+#define EDGEFOLD_CHECK_ENTRY(ns, level, parent, tables, name, present)                                   \
+  {                                                                                                     \
+    const IsaEntry entry = IsaEntry::ns, up = IsaEntry::parent;                                         \
+    EXPECT_NE(TableAt<KernelTable>(entry), nullptr) << name;                                           \
+    EXPECT_NE(TableAt<ConvKernelTable>(entry), nullptr) << name;                                       \
+    EXPECT_NE(TableAt<Int8KernelTable>(entry), nullptr) << name;                                       \
+    EXPECT_NE(TableAt<SequenceKernelTable>(entry), nullptr) << name;                                   \
+    if (entry != up) {                                                                                  \
+      ++extensions;                                                                                     \
+      EXPECT_EQ(TableAt<KernelTable>(entry), TableAt<KernelTable>(up)) << name;                        \
+      EXPECT_EQ(TableAt<ConvKernelTable>(entry), TableAt<ConvKernelTable>(up)) << name;                \
+      EXPECT_EQ(TableAt<SequenceKernelTable>(entry), TableAt<SequenceKernelTable>(up)) << name;        \
+      EXPECT_NE(TableAt<Int8KernelTable>(entry), TableAt<Int8KernelTable>(up)) << name;                \
+      const bool active = ActiveEntry(Isa::level) == entry;                                             \
+      EXPECT_EQ(TableFor<Int8KernelTable>(Isa::level),                                                  \
+                active ? TableAt<Int8KernelTable>(entry) : TableAt<Int8KernelTable>(up)) << name;      \
+      EXPECT_EQ(std::string(IsaEntryName(ActiveEntry(Isa::level))), active ? name : IsaName(Isa::level)); \
+    }                                                                                                   \
+  }
+  EDGEFOLD_FOR_EACH_ISA_ENTRY(EDGEFOLD_CHECK_ENTRY)
+#undef EDGEFOLD_CHECK_ENTRY
+#if defined(__x86_64__)
+  EXPECT_EQ(extensions, 1);   // avx512_vnni
+#endif
+  EXPECT_EQ(ActiveEntry(Isa::kAuto), IsaEntry::kNone);
+  EXPECT_EQ(TableFor<ConvKernelTable>(Isa::kAuto), nullptr);
 }
 
 TEST(KernelSelect, AutoPicksTheBestLevelOfThisCpu) {

@@ -97,7 +97,7 @@ TEST_P(SoftmaxS8Test, MatchesNumPyGolden) {
     ASSERT_EQ(c.x.size(), c.rows * c.classes) << c.name;
     ASSERT_EQ(c.y.size(), c.x.size()) << c.name;
     std::vector<int8_t> got(c.x.size(), 99);
-    table().softmax_s8(c.table.data(), c.x.data(), got.data(), c.rows, c.classes);
+    int8().softmax_s8(c.table.data(), c.x.data(), got.data(), c.rows, c.classes);
     EXPECT_EQ(got, c.y) << c.name;
   }
 }
@@ -110,7 +110,7 @@ TEST_P(SoftmaxS8Test, MatchesOracleAtAwkwardSizes) {
       const size_t rows = 3;
       const std::vector<int8_t> x = RandomRows(rows * classes, static_cast<unsigned>(classes) * 7u + 1u);
       std::vector<int8_t> got(x.size(), 99);
-      table().softmax_s8(t.data(), x.data(), got.data(), rows, classes);
+      int8().softmax_s8(t.data(), x.data(), got.data(), rows, classes);
       EXPECT_EQ(got, Oracle(t.data(), x, rows, classes)) << classes << " classes, scale " << scale;
     }
   }
@@ -125,7 +125,7 @@ TEST_P(SoftmaxS8Test, AllEqualInputs) {
     for (int8_t v : {int8_t{-128}, int8_t{0}, int8_t{127}}) {
       const std::vector<int8_t> x(n, v);
       std::vector<int8_t> got(n, 99);
-      table().softmax_s8(t.data(), x.data(), got.data(), 1, n);
+      int8().softmax_s8(t.data(), x.data(), got.data(), 1, n);
       EXPECT_EQ(got, std::vector<int8_t>(n, static_cast<int8_t>(want))) << n << " values of " << int{v};
     }
   }
@@ -139,13 +139,13 @@ TEST_P(SoftmaxS8Test, ExtremeInputs) {
   x[5] = 127;
   std::vector<int8_t> got(17, 99), want(17, -128);
   want[5] = 127;
-  table().softmax_s8(t.data(), x.data(), got.data(), 1, 17);
+  int8().softmax_s8(t.data(), x.data(), got.data(), 1, 17);
   EXPECT_EQ(got, want);
   // Two maxima and the rest far below: 1/2 each.
   x[11] = 127;
   want[11] = 0;
   want[5] = 0;
-  table().softmax_s8(t.data(), x.data(), got.data(), 1, 17);
+  int8().softmax_s8(t.data(), x.data(), got.data(), 1, 17);
   EXPECT_EQ(got, want);
 }
 
@@ -158,7 +158,7 @@ TEST_P(SoftmaxS8Test, RowSumsOfTwoToThe32AndMore) {
     for (unsigned seed : {0u, 1u}) {
       const std::vector<int8_t> x = seed == 0 ? std::vector<int8_t>(classes, 3) : RandomRows(classes, 11u, 120, 127);
       std::vector<int8_t> got(classes, 99);
-      table().softmax_s8(t.data(), x.data(), got.data(), 1, classes);
+      int8().softmax_s8(t.data(), x.data(), got.data(), 1, classes);
       EXPECT_EQ(got, Oracle(t.data(), x, 1, classes)) << classes;
       EXPECT_EQ(got, std::vector<int8_t>(classes, -128)) << classes;
     }

@@ -46,7 +46,7 @@ TEST_P(WindowTest, DepthwiseConv) {
         std::vector<float> want(channels * s.out_h * s.out_w), got(want.size());
         const float* b = with_bias ? bias.data() : nullptr;
         ref::Conv2dDepthwise(s, x.data(), w.data(), b, act, want.data());
-        table().conv2d_depthwise(s, x.data(), w.data(), b, act, got.data());
+        conv().conv2d_depthwise(s, x.data(), w.data(), b, act, got.data());
         ASSERT_TRUE(AllClose(want, got, 1e-5f)) << "in " << wc.in_h << "x" << wc.in_w << " k" << wc.k << " s"
                                                 << wc.stride << " d" << wc.dilation << " p" << wc.pad;
       }
@@ -70,7 +70,7 @@ TEST_P(WindowTest, DepthwiseAnisotropicStridePad) {
                              w = RandomVector(a.channels * a.k * a.k, -1, 1, 5);
     std::vector<float> want(a.channels * s.out_h * s.out_w), got(want.size());
     ref::Conv2dDepthwise(s, x.data(), w.data(), nullptr, {}, want.data());
-    table().conv2d_depthwise(s, x.data(), w.data(), nullptr, {}, got.data());
+    conv().conv2d_depthwise(s, x.data(), w.data(), nullptr, {}, got.data());
     ASSERT_TRUE(AllClose(want, got, 1e-5f)) << "in " << a.in_h << "x" << a.in_w << " s" << a.sh << "," << a.sw
                                             << " p" << a.pt << "," << a.pl;
   }

@@ -1,5 +1,5 @@
-// The int8 GEMM on AVX-512 VNNI (vpdpbusd: 16 lanes, each += four u8·s8 products), used by
-// avx512::kTableVnni on CPUs that have it (kernel_select.cc). Compiled with -mavx512vnni on its
+// The int8 GEMM on AVX-512 VNNI (vpdpbusd: 16 lanes, each += four u8·s8 products): the
+// avx512_vnni entry of kernels/isa_list.h, run on CPUs that have it. Compiled with -mavx512vnni on its
 // own so no other avx512 kernel can pick up a VNNI instruction a non-VNNI CPU lacks.
 //
 // vpdpbusd multiplies unsigned by signed bytes. B (activations, int8) is made unsigned by
@@ -17,7 +17,7 @@
 #include <cstring>
 
 #include "kernels/conv/conv_scratch.h"
-#include "kernels/kernel_table.h"
+#include "kernels/int8_kernel_table.h"
 #include "kernels/simd/requant_avx512.h"
 
 namespace edgefold::kernels::avx512_vnni {
@@ -228,7 +228,7 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t groups = (p.k + 3) / 4;
-  if (p.n < 4 || 2 * groups * sizeof(__m512i) > kPanelBytes) return avx512::kTable.gemm_s8(p, a, b, y);
+  if (p.n < 4 || 2 * groups * sizeof(__m512i) > kPanelBytes) return avx512::kInt8Table.gemm_s8(p, a, b, y);
   alignas(64) __m512i panel[kPanelBytes / sizeof(__m512i)];
   int32_t start[kRowChunk];
   for (size_t i0 = 0; i0 < p.m; i0 += kRowChunk) {

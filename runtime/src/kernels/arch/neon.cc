@@ -1,4 +1,4 @@
-// The neon kernel table: NEON, 4 floats per register (neon64 on AArch64, neon on ARMv7 built
+// The neon kernel tables: NEON, 4 floats per register (neon64 on AArch64, neon on ARMv7 built
 // with -mfpu=neon*; ARMv7 NEON flushes denormals to zero). Only instantiations here.
 #define EDGEFOLD_ARCH_NS neon
 #include "kernels/arch/neon_arch.h"
@@ -6,11 +6,19 @@
 
 namespace edgefold::kernels::neon {
 
-const KernelTable kTable = MakeSimdTable<NeonArch>("neon", Isa::kNeon);
-
-#if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
-const KernelTable kTableDot = WithInt8Extension<NeonArch, &neon_dotprod::DepthwiseChannelS8>(
-    MakeSimdTable<NeonArch>("neon", Isa::kNeon), "neon+dotprod", &neon_dotprod::GemmS8);
-#endif
+const KernelTable kTable = MakeCoreTable<NeonArch>("neon", Isa::kNeon);
+const ConvKernelTable kConvTable = MakeConvTable<NeonArch>();
+const Int8KernelTable kInt8Table = MakeInt8Table<NeonArch>();
+const SequenceKernelTable kSequenceTable = MakeSequenceTable<NeonArch>();
 
 }  // namespace edgefold::kernels::neon
+
+#if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
+// The neon_dotprod entry's int8 table (kernels/isa_list.h): sdot's GEMM and depthwise channel
+// (arch/neon_dotprod.cc) in this level's depthwise template, which lives in this TU.
+namespace edgefold::kernels::neon_dotprod {
+
+const Int8KernelTable kInt8Table = neon::MakeInt8ExtensionTable<NeonArch, &DepthwiseChannelS8>(&GemmS8);
+
+}  // namespace edgefold::kernels::neon_dotprod
+#endif

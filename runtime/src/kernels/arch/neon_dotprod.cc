@@ -1,6 +1,6 @@
 // The int8 GEMM on AArch64 with the dot-product extension (sdot: 4 lanes, each += four s8·s8
-// products), used by neon::kTableDot on CPUs that report it (HWCAP_ASIMDDP, kernel_select.cc).
-// Compiled with +dotprod on its own so the rest of the neon table stays baseline ARMv8.0.
+// products): the neon_dotprod entry of kernels/isa_list.h, run on CPUs that report it
+// (HWCAP_ASIMDDP). Compiled with +dotprod on its own so the neon tables stay baseline ARMv8.0.
 // Signed by signed bytes: no correction term; sums are exact, so the bits are the reference's.
 //
 // B is repacked per block of 16 columns into a panel of k/4 groups of four registers, each
@@ -14,7 +14,7 @@
 
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/conv/flat_rows_s8.h"
-#include "kernels/kernel_table.h"
+#include "kernels/int8_kernel_table.h"
 #include "kernels/simd/requant_neon.h"
 
 namespace edgefold::kernels::neon_dotprod {
@@ -148,7 +148,7 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t groups = (p.k + 3) / 4;
-  if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes) return neon::kTable.gemm_s8(p, a, b, y);
+  if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes) return neon::kInt8Table.gemm_s8(p, a, b, y);
   alignas(16) int8x16_t panel[kPanelBytes / sizeof(int8x16_t)];
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);

@@ -51,7 +51,7 @@ size_t ExpandBandRowsFor(const Conv2dShape& s, size_t bytes) {
   return std::min(s.out_h, (fit - extent) / s.stride_h + 1);
 }
 
-void Conv2dExpandDepthwise(const KernelTable& t, const Conv2dShape& s, const ExpandBands& bands,
+void Conv2dExpandDepthwise(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const ExpandBands& bands,
                            const PointwiseExpansion& e, const float* x, const float* w, const float* bias,
                            Activation act, float* y, float* scratch, size_t c_begin, size_t c_end) {
   c_end = std::min(c_end, s.in_c);
@@ -89,7 +89,7 @@ void Conv2dExpandDepthwise(const KernelTable& t, const Conv2dShape& s, const Exp
     band.in_h = hi - lo;
     band.out_h = oy1 - oy0;
     band.pad_top = lo + s.pad_top - oy0 * s.stride_h;   // > 0 only in the first band
-    t.conv2d_depthwise(band, slots, w + c_begin * s.kh * s.kw, bias != nullptr ? bias + c_begin : nullptr, act,
+    ct.conv2d_depthwise(band, slots, w + c_begin * s.kh * s.kw, bias != nullptr ? bias + c_begin : nullptr, act,
                        y + c_begin * out_plane + oy0 * s.out_w);
   }
 }

@@ -90,9 +90,9 @@ size_t WholeColumns(const KernelTable& t, const WinogradGeometry& g) {
 
 // The input transform of g's tiles (its g.in_c channels of `planes`) into v, then zeros in the
 // columns past the tiles that the GEMMs' whole registers read.
-void TransformInput(const KernelTable& t, const WinogradLayout& l, const WinogradGeometry& g, const float* planes,
+void TransformInput(const KernelTable& t, const ConvKernelTable& ct, const WinogradLayout& l, const WinogradGeometry& g, const float* planes,
                     float* v) {
-  (l.tile == 4 ? t.winograd43_input : t.winograd23_input)(g, planes, v);
+  (l.tile == 4 ? ct.winograd43_input : ct.winograd23_input)(g, planes, v);
   const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(t, g);
   for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
     for (size_t c = 0; c < g.in_c; ++c)
@@ -110,9 +110,9 @@ void MultiplyTiles(const KernelTable& t, const Conv2dShape& s, const WinogradGeo
     t.gemm(p, u + xi * s.out_c * s.in_c, v + xi * g.v_stride, m + xi * g.m_stride);
 }
 
-void TransformOutput(const KernelTable& t, const WinogradLayout& l, const WinogradGeometry& g, const float* m,
+void TransformOutput(const ConvKernelTable& ct, const WinogradLayout& l, const WinogradGeometry& g, const float* m,
                      const float* bias, Activation act, float* y) {
-  (l.tile == 4 ? t.winograd43_output : t.winograd23_output)(g, m, bias, act, y);
+  (l.tile == 4 ? ct.winograd43_output : ct.winograd23_output)(g, m, bias, act, y);
 }
 
 }  // namespace
@@ -131,13 +131,13 @@ void WinogradFillTileRows(const Conv2dShape& s, const WinogradLayout& l, const f
   FillColumnPlanes(s, l, x, scratch, 0, s.in_c, l.tile * row_begin, end);
 }
 
-void WinogradBandInput(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l, size_t band,
+void WinogradBandInput(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& l, size_t band,
                        float* scratch, size_t c_begin, size_t c_end) {
   c_end = std::min(c_end, s.in_c);
   if (c_begin >= c_end) return;
   WinogradGeometry g = BandOf(l, band * l.band_rows);
   g.in_c = c_end - c_begin;
-  TransformInput(t, l, g, scratch + c_begin * g.channel_floats, VOf(l, scratch) + c_begin * g.ld);
+  TransformInput(t, ct, l, g, scratch + c_begin * g.channel_floats, VOf(l, scratch) + c_begin * g.ld);
 }
 
 void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l, size_t band,
@@ -146,13 +146,13 @@ void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const Winogra
                 std::min(xi_end, l.alpha * l.alpha));
 }
 
-void WinogradBandOutput(const KernelTable& t, const WinogradLayout& l, size_t band, const float* bias,
+void WinogradBandOutput(const ConvKernelTable& ct, const WinogradLayout& l, size_t band, const float* bias,
                         Activation act, float* y, float* scratch, size_t o_begin, size_t o_end) {
   WinogradGeometry g = BandOf(l, band * l.band_rows);
   o_end = std::min(o_end, g.out_c);
   if (o_begin >= o_end) return;
   g.out_c = o_end - o_begin;
-  TransformOutput(t, l, g, MOf(l, scratch) + o_begin * g.ld, bias != nullptr ? bias + o_begin : nullptr, act,
+  TransformOutput(ct, l, g, MOf(l, scratch) + o_begin * g.ld, bias != nullptr ? bias + o_begin : nullptr, act,
                   y + o_begin * g.out_h * g.out_w);
 }
 
@@ -182,7 +182,7 @@ WinogradRowSplit MakeWinogradRowSplit(const WinogradLayout& l, size_t slices) {
   return split;
 }
 
-void WinogradTileRows(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l,
+void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& l,
                       const WinogradRowSplit& split, size_t slice, const float* u, const float* bias, Activation act,
                       float* y, float* scratch, size_t row_begin, size_t row_end) {
   const size_t xis = l.alpha * l.alpha;
@@ -193,20 +193,20 @@ void WinogradTileRows(const KernelTable& t, const Conv2dShape& s, const Winograd
   row_end = std::min(row_end, l.tiles_h);
   for (size_t row0 = row_begin; row0 < row_end; row0 += split.chunk_rows) {
     g.row0 = row0, g.rows = std::min(split.chunk_rows, row_end - row0);
-    TransformInput(t, l, g, scratch, v);
+    TransformInput(t, ct, l, g, scratch, v);
     MultiplyTiles(t, s, g, u, v, m, 0, xis);
-    TransformOutput(t, l, g, m, bias, act, y);
+    TransformOutput(ct, l, g, m, bias, act, y);
   }
 }
 
-void Conv2dWinograd(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l,
+void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& l,
                     const float* x, const float* u, const float* bias, Activation act, float* y,
                     float* scratch) {
   WinogradFill(s, l, x, scratch);
   for (size_t band = 0; band < WinogradBands(l); ++band) {
-    WinogradBandInput(t, s, l, band, scratch);
+    WinogradBandInput(t, ct, s, l, band, scratch);
     WinogradBandGemms(t, s, l, band, u, scratch, 0, l.alpha * l.alpha);
-    WinogradBandOutput(t, l, band, bias, act, y, scratch);
+    WinogradBandOutput(ct, l, band, bias, act, y, scratch);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <cstddef>
 
 #include "kernels/kernel_params.h"
+#include "kernels/conv_kernel_table.h"
 #include "kernels/kernel_table.h"
 
 namespace edgefold::kernels {
@@ -34,7 +35,7 @@ WinogradLayout MakeWinogradLayout(const Conv2dShape& s, size_t tile);
 
 // One image: y = act(conv(x, g) + bias) with u = the transformed filters [α²][out_c][in_c].
 // scratch: 64-byte aligned, layout.scratch_bytes.
-void Conv2dWinograd(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout,
+void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& layout,
                     const float* x, const float* u, const float* bias, Activation act, float* y,
                     float* scratch);
 
@@ -46,11 +47,11 @@ size_t WinogradBands(const WinogradLayout& layout);
 // output channels [o_begin, o_end), so threads can split them too (ends clamp to the count).
 void WinogradFill(const Conv2dShape& s, const WinogradLayout& layout, const float* x, float* scratch,
                   size_t c_begin = 0, size_t c_end = ~size_t{0});
-void WinogradBandInput(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout, size_t band,
+void WinogradBandInput(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& layout, size_t band,
                        float* scratch, size_t c_begin = 0, size_t c_end = ~size_t{0});
 void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout, size_t band,
                        const float* u, float* scratch, size_t xi_begin, size_t xi_end);
-void WinogradBandOutput(const KernelTable& t, const WinogradLayout& layout, size_t band, const float* bias,
+void WinogradBandOutput(const ConvKernelTable& ct, const WinogradLayout& layout, size_t band, const float* bias,
                         Activation act, float* y, float* scratch, size_t o_begin = 0, size_t o_end = ~size_t{0});
 
 // Or split by tile rows, each thread on its own rows from the fill to the output in two steps
@@ -72,7 +73,7 @@ WinogradRowSplit MakeWinogradRowSplit(const WinogradLayout& layout, size_t slice
 void WinogradFillTileRows(const Conv2dShape& s, const WinogradLayout& layout, const float* x, float* scratch,
                           size_t row_begin, size_t row_end);
 // Tile rows [row_begin, row_end) in slice `slice`, once the fill is done.
-void WinogradTileRows(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout,
+void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& layout,
                       const WinogradRowSplit& split, size_t slice, const float* u, const float* bias, Activation act,
                       float* y, float* scratch, size_t row_begin, size_t row_end);
 

@@ -5,13 +5,12 @@
 #include "kernels/conv/im2col_rows.h"
 #include "kernels/conv/valid_columns.h"
 
-#include "kernels/ref/int8_dsp.h"
 #include "kernels/reference.h"
 
 namespace edgefold::kernels::ref {
 
 // Y = requantize(bias + A·B), see GemmS8Params.
-void GemmS8Portable(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   for (size_t i = 0; i < p.m; ++i) {
     const int32_t bias = p.bias != nullptr ? p.bias[i] : 0;
     for (size_t j = 0; j < p.n; ++j) {
@@ -24,7 +23,7 @@ void GemmS8Portable(const GemmS8Params& p, const int8_t* a, const int8_t* b, int
 
 // y[c, oh, ow] = requantize_c(bias[c] + Σ_{r,t} w[c, r, t]·x[c, oh·sh − pt + r·dh, ow·sw − pl + t·dw])
 // with x = zp_x outside the image; `plane` is unused here (the SIMD tables' scratch).
-void Conv2dDepthwiseS8Portable(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                                const GemmS8Params& rq, int8_t* plane, int8_t* y) {
   (void)plane;
   const long in_h = static_cast<long>(s.in_h), in_w = static_cast<long>(s.in_w);
@@ -45,24 +44,6 @@ void Conv2dDepthwiseS8Portable(const Conv2dShape& s, const int8_t* x, const int8
       }
 }
 
-// The table's entries: the DSP kernels where the core has them (chosen when compiling).
-void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
-#if defined(EDGEFOLD_HAVE_INT8_DSP)
-  dsp::GemmS8(p, a, b, y);
-#else
-  GemmS8Portable(p, a, b, y);
-#endif
-}
-
-void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                       const GemmS8Params& rq, int8_t* plane, int8_t* y) {
-#if defined(EDGEFOLD_HAVE_INT8_DSP)
-  dsp::Conv2dDepthwiseS8(s, x, w, x_zero_point, rq, plane, y);
-#else
-  Conv2dDepthwiseS8Portable(s, x, w, x_zero_point, rq, plane, y);
-#endif
-}
-
 // As Im2col, padding with `pad_value` (the input's zero point: real 0), output rows
 // [row0, row0 + rows).
 void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows, int8_t* col) {
@@ -71,7 +52,7 @@ void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, siz
 
 // Round half to even without depending on the FPU's rounding instruction: for |v| ≤ 2^22,
 // (v + 1.5·2^23) − 1.5·2^23 rounds v to an integer in the default (nearest-even) mode.
-void QuantizeS8Portable(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
+void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
   constexpr float kMagic = 12582912.0f;
   for (size_t i = 0; i < n; ++i) {
     float v = x[i] * p.inv_scale;
@@ -81,14 +62,6 @@ void QuantizeS8Portable(const QuantS8Params& p, const float* x, int8_t* y, size_
     v = std::min(std::max(v + static_cast<float>(p.zero_point), -128.0f), 127.0f);
     y[i] = static_cast<int8_t>(v);
   }
-}
-
-void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
-#if defined(EDGEFOLD_HAVE_QUANTIZE_DSP)
-  dsp::QuantizeS8(p, x, y, n);
-#else
-  QuantizeS8Portable(p, x, y, n);
-#endif
 }
 
 void DequantizeS8(const QuantS8Params& p, const int8_t* x, float* y, size_t n) {

@@ -11,6 +11,7 @@
 
 #include "base/size_math.h"
 #include "kernels/kernel_table.h"
+#include "kernels/sequence_kernel_table.h"
 
 namespace edgefold::kernels {
 
@@ -50,6 +51,6 @@ struct RnnDirectionIo {
 };
 
 // scratch: RnnScratchBytes(s) bytes, float-aligned.
-void RnnRunDirection(const KernelTable& t, const RnnShape& s, const RnnDirectionIo& io, float* scratch);
+void RnnRunDirection(const KernelTable& t, const SequenceKernelTable& st, const RnnShape& s, const RnnDirectionIo& io, float* scratch);
 
 }  // namespace edgefold::kernels

@@ -1,7 +1,10 @@
-// Builds the KernelTable of one arch from the templates. Included once per arch TU.
+// Builds the family tables of one arch from the templates. Included once per arch TU.
 #pragma once
+#include "kernels/conv_kernel_table.h"
+#include "kernels/int8_kernel_table.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference.h"
+#include "kernels/sequence_kernel_table.h"
 #include "kernels/simd/conv2d_depthwise_simd.h"
 #include "kernels/simd/elementwise_simd.h"
 #include "kernels/simd/gemm_simd.h"
@@ -17,10 +20,9 @@
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 // im2col, col2im and the strided copy are memory movement: every table shares the reference
-// (baseline-compiled) code. So do the int8 pools (written so the compiler vectorizes the max
-// pool's rows) and the int8 softmax (a table lookup and a divide per value); the int8 add has its own AVX-512 code and is the reference elsewhere.
+// (baseline-compiled) code.
 template <class Arch>
-constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
+constexpr KernelTable MakeCoreTable(const char* name, Isa isa) {
   return KernelTable{name,
                      isa,
                      FBatch<Arch>::size,
@@ -28,7 +30,6 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &ref::Im2col,
                      &ref::Col2im,
                      &ref::StridedCopy,
-                     &Conv2dDepthwise<Arch>,
                      &ChannelAffine<Arch>,
                      &BatchnormInference<Arch>,
                      &ActivationKernel<Arch>,
@@ -36,26 +37,29 @@ constexpr KernelTable MakeSimdTable(const char* name, Isa isa) {
                      &Binary<Arch>,
                      &Pool2d<Arch>,
                      &GlobalPool<Arch>,
-                     &Softmax<Arch>,
-                     &LayerNorm<Arch>,
-                     &Resize2d<Arch>,
-                     &Winograd23Input<Arch>,
-                     &Winograd23Output<Arch>,
-                     &Winograd43Input<Arch>,
-                     &Winograd43Output<Arch>,
-                     &GruGates<Arch>,
-                     &GruResetHidden<Arch>,
-                     &LstmGates<Arch>,
-                     &ReduceAxis<Arch>,
-                     &GemmS8<Arch>,
-                     &Im2colS8,
-                     &Conv2dDepthwiseS8<Arch>,
-                     &QuantizeS8<Arch>,
-                     &DequantizeS8<Arch>,
-                     &AddS8<Arch>,
-                     &ref::Pool2dS8,
-                     &ref::GlobalPoolS8,
-                     &ref::SoftmaxS8};
+                     &Softmax<Arch>};
+}
+
+template <class Arch>
+constexpr ConvKernelTable MakeConvTable() {
+  return ConvKernelTable{&Conv2dDepthwise<Arch>,   &Winograd23Input<Arch>, &Winograd23Output<Arch>,
+                         &Winograd43Input<Arch>,   &Winograd43Output<Arch>};
+}
+
+template <class Arch>
+constexpr SequenceKernelTable MakeSequenceTable() {
+  return SequenceKernelTable{&LayerNorm<Arch>, &ReduceAxis<Arch>,      &Resize2d<Arch>,
+                             &GruGates<Arch>,  &GruResetHidden<Arch>, &LstmGates<Arch>};
+}
+
+// The int8 pools share the reference (written so the compiler vectorizes the max pool's rows),
+// so does the int8 softmax (a table lookup and a divide per value); the int8 add has its own
+// AVX-512 code and is the reference elsewhere.
+template <class Arch>
+constexpr Int8KernelTable MakeInt8Table() {
+  return Int8KernelTable{&GemmS8<Arch>,       &Im2colS8,           &Conv2dDepthwiseS8<Arch>,
+                         &QuantizeS8<Arch>,   &DequantizeS8<Arch>, &AddS8<Arch>,
+                         &ref::Pool2dS8,      &ref::GlobalPoolS8,  &ref::SoftmaxS8};
 }
 
 // The depthwise kernel of this level with a CPU extension's channel arithmetic.
@@ -65,12 +69,12 @@ void Conv2dDepthwiseS8With(const Conv2dShape& s, const int8_t* x, const int8_t* 
   Conv2dDepthwiseS8Using<Arch>(s, x, w, x_zero_point, rq, plane, y, kChannel);
 }
 
-// The table with a CPU extension's int8 kernels (VNNI, sdot) under its own name: its GEMM and
-// the arithmetic of one depthwise channel.
+// The int8 table of a CPU extension (VNNI, sdot) of this level: its GEMM and the arithmetic of
+// one depthwise channel; every other entry is the level's.
 template <class Arch, DepthwiseChannelS8Fn kChannel>
-constexpr KernelTable WithInt8Extension(KernelTable t, const char* name,
-                                        void (*gemm_s8)(const GemmS8Params&, const int8_t*, const int8_t*, int8_t*)) {
-  t.name = name;
+constexpr Int8KernelTable MakeInt8ExtensionTable(
+    void (*gemm_s8)(const GemmS8Params&, const int8_t*, const int8_t*, int8_t*)) {
+  Int8KernelTable t = MakeInt8Table<Arch>();
   t.gemm_s8 = gemm_s8;
   t.conv2d_depthwise_s8 = &Conv2dDepthwiseS8With<Arch, kChannel>;
   return t;

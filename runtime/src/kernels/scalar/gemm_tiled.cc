@@ -1,4 +1,4 @@
-// The scalar table's GEMM (Cortex-M and cores without SIMD): ref::Gemm in register tiles.
+// The scalar level's GEMM (Cortex-M and cores without SIMD): ref::Gemm in register tiles.
 //
 // C[i,j] = act( (accumulate ? C[i,j] : 0) + Σ_p A[i,p]·B[p,j] + bias[i or j] ), every output
 // in ref::Gemm's order: the sum runs p = 0..k−1 from 0, then the old C, the bias, the
@@ -12,8 +12,9 @@
 // (8 loads, 16 FMAs, pointer, count, branch; 28 through b_row_offsets), where ref::Gemm takes
 // about 16 per multiply-add.
 #include "kernels/reference.h"
+#include "kernels/scalar/scalar_kernels.h"
 
-namespace edgefold::kernels::ref {
+namespace edgefold::kernels::scalar {
 namespace {
 
 // Firmware is built for size (-Os), where GCC would keep these loops rolled and the sums in
@@ -105,7 +106,7 @@ void GemmTiled(const GemmParams& p, const float* a, const float* b, float* c) {
     }
   }
   if (p.act.kind != ActKind::kNone && p.act.kind != ActKind::kRelu)
-    for (size_t r = 0; r < p.m; ++r) ActivationKernel(c + r * p.ldc, c + r * p.ldc, p.n, p.act);
+    for (size_t r = 0; r < p.m; ++r) ref::ActivationKernel(c + r * p.ldc, c + r * p.ldc, p.n, p.act);
 }
 
-}  // namespace edgefold::kernels::ref
+}  // namespace edgefold::kernels::scalar

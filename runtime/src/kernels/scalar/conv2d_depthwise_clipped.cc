@@ -1,4 +1,4 @@
-// The scalar table's depthwise convolution (Cortex-M and cores without SIMD):
+// The scalar level's depthwise convolution (Cortex-M and cores without SIMD):
 // ref::Conv2dDepthwise with each output's window clipped to the image once, not tap by tap.
 //
 // y[c,oh,ow] = act( bias[c] + Σ_{r<kh} Σ_{t<kw} w[c,r,t] · x[c, oh·sh − pt + r·dh, ow·sw − pl + t·dw] )
@@ -9,8 +9,9 @@
 #include <algorithm>
 
 #include "kernels/reference.h"
+#include "kernels/scalar/scalar_kernels.h"
 
-namespace edgefold::kernels::ref {
+namespace edgefold::kernels::scalar {
 namespace {
 
 // The taps j < k whose input index start + j·dil lies in [0, in): [*lo, *hi).
@@ -113,8 +114,8 @@ void Conv2dDepthwiseClipped(const Conv2dShape& s, const float* x, const float* w
   if (act.kind != ActKind::kNone)
     for (size_t c = 0; c < s.out_c; ++c) {
       float* y_c = y + c * ConvYPlane(s);
-      ActivationKernel(y_c, y_c, s.out_h * s.out_w, act);
+      ref::ActivationKernel(y_c, y_c, s.out_h * s.out_w, act);
     }
 }
 
-}  // namespace edgefold::kernels::ref
+}  // namespace edgefold::kernels::scalar

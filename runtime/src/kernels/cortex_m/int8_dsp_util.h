@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/ref/int8_dsp.h"
+#include "kernels/cortex_m/int8_dsp.h"
 
 #if defined(EDGEFOLD_HAVE_INT8_DSP)
 #include <arm_acle.h>
 
-namespace edgefold::kernels::dsp {
+namespace edgefold::kernels::cortex_m_dsp {
 
 // Firmware is built for size (-Os), where GCC keeps even these out of line: the hot helpers
 // are always inlined.
@@ -54,5 +54,5 @@ RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, const ActRequant& a
 // unaligned.
 void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequant& act, int8_t* y);
 
-}  // namespace edgefold::kernels::dsp
+}  // namespace edgefold::kernels::cortex_m_dsp
 #endif

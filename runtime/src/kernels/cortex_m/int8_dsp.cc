@@ -5,14 +5,14 @@
 //   SMLAD(x, y, acc) = acc + x.lo·y.lo + x.hi·y.hi
 // A word of four int8 k values thus splits into the pairs (q, q+2) and (q+1, q+3); the other
 // operand is arranged in the same pairs, so each SMLAD adds two exact products.
-#include "kernels/ref/int8_dsp_util.h"
+#include "kernels/cortex_m/int8_dsp_util.h"
 
 #if defined(EDGEFOLD_HAVE_INT8_DSP)
 #include <algorithm>
 
 #include "kernels/reference.h"
 
-namespace edgefold::kernels::dsp {
+namespace edgefold::kernels::cortex_m_dsp {
 namespace {
 
 EDGEFOLD_DSP_INLINE uint32_t Pair(int32_t lo, int32_t hi) {
@@ -322,5 +322,5 @@ void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
 }
 #endif
 
-}  // namespace edgefold::kernels::dsp
+}  // namespace edgefold::kernels::cortex_m_dsp
 #endif

@@ -11,7 +11,7 @@
 // where (a,b) = SXTB16 of a word (or of it rotated by 8). Other windows take a row of up to
 // four taps for two outputs (RowsGroup). Integer sums are exact: the bytes are the portable
 // kernel's.
-#include "kernels/ref/int8_dsp_util.h"
+#include "kernels/cortex_m/int8_dsp_util.h"
 
 #if defined(EDGEFOLD_HAVE_INT8_DSP)
 #include <algorithm>
@@ -19,7 +19,7 @@
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/reference.h"
 
-namespace edgefold::kernels::dsp {
+namespace edgefold::kernels::cortex_m_dsp {
 namespace {
 
 // Outputs summed before a RequantRow (int32 on the stack, plus the slack of a 4-output step):
@@ -205,7 +205,7 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
                        const GemmS8Params& rq, int8_t* plane, int8_t* y) {
   if (plane == nullptr || s.stride_h > 2 || s.stride_w > 2 || s.dilation_h != 1 || s.dilation_w != 1 ||
       s.kh * s.kw > kMaxDepthwiseS8Taps || s.out_w == 0) {
-    ref::Conv2dDepthwiseS8Portable(s, x, w, x_zero_point, rq, plane, y);
+    ref::Conv2dDepthwiseS8(s, x, w, x_zero_point, rq, plane, y);
     return;
   }
   const size_t rows = s.out_h * s.stride_h + s.kh - 1, pitch = (s.out_w - 1) * s.stride_w + s.kw;
@@ -239,5 +239,5 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
   }
 }
 
-}  // namespace edgefold::kernels::dsp
+}  // namespace edgefold::kernels::cortex_m_dsp
 #endif
