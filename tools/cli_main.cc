@@ -23,6 +23,7 @@ constexpr Command kCommands[] = {
     {"bench", edgefold::tools::BenchCommand, "time a .efb model on random input"},
     {"export-c", edgefold::tools::ExportCCommand, "write a .efb as a C++ header for firmware"},
     {"train", edgefold::tools::TrainCommand, "fine-tune BN (and more) on .npy data, on-device path"},
+    {"diff", edgefold::tools::DiffCommand, "compare a .efb with its ONNX model layer by layer"},
 };
 
 void PrintUsage(std::FILE* out) {

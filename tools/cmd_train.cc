@@ -51,8 +51,17 @@ constexpr char kUsage[] =
 
 struct Session {
   AlignedBuffer model, arena;
+  size_t arena_bytes = 0;
   Trainer* trainer = nullptr;
   std::string log;
+};
+
+// The float model's flags (the int8 --adapt-stats-only path reads its own: train_int8.h).
+struct TrainFlags {
+  TrainOptions options;
+  Isa isa = Isa::kAuto;
+  int epochs = 1, batch_check = 0, seed = 0;
+  bool stats_only = false, shuffle = true;
 };
 
 void Log(void* user, const char* message) {
@@ -68,11 +77,10 @@ bool ParseFloat(const ParsedArgs& a, const char* flag, float fallback, float* ou
   return true;
 }
 
-// The trained model: the trainer writes its parameters and statistics into a copy.
-std::vector<uint8_t> ExportModel(const Session& s) {
-  std::vector<uint8_t> out(s.trainer->model_bytes());
-  if (s.trainer->ExportModel(out.data(), out.size()) != Status::kOk) out.clear();
-  return out;
+// The model with the trained parameters and statistics (Trainer::ExportModel).
+bool ExportModel(const Session& s, std::vector<uint8_t>* out) {
+  out->resize(s.model.bytes);
+  return s.trainer->ExportModel(out->data(), out->size()) == Status::kOk;
 }
 
 double EvalAccuracy(Session& s, const NpyArray& x, const std::vector<int32_t>& y, size_t batches) {
@@ -87,6 +95,100 @@ double EvalAccuracy(Session& s, const NpyArray& x, const std::vector<int32_t>& y
     }
   }
   return double(correct) / double(batches * n);
+}
+
+// The flags of a float model; false with `error` (possibly empty) on a usage error.
+bool ParseTrainFlags(const ParsedArgs& a, TrainFlags* f, std::string* error) {
+  TrainOptions& t = f->options;
+  const bool ok =
+      !a.Get("--output", "").empty() && !a.Get("--data", "").empty() && !a.Get("--labels", "").empty() &&
+      ParseFloat(a, "--lr", 0.01f, &t.learning_rate, error) && ParseFloat(a, "--momentum", 0.9f, &t.momentum, error) &&
+      ParseFloat(a, "--weight-decay", 0.0f, &t.weight_decay, error) &&
+      ParseFloat(a, "--bn-momentum", 0.1f, &t.bn_momentum, error) &&
+      ParseCount("--epochs", a.Get("--epochs", "1"), &f->epochs, error) &&
+      ParseCount("--batch", a.Get("--batch", "0"), &f->batch_check, error) &&
+      ParseCount("--seed", a.Get("--seed", "0"), &f->seed, error) &&
+      ParseTrainable(a.Get("--trainable", "model"), &t.trainable) && ParseIsa(a.Get("--isa", "auto").c_str(), &f->isa);
+  f->stats_only = a.Has("--adapt-stats-only");
+  f->shuffle = !a.Has("--no-shuffle") && !f->stats_only;
+  if (f->stats_only && !a.Has("--bn-momentum")) t.stats_mode = StatsMode::kCumulativeAverage;
+  return ok;
+}
+
+// The trainer on s->model in an arena of the size it asks for; false with the runtime's log.
+bool CreateTrainer(const TrainFlags& f, Session* s) {
+  Options o;
+  o.isa = f.isa;
+  o.log = Log;
+  o.log_user = &s->log;
+  const uint8_t* model = s->model.data.get();
+  return RequiredTrainingArenaBytes(model, s->model.bytes, f.options, &s->arena_bytes, o) == Status::kOk &&
+         (s->arena = AllocateAligned(s->arena_bytes)).data &&
+         Trainer::Create(model, s->model.bytes, s->arena.data.get(), s->arena_bytes, f.options, o, &s->trainer) ==
+             Status::kOk;
+}
+
+// float32 samples of the trainer's size and one label per sample in [0, classes).
+bool ReadTrainingData(const ParsedArgs& a, const Trainer& tr, NpyArray* x, std::vector<int32_t>* y,
+                      std::string* error) {
+  const size_t sample = tr.sample_elems();
+  if (!ReadNpy(a.Get("--data", ""), x, error)) return false;
+  if (x->dtype != NpyDType::kFloat32 || x->elems() % sample != 0) {
+    *error = a.Get("--data", "") + ": needs float32 samples of " + std::to_string(sample) + " values";
+    return false;
+  }
+  return ReadLabels(a.Get("--labels", ""), x->elems() / sample, tr.num_classes(), y, error);
+}
+
+// One pass over the batches of `order`: training steps, or statistics passes only.
+bool RunEpoch(Session& s, const TrainFlags& f, const NpyArray& x, const std::vector<int32_t>& y,
+              const std::vector<size_t>& order, int epoch) {
+  Trainer& tr = *s.trainer;
+  const size_t n = tr.batch_size(), sample = tr.sample_elems(), batches = y.size() / n;
+  std::vector<float> xb(n * sample);
+  std::vector<int32_t> yb(n);
+  double loss_sum = 0;
+  size_t correct = 0;
+  Progress progress("epoch " + std::to_string(epoch + 1), batches);
+  for (size_t b = 0; b < batches; ++b) {
+    for (size_t i = 0; i < n; ++i) {
+      std::memcpy(xb.data() + i * sample, x.f32.data() + order[b * n + i] * sample, sample * sizeof(float));
+      yb[i] = y[order[b * n + i]];
+    }
+    float loss = 0;
+    int hits = 0;
+    const Status st = f.stats_only ? tr.AdaptStatistics(xb.data()) : tr.TrainStep(xb.data(), yb.data(), &loss, &hits);
+    if (st != Status::kOk) {
+      std::fprintf(stderr, "edgefold train: step failed: %s%s\n", StatusName(st), s.log.c_str());
+      return false;
+    }
+    loss_sum += loss;
+    correct += size_t(hits);
+    progress.Update(b + 1, f.stats_only ? "" : "loss " + std::to_string(loss_sum / double(b + 1)).substr(0, 6));
+  }
+  progress.Finish();
+  if (f.stats_only) std::printf("epoch %d/%d: BN statistics re-estimated over %zu batches\n", epoch + 1, f.epochs, batches);
+  else std::printf("epoch %d/%d: loss %.4f, train accuracy %.4f (batch statistics)\n", epoch + 1, f.epochs,
+                   loss_sum / double(batches), double(correct) / double(batches * n));
+  return true;
+}
+
+// Epochs over the data (shuffled unless --no-shuffle), with eval accuracy before and after.
+bool Train(Session& s, const TrainFlags& f, const NpyArray& x, const std::vector<int32_t>& y) {
+  const size_t n = s.trainer->batch_size(), samples = y.size(), batches = samples / n;
+  std::printf("training arena: %zu bytes, batch %zu, %zu batches per epoch (%zu samples left over)\n",
+              s.arena_bytes, n, batches, samples - batches * n);
+  std::printf("before: eval accuracy %.4f\n", EvalAccuracy(s, x, y, batches));
+  std::vector<size_t> order(samples);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(static_cast<unsigned>(f.seed));
+  if (f.stats_only) s.trainer->ResetStatistics();
+  for (int e = 0; e < f.epochs; ++e) {
+    if (f.shuffle) std::shuffle(order.begin(), order.end(), rng);
+    if (!RunEpoch(s, f, x, y, order, e)) return false;
+  }
+  std::printf("after: eval accuracy %.4f\n", EvalAccuracy(s, x, y, batches));
+  return true;
 }
 
 }  // namespace
@@ -114,104 +216,38 @@ int TrainCommand(int argc, char** argv) {
   }
   const std::string read_error = error;
   error.clear();
-  TrainOptions t;
-  int epochs = 1, batch_check = 0, seed = 0;
-  const bool usage_ok =
-      !a.Get("--output", "").empty() && !a.Get("--data", "").empty() && !a.Get("--labels", "").empty() &&
-      ParseFloat(a, "--lr", 0.01f, &t.learning_rate, &error) && ParseFloat(a, "--momentum", 0.9f, &t.momentum, &error) &&
-      ParseFloat(a, "--weight-decay", 0.0f, &t.weight_decay, &error) &&
-      ParseFloat(a, "--bn-momentum", 0.1f, &t.bn_momentum, &error) &&
-      ParseCount("--epochs", a.Get("--epochs", "1"), &epochs, &error) &&
-      ParseCount("--batch", a.Get("--batch", "0"), &batch_check, &error) &&
-      ParseCount("--seed", a.Get("--seed", "0"), &seed, &error) &&
-      ParseTrainable(a.Get("--trainable", "model"), &t.trainable) && ParseIsa(a.Get("--isa", "auto").c_str(), &isa);
-  if (!usage_ok) {
+  TrainFlags f;
+  if (!ParseTrainFlags(a, &f, &error)) {
     std::fprintf(stderr, "edgefold train: %s\n\n%s", error.empty() ? "missing or invalid option" : error.c_str(), kUsage);
     return kExitUsage;
   }
-  const bool stats_only = a.Has("--adapt-stats-only");
-  if (stats_only && !a.Has("--bn-momentum")) t.stats_mode = StatsMode::kCumulativeAverage;
-
   Session s;
-  Options o;
-  o.isa = isa;
-  o.log = Log;
-  o.log_user = &s.log;
-  size_t arena_bytes = 0;
   s.model = std::move(model);
-  error = read_error;
-  if (!model_read ||
-      RequiredTrainingArenaBytes(s.model.data.get(), s.model.bytes, t, &arena_bytes, o) != Status::kOk ||
-      !(s.arena = AllocateAligned(arena_bytes)).data ||
-      Trainer::Create(s.model.data.get(), s.model.bytes, s.arena.data.get(), arena_bytes, t, o, &s.trainer) != Status::kOk) {
-    std::fprintf(stderr, "edgefold train: %s: cannot train this model%s%s\n", a.positional[0].c_str(), error.c_str(), s.log.c_str());
+  if (!model_read || !CreateTrainer(f, &s)) {
+    std::fprintf(stderr, "edgefold train: %s: cannot train this model%s%s\n", a.positional[0].c_str(), read_error.c_str(), s.log.c_str());
     return kExitFailure;
   }
-  Trainer& tr = *s.trainer;
-  const size_t n = tr.batch_size(), sample = tr.sample_elems();
-  if (batch_check != 0 && size_t(batch_check) != n) {
-    std::fprintf(stderr, "edgefold train: the model was compiled for batch %zu; recompile with 'edgefold compile --train --batch %d'\n", n, batch_check);
+  const size_t n = s.trainer->batch_size();
+  if (f.batch_check != 0 && size_t(f.batch_check) != n) {
+    std::fprintf(stderr, "edgefold train: the model was compiled for batch %zu; recompile with 'edgefold compile --train --batch %d'\n", n, f.batch_check);
     return kExitFailure;
   }
   NpyArray x;
   std::vector<int32_t> y;
-  bool data_ok = ReadNpy(a.Get("--data", ""), &x, &error);
-  if (data_ok && (x.dtype != NpyDType::kFloat32 || x.elems() % sample != 0)) {
-    error = a.Get("--data", "") + ": needs float32 samples of " + std::to_string(sample) + " values";
-    data_ok = false;
-  }
-  if (!data_ok || !ReadLabels(a.Get("--labels", ""), x.elems() / sample, tr.num_classes(), &y, &error)) {
+  if (!ReadTrainingData(a, *s.trainer, &x, &y, &error)) {
     std::fprintf(stderr, "edgefold train: %s\n", error.c_str());
     return kExitFailure;
   }
-  const size_t samples = y.size(), batches = samples / n;
-  if (batches == 0) {
-    std::fprintf(stderr, "edgefold train: %zu samples do not fill one batch of %zu\n", samples, n);
+  if (y.size() / n == 0) {
+    std::fprintf(stderr, "edgefold train: %zu samples do not fill one batch of %zu\n", y.size(), n);
     return kExitFailure;
   }
-  std::printf("training arena: %zu bytes, batch %zu, %zu batches per epoch (%zu samples left over)\n",
-              arena_bytes, n, batches, samples - batches * n);
-  std::printf("before: eval accuracy %.4f\n", EvalAccuracy(s, x, y, batches));
-  std::vector<size_t> order(samples);
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937 rng(static_cast<unsigned>(seed));
-  std::vector<float> xb(n * sample);
-  std::vector<int32_t> yb(n);
-  if (stats_only) tr.ResetStatistics();
-  for (int e = 0; e < epochs; ++e) {
-    if (!a.Has("--no-shuffle") && !stats_only) std::shuffle(order.begin(), order.end(), rng);
-    double loss_sum = 0;
-    size_t correct = 0;
-    Progress progress("epoch " + std::to_string(e + 1), batches);
-    for (size_t b = 0; b < batches; ++b) {
-      for (size_t i = 0; i < n; ++i) {
-        std::memcpy(xb.data() + i * sample, x.f32.data() + order[b * n + i] * sample, sample * sizeof(float));
-        yb[i] = y[order[b * n + i]];
-      }
-      float loss = 0;
-      int hits = 0;
-      const Status st = stats_only ? tr.AdaptStatistics(xb.data()) : tr.TrainStep(xb.data(), yb.data(), &loss, &hits);
-      if (st != Status::kOk) {
-        std::fprintf(stderr, "edgefold train: step failed: %s%s\n", StatusName(st), s.log.c_str());
-        return kExitFailure;
-      }
-      loss_sum += loss;
-      correct += size_t(hits);
-      progress.Update(b + 1, stats_only ? "" : "loss " + std::to_string(loss_sum / double(b + 1)).substr(0, 6));
-    }
-    progress.Finish();
-    if (stats_only) std::printf("epoch %d/%d: BN statistics re-estimated over %zu batches\n", e + 1, epochs, batches);
-    else std::printf("epoch %d/%d: loss %.4f, train accuracy %.4f (batch statistics)\n", e + 1, epochs,
-                     loss_sum / double(batches), double(correct) / double(batches * n));
-  }
-  std::printf("after: eval accuracy %.4f\n", EvalAccuracy(s, x, y, batches));
-  const std::vector<uint8_t> trained = ExportModel(s);
-  if (trained.empty()) {
-    std::fprintf(stderr, "edgefold train: could not export the trained model\n");
-    return kExitFailure;
-  }
-  if (!compiler::WriteFileAtomic(a.Get("--output", ""), trained, &error)) {
-    std::fprintf(stderr, "edgefold train: %s\n", error.c_str());
+  if (!Train(s, f, x, y)) return kExitFailure;
+  std::vector<uint8_t> adapted;
+  std::string write_error;
+  if (!ExportModel(s, &adapted)) write_error = "cannot export the trained model" + s.log;
+  if (!write_error.empty() || !compiler::WriteFileAtomic(a.Get("--output", ""), adapted, &write_error)) {
+    std::fprintf(stderr, "edgefold train: %s\n", write_error.c_str());
     return kExitFailure;
   }
   std::printf("wrote %s\n", a.Get("--output", "").c_str());

@@ -51,8 +51,9 @@ compiler::CompileResult CompileWithTrainingFlags(const std::string& onnx_path,
                 flags.calibrate_momentum < 0 ? "cumulative average, unbiased variance" : "moving average");
   }
   if (!flags.train) return compiler::CompileModel(model, options);
-  const compiler::TrainingCompileResult r = compiler::CompileForTraining(model, options, flags.training);
+  compiler::TrainingCompileResult r = compiler::CompileForTraining(model, options, flags.training);
   if (!r.compiled.ok) return r.compiled;
+  compiler::MeasureDeployedArena(model, options, flags.training, &r.training);   // for the ratio below
   const compiler::TrainingReport& t = r.training;
   if (flags.training.new_classes > 0)
     std::printf("classifier '%s': %d new outputs (initialized and learned on the device)\n",

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/fold_batchnorm.h"
 #include "edgefold_compiler/compiler.h"
 #include "testing/onnx_builder.h"
 
@@ -190,6 +191,29 @@ TEST(ConvFoldEndToEnd, MatchesDirectComputation) {
         max_err = std::max(max_err, std::fabs(expect - y[(o * oh + i) * ow + j]));
       }
   EXPECT_LT(max_err, 1e-5);
+}
+
+// The shared fold (base/fold_batchnorm.h, used by this pass, the trainer's refold and both
+// adaptations) against BatchNorm itself: x·s + shift and W'·x + b' equal γ(z − μ)/√(σ²+ε) + β
+// with z = x, z = W·x + b, in float and in double.
+template <class T>
+void CheckSharedFold(double tol) {
+  const T gamma = T(-1.25), beta = T(0.5), mean = T(3.0), var = T(0.36), eps = T(1e-3);
+  const internal::BnScaleShift<T> f = internal::FoldBatchNorm<T>(gamma, beta, mean, var, eps);
+  const T w = T(0.75), b = T(-0.2);
+  const T w_folded = w * f.scale, b_folded = internal::FoldedBias<T>(b, beta, mean, f.scale);
+  for (double x : {-4.0, 0.0, 2.5, 3.0, 10.0}) {
+    const double bn_of_x = double(gamma) * (x - double(mean)) / std::sqrt(double(var) + double(eps)) + double(beta);
+    EXPECT_NEAR(double(T(x) * f.scale + f.shift), bn_of_x, tol) << "x = " << x;
+    const double z = double(w) * x + double(b);
+    const double bn_of_z = double(gamma) * (z - double(mean)) / std::sqrt(double(var) + double(eps)) + double(beta);
+    EXPECT_NEAR(double(w_folded * T(x) + b_folded), bn_of_z, tol) << "x = " << x;
+  }
+}
+
+TEST(SharedFold, FloatAndDoubleEqualBatchNorm) {
+  CheckSharedFold<float>(1e-5);
+  CheckSharedFold<double>(1e-12);
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 // compile-side halves of edgefold's training mode, for library users and the CLI alike.
 //
 // CompileForTraining keeps BatchNorm, fixes the training batch, and writes the model's
-// TrainingSection: each BatchNorm's tensors, the trainable tensors, and the offset of every
-// training buffer, planned by lifetime with the arena planner (the runtime trainer follows it).
+// TrainingSection: each BatchNorm's tensors, the trainable tensors (decided from the graph), and
+// every training buffer's offset, named by role and planned by lifetime with the arena planner
+// (the runtime trainer finds each of its buffers by role).
 // Needs the runtime linked into the compiler (EDGEFOLD_COMPILER_VERIFY, the default).
 #pragma once
 #include <string>
@@ -63,7 +64,7 @@ struct TrainingReport {
   uint64_t inference_arena_bytes = 0;     // the same model's inference arena (BatchNorm kept)
   // The model as it is deployed for inference (BatchNorm folded, activations fused, at the
   // inference batch): the arena Interpreter::Create needs, and its planned tensors alone (the
-  // `arena:` line of a plain compile). Set by CompileForTraining.
+  // `arena:` line of a plain compile). Set by MeasureDeployedArena.
   uint64_t deployed_arena_bytes = 0;
   uint64_t deployed_planned_bytes = 0;
   int recompute_segments = 0;             // --recompute: the backward's segments (0: none)
@@ -74,8 +75,15 @@ struct TrainingCompileResult {
   TrainingReport training;
 };
 
+// Compiles the model once, then writes it with its TrainingSection.
 TrainingCompileResult CompileForTraining(const onnx::ModelProto& model, CompileOptions options,
                                          const TrainingOptions& training);
+
+// The same graph compiled as it is deployed (every fold, the inference batch), a second compile
+// for comparison: sets report->deployed_arena_bytes and deployed_planned_bytes. False when that
+// compile fails (the report is left as it was).
+bool MeasureDeployedArena(const onnx::ModelProto& model, CompileOptions options, const TrainingOptions& training,
+                          TrainingReport* report);
 
 // The two steps CompileForTraining makes, for tests and tools that compile in between:
 // options for a trainable graph (BN kept, no fusion but into BN, the batch on the input) ...

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "base/fold_batchnorm.h"
 #include "passes/fold_forward.h"
 #include "passes/passes.h"
 
@@ -61,9 +62,10 @@ BnAffine ComputeAffine(const ir::Graph& g, const ir::Node& bn) {
                            "] = " + FormatValue(var.data[c]);
     if (var.data[c] < 0) throw CompileError(at + " is negative");
     if (var.data[c] + eps <= 0) throw CompileError(at + " plus epsilon " + FormatValue(eps) + " is not positive");
-    const double s = gamma.data[c] / std::sqrt(var.data[c] + eps);
-    a.scale.push_back(s);
-    a.shift.push_back(beta.data[c] - mean.data[c] * s);
+    const internal::BnScaleShift<double> fold =
+        internal::FoldBatchNorm<double>(gamma.data[c], beta.data[c], mean.data[c], var.data[c], eps);
+    a.scale.push_back(fold.scale);
+    a.shift.push_back(fold.shift);
   }
   return a;
 }
@@ -111,7 +113,7 @@ bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a, bool keep
   std::vector<double> bias(static_cast<size_t>(channels), 0.0);
   if (!p.In(2).empty()) bias = g.At(p.inputs[2]).data;
   if (static_cast<int64_t>(bias.size()) != channels) return false;
-  for (int64_t c = 0; c < channels; ++c) bias[c] = (bias[c] - a.mean[c]) * a.scale[c] + a.beta[c];
+  for (int64_t c = 0; c < channels; ++c) bias[c] = internal::FoldedBias(bias[c], a.beta[c], a.mean[c], a.scale[c]);
   if (keep_adaptation && p.op != "ConvTranspose") {   // passes.h: kBnAdaptAttr
     ir::Attr adapt;
     adapt.kind = ir::Attr::kFloats;

@@ -1,10 +1,14 @@
 // compile --train: the graph kept trainable (BatchNorm as its own op, activations fused only
-// into BN, plain conv weights), the training batch fixed on the input, then the TrainingSection.
+// into BN, plain conv weights), the training batch fixed on the input, compiled once, then
+// written again with its TrainingSection (training_section.h).
 #include <onnx/onnx_pb.h>
 
+#include "compile_lowered.h"
 #include "edgefold_compiler/training.h"
 #include "train/aligned_model.h"
 #include "train/new_classes.h"
+#include "train/training_section.h"
+#include "write/section_writer.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -71,45 +75,71 @@ bool ConfigureTrainingCompile(onnx::ModelProto* model, int batch, CompileOptions
   return true;
 }
 
-TrainingCompileResult CompileForTraining(const onnx::ModelProto& model, CompileOptions options,
-                                         const TrainingOptions& training) {
-  TrainingCompileResult out;
-  onnx::ModelProto trainable = model;
+namespace {
+
+// The graph as compiled for training (--new-classes appended) and the compile options for it.
+bool TrainableGraph(const onnx::ModelProto& model, const TrainingOptions& training, onnx::ModelProto* trainable,
+                    CompileOptions* options, std::string* head, std::string* error) {
+  *trainable = model;
   if (training.batch < 1 || training.inference_batch < 1 || training.batch % training.inference_batch != 0) {
-    out.compiled.error = "the training batch (" + std::to_string(training.batch) + ") must be a multiple of the "
-                         "inference batch (" + std::to_string(training.inference_batch) + ")";
-    return out;
+    *error = "the training batch (" + std::to_string(training.batch) + ") must be a multiple of the "
+             "inference batch (" + std::to_string(training.inference_batch) + ")";
+    return false;
   }
   if (training.new_classes > 0) {
     if (training.trainable == TrainableSet::kBatchNorm) {
-      out.compiled.error = "--new-classes needs the head trained: --trainable bn+head or all";
-      return out;
+      *error = "--new-classes needs the head trained: --trainable bn+head or all";
+      return false;
     }
-    if (!AppendClasses(&trainable, training.new_classes, &out.training.new_classes_head, &out.compiled.error))
-      return out;
+    if (!AppendClasses(trainable, training.new_classes, head, error)) return false;
   }
-  CompileOptions deployed = options;
-  if (!ConfigureTrainingCompile(&trainable, training.inference_batch, &options, &out.compiled.error)) return out;
-  // The deployed model: what training is measured against (the same input shapes, every fold).
-  deployed.input_shapes = options.input_shapes;
-  deployed.verify = false;
-  const CompileResult inference = CompileModel(trainable, deployed);
-  if (inference.ok) {
-    size_t bytes = 0;
-    AlignedBuffer efb = AlignedCopy(inference.model, inference.model.size());
-    if (RequiredArenaBytes(efb.get(), inference.model.size(), &bytes) == Status::kOk)
-      out.training.deployed_arena_bytes = bytes;
-    out.training.deployed_planned_bytes = inference.report.arena_bytes;
-  }
-  out.compiled = CompileModel(trainable, options);
+  return ConfigureTrainingCompile(trainable, training.inference_batch, options, error);
+}
+
+}  // namespace
+
+TrainingCompileResult CompileForTraining(const onnx::ModelProto& model, CompileOptions options,
+                                         const TrainingOptions& training) {
+  TrainingCompileResult out;
+  onnx::ModelProto trainable;
+  std::string head;
+  if (!TrainableGraph(model, training, &trainable, &options, &head, &out.compiled.error)) return out;
+  LoweredModelWriter writer;
+  out.compiled = CompileModelLowered(trainable, options, writer.lowered());
   if (!out.compiled.ok) return out;
-  const std::string head = out.training.new_classes_head;
-  if (!AddTrainingSection(&out.compiled.model, training, &out.training, &out.compiled.error)) {
+  // The same lowered model written again with its training section, one writer pass each.
+  const SectionWriter write = [&writer](const TrainingSectionData& section) { return writer.Write(section); };
+  bool ok = false;
+  try {
+    ok = BuildTrainingSection(writer.Outline(), training, write, &out.compiled.model, &out.training,
+                              &out.compiled.error);
+  } catch (const std::exception& e) {
+    out.compiled.error = e.what();
+  }
+  if (!ok) {
     out.compiled.ok = false;
     out.compiled.model.clear();
   }
   out.training.new_classes_head = head;
   return out;
+}
+
+bool MeasureDeployedArena(const onnx::ModelProto& model, CompileOptions options, const TrainingOptions& training,
+                          TrainingReport* report) {
+  onnx::ModelProto trainable;
+  CompileOptions training_options = options;
+  std::string head, error;
+  if (!TrainableGraph(model, training, &trainable, &training_options, &head, &error)) return false;
+  options.input_shapes = training_options.input_shapes;   // the same input shapes, every fold
+  options.verify = false;
+  const CompileResult deployed = CompileModel(trainable, options);
+  if (!deployed.ok) return false;
+  size_t bytes = 0;
+  AlignedBuffer efb = AlignedCopy(deployed.model, deployed.model.size());
+  if (RequiredArenaBytes(efb.get(), deployed.model.size(), &bytes) != Status::kOk) return false;
+  report->deployed_arena_bytes = bytes;
+  report->deployed_planned_bytes = deployed.report.arena_bytes;
+  return true;
 }
 
 }  // namespace edgefold::compiler

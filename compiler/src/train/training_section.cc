@@ -1,238 +1,189 @@
-// The TrainingSection of a model compiled for training: each BatchNorm's tensors, the tensors
-// training updates (a preset, optionally cut to the last layers: a sparse update), and every
-// training buffer's offset, planned by lifetime. The runtime trainer is the authority on which
-// buffers a step needs (ForEachTrainingBuffer); the compiler's planner places them.
-#include <cstdint>
-#include <cstdio>
-#include <string>
+#include "train/training_section.h"
 
 #include "edgefold/trainer.h"
-#include "edgefold/model_generated.h"
-#include "edgefold_compiler/training.h"
 #include "train/aligned_model.h"
+#include "train/trainable_set.h"
+#include "write/section_writer.h"
 
 namespace edgefold::compiler {
 namespace {
 
-Trainable RuntimeSet(TrainableSet set) {
-  switch (set) {
-    case TrainableSet::kBatchNorm: return Trainable::kBatchNorm;
-    case TrainableSet::kBatchNormAndHead: return Trainable::kBatchNormAndHead;
-    case TrainableSet::kAll: return Trainable::kAll;
+// The settings TrainingOptions gives, and each BatchNorm's tensors; nothing trainable or
+// planned yet.
+TrainingSectionData SectionSettings(const GraphOutline& g, const TrainingOptions& training, int graph_batch) {
+  TrainingSectionData s;
+  s.batch_size = training.batch > 0 ? training.batch : graph_batch;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const GraphOutline::Op& op = g.ops[i];
+    if (op.role != GraphOutline::OpRole::kBatchNorm || op.inputs.size() < 5) continue;
+    s.batchnorms.push_back({static_cast<int32_t>(i), op.inputs[1], op.inputs[2], op.inputs[3], op.inputs[4],
+                            op.bn_epsilon, op.bn_momentum});
   }
-  return Trainable::kBatchNorm;
+  s.refold_weights = training.refold_weights;
+  s.frozen_statistics = training.frozen_statistics;
+  s.new_classes = training.new_classes;
+  s.saved_precision = training.saved_precision == TrainingOptions::Saved::kFloat16    ? TrainingSectionData::Saved::kFloat16
+                      : training.saved_precision == TrainingOptions::Saved::kBFloat16 ? TrainingSectionData::Saved::kBFloat16
+                                                                                     : TrainingSectionData::Saved::kFloat32;
+  return s;
 }
 
-std::vector<uint8_t> PackModel(const fb::ModelT& model) {
-  flatbuffers::FlatBufferBuilder fbb;
-  fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, &model));
-  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-}
-
-// A trainer on `efb` under `train`: the tensors it trains, or false with the runtime's log.
-bool ListTrainable(const std::vector<uint8_t>& efb, const TrainOptions& train, std::vector<int32_t>* out,
-                   size_t* arena_bytes, std::string* log) {
-  const Options o = CollectingOptions(log);
-  AlignedBuffer model = AlignedCopy(efb, efb.size());
-  size_t arena = 0;
-  if (RequiredTrainingArenaBytes(model.get(), efb.size(), train, &arena, o) != Status::kOk) return false;
-  AlignedBuffer arena_buf = AlignedCopy({}, arena);
-  Trainer* trainer = nullptr;
-  if (Trainer::Create(model.get(), efb.size(), arena_buf.get(), arena, train, o, &trainer) != Status::kOk)
-    return false;
-  out->clear();
-  for (size_t i = 0; i < trainer->num_parameters(); ++i)
-    if (trainer->parameter(i).trainable) out->push_back(trainer->parameter(i).tensor);
-  if (arena_bytes != nullptr) *arena_bytes = arena;
-  return true;
-}
-
-// The first operator a sparse update trains: named by --train-from (node or output name), or
-// the K-th BatchNorm from the end; 0 when the whole network trains, -1 on a bad request.
-int FirstTrainedOp(const fb::ModelT& model, const TrainingOptions& t, std::string* error) {
-  if (!t.train_from.empty() && t.trainable_last > 0) {
-    *error = "--train-from and --trainable-last both choose where training starts: give one";
-    return -1;
-  }
-  if (!t.train_from.empty()) {
-    for (size_t i = 0; i < model.operators.size(); ++i) {
-      const auto& op = *model.operators[i];
-      const bool output = !op.outputs.empty() && model.tensors[op.outputs[0]]->name == t.train_from;
-      if (op.name == t.train_from || output) return static_cast<int>(i);
-    }
-    *error = "--train-from '" + t.train_from + "': no node or tensor of that name in the compiled "
-             "graph (BatchNorm, Conv and Gemm nodes keep their ONNX names under --train)";
-    return -1;
-  }
-  if (t.trainable_last <= 0) return 0;
-  std::vector<int> bns;
-  for (size_t i = 0; i < model.operators.size(); ++i)
-    if (model.operators[i]->type == fb::OpType::BatchNorm) bns.push_back(static_cast<int>(i));
-  if (static_cast<size_t>(t.trainable_last) > bns.size()) {
-    *error = "--trainable-last " + std::to_string(t.trainable_last) + ": the model has " +
-             std::to_string(bns.size()) + " BatchNorm layers";
-    return -1;
-  }
-  return bns[bns.size() - static_cast<size_t>(t.trainable_last)];
-}
-
-// Keeps the tensors whose reading op is at or after `first_op`.
-std::vector<int32_t> TrainedFrom(const fb::ModelT& model, const std::vector<int32_t>& tensors, int first_op) {
-  std::vector<int32_t> kept;
-  for (int32_t t : tensors) {
-    bool after = false;
-    for (size_t i = static_cast<size_t>(first_op); i < model.operators.size() && !after; ++i)
-      for (int32_t in : model.operators[i]->inputs) after |= in == t;
-    if (after) kept.push_back(t);
-  }
-  return kept;
-}
-
-// Lists the buffers a step of `model` needs (the runtime trainer is the authority), plans them
-// by lifetime and records the offsets in the model's training section; `efb` is repacked.
-bool PlanTrainingBuffers(fb::ModelT* model, std::vector<uint8_t>* efb, BufferPlan* plan, std::string* error) {
-  model->training->buffer_offsets.clear();
-  *efb = PackModel(*model);
+// Lists the buffers a step of the model needs, each named by role (the runtime trainer is the
+// authority), plans them by lifetime and records each offset with its role in `section`.
+bool PlanTrainingBuffers(const SectionWriter& write, TrainingSectionData* section, BufferPlan* plan,
+                         std::string* error) {
+  section->buffers.clear();
+  const std::vector<uint8_t> efb = write(*section);
   std::string log;
   const Options o = CollectingOptions(&log);
-  std::vector<BufferLifetime> buffers;
-  AlignedBuffer bytes = AlignedCopy(*efb, efb->size());
-  auto collect = [](void* user, const TrainingBuffer& b) {
-    static_cast<std::vector<BufferLifetime>*>(user)->push_back(
-        {b.bytes, b.first_step, b.last_step});
-  };
-  if (ForEachTrainingBuffer(bytes.get(), efb->size(), TrainOptions(), collect, &buffers, o) != Status::kOk) {
+  std::vector<TrainingBuffer> buffers;
+  AlignedBuffer bytes = AlignedCopy(efb, efb.size());
+  auto collect = [](void* user, const TrainingBuffer& b) { static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b); };
+  if (ForEachTrainingBuffer(bytes.get(), efb.size(), TrainOptions(), collect, &buffers, o) != Status::kOk) {
     *error = "cannot list the training buffers:" + log;
     return false;
   }
-  *plan = PlanBuffers(buffers);
-  model->training->buffer_offsets = plan->offsets;
-  model->training->planned_bytes = plan->arena_bytes;
-  model->training->lower_bound = plan->lower_bound;
-  *efb = PackModel(*model);
+  std::vector<BufferLifetime> lifetimes;
+  for (const TrainingBuffer& b : buffers) lifetimes.push_back({b.bytes, b.first_step, b.last_step});
+  *plan = PlanBuffers(lifetimes);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const TrainingBuffer& b = buffers[i];
+    section->buffers.push_back({static_cast<uint8_t>(b.kind), b.owner, b.index, b.life, plan->offsets[i], b.bytes});
+  }
+  section->planned_bytes = plan->arena_bytes;
+  section->lower_bound = plan->lower_bound;
   return true;
+}
+
+// The whole training arena of `efb` (planned buffers and the trainer's records), or SIZE_MAX
+// with the runtime's messages in `log`.
+size_t TrainingArenaBytes(const std::vector<uint8_t>& efb, std::string* log) {
+  AlignedBuffer aligned = AlignedCopy(efb, efb.size());
+  size_t arena = SIZE_MAX;
+  if (RequiredTrainingArenaBytes(aligned.get(), efb.size(), TrainOptions(), &arena, CollectingOptions(log)) !=
+      Status::kOk)
+    return SIZE_MAX;
+  return arena;
 }
 
 // --recompute: splits the backward [first op reading a trained tensor, end) into K segments of
 // equal op count for K = 2 … 16 and keeps the split with the smallest training arena (none, if
 // no split beats keeping every value).
-bool ChooseRecomputeSegments(fb::ModelT* model, std::vector<uint8_t>* efb, int first_op,
-                             const std::vector<int32_t>& trainable, BufferPlan* plan, std::string* error) {
-  const int n = static_cast<int>(model->operators.size());
+bool ChooseRecomputeSegments(const GraphOutline& g, const SectionWriter& write, int first_op,
+                             TrainingSectionData* section, BufferPlan* plan, std::string* error) {
+  const int n = static_cast<int>(g.ops.size());
   int first_backward = n;
   for (int i = first_op; i < n && first_backward == n; ++i)
-    for (int32_t in : model->operators[static_cast<size_t>(i)]->inputs)
-      for (int32_t t : trainable)
+    for (int32_t in : g.ops[static_cast<size_t>(i)].inputs)
+      for (int32_t t : section->trainable)
         if (in == t) first_backward = i;
-  // Compared by the whole training arena: the planned buffers and the trainer's records (a
-  // split adds the pointers it switches).
-  const auto whole_arena = [](const std::vector<uint8_t>& bytes) {
-    AlignedBuffer aligned = AlignedCopy(bytes, bytes.size());
-    size_t arena = SIZE_MAX;
-    if (RequiredTrainingArenaBytes(aligned.get(), bytes.size(), TrainOptions(), &arena) != Status::kOk) return SIZE_MAX;
-    return arena;
-  };
+  std::string log;
   std::vector<int32_t> best;
-  size_t best_arena = whole_arena(*efb);
+  size_t best_arena = TrainingArenaBytes(write(*section), &log);
   for (int k = 2; k <= 16 && k <= n - first_backward; ++k) {
     std::vector<int32_t> starts;
     for (int j = 1; j < k; ++j) starts.push_back(first_backward + (n - first_backward) * j / k);
-    model->training->recompute_segments = starts;
+    section->recompute_segments = starts;
     BufferPlan candidate;
-    if (!PlanTrainingBuffers(model, efb, &candidate, error)) return false;
-    const size_t arena = whole_arena(*efb);
+    if (!PlanTrainingBuffers(write, section, &candidate, error)) return false;
+    const size_t arena = TrainingArenaBytes(write(*section), &log);
     if (arena < best_arena) {
       best = starts;
       best_arena = arena;
     }
   }
-  model->training->recompute_segments = best;
-  return PlanTrainingBuffers(model, efb, plan, error);
+  section->recompute_segments = best;
+  return PlanTrainingBuffers(write, section, plan, error);
+}
+
+// The written model creates a trainer that trains exactly `trainable`: the runtime agrees with
+// the compiler's decision, and refuses nothing (an op without a backward, a graph that cannot
+// run at the training batch) at the device. `arena_bytes` receives the training arena.
+bool CheckTrainerAgrees(const std::vector<uint8_t>& efb, const std::vector<int32_t>& trainable, size_t* arena_bytes,
+                        std::string* error) {
+  std::string log;
+  *arena_bytes = TrainingArenaBytes(efb, &log);
+  const Options o = CollectingOptions(&log);
+  AlignedBuffer model = AlignedCopy(efb, efb.size());
+  AlignedBuffer arena = AlignedCopy({}, *arena_bytes == SIZE_MAX ? 0 : *arena_bytes);
+  Trainer* trainer = nullptr;
+  if (*arena_bytes == SIZE_MAX ||
+      Trainer::Create(model.get(), efb.size(), arena.get(), *arena_bytes, TrainOptions(), o, &trainer) != Status::kOk) {
+    *error = "the model cannot be trained:" + log;
+    return false;
+  }
+  std::vector<int32_t> trained;
+  for (size_t i = 0; i < trainer->num_parameters(); ++i)
+    if (trainer->parameter(i).trainable) trained.push_back(trainer->parameter(i).tensor);
+  if (trained != trainable) {
+    *error = "internal error: the runtime trainer trains " + std::to_string(trained.size()) +
+             " tensors where the training section lists " + std::to_string(trainable.size());
+    return false;
+  }
+  return true;
+}
+
+void FillReport(const GraphOutline& g, const TrainingSectionData& s, const BufferPlan& plan, int graph_batch,
+                const std::vector<uint8_t>& efb, TrainingReport* report) {
+  report->batch = s.batch_size;
+  report->inference_batch = graph_batch;
+  report->batchnorms_kept = static_cast<int>(s.batchnorms.size());
+  report->trainable_tensors = static_cast<int>(s.trainable.size());
+  for (const GraphOutline::Op& op : g.ops) {   // where the backward stops
+    bool trained = false;
+    for (int32_t in : op.inputs)
+      for (int32_t t : s.trainable) trained |= in == t;
+    if (trained) { report->first_trained_op = op.name; break; }
+  }
+  report->arena_bytes = s.arena_bytes;
+  report->recompute_segments = s.recompute_segments.empty() ? 0 : static_cast<int>(s.recompute_segments.size()) + 1;
+  report->lower_bound = plan.lower_bound;
+  report->planned_bytes = plan.arena_bytes;
+  AlignedBuffer bytes = AlignedCopy(efb, efb.size());
+  size_t inference = 0;
+  if (RequiredArenaBytes(bytes.get(), efb.size(), &inference) == Status::kOk) report->inference_arena_bytes = inference;
 }
 
 }  // namespace
 
+bool BuildTrainingSection(const GraphOutline& g, const TrainingOptions& training, const SectionWriter& write,
+                          std::vector<uint8_t>* efb, TrainingReport* report, std::string* error) {
+  if (g.inputs.empty()) {
+    *error = "the model has no graph input";
+    return false;
+  }
+  const auto& input_shape = g.tensors[static_cast<size_t>(g.inputs[0])].shape;
+  const int graph_batch = input_shape.empty() ? 1 : static_cast<int>(input_shape[0]);
+  TrainingSectionData section = SectionSettings(g, training, graph_batch);
+  const int first_op = FirstTrainedOp(g, training, error);
+  if (first_op < 0) return false;
+  section.trainable = TrainedFrom(g, TrainableTensors(g, training.trainable), first_op);
+  if (section.trainable.empty()) {
+    *error = "nothing to train from operator '" + g.ops[static_cast<size_t>(first_op)].name + "' on under --trainable " +
+             TrainableSetName(training.trainable);
+    return false;
+  }
+  BufferPlan plan;
+  if (!PlanTrainingBuffers(write, &section, &plan, error)) return false;
+  if (training.recompute && !ChooseRecomputeSegments(g, write, first_op, &section, &plan, error)) return false;
+  size_t arena = 0;
+  if (!CheckTrainerAgrees(write(section), section.trainable, &arena, error)) return false;
+  section.arena_bytes = arena;
+  *efb = write(section);
+  if (report != nullptr) FillReport(g, section, plan, graph_batch, *efb, report);
+  return true;
+}
+
 bool AddTrainingSection(std::vector<uint8_t>* efb, const TrainingOptions& training, TrainingReport* report,
                         std::string* error) {
-  auto model = fb::UnPackModel(efb->data());
-  auto section = std::make_unique<fb::TrainingSectionT>();
-  const auto& input = model->tensors[model->inputs.at(0)];
-  const int graph_batch = input->shape.empty() ? 1 : input->shape[0];
-  section->batch_size = training.batch > 0 ? training.batch : graph_batch;
-  for (size_t i = 0; i < model->operators.size(); ++i) {
-    const auto& op = model->operators[i];
-    if (op->type != fb::OpType::BatchNorm) continue;
-    const auto* o = op->options.AsBatchNormOptions();
-    fb::BatchNormTrainStateT bn;
-    bn.op = static_cast<int32_t>(i);
-    bn.gamma = op->inputs[1];
-    bn.beta = op->inputs[2];
-    bn.running_mean = op->inputs[3];
-    bn.running_var = op->inputs[4];
-    bn.epsilon = o->epsilon;
-    bn.momentum = o->momentum;
-    section->batchnorms.push_back(std::make_unique<fb::BatchNormTrainStateT>(bn));
-  }
-  const int first_op = FirstTrainedOp(*model, training, error);
-  if (first_op < 0) return false;
-  std::string log;
-  TrainOptions preset;
-  preset.trainable = RuntimeSet(training.trainable);
-  std::vector<int32_t> trainable;
-  if (!ListTrainable(*efb, preset, &trainable, nullptr, &log)) {
-    *error = "the model cannot be trained:" + log;
+  try {
+    const std::vector<uint8_t> compiled = *efb;
+    const SectionWriter write = [&compiled](const TrainingSectionData& s) { return WithTrainingSection(compiled, s); };
+    return BuildTrainingSection(OutlineOfEfb(compiled), training, write, efb, report, error);
+  } catch (const std::exception& e) {
+    *error = e.what();
     return false;
   }
-  trainable = TrainedFrom(*model, trainable, first_op);
-  if (trainable.empty()) {
-    *error = "nothing to train from operator '" + model->operators[static_cast<size_t>(first_op)]->name +
-             "' on under --trainable " + TrainableSetName(training.trainable);
-    return false;
-  }
-  section->trainable = trainable;
-  section->refold_weights = training.refold_weights;
-  section->frozen_statistics = training.frozen_statistics;
-  section->new_classes = training.new_classes;
-  section->saved_precision = training.saved_precision == TrainingOptions::Saved::kFloat16   ? fb::SavedPrecision::Float16
-                             : training.saved_precision == TrainingOptions::Saved::kBFloat16 ? fb::SavedPrecision::BFloat16
-                                                                                            : fb::SavedPrecision::Float32;
-  model->training = std::move(section);
-  BufferPlan plan;
-  if (!PlanTrainingBuffers(model.get(), efb, &plan, error)) return false;
-  if (training.recompute && !ChooseRecomputeSegments(model.get(), efb, first_op, trainable, &plan, error))
-    return false;
-
-  std::vector<int32_t> check;   // the planned layout must create a trainer with the same set
-  size_t arena = 0;
-  if (!ListTrainable(*efb, TrainOptions(), &check, &arena, &log) || check != trainable) {
-    *error = "the planned training layout does not create a trainer:" + log;
-    return false;
-  }
-  model->training->arena_bytes = arena;
-  *efb = PackModel(*model);
-
-  if (report != nullptr) {
-    report->batch = model->training->batch_size;
-    report->inference_batch = graph_batch;
-    report->batchnorms_kept = static_cast<int>(model->training->batchnorms.size());
-    report->trainable_tensors = static_cast<int>(trainable.size());
-    for (const auto& op : model->operators) {   // where the backward stops
-      bool trained = false;
-      for (int32_t in : op->inputs)
-        for (int32_t t : trainable) trained |= in == t;
-      if (trained) { report->first_trained_op = op->name; break; }
-    }
-    report->arena_bytes = arena;
-    report->recompute_segments = static_cast<int>(model->training->recompute_segments.size()) +
-                                 (model->training->recompute_segments.empty() ? 0 : 1);
-    report->lower_bound = plan.lower_bound;
-    report->planned_bytes = plan.arena_bytes;
-    AlignedBuffer final_bytes = AlignedCopy(*efb, efb->size());
-    size_t inference = 0;
-    if (RequiredArenaBytes(final_bytes.get(), efb->size(), &inference) == Status::kOk)
-      report->inference_arena_bytes = inference;
-  }
-  return true;
 }
 
 }  // namespace edgefold::compiler

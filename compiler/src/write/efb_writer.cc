@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "plan/arena_planner.h"
+#include "write/training_section_writer.h"
 
 namespace edgefold::compiler {
 namespace {
@@ -43,7 +44,7 @@ flatbuffers::Offset<fb::Tensor> WriteTensor(flatbuffers::FlatBufferBuilder& fbb,
 
 }  // namespace
 
-std::vector<uint8_t> WriteEfb(LoweredModel* model, uint64_t* weight_bytes) {
+std::vector<uint8_t> WriteEfb(LoweredModel* model, uint64_t* weight_bytes, const TrainingSectionData* training) {
   const std::vector<uint8_t> blob = PackWeights(model);
   *weight_bytes = blob.size();
   flatbuffers::FlatBufferBuilder fbb(1024 + blob.size() * 2);
@@ -55,10 +56,12 @@ std::vector<uint8_t> WriteEfb(LoweredModel* model, uint64_t* weight_bytes) {
   for (const fb::OperatorT& op : model->ops) ops.push_back(fb::CreateOperator(fbb, &op));
   bool int8 = false;
   for (const LoweredTensor& t : model->tensors) int8 = int8 || t.dtype != fb::DType::Float32;
-  const auto root = fb::CreateModel(fbb, int8 ? kEfbFormatVersionInt8 : kEfbFormatVersion, fbb.CreateString("edgefold-compiler 0.1"),
+  const uint32_t version = training != nullptr ? kEfbFormatVersionTraining : int8 ? kEfbFormatVersionInt8 : kEfbFormatVersion;
+  const auto section = training != nullptr ? WriteTrainingSection(fbb, *training) : 0;
+  const auto root = fb::CreateModel(fbb, version, fbb.CreateString("edgefold-compiler 0.1"),
                                     fbb.CreateVector(tensors), fbb.CreateVector(ops),
                                     fbb.CreateVector(model->inputs), fbb.CreateVector(model->outputs),
-                                    model->arena_bytes, model->arena_lower_bound, weights);
+                                    model->arena_bytes, model->arena_lower_bound, weights, section);
   fb::FinishModelBuffer(fbb, root);
   std::vector<uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());

@@ -13,27 +13,13 @@
 #include "edgefold/isa.h"
 #include "edgefold/op_resolver.h"
 #include "edgefold/status.h"
+#include "edgefold/types.h"
 
 namespace edgefold {
 
-constexpr size_t kArenaAlignment = 64;
-constexpr int kMaxRank = 6;
-
-// Receives one formatted message per error (null-terminated). Called only on failure paths.
-using LogFn = void (*)(void* user, const char* message);
 // Called by Invoke after op `op_index` has run (per-op profiling: the caller reads its own
 // clock; the runtime has none). Not called when the op fails.
 using OpEndFn = void (*)(void* user, size_t op_index);
-
-// Threads, supplied by the caller (edgefold/thread_pool.h has one for hosted builds; firmware
-// plugs its RTOS's): parallel_for(user, tasks, run, ctx) must call run(ctx, i) exactly once for
-// every i in [0, tasks), in any order and on any threads, and return when all have returned.
-// The runtime calls it from Invoke only, never re-entrantly, and allocates nothing for it.
-// Each task runs kernels with their buffers on the stack (the depthwise convs' zero-bordered
-// planes are most of it): give the threads at least 160 KiB (x86 AVX-512 table; AVX2 and
-// SSE 96 KiB). Measured as the smallest `ulimit -s` under which `edgefold run` ran every
-// network of bench/ on one thread: 144 KiB with AVX-512, 88 with AVX2, 96 with SSE 4.2.
-using ParallelForFn = void (*)(void* user, size_t tasks, void (*run)(void* ctx, size_t task), void* ctx);
 
 struct Options {
   Isa isa = Isa::kAuto;                 // force a dispatch level (tests, benchmarks)
@@ -59,10 +45,6 @@ struct Options {
   // core) compile it out.
   bool adapt_splits = true;
 };
-
-// Element type of a tensor (the schema's DType, same values).
-enum class DType : uint8_t { kFloat32 = 0, kInt32 = 1, kInt8 = 2 };
-const char* DTypeName(DType d);   // "float32", "int32", "int8"
 
 // A view of one graph input or output; the pointers point into the arena (data) and the model
 // (shape, name). A model compiled with `--io int8` has int8 inputs and outputs: then `data` is
@@ -124,7 +106,6 @@ class Interpreter {
 
   struct State;  // defined in runtime/src/interpreter/interpreter_state.h
  private:
-  friend class Int8Adapter;   // runs the ops one by one and repoints requantization constants
   explicit Interpreter(State* state) : state_(state) {}
   Status CheckInputS8(const char* call, size_t i, const void* data, size_t elems) const;
   State* state_;

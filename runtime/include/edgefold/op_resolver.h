@@ -3,19 +3,11 @@
 #pragma once
 #include <cstdint>
 
-#include "edgefold/op_list.h"
+#include "edgefold/types.h"
 
 namespace edgefold {
 
 namespace internal { struct OpKernel; }
-
-// Operator kinds, numbered as OpType in schemas/model.fbs (checked at compile time).
-enum class OpKind : uint16_t {
-#define EDGEFOLD_OP_KIND(op) k##op,
-  EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_KIND)
-#undef EDGEFOLD_OP_KIND
-  kCount
-};
 
 class OpResolver {
  public:

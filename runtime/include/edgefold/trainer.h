@@ -82,21 +82,46 @@ struct ParameterView {
   bool trainable = false;        // false for running statistics
 };
 
+// What a training buffer holds; with TrainingBuffer::owner, index and life it names the
+// buffer's role, unique within a model (the values match the schema's TrainingBufferKind).
+enum class TrainingBufferKind : uint8_t {
+  kActivation = 0,         // owner: tensor; a value kept for the backward
+  kGradient,               // owner: tensor; a value's gradient
+  kParameter,              // owner: tensor; the arena copy of a parameter or BN statistic
+  kParameterGradient,      // owner: tensor
+  kVelocity,               // owner: tensor; SGD momentum
+  kNormalized,             // owner: BatchNorm op; x̂ (16 bits under --saved-precision)
+  kStatistics,             // owner: BatchNorm op; index 0 batch mean, 1 variance, 2 1/σ
+  kFrozenParamGradients,   // owner: BatchNorm op; dγ, dβ of a BN whose γ, β are frozen
+  kFolded,                 // owner: BatchNorm op; Refold's W' (index 0) and b' (index 1)
+  kScratch,                // owner: op; its forward scratch
+  kColumns,                // owner: Conv op; im2col of x (index 0) and of dx (index 1)
+  kTemp,                   // owner -1; one tensor's worth for overwrite-then-add
+};
+// "activation", "gradient", … (for messages).
+const char* TrainingBufferKindName(TrainingBufferKind kind);
+
 // One buffer of a training step — an activation kept for the backward, a gradient, a parameter
-// copy, its gradient or momentum, BatchNorm state, scratch — with the steps it is live:
-// forward of op i is step i, the loss step n (= number of ops), the backward of op i step 2n − i
-// (with recomputed segments, each segment's forward again then its backward, from the last
-// segment: a recomputed value then has one buffer for the first forward and another from its
-// recomputation to its backward); a buffer that outlives a step spans the whole step.
+// copy, its gradient or momentum, BatchNorm state, scratch — with its role and the steps it is
+// live: forward of op i is step i, the loss step n (= number of ops), the backward of op i step
+// 2n − i (with recomputed segments, each segment's forward again then its backward, from the
+// last segment: a recomputed value then has one buffer for the first forward, life 0, and
+// another from its recomputation to its backward, life 1); a buffer that outlives a step spans
+// the whole step.
 struct TrainingBuffer {
   size_t bytes = 0;
   int32_t first_step = 0, last_step = 0;
+  TrainingBufferKind kind = TrainingBufferKind::kActivation;
+  int32_t owner = -1;            // tensor or op index (TrainingBufferKind), -1 for kTemp
+  uint8_t index = 0;             // which of the owner's buffers of this kind
+  uint8_t life = 0;              // 1: the second buffer of a recomputed segment
 };
 using TrainingBufferFn = void (*)(void* user, const TrainingBuffer& buffer);
 
-// Lists the training buffers of `model` (compiled with BatchNorm kept) in the trainer's fixed
-// order. The compiler plans them by lifetime and stores one offset per buffer in the model's
-// training section; Create then places every buffer at its planned offset (no run-time layout).
+// Lists the training buffers of `model` (compiled with BatchNorm kept), each named by role.
+// The compiler plans them by lifetime and stores each buffer's offset with its role in the
+// model's training section; Create then finds every buffer's offset by its role (the order of
+// the list or of the section's records does not matter).
 Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
                              TrainingBufferFn visit, void* user, const Options& options = Options());
 
@@ -146,10 +171,11 @@ class Trainer {
   size_t num_parameters() const;
   ParameterView parameter(size_t i) const;
 
-  // The adapted model: the bytes Create was given with every parameter and statistic this
-  // trainer holds written over its constant in the weights blob (same layout, same size:
-  // model_bytes()), so Interpreter::Create and Trainer::Create load it as they loaded the
-  // original. `out` (caller-owned, at least model_bytes() bytes) may not overlap the model.
+  // Writes the adapted model into `out` (at least the model_bytes given to Create): the model's
+  // bytes with every parameter and running statistic replaced by the trainer's current values.
+  // BatchNorm stays unfolded and the training section stays, so Interpreter::Create runs it in
+  // eval mode and a Trainer trains it further. kInvalidArgument when `out` is null or short.
+  // The model's size in bytes: what ExportModel writes.
   size_t model_bytes() const;
   Status ExportModel(uint8_t* out, size_t out_bytes) const;
 

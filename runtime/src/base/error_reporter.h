@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdarg>
 
-#include "edgefold/interpreter.h"
+#include "edgefold/types.h"
 
 #if defined(__GNUC__)
 #define EDGEFOLD_PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))

@@ -103,15 +103,6 @@ const char* Interpreter::op_type(size_t i) const {
   return i < state_->summary.num_ops ? internal::OpKindName(state_->ops[i].kind) : "";
 }
 
-const char* DTypeName(DType d) {
-  switch (d) {
-    case DType::kFloat32: return "float32";
-    case DType::kInt32: return "int32";
-    case DType::kInt8: return "int8";
-  }
-  return "?";
-}
-
 namespace {
 TensorView ViewOf(const internal::TensorInfo& t) {
   TensorView v;

@@ -35,6 +35,10 @@ struct Interpreter::State {
   uint64_t runs = 0;                    // Invoke calls so far
   uint64_t split_runs = 0;              // those that split (threads > 1, not run alone)
   bool ready = false;
+
+  // The state behind a handle, for in-tree code that runs the graph op by op (the int8
+  // statistics adaptation). A nested class may read the handle's private pointer: no friend.
+  static State& Of(Interpreter& interpreter) { return *interpreter.state_; }
 };
 
 namespace internal {

@@ -70,6 +70,19 @@ struct TrainKernelTable {
   // the shift (a running mean) keeps the variance from cancelling. Overwrites both outputs.
   void (*channel_moments)(const float* x, const float* shift, float* sum_d, float* sum_d2,
                           size_t channels, size_t spatial);
+
+  // The batch statistics of batchnorm_train_forward alone (mean, var, inv_std per channel, the
+  // same corrected two-pass sums), nothing written per element: for a forward that stores x̂
+  // in its own precision before y overwrites x.
+  void (*batchnorm_statistics)(const float* x, float eps, float* mean, float* var, float* inv_std,
+                               size_t batch, size_t channels, size_t spatial);
+
+  // BatchNorm normalization with given statistics (frozen statistics: the running ones):
+  //   xhat = (x − mean_c)·inv_std_c (stored unless xhat is nullptr),  y = γ_c·xhat + β_c.
+  // y may be x itself.
+  void (*batchnorm_normalize)(const float* x, const float* mean, const float* inv_std,
+                              const float* gamma, const float* beta, float* y, float* xhat,
+                              size_t batch, size_t channels, size_t spatial);
 };
 
 // Every level's training table: kernels::train_<level>::kTable, defined in

@@ -28,5 +28,10 @@ void SgdMomentum(float* p, const float* g, float* v, size_t n, float lr, float m
                  float weight_decay);
 void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2, size_t channels,
                     size_t spatial);
+void BatchnormStatistics(const float* x, float eps, float* mean, float* var, float* inv_std,
+                         size_t batch, size_t channels, size_t spatial);
+void BatchnormNormalize(const float* x, const float* mean, const float* inv_std, const float* gamma,
+                        const float* beta, float* y, float* xhat, size_t batch, size_t channels,
+                        size_t spatial);
 
 }  // namespace edgefold::kernels::ref

@@ -7,7 +7,7 @@
 #include "base/contiguous_slice.h"
 #include "edgefold/model_generated.h"
 #include "model/options_reader.h"
-#include "model/vector_alignment.h"
+#include "model/training_section_reader.h"
 
 static_assert(FLATBUFFERS_LITTLEENDIAN, "index vectors are read in place: little-endian only");
 
@@ -222,98 +222,6 @@ Status CheckNoAliasing(const fb::Operator* op, const fb::Model* m, const char* n
   return Status::kOk;
 }
 
-// The trainable list names constant tensors (parameters).
-// Training may run at a multiple of the graph's batch (compile --train --batch N keeps the
-// inference graph at batch 1): the first input's leading dim is the graph's batch.
-Status CheckTrainingBatch(const fb::Model* m, ModelSummary* s, ErrorReporter& errors) {
-  const int32_t batch = m->training()->batch_size();
-  if (s->num_inputs == 0) return Status::kOk;
-  const fb::Tensor* in = m->tensors()->Get(static_cast<uint32_t>(m->inputs()->Get(0)));
-  const int32_t graph_batch = in->shape()->size() > 0 ? in->shape()->Get(0) : 1;
-  if (batch == graph_batch) return Status::kOk;
-  constexpr int32_t kMaxTrainingBatch = 1 << 16;
-  if (batch < 1 || batch > kMaxTrainingBatch || graph_batch < 1 || batch % graph_batch != 0) {
-    errors.Report("training section: batch %d is not a multiple of graph input '%s''s batch %d",
-                  static_cast<int>(batch), in->name() ? in->name()->c_str() : "", static_cast<int>(graph_batch));
-    return Status::kInvalidModel;
-  }
-  s->training_batch_scale = static_cast<size_t>(batch / graph_batch);
-  return Status::kOk;
-}
-
-Status CheckTrainingSection(const fb::Model* m, ModelSummary* s, ErrorReporter& errors) {
-  if (m->training() == nullptr) return Status::kOk;
-  s->refold_weights = m->training()->refold_weights();
-  s->frozen_statistics = m->training()->frozen_statistics();
-  s->new_classes = m->training()->new_classes();
-  s->saved_precision = static_cast<uint8_t>(m->training()->saved_precision());
-  if (s->saved_precision > static_cast<uint8_t>(fb::SavedPrecision::MAX)) {
-    errors.Report("training section: saved_precision %u is unknown", static_cast<unsigned>(s->saved_precision));
-    return Status::kInvalidModel;
-  }
-  if (s->new_classes < 0) {
-    errors.Report("training section: new_classes %d is negative", static_cast<int>(s->new_classes));
-    return Status::kInvalidModel;
-  }
-  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingBatch(m, s, errors));
-  if (const auto* seg = m->training()->recompute_segments()) {
-    for (uint32_t i = 0; i < seg->size(); ++i) {
-      const int32_t op = seg->Get(i);
-      const int32_t previous = i > 0 ? seg->Get(i - 1) : 0;
-      if (op <= previous || static_cast<size_t>(op) >= s->num_ops) {
-        errors.Report("training section: recompute segment %u starts at op %d, not after op %d and "
-                      "inside the %zu ops", i, static_cast<int>(op), static_cast<int>(previous), s->num_ops);
-        return Status::kInvalidModel;
-      }
-    }
-    s->recompute_segments = seg->data();
-    s->num_recompute_segments = seg->size();
-  }
-  if (m->training()->trainable() == nullptr) {
-    if (m->training()->buffer_offsets() != nullptr) {
-      errors.Report("training section: planned buffers without a trainable set");
-      return Status::kInvalidModel;
-    }
-    return Status::kOk;
-  }
-  const auto* list = m->training()->trainable();
-  for (uint32_t i = 0; i < list->size(); ++i) {
-    const int32_t t = list->Get(i);
-    if (t < 0 || static_cast<size_t>(t) >= s->num_tensors ||
-        m->tensors()->Get(static_cast<uint32_t>(t))->weight_offset() < 0) {
-      errors.Report("training section: trainable entry %u (tensor %d) is not a constant tensor", i, t);
-      return Status::kInvalidModel;
-    }
-  }
-  s->has_trainable_list = true;
-  s->trainable = list->data();
-  s->num_trainable = list->size();
-  const auto* offsets = m->training()->buffer_offsets();
-  if (offsets == nullptr) return Status::kOk;
-  if (!ElementsAligned(offsets)) {
-    errors.Report("training section: buffer_offsets are not 8-byte aligned in the model file");
-    return Status::kInvalidModel;
-  }
-  const uint64_t planned = m->training()->planned_bytes();
-  if (planned > SIZE_MAX / 2) {
-    errors.Report("training section: planned training buffers of %llu bytes do not fit this machine",
-                  static_cast<unsigned long long>(planned));
-    return Status::kInvalidModel;
-  }
-  for (uint32_t i = 0; i < offsets->size(); ++i)
-    if (offsets->Get(i) > planned || offsets->Get(i) % 64 != 0) {
-      errors.Report("training section: buffer %u's offset %llu is not 64-byte aligned inside the %llu "
-                    "planned bytes", i, static_cast<unsigned long long>(offsets->Get(i)),
-                    static_cast<unsigned long long>(planned));
-      return Status::kInvalidModel;
-    }
-  s->has_training_plan = true;
-  s->training_offsets = offsets->data();
-  s->num_training_offsets = offsets->size();
-  s->training_planned_bytes = static_cast<size_t>(planned);
-  return Status::kOk;
-}
-
 // The float ops read and write float32 only; the int8 ops and the copies (Reshape, Concat,
 // Pad, Transpose, Slice: ops/int8_operands.h CheckCopyDtypes) check their dtypes in Prepare.
 bool IsInt8Op(fb::OpType t) {
@@ -385,9 +293,9 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     return Status::kInvalidModel;
   }
   const fb::Model* m = fb::GetModel(model);
-  if (m->format_version() != kFormatVersion && m->format_version() != kFormatVersionInt8) {
-    errors.Report("model format version %u, this runtime reads %u and %u", m->format_version(),
-                  kFormatVersion, kFormatVersionInt8);
+  if (m->format_version() < kFormatVersion || m->format_version() > kFormatVersionTraining) {
+    errors.Report("model format version %u, this runtime reads %u to %u", m->format_version(),
+                  kFormatVersion, kFormatVersionTraining);
     return Status::kUnsupportedVersion;
   }
   if (m->tensors() == nullptr || m->operators() == nullptr || m->inputs() == nullptr ||
@@ -401,7 +309,7 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     return Status::kInvalidModel;
   }
   ModelSummary s;
-  s.int8_format = m->format_version() == kFormatVersionInt8;
+  s.int8_format = m->format_version() >= kFormatVersionInt8;   // version 3 reads as version 2 does
   s.num_tensors = m->tensors()->size();
   s.num_ops = m->operators()->size();
   s.num_inputs = m->inputs()->size();
@@ -460,7 +368,7 @@ void ReadTensor(const uint8_t* model, size_t index, uint8_t* planned_arena, Tens
   // Constants are never written by inference ops; the const_cast is confined to here.
   info.data = info.is_constant
                   ? reinterpret_cast<float*>(const_cast<uint8_t*>(weights + t->weight_offset()))
-                  : reinterpret_cast<float*>(planned_arena + t->arena_offset());
+                  : planned_arena != nullptr ? reinterpret_cast<float*>(planned_arena + t->arena_offset()) : nullptr;
 }
 
 void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* out) {
@@ -474,7 +382,7 @@ void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* 
   d.outputs = op->outputs()->data();
   d.num_outputs = op->outputs()->size();
   if (op->scratch_bytes() > 0) {
-    d.scratch = reinterpret_cast<float*>(planned_arena + op->scratch_offset());
+    d.scratch = planned_arena != nullptr ? reinterpret_cast<float*>(planned_arena + op->scratch_offset()) : nullptr;
     d.scratch_bytes = static_cast<size_t>(op->scratch_bytes());
   }
   ReadOptions(op, &d.options);

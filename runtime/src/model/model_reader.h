@@ -10,9 +10,12 @@
 
 namespace edgefold::internal {
 
-// Version 1: float models; version 2: models with int8 tensors (the only ones written so).
+// Version 1: float models; version 2: models with int8 tensors (the only ones written so);
+// version 3: models with a training section whose buffers are named by role (a training
+// section in an older file is refused).
 constexpr uint32_t kFormatVersion = 1;
 constexpr uint32_t kFormatVersionInt8 = 2;
+constexpr uint32_t kFormatVersionTraining = 3;
 
 struct ModelSummary {
   bool int8_format = false;         // format version 2: int8/int32 tensors allowed
@@ -28,11 +31,10 @@ struct ModelSummary {
   bool has_trainable_list = false;
   const int32_t* trainable = nullptr;
   size_t num_trainable = 0;
-  // The training buffers' planned offsets (compile --train); has_training_plan is false when
-  // the model has none, and the trainer then lays its buffers out one after the other.
+  // The training buffers planned by role (compile --train: ReadPlannedBuffer); has_training_plan
+  // is false when the model has none, and the trainer then lays its buffers out one after the other.
   bool has_training_plan = false;
-  const uint64_t* training_offsets = nullptr;
-  size_t num_training_offsets = 0;
+  size_t num_planned_buffers = 0;
   size_t training_planned_bytes = 0;
   // Trainer::Refold writes folded weight copies (models without a training section: yes).
   bool refold_weights = true;
@@ -62,8 +64,20 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
 void ReadModel(const uint8_t* model, uint8_t* planned_arena, TensorInfo* tensors, OpDesc* ops);
 
 // One tensor or op at a time (for sizing passes that have no arrays yet). Planned tensors
-// get data == planned_arena + offset (nullptr base gives a meaningless pointer: sizes only).
+// get data == planned_arena + offset, and ops their scratch so (nullptr when planned_arena is).
 void ReadTensor(const uint8_t* model, size_t index, uint8_t* planned_arena, TensorInfo* out);
 void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* out);
+
+// A training buffer the compiler planned (TrainingSection.buffers), named by role: kind is an
+// edgefold::TrainingBufferKind value; offset and bytes are checked by CheckModel (64-byte
+// aligned, inside training_planned_bytes, kind known, (kind, owner, index, life) unique).
+struct PlannedBuffer {
+  uint8_t kind = 0;
+  int32_t owner = -1;
+  uint8_t index = 0, life = 0;
+  size_t offset = 0, bytes = 0;
+};
+// Buffer i < ModelSummary::num_planned_buffers of a model CheckModel accepted.
+void ReadPlannedBuffer(const uint8_t* model, size_t i, PlannedBuffer* out);
 
 }  // namespace edgefold::internal

@@ -4,8 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "edgefold/interpreter.h"
-#include "edgefold/op_resolver.h"
+#include "edgefold/types.h"
 #include "kernels/kernel_params.h"
 
 namespace edgefold::internal {

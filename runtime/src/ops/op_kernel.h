@@ -13,6 +13,10 @@
 #include "model/model_types.h"
 #include "ops/parallel.h"
 
+namespace edgefold {
+class OpResolver;   // edgefold/op_resolver.h: the interpreter's side; ops only name it
+}
+
 namespace edgefold::internal {
 
 struct OpContext {

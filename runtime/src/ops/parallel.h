@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "edgefold/interpreter.h"
+#include "edgefold/types.h"
 
 namespace edgefold::internal {
 

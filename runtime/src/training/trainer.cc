@@ -5,6 +5,7 @@
 #include <new>
 
 #include "interpreter/interpreter_state.h"
+#include "base/fold_batchnorm.h"
 #include "base/size_math.h"
 #include "interpreter/graph_prepare.h"
 #include "training/activation_grad.h"
@@ -12,8 +13,10 @@
 #include "training/backward_segments.h"
 #include "training/new_classes.h"
 #include "training/saved_precision.h"
-#include "training/stream_adapt.h"
+#include "adaptation/stream_adapt.h"
 #include "training/train_batch.h"
+#include "training/trainer_create.h"
+#include "training/trainer_plan.h"
 #include "training/trainer_state.h"
 
 namespace edgefold {
@@ -21,48 +24,6 @@ namespace edgefold {
 using internal::ModelSummary;
 
 namespace {
-
-constexpr size_t kHandleBytes = 64;
-
-Status CheckGraph(Trainer::State& s) {
-  if (s.summary.num_inputs != 1 || s.summary.num_outputs != 1) {
-    s.errors.Report("training needs exactly one graph input and one output (logits)");
-    return Status::kInvalidModel;
-  }
-  s.input = s.summary.inputs[0];
-  s.logits = s.summary.outputs[0];
-  const internal::OpDesc& last = s.ops[s.summary.num_ops - 1];
-  if (last.kind == OpKind::kSoftmax && last.outputs[0] == s.logits) s.logits = last.inputs[0];
-  const internal::TensorInfo& x = s.tensors[s.input];
-  const internal::TensorInfo& z = s.tensors[s.logits];
-  s.batch = (x.rank >= 1) ? static_cast<size_t>(x.shape[0]) : 1;
-  if (z.rank < 1 || static_cast<size_t>(z.shape[0]) != s.batch) {
-    s.errors.Report("output '%s' must be [N, classes] with N = %zu (the input's batch)", z.name, s.batch);
-    return Status::kShapeMismatch;
-  }
-  s.classes = z.elems / s.batch;
-  s.frozen_stats = s.summary.frozen_statistics;
-  s.chunks = s.frozen_stats ? s.summary.training_batch_scale : 1;
-  size_t trainable = 0;
-  for (size_t p = 0; p < s.num_params; ++p) trainable += s.params[p].trainable ? 1 : 0;
-  if (trainable == 0) {
-    s.errors.Report("nothing to train: the model has no BatchNorm (folded away?) and no trainable "
-                    "weights under this trainable set; compile it with 'edgefold compile --train'");
-    return Status::kInvalidModel;
-  }
-  for (size_t i = 0; i < s.summary.num_ops; ++i) {
-    const internal::OpDesc& op = s.ops[i];
-    if (const char* why = internal::BackwardUnsupportedReason(op, s.tensors)) {
-      s.errors.Report("op '%s' (%s): cannot train through it: %s", op.name, internal::OpKindName(op.kind), why);
-      return Status::kUnsupportedOp;
-    }
-    if (op.kind == OpKind::kBatchNorm && (!s.tensors[op.inputs[1]].is_constant || !s.tensors[op.inputs[2]].is_constant)) {
-      s.errors.Report("op '%s': BatchNorm scale and bias must be constants to be trained", op.name);
-      return Status::kInvalidModel;
-    }
-  }
-  return Status::kOk;
-}
 
 // Folds this batch's statistics into the running ones (PyTorch momentum, or the cumulative
 // average of Algorithm 2); the variance is made unbiased with m/(m−1).
@@ -102,57 +63,44 @@ uint16_t NarrowForBackward(const internal::OpDesc& op, internal::SavedPrecision 
   });
 }
 
+// x̂ = (x − mean)·inv_std in the saved 16-bit precision, from the statistics in bn.
+void StoreXhat16(const internal::OpDesc& op, const internal::BnState& bn, const BnOperands& o) {
+  const size_t plane = bn.channels * bn.spatial;
+  for (size_t n = 0; n < bn.batch; ++n)
+    for (size_t c = 0; c < bn.channels; ++c)
+      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i)
+        bn.xhat16[i] = NarrowForBackward(op, o.precision, (o.x[i] - bn.mean[c]) * bn.inv_std[c], o.gamma[c], o.beta[c]);
+}
+
 // Eval-form BN that keeps x̂ for the backward (frozen statistics): the running statistics
-// normalize, nothing is updated.
+// normalize, nothing is updated. A 16-bit x̂ is stored first, while x is still there (y may be
+// x itself).
 void ForwardBatchNormFrozen(Trainer::State& s, const internal::BnState& bn) {
   const internal::OpDesc& op = s.ops[bn.op];
   const BnOperands o(s, op);
-  const float *x = o.x, *gamma = o.gamma, *beta = o.beta, *running_mean = o.running_mean, *running_var = o.running_var;
-  const internal::TensorInfo& y = o.y;
-  const auto precision = o.precision;
   for (size_t c = 0; c < bn.channels; ++c) {
-    bn.mean[c] = running_mean[c];
-    bn.inv_std[c] = 1.0f / std::sqrt(running_var[c] + op.options.batchnorm.epsilon);
+    bn.mean[c] = o.running_mean[c];
+    bn.inv_std[c] = 1.0f / std::sqrt(o.running_var[c] + op.options.batchnorm.epsilon);
   }
-  for (size_t n = 0; n < bn.batch; ++n)
-    for (size_t c = 0; c < bn.channels; ++c) {
-      const size_t base = (n * bn.channels + c) * bn.spatial;
-      for (size_t i = base; i < base + bn.spatial; ++i) {   // y may be x itself
-        const float h = (x[i] - bn.mean[c]) * bn.inv_std[c];
-        if (bn.xhat != nullptr) bn.xhat[i] = h;
-        if (bn.xhat16 != nullptr) bn.xhat16[i] = NarrowForBackward(op, precision, h, gamma[c], beta[c]);
-        y.data[i] = gamma[c] * h + beta[c];
-      }
-    }
+  if (bn.xhat16 != nullptr) StoreXhat16(op, bn, o);
+  s.tk->batchnorm_normalize(o.x, bn.mean, bn.inv_std, o.gamma, o.beta, o.y.data, bn.xhat, bn.batch, bn.channels,
+                            bn.spatial);
   if (op.options.batchnorm.act.kind != kernels::ActKind::kNone)
-    s.k->activation(y.data, y.data, y.elems, op.options.batchnorm.act);
+    s.k->activation(o.y.data, o.y.data, o.y.elems, op.options.batchnorm.act);
 }
 
-// Batch statistics with x̂ kept in 16 bits: exact two-pass statistics (double sums), x̂
-// narrowed as it is computed, then y = γ·x̂ + β as one per-channel affine pass, which may write
-// over x (the BN is then x's only reader: InPlaceInput).
+// Batch statistics with x̂ kept in 16 bits: the training table's statistics (the corrected
+// two-pass sums of batchnorm_train_forward), x̂ narrowed from them, then y = γ·x̂ + β as one
+// per-channel affine pass, which may write over x (the BN is then x's only reader: InPlaceInput).
 void ForwardBatchNormSaved16(Trainer::State& s, const internal::BnState& bn, bool update_running) {
   const internal::OpDesc& op = s.ops[bn.op];
   const BnOperands o(s, op);
   const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
   float* y = o.y.data;
-  const auto precision = o.precision;
   const size_t plane = bn.channels * bn.spatial;
-  const double m = static_cast<double>(bn.batch * bn.spatial);
-  for (size_t c = 0; c < bn.channels; ++c) {
-    double sum = 0.0, sq = 0.0;
-    for (size_t n = 0; n < bn.batch; ++n)
-      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i) sum += x[i];
-    const double mean = sum / m;
-    for (size_t n = 0; n < bn.batch; ++n)
-      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i) sq += (x[i] - mean) * (x[i] - mean);
-    bn.mean[c] = static_cast<float>(mean);
-    bn.var[c] = static_cast<float>(sq / m);
-    bn.inv_std[c] = static_cast<float>(1.0 / std::sqrt(sq / m + op.options.batchnorm.epsilon));
-    for (size_t n = 0; n < bn.batch; ++n)
-      for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i)
-        bn.xhat16[i] = NarrowForBackward(op, precision, (x[i] - bn.mean[c]) * bn.inv_std[c], gamma[c], beta[c]);
-  }
+  s.tk->batchnorm_statistics(x, op.options.batchnorm.epsilon, bn.mean, bn.var, bn.inv_std, bn.batch, bn.channels,
+                             bn.spatial);
+  StoreXhat16(op, bn, o);
   if (update_running) UpdateRunningStats(s, bn);
   // The statistics are absorbed: mean and var now hold the affine map (the backward needs only
   // inv_std and x̂).
@@ -212,9 +160,10 @@ void FoldInto(const Trainer::State& s, const internal::BnState& bn) {
   float* fb = s.tensors[bn.folded_io[2]].data;
   const size_t channels = bn.channels, per = w.elems / channels;
   for (size_t c = 0; c < channels; ++c) {
-    const double scale = double(gamma[c]) / std::sqrt(double(var[c]) + bn_op.options.batchnorm.epsilon);
+    const double scale =
+        internal::FoldBatchNorm<double>(gamma[c], beta[c], mean[c], var[c], bn_op.options.batchnorm.epsilon).scale;
     const double bias = has_bias ? s.tensors[p.inputs[2]].data[c] : 0.0;
-    fb[c] = static_cast<float>((bias - mean[c]) * scale + beta[c]);
+    fb[c] = static_cast<float>(internal::FoldedBias<double>(bias, beta[c], mean[c], scale));
     for (size_t i = 0; i < per; ++i) {
       const size_t idx = (p.kind == OpKind::kConv) ? c * per + i : i * channels + c;
       fw[idx] = static_cast<float>(w.data[idx] * scale);
@@ -291,50 +240,7 @@ int CountCorrect(const float* logits, const int32_t* labels, size_t batch, size_
   return correct;
 }
 
-// The requested trainable set agrees with the model's, and the graph runs at the training batch.
-Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary, const TrainOptions& train,
-                          internal::ErrorReporter& errors) {
-  const internal::GraphView g(model, summary, nullptr, nullptr);
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainableAgrees(g, train.trainable, errors));
-  return internal::CheckBatchScalable(g, errors);
-}
-
-// LayoutTrainer gives SIZE_MAX when the model's planned offsets do not fit its buffers.
-Status CheckTrainingPlan(size_t layout_bytes, internal::ErrorReporter& errors) {
-  if (layout_bytes != SIZE_MAX) return Status::kOk;
-  errors.Report("training section: the planned buffer offsets do not match this model's training "
-                "buffers (recompile with 'edgefold compile --train')");
-  return Status::kInvalidModel;
-}
-
 }  // namespace
-
-Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
-                             TrainingBufferFn visit, void* user, const Options& options) {
-  if (visit == nullptr) return Status::kInvalidArgument;
-  internal::ErrorReporter errors(options.log, options.log_user);
-  ModelSummary summary;
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
-  summary.has_training_plan = false;   // list the buffers, whatever the model planned
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckBatchScalable(internal::GraphView(model, summary, nullptr, nullptr), errors));
-  internal::LayoutTrainer(model, summary, train, nullptr, nullptr, visit, user);
-  return Status::kOk;
-}
-
-Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
-                                  size_t* arena_bytes, const Options& options) {
-  if (arena_bytes == nullptr) return Status::kInvalidArgument;
-  internal::ErrorReporter errors(options.log, options.log_user);
-  ModelSummary summary;
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
-  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingModel(model, summary, train, errors));
-  const size_t layout_bytes = internal::LayoutTrainer(model, summary, train, nullptr, nullptr);
-  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingPlan(layout_bytes, errors));
-  const size_t needed = AddSat(layout_bytes, kHandleBytes);
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckAddressable(needed, "training arena", errors));
-  *arena_bytes = needed;
-  return Status::kOk;
-}
 
 Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, size_t arena_bytes,
                        const TrainOptions& train, const Options& options, Trainer** out) {
@@ -343,37 +249,26 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   EDGEFOLD_RETURN_IF_ERROR(
       internal::CheckCreateRequest(model, model_bytes, arena, out, options, errors, &summary));
   *out = nullptr;
-  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingModel(model, summary, train, errors));
-  const size_t layout_bytes = internal::LayoutTrainer(model, summary, train, nullptr, nullptr);
-  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingPlan(layout_bytes, errors));
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(AddSat(layout_bytes, kHandleBytes), arena_bytes,
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingModel(model, summary, train, errors));
+  internal::TrainerLayout layout;
+  EDGEFOLD_RETURN_IF_ERROR(internal::PlanTrainer(model, summary, train, errors, &layout));
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(AddSat(layout.total_bytes, internal::kTrainerHandleBytes), arena_bytes,
                                                      "training arena", errors));
-  State* s = nullptr;
   uint8_t* base = static_cast<uint8_t*>(arena);
-  internal::LayoutTrainer(model, summary, train, base, &s);
-  s->errors = errors;
+  State* s = internal::PlaceTrainer(model, summary, train, layout, base);
   s->model = model;
   s->model_bytes = model_bytes;
+  s->errors = errors;
   s->k = &kernels::SelectTable<kernels::KernelTable>(options.isa);
   s->tk = &kernels::SelectTable<kernels::TrainKernelTable>(options.isa);
   internal::WarnOfIgnoredIsaOverride(options.isa, s->errors);
   EDGEFOLD_RETURN_IF_ERROR(internal::PrepareGraph({s->summary, s->tensors, s->ops, s->op_kernels},
                                                   *s->k, options.resolver, s->errors));
-  EDGEFOLD_RETURN_IF_ERROR(CheckGraph(*s));
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingGraph(*s));
   EDGEFOLD_RETURN_IF_ERROR(PrepareFoldedOps(*s));
   EDGEFOLD_RETURN_IF_ERROR(internal::InitializeNewClasses(*s, train.seed));
-  *out = new (base + layout_bytes) Trainer(s);
+  *out = new (base + layout.total_bytes) Trainer(s);
   return Status::kOk;
-}
-
-const char* TrainableName(Trainable trainable) {
-  switch (trainable) {
-    case Trainable::kBatchNorm: return "bn";
-    case Trainable::kBatchNormAndHead: return "bn+head";
-    case Trainable::kAll: return "all";
-    case Trainable::kModel: return "model";
-  }
-  return "unknown";
 }
 
 size_t Trainer::batch_size() const { return state_->batch * state_->chunks; }
@@ -532,25 +427,6 @@ ParameterView Trainer::parameter(size_t i) const {
   v.elems = p.elems;
   v.trainable = p.trainable;
   return v;
-}
-
-size_t Trainer::model_bytes() const { return state_->model_bytes; }
-
-Status Trainer::ExportModel(uint8_t* out, size_t out_bytes) const {
-  State& s = *state_;
-  if (out == nullptr || out_bytes < s.model_bytes) {
-    s.errors.Report("ExportModel: an output of %zu bytes, the model needs %zu", out_bytes, s.model_bytes);
-    return Status::kInvalidArgument;
-  }
-  std::memcpy(out, s.model, s.model_bytes);
-  for (size_t i = 0; i < s.num_params; ++i) {
-    const internal::Param& p = s.params[i];
-    internal::TensorInfo original;
-    internal::ReadTensor(s.model, static_cast<size_t>(p.tensor), nullptr, &original);
-    const size_t offset = static_cast<size_t>(reinterpret_cast<const uint8_t*>(original.data) - s.model);
-    std::memcpy(out + offset, p.data, p.elems * sizeof(float));
-  }
-  return Status::kOk;
 }
 
 }  // namespace edgefold

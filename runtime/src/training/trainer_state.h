@@ -1,4 +1,4 @@
-// Everything a Trainer owns, inside the caller's arena (LayoutTrainer): the training buffers
+// Everything a Trainer owns, inside the caller's arena (trainer_plan.h): the training buffers
 // (activations kept for the backward, gradients, parameter copies, their gradients and momenta,
 // BN x̂ and statistics, per-op scratch, temp) at the offsets the compiler planned by lifetime
 // (or one after the other for a model without a plan), then State and its records.
@@ -66,9 +66,9 @@ struct PointerSwitch {
 struct Trainer::State {
   State(LogFn log, void* user) : errors(log, user) {}
 
-  internal::ModelSummary summary;
-  const uint8_t* model = nullptr;          // the caller's model bytes (ExportModel's source)
+  const uint8_t* model = nullptr;          // borrowed for the trainer's lifetime (ExportModel)
   size_t model_bytes = 0;
+  internal::ModelSummary summary;
   TrainOptions options;
   const kernels::KernelTable* k = nullptr;
   const kernels::TrainKernelTable* tk = nullptr;
@@ -113,13 +113,11 @@ struct Trainer::State {
 
 namespace internal {
 
-// Reads tensors and ops either from arrays already in the arena or, in a sizing pass with no
-// arena, one at a time from the model bytes.
+// The graph as training sees it, read from the model bytes one tensor or op at a time, values
+// at the training batch (ScaleToTrainingBatch); planned tensors have no data (shapes only).
 class GraphView {
  public:
-  GraphView(const uint8_t* model, const ModelSummary& s, const TensorInfo* tensors,
-            const OpDesc* ops)
-      : model_(model), summary_(s), tensors_(tensors), ops_(ops) {}
+  GraphView(const uint8_t* model, const ModelSummary& s) : model_(model), summary_(s) {}
   size_t num_tensors() const { return summary_.num_tensors; }
   size_t num_ops() const { return summary_.num_ops; }
   size_t summary_outputs() const { return summary_.num_outputs; }
@@ -131,8 +129,6 @@ class GraphView {
  private:
   const uint8_t* model_;
   const ModelSummary& summary_;
-  const TensorInfo* tensors_;
-  const OpDesc* ops_;
 };
 
 enum class ParamRole : uint8_t { kNone = 0, kStatistic, kTrainable };
@@ -152,15 +148,6 @@ int32_t FoldableProducer(const GraphView& g, size_t bn_op);
 // The tensor the loss reads: the graph output, or the input of a final Softmax (then that
 // Softmax is `skipped_op`, which has no backward; else -1).
 void FindLogits(const GraphView& g, int32_t* logits, int32_t* skipped_op);
-
-// Lays the trainer out in `arena` (nullptr: sizing only) and returns the bytes it needs, or
-// SIZE_MAX when the model's planned offsets do not match its buffers. The training buffers go
-// where the model's training section planned them, else one after the other. With an arena,
-// fills State (tensors, ops, gradient and parameter buffers) and copies the parameters out of
-// the model; ops are not prepared yet. `visit` (sizing only) lists the buffers and lifetimes.
-size_t LayoutTrainer(const uint8_t* model, const ModelSummary& summary, const TrainOptions& t,
-                     uint8_t* arena, Trainer::State** out, TrainingBufferFn visit = nullptr,
-                     void* visit_user = nullptr);
 
 }  // namespace internal
 }  // namespace edgefold

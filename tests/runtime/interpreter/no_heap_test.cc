@@ -94,6 +94,7 @@ std::vector<uint8_t> TrainableModel() {
 std::vector<uint8_t> RecomputedModel() {
   const std::vector<uint8_t> bytes = TrainableModel();
   auto m = fb::UnPackModel(bytes.data());
+  m->format_version = 3;   // a training section is read from version 3 on
   m->training = std::make_unique<fb::TrainingSectionT>();
   m->training->batch_size = 2;
   m->training->recompute_segments = {2};   // [conv, bn] | [gap, flat, logits]

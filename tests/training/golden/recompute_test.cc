@@ -12,6 +12,7 @@
 
 #include "edgefold/model_generated.h"
 #include "edgefold/trainer.h"
+#include "planned_buffers.h"
 #include "file_io.h"
 #include "npy.h"
 #include "train_compile.h"
@@ -158,11 +159,12 @@ TEST(Recompute, BuffersLiveAtTheSameStepNeverOverlap) {
     std::vector<TrainingBuffer> buffers;
     auto visit = [](void* user, const TrainingBuffer& b) { static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b); };
     ASSERT_EQ(ForEachTrainingBuffer(bytes.data.get(), efb.size(), TrainOptions(), visit, &buffers), Status::kOk);
-    ASSERT_EQ(buffers.size(), s->buffer_offsets()->size());
+    ASSERT_EQ(buffers.size(), s->buffers()->size());
     for (size_t i = 0; i < buffers.size(); ++i) {
-      const uint64_t a = s->buffer_offsets()->Get(i);
+      const uint64_t a = PlannedOffsetOf(s, buffers[i]);
+      ASSERT_NE(a, UINT64_MAX) << c->onnx << ": buffer " << i << " has no record";
       for (size_t j = i + 1; j < buffers.size(); ++j) {
-        const uint64_t b = s->buffer_offsets()->Get(j);
+        const uint64_t b = PlannedOffsetOf(s, buffers[j]);
         const bool memory = a < b + buffers[j].bytes && b < a + buffers[i].bytes;
         const bool live = buffers[i].first_step <= buffers[j].last_step && buffers[j].first_step <= buffers[i].last_step;
         EXPECT_FALSE(memory && live) << c->onnx << ": buffers " << i << " and " << j;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -13,6 +14,7 @@
 #include "edgefold/trainer.h"
 #include "file_io.h"
 #include "npy.h"
+#include "planned_buffers.h"
 #include "testing/onnx_builder.h"
 #include "train_compile.h"
 #include "training_compile_util.h"
@@ -184,15 +186,16 @@ TEST(TrainingPlan, BuffersLiveAtTheSameStepNeverOverlap) {
   const std::vector<uint8_t> efb = Compile(kDigits, true, Trainable::kBatchNormAndHead);
   const fb::TrainingSection* t = fb::GetModel(efb.data())->training();
   ASSERT_NE(t, nullptr);
-  ASSERT_NE(t->buffer_offsets(), nullptr);
+  ASSERT_NE(t->buffers(), nullptr);
   const std::vector<TrainingBuffer> buffers = Buffers(efb);
-  ASSERT_EQ(buffers.size(), t->buffer_offsets()->size());
+  ASSERT_EQ(buffers.size(), t->buffers()->size());
   size_t shared = 0;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    const uint64_t a = t->buffer_offsets()->Get(i);
+    const uint64_t a = PlannedOffsetOf(t, buffers[i]);
+    ASSERT_NE(a, UINT64_MAX) << "buffer " << i << " has no record";
     EXPECT_LE(a + buffers[i].bytes, t->planned_bytes());
     for (size_t j = i + 1; j < buffers.size(); ++j) {
-      const uint64_t b = t->buffer_offsets()->Get(j);
+      const uint64_t b = PlannedOffsetOf(t, buffers[j]);
       const bool memory = a < b + buffers[j].bytes && b < a + buffers[i].bytes;
       const bool live = buffers[i].first_step <= buffers[j].last_step && buffers[j].first_step <= buffers[i].last_step;
       EXPECT_FALSE(memory && live) << "buffers " << i << " and " << j;
@@ -208,12 +211,9 @@ TEST(TrainingPlan, BuffersLiveAtTheSameStepNeverOverlap) {
 TEST(TrainingPlan, TheRuntimeUsesThePlannedOffsetsVerbatim) {
   const std::vector<uint8_t> efb = Compile(kDigits, true, Trainable::kBatchNormAndHead);
   auto model = fb::UnPackModel(efb.data());
-  for (uint64_t& offset : model->training->buffer_offsets) offset += 64;
+  for (auto& record : model->training->buffers) record->offset += 64;
   model->training->planned_bytes += 64;
-  flatbuffers::FlatBufferBuilder fbb;
-  fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, model.get()));
-  const std::vector<uint8_t> shifted(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-  auto a = Create(efb, Trainable::kModel), b = Create(shifted, Trainable::kModel);
+  auto a = Create(efb, Trainable::kModel), b = Create(Repack(*model), Trainable::kModel);
   ASSERT_NE(a->trainer, nullptr) << a->log;
   ASSERT_NE(b->trainer, nullptr) << b->log;
   for (size_t i = 0; i < a->trainer->num_parameters(); ++i) {
@@ -223,16 +223,85 @@ TEST(TrainingPlan, TheRuntimeUsesThePlannedOffsetsVerbatim) {
   }
 }
 
-TEST(TrainingPlan, APlanThatDoesNotMatchTheBuffersIsRefused) {
+// Buffers are found by role, not by position: with the section's records in reverse order the
+// parameters sit at the same offsets and three training steps give the same bits.
+TEST(TrainingPlan, RecordsInAnotherOrderPlaceEveryBufferAlike) {
   const std::vector<uint8_t> efb = Compile(kDigits, true, Trainable::kBatchNormAndHead);
   auto model = fb::UnPackModel(efb.data());
-  model->training->buffer_offsets.pop_back();
-  flatbuffers::FlatBufferBuilder fbb;
-  fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, model.get()));
-  auto s = Create(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()),
-                  Trainable::kModel);
+  ASSERT_GT(model->training->buffers.size(), 2u);
+  std::reverse(model->training->buffers.begin(), model->training->buffers.end());
+  const std::vector<uint8_t> reversed = Repack(*model);
+  ASSERT_NE(reversed, efb);
+  auto a = Create(efb, Trainable::kModel), b = Create(reversed, Trainable::kModel);
+  ASSERT_NE(a->trainer, nullptr) << a->log;
+  ASSERT_NE(b->trainer, nullptr) << b->log;
+  ASSERT_EQ(a->arena_bytes, b->arena_bytes);
+  for (size_t i = 0; i < a->trainer->num_parameters(); ++i)
+    EXPECT_EQ(reinterpret_cast<const uint8_t*>(a->trainer->parameter(i).data) - a->arena.data.get(),
+              reinterpret_cast<const uint8_t*>(b->trainer->parameter(i).data) - b->arena.data.get())
+        << a->trainer->parameter(i).name;
+  NpyArray x, y;
+  std::string error;
+  ASSERT_TRUE(ReadNpy(kDigits.x, &x, &error)) << error;
+  ASSERT_TRUE(ReadNpy(kDigits.y, &y, &error)) << error;
+  const size_t n = static_cast<size_t>(kDigits.batch), per = n * a->trainer->sample_elems();
+  for (size_t step = 0; step < 3; ++step) {
+    std::vector<int32_t> labels(y.i64.begin() + step * n, y.i64.begin() + (step + 1) * n);
+    float loss_a = 0, loss_b = 0;
+    ASSERT_EQ(a->trainer->TrainStep(x.f32.data() + step * per, labels.data(), &loss_a, nullptr), Status::kOk);
+    ASSERT_EQ(b->trainer->TrainStep(x.f32.data() + step * per, labels.data(), &loss_b, nullptr), Status::kOk);
+    EXPECT_EQ(loss_a, loss_b) << "step " << step;
+  }
+  for (size_t i = 0; i < a->trainer->num_parameters(); ++i) {
+    const ParameterView pa = a->trainer->parameter(i), pb = b->trainer->parameter(i);
+    EXPECT_EQ(std::memcmp(pa.data, pb.data, pa.elems * sizeof(float)), 0) << pa.name;
+  }
+}
+
+TEST(TrainingPlan, APlanThatLacksABufferIsRefusedNamingIt) {
+  const std::vector<uint8_t> efb = Compile(kDigits, true, Trainable::kBatchNormAndHead);
+  auto model = fb::UnPackModel(efb.data());
+  auto& records = model->training->buffers;
+  const auto temp = std::find_if(records.begin(), records.end(), [](const auto& r) {
+    return r->kind == fb::TrainingBufferKind::Temp;
+  });
+  ASSERT_NE(temp, records.end());
+  records.erase(temp);
+  auto s = Create(Repack(*model), Trainable::kModel);
   EXPECT_EQ(s->trainer, nullptr);
-  EXPECT_NE(s->log.find("planned buffer offsets do not match"), std::string::npos) << s->log;
+  EXPECT_NE(s->log.find("no planned buffer"), std::string::npos) << s->log;
+  EXPECT_NE(s->log.find("temp buffer"), std::string::npos) << s->log;
+}
+
+TEST(TrainingPlan, ABufferOfAnotherSizeIsRefusedNamingItsOwner) {
+  const std::vector<uint8_t> efb = Compile(kDigits, true, Trainable::kBatchNormAndHead);
+  auto model = fb::UnPackModel(efb.data());
+  const auto& records = model->training->buffers;
+  const auto stats = std::find_if(records.begin(), records.end(), [](const auto& r) {
+    return r->kind == fb::TrainingBufferKind::Statistics;
+  });
+  ASSERT_NE(stats, records.end());
+  (*stats)->bytes += 4;
+  const std::string bn = model->operators[static_cast<size_t>((*stats)->owner)]->name;
+  auto s = Create(Repack(*model), Trainable::kModel);
+  EXPECT_EQ(s->trainer, nullptr);
+  EXPECT_NE(s->log.find("op '" + bn + "''s statistics buffer"), std::string::npos) << s->log;
+}
+
+// A trained model of format version 1 or 2 planned its buffers by enumeration order: refused,
+// naming the version, never read with another order.
+TEST(TrainingPlan, ATrainingSectionOfAnOlderFormatVersionIsRefusedByName) {
+  const std::vector<uint8_t> efb = Compile(kDigits, true, Trainable::kBatchNormAndHead);
+  auto model = fb::UnPackModel(efb.data());
+  EXPECT_EQ(model->format_version, 3u);
+  for (uint32_t old : {1u, 2u}) {
+    model->format_version = old;
+    auto s = Create(Repack(*model), Trainable::kModel);
+    EXPECT_EQ(s->trainer, nullptr);
+    EXPECT_NE(s->log.find("training section of model format version " + std::to_string(old)), std::string::npos)
+        << s->log;
+    EXPECT_NE(s->log.find("recompile with 'edgefold compile --train'"), std::string::npos) << s->log;
+  }
 }
 
 }  // namespace

@@ -427,6 +427,7 @@ namespace {
 // graph whose ops mix samples is refused, naming the op (here a Transpose moving dim 0).
 std::vector<uint8_t> WithTrainingBatch(const std::vector<uint8_t>& efb, int batch) {
   auto m = fb::UnPackModel(efb.data());
+  m->format_version = 3;   // a training section is read from version 3 on
   m->training = std::make_unique<fb::TrainingSectionT>();
   m->training->batch_size = batch;
   flatbuffers::FlatBufferBuilder fbb;

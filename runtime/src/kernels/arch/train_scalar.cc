@@ -15,6 +15,8 @@ const TrainKernelTable kTable = {"scalar",
                                  &ref::Pool2dBackward,
                                  &ref::SoftmaxCrossEntropy,
                                  &ref::SgdMomentum,
-                                 &ref::ChannelMoments};
+                                 &ref::ChannelMoments,
+                                 &ref::BatchnormStatistics,
+                                 &ref::BatchnormNormalize};
 
 }  // namespace edgefold::kernels::train_scalar

@@ -28,6 +28,19 @@ float ChannelSum(const float* x, size_t c, size_t batch, size_t channels, size_t
   return sum.sum;
 }
 
+// Channel c's statistics (see BatchnormTrainForward): μ₀, δ = Σd/m and the biased variance.
+struct ChannelStats {
+  float mu0, delta, var;
+};
+ChannelStats ChannelStatistics(const float* x, size_t c, size_t batch, size_t channels, size_t spatial) {
+  const float m = static_cast<float>(batch * spatial);
+  const float mu0 = ChannelSum(x, c, batch, channels, spatial, [](float v) { return v; }) / m;
+  const float sd = ChannelSum(x, c, batch, channels, spatial, [mu0](float v) { return v - mu0; });
+  const float sd2 = ChannelSum(x, c, batch, channels, spatial,
+                               [mu0](float v) { return (v - mu0) * (v - mu0); });
+  return {mu0, sd / m, std::fmax((sd2 - sd * sd / m) / m, 0.0f)};
+}
+
 }  // namespace
 
 // Corrected two-pass statistics (Chan, Golub & LeVeque 1983), per channel:
@@ -40,17 +53,12 @@ float ChannelSum(const float* x, size_t c, size_t batch, size_t channels, size_t
 void BatchnormTrainForward(const float* x, const float* gamma, const float* beta, float eps,
                            float* y, float* xhat, float* mean, float* var, float* inv_std,
                            size_t batch, size_t channels, size_t spatial) {
-  const float m = static_cast<float>(batch * spatial);
   for (size_t c = 0; c < channels; ++c) {
-    const float mu0 = ChannelSum(x, c, batch, channels, spatial, [](float v) { return v; }) / m;
-    const float sd = ChannelSum(x, c, batch, channels, spatial, [mu0](float v) { return v - mu0; });
-    const float sd2 = ChannelSum(x, c, batch, channels, spatial,
-                                 [mu0](float v) { return (v - mu0) * (v - mu0); });
-    const float delta = sd / m;
-    const float vr = std::fmax((sd2 - sd * sd / m) / m, 0.0f);
-    const float is = 1.0f / std::sqrt(vr + eps);
+    const ChannelStats st = ChannelStatistics(x, c, batch, channels, spatial);
+    const float mu0 = st.mu0, delta = st.delta;
+    const float is = 1.0f / std::sqrt(st.var + eps);
     mean[c] = mu0 + delta;
-    var[c] = vr;
+    var[c] = st.var;
     inv_std[c] = is;
     for (size_t n = 0; n < batch; ++n) {
       const size_t base = (n * channels + c) * spatial;
@@ -88,6 +96,32 @@ void BatchnormBackward(const float* dy, const float* xhat, const float* gamma,
         dx[base + s] = k * (m * dy[base + s] - sum_dy - xhat[base + s] * sum_dy_xhat);
     }
   }
+}
+
+// BatchnormTrainForward's statistics, nothing written per element.
+void BatchnormStatistics(const float* x, float eps, float* mean, float* var, float* inv_std,
+                         size_t batch, size_t channels, size_t spatial) {
+  for (size_t c = 0; c < channels; ++c) {
+    const ChannelStats st = ChannelStatistics(x, c, batch, channels, spatial);
+    mean[c] = st.mu0 + st.delta;
+    var[c] = st.var;
+    inv_std[c] = 1.0f / std::sqrt(st.var + eps);
+  }
+}
+
+// xhat = (x − mean_c)·inv_std_c,  y = γ_c·xhat + β_c   (y may be x: each element read first).
+void BatchnormNormalize(const float* x, const float* mean, const float* inv_std, const float* gamma,
+                        const float* beta, float* y, float* xhat, size_t batch, size_t channels,
+                        size_t spatial) {
+  for (size_t n = 0; n < batch; ++n)
+    for (size_t c = 0; c < channels; ++c) {
+      const size_t base = (n * channels + c) * spatial;
+      for (size_t i = base; i < base + spatial; ++i) {
+        const float h = (x[i] - mean[c]) * inv_std[c];
+        if (xhat != nullptr) xhat[i] = h;
+        y[i] = gamma[c] * h + beta[c];
+      }
+    }
 }
 
 void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2, size_t channels,

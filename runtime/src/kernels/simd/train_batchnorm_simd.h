@@ -83,6 +83,58 @@ void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum
   }
 }
 
+// Channel c's μ₀, δ = Σd/m and biased variance, as ref::BatchnormTrainForward (rows of at
+// least one register).
+struct BnChannelStats {
+  float mu0, delta, var;
+};
+template <class Arch>
+BnChannelStats BnChannelStatistics(const float* x, size_t c, size_t batch, size_t channels, size_t spatial) {
+  const float m = static_cast<float>(batch * spatial);
+  float sum = 0.0f;
+  for (size_t n = 0; n < batch; ++n) sum += RowSum<Arch>(x + (n * channels + c) * spatial, spatial);
+  const float mu0 = sum / m;
+  float sd = 0.0f, sd2 = 0.0f;
+  for (size_t n = 0; n < batch; ++n)
+    BnRowCentred<Arch>(x + (n * channels + c) * spatial, spatial, mu0, &sd, &sd2);
+  return {mu0, sd / m, std::fmax((sd2 - sd * sd / m) / m, 0.0f)};
+}
+
+// See train_kernel_table.h (batchnorm_statistics).
+template <class Arch>
+void BatchnormStatistics(const float* x, float eps, float* mean, float* var, float* inv_std,
+                         size_t batch, size_t channels, size_t spatial) {
+  if (spatial < FBatch<Arch>::size)
+    return ref::BatchnormStatistics(x, eps, mean, var, inv_std, batch, channels, spatial);
+  for (size_t c = 0; c < channels; ++c) {
+    const BnChannelStats st = BnChannelStatistics<Arch>(x, c, batch, channels, spatial);
+    mean[c] = st.mu0 + st.delta;
+    var[c] = st.var;
+    inv_std[c] = 1.0f / std::sqrt(st.var + eps);
+  }
+}
+
+// See train_kernel_table.h (batchnorm_normalize): BnRowNormalize with δ = 0.
+template <class Arch>
+void BatchnormNormalize(const float* x, const float* mean, const float* inv_std, const float* gamma,
+                        const float* beta, float* y, float* xhat, size_t batch, size_t channels,
+                        size_t spatial) {
+  if (spatial < FBatch<Arch>::size)
+    return ref::BatchnormNormalize(x, mean, inv_std, gamma, beta, y, xhat, batch, channels, spatial);
+  const bool stream = batch * channels * spatial * sizeof(float) >= kStreamMinBytes;
+  for (size_t n = 0; n < batch; ++n)
+    for (size_t c = 0; c < channels; ++c) {
+      const size_t off = (n * channels + c) * spatial;
+      if (xhat != nullptr)
+        BnRowNormalize<Arch, true>(x + off, spatial, mean[c], 0.0f, inv_std[c], gamma[c], beta[c], y + off,
+                                   xhat + off, stream);
+      else
+        BnRowNormalize<Arch, false>(x + off, spatial, mean[c], 0.0f, inv_std[c], gamma[c], beta[c], y + off,
+                                    nullptr, stream);
+    }
+  StreamFence<Arch>(stream);
+}
+
 // See train_kernel_table.h; statistics as ref::BatchnormTrainForward (corrected two-pass).
 template <class Arch>
 void BatchnormTrainForward(const float* x, const float* gamma, const float* beta, float eps,
@@ -91,20 +143,13 @@ void BatchnormTrainForward(const float* x, const float* gamma, const float* beta
   if (spatial < FBatch<Arch>::size)
     return ref::BatchnormTrainForward(x, gamma, beta, eps, y, xhat, mean, var, inv_std, batch,
                                       channels, spatial);
-  const float m = static_cast<float>(batch * spatial);
   const bool stream = batch * channels * spatial * sizeof(float) >= kStreamMinBytes;
   for (size_t c = 0; c < channels; ++c) {
-    float sum = 0.0f;
-    for (size_t n = 0; n < batch; ++n) sum += RowSum<Arch>(x + (n * channels + c) * spatial, spatial);
-    const float mu0 = sum / m;
-    float sd = 0.0f, sd2 = 0.0f;
-    for (size_t n = 0; n < batch; ++n)
-      BnRowCentred<Arch>(x + (n * channels + c) * spatial, spatial, mu0, &sd, &sd2);
-    const float delta = sd / m;
-    const float vr = std::fmax((sd2 - sd * sd / m) / m, 0.0f);
-    const float is = 1.0f / std::sqrt(vr + eps);
+    const BnChannelStats st = BnChannelStatistics<Arch>(x, c, batch, channels, spatial);
+    const float mu0 = st.mu0, delta = st.delta;
+    const float is = 1.0f / std::sqrt(st.var + eps);
     mean[c] = mu0 + delta;
-    var[c] = vr;
+    var[c] = st.var;
     inv_std[c] = is;
     for (size_t n = 0; n < batch; ++n) {
       const size_t off = (n * channels + c) * spatial;

@@ -25,7 +25,9 @@ constexpr TrainKernelTable MakeSimdTrainTable(const char* name, Isa isa) {
                           &ref::Pool2dBackward,
                           &ref::SoftmaxCrossEntropy,
                           &SgdMomentum<Arch>,
-                          &ChannelMoments<Arch>};
+                          &ChannelMoments<Arch>,
+                          &BatchnormStatistics<Arch>,
+                          &BatchnormNormalize<Arch>};
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

@@ -1,4 +1,4 @@
-#include "training/int8_accumulators.h"
+#include "adaptation/int8_accumulators.h"
 
 #include "ops/window_params.h"
 

@@ -7,12 +7,13 @@
 #include <cstring>
 #include <new>
 
+#include "adaptation/int8_accumulators.h"
+#include "base/fold_batchnorm.h"
 #include "base/size_math.h"
-#include "edgefold/model_generated.h"
 #include "interpreter/graph_prepare.h"
 #include "interpreter/interpreter_state.h"
 #include "kernels/requant_multiplier.h"
-#include "training/int8_accumulators.h"
+#include "model/bn_adaptation_reader.h"
 
 namespace edgefold {
 namespace {
@@ -75,15 +76,15 @@ struct Extent {
   size_t layers = 0, max_channels = 0, bytes = 0;
 };
 
-Extent MeasureExtent(const fb::Model* m) {
+Extent MeasureExtent(const uint8_t* model, size_t num_ops) {
   Extent e;
   size_t arrays = 0;
-  for (const fb::Operator* op : *m->operators()) {
-    const fb::BnAdaptation* a = op->bn_adapt();
-    if (a == nullptr) continue;
+  for (size_t i = 0; i < num_ops; ++i) {
+    internal::BnAdaptationView a;
+    if (!internal::ReadBnAdaptation(model, i, &a)) continue;
     size_t c = 0;
-    for (const auto* v : {a->gamma_abs(), a->beta(), a->eps_k2()})
-      if (v != nullptr && v->size() > c) c = v->size();
+    for (const uint32_t n : {a.gamma_abs_count, a.beta_count, a.eps_k2_count})
+      if (n > c) c = n;
     ++e.layers;
     e.max_channels = c > e.max_channels ? c : e.max_channels;
     arrays = AddSat(arrays, RoundUpSat(LayerArrayBytes(c), 8));
@@ -112,12 +113,12 @@ bool Finite(const float* v, size_t n) {
 bool SetChannel(Layer& l, size_t c, double mean, double var) {
   const double g = l.gamma_abs[c];
   if (g == 0.0) return true;   // a constant channel (β): nothing to normalize
-  const double r = g / std::sqrt(var + double(l.model_eps_k2[c]));
-  const double a = l.AccScale(c);
+  const internal::BnScaleShift<double> fold = internal::FoldBatchNorm<double>(g, l.beta[c], mean, var, l.model_eps_k2[c]);
+  const double r = fold.scale, a = l.AccScale(c);
   int32_t multiplier = 0, shift = 0;
   if (!(r > 0.0) || !std::isfinite(r) || !kernels::QuantizeMultiplier(a * r / double(l.y_scale), &multiplier, &shift))
     return false;
-  const double bias = double(l.model_bias[c]) + std::nearbyint((double(l.beta[c]) - r * mean) / (a * r));
+  const double bias = double(l.model_bias[c]) + std::nearbyint(fold.shift / (a * r));
   if (!(std::fabs(bias) <= kMaxBias)) return false;
   l.bias[c] = static_cast<int32_t>(bias);
   l.multiplier[c] = multiplier;
@@ -180,32 +181,32 @@ void NormalizeWithBatch(Layer& l, const internal::OpContext& ctx, const AdaptOpt
   }
 }
 
-Status CheckLayer(const fb::Operator* op, const internal::OpDesc& desc, const internal::TensorInfo* tensors,
-                  internal::ErrorReporter& errors) {
+Status CheckLayer(const internal::BnAdaptationView& a, const internal::OpDesc& desc,
+                  const internal::TensorInfo* tensors, internal::ErrorReporter& errors) {
   const char* name = desc.name;
   if (desc.kind != OpKind::kConvInt8 && desc.kind != OpKind::kGemmInt8) {
     errors.Report("op '%s': bn_adapt on a %s (only ConvInt8 and GemmInt8 can adapt)", name, internal::OpKindName(desc.kind));
     return Status::kInvalidModel;
   }
-  const fb::BnAdaptation* a = op->bn_adapt();
   const size_t channels = tensors[desc.inputs[2]].elems;
   const char* fields[3] = {"gamma_abs", "beta", "eps_k2"};
-  const flatbuffers::Vector<float>* v[3] = {a->gamma_abs(), a->beta(), a->eps_k2()};
+  const float* v[3] = {a.gamma_abs, a.beta, a.eps_k2};
+  const uint32_t counts[3] = {a.gamma_abs_count, a.beta_count, a.eps_k2_count};
   for (int i = 0; i < 3; ++i) {
-    if (v[i] == nullptr || v[i]->size() != channels) {
+    if (v[i] == nullptr || counts[i] != channels) {
       errors.Report("op '%s': bn_adapt.%s needs %zu values (one per output channel), has %u", name, fields[i],
-                    channels, v[i] == nullptr ? 0u : v[i]->size());
+                    channels, counts[i]);
       return Status::kInvalidModel;
     }
-    if (!Finite(v[i]->data(), channels)) {
+    if (!Finite(v[i], channels)) {
       errors.Report("op '%s': bn_adapt.%s holds NaN or Inf", name, fields[i]);
       return Status::kInvalidModel;
     }
   }
   for (size_t c = 0; c < channels; ++c)
-    if (v[0]->Get(static_cast<uint32_t>(c)) < 0.0f || !(v[2]->Get(static_cast<uint32_t>(c)) > 0.0f)) {
+    if (a.gamma_abs[c] < 0.0f || !(a.eps_k2[c] > 0.0f)) {
       errors.Report("op '%s': bn_adapt channel %zu: gamma_abs %g must be >= 0 and eps_k2 %g > 0", name, c,
-                    double(v[0]->Get(static_cast<uint32_t>(c))), double(v[2]->Get(static_cast<uint32_t>(c))));
+                    double(a.gamma_abs[c]), double(a.eps_k2[c]));
       return Status::kInvalidModel;
     }
   const internal::TensorInfo& w = tensors[desc.inputs[1]];
@@ -216,6 +217,55 @@ Status CheckLayer(const fb::Operator* op, const internal::OpDesc& desc, const in
   return Status::kOk;
 }
 
+// Layer i of the adapter from op i's record: its constants copied into the arena at *p (which
+// advances), the interpreter's tensor table pointed at the copies.
+Status AddLayer(Int8Adapter::State& s, Interpreter::State& g, size_t i, const internal::BnAdaptationView& adapt,
+                uint8_t** p, internal::ErrorReporter& errors) {
+  Layer& l = *new (&s.layers[s.num_layers]) Layer();
+  const internal::OpDesc& desc = g.ops[i];
+  l.op = static_cast<int32_t>(i);
+  l.name = desc.name;
+  l.bias_tensor = desc.inputs[2];
+  l.multiplier_tensor = desc.inputs[3];
+  l.shift_tensor = desc.inputs[4];
+  for (size_t j = 0; j < s.num_layers; ++j)
+    for (int32_t t : {s.layers[j].bias_tensor, s.layers[j].multiplier_tensor, s.layers[j].shift_tensor})
+      if (t == l.bias_tensor || t == l.multiplier_tensor || t == l.shift_tensor) {
+        errors.Report("op '%s': shares its requantization constant '%s' with op '%s': cannot adapt both", l.name,
+                      g.tensors[t].name, s.layers[j].name);
+        return Status::kInvalidModel;
+      }
+  const internal::TensorInfo& w = g.tensors[desc.inputs[1]];
+  l.channels = g.tensors[l.bias_tensor].elems;
+  l.gamma_abs = adapt.gamma_abs;
+  l.beta = adapt.beta;
+  l.model_eps_k2 = adapt.eps_k2;
+  l.model_bias = reinterpret_cast<const int32_t*>(g.tensors[l.bias_tensor].data);
+  l.model_multiplier = reinterpret_cast<const int32_t*>(g.tensors[l.multiplier_tensor].data);
+  l.model_shift = reinterpret_cast<const int32_t*>(g.tensors[l.shift_tensor].data);
+  l.w_scales = w.scales;
+  l.per_channel = w.num_scales == l.channels && l.channels > 1;
+  l.x_scale = g.tensors[desc.inputs[0]].scales[0];
+  l.y_scale = g.tensors[desc.outputs[0]].scales[0];
+  const size_t c = l.channels;
+  l.bias = reinterpret_cast<int32_t*>(*p);
+  l.multiplier = l.bias + c;
+  l.shift = l.multiplier + c;
+  l.mean = reinterpret_cast<float*>(l.shift + c);
+  l.var = l.mean + c;
+  l.eps_k2 = l.var + c;
+  l.run_mean = reinterpret_cast<double*>(*p + RoundUpSat(c * (3 * sizeof(int32_t) + 3 * sizeof(float)), 8));
+  l.run_var = l.run_mean + c;
+  *p += RoundUpSat(LayerArrayBytes(c), 8);
+  ResetLayer(l);
+  // The ops read their constants through the tensor table at every Eval: point it at the copies.
+  g.tensors[l.bias_tensor].data = reinterpret_cast<float*>(l.bias);
+  g.tensors[l.multiplier_tensor].data = reinterpret_cast<float*>(l.multiplier);
+  g.tensors[l.shift_tensor].data = reinterpret_cast<float*>(l.shift);
+  ++s.num_layers;
+  return Status::kOk;
+}
+
 }  // namespace
 
 Status RequiredInt8AdapterArenaBytes(const uint8_t* model, size_t model_bytes, size_t* arena_bytes,
@@ -223,8 +273,10 @@ Status RequiredInt8AdapterArenaBytes(const uint8_t* model, size_t model_bytes, s
   if (arena_bytes == nullptr) return Status::kInvalidArgument;
   size_t interpreter = 0;
   EDGEFOLD_RETURN_IF_ERROR(InterpreterBytes(model, model_bytes, options, &interpreter));
-  const size_t needed = AddSat(interpreter, MeasureExtent(fb::GetModel(model)).bytes);
   internal::ErrorReporter errors(options.log, options.log_user);
+  internal::ModelSummary summary;   // checked already by InterpreterBytes: this reads the op count
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
+  const size_t needed = AddSat(interpreter, MeasureExtent(model, summary.num_ops).bytes);
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckAddressable(needed, "adapter arena", errors));
   *arena_bytes = needed;
   return Status::kOk;
@@ -239,15 +291,14 @@ Status Int8Adapter::Create(const uint8_t* model, size_t model_bytes, void* arena
   EDGEFOLD_RETURN_IF_ERROR(RequiredInt8AdapterArenaBytes(model, model_bytes, &needed, options));
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(needed, arena_bytes, "adapter arena", errors));
   EDGEFOLD_RETURN_IF_ERROR(InterpreterBytes(model, model_bytes, options, &interpreter_bytes));
-  const fb::Model* m = fb::GetModel(model);
-  const Extent extent = MeasureExtent(m);
+  Interpreter* interp = nullptr;
+  EDGEFOLD_RETURN_IF_ERROR(Interpreter::Create(model, model_bytes, arena, interpreter_bytes, options, &interp));
+  Interpreter::State& g = Interpreter::State::Of(*interp);
+  const Extent extent = MeasureExtent(model, g.summary.num_ops);
   if (extent.layers == 0) {
     errors.Report("the model has no adaptable int8 layer (compile it with --quantize int8 --adaptable)");
     return Status::kInvalidArgument;
   }
-  Interpreter* interp = nullptr;
-  EDGEFOLD_RETURN_IF_ERROR(Interpreter::Create(model, model_bytes, arena, interpreter_bytes, options, &interp));
-  Interpreter::State& g = *interp->state_;
 
   uint8_t* p = static_cast<uint8_t*>(arena) + interpreter_bytes;
   State* s = new (p) State();
@@ -258,52 +309,12 @@ Status Int8Adapter::Create(const uint8_t* model, size_t model_bytes, void* arena
   s->model_bytes = model_bytes;
   s->layers = reinterpret_cast<Layer*>(p);
   p += RoundUpSat(extent.layers * sizeof(Layer), 8);
-  for (uint32_t i = 0; i < m->operators()->size(); ++i) {
-    const fb::Operator* op = m->operators()->Get(i);
-    if (op->bn_adapt() == nullptr) continue;
+  for (size_t i = 0; i < g.summary.num_ops; ++i) {
+    internal::BnAdaptationView adapt;
+    if (!internal::ReadBnAdaptation(model, i, &adapt)) continue;
     const internal::OpDesc& desc = g.ops[i];
-    EDGEFOLD_RETURN_IF_ERROR(CheckLayer(op, desc, g.tensors, errors));
-    Layer& l = *new (&s->layers[s->num_layers]) Layer();
-    l.op = static_cast<int32_t>(i);
-    l.name = desc.name;
-    l.bias_tensor = desc.inputs[2];
-    l.multiplier_tensor = desc.inputs[3];
-    l.shift_tensor = desc.inputs[4];
-    for (size_t j = 0; j < s->num_layers; ++j)
-      for (int32_t t : {s->layers[j].bias_tensor, s->layers[j].multiplier_tensor, s->layers[j].shift_tensor})
-        if (t == l.bias_tensor || t == l.multiplier_tensor || t == l.shift_tensor) {
-          errors.Report("op '%s': shares its requantization constant '%s' with op '%s': cannot adapt both", l.name,
-                        g.tensors[t].name, s->layers[j].name);
-          return Status::kInvalidModel;
-        }
-    const internal::TensorInfo& w = g.tensors[desc.inputs[1]];
-    l.channels = g.tensors[l.bias_tensor].elems;
-    l.gamma_abs = op->bn_adapt()->gamma_abs()->data();
-    l.beta = op->bn_adapt()->beta()->data();
-    l.model_eps_k2 = op->bn_adapt()->eps_k2()->data();
-    l.model_bias = reinterpret_cast<const int32_t*>(g.tensors[l.bias_tensor].data);
-    l.model_multiplier = reinterpret_cast<const int32_t*>(g.tensors[l.multiplier_tensor].data);
-    l.model_shift = reinterpret_cast<const int32_t*>(g.tensors[l.shift_tensor].data);
-    l.w_scales = w.scales;
-    l.per_channel = w.num_scales == l.channels && l.channels > 1;
-    l.x_scale = g.tensors[desc.inputs[0]].scales[0];
-    l.y_scale = g.tensors[desc.outputs[0]].scales[0];
-    const size_t c = l.channels;
-    l.bias = reinterpret_cast<int32_t*>(p);
-    l.multiplier = l.bias + c;
-    l.shift = l.multiplier + c;
-    l.mean = reinterpret_cast<float*>(l.shift + c);
-    l.var = l.mean + c;
-    l.eps_k2 = l.var + c;
-    l.run_mean = reinterpret_cast<double*>(p + RoundUpSat(c * (3 * sizeof(int32_t) + 3 * sizeof(float)), 8));
-    l.run_var = l.run_mean + c;
-    p += RoundUpSat(LayerArrayBytes(c), 8);
-    ResetLayer(l);
-    // The ops read their constants through the tensor table at every Eval: point it at the copies.
-    g.tensors[l.bias_tensor].data = reinterpret_cast<float*>(l.bias);
-    g.tensors[l.multiplier_tensor].data = reinterpret_cast<float*>(l.multiplier);
-    g.tensors[l.shift_tensor].data = reinterpret_cast<float*>(l.shift);
-    ++s->num_layers;
+    EDGEFOLD_RETURN_IF_ERROR(CheckLayer(adapt, desc, g.tensors, errors));
+    EDGEFOLD_RETURN_IF_ERROR(AddLayer(*s, g, i, adapt, &p, errors));
   }
   s->sum = reinterpret_cast<double*>(p);
   s->sum_sq = s->sum + extent.max_channels;

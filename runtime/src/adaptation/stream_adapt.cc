@@ -1,8 +1,10 @@
-#include "training/stream_adapt.h"
+#include "adaptation/stream_adapt.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+
+#include "base/fold_batchnorm.h"
 
 namespace edgefold::internal {
 namespace {
@@ -50,8 +52,9 @@ void ForwardBatchNormStream(Trainer::State& s, const BnState& bn) {
   for (size_t c = 0; c < bn.channels; ++c) {
     const float mu = (1.0f - prior) * mean[c] + prior * bn.deployed_mean[c];
     const float v = (1.0f - prior) * var[c] + prior * bn.deployed_var[c];
-    scale[c] = gamma[c] / std::sqrt(v + eps);
-    shift[c] = beta[c] - mu * scale[c];
+    const BnScaleShift<float> fold = FoldBatchNorm<float>(gamma[c], beta[c], mu, v, eps);
+    scale[c] = fold.scale;
+    shift[c] = fold.shift;
   }
   const float* xn = x;
   float* yn = s.tensors[op.outputs[0]].data;

@@ -1,0 +1,26 @@
+// Trainer::ExportModel: the model's bytes with the trainer's parameters written back where the
+// model keeps them (each constant's place in the weights blob).
+#include <cstring>
+
+#include "edgefold/trainer.h"
+#include "training/trainer_state.h"
+
+namespace edgefold {
+
+size_t Trainer::model_bytes() const { return state_->model_bytes; }
+
+Status Trainer::ExportModel(uint8_t* out, size_t out_bytes) const {
+  const State& s = *state_;
+  if (out == nullptr || out_bytes < s.model_bytes) return Status::kInvalidArgument;
+  std::memcpy(out, s.model, s.model_bytes);
+  for (size_t i = 0; i < s.num_params; ++i) {
+    const internal::Param& p = s.params[i];
+    internal::TensorInfo in_model;
+    internal::ReadTensor(s.model, static_cast<size_t>(p.tensor), nullptr, &in_model);
+    const size_t offset = static_cast<size_t>(reinterpret_cast<const uint8_t*>(in_model.data) - s.model);
+    std::memcpy(out + offset, p.data, p.elems * sizeof(float));
+  }
+  return Status::kOk;
+}
+
+}  // namespace edgefold
