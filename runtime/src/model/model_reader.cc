@@ -339,7 +339,6 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
         return Status::kInvalidModel;
       }
     }
-  EDGEFOLD_RETURN_IF_ERROR(CheckTrainingSection(m, &s, errors));
   if (summary != nullptr) *summary = s;
   return Status::kOk;
 }

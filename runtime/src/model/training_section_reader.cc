@@ -131,6 +131,10 @@ Status CheckTrainingSection(const fb::Model* m, ModelSummary* s, ErrorReporter& 
   return t->buffers() != nullptr ? CheckPlannedBuffers(t, s, errors) : Status::kOk;
 }
 
+Status CheckTrainingSection(const uint8_t* model, ModelSummary* s, ErrorReporter& errors) {
+  return CheckTrainingSection(fb::GetModel(model), s, errors);
+}
+
 void ReadPlannedBuffer(const uint8_t* model, size_t i, PlannedBuffer* out) {
   const fb::TrainingBufferRecord* b = fb::GetModel(model)->training()->buffers()->Get(static_cast<uint32_t>(i));
   out->kind = static_cast<uint8_t>(b->kind());

@@ -8,6 +8,7 @@
 #include "base/fold_batchnorm.h"
 #include "base/size_math.h"
 #include "interpreter/graph_prepare.h"
+#include "model/training_section_reader.h"
 #include "training/activation_grad.h"
 #include "training/backward.h"
 #include "training/backward_segments.h"
@@ -249,6 +250,7 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   EDGEFOLD_RETURN_IF_ERROR(
       internal::CheckCreateRequest(model, model_bytes, arena, out, options, errors, &summary));
   *out = nullptr;
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingSection(model, &summary, errors));
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingModel(model, summary, train, errors));
   internal::TrainerLayout layout;
   EDGEFOLD_RETURN_IF_ERROR(internal::PlanTrainer(model, summary, train, errors, &layout));

@@ -4,6 +4,7 @@
 
 #include "base/size_math.h"
 #include "interpreter/graph_prepare.h"
+#include "model/training_section_reader.h"
 #include "training/backward.h"
 #include "training/train_batch.h"
 #include "training/trainer_buffers.h"
@@ -69,6 +70,7 @@ Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const Tra
   internal::ErrorReporter errors(options.log, options.log_user);
   ModelSummary summary;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingSection(model, &summary, errors));
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckBatchScalable(internal::GraphView(model, summary), errors));
   internal::WithBufferContext(model, summary, train.trainable, [&](const internal::BufferContext& c) {
     internal::ForEachTrainerBuffer(c, visit, user);
@@ -82,6 +84,7 @@ Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes, cons
   internal::ErrorReporter errors(options.log, options.log_user);
   ModelSummary summary;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
+  EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingSection(model, &summary, errors));
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingModel(model, summary, train, errors));
   internal::TrainerLayout layout;
   EDGEFOLD_RETURN_IF_ERROR(internal::PlanTrainer(model, summary, train, errors, &layout));
