@@ -6,6 +6,7 @@ source "$(dirname "$0")/build-env.sh"
 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEFOLD_BUILD_TESTS=ON "${CMAKE_LAUNCHER_ARGS[@]}"
 cmake --build "$BUILD_DIR" -j"$JOBS"
 bash "$ROOT/scripts/check-layers.sh" "$ROOT"   # no include runs up a layer (STYLE.md)
+python3 "$ROOT/scripts/check-docs.py"              # doc links resolve; result tables match their records
 cd "$BUILD_DIR"
 ctest --output-on-failure -j"$JOBS" "$@"
 

@@ -181,14 +181,7 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     s.out_c = channels;
     s.out_h = two_d ? static_cast<size_t>(y.shape[2]) : 1;
     s.out_w = static_cast<size_t>(y.shape.back());
-    s.kh = static_cast<size_t>(c.kernel[0]);
-    s.kw = static_cast<size_t>(c.kernel[1]);
-    s.stride_h = static_cast<size_t>(c.strides[0]);
-    s.stride_w = static_cast<size_t>(c.strides[1]);
-    s.dilation_h = static_cast<size_t>(c.dilations[0]);
-    s.dilation_w = static_cast<size_t>(c.dilations[1]);
-    s.pad_top = static_cast<size_t>(c.pads[0]);
-    s.pad_left = static_cast<size_t>(c.pads[1]);
+    kernels::SetWindow2d(c.kernel.data(), c.strides.data(), c.dilations.data(), c.pads.data(), &s);
     s.group = static_cast<size_t>(c.group);
     fb::ConvInt8OptionsT o;
     o.kernel = c.kernel;

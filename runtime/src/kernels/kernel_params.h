@@ -116,6 +116,21 @@ struct Pool2dParams {
   bool count_include_pad = false;   // average: divide by kh·kw instead of the in-bounds count
 };
 
+// An op's 2-D window (kernel, strides, dilations: [h, w]; pads: [top, left, bottom, right]) into
+// a kernel's params (Conv2dShape, Pool2dParams): the one place that order is spelled out.
+template <class Params, class Int>
+void SetWindow2d(const Int* kernel, const Int* strides, const Int* dilations, const Int* pads,
+                 Params* p) {
+  p->kh = static_cast<size_t>(kernel[0]);
+  p->kw = static_cast<size_t>(kernel[1]);
+  p->stride_h = static_cast<size_t>(strides[0]);
+  p->stride_w = static_cast<size_t>(strides[1]);
+  p->dilation_h = static_cast<size_t>(dilations[0]);
+  p->dilation_w = static_cast<size_t>(dilations[1]);
+  p->pad_top = static_cast<size_t>(pads[0]);
+  p->pad_left = static_cast<size_t>(pads[1]);
+}
+
 // Resize of `planes` planes in_h×in_w → out_h×out_w (ops/resize.cc). Per axis, output index i
 // reads source coordinate s = i·scale + offset (kernels/resize_coords.h):
 //   nearest: x[clamp(round(s), 0, in − 1)], round as `rounding` says;

@@ -32,14 +32,7 @@ inline kernels::Conv2dShape MakeConv2dShape(const ConvOptions& o, const TensorIn
   s.out_c = static_cast<size_t>(w.shape[0]);
   SpatialDims(x, &s.in_h, &s.in_w);
   SpatialDims(y, &s.out_h, &s.out_w);
-  s.kh = static_cast<size_t>(o.kernel[0]);
-  s.kw = static_cast<size_t>(o.kernel[1]);
-  s.stride_h = static_cast<size_t>(o.strides[0]);
-  s.stride_w = static_cast<size_t>(o.strides[1]);
-  s.dilation_h = static_cast<size_t>(o.dilations[0]);
-  s.dilation_w = static_cast<size_t>(o.dilations[1]);
-  s.pad_top = static_cast<size_t>(o.pads[0]);
-  s.pad_left = static_cast<size_t>(o.pads[1]);
+  kernels::SetWindow2d(o.kernel, o.strides, o.dilations, o.pads, &s);
   s.group = static_cast<size_t>(o.group);
   return s;
 }
@@ -50,14 +43,7 @@ inline kernels::Pool2dParams MakePool2dParams(const PoolOptions& o, const Tensor
   p.kind = o.kind;
   SpatialDims(x, &p.in_h, &p.in_w);
   SpatialDims(y, &p.out_h, &p.out_w);
-  p.kh = static_cast<size_t>(o.kernel[0]);
-  p.kw = static_cast<size_t>(o.kernel[1]);
-  p.stride_h = static_cast<size_t>(o.strides[0]);
-  p.stride_w = static_cast<size_t>(o.strides[1]);
-  p.dilation_h = static_cast<size_t>(o.dilations[0]);
-  p.dilation_w = static_cast<size_t>(o.dilations[1]);
-  p.pad_top = static_cast<size_t>(o.pads[0]);
-  p.pad_left = static_cast<size_t>(o.pads[1]);
+  kernels::SetWindow2d(o.kernel, o.strides, o.dilations, o.pads, &p);
   p.count_include_pad = o.count_include_pad;
   return p;
 }
