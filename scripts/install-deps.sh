@@ -7,6 +7,7 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache
       libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
       libgtest-dev libgmock-dev googletest libbenchmark-dev
       python3 python3-numpy qemu-user
+      python3-dev pybind11-dev python3-pytest python3-venv python3-setuptools python3-pip   # python/ package
       graphviz zlib1g-dev libpng-dev)   # dot checks `inspect --dot`; zlib writes `--memory-plot x.png`;
                                      # libpng reads it back in the plot tests
 if [[ "${1:-}" == "--python" ]]; then

@@ -124,8 +124,12 @@ bool ParseFloatList(const std::string& flag, const std::string& text, std::vecto
 }
 
 void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint64_t weight_bytes) {
-  std::printf("int8: %zu calibration runs (clipping: %s), %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n",
-              q.runs, q.clipping.c_str(), q.layers.size(), q.float_ops.size(), q.boundaries);
+  if (q.runs == 0)   // a QDQ model: its own scales, nothing calibrated
+    std::printf("int8 (QDQ model, %s): %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n", q.clipping.c_str(),
+                q.layers.size(), q.float_ops.size(), q.boundaries);
+  else
+    std::printf("int8: %zu calibration runs (clipping: %s), %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n",
+                q.runs, q.clipping.c_str(), q.layers.size(), q.float_ops.size(), q.boundaries);
   for (const std::string& f : q.float_ops) std::printf("  stays float: %s\n", f.c_str());
   std::printf("  %-28s %-20s %10s %10s %5s %10s %10s %21s %21s %9s\n", "layer", "type", "in scale", "out scale", "zp",
               "w scale lo", "w scale hi", "observed range", "int8 range (clip)", "SQNR dB");
@@ -133,8 +137,9 @@ void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint
     std::printf("  %-28.28s %-20.20s %10.4g %10.4g %5d %10.3g %10.3g [%9.4g,%9.4g] [%9.4g,%9.4g] %9.2f\n", l.name.c_str(),
                 l.type.c_str(), l.in_scale, l.out_scale, l.out_zero_point, l.w_scale_min, l.w_scale_max, l.range_min,
                 l.range_max, l.clip_lo, l.clip_hi, l.sqnr_db);
-  std::printf("int8 output: SQNR %.2f dB, top-1 agreement with float %.2f %%\n", q.output_sqnr_db,
-              100.0 * q.top1_agreement);
+  if (q.runs > 0)   // a QDQ model has no calibration runs to measure on
+    std::printf("int8 output: SQNR %.2f dB, top-1 agreement with float %.2f %%\n", q.output_sqnr_db,
+                100.0 * q.top1_agreement);
   std::printf("int8 I/O: %s\n", q.io_int8 ? "int8 (--io int8)" : "float (Quantize at the inputs, Dequantize at the outputs)");
   for (const compiler::QuantIoReport& io : q.io) {
     if (io.int8)

@@ -10,5 +10,6 @@ int InspectCommand(int argc, char** argv);
 int BenchCommand(int argc, char** argv);
 int ExportCCommand(int argc, char** argv);
 int TrainCommand(int argc, char** argv);
+int DiffCommand(int argc, char** argv);
 
 }  // namespace edgefold::tools

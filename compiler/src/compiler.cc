@@ -19,6 +19,8 @@
 #include "onnx_load.h"
 #include "passes/passes.h"
 #include "plan/plan_model.h"
+#include "quant/qdq_conv_affine.h"
+#include "quant/qdq_import.h"
 #ifdef EDGEFOLD_COMPILER_HAVE_RUNTIME
 #include "quant/quantize.h"
 #endif
@@ -78,6 +80,21 @@ void QuantizeBuilt(const CompileOptions& options, const std::string& name, Built
 #endif
 }
 
+// A QDQ model's int8 form at the model's own scales (docs/quantization.md#qdq-models).
+void QuantizeQdqBuilt(const quant::QdqModel& qdq, const CompileOptions& options, [[maybe_unused]] const std::string& name,
+                      Built* built, CompileReport* r) {
+#ifdef EDGEFOLD_COMPILER_HAVE_RUNTIME
+  r->quant.float_arena_bytes = built->lowered.arena_bytes;
+  r->quant.float_weight_bytes = built->weight_bytes;
+  built->lowered = quant::QuantizeQdq(built->lowered, qdq, options, &r->quant);
+  PlanArena(&built->lowered, options.share_views);
+  built->bytes = WriteEfb(&built->lowered, &built->weight_bytes);
+#else
+  (void)qdq, (void)options, (void)built, (void)r;
+  throw CompileError("model '" + name + "': a QDQ model needs the edgefold runtime in the compiler (int8 kernels)");
+#endif
+}
+
 // Import, drop Identity/Dropout, fold constants; when shapes are still unknown after that,
 // feed the folded constants back to ONNX shape inference and repeat (a few rounds at most).
 ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileReport* r) {
@@ -105,9 +122,18 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   if (options.expansion_band_kb < 0)
     throw CompileError("model '" + name + "': expansion band of " + std::to_string(options.expansion_band_kb) +
                        " KiB (0 turns the fusion off)");
-  if (options.io_int8 && !options.quantize_int8)
-    throw CompileError("model '" + name + "': --io int8 needs --quantize int8 (a float model has float inputs and outputs)");
   ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
+  const quant::QdqModel qdq = quant::ImportQdq(graph);   // QuantizeLinear/DequantizeLinear → float + scales
+  if (qdq.found && options.quantize_int8)
+    throw CompileError("model '" + name + "': already quantized (QuantizeLinear/DequantizeLinear): compile it without --quantize int8");
+  if (qdq.found) {
+    passes::FoldConstants(graph);   // what read the dequantized weights (Transpose, Reshape)
+    r.nodes_removed += quant::FoldConvChannelAffine(graph, qdq.QuantizedTensors());   // QAT's Conv → Div → Add → BN
+  }
+  const bool qdq_int8 = qdq.found && !options.qdq_as_float;
+  const bool int8 = options.quantize_int8 || qdq_int8;
+  if (options.io_int8 && !int8)
+    throw CompileError("model '" + name + "': --io int8 needs --quantize int8 or a QDQ model (a float model has float inputs and outputs)");
   passes::CheckConvOperands(graph);   // before folding rewrites weights and biases
   passes::CanonicalizeFullyConnected(graph);
   passes::InsertInputNormalization(graph, options.input_mean, options.input_std);
@@ -129,8 +155,8 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     r.activations_fused += passes::FuseGatedActivations(graph);
     // int8: only the clamps fuse (the others become lookup-table ops), and no channel scale
     // (the int8 conv has none; the Mul stays an op and the conv after it stays int8).
-    r.activations_fused += passes::FuseActivations(graph, options.quantize_int8);
-    if (!options.quantize_int8) {   // int8 convs have neither
+    r.activations_fused += passes::FuseActivations(graph, int8, qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>());
+    if (!int8) {   // int8 convs have neither
       channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
       r.expansions_fused = passes::FuseExpansionIntoDepthwise(graph, static_cast<size_t>(options.expansion_band_kb) * 1024);
     }
@@ -138,7 +164,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     r.activations_fused += passes::FuseActivationsIntoBatchNorm(graph);
   }
   // int8 has no Winograd kernels: a quantized model keeps plain weights.
-  const WinogradMode winograd = !options.winograd || options.quantize_int8 ? WinogradMode::kOff
+  const WinogradMode winograd = !options.winograd || int8 ? WinogradMode::kOff
                                  : options.winograd_tile == 2           ? WinogradMode::kF2x3
                                  : options.winograd_tile == 4           ? WinogradMode::kF4x3
                                                                         : WinogradMode::kAuto;
@@ -154,6 +180,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
                        r.expansions_fused > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   if (options.quantize_int8) QuantizeBuilt(options, name, &built, &r);
+  if (qdq_int8) QuantizeQdqBuilt(qdq, options, name, &built, &r);
   r.arena_bytes = built.lowered.arena_bytes;
   r.arena_lower_bound = built.lowered.arena_lower_bound;
   r.weight_bytes = built.weight_bytes;

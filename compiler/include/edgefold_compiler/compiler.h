@@ -62,6 +62,9 @@ struct CompileOptions {
   // can re-estimate its statistics on the device by rewriting the op's int32 bias and
   // requantization multiplier, weights untouched (docs/quantization.md).
   bool int8_adaptable = false;
+  // A QDQ model (QuantizeLinear/DequantizeLinear) compiles to int8 at its own scales; with
+  // qdq_as_float, to its float model instead (the Q/DQ pairs dropped): edgefold diff's reference.
+  bool qdq_as_float = false;
 };
 
 // One int8 layer of the quantization report.

@@ -1,6 +1,7 @@
 // Graph passes, run in this order by the compiler driver. Each rewrites the IR in place and
 // throws CompileError naming the node when the model is invalid.
 #pragma once
+#include <set>
 #include "ir/graph.h"
 
 namespace edgefold::compiler::passes {
@@ -73,8 +74,9 @@ inline bool IsPlainMul(const ir::Node& n) {
 // Fuses Relu/Clip/LeakyRelu/Sigmoid/HardSigmoid/HardSwish/SiLU/Tanh/Gelu (FusableIntoProducer) into
 // the producing Conv, ConvTranspose, FC, ChannelAffine, BatchNormalization or Add/Sub/Mul/Div when it is the
 // sole consumer. clamps_only: Relu and Clip only (int8 models: the int8 output clamp expresses
-// those; the others stay ops of their own and become int8 lookup tables).
-int FuseActivations(ir::Graph& graph, bool clamps_only = false);
+// those; the others stay ops of their own and become int8 lookup tables). keep: tensors an
+// activation never fuses across (a QDQ model quantizes them between the op and its activation).
+int FuseActivations(ir::Graph& graph, bool clamps_only = false, const std::set<std::string>& keep = {});
 // The same kinds only into BatchNormalization (for training: the trainer recomputes the
 // activation's gradient from the BN's saved x̂, so the fused output need not be kept for the
 // backward).

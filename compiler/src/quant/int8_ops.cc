@@ -9,6 +9,7 @@
 #include "kernels/act_scalar.h"
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/reference.h"
+#include "quant/weights_int8.h"
 
 namespace edgefold::compiler::quant {
 namespace {
@@ -41,28 +42,14 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
   return b;
 }
 
-// Weights w[c][k] (channel-major, `channels` rows of `per` values) → symmetric int8 per
-// channel: s_w[c] = max|w[c]|/127 (1 for an all-zero channel), q = round(w/s_w).
-std::vector<int8_t> QuantizeWeights(const std::vector<float>& w, size_t channels, size_t per, std::vector<float>* scales) {
-  std::vector<int8_t> q(w.size());
-  scales->assign(channels, 1.0f);
-  for (size_t c = 0; c < channels; ++c) {
-    double amax = 0;
-    for (size_t k = 0; k < per; ++k) amax = std::max(amax, std::fabs(static_cast<double>(w[c * per + k])));
-    if (amax > 0) (*scales)[c] = static_cast<float>(amax / 127.0);
-    for (size_t k = 0; k < per; ++k)
-      q[c * per + k] = static_cast<int8_t>(std::max(-127.0, std::min(127.0, std::round(w[c * per + k] / static_cast<double>((*scales)[c])))));
-  }
-  return q;
-}
-
 // Appends W (int8), B, M, shift for `channels` output channels of `per` weights each, and
-// points op inputs 1..4 at them. bias_f may be empty.
+// points op inputs 1..4 at them. bias_f may be empty; `given`: the model's weight scales or nullptr.
 void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<float>& w, const std::vector<float>& bias_f,
                         std::vector<int64_t> w_shape, size_t channels, size_t per, const ActQuant& in,
-                        const ActQuant& out, LayerInfo* info) {
+                        const ActQuant& out, const ModelWeightScales* given, LayerInfo* info) {
   std::vector<float> s_w;
-  const std::vector<int8_t> wq = QuantizeWeights(w, channels, per, &s_w);
+  const std::vector<int8_t> wq = given ? WeightsAtModelScales(w, channels, per, *given, op->name, &s_w)
+                                       : QuantizeWeights(w, channels, per, &s_w);
   std::vector<int32_t> bias(channels), mult(channels), shift(channels);
   for (size_t c = 0; c < channels; ++c) {
     const double s_acc = static_cast<double>(in.scale) * s_w[c];
@@ -169,7 +156,8 @@ void ActivationClamp(const fb::Activation* a, const ActQuant& out, int32_t* lo, 
   }
 }
 
-LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out) {
+LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                     const ModelWeightScales* weights) {
   LayerInfo info;
   info.name = op->name;
   info.output = op->outputs[0];
@@ -212,7 +200,7 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     info.act_min = o.act_min;
     info.act_max = o.act_max;
     info.type = c.group > 1 && static_cast<size_t>(c.group) == s.in_c ? "ConvInt8 (depthwise)" : "ConvInt8";
-    AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, &info);
+    AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, weights, &info);
     op->type = fb::OpType::ConvInt8;
     op->options.Set(std::move(o));
     op->scratch_bytes = kernels::ConvS8ScratchBytes(s);
@@ -228,7 +216,7 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     info.act_min = o.act_min;
     info.act_max = o.act_max;
     info.type = "GemmInt8";
-    AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0], out, &info);
+    AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0], out, weights, &info);
     op->type = fb::OpType::GemmInt8;
     op->options.Set(std::move(o));
     op->scratch_bytes = 0;

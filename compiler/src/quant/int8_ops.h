@@ -31,8 +31,10 @@ ActQuant SoftmaxOutputQuant();
 // into ConvInt8, GemmInt8, AddInt8, MulInt8, LutInt8 or SoftmaxInt8, appending its constants
 // (int8 weights, int32 bias/multiplier/shift, lookup or exp tables) to `m`. `in` are the
 // quantizations of its activation inputs, `out` of its output (for Softmax,
-// SoftmaxOutputQuant()). Throws CompileError naming the node when a multiplier or bias leaves
-// the representable range.
-LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out);
+// SoftmaxOutputQuant()). `weights`: a QDQ model's scales of the op's weights (Conv, Gemm), or
+// nullptr to quantize them by max |w|. Throws CompileError naming the node when a multiplier or
+// bias leaves the representable range or `weights` does not fit the op.
+LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                     const ModelWeightScales* weights = nullptr);
 
 }  // namespace edgefold::compiler::quant

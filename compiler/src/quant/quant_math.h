@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/requant_multiplier.h"
 
@@ -13,6 +14,14 @@ namespace edgefold::compiler::quant {
 struct ActQuant {
   float scale = 1.0f;
   int32_t zero_point = 0;
+};
+
+// The quantization a QDQ model gives one node's weights, per output channel (a per-tensor
+// scale repeated): the scale and max |q − zp| over the channel, from which the int8 rewrite
+// recovers the model's int8 values, also after a BatchNorm folded into the weights.
+struct ModelWeightScales {
+  std::vector<float> scale;
+  std::vector<int32_t> max_abs_q;
 };
 
 // Asymmetric int8 over [lo, hi] widened to hold 0 (zero padding and Relu's 0 stay exact):

@@ -146,6 +146,48 @@ std::string FormatPercent(double p) {
   return text;
 }
 
+// The report's rewrite part: layers (with the observed range when `ranges`), float ops, boundaries.
+void ReportLayers(const Int8Model& q, const std::vector<Range>* ranges, QuantReport* report) {
+  QuantReport& r = *report;
+  r.ran = true;
+  r.boundaries = static_cast<int>(q.boundaries.size());
+  for (const FloatOp& f : q.float_ops) r.float_ops.push_back(f.name + " (" + f.type + "): " + f.reason);
+  for (const LayerInfo& l : q.layers) {
+    QuantLayerReport lr;
+    lr.name = l.name;
+    lr.type = l.type;
+    lr.in_scale = l.in_scale;
+    lr.out_scale = l.out_scale;
+    lr.out_zero_point = l.out_zero_point;
+    lr.w_scale_min = l.w_scale_min;
+    lr.w_scale_max = l.w_scale_max;
+    lr.clip_lo = (-128 - l.out_zero_point) * static_cast<double>(l.out_scale);
+    lr.clip_hi = (127 - l.out_zero_point) * static_cast<double>(l.out_scale);
+    if (ranges) {
+      const Range& range = (*ranges)[static_cast<size_t>(l.output)];
+      lr.range_min = range.min;
+      lr.range_max = range.max;
+    } else {   // the model's own quantization: the range it represents
+      lr.range_min = lr.clip_lo;
+      lr.range_max = lr.clip_hi;
+    }
+    lr.act_min = l.act_min;
+    lr.act_max = l.act_max;
+    r.layers.push_back(lr);
+  }
+}
+
+// With float or int8 I/O (io_int8.h), then the tensors nothing reads any more dropped.
+LoweredModel Finish(Int8Model q, bool io_int8, QuantReport* r) {
+  int removed = 0;
+  r->io_int8 = io_int8;
+  r->io = MakeIoInt8(&q.model, io_int8, &removed);
+  r->boundaries -= removed;
+  LoweredModel out = DropUnused(std::move(q.model));
+  for (const fb::OperatorT& op : out.ops) r->adaptable_layers += op.bn_adapt != nullptr;
+  return out;
+}
+
 }  // namespace
 
 LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions& options, const std::string& name,
@@ -158,41 +200,34 @@ LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions&
   const std::vector<Range> ranges = ObserveRanges(float_model, samples, options.quantize_percentile, options.quantize_mse, name);
   Int8Model q = QuantizeModel(float_model, ranges);
   QuantReport& r = *report;
-  r.ran = true;
   r.runs = samples.count;
   r.clipping = options.quantize_mse ? "mse"
                : options.quantize_percentile < 100.0
                    ? "percentiles " + FormatPercent(100.0 - options.quantize_percentile) + ".." +
                          FormatPercent(options.quantize_percentile)
                    : "min/max";
-  r.boundaries = static_cast<int>(q.boundaries.size());
-  for (const FloatOp& f : q.float_ops) r.float_ops.push_back(f.name + " (" + f.type + "): " + f.reason);
-  for (const LayerInfo& l : q.layers) {
-    QuantLayerReport lr;
-    lr.name = l.name;
-    lr.type = l.type;
-    lr.in_scale = l.in_scale;
-    lr.out_scale = l.out_scale;
-    lr.out_zero_point = l.out_zero_point;
-    lr.w_scale_min = l.w_scale_min;
-    lr.w_scale_max = l.w_scale_max;
-    const Range& range = ranges[static_cast<size_t>(l.output)];
-    lr.range_min = range.min;
-    lr.range_max = range.max;
-    lr.clip_lo = (-128 - l.out_zero_point) * static_cast<double>(l.out_scale);
-    lr.clip_hi = (127 - l.out_zero_point) * static_cast<double>(l.out_scale);
-    lr.act_min = l.act_min;
-    lr.act_max = l.act_max;
-    r.layers.push_back(lr);
-  }
+  ReportLayers(q, &ranges, &r);
   Measure(float_model, q, samples, name, &r);   // with float I/O: the int8 graph inside is the same
-  int removed = 0;
-  r.io_int8 = options.io_int8;
-  r.io = MakeIoInt8(&q.model, options.io_int8, &removed);
-  r.boundaries -= removed;
-  LoweredModel out = DropUnused(std::move(q.model));
-  for (const fb::OperatorT& op : out.ops) r.adaptable_layers += op.bn_adapt != nullptr;
-  return out;
+  return Finish(std::move(q), options.io_int8, &r);
+}
+
+LoweredModel QuantizeQdq(const LoweredModel& float_model, const QdqModel& qdq, const CompileOptions& options,
+                         QuantReport* report) {
+  TensorQuants quants;
+  quants.from_model = true;
+  quants.weights = qdq.weights;
+  quants.act.resize(float_model.tensors.size());
+  quants.known.resize(float_model.tensors.size());
+  for (size_t t = 0; t < float_model.tensors.size(); ++t) {
+    auto it = qdq.activations.find(float_model.tensors[t].name);
+    if (it == qdq.activations.end() || float_model.tensors[t].is_const) continue;
+    quants.act[t] = it->second;
+    quants.known[t] = true;
+  }
+  const Int8Model q = QuantizeModel(float_model, quants);
+  report->clipping = "the model's own scales";
+  ReportLayers(q, nullptr, report);
+  return Finish(q, options.io_int8, report);
 }
 
 }  // namespace edgefold::compiler::quant

@@ -4,6 +4,7 @@
 
 #include "edgefold_compiler/compiler.h"
 #include "lower/lowered.h"
+#include "quant/qdq_import.h"
 
 namespace edgefold::compiler::quant {
 
@@ -12,5 +13,11 @@ namespace edgefold::compiler::quant {
 // the calibration file's problem or the node.
 LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions& options, const std::string& name,
                           QuantReport* report);
+
+// The int8 model (unplanned) of a QDQ model's folded float form, at the scales `qdq` recorded
+// (no calibration; the report has its layers, float ops and I/O, no measured SQNR). Throws
+// CompileError naming the node.
+LoweredModel QuantizeQdq(const LoweredModel& float_model, const QdqModel& qdq, const CompileOptions& options,
+                         QuantReport* report);
 
 }  // namespace edgefold::compiler::quant

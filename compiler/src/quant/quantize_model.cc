@@ -18,7 +18,7 @@ bool KeepsInputScale(fb::OpType t) {
 // copies on demand (a Quantize or Dequantize right before their first reader that needs one).
 class Rewriter {
  public:
-  Rewriter(const LoweredModel& f, const std::vector<Range>& ranges) : ranges_(ranges) {
+  Rewriter(const LoweredModel& f, const TensorQuants& quants) : quants_(quants) {
     out_.model = f;
     out_.model.ops.clear();
     quant_.resize(f.tensors.size());
@@ -33,24 +33,68 @@ class Rewriter {
       // logits (else a Quantize in front of it would only add error): int8 only where their
       // input already is.
       const bool follows = KeepsInputScale(op.type) || op.type == fb::OpType::Softmax;
-      if (blocker.empty() && follows && !int8_[static_cast<size_t>(op.inputs[0])])
+      // A QDQ model quantizes their input itself: they are int8 where it does.
+      if (blocker.empty() && follows && !int8_[static_cast<size_t>(op.inputs[0])] &&
+          !(quants_.from_model && quants_.known[static_cast<size_t>(op.inputs[0])]))
         blocker = "its input is float (it keeps its producer's precision)";
+      if (blocker.empty()) blocker = QuantBlocker(op, follows);
       if (!blocker.empty()) {
         EmitFloat(std::move(op), blocker);
         continue;
       }
       EmitInt8(std::move(op));
     }
-    for (int& o : out_.model.outputs) o = FloatVersion(o);
+    for (int& o : out_.model.outputs) {   // a QDQ model's output written by a float op: quantized first
+      if (quants_.from_model && quants_.known[static_cast<size_t>(o)] && !int8_[static_cast<size_t>(o)]) o = Int8Version(o);
+      o = FloatVersion(o);
+    }
     return std::move(out_);
   }
 
  private:
   LoweredModel& m() { return out_.model; }
 
-  ActQuant QuantOf(int t) const {
-    const Range& r = ranges_[static_cast<size_t>(t)];
-    return ChooseActQuant(r.lo, r.hi);
+  ActQuant QuantOf(int t) const { return quants_.act[static_cast<size_t>(t)]; }
+
+  bool Known(int t) const { return int8_[static_cast<size_t>(t)] || quants_.known[static_cast<size_t>(t)]; }
+
+  // Why `op` cannot take its quantization from `quants_` ("" when it can).
+  std::string QuantBlocker(const fb::OperatorT& op, bool follows) const {
+    const size_t activations = op.type == fb::OpType::Concat ? op.inputs.size() : op.type == fb::OpType::Binary ? 2 : 1;
+    for (size_t i = 0; i < activations && i < op.inputs.size(); ++i)
+      if (!Known(op.inputs[i]))
+        return "its input '" + out_.model.tensors[static_cast<size_t>(op.inputs[i])].name + "' is not quantized in the model";
+    const int y = op.outputs[0];
+    if (op.type == fb::OpType::Softmax && quants_.from_model) {
+      const ActQuant s = SoftmaxOutputQuant();
+      if (!quants_.known[static_cast<size_t>(y)] || QuantOf(y).scale != s.scale || QuantOf(y).zero_point != s.zero_point)
+        return "its output is not quantized as the int8 Softmax's (scale 1/256, int8 zero point -128)";
+    } else if (!follows && !quants_.known[static_cast<size_t>(y)]) {
+      return "its output '" + out_.model.tensors[static_cast<size_t>(y)].name + "' is not quantized in the model";
+    }
+    if (follows && IsAverage(op) && quants_.from_model && !quants_.known[static_cast<size_t>(y)])
+      return "its output is not quantized in the model, and an int8 average rounds to its input's scale";
+    if (follows && Rescales(op) && IsAverage(op))
+      return "the model quantizes its output unlike its input, and an int8 average keeps its input's scale";
+    return "";
+  }
+
+  static bool IsAverage(const fb::OperatorT& op) {
+    return (op.type == fb::OpType::Pool && op.options.AsPoolOptions()->kind == fb::PoolKind::Average) ||
+           (op.type == fb::OpType::GlobalPool && op.options.AsGlobalPoolOptions()->kind == fb::PoolKind::Average);
+  }
+
+  // A QDQ model gives this pool's or copy's output another quantization than its input has.
+  bool Rescales(const fb::OperatorT& op) const {
+    const int x = op.inputs[0], y = op.outputs[0];
+    if (!quants_.from_model || !quants_.known[static_cast<size_t>(y)]) return false;
+    const ActQuant in = int8_[static_cast<size_t>(x)] ? quant_[static_cast<size_t>(x)] : QuantOf(x);
+    return in.scale != QuantOf(y).scale || in.zero_point != QuantOf(y).zero_point;
+  }
+
+  const ModelWeightScales* WeightScalesOf(const fb::OperatorT& op) const {
+    auto it = quants_.weights.find(op.name);
+    return it == quants_.weights.end() ? nullptr : &it->second;
   }
 
   int NewTensor(int like, fb::DType dtype, const std::string& suffix) {
@@ -114,15 +158,19 @@ class Rewriter {
 
   void EmitFloat(fb::OperatorT op, const std::string& reason) {
     op.bn_adapt.reset();   // adaptation rewrites int8 requantization: a float op has none
-    for (int& in : op.inputs)
-      if (IsActivation(in)) in = FloatVersion(in);
+    for (int& in : op.inputs) {
+      if (!IsActivation(in)) continue;
+      // A QDQ model's float op reads its input quantized and dequantized, also after a float op.
+      if (quants_.from_model && quants_.known[static_cast<size_t>(in)]) in = Int8Version(in);
+      in = FloatVersion(in);
+    }
     out_.float_ops.push_back({op.name, OpTypeName(op.type), reason});
     m().ops.push_back(std::move(op));
   }
 
   // An int8 copy of t in quantization q: a LutInt8 of the identity (one table lookup per value).
-  int Requantize(int t, const ActQuant& q, const std::string& name) {
-    const int r = NewTensor(t, fb::DType::Int8, "/requant");
+  int Requantize(int t, const ActQuant& q, const std::string& name, int into = -1) {
+    const int r = into >= 0 ? into : NewTensor(t, fb::DType::Int8, "/requant");
     fb::OperatorT op;
     op.type = fb::OpType::Activation;
     op.name = name;
@@ -170,10 +218,12 @@ class Rewriter {
     }
     const int y = op.outputs[0];
     const bool same_scale = KeepsInputScale(op.type);
+    const bool rescale = same_scale && Rescales(op);   // max and copies commute with the requantization
+    if (rescale) op.outputs[0] = NewTensor(y, fb::DType::Int8, "/input_scale");
     const ActQuant out = same_scale                         ? in[0]
                          : op.type == fb::OpType::Softmax ? SoftmaxOutputQuant()
                                                           : QuantOf(y);
-    SetInt8(y, out);
+    SetInt8(op.outputs[0], out);
     if (same_scale) {
       LayerInfo info;
       info.name = op.name;
@@ -202,14 +252,21 @@ class Rewriter {
         info.type = std::string(OpTypeName(op.type)) + " (int8)";
       }
       op.scratch_bytes = 0;
+      if (rescale) {
+        info.out_scale = QuantOf(y).scale;
+        info.out_zero_point = QuantOf(y).zero_point;
+      }
       out_.layers.push_back(info);
     } else {
-      out_.layers.push_back(MakeInt8Op(&op, &m(), in, out));
+      out_.layers.push_back(MakeInt8Op(&op, &m(), in, out, WeightScalesOf(op)));
     }
+    const int written = op.outputs[0];
+    const std::string name = op.name;
     m().ops.push_back(std::move(op));
+    if (rescale) Requantize(written, QuantOf(y), name + "/requantize", y);
   }
 
-  const std::vector<Range>& ranges_;
+  const TensorQuants& quants_;
   Int8Model out_;
   std::vector<ActQuant> quant_;
   std::vector<bool> int8_;
@@ -245,7 +302,18 @@ Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range
       }
     }
   }
-  return Rewriter(float_model, ranges).Run(float_model);
+  TensorQuants quants;
+  quants.act.resize(ranges.size());
+  quants.known.resize(ranges.size());
+  for (size_t t = 0; t < ranges.size(); ++t) {
+    quants.known[t] = ranges[t].observed;
+    if (ranges[t].observed) quants.act[t] = ChooseActQuant(ranges[t].lo, ranges[t].hi);
+  }
+  return QuantizeModel(float_model, quants);
+}
+
+Int8Model QuantizeModel(const LoweredModel& float_model, const TensorQuants& quants) {
+  return Rewriter(float_model, quants).Run(float_model);
 }
 
 }  // namespace edgefold::compiler::quant

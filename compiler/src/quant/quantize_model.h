@@ -2,6 +2,7 @@
 // kernel become int8, the others stay float with Quantize/Dequantize around them, graph
 // inputs and outputs stay float.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,20 @@ struct Int8Model {
   std::vector<int> boundaries;     // Quantize/Dequantize ops inserted
 };
 
+// The quantization each activation of the float model gets: from calibrated ranges, or a QDQ
+// model's own (quant/qdq_import.h), where a tensor the model does not quantize is not `known`.
+struct TensorQuants {
+  std::vector<ActQuant> act;    // per tensor of the float model
+  std::vector<bool> known;      // act[t] is set
+  bool from_model = false;      // a QDQ model's: Softmax only where the model quantizes its output as int8 Softmax does
+  std::map<std::string, ModelWeightScales> weights;   // op name → the model's weight scales
+};
+
 // `ranges` from ObserveRanges on `float_model`.
 Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range>& ranges);
+
+// The rewrite with given quantizations: an op whose output (or an activation input) has none
+// stays float, with the reason.
+Int8Model QuantizeModel(const LoweredModel& float_model, const TensorQuants& quants);
 
 }  // namespace edgefold::compiler::quant

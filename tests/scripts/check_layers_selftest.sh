@@ -82,6 +82,7 @@ plant runtime_includes_compiler runtime/src/training/trainer.cc '#include "passe
 plant relative_include compiler/src/passes/fold.cc '#include "../write/efb_writer.h"' ../write/efb_writer.h
 plant ground_floor_includes_ours runtime/include/edgefold/types.h '#include "edgefold/status.h"' edgefold/status.h
 plant public_includes_internal runtime/include/edgefold/interpreter.h '#include "model/model_types.h"' model/model_types.h
+plant training_includes_c_api runtime/src/training/trainer.cc '#include "c_api/c_api_common.h"' c_api/c_api_common.h
 plant interpreter_includes_adaptation runtime/src/interpreter/interpreter.cc '#include "adaptation/adapt.h"' adaptation/adapt.h
 
 if ((failures > 0)); then
