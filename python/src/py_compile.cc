@@ -63,6 +63,7 @@ compiler::CompileResult Compile(onnx::ModelProto* model, const CompileRequest& r
   if (!r.train) return compiler::CompileModel(*model, r.options);
   compiler::TrainingCompileResult t = compiler::CompileForTraining(*model, r.options, r.training);
   if (t.compiled.ok) {
+    compiler::MeasureDeployedArena(*model, r.options, r.training, &t.training);   // as the CLI reports it
     py::gil_scoped_acquire gil;
     (*report)["training"] = TrainingDict(t.training, r.training);
   }
