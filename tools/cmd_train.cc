@@ -79,7 +79,7 @@ bool ParseFloat(const ParsedArgs& a, const char* flag, float fallback, float* ou
 
 // The model with the trained parameters and statistics (Trainer::ExportModel).
 bool ExportModel(const Session& s, std::vector<uint8_t>* out) {
-  out->resize(s.model.bytes);
+  out->resize(s.trainer->model_bytes());
   return s.trainer->ExportModel(out->data(), out->size()) == Status::kOk;
 }
 

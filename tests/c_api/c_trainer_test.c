@@ -100,41 +100,6 @@ static void test_training(const uint8_t* model, size_t model_bytes) {
   free(x); free(logits); free(labels); free(arena);
 }
 
-/* The exported model holds the trained parameters: a second trainer created on it starts from
- * exactly the first one's values; a short output buffer is refused. */
-static void test_export(const uint8_t* model, size_t model_bytes) {
-  log_sink sink = {{0}, 0};
-  ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0, 1};
-  size_t need = 0;
-  CHECK(ef_required_training_arena_bytes(model, model_bytes, NULL, &opt, &need) == EF_OK, "size: %s", sink.last);
-  void* arena = alloc64(need);
-  void* arena2 = alloc64(need);
-  uint8_t* exported = (uint8_t*)alloc64(model_bytes);
-  ef_trainer *t = NULL, *t2 = NULL;
-  CHECK(ef_trainer_create(model, model_bytes, arena, need, NULL, &opt, &t) == EF_OK, "create: %s", sink.last);
-  if (t == NULL) { free(arena); free(arena2); free(exported); return; }
-  const size_t n = ef_trainer_batch_size(t), elems = n * ef_trainer_sample_elems(t);
-  float* x = (float*)malloc(elems * sizeof(float));
-  int32_t* labels = (int32_t*)malloc(n * sizeof(int32_t));
-  make_batch(x, elems, labels, n, ef_trainer_num_classes(t));
-  for (int step = 0; step < 3; ++step) CHECK(ef_trainer_step(t, x, labels, NULL, NULL) == EF_OK, "step");
-  CHECK(ef_trainer_export_model(t, exported, model_bytes - 1) == EF_INVALID_ARGUMENT, "short buffer accepted");
-  CHECK(ef_trainer_export_model(NULL, exported, model_bytes) == EF_INVALID_ARGUMENT, "null trainer accepted");
-  CHECK(ef_trainer_export_model(t, exported, model_bytes) == EF_OK, "export");
-  CHECK(memcmp(exported, model, model_bytes) != 0, "the exported model equals the untrained one");
-  CHECK(ef_trainer_create(exported, model_bytes, arena2, need, NULL, &opt, &t2) == EF_OK, "create on export: %s",
-        sink.last);
-  size_t differing = 0;
-  for (size_t i = 0; t2 != NULL && i < ef_trainer_num_parameters(t); ++i) {
-    ef_parameter a, b;
-    CHECK(ef_trainer_parameter(t, i, &a) == EF_OK && ef_trainer_parameter(t2, i, &b) == EF_OK, "param %zu", i);
-    differing += a.elems != b.elems || memcmp(a.data, b.data, a.elems * sizeof(float)) != 0;
-  }
-  CHECK(t2 != NULL && differing == 0, "%zu parameters differ after export", differing);
-  printf("  exported model: %zu parameters round-trip\n", ef_trainer_num_parameters(t));
-  free(x); free(labels); free(arena); free(arena2); free(exported);
-}
-
 /* Garbage bytes and a short arena give a status and a message, and no trainer. */
 static void test_bad_inputs(const uint8_t* model, size_t model_bytes) {
   log_sink sink = {{0}, 0};
@@ -164,7 +129,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   test_training(train_model, train_bytes);
-  test_export(train_model, train_bytes);
   test_bad_inputs(train_model, train_bytes);
   free(train_model);
   if (g_failures) return 1;

@@ -96,33 +96,6 @@ bool ChooseRecomputeSegments(const GraphOutline& g, const SectionWriter& write, 
   return PlanTrainingBuffers(write, section, plan, error);
 }
 
-// The written model creates a trainer that trains exactly `trainable`: the runtime agrees with
-// the compiler's decision, and refuses nothing (an op without a backward, a graph that cannot
-// run at the training batch) at the device. `arena_bytes` receives the training arena.
-bool CheckTrainerAgrees(const std::vector<uint8_t>& efb, const std::vector<int32_t>& trainable, size_t* arena_bytes,
-                        std::string* error) {
-  std::string log;
-  *arena_bytes = TrainingArenaBytes(efb, &log);
-  const Options o = CollectingOptions(&log);
-  AlignedBuffer model = AlignedCopy(efb, efb.size());
-  AlignedBuffer arena = AlignedCopy({}, *arena_bytes == SIZE_MAX ? 0 : *arena_bytes);
-  Trainer* trainer = nullptr;
-  if (*arena_bytes == SIZE_MAX ||
-      Trainer::Create(model.get(), efb.size(), arena.get(), *arena_bytes, TrainOptions(), o, &trainer) != Status::kOk) {
-    *error = "the model cannot be trained:" + log;
-    return false;
-  }
-  std::vector<int32_t> trained;
-  for (size_t i = 0; i < trainer->num_parameters(); ++i)
-    if (trainer->parameter(i).trainable) trained.push_back(trainer->parameter(i).tensor);
-  if (trained != trainable) {
-    *error = "internal error: the runtime trainer trains " + std::to_string(trained.size()) +
-             " tensors where the training section lists " + std::to_string(trainable.size());
-    return false;
-  }
-  return true;
-}
-
 void FillReport(const GraphOutline& g, const TrainingSectionData& s, const BufferPlan& plan, int graph_batch,
                 const std::vector<uint8_t>& efb, TrainingReport* report) {
   report->batch = s.batch_size;
@@ -166,8 +139,14 @@ bool BuildTrainingSection(const GraphOutline& g, const TrainingOptions& training
   BufferPlan plan;
   if (!PlanTrainingBuffers(write, &section, &plan, error)) return false;
   if (training.recompute && !ChooseRecomputeSegments(g, write, first_op, &section, &plan, error)) return false;
-  size_t arena = 0;
-  if (!CheckTrainerAgrees(write(section), section.trainable, &arena, error)) return false;
+  // The runtime sizes the trainer on the written model: it refuses what it could not train (an
+  // op without a backward, a graph that cannot run at the training batch), naming it.
+  std::string log;
+  const size_t arena = TrainingArenaBytes(write(section), &log);
+  if (arena == SIZE_MAX) {
+    *error = "the model cannot be trained:" + log;
+    return false;
+  }
   section.arena_bytes = arena;
   *efb = write(section);
   if (report != nullptr) FillReport(g, section, plan, graph_batch, *efb, report);

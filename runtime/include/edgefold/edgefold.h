@@ -235,10 +235,11 @@ void ef_trainer_reset_stream(ef_trainer* trainer);
 ef_status ef_trainer_evaluate(ef_trainer* trainer, const float* inputs, float* logits);
 size_t ef_trainer_num_parameters(const ef_trainer* trainer);
 ef_status ef_trainer_parameter(const ef_trainer* trainer, size_t index, ef_parameter* out);
-/* Writes the adapted model into `out` (at least ef_trainer_model_bytes(), the model_bytes given to ef_trainer_create):
- * the model with the trainer's parameters and running statistics, BatchNorm unfolded, the
- * training section kept (ef_create runs it; ef_trainer_create trains it further). */
+/* The model_bytes given to ef_trainer_create: what ef_trainer_export_model writes. */
 size_t ef_trainer_model_bytes(const ef_trainer* trainer);
+/* Writes the adapted model into `out` (at least ef_trainer_model_bytes()): the model with the
+ * trainer's parameters and running statistics, BatchNorm unfolded, the training section kept
+ * (ef_create runs it; ef_trainer_create trains it further). */
 ef_status ef_trainer_export_model(const ef_trainer* trainer, uint8_t* out, size_t out_bytes);
 
 /* BatchNorm statistics of an int8 model (compile --quantize int8 --adaptable) adapted on the

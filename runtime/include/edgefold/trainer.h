@@ -171,12 +171,13 @@ class Trainer {
   size_t num_parameters() const;
   ParameterView parameter(size_t i) const;
 
-  // Writes the adapted model into `out` (at least the model_bytes given to Create): the model's
-  // bytes with every parameter and running statistic replaced by the trainer's current values.
-  // BatchNorm stays unfolded and the training section stays, so Interpreter::Create runs it in
-  // eval mode and a Trainer trains it further. kInvalidArgument when `out` is null or short.
-  // The model's size in bytes: what ExportModel writes.
+  // The model's size in bytes (the model_bytes given to Create): what ExportModel writes.
   size_t model_bytes() const;
+  // Writes the adapted model into `out` (caller-owned, at least model_bytes(), not overlapping
+  // the model): the model's bytes with every parameter and running statistic replaced by the
+  // trainer's current values. BatchNorm stays unfolded and the training section stays, so
+  // Interpreter::Create runs it in eval mode and a Trainer trains it further.
+  // kInvalidArgument, with a message, when `out` is null or short.
   Status ExportModel(uint8_t* out, size_t out_bytes) const;
 
   struct State;

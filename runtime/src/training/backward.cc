@@ -19,7 +19,7 @@ const kernels::Activation* FusedActivation(const OpDesc& op) {
 
 }  // namespace
 
-const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensors) {
+const char* BackwardUnsupportedReason(const OpDesc& op, const GraphView& g) {
   const kernels::Activation* act = FusedActivation(op);
   if (act != nullptr && op.kind != OpKind::kBatchNorm && !GradFromOutputSupported(act->kind))
     return "a fused HardSwish, SiLU, Gelu, Abs, Erf, Square or Pow has no gradient from its output; "
@@ -42,8 +42,8 @@ const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensor
     case OpKind::kExpand: return "Expand has no backward yet";
     case OpKind::kReduce: return "Reduce has no backward yet";
     case OpKind::kPRelu: {
-      const TensorInfo& x = tensors[op.inputs[0]];
-      const TensorInfo& slope = tensors[op.inputs[1]];
+      const TensorInfo x = g.tensor(static_cast<size_t>(op.inputs[0]));
+      const TensorInfo slope = g.tensor(static_cast<size_t>(op.inputs[1]));
       const bool per_channel = x.rank >= 2 && slope.elems == static_cast<size_t>(x.shape[1]);
       return (slope.elems == 1 || per_channel) ? nullptr : "PRelu backward needs a shared or per-channel slope";
     }

@@ -6,8 +6,8 @@
 
 namespace edgefold::internal {
 
-// Why an op cannot be trained through (nullptr when it can).
-const char* BackwardUnsupportedReason(const OpDesc& op, const TensorInfo* tensors);
+// Why an op cannot be trained through (nullptr when it can); `g` gives its operands' shapes.
+const char* BackwardUnsupportedReason(const OpDesc& op, const GraphView& g);
 
 // dY ← dY · act'(Y) for the op's fused activation, computed from the saved output Y.
 void ApplyFusedActivationGrad(const OpDesc& op, const float* y, float* dy, size_t n);

@@ -13,51 +13,69 @@
 namespace edgefold {
 namespace internal {
 
-Status CheckTrainingGraph(Trainer::State& s) {
-  if (s.summary.num_inputs != 1 || s.summary.num_outputs != 1) {
-    s.errors.Report("training needs exactly one graph input and one output (logits)");
+namespace {
+
+// One graph input and one output of logits [N, classes] (a final Softmax's input), something to
+// train, a backward for every op, BatchNorm γ and β constants: what a training step needs.
+Status CheckTrainableGraph(const GraphView& g, Trainable trainable, ErrorReporter& errors) {
+  const ModelSummary& s = g.summary();
+  if (s.num_inputs != 1 || s.num_outputs != 1) {
+    errors.Report("training needs exactly one graph input and one output (logits)");
     return Status::kInvalidModel;
   }
-  s.input = s.summary.inputs[0];
-  s.logits = s.summary.outputs[0];
-  const OpDesc& last = s.ops[s.summary.num_ops - 1];
-  if (last.kind == OpKind::kSoftmax && last.outputs[0] == s.logits) s.logits = last.inputs[0];
-  const TensorInfo& x = s.tensors[s.input];
-  const TensorInfo& z = s.tensors[s.logits];
-  s.batch = (x.rank >= 1) ? static_cast<size_t>(x.shape[0]) : 1;
-  if (z.rank < 1 || static_cast<size_t>(z.shape[0]) != s.batch) {
-    s.errors.Report("output '%s' must be [N, classes] with N = %zu (the input's batch)", z.name, s.batch);
+  int32_t logits = -1, skipped_op = -1;
+  FindLogits(g, &logits, &skipped_op);
+  const TensorInfo x = g.tensor(static_cast<size_t>(s.inputs[0]));
+  const TensorInfo z = g.tensor(static_cast<size_t>(logits));
+  const size_t batch = (x.rank >= 1) ? static_cast<size_t>(x.shape[0]) : 1;
+  if (z.rank < 1 || static_cast<size_t>(z.shape[0]) != batch) {
+    errors.Report("output '%s' must be [N, classes] with N = %zu (the input's batch)", z.name, batch);
     return Status::kShapeMismatch;
   }
-  s.classes = z.elems / s.batch;
-  s.frozen_stats = s.summary.frozen_statistics;
-  s.chunks = s.frozen_stats ? s.summary.training_batch_scale : 1;
-  size_t trainable = 0;
-  for (size_t p = 0; p < s.num_params; ++p) trainable += s.params[p].trainable ? 1 : 0;
-  if (trainable == 0) {
-    s.errors.Report("nothing to train: the model has no BatchNorm (folded away?) and no trainable "
-                    "weights under this trainable set; compile it with 'edgefold compile --train'");
+  const int32_t head = FindHeadOp(g);
+  size_t trained = 0;
+  for (size_t i = 0; i < s.num_tensors; ++i)
+    trained += g.tensor(i).is_constant && RoleOf(g, static_cast<int32_t>(i), trainable, head) == ParamRole::kTrainable;
+  if (trained == 0) {
+    errors.Report("nothing to train: the model has no BatchNorm (folded away?) and no trainable "
+                  "weights under this trainable set; compile it with 'edgefold compile --train'");
     return Status::kInvalidModel;
   }
-  for (size_t i = 0; i < s.summary.num_ops; ++i) {
-    const OpDesc& op = s.ops[i];
-    if (const char* why = BackwardUnsupportedReason(op, s.tensors)) {
-      s.errors.Report("op '%s' (%s): cannot train through it: %s", op.name, OpKindName(op.kind), why);
+  for (size_t i = 0; i < s.num_ops; ++i) {
+    const OpDesc op = g.op(i);
+    if (const char* why = BackwardUnsupportedReason(op, g)) {
+      errors.Report("op '%s' (%s): cannot train through it: %s", op.name, OpKindName(op.kind), why);
       return Status::kUnsupportedOp;
     }
-    if (op.kind == OpKind::kBatchNorm && (!s.tensors[op.inputs[1]].is_constant || !s.tensors[op.inputs[2]].is_constant)) {
-      s.errors.Report("op '%s': BatchNorm scale and bias must be constants to be trained", op.name);
+    if (op.kind == OpKind::kBatchNorm && (!g.tensor(static_cast<size_t>(op.inputs[1])).is_constant ||
+                                          !g.tensor(static_cast<size_t>(op.inputs[2])).is_constant)) {
+      errors.Report("op '%s': BatchNorm scale and bias must be constants to be trained", op.name);
       return Status::kInvalidModel;
     }
   }
   return Status::kOk;
 }
 
+}  // namespace
+
 Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary, const TrainOptions& train,
                           ErrorReporter& errors) {
   const GraphView g(model, summary);
   EDGEFOLD_RETURN_IF_ERROR(CheckTrainableAgrees(g, train.trainable, errors));
-  return CheckBatchScalable(g, errors);
+  EDGEFOLD_RETURN_IF_ERROR(CheckBatchScalable(g, errors));
+  return CheckTrainableGraph(g, train.trainable, errors);
+}
+
+void ReadTrainingShape(Trainer::State& s) {
+  s.input = s.summary.inputs[0];
+  s.logits = s.summary.outputs[0];
+  const OpDesc& last = s.ops[s.summary.num_ops - 1];
+  if (last.kind == OpKind::kSoftmax && last.outputs[0] == s.logits) s.logits = last.inputs[0];
+  const TensorInfo& x = s.tensors[s.input];
+  s.batch = (x.rank >= 1) ? static_cast<size_t>(x.shape[0]) : 1;
+  s.classes = s.tensors[s.logits].elems / s.batch;
+  s.frozen_stats = s.summary.frozen_statistics;
+  s.chunks = s.frozen_stats ? s.summary.training_batch_scale : 1;
 }
 
 }  // namespace internal

@@ -10,12 +10,14 @@ namespace edgefold::internal {
 // The Trainer object itself, after the layout (PlanTrainer's total_bytes).
 constexpr size_t kTrainerHandleBytes = 64;
 
-// The requested trainable set agrees with the model's, and the graph runs at the training batch.
+// Everything a training step needs of the model, checked before anything is placed (so that
+// RequiredTrainingArenaBytes refuses what Create would): the requested trainable set agrees
+// with the model's, the graph runs at the training batch, one input and one output of logits
+// [N, classes], something to train, a backward for every op (the refusal names the op).
 Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary, const TrainOptions& train,
                           ErrorReporter& errors);
 
-// After the graph is prepared: one input and one output of logits [N, classes], something to
-// train, and a backward for every op (the refusal names the op).
-Status CheckTrainingGraph(Trainer::State& s);
+// The placed graph's input, logits, batch, classes and chunks (CheckTrainingModel passed).
+void ReadTrainingShape(Trainer::State& s);
 
 }  // namespace edgefold::internal

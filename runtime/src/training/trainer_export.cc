@@ -10,8 +10,12 @@ namespace edgefold {
 size_t Trainer::model_bytes() const { return state_->model_bytes; }
 
 Status Trainer::ExportModel(uint8_t* out, size_t out_bytes) const {
-  const State& s = *state_;
-  if (out == nullptr || out_bytes < s.model_bytes) return Status::kInvalidArgument;
+  State& s = *state_;
+  if (out == nullptr || out_bytes < s.model_bytes) {
+    s.errors.Report("ExportModel: an output of %zu bytes, the model needs %zu", out == nullptr ? 0 : out_bytes,
+                    s.model_bytes);
+    return Status::kInvalidArgument;
+  }
   std::memcpy(out, s.model, s.model_bytes);
   for (size_t i = 0; i < s.num_params; ++i) {
     const internal::Param& p = s.params[i];
