@@ -14,9 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t held = array.f32.size();
     if (array.dtype == edgefold::tools::NpyDType::kInt64) held = array.i64.size();
     if (array.dtype == edgefold::tools::NpyDType::kInt8) held = array.s8.size();
-    if (elems != held) std::abort();   // shape and data must agree
+    if (elems != held) std::abort();  // shape and data must agree
   } else if (error.empty()) {
-    std::abort();                      // every rejection explains itself
+    std::abort();  // every rejection explains itself
   }
   return 0;
 }

@@ -25,8 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& t : model.graph().initializer())
     if (t.dims_size() > 8) return 0;
   edgefold::compiler::CompileOptions options;
-  options.verify = false;   // verification runs the reference graph: slow, and not the parser
+  options.verify = false;  // verification runs the reference graph: slow, and not the parser
   const edgefold::compiler::CompileResult r = edgefold::compiler::CompileModel(model, options);
-  if (!r.ok && r.error.empty()) std::abort();   // every failure names what is wrong
+  if (!r.ok && r.error.empty()) std::abort();  // every failure names what is wrong
   return 0;
 }

@@ -21,16 +21,17 @@ bool TimeTrainSteps(const std::string& path, Isa isa, int warmup, int runs, Trai
     if (!PrintIfWarning(m)) *static_cast<std::string*>(user) += m;
   };
   options.log_user = &log;
-  TrainOptions train;   // the model's trainable set
+  TrainOptions train;  // the model's trainable set
   size_t bytes = 0;
   Trainer* trainer = nullptr;
-  if (RequiredTrainingArenaBytes(model.data.get(), model.bytes, train, &bytes, options) != Status::kOk) {
+  if (RequiredTrainingArenaBytes(model.data.get(), model.bytes, train, &bytes, options) !=
+      Status::kOk) {
     *error = path + ": not a trainable model (compile it with --train): " + log;
     return false;
   }
   AlignedBuffer arena = AllocateAligned(bytes);
-  if (Trainer::Create(model.data.get(), model.bytes, arena.data.get(), bytes, train, options, &trainer) !=
-      Status::kOk) {
+  if (Trainer::Create(model.data.get(), model.bytes, arena.data.get(), bytes, train, options,
+                      &trainer) != Status::kOk) {
     *error = path + ": " + log;
     return false;
   }

@@ -9,7 +9,7 @@
 namespace edgefold::tools {
 
 struct TrainBenchResult {
-  std::vector<double> ms;      // sorted step times
+  std::vector<double> ms;  // sorted step times
   size_t arena_bytes = 0;
   size_t batch = 0;
   std::string isa;

@@ -19,8 +19,14 @@ std::vector<std::string> ParsedArgs::All(const std::string& flag) const {
 bool ParseArgs(int argc, char** argv, const ArgSpec& spec, ParsedArgs* out, std::string* error) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") { out->help = true; continue; }
-    if (arg.size() < 2 || arg[0] != '-') { out->positional.push_back(arg); continue; }
+    if (arg == "--help" || arg == "-h") {
+      out->help = true;
+      continue;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
+      out->positional.push_back(arg);
+      continue;
+    }
     std::string value;
     bool has_inline_value = false;
     const size_t eq = arg.find('=');
@@ -31,10 +37,19 @@ bool ParseArgs(int argc, char** argv, const ArgSpec& spec, ParsedArgs* out, std:
     }
     auto alias = spec.aliases.find(arg);
     if (alias != spec.aliases.end()) arg = alias->second;
-    if (spec.bool_flags.count(arg) && !has_inline_value) { out->bools.insert(arg); continue; }
-    if (!spec.value_flags.count(arg)) { *error = "unknown option '" + arg + "'"; return false; }
+    if (spec.bool_flags.count(arg) && !has_inline_value) {
+      out->bools.insert(arg);
+      continue;
+    }
+    if (!spec.value_flags.count(arg)) {
+      *error = "unknown option '" + arg + "'";
+      return false;
+    }
     if (!has_inline_value) {
-      if (i + 1 >= argc) { *error = "option '" + arg + "' needs a value"; return false; }
+      if (i + 1 >= argc) {
+        *error = "option '" + arg + "' needs a value";
+        return false;
+      }
       value = argv[++i];
     }
     out->values[arg].push_back(value);
@@ -42,8 +57,8 @@ bool ParseArgs(int argc, char** argv, const ArgSpec& spec, ParsedArgs* out, std:
   if (out->help) return true;
   const size_t n = out->positional.size();
   if (n < spec.min_positional || n > spec.max_positional) {
-    *error = n < spec.min_positional ? "missing argument" : "unexpected argument '" +
-                                                                out->positional.back() + "'";
+    *error = n < spec.min_positional ? "missing argument"
+                                     : "unexpected argument '" + out->positional.back() + "'";
     return false;
   }
   return true;

@@ -22,7 +22,8 @@ constexpr Command kCommands[] = {
     {"inspect", edgefold::tools::InspectCommand, "print a .efb model's ops, tensors and memory"},
     {"bench", edgefold::tools::BenchCommand, "time a .efb model on random input"},
     {"export-c", edgefold::tools::ExportCCommand, "write a .efb as a C++ header for firmware"},
-    {"train", edgefold::tools::TrainCommand, "fine-tune BN (and more) on .npy data, on-device path"},
+    {"train", edgefold::tools::TrainCommand,
+     "fine-tune BN (and more) on .npy data, on-device path"},
     {"diff", edgefold::tools::DiffCommand, "compare a .efb with its ONNX model layer by layer"},
 };
 

@@ -50,11 +50,13 @@ class OpProfiler {
     for (double ms : total_ms_) sum += ms;
     std::vector<size_t> order(total_ms_.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return total_ms_[a] > total_ms_[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return total_ms_[a] > total_ms_[b]; });
     std::printf("per-op profile (mean ms per run, %% of the ops' total):\n");
     for (size_t i : order)
-      std::printf("  #%-4zu %-14s %9.4f ms %5.1f%%  %s\n", i, interp.op_type(i), total_ms_[i] / runs,
-                  sum > 0 ? 100.0 * total_ms_[i] / sum : 0.0, interp.op_name(i));
+      std::printf("  #%-4zu %-14s %9.4f ms %5.1f%%  %s\n", i, interp.op_type(i),
+                  total_ms_[i] / runs, sum > 0 ? 100.0 * total_ms_[i] / sum : 0.0,
+                  interp.op_name(i));
   }
 
  private:
@@ -76,9 +78,13 @@ bool FillRandomInputs(ModelSession& session, std::string* error) {
   for (size_t i = 0; i < interp.num_inputs(); ++i) {
     std::vector<float> data(interp.input(i).elems);
     for (float& x : data) x = dist(rng);
-    const Status s = interp.input(i).dtype == DType::kInt8 ? interp.QuantizeInput(i, data.data(), data.size())
-                                                           : interp.SetInput(i, data.data(), data.size());
-    if (s != Status::kOk) { *error = session.Describe("SetInput", s); return false; }
+    const Status s = interp.input(i).dtype == DType::kInt8
+                         ? interp.QuantizeInput(i, data.data(), data.size())
+                         : interp.SetInput(i, data.data(), data.size());
+    if (s != Status::kOk) {
+      *error = session.Describe("SetInput", s);
+      return false;
+    }
   }
   return true;
 }
@@ -91,7 +97,10 @@ bool TimeRuns(ModelSession& session, int warmup, int runs, std::vector<double>* 
     const auto t0 = std::chrono::steady_clock::now();
     const Status s = interp.Invoke();
     const auto t1 = std::chrono::steady_clock::now();
-    if (s != Status::kOk) { *error = session.Describe("Invoke", s); return false; }
+    if (s != Status::kOk) {
+      *error = session.Describe("Invoke", s);
+      return false;
+    }
     if (r >= warmup) ms->push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   std::sort(ms->begin(), ms->end());
@@ -123,8 +132,8 @@ int BenchCommand(int argc, char** argv) {
     return kExitUsage;
   }
   if (!ParseIsa(args.Get("--isa", "auto").c_str(), &isa)) {
-    std::fprintf(stderr, "edgefold bench: unknown --isa '%s'\n\n%s",
-                 args.Get("--isa", "").c_str(), kUsage);
+    std::fprintf(stderr, "edgefold bench: unknown --isa '%s'\n\n%s", args.Get("--isa", "").c_str(),
+                 kUsage);
     return kExitUsage;
   }
   if (args.Has("--train")) {
@@ -136,7 +145,8 @@ int BenchCommand(int argc, char** argv) {
     std::printf("model: %s (training step, batch %zu)\n", args.positional[0].c_str(), r.batch);
     std::printf("kernels: %s, training arena: %zu bytes\n", r.isa.c_str(), r.arena_bytes);
     std::printf("runs: %d (after %d warmup)\n", runs, warmup);
-    std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", r.ms.front(), Percentile(r.ms, 0.5), Percentile(r.ms, 0.9));
+    std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", r.ms.front(), Percentile(r.ms, 0.5),
+                Percentile(r.ms, 0.9));
     std::printf("median_ms=%.4f\n", Percentile(r.ms, 0.5));
     return kExitOk;
   }
@@ -145,22 +155,25 @@ int BenchCommand(int argc, char** argv) {
   std::vector<double> ms;
   OpProfiler profiler;
   const bool profile = args.Has("--profile");
-  if (!session.Open(args.positional[0], isa, &error, profile ? &OpProfiler::OnOpEnd : nullptr, &profiler) ||
+  if (!session.Open(args.positional[0], isa, &error, profile ? &OpProfiler::OnOpEnd : nullptr,
+                    &profiler) ||
       !FillRandomInputs(session, &error) ||
       !TimeRuns(session, warmup, runs, &ms, &error, profile ? &profiler : nullptr)) {
     std::fprintf(stderr, "edgefold bench: %s\n", error.c_str());
     return kExitFailure;
   }
   std::printf("model: %s\n", args.positional[0].c_str());
-  std::printf("kernels: %s, threads: %d, arena: %zu bytes\n", session.interpreter().kernel_isa_name(), threads,
-              session.arena_bytes());
+  std::printf("kernels: %s, threads: %d, arena: %zu bytes\n",
+              session.interpreter().kernel_isa_name(), threads, session.arena_bytes());
   const CacheInfo caches = HostCacheInfo();
-  std::printf("caches: L1d %zu KiB, L2 %zu KiB per core (GEMM blocks: kc %zu, mc %zu)\n", caches.l1d_bytes / 1024,
-              caches.l2_bytes / 1024, caches.gemm_kc, caches.gemm_mc);
+  std::printf("caches: L1d %zu KiB, L2 %zu KiB per core (GEMM blocks: kc %zu, mc %zu)\n",
+              caches.l1d_bytes / 1024, caches.l2_bytes / 1024, caches.gemm_kc, caches.gemm_mc);
   std::printf("runs: %d (after %d warmup)\n", runs, warmup);
-  if (threads > 1)   // Options::adapt_splits: the runs the last runs' times sent to one thread
-    std::printf("split over threads: %zu of %zu runs, warmup included (the rest timed faster on one thread)\n",
-                session.interpreter().split_invocations(), session.interpreter().invocations());
+  if (threads > 1)  // Options::adapt_splits: the runs the last runs' times sent to one thread
+    std::printf(
+        "split over threads: %zu of %zu runs, warmup included (the rest timed faster on one "
+        "thread)\n",
+        session.interpreter().split_invocations(), session.interpreter().invocations());
   std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", ms.front(), Percentile(ms, 0.5),
               Percentile(ms, 0.9));
   if (profile) profiler.Print(session.interpreter(), runs);

@@ -28,7 +28,8 @@ constexpr char kUsage[] =
     "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd)\n"
     "  --winograd-tile 2|4          Winograd F(2x2,3x3) or F(4x4,3x3) for every conv that takes\n"
     "                               Winograd filters (default: F(4x4) on planes of 14x14 or more)\n"
-    "  --expansion-band-kb N        fuse a 1x1 expansion into the depthwise conv after it when its\n"
+    "  --expansion-band-kb N        fuse a 1x1 expansion into the depthwise conv after it when "
+    "its\n"
     "                               output is 2N KiB or more, computing it in bands of N KiB of\n"
     "                               scratch (default 512; 0: never)\n"
     "  --no-views                   give every Reshape/Slice/Concat its own copy (views need a\n"
@@ -55,26 +56,32 @@ constexpr char kUsage[] =
     "                               on the device (needs --trainable bn+head or all)\n"
     "  --trainable-last K           sparse update: only the last K BatchNorm layers and the\n"
     "                               trainable set after the first of them\n"
-    "  --recompute                  the backward re-runs its forward in segments from checkpoints:\n"
+    "  --recompute                  the backward re-runs its forward in segments from "
+    "checkpoints:\n"
     "                               less training arena, more time, bit-identical updates\n"
     "  --refold-weights             Trainer::Refold writes folded weight copies into the arena\n"
-    "                               (default: weights stay in flash, BN runs as a per-channel affine)\n"
+    "                               (default: weights stay in flash, BN runs as a per-channel "
+    "affine)\n"
     "  --quantize int8              post-training int8 after folding (docs/quantization.md):\n"
     "                               per-channel weights, activation ranges from --calibrate;\n"
     "                               ops without an int8 kernel stay float; input/output float\n"
     "  --io float|int8              with --quantize int8: int8 takes int8 inputs and gives int8\n"
     "                               outputs (scale and zero point in the report and the model;\n"
     "                               no Quantize/Dequantize at the edges); default float\n"
-    "  --quantize-percentile P      clip activations to their [100-P, P] percentiles (default 100:\n"
+    "  --quantize-percentile P      clip activations to their [100-P, P] percentiles (default "
+    "100:\n"
     "                               min/max)\n"
-    "  --adaptable                  with --quantize int8: keep each folded BatchNorm's gamma, beta\n"
-    "                               and epsilon on its int8 op, so its statistics can adapt on the\n"
+    "  --adaptable                  with --quantize int8: keep each folded BatchNorm's gamma, "
+    "beta\n"
+    "                               and epsilon on its int8 op, so its statistics can adapt on "
+    "the\n"
     "                               device (edgefold train --adapt-stats-only, StatsAdapter)\n"
     "  --quantize-clip minmax|mse   mse: each activation's range with the least squared int8\n"
     "                               error (clipping + rounding) on the calibration data;\n"
     "                               default minmax (or the percentiles of --quantize-percentile)\n"
     "  --calibrate X.npy            with --quantize: calibration inputs [N, input dims after the\n"
-    "                               batch]; without --quantize: recompute BN statistics from data,\n"
+    "                               batch]; without --quantize: recompute BN statistics from "
+    "data,\n"
     "                               then fold\n"
     "  --calibrate-batch N          calibration batch size (default 32)\n"
     "  --calibrate-momentum M       moving average instead of Algorithm 2's cumulative mean\n";
@@ -106,7 +113,8 @@ bool ParseInputShape(const std::string& text, std::string* name, std::vector<int
 }
 
 // "0.49,0.48,0.45" → floats. False with `error` naming the flag on anything malformed.
-bool ParseFloatList(const std::string& flag, const std::string& text, std::vector<float>* out, std::string* error) {
+bool ParseFloatList(const std::string& flag, const std::string& text, std::vector<float>* out,
+                    std::string* error) {
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t comma = std::min(text.find(',', pos), text.size());
@@ -124,41 +132,55 @@ bool ParseFloatList(const std::string& flag, const std::string& text, std::vecto
 }
 
 void PrintQuantReport(const compiler::QuantReport& q, uint64_t arena_bytes, uint64_t weight_bytes) {
-  if (q.runs == 0)   // a QDQ model: its own scales, nothing calibrated
-    std::printf("int8 (QDQ model, %s): %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n", q.clipping.c_str(),
-                q.layers.size(), q.float_ops.size(), q.boundaries);
+  if (q.runs == 0)  // a QDQ model: its own scales, nothing calibrated
+    std::printf(
+        "int8 (QDQ model, %s): %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n",
+        q.clipping.c_str(), q.layers.size(), q.float_ops.size(), q.boundaries);
   else
-    std::printf("int8: %zu calibration runs (clipping: %s), %zu int8 layers, %zu float ops, %d quantize/dequantize ops\n",
-                q.runs, q.clipping.c_str(), q.layers.size(), q.float_ops.size(), q.boundaries);
+    std::printf(
+        "int8: %zu calibration runs (clipping: %s), %zu int8 layers, %zu float ops, %d "
+        "quantize/dequantize ops\n",
+        q.runs, q.clipping.c_str(), q.layers.size(), q.float_ops.size(), q.boundaries);
   for (const std::string& f : q.float_ops) std::printf("  stays float: %s\n", f.c_str());
-  std::printf("  %-28s %-20s %10s %10s %5s %10s %10s %21s %21s %9s\n", "layer", "type", "in scale", "out scale", "zp",
-              "w scale lo", "w scale hi", "observed range", "int8 range (clip)", "SQNR dB");
-  for (const compiler::QuantLayerReport& l : q.layers)   // pools and reshapes have no weights: w scales 0
-    std::printf("  %-28.28s %-20.20s %10.4g %10.4g %5d %10.3g %10.3g [%9.4g,%9.4g] [%9.4g,%9.4g] %9.2f\n", l.name.c_str(),
-                l.type.c_str(), l.in_scale, l.out_scale, l.out_zero_point, l.w_scale_min, l.w_scale_max, l.range_min,
-                l.range_max, l.clip_lo, l.clip_hi, l.sqnr_db);
-  if (q.runs > 0)   // a QDQ model has no calibration runs to measure on
+  std::printf("  %-28s %-20s %10s %10s %5s %10s %10s %21s %21s %9s\n", "layer", "type", "in scale",
+              "out scale", "zp", "w scale lo", "w scale hi", "observed range", "int8 range (clip)",
+              "SQNR dB");
+  for (const compiler::QuantLayerReport& l :
+       q.layers)  // pools and reshapes have no weights: w scales 0
+    std::printf(
+        "  %-28.28s %-20.20s %10.4g %10.4g %5d %10.3g %10.3g [%9.4g,%9.4g] [%9.4g,%9.4g] %9.2f\n",
+        l.name.c_str(), l.type.c_str(), l.in_scale, l.out_scale, l.out_zero_point, l.w_scale_min,
+        l.w_scale_max, l.range_min, l.range_max, l.clip_lo, l.clip_hi, l.sqnr_db);
+  if (q.runs > 0)  // a QDQ model has no calibration runs to measure on
     std::printf("int8 output: SQNR %.2f dB, top-1 agreement with float %.2f %%\n", q.output_sqnr_db,
                 100.0 * q.top1_agreement);
-  std::printf("int8 I/O: %s\n", q.io_int8 ? "int8 (--io int8)" : "float (Quantize at the inputs, Dequantize at the outputs)");
+  std::printf("int8 I/O: %s\n", q.io_int8
+                                    ? "int8 (--io int8)"
+                                    : "float (Quantize at the inputs, Dequantize at the outputs)");
   for (const compiler::QuantIoReport& io : q.io) {
     if (io.int8)
       std::printf("  %s '%s': int8, scale %.9g, zero point %d (real = (q - zero point) * scale)\n",
-                  io.is_input ? "input" : "output", io.name.c_str(), double(io.scale), io.zero_point);
+                  io.is_input ? "input" : "output", io.name.c_str(), double(io.scale),
+                  io.zero_point);
     else
       std::printf("  %s '%s': float32%s%s\n", io.is_input ? "input" : "output", io.name.c_str(),
                   io.why_float.empty() ? "" : ", stays float: ", io.why_float.c_str());
   }
   if (q.adaptable_layers > 0)
-    std::printf("int8 adaptable: %d layers keep their folded BatchNorm (edgefold train --adapt-stats-only adapts them)\n",
-                q.adaptable_layers);
+    std::printf(
+        "int8 adaptable: %d layers keep their folded BatchNorm (edgefold train --adapt-stats-only "
+        "adapts them)\n",
+        q.adaptable_layers);
   std::printf("int8 arena: %llu bytes (float %llu), weights %llu bytes (float %llu)\n",
-              static_cast<unsigned long long>(arena_bytes), static_cast<unsigned long long>(q.float_arena_bytes),
-              static_cast<unsigned long long>(weight_bytes), static_cast<unsigned long long>(q.float_weight_bytes));
+              static_cast<unsigned long long>(arena_bytes),
+              static_cast<unsigned long long>(q.float_arena_bytes),
+              static_cast<unsigned long long>(weight_bytes),
+              static_cast<unsigned long long>(q.float_weight_bytes));
 }
 
 // --quantize int8 --calibrate X.npy [--quantize-percentile P | --quantize-clip mse] into `options`.
-bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* options, std::string* error) {
+bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* options,
+                        std::string* error) {
   const std::string io = args.Get("--io", "float");
   if (io != "float" && io != "int8") {
     *error = "--io must be float or int8, got '" + io + "'";
@@ -167,8 +189,10 @@ bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* option
   if (!args.Has("--quantize")) {
     if (args.Has("--quantize-percentile")) *error = "--quantize-percentile needs --quantize int8";
     if (args.Has("--quantize-clip")) *error = "--quantize-clip needs --quantize int8";
-    if (args.Has("--adaptable")) *error = "--adaptable needs --quantize int8 (a float model adapts with --train)";
-    if (io == "int8") *error = "--io int8 needs --quantize int8 (a float model takes and gives float)";
+    if (args.Has("--adaptable"))
+      *error = "--adaptable needs --quantize int8 (a float model adapts with --train)";
+    if (io == "int8")
+      *error = "--io int8 needs --quantize int8 (a float model takes and gives float)";
     return error->empty();
   }
   options->io_int8 = io == "int8";
@@ -190,7 +214,8 @@ bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* option
     char* end = nullptr;
     const std::string text = args.Get("--quantize-percentile", "");
     options->quantize_percentile = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(options->quantize_percentile > 50.0 && options->quantize_percentile <= 100.0)) {
+    if (text.empty() || *end != '\0' ||
+        !(options->quantize_percentile > 50.0 && options->quantize_percentile <= 100.0)) {
       *error = "--quantize-percentile must be a number in (50, 100]";
       return false;
     }
@@ -202,7 +227,9 @@ bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* option
       return false;
     }
     if (clip == "mse" && args.Has("--quantize-percentile")) {
-      *error = "--quantize-clip mse and --quantize-percentile do not combine (each chooses the clipping)";
+      *error =
+          "--quantize-clip mse and --quantize-percentile do not combine (each chooses the "
+          "clipping)";
       return false;
     }
     options->quantize_mse = clip == "mse";
@@ -223,17 +250,21 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
   std::printf("BatchNorm: %d found, %d folded backward, %d folded forward, %d kept\n",
               r.batchnorm_found, r.batchnorm_folded_backward, r.batchnorm_folded_forward,
               r.batchnorm_kept_affine);
-  if (r.input_normalization_folded) std::printf("input normalization: folded into the first layer\n");
-  std::printf("activations fused: %d, nodes removed: %d, winograd convs: %d (F(4x4,3x3): %d), expansions fused: %d\n",
-              r.activations_fused, r.nodes_removed, r.winograd_convs, r.winograd43_convs, r.expansions_fused);
+  if (r.input_normalization_folded)
+    std::printf("input normalization: folded into the first layer\n");
+  std::printf(
+      "activations fused: %d, nodes removed: %d, winograd convs: %d (F(4x4,3x3): %d), expansions "
+      "fused: %d\n",
+      r.activations_fused, r.nodes_removed, r.winograd_convs, r.winograd43_convs,
+      r.expansions_fused);
   if (r.verified) {
     std::printf("verify: max abs error %.3g, max rel error %.3g\n", r.verify_max_abs_error,
                 r.verify_max_rel_error);
   } else {
     std::printf("verify: skipped\n");
   }
-  std::printf("ops: %d, tensors: %d (%d views: planned inside another tensor, not copied)\n", r.num_ops, r.num_tensors,
-              r.tensor_views);
+  std::printf("ops: %d, tensors: %d (%d views: planned inside another tensor, not copied)\n",
+              r.num_ops, r.num_tensors, r.tensor_views);
   const double ratio = r.arena_lower_bound ? double(r.arena_bytes) / r.arena_lower_bound : 0.0;
   std::printf("arena: %llu bytes (lower bound %llu, ratio %.3f)\n",
               static_cast<unsigned long long>(r.arena_bytes),
@@ -252,18 +283,24 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
   training.recompute = args.Has("--recompute");
   training.train_from = args.Get("--train-from", "");
   t->calibrate_npy = args.Get("--calibrate", "");
-  bool ok = ParseCount("--batch", args.Get("--batch", "1"), &training.batch, &error) &&
-            ParseCount("--calibrate-batch", args.Get("--calibrate-batch", "32"), &t->calibrate_batch, &error) &&
-            ParseCount("--trainable-last", args.Get("--trainable-last", "0"), &training.trainable_last, &error) &&
-            ParseCount("--new-classes", args.Get("--new-classes", "0"), &training.new_classes, &error) &&
-            ParseCount("--infer-batch", args.Get("--infer-batch", "1"), &training.inference_batch, &error);
+  bool ok =
+      ParseCount("--batch", args.Get("--batch", "1"), &training.batch, &error) &&
+      ParseCount("--calibrate-batch", args.Get("--calibrate-batch", "32"), &t->calibrate_batch,
+                 &error) &&
+      ParseCount("--trainable-last", args.Get("--trainable-last", "0"), &training.trainable_last,
+                 &error) &&
+      ParseCount("--new-classes", args.Get("--new-classes", "0"), &training.new_classes, &error) &&
+      ParseCount("--infer-batch", args.Get("--infer-batch", "1"), &training.inference_batch,
+                 &error);
   if (ok && (training.batch < 1 || t->calibrate_batch < 1 || training.inference_batch < 1)) {
     error = "--batch, --infer-batch and --calibrate-batch must be at least 1";
     ok = false;
   }
   const std::string saved = args.Get("--saved-precision", "fp32");
   using Saved = compiler::TrainingOptions::Saved;
-  training.saved_precision = saved == "fp16" ? Saved::kFloat16 : saved == "bf16" ? Saved::kBFloat16 : Saved::kFloat32;
+  training.saved_precision = saved == "fp16"   ? Saved::kFloat16
+                             : saved == "bf16" ? Saved::kBFloat16
+                                               : Saved::kFloat32;
   if (ok && saved != "fp32" && saved != "fp16" && saved != "bf16") {
     error = "--saved-precision must be fp32, fp16 or bf16";
     ok = false;
@@ -278,11 +315,14 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
     error = "--trainable must be bn, bn+head or all";
     ok = false;
   }
-  if (ok && !t->train && (args.Has("--train-from") || args.Has("--trainable-last") || args.Has("--bn-stats") ||
-                          args.Has("--infer-batch") || args.Has("--new-classes") || args.Has("--saved-precision") ||
-                          args.Has("--recompute"))) {
-    error = "--train-from, --trainable-last, --bn-stats, --infer-batch, --new-classes, --saved-precision and "
-            "--recompute shape what --train compiles: add --train";
+  if (ok && !t->train &&
+      (args.Has("--train-from") || args.Has("--trainable-last") || args.Has("--bn-stats") ||
+       args.Has("--infer-batch") || args.Has("--new-classes") || args.Has("--saved-precision") ||
+       args.Has("--recompute"))) {
+    error =
+        "--train-from, --trainable-last, --bn-stats, --infer-batch, --new-classes, "
+        "--saved-precision and "
+        "--recompute shape what --train compiles: add --train";
     ok = false;
   }
   if (ok && args.Has("--calibrate-momentum")) {
@@ -299,14 +339,16 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
 }
 
 // --input-stats-from X.npy: float32 [N, C, ...] → per-channel mean and std (compiler.h).
-bool InputStatsFromNpy(const std::string& path, compiler::CompileOptions* options, std::string* error) {
+bool InputStatsFromNpy(const std::string& path, compiler::CompileOptions* options,
+                       std::string* error) {
   NpyArray x;
   if (!ReadNpy(path, &x, error)) return false;
   if (x.dtype != NpyDType::kFloat32 || x.shape.size() < 2) {
     *error = path + ": --input-stats-from needs float32 data of shape [N, C, ...]";
     return false;
   }
-  const size_t samples = static_cast<size_t>(x.shape[0]), channels = static_cast<size_t>(x.shape[1]);
+  const size_t samples = static_cast<size_t>(x.shape[0]),
+               channels = static_cast<size_t>(x.shape[1]);
   const size_t spatial = (samples * channels == 0) ? 0 : x.elems() / (samples * channels);
   if (!compiler::InputStatistics(x.f32.data(), samples, channels, spatial, &options->input_mean,
                                  &options->input_std, error)) {
@@ -318,7 +360,8 @@ bool InputStatsFromNpy(const std::string& path, compiler::CompileOptions* option
 
 std::string FloatList(const std::vector<float>& v) {
   std::string s;
-  for (size_t i = 0; i < v.size() && i < 8; ++i) s += (i ? "," : "") + std::to_string(v[i]).substr(0, 8);
+  for (size_t i = 0; i < v.size() && i < 8; ++i)
+    s += (i ? "," : "") + std::to_string(v[i]).substr(0, 8);
   return v.size() > 8 ? s + ",..." : s;
 }
 
@@ -326,12 +369,30 @@ std::string FloatList(const std::vector<float>& v) {
 
 int CompileCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--output", "--input-shape", "--batch", "--infer-batch", "--bn-stats", "--new-classes",
-                      "--saved-precision", "--trainable", "--train-from", "--trainable-last", "--calibrate",
-                      "--calibrate-batch", "--calibrate-momentum", "--input-mean", "--input-std", "--input-stats-from",
-                      "--quantize", "--quantize-percentile", "--quantize-clip", "--io", "--winograd-tile",
+  spec.value_flags = {"--output",
+                      "--input-shape",
+                      "--batch",
+                      "--infer-batch",
+                      "--bn-stats",
+                      "--new-classes",
+                      "--saved-precision",
+                      "--trainable",
+                      "--train-from",
+                      "--trainable-last",
+                      "--calibrate",
+                      "--calibrate-batch",
+                      "--calibrate-momentum",
+                      "--input-mean",
+                      "--input-std",
+                      "--input-stats-from",
+                      "--quantize",
+                      "--quantize-percentile",
+                      "--quantize-clip",
+                      "--io",
+                      "--winograd-tile",
                       "--expansion-band-kb"};
-  spec.bool_flags = {"--no-fold", "--no-verify", "--no-winograd", "--no-views", "--train", "--refold-weights", "--recompute", "--adaptable"};
+  spec.bool_flags = {"--no-fold", "--no-verify",      "--no-winograd", "--no-views",
+                     "--train",   "--refold-weights", "--recompute",   "--adaptable"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
@@ -350,7 +411,8 @@ int CompileCommand(int argc, char** argv) {
   if (args.Has("--winograd-tile")) {
     const std::string tile = args.Get("--winograd-tile", "");
     if (tile != "2" && tile != "4") {
-      std::fprintf(stderr, "edgefold compile: --winograd-tile takes 2 or 4, not '%s'\n", tile.c_str());
+      std::fprintf(stderr, "edgefold compile: --winograd-tile takes 2 or 4, not '%s'\n",
+                   tile.c_str());
       return kExitUsage;
     }
     options.winograd_tile = tile == "4" ? 4 : 2;
@@ -360,8 +422,10 @@ int CompileCommand(int argc, char** argv) {
     char* end = nullptr;
     const long v = std::strtol(kb.c_str(), &end, 10);
     if (kb.empty() || *end != '\0' || v < 0 || v > 1 << 20) {
-      std::fprintf(stderr, "edgefold compile: --expansion-band-kb takes a size in KiB (0 to 1048576), not '%s'\n",
-                   kb.c_str());
+      std::fprintf(
+          stderr,
+          "edgefold compile: --expansion-band-kb takes a size in KiB (0 to 1048576), not '%s'\n",
+          kb.c_str());
       return kExitUsage;
     }
     options.expansion_band_kb = static_cast<int>(v);
@@ -375,8 +439,9 @@ int CompileCommand(int argc, char** argv) {
     }
     options.input_shapes[name] = dims;
   }
-  for (const auto& [flag, values] : {std::make_pair(std::string("--input-mean"), &options.input_mean),
-                                     std::make_pair(std::string("--input-std"), &options.input_std)}) {
+  for (const auto& [flag, values] :
+       {std::make_pair(std::string("--input-mean"), &options.input_mean),
+        std::make_pair(std::string("--input-std"), &options.input_std)}) {
     std::string error;
     if (args.Has(flag) && !ParseFloatList(flag, args.Get(flag, ""), values, &error)) {
       std::fprintf(stderr, "edgefold compile: %s\n", error.c_str());
@@ -385,7 +450,9 @@ int CompileCommand(int argc, char** argv) {
   }
   if (args.Has("--input-stats-from")) {
     if (args.Has("--input-mean") || args.Has("--input-std")) {
-      std::fprintf(stderr, "edgefold compile: --input-stats-from replaces --input-mean/--input-std; give one or the other\n");
+      std::fprintf(stderr,
+                   "edgefold compile: --input-stats-from replaces --input-mean/--input-std; give "
+                   "one or the other\n");
       return kExitUsage;
     }
     std::string error;
@@ -408,7 +475,7 @@ int CompileCommand(int argc, char** argv) {
   }
   TrainingCompileFlags train;
   if (!ParseTrainingFlags(args, &train)) return kExitUsage;
-  if (options.quantize_int8) train.calibrate_npy.clear();   // --calibrate fed the quantizer
+  if (options.quantize_int8) train.calibrate_npy.clear();  // --calibrate fed the quantizer
   RunWithSpinner("compiling " + input, [&] {
     result = train.any() ? CompileWithTrainingFlags(input, options, train)
                          : compiler::CompileFile(input, options);

@@ -51,20 +51,23 @@ struct LayerError {
   }
   double SqnrDb() const {
     if (noise == 0) return std::numeric_limits<double>::infinity();
-    return signal == 0 ? -std::numeric_limits<double>::infinity() : 10.0 * std::log10(signal / noise);
+    return signal == 0 ? -std::numeric_limits<double>::infinity()
+                       : 10.0 * std::log10(signal / noise);
   }
 };
 
 // The reference: the ONNX model with nothing folded or fused, so that every ONNX tensor a
 // compiled model keeps is an op output here too.
-bool CompileReference(const std::string& onnx_path, std::vector<uint8_t>* bytes, std::string* error) {
+bool CompileReference(const std::string& onnx_path, std::vector<uint8_t>* bytes,
+                      std::string* error) {
   compiler::CompileOptions o;
   o.fold_batchnorm = false;
   o.fuse_activations = false;
   o.winograd = false;
   o.verify = false;
   o.expansion_band_kb = 0;
-  o.qdq_as_float = true;   // a QDQ model: its float model, so the table shows the quantization's error
+  o.qdq_as_float =
+      true;  // a QDQ model: its float model, so the table shows the quantization's error
   compiler::CompileResult r = compiler::CompileFile(onnx_path, o);
   if (!r.ok) return *error = r.error, false;
   *bytes = std::move(r.model);
@@ -72,18 +75,21 @@ bool CompileReference(const std::string& onnx_path, std::vector<uint8_t>* bytes,
 }
 
 // Runs per input slice; `inputs` already checked to hold `runs` slices of every model input.
-bool SetInputs(Interpreter& interp, const std::vector<NpyArray>& inputs, size_t run, std::string* error) {
+bool SetInputs(Interpreter& interp, const std::vector<NpyArray>& inputs, size_t run,
+               std::string* error) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t elems = interp.input(i).elems;
     const float* x = inputs[i].f32.data() + run * elems;
-    const Status st = interp.input(i).dtype == DType::kInt8 ? interp.QuantizeInput(i, x, elems) : interp.SetInput(i, x, elems);
-    if (st != Status::kOk) return *error = "input " + std::to_string(i) + ": " + StatusName(st), false;
+    const Status st = interp.input(i).dtype == DType::kInt8 ? interp.QuantizeInput(i, x, elems)
+                                                            : interp.SetInput(i, x, elems);
+    if (st != Status::kOk)
+      return *error = "input " + std::to_string(i) + ": " + StatusName(st), false;
   }
   return true;
 }
 
-bool LoadInputs(const std::vector<std::string>& paths, Interpreter& interp, std::vector<NpyArray>* out, size_t* runs,
-                std::string* error) {
+bool LoadInputs(const std::vector<std::string>& paths, Interpreter& interp,
+                std::vector<NpyArray>* out, size_t* runs, std::string* error) {
   if (paths.size() != interp.num_inputs())
     return *error = "the model has " + std::to_string(interp.num_inputs()) + " input(s), got " +
                     std::to_string(paths.size()) + " -i file(s)",
@@ -93,10 +99,11 @@ bool LoadInputs(const std::vector<std::string>& paths, Interpreter& interp, std:
     if (!ReadNpy(paths[i], &(*out)[i], error)) return false;
     const size_t elems = interp.input(i).elems, have = (*out)[i].f32.size();
     if ((*out)[i].dtype != NpyDType::kFloat32 || elems == 0 || have == 0 || have % elems != 0)
-      return *error = paths[i] + ": want float32 data, a multiple of input '" + interp.input(i).name + "' (" +
-                      std::to_string(elems) + " values)",
+      return *error = paths[i] + ": want float32 data, a multiple of input '" +
+                      interp.input(i).name + "' (" + std::to_string(elems) + " values)",
              false;
-    if (i > 0 && have / elems != *runs) return *error = paths[i] + ": another number of slices than input 0", false;
+    if (i > 0 && have / elems != *runs)
+      return *error = paths[i] + ": another number of slices than input 0", false;
     *runs = have / elems;
   }
   return true;
@@ -129,7 +136,8 @@ bool Compare(LayerTaps& ref, LayerTaps& efb, const std::vector<NpyArray>& inputs
     }
     std::map<std::string, const LayerValue*> got_by_name;
     for (const LayerValue& g : got) got_by_name[g.tensor] = &g;
-    for (LayerError& e : *layers) e.Add(by_name.at(e.tensor)->values, got_by_name.at(e.tensor)->values);
+    for (LayerError& e : *layers)
+      e.Add(by_name.at(e.tensor)->values, got_by_name.at(e.tensor)->values);
   }
   return true;
 }
@@ -147,10 +155,13 @@ int FirstJump(const std::vector<LayerError>& layers, double jump_db) {
 }
 
 void PrintTable(const std::vector<LayerError>& layers, size_t runs, size_t unmatched) {
-  std::printf("%zu run(s), %zu layers compared (%zu op outputs of the .efb have no ONNX tensor of their name: "
-              "quantize/dequantize boundaries, requantizations)\n",
-              runs, layers.size(), unmatched);
-  std::printf("  %-32s %-22s %-24s %11s %11s %9s\n", "layer", "type", "tensor", "max abs", "max rel", "SQNR dB");
+  std::printf(
+      "%zu run(s), %zu layers compared (%zu op outputs of the .efb have no ONNX tensor of their "
+      "name: "
+      "quantize/dequantize boundaries, requantizations)\n",
+      runs, layers.size(), unmatched);
+  std::printf("  %-32s %-22s %-24s %11s %11s %9s\n", "layer", "type", "tensor", "max abs",
+              "max rel", "SQNR dB");
   for (const LayerError& e : layers)
     std::printf("  %-32.32s %-22.22s %-24.24s %11.4g %11.4g %9.2f\n", e.op_name.c_str(),
                 (e.op_type + (e.int8 ? " (int8)" : "")).c_str(), e.tensor.c_str(), e.max_abs,
@@ -176,8 +187,8 @@ int DiffCommand(int argc, char** argv) {
   }
   const double jump_db = std::atof(args.Get("--jump-db", "10").c_str());
   if (args.All("--input").empty() || !(jump_db > 0)) {
-    std::fprintf(stderr, "edgefold diff: %s\n\n%s", args.All("--input").empty() ? "no -i input" : "--jump-db must be > 0",
-                 kUsage);
+    std::fprintf(stderr, "edgefold diff: %s\n\n%s",
+                 args.All("--input").empty() ? "no -i input" : "--jump-db must be > 0", kUsage);
     return kExitUsage;
   }
   const std::string& onnx_path = args.positional[0];
@@ -188,12 +199,14 @@ int DiffCommand(int argc, char** argv) {
   std::vector<NpyArray> inputs;
   std::vector<LayerError> layers;
   size_t runs = 0, unmatched = 0;
-  const bool ok = CompileReference(onnx_path, &ref_bytes, &error) && ReadFileAligned(efb_path, &efb_file, &error) &&
-                  ref.Open(ref_bytes, onnx_path + " (reference)", &error) &&
-                  efb.Open(std::vector<uint8_t>(efb_file.data.get(), efb_file.data.get() + efb_file.bytes), efb_path,
-                           &error) &&
-                  LoadInputs(args.All("--input"), efb.interpreter(), &inputs, &runs, &error) &&
-                  Compare(ref, efb, inputs, runs, &layers, &unmatched, &error);
+  const bool ok =
+      CompileReference(onnx_path, &ref_bytes, &error) &&
+      ReadFileAligned(efb_path, &efb_file, &error) &&
+      ref.Open(ref_bytes, onnx_path + " (reference)", &error) &&
+      efb.Open(std::vector<uint8_t>(efb_file.data.get(), efb_file.data.get() + efb_file.bytes),
+               efb_path, &error) &&
+      LoadInputs(args.All("--input"), efb.interpreter(), &inputs, &runs, &error) &&
+      Compare(ref, efb, inputs, runs, &layers, &unmatched, &error);
   if (!ok) {
     std::fprintf(stderr, "edgefold diff: %s\n", error.c_str());
     return kExitFailure;
@@ -204,8 +217,8 @@ int DiffCommand(int argc, char** argv) {
     std::printf("no layer's error jumps by more than %g dB\n", jump_db);
   } else {
     const LayerError& e = layers[static_cast<size_t>(jump)];
-    std::printf("first layer whose error jumps: '%s' (%s, tensor '%s'), SQNR %.2f dB\n", e.op_name.c_str(),
-                e.op_type.c_str(), e.tensor.c_str(), e.SqnrDb());
+    std::printf("first layer whose error jumps: '%s' (%s, tensor '%s'), SQNR %.2f dB\n",
+                e.op_name.c_str(), e.op_type.c_str(), e.tensor.c_str(), e.SqnrDb());
   }
   return kExitOk;
 }

@@ -65,7 +65,8 @@ int ExportCCommand(int argc, char** argv) {
   ExportCInfo info;
   info.name = args.Get("--name", DefaultName(path));
   if (!IsCIdentifier(info.name)) {
-    std::fprintf(stderr, "edgefold export-c: --name '%s' is not a C identifier\n", info.name.c_str());
+    std::fprintf(stderr, "edgefold export-c: --name '%s' is not a C identifier\n",
+                 info.name.c_str());
     return kExitUsage;
   }
   AlignedBuffer model;
@@ -76,7 +77,8 @@ int ExportCCommand(int argc, char** argv) {
   }
   const Status st = RequiredArenaBytes(model.data.get(), model.bytes, &info.host_arena_bytes);
   if (st != Status::kOk) {  // also runs the verifier and every op's Prepare checks
-    std::fprintf(stderr, "edgefold export-c: %s: not a valid model (%s)\n", path.c_str(), StatusName(st));
+    std::fprintf(stderr, "edgefold export-c: %s: not a valid model (%s)\n", path.c_str(),
+                 StatusName(st));
     return kExitFailure;
   }
   DescribeModel(model.data.get(), &info);

@@ -62,7 +62,8 @@ bool WritePictures(const fb::Model& m, const std::string& model_path, const Pars
 void PrintGraphIo(const fb::Model& m, const char* label, const flatbuffers::Vector<int32_t>* v) {
   std::printf("%s:\n", label);
   for (flatbuffers::uoffset_t i = 0; v && i < v->size(); ++i) {
-    std::printf("  %s%s\n", DescribeTensorRef(m, v->Get(i)).c_str(), DescribeDType(m, v->Get(i)).c_str());
+    std::printf("  %s%s\n", DescribeTensorRef(m, v->Get(i)).c_str(),
+                DescribeDType(m, v->Get(i)).c_str());
   }
 }
 
@@ -132,8 +133,10 @@ int InspectCommand(int argc, char** argv) {
   }
   flatbuffers::Verifier verifier(buf.data.get(), buf.bytes);
   if (!fb::VerifyModelBuffer(verifier)) {  // also checks the size and the identifier
-    std::fprintf(stderr, "edgefold inspect: %s: not a valid .efb file (identifier 'EFB1' "
-                 "missing or the FlatBuffers verifier rejected it)\n", path.c_str());
+    std::fprintf(stderr,
+                 "edgefold inspect: %s: not a valid .efb file (identifier 'EFB1' "
+                 "missing or the FlatBuffers verifier rejected it)\n",
+                 path.c_str());
     return kExitFailure;
   }
   const fb::Model& m = *fb::GetModel(buf.data.get());

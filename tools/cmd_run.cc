@@ -13,7 +13,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold run MODEL.efb -i IN.npy [-i IN2.npy ...] -o OUT.npy [-o OUT2.npy ...]\n"
-    "                    [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N] [--dequantize]\n"
+    "                    [--isa auto|scalar|sse4.2|avx2+fma|avx512|neon] [--threads N] "
+    "[--dequantize]\n"
     "\n"
     "Runs the model on float32 .npy inputs and writes float32 .npy outputs.\n"
     "A model compiled with --io int8 has int8 inputs and outputs: an int8 ('|i1') input file\n"
@@ -60,20 +61,21 @@ bool LoadInputs(ModelSession& session, const std::vector<std::string>& paths,
     const TensorView v = interp.input(i);
     const bool int8_input = v.dtype == DType::kInt8;
     if (a.dtype == NpyDType::kInt64 || (a.dtype == NpyDType::kInt8 && !int8_input)) {
-      *error = paths[i] + ": input " + std::to_string(i) + " '" + v.name + "' must be float32 ('<f4')" +
-               (int8_input ? " or int8 ('|i1')" : "") + ", the file holds " +
-               (a.dtype == NpyDType::kInt64 ? "int64" : "int8");
+      *error = paths[i] + ": input " + std::to_string(i) + " '" + v.name +
+               "' must be float32 ('<f4')" + (int8_input ? " or int8 ('|i1')" : "") +
+               ", the file holds " + (a.dtype == NpyDType::kInt64 ? "int64" : "int8");
       return false;
     }
     if (int8_input)
-      std::printf("input %zu '%s' is int8 (scale %.9g, zero point %d): %s\n", i, v.name, double(v.scale),
-                  int(v.zero_point),
-                  a.dtype == NpyDType::kInt8 ? "int8 data used as is" : "float32 data quantized with them");
+      std::printf(
+          "input %zu '%s' is int8 (scale %.9g, zero point %d): %s\n", i, v.name, double(v.scale),
+          int(v.zero_point),
+          a.dtype == NpyDType::kInt8 ? "int8 data used as is" : "float32 data quantized with them");
     const size_t k = SlicesFor(a, paths[i], v, i, error);
     if (k == 0) return false;
     if (*slices != 0 && k != *slices) {
-      *error = "input " + std::to_string(i) + " '" + v.name + "' holds " +
-               std::to_string(k) + " batch slices but input 0 holds " + std::to_string(*slices);
+      *error = "input " + std::to_string(i) + " '" + v.name + "' holds " + std::to_string(k) +
+               " batch slices but input 0 holds " + std::to_string(*slices);
       return false;
     }
     *slices = k;
@@ -85,7 +87,8 @@ bool LoadInputs(ModelSession& session, const std::vector<std::string>& paths,
 Status SetSlice(Interpreter& interp, size_t i, const NpyArray& a, size_t s) {
   const size_t elems = interp.input(i).elems;
   if (a.dtype == NpyDType::kInt8) return interp.SetInputS8(i, a.s8.data() + s * elems, elems);
-  if (interp.input(i).dtype == DType::kInt8) return interp.QuantizeInput(i, a.f32.data() + s * elems, elems);
+  if (interp.input(i).dtype == DType::kInt8)
+    return interp.QuantizeInput(i, a.f32.data() + s * elems, elems);
   return interp.SetInput(i, a.f32.data() + s * elems, elems);
 }
 
@@ -99,10 +102,16 @@ bool RunSlices(ModelSession& session, const std::vector<NpyArray>& inputs, size_
   for (size_t s = 0; s < slices; ++s) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       Status st = SetSlice(interp, i, inputs[i], s);
-      if (st != Status::kOk) { *error = session.Describe("SetInput", st); return false; }
+      if (st != Status::kOk) {
+        *error = session.Describe("SetInput", st);
+        return false;
+      }
     }
     Status st = interp.Invoke();
-    if (st != Status::kOk) { *error = session.Describe("Invoke", st); return false; }
+    if (st != Status::kOk) {
+      *error = session.Describe("Invoke", st);
+      return false;
+    }
     for (size_t o = 0; o < outputs.size(); ++o) {
       const TensorView v = interp.output(o);
       if (v.dtype == DType::kInt8 && !dequantize) {
@@ -111,7 +120,10 @@ bool RunSlices(ModelSession& session, const std::vector<NpyArray>& inputs, size_
       }
       results[o].resize(results[o].size() + v.elems);
       st = interp.DequantizeOutput(o, results[o].data() + results[o].size() - v.elems, v.elems);
-      if (st != Status::kOk) { *error = session.Describe("DequantizeOutput", st); return false; }
+      if (st != Status::kOk) {
+        *error = session.Describe("DequantizeOutput", st);
+        return false;
+      }
     }
   }
   for (size_t o = 0; o < outputs.size(); ++o) {
@@ -120,12 +132,16 @@ bool RunSlices(ModelSession& session, const std::vector<NpyArray>& inputs, size_
     if (shape.empty() && slices > 1) shape = {1};  // stack scalars along a new leading dim
     if (slices > 1) shape[0] *= static_cast<int64_t>(slices);
     if (v.dtype == DType::kInt8)
-      std::printf("output %zu '%s' is int8 (scale %.9g, zero point %d; real = (q - zero point) * scale): %s\n", o,
-                  v.name, double(v.scale), int(v.zero_point),
-                  dequantize ? "written dequantized as float32" : "written as int8 (--dequantize for float32)");
-    const bool ok = v.dtype == DType::kInt8 && !dequantize
-                        ? WriteNpyInt8(outputs[o], results_s8[o].data(), results_s8[o].size(), shape, error)
-                        : WriteNpyFloat32(outputs[o], results[o].data(), results[o].size(), shape, error);
+      std::printf(
+          "output %zu '%s' is int8 (scale %.9g, zero point %d; real = (q - zero point) * scale): "
+          "%s\n",
+          o, v.name, double(v.scale), int(v.zero_point),
+          dequantize ? "written dequantized as float32"
+                     : "written as int8 (--dequantize for float32)");
+    const bool ok =
+        v.dtype == DType::kInt8 && !dequantize
+            ? WriteNpyInt8(outputs[o], results_s8[o].data(), results_s8[o].size(), shape, error)
+            : WriteNpyFloat32(outputs[o], results[o].data(), results[o].size(), shape, error);
     if (!ok) return false;
   }
   return true;
@@ -144,13 +160,14 @@ int RunCommand(int argc, char** argv) {
   if (!ParseOrExit(argc, argv, spec, kUsage, &args, &exit_code)) return exit_code;
   Isa isa = Isa::kAuto;
   if (!ParseIsa(args.Get("--isa", "auto").c_str(), &isa)) {
-    std::fprintf(stderr, "edgefold run: unknown --isa '%s'\n\n%s",
-                 args.Get("--isa", "").c_str(), kUsage);
+    std::fprintf(stderr, "edgefold run: unknown --isa '%s'\n\n%s", args.Get("--isa", "").c_str(),
+                 kUsage);
     return kExitUsage;
   }
   int threads = 1;
   std::string threads_error;
-  if (!ParseCount("--threads", args.Get("--threads", "1"), &threads, &threads_error) || threads < 1) {
+  if (!ParseCount("--threads", args.Get("--threads", "1"), &threads, &threads_error) ||
+      threads < 1) {
     std::fprintf(stderr, "edgefold run: --threads must be at least 1\n\n%s", kUsage);
     return kExitUsage;
   }

@@ -25,7 +25,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold train MODEL.efb --data X.npy --labels Y.npy -o ADAPTED.efb [options]\n"
-    "       edgefold train INT8_MODEL.efb --adapt-stats-only --data X.npy [--labels Y.npy] -o ADAPTED.efb\n"
+    "       edgefold train INT8_MODEL.efb --adapt-stats-only --data X.npy [--labels Y.npy] -o "
+    "ADAPTED.efb\n"
     "\n"
     "Fine-tunes a model compiled with 'edgefold compile --train' on the device's code path:\n"
     "BatchNorm with batch statistics, softmax cross-entropy, backward, SGD with momentum.\n"
@@ -68,12 +69,19 @@ void Log(void* user, const char* message) {
   if (!PrintIfWarning(message)) *static_cast<std::string*>(user) += std::string("\n  ") + message;
 }
 
-bool ParseFloat(const ParsedArgs& a, const char* flag, float fallback, float* out, std::string* error) {
+bool ParseFloat(const ParsedArgs& a, const char* flag, float fallback, float* out,
+                std::string* error) {
   const std::string text = a.Get(flag, "");
-  if (text.empty()) { *out = fallback; return true; }
+  if (text.empty()) {
+    *out = fallback;
+    return true;
+  }
   char* end = nullptr;
   *out = std::strtof(text.c_str(), &end);
-  if (*end != '\0' || !(*out >= 0.0f)) { *error = std::string(flag) + " needs a non-negative number"; return false; }
+  if (*end != '\0' || !(*out >= 0.0f)) {
+    *error = std::string(flag) + " needs a non-negative number";
+    return false;
+  }
   return true;
 }
 
@@ -84,7 +92,8 @@ bool ExportModel(const Session& s, std::vector<uint8_t>* out) {
 }
 
 double EvalAccuracy(Session& s, const NpyArray& x, const std::vector<int32_t>& y, size_t batches) {
-  const size_t n = s.trainer->batch_size(), per = n * s.trainer->sample_elems(), k = s.trainer->num_classes();
+  const size_t n = s.trainer->batch_size(), per = n * s.trainer->sample_elems(),
+               k = s.trainer->num_classes();
   std::vector<float> logits(n * k);
   size_t correct = 0;
   for (size_t b = 0; b < batches; ++b) {
@@ -100,15 +109,17 @@ double EvalAccuracy(Session& s, const NpyArray& x, const std::vector<int32_t>& y
 // The flags of a float model; false with `error` (possibly empty) on a usage error.
 bool ParseTrainFlags(const ParsedArgs& a, TrainFlags* f, std::string* error) {
   TrainOptions& t = f->options;
-  const bool ok =
-      !a.Get("--output", "").empty() && !a.Get("--data", "").empty() && !a.Get("--labels", "").empty() &&
-      ParseFloat(a, "--lr", 0.01f, &t.learning_rate, error) && ParseFloat(a, "--momentum", 0.9f, &t.momentum, error) &&
-      ParseFloat(a, "--weight-decay", 0.0f, &t.weight_decay, error) &&
-      ParseFloat(a, "--bn-momentum", 0.1f, &t.bn_momentum, error) &&
-      ParseCount("--epochs", a.Get("--epochs", "1"), &f->epochs, error) &&
-      ParseCount("--batch", a.Get("--batch", "0"), &f->batch_check, error) &&
-      ParseCount("--seed", a.Get("--seed", "0"), &f->seed, error) &&
-      ParseTrainable(a.Get("--trainable", "model"), &t.trainable) && ParseIsa(a.Get("--isa", "auto").c_str(), &f->isa);
+  const bool ok = !a.Get("--output", "").empty() && !a.Get("--data", "").empty() &&
+                  !a.Get("--labels", "").empty() &&
+                  ParseFloat(a, "--lr", 0.01f, &t.learning_rate, error) &&
+                  ParseFloat(a, "--momentum", 0.9f, &t.momentum, error) &&
+                  ParseFloat(a, "--weight-decay", 0.0f, &t.weight_decay, error) &&
+                  ParseFloat(a, "--bn-momentum", 0.1f, &t.bn_momentum, error) &&
+                  ParseCount("--epochs", a.Get("--epochs", "1"), &f->epochs, error) &&
+                  ParseCount("--batch", a.Get("--batch", "0"), &f->batch_check, error) &&
+                  ParseCount("--seed", a.Get("--seed", "0"), &f->seed, error) &&
+                  ParseTrainable(a.Get("--trainable", "model"), &t.trainable) &&
+                  ParseIsa(a.Get("--isa", "auto").c_str(), &f->isa);
   f->stats_only = a.Has("--adapt-stats-only");
   f->shuffle = !a.Has("--no-shuffle") && !f->stats_only;
   if (f->stats_only && !a.Has("--bn-momentum")) t.stats_mode = StatsMode::kCumulativeAverage;
@@ -122,10 +133,11 @@ bool CreateTrainer(const TrainFlags& f, Session* s) {
   o.log = Log;
   o.log_user = &s->log;
   const uint8_t* model = s->model.data.get();
-  return RequiredTrainingArenaBytes(model, s->model.bytes, f.options, &s->arena_bytes, o) == Status::kOk &&
+  return RequiredTrainingArenaBytes(model, s->model.bytes, f.options, &s->arena_bytes, o) ==
+             Status::kOk &&
          (s->arena = AllocateAligned(s->arena_bytes)).data &&
-         Trainer::Create(model, s->model.bytes, s->arena.data.get(), s->arena_bytes, f.options, o, &s->trainer) ==
-             Status::kOk;
+         Trainer::Create(model, s->model.bytes, s->arena.data.get(), s->arena_bytes, f.options, o,
+                         &s->trainer) == Status::kOk;
 }
 
 // float32 samples of the trainer's size and one label per sample in [0, classes).
@@ -134,7 +146,8 @@ bool ReadTrainingData(const ParsedArgs& a, const Trainer& tr, NpyArray* x, std::
   const size_t sample = tr.sample_elems();
   if (!ReadNpy(a.Get("--data", ""), x, error)) return false;
   if (x->dtype != NpyDType::kFloat32 || x->elems() % sample != 0) {
-    *error = a.Get("--data", "") + ": needs float32 samples of " + std::to_string(sample) + " values";
+    *error =
+        a.Get("--data", "") + ": needs float32 samples of " + std::to_string(sample) + " values";
     return false;
   }
   return ReadLabels(a.Get("--labels", ""), x->elems() / sample, tr.num_classes(), y, error);
@@ -152,32 +165,39 @@ bool RunEpoch(Session& s, const TrainFlags& f, const NpyArray& x, const std::vec
   Progress progress("epoch " + std::to_string(epoch + 1), batches);
   for (size_t b = 0; b < batches; ++b) {
     for (size_t i = 0; i < n; ++i) {
-      std::memcpy(xb.data() + i * sample, x.f32.data() + order[b * n + i] * sample, sample * sizeof(float));
+      std::memcpy(xb.data() + i * sample, x.f32.data() + order[b * n + i] * sample,
+                  sample * sizeof(float));
       yb[i] = y[order[b * n + i]];
     }
     float loss = 0;
     int hits = 0;
-    const Status st = f.stats_only ? tr.AdaptStatistics(xb.data()) : tr.TrainStep(xb.data(), yb.data(), &loss, &hits);
+    const Status st = f.stats_only ? tr.AdaptStatistics(xb.data())
+                                   : tr.TrainStep(xb.data(), yb.data(), &loss, &hits);
     if (st != Status::kOk) {
       std::fprintf(stderr, "edgefold train: step failed: %s%s\n", StatusName(st), s.log.c_str());
       return false;
     }
     loss_sum += loss;
     correct += size_t(hits);
-    progress.Update(b + 1, f.stats_only ? "" : "loss " + std::to_string(loss_sum / double(b + 1)).substr(0, 6));
+    progress.Update(
+        b + 1, f.stats_only ? "" : "loss " + std::to_string(loss_sum / double(b + 1)).substr(0, 6));
   }
   progress.Finish();
-  if (f.stats_only) std::printf("epoch %d/%d: BN statistics re-estimated over %zu batches\n", epoch + 1, f.epochs, batches);
-  else std::printf("epoch %d/%d: loss %.4f, train accuracy %.4f (batch statistics)\n", epoch + 1, f.epochs,
-                   loss_sum / double(batches), double(correct) / double(batches * n));
+  if (f.stats_only)
+    std::printf("epoch %d/%d: BN statistics re-estimated over %zu batches\n", epoch + 1, f.epochs,
+                batches);
+  else
+    std::printf("epoch %d/%d: loss %.4f, train accuracy %.4f (batch statistics)\n", epoch + 1,
+                f.epochs, loss_sum / double(batches), double(correct) / double(batches * n));
   return true;
 }
 
 // Epochs over the data (shuffled unless --no-shuffle), with eval accuracy before and after.
 bool Train(Session& s, const TrainFlags& f, const NpyArray& x, const std::vector<int32_t>& y) {
   const size_t n = s.trainer->batch_size(), samples = y.size(), batches = samples / n;
-  std::printf("training arena: %zu bytes, batch %zu, %zu batches per epoch (%zu samples left over)\n",
-              s.arena_bytes, n, batches, samples - batches * n);
+  std::printf(
+      "training arena: %zu bytes, batch %zu, %zu batches per epoch (%zu samples left over)\n",
+      s.arena_bytes, n, batches, samples - batches * n);
   std::printf("before: eval accuracy %.4f\n", EvalAccuracy(s, x, y, batches));
   std::vector<size_t> order(samples);
   std::iota(order.begin(), order.end(), 0);
@@ -195,8 +215,9 @@ bool Train(Session& s, const TrainFlags& f, const NpyArray& x, const std::vector
 
 int TrainCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--output", "--data", "--labels", "--epochs", "--lr", "--momentum", "--weight-decay",
-                      "--bn-momentum", "--batch", "--trainable", "--seed", "--isa"};
+  spec.value_flags = {"--output", "--data",      "--labels",       "--epochs",
+                      "--lr",     "--momentum",  "--weight-decay", "--bn-momentum",
+                      "--batch",  "--trainable", "--seed",         "--isa"};
   spec.bool_flags = {"--no-shuffle", "--adapt-stats-only"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
@@ -207,8 +228,10 @@ int TrainCommand(int argc, char** argv) {
   Isa isa = Isa::kAuto;
   AlignedBuffer model;
   const bool model_read = ReadFileAligned(a.positional[0], &model, &error);
-  if (model_read && IsAdaptableInt8(model)) {   // its folded BatchNorm statistics adapt; labels optional
-    if (a.Get("--output", "").empty() || a.Get("--data", "").empty() || !ParseIsa(a.Get("--isa", "auto").c_str(), &isa)) {
+  if (model_read &&
+      IsAdaptableInt8(model)) {  // its folded BatchNorm statistics adapt; labels optional
+    if (a.Get("--output", "").empty() || a.Get("--data", "").empty() ||
+        !ParseIsa(a.Get("--isa", "auto").c_str(), &isa)) {
       std::fprintf(stderr, "edgefold train: missing or invalid option\n\n%s", kUsage);
       return kExitUsage;
     }
@@ -218,18 +241,23 @@ int TrainCommand(int argc, char** argv) {
   error.clear();
   TrainFlags f;
   if (!ParseTrainFlags(a, &f, &error)) {
-    std::fprintf(stderr, "edgefold train: %s\n\n%s", error.empty() ? "missing or invalid option" : error.c_str(), kUsage);
+    std::fprintf(stderr, "edgefold train: %s\n\n%s",
+                 error.empty() ? "missing or invalid option" : error.c_str(), kUsage);
     return kExitUsage;
   }
   Session s;
   s.model = std::move(model);
   if (!model_read || !CreateTrainer(f, &s)) {
-    std::fprintf(stderr, "edgefold train: %s: cannot train this model%s%s\n", a.positional[0].c_str(), read_error.c_str(), s.log.c_str());
+    std::fprintf(stderr, "edgefold train: %s: cannot train this model%s%s\n",
+                 a.positional[0].c_str(), read_error.c_str(), s.log.c_str());
     return kExitFailure;
   }
   const size_t n = s.trainer->batch_size();
   if (f.batch_check != 0 && size_t(f.batch_check) != n) {
-    std::fprintf(stderr, "edgefold train: the model was compiled for batch %zu; recompile with 'edgefold compile --train --batch %d'\n", n, f.batch_check);
+    std::fprintf(stderr,
+                 "edgefold train: the model was compiled for batch %zu; recompile with 'edgefold "
+                 "compile --train --batch %d'\n",
+                 n, f.batch_check);
     return kExitFailure;
   }
   NpyArray x;
@@ -246,7 +274,8 @@ int TrainCommand(int argc, char** argv) {
   std::vector<uint8_t> adapted;
   std::string write_error;
   if (!ExportModel(s, &adapted)) write_error = "cannot export the trained model" + s.log;
-  if (!write_error.empty() || !compiler::WriteFileAtomic(a.Get("--output", ""), adapted, &write_error)) {
+  if (!write_error.empty() ||
+      !compiler::WriteFileAtomic(a.Get("--output", ""), adapted, &write_error)) {
     std::fprintf(stderr, "edgefold train: %s\n", write_error.c_str());
     return kExitFailure;
   }

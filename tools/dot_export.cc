@@ -68,24 +68,28 @@ std::vector<std::string> Producers(const fb::Model& m) {
 }  // namespace
 
 std::string ModelToDot(const fb::Model& m, const std::string& title) {
-  std::string s = "digraph edgefold {\n  label=" + Quote(title) + "; labelloc=t;\n"
+  std::string s = "digraph edgefold {\n  label=" + Quote(title) +
+                  "; labelloc=t;\n"
                   "  node [fontname=\"Helvetica\", fontsize=10];\n"
                   "  edge [fontname=\"Helvetica\", fontsize=9];\n";
   const std::vector<std::string> producer = Producers(m);
   for (flatbuffers::uoffset_t i = 0; m.inputs() && i < m.inputs()->size(); ++i) {
     const int t = m.inputs()->Get(i);
-    s += "  in" + std::to_string(i) + " [shape=ellipse, style=filled, fillcolor=\"#d9ead3\", label=" +
+    s += "  in" + std::to_string(i) +
+         " [shape=ellipse, style=filled, fillcolor=\"#d9ead3\", label=" +
          Quote("input\n" + EdgeLabel(m, t)) + "];\n";
   }
   const int num_ops = m.operators() ? int(m.operators()->size()) : 0;
   for (int i = 0; i < num_ops; ++i) {
     const fb::Operator& op = *m.operators()->Get(i);
-    s += "  op" + std::to_string(i) + " [shape=box, style=\"rounded,filled\", fillcolor=\"#dde7f3\", label=" +
+    s += "  op" + std::to_string(i) +
+         " [shape=box, style=\"rounded,filled\", fillcolor=\"#dde7f3\", label=" +
          Quote(OpLabel(m, i, op)) + "];\n";
     for (flatbuffers::uoffset_t j = 0; op.inputs() && j < op.inputs()->size(); ++j) {
       const int t = op.inputs()->Get(j);
       if (t < 0 || t >= int(producer.size()) || producer[t].empty()) continue;  // constant
-      s += "  " + producer[t] + " -> op" + std::to_string(i) + " [label=" + Quote(EdgeLabel(m, t)) + "];\n";
+      s += "  " + producer[t] + " -> op" + std::to_string(i) + " [label=" + Quote(EdgeLabel(m, t)) +
+           "];\n";
     }
   }
   for (flatbuffers::uoffset_t i = 0; m.outputs() && i < m.outputs()->size(); ++i) {

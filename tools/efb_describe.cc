@@ -8,7 +8,8 @@ namespace {
 std::string IntList(const flatbuffers::Vector<int32_t>* v, const char* sep) {
   std::string s;
   if (v == nullptr) return s;
-  for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) s += (i ? sep : "") + std::to_string(v->Get(i));
+  for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i)
+    s += (i ? sep : "") + std::to_string(v->Get(i));
   return s;
 }
 
@@ -42,8 +43,9 @@ std::string Details(const fb::Operator& op) {
            " g" + std::to_string(o->group());
   }
   if (auto* o = op.options_as_RnnOptions()) {
-    return std::string("(") + fb::EnumNameRnnCell(o->cell()) + " " + fb::EnumNameRnnDirection(o->direction()) +
-           ") hidden " + std::to_string(o->hidden_size()) + (o->linear_before_reset() ? " lbr" : "");
+    return std::string("(") + fb::EnumNameRnnCell(o->cell()) + " " +
+           fb::EnumNameRnnDirection(o->direction()) + ") hidden " +
+           std::to_string(o->hidden_size()) + (o->linear_before_reset() ? " lbr" : "");
   }
   if (auto* o = op.options_as_PoolOptions()) {
     return std::string("(") + fb::EnumNamePoolKind(o->kind()) + ")" +
@@ -63,19 +65,22 @@ std::string Details(const fb::Operator& op) {
   if (auto* o = op.options_as_TransposeOptions()) return " perm=" + IntList(o->perm(), ",");
   if (auto* o = op.options_as_ResizeOptions()) {
     std::string s = std::string("(") + fb::EnumNameResizeMode(o->mode());
-    if (o->mode() == fb::ResizeMode::Nearest) s += std::string(", ") + fb::EnumNameNearestMode(o->nearest_mode());
+    if (o->mode() == fb::ResizeMode::Nearest)
+      s += std::string(", ") + fb::EnumNameNearestMode(o->nearest_mode());
     s += ")";
-    if (o->scales() != nullptr && o->offsets() != nullptr && o->scales()->size() == 2 && o->offsets()->size() == 2) {
+    if (o->scales() != nullptr && o->offsets() != nullptr && o->scales()->size() == 2 &&
+        o->offsets()->size() == 2) {
       char buf[96];
-      std::snprintf(buf, sizeof(buf), " step=%.6g,%.6g offset=%.6g,%.6g", o->scales()->Get(0), o->scales()->Get(1),
-                    o->offsets()->Get(0), o->offsets()->Get(1));
+      std::snprintf(buf, sizeof(buf), " step=%.6g,%.6g offset=%.6g,%.6g", o->scales()->Get(0),
+                    o->scales()->Get(1), o->offsets()->Get(0), o->offsets()->Get(1));
       s += buf;
     }
     return s;
   }
   if (auto* o = op.options_as_DepthToSpaceOptions())
     return " block=" + std::to_string(o->blocksize()) + (o->crd() ? " CRD" : " DCR");
-  if (auto* o = op.options_as_SpaceToDepthOptions()) return " block=" + std::to_string(o->blocksize());
+  if (auto* o = op.options_as_SpaceToDepthOptions())
+    return " block=" + std::to_string(o->blocksize());
   return "";
 }
 
@@ -84,7 +89,8 @@ std::string Details(const fb::Operator& op) {
 std::string DescribeTensorRef(const fb::Model& model, int index) {
   if (index == -1) return "<absent>";
   const auto* tensors = model.tensors();
-  if (tensors == nullptr || index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= tensors->size()) {
+  if (tensors == nullptr || index < 0 ||
+      static_cast<flatbuffers::uoffset_t>(index) >= tensors->size()) {
     return "<bad tensor index " + std::to_string(index) + ">";
   }
   const fb::Tensor* t = tensors->Get(index);
@@ -95,12 +101,14 @@ std::string DescribeTensorRef(const fb::Model& model, int index) {
 
 std::string DescribeDType(const fb::Model& model, int index) {
   const auto* tensors = model.tensors();
-  if (tensors == nullptr || index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= tensors->size()) return "";
+  if (tensors == nullptr || index < 0 ||
+      static_cast<flatbuffers::uoffset_t>(index) >= tensors->size())
+    return "";
   const fb::Tensor* t = tensors->Get(static_cast<flatbuffers::uoffset_t>(index));
   std::string s = std::string(" ") + fb::EnumNameDType(t->dtype());
   const fb::QuantParams* q = t->quant();
-  if (q != nullptr && q->scales() != nullptr && q->zero_points() != nullptr && q->scales()->size() == 1 &&
-      q->zero_points()->size() == 1) {
+  if (q != nullptr && q->scales() != nullptr && q->zero_points() != nullptr &&
+      q->scales()->size() == 1 && q->zero_points()->size() == 1) {
     char buf[64];
     std::snprintf(buf, sizeof(buf), " scale %.9g zero point %d", double(q->scales()->Get(0)),
                   static_cast<int>(q->zero_points()->Get(0)));
@@ -113,7 +121,8 @@ std::string DescribeTensor(const fb::Tensor& t) {
   std::string where = t.arena_offset() >= 0    ? "arena@" + std::to_string(t.arena_offset())
                       : t.weight_offset() >= 0 ? "weights@" + std::to_string(t.weight_offset())
                                                : "unplaced";
-  std::string layout = t.layout() == fb::Layout::NCHW ? "" : std::string(" ") + fb::EnumNameLayout(t.layout());
+  std::string layout =
+      t.layout() == fb::Layout::NCHW ? "" : std::string(" ") + fb::EnumNameLayout(t.layout());
   return ShapeOf(t) + " " + fb::EnumNameDType(t.dtype()) + layout + " " + where + " " +
          std::to_string(t.bytes()) + " B";
 }

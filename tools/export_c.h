@@ -8,9 +8,9 @@
 namespace edgefold::tools {
 
 struct ExportCInfo {
-  std::string name;                 // C identifier prefix, e.g. "digits"
-  uint64_t planned_arena_bytes = 0; // the compiler's activation plan (Model.arena_bytes)
-  size_t host_arena_bytes = 0;      // RequiredArenaBytes on this (LP64) host: plan + state
+  std::string name;                   // C identifier prefix, e.g. "digits"
+  uint64_t planned_arena_bytes = 0;   // the compiler's activation plan (Model.arena_bytes)
+  size_t host_arena_bytes = 0;        // RequiredArenaBytes on this (LP64) host: plan + state
   size_t host_train_arena_bytes = 0;  // RequiredTrainingArenaBytes likewise (0: not trainable)
   std::vector<std::string> op_kinds;  // distinct op kinds in graph order, e.g. "Conv"
 };

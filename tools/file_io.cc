@@ -21,7 +21,7 @@ AlignedBuffer AllocateAligned(size_t bytes) {
   void* p = std::aligned_alloc(align, capacity);
   if (p == nullptr) return buf;
 #if defined(MADV_HUGEPAGE)
-  if (align == kHugePage) madvise(p, capacity, MADV_HUGEPAGE);   // advice only: errors ignored
+  if (align == kHugePage) madvise(p, capacity, MADV_HUGEPAGE);  // advice only: errors ignored
 #endif
   std::memset(p, 0, capacity);
   buf.data.reset(static_cast<uint8_t*>(p));
@@ -51,8 +51,8 @@ bool ReadFileAligned(const std::string& path, AlignedBuffer* out, std::string* e
   const size_t got = size ? std::fread(buf.data.get(), 1, buf.bytes, f) : 0;
   std::fclose(f);
   if (got != buf.bytes) {
-    *error = path + ": short read (" + std::to_string(got) + " of " + std::to_string(size) +
-             " bytes)";
+    *error =
+        path + ": short read (" + std::to_string(got) + " of " + std::to_string(size) + " bytes)";
     return false;
   }
   *out = std::move(buf);

@@ -6,8 +6,8 @@
 
 namespace edgefold::tools {
 
-
-bool LayerTaps::Open(const std::vector<uint8_t>& model, const std::string& what, std::string* error) {
+bool LayerTaps::Open(const std::vector<uint8_t>& model, const std::string& what,
+                     std::string* error) {
   what_ = what;
   model_ = AllocateAligned(model.size());
   if (!model_.data) return *error = what + ": out of memory", false;
@@ -24,9 +24,11 @@ bool LayerTaps::Open(const std::vector<uint8_t>& model, const std::string& what,
     arena_ = AllocateAligned(arena_bytes);
     if (!arena_.data) return *error = what + ": out of memory", false;
     arena_.bytes = arena_bytes;
-    st = Interpreter::Create(model_.data.get(), model_.bytes, arena_.data.get(), arena_bytes, options, &interpreter_);
+    st = Interpreter::Create(model_.data.get(), model_.bytes, arena_.data.get(), arena_bytes,
+                             options, &interpreter_);
   }
-  if (st != Status::kOk) return *error = what + ": " + StatusName(st) + (log_.empty() ? "" : ": " + log_), false;
+  if (st != Status::kOk)
+    return *error = what + ": " + StatusName(st) + (log_.empty() ? "" : ": " + log_), false;
   return true;
 }
 
@@ -34,7 +36,10 @@ bool LayerTaps::Run(std::vector<LayerValue>* out, std::string* error) {
   sink_ = out;
   const Status st = interpreter_->Invoke();
   sink_ = nullptr;
-  if (st != Status::kOk) return *error = what_ + ": Invoke failed: " + StatusName(st) + (log_.empty() ? "" : ": " + log_), false;
+  if (st != Status::kOk)
+    return *error =
+               what_ + ": Invoke failed: " + StatusName(st) + (log_.empty() ? "" : ": " + log_),
+           false;
   return true;
 }
 
@@ -61,7 +66,8 @@ void LayerTaps::OnOpEnd(void* user, size_t op_index) {
       v.int8 = true;
       const float scale = tensor->quant()->scales()->Get(0);
       const int32_t zp = tensor->quant()->zero_points()->Get(0);
-      for (size_t i = 0; i < elems; ++i) v.values[i] = static_cast<float>(static_cast<int8_t>(at[i]) - zp) * scale;
+      for (size_t i = 0; i < elems; ++i)
+        v.values[i] = static_cast<float>(static_cast<int8_t>(at[i]) - zp) * scale;
     }
     self->sink_->push_back(std::move(v));
   }

@@ -20,7 +20,7 @@ struct LayerValue {
 class LayerTaps {
  public:
   LayerTaps() = default;
-  LayerTaps(const LayerTaps&) = delete;   // the runtime's callback holds `this`
+  LayerTaps(const LayerTaps&) = delete;  // the runtime's callback holds `this`
   LayerTaps& operator=(const LayerTaps&) = delete;
 
   // Takes the model bytes, creates the interpreter in an arena of its own. `what` names the
@@ -36,7 +36,7 @@ class LayerTaps {
   static void Log(void* user, const char* message);
 
   AlignedBuffer model_, arena_;
-  Interpreter* interpreter_ = nullptr;   // lives inside arena_
+  Interpreter* interpreter_ = nullptr;  // lives inside arena_
   std::vector<LayerValue>* sink_ = nullptr;
   std::string what_, log_;
 };

@@ -39,20 +39,23 @@ bool Lifetimes(const fb::Model& m, std::vector<int>* first, std::vector<int>* la
         if (bad(t, "graph input")) return false;
         if (t >= 0) (*first)[t] = 0;
         return true;
-      })) return false;
+      }))
+    return false;
   for (int i = 0; i < steps; ++i) {
     const fb::Operator* op = m.operators()->Get(i);
-    const std::string where = "op #" + std::to_string(i) + " '" +
-                              (op->name() ? op->name()->str() : "") + "'";
-    const bool ok = EachIndex(op->inputs(), [&](int t) {
-      if (bad(t, where + " input")) return false;
-      if (t >= 0) (*last)[t] = std::max((*last)[t], i);
-      return true;
-    }) && EachIndex(op->outputs(), [&](int t) {
-      if (bad(t, where + " output")) return false;
-      if (t >= 0 && (*first)[t] < 0) (*first)[t] = i;
-      return true;
-    });
+    const std::string where =
+        "op #" + std::to_string(i) + " '" + (op->name() ? op->name()->str() : "") + "'";
+    const bool ok = EachIndex(op->inputs(),
+                              [&](int t) {
+                                if (bad(t, where + " input")) return false;
+                                if (t >= 0) (*last)[t] = std::max((*last)[t], i);
+                                return true;
+                              }) &&
+                    EachIndex(op->outputs(), [&](int t) {
+                      if (bad(t, where + " output")) return false;
+                      if (t >= 0 && (*first)[t] < 0) (*first)[t] = i;
+                      return true;
+                    });
     if (!ok) return false;
   }
   return EachIndex(m.outputs(), [&](int t) {
@@ -128,7 +131,8 @@ uint32_t BarColor(const MemoryPlot& plot, size_t i) {
 
 bool WriteMemoryPlot(const MemoryPlot& plot, const std::string& path, std::string* error) {
   std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   std::string bytes;
   if (ext == ".svg") {
     bytes = RenderSvg(plot, 1000, 600);

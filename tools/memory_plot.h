@@ -11,10 +11,10 @@
 namespace edgefold::tools {
 
 struct PlotBar {
-  std::string label;          // tensor name, or "scratch #op"
-  std::string detail;         // shape and bytes, for tooltips
-  int first_step = 0;         // producer op (0 for graph inputs)
-  int last_step = 0;          // last consumer op (the last op for graph outputs), inclusive
+  std::string label;   // tensor name, or "scratch #op"
+  std::string detail;  // shape and bytes, for tooltips
+  int first_step = 0;  // producer op (0 for graph inputs)
+  int last_step = 0;   // last consumer op (the last op for graph outputs), inclusive
   uint64_t offset_bytes = 0;
   uint64_t size_bytes = 0;
   bool scratch = false;
@@ -22,8 +22,8 @@ struct PlotBar {
 
 struct MemoryPlot {
   std::vector<PlotBar> bars;
-  int num_steps = 0;          // number of ops
-  uint64_t arena_bytes = 0;   // planned total
+  int num_steps = 0;         // number of ops
+  uint64_t arena_bytes = 0;  // planned total
   uint64_t lower_bound_bytes = 0;
   std::string title;
 };
@@ -37,9 +37,9 @@ bool BuildMemoryPlot(const fb::Model& model, const std::string& title, MemoryPlo
 // renderers (and the tests), so both draw the same picture.
 struct PlotFrame {
   int width = 1000, height = 600;
-  int left = 90, right = 20, top = 40, bottom = 50;   // margins in pixels
+  int left = 90, right = 20, top = 40, bottom = 50;  // margins in pixels
   int num_steps = 1;
-  uint64_t y_max_bytes = 1;   // top of the y axis (≥ arena_bytes)
+  uint64_t y_max_bytes = 1;  // top of the y axis (≥ arena_bytes)
 
   double X(double step) const { return left + step * (width - left - right) / num_steps; }
   // Offset 0 at the bottom.

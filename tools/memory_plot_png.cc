@@ -30,8 +30,8 @@ void DrawAxes(Canvas& c, const PlotFrame& f) {
 
 // A dashed line across the plot; `phase_px` lets two coinciding lines (a plan that meets its
 // lower bound) show as alternating dashes of both colours.
-void DrawLine(Canvas& c, const PlotFrame& f, uint64_t bytes, uint32_t color, const std::string& label,
-              int label_dy, int phase_px) {
+void DrawLine(Canvas& c, const PlotFrame& f, uint64_t bytes, uint32_t color,
+              const std::string& label, int label_dy, int phase_px) {
   const int y = Px(f.Y(double(bytes)));
   const int x1 = Px(f.X(f.num_steps));
   c.HLine(Px(f.X(0)), x1, y, color, 6, phase_px);
@@ -61,7 +61,8 @@ std::vector<uint8_t> RenderPng(const MemoryPlot& plot, int width, int height) {
                Px(f.Y(0)) + 1, kAxis);
   // Labels go above their line, unless the two lines are so close the labels would collide.
   const bool close = f.Y(double(plot.lower_bound_bytes)) - f.Y(double(plot.arena_bytes)) < 12;
-  DrawLine(c, f, plot.arena_bytes, kTotal, "planned total " + FormatBytes(plot.arena_bytes), -10, 0);
+  DrawLine(c, f, plot.arena_bytes, kTotal, "planned total " + FormatBytes(plot.arena_bytes), -10,
+           0);
   DrawLine(c, f, plot.lower_bound_bytes, kLowerBound,
            "lower bound " + FormatBytes(plot.lower_bound_bytes), close ? 4 : -10, 6);
   return EncodePng(c.rgb(), width, height);

@@ -42,15 +42,21 @@ bool ModelSession::Open(const std::string& path, Isa isa, std::string* error, Op
   options.adapt_splits = adapt_splits_;
   size_t arena_bytes = 0;
   Status s = RequiredArenaBytes(model_.data.get(), model_.bytes, &arena_bytes, options);
-  if (s != Status::kOk) { *error = Describe("RequiredArenaBytes", s); return false; }
+  if (s != Status::kOk) {
+    *error = Describe("RequiredArenaBytes", s);
+    return false;
+  }
   arena_ = AllocateAligned(arena_bytes);
   if (!arena_.data) {
     *error = path + ": cannot allocate an arena of " + std::to_string(arena_bytes) + " bytes";
     return false;
   }
-  s = Interpreter::Create(model_.data.get(), model_.bytes, arena_.data.get(), arena_.bytes,
-                          options, &interpreter_);
-  if (s != Status::kOk) { *error = Describe("Interpreter::Create", s); return false; }
+  s = Interpreter::Create(model_.data.get(), model_.bytes, arena_.data.get(), arena_.bytes, options,
+                          &interpreter_);
+  if (s != Status::kOk) {
+    *error = Describe("Interpreter::Create", s);
+    return false;
+  }
   return true;
 }
 

@@ -29,7 +29,10 @@ bool Fail(const std::string& name, const std::string& what, std::string* error) 
 // Element count of `shape` (dims are >= 0), false if it exceeds `limit`.
 bool CountElems(const std::vector<int64_t>& shape, size_t limit, size_t* elems) {
   for (int64_t d : shape) {
-    if (d == 0) { *elems = 0; return true; }
+    if (d == 0) {
+      *elems = 0;
+      return true;
+    }
   }
   size_t n = 1;
   for (int64_t d : shape) {
@@ -61,8 +64,9 @@ bool ParseNpy(const uint8_t* data, size_t data_bytes, const std::string& name, N
   }
   const int major = data[kMagicBytes];
   if (major != 1 && major != 2) {
-    return Fail(name, "format version " + std::to_string(major) + "." +
-                          std::to_string(data[kMagicBytes + 1]) + " not supported (1.0, 2.0 are)",
+    return Fail(name,
+                "format version " + std::to_string(major) + "." +
+                    std::to_string(data[kMagicBytes + 1]) + " not supported (1.0, 2.0 are)",
                 error);
   }
   const size_t len_bytes = major == 1 ? 2 : 4;
@@ -70,8 +74,12 @@ bool ParseNpy(const uint8_t* data, size_t data_bytes, const std::string& name, N
   if (data_bytes < preamble_bytes) return Fail(name, "truncated before the header length", error);
   const size_t header_bytes = LoadLe(data + kMagicBytes + 2, len_bytes);
   if (header_bytes > data_bytes - preamble_bytes) {
-    return Fail(name, "header length " + std::to_string(header_bytes) + " runs past the end of "
-                          "the file (" + std::to_string(data_bytes) + " bytes)", error);
+    return Fail(name,
+                "header length " + std::to_string(header_bytes) +
+                    " runs past the end of "
+                    "the file (" +
+                    std::to_string(data_bytes) + " bytes)",
+                error);
   }
   const std::string text(reinterpret_cast<const char*>(data + preamble_bytes), header_bytes);
   NpyHeader header;
@@ -81,20 +89,30 @@ bool ParseNpy(const uint8_t* data, size_t data_bytes, const std::string& name, N
     return Fail(name, "field 'fortran_order' is True; only C order is supported", error);
   }
   size_t item_bytes = 0;
-  if (header.descr == "<f4") { out->dtype = NpyDType::kFloat32; item_bytes = 4; }
-  else if (header.descr == "<i8") { out->dtype = NpyDType::kInt64; item_bytes = 8; }
-  else if (header.descr == "|i1" || header.descr == "<i1") { out->dtype = NpyDType::kInt8; item_bytes = 1; }
-  else {
-    return Fail(name, "field 'descr' is '" + header.descr +
-                          "'; only '<f4' (float32), '<i8' (int64) and '|i1' (int8) are supported", error);
+  if (header.descr == "<f4") {
+    out->dtype = NpyDType::kFloat32;
+    item_bytes = 4;
+  } else if (header.descr == "<i8") {
+    out->dtype = NpyDType::kInt64;
+    item_bytes = 8;
+  } else if (header.descr == "|i1" || header.descr == "<i1") {
+    out->dtype = NpyDType::kInt8;
+    item_bytes = 1;
+  } else {
+    return Fail(name,
+                "field 'descr' is '" + header.descr +
+                    "'; only '<f4' (float32), '<i8' (int64) and '|i1' (int8) are supported",
+                error);
   }
   const size_t payload_bytes = data_bytes - preamble_bytes - header_bytes;
   size_t elems = 0;
   if (!CountElems(header.shape, payload_bytes / item_bytes + 1, &elems) ||
       elems * item_bytes != payload_bytes) {
-    return Fail(name, "field 'shape' " + ShapeToString(header.shape) + " of '" + header.descr +
-                          "' does not match the " + std::to_string(payload_bytes) +
-                          " data bytes in the file", error);
+    return Fail(name,
+                "field 'shape' " + ShapeToString(header.shape) + " of '" + header.descr +
+                    "' does not match the " + std::to_string(payload_bytes) +
+                    " data bytes in the file",
+                error);
   }
   const uint8_t* payload = data + preamble_bytes + header_bytes;
   out->shape = header.shape;
@@ -150,12 +168,14 @@ std::vector<uint8_t> EncodeNpy(const char* descr, const void* data, size_t data_
   return out;
 }
 
-bool WriteNpy(const std::string& path, const char* descr, const void* data, size_t elems, size_t item_bytes,
-              const std::vector<int64_t>& shape, std::string* error) {
+bool WriteNpy(const std::string& path, const char* descr, const void* data, size_t elems,
+              size_t item_bytes, const std::vector<int64_t>& shape, std::string* error) {
   size_t expect = 0;
   if (!CountElems(shape, SIZE_MAX, &expect) || expect != elems) {
-    return Fail(path, "shape " + ShapeToString(shape) + " does not hold " +
-                          std::to_string(elems) + " elements", error);
+    return Fail(
+        path,
+        "shape " + ShapeToString(shape) + " does not hold " + std::to_string(elems) + " elements",
+        error);
   }
   const std::vector<uint8_t> bytes = EncodeNpy(descr, data, elems * item_bytes, shape);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -182,11 +202,13 @@ bool WriteNpyInt8(const std::string& path, const int8_t* data, size_t elems,
   return WriteNpy(path, "|i1", data, elems, 1, shape, error);
 }
 
-bool ReadLabels(const std::string& path, size_t samples, size_t classes, std::vector<int32_t>* out, std::string* error) {
+bool ReadLabels(const std::string& path, size_t samples, size_t classes, std::vector<int32_t>* out,
+                std::string* error) {
   NpyArray labels;
   if (!ReadNpy(path, &labels, error)) return false;
   if (labels.elems() != samples) {
-    *error = path + ": " + std::to_string(labels.elems()) + " labels for " + std::to_string(samples) + " samples";
+    *error = path + ": " + std::to_string(labels.elems()) + " labels for " +
+             std::to_string(samples) + " samples";
     return false;
   }
   out->resize(samples);
@@ -195,7 +217,8 @@ bool ReadLabels(const std::string& path, size_t samples, size_t classes, std::ve
                      : labels.dtype == NpyDType::kInt8 ? double(labels.s8[i])
                                                        : double(labels.f32[i]);
     if (v < 0 || v >= double(classes) || v != double(int64_t(v))) {
-      *error = path + ": label " + std::to_string(v) + " at " + std::to_string(i) + " is not a class in [0, " + std::to_string(classes) + ")";
+      *error = path + ": label " + std::to_string(v) + " at " + std::to_string(i) +
+               " is not a class in [0, " + std::to_string(classes) + ")";
       return false;
     }
     (*out)[i] = static_cast<int32_t>(v);

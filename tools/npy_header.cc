@@ -16,11 +16,20 @@ class Cursor {
   }
   bool Eat(char c) {
     SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == c) { ++pos_; return true; }
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
     return false;
   }
-  bool Peek(char c) { SkipSpace(); return pos_ < s_.size() && s_[pos_] == c; }
-  bool AtEnd() { SkipSpace(); return pos_ >= s_.size(); }
+  bool Peek(char c) {
+    SkipSpace();
+    return pos_ < s_.size() && s_[pos_] == c;
+  }
+  bool AtEnd() {
+    SkipSpace();
+    return pos_ >= s_.size();
+  }
 
   // 'text' or "text" without escapes (numpy never writes escapes in these fields).
   bool Quoted(std::string* out) {
@@ -61,7 +70,10 @@ class Cursor {
 };
 
 bool ParseShape(Cursor& c, int max_rank, std::vector<int64_t>* shape, std::string* error) {
-  if (!c.Eat('(')) { *error = "field 'shape': expected a tuple"; return false; }
+  if (!c.Eat('(')) {
+    *error = "field 'shape': expected a tuple";
+    return false;
+  }
   shape->clear();
   while (!c.Eat(')')) {
     int64_t dim = 0;
@@ -74,7 +86,10 @@ bool ParseShape(Cursor& c, int max_rank, std::vector<int64_t>* shape, std::strin
       *error = "field 'shape': rank above " + std::to_string(max_rank);
       return false;
     }
-    if (!c.Eat(',') && !c.Peek(')')) { *error = "field 'shape': malformed tuple"; return false; }
+    if (!c.Eat(',') && !c.Peek(')')) {
+      *error = "field 'shape': malformed tuple";
+      return false;
+    }
   }
   return true;
 }
@@ -89,8 +104,14 @@ bool ParseValue(Cursor& c, const std::string& key, int max_rank, NpyHeader* out,
     return true;
   }
   if (key == "fortran_order") {
-    if (c.Word("True")) { out->fortran_order = true; return true; }
-    if (c.Word("False")) { out->fortran_order = false; return true; }
+    if (c.Word("True")) {
+      out->fortran_order = true;
+      return true;
+    }
+    if (c.Word("False")) {
+      out->fortran_order = false;
+      return true;
+    }
     *error = "field 'fortran_order': expected True or False";
     return false;
   }
@@ -101,27 +122,54 @@ bool ParseValue(Cursor& c, const std::string& key, int max_rank, NpyHeader* out,
 
 }  // namespace
 
-bool ParseNpyHeaderDict(const std::string& text, int max_rank, NpyHeader* out,
-                        std::string* error) {
+bool ParseNpyHeaderDict(const std::string& text, int max_rank, NpyHeader* out, std::string* error) {
   Cursor c(text);
-  if (!c.Eat('{')) { *error = "header: expected a '{' dictionary"; return false; }
+  if (!c.Eat('{')) {
+    *error = "header: expected a '{' dictionary";
+    return false;
+  }
   bool seen_descr = false, seen_order = false, seen_shape = false;
   while (!c.Eat('}')) {
     std::string key;
-    if (!c.Quoted(&key)) { *error = "header: expected a quoted key"; return false; }
-    if (!c.Eat(':')) { *error = "header: expected ':' after key '" + key + "'"; return false; }
-    bool* seen = key == "descr" ? &seen_descr
+    if (!c.Quoted(&key)) {
+      *error = "header: expected a quoted key";
+      return false;
+    }
+    if (!c.Eat(':')) {
+      *error = "header: expected ':' after key '" + key + "'";
+      return false;
+    }
+    bool* seen = key == "descr"           ? &seen_descr
                  : key == "fortran_order" ? &seen_order
-                 : key == "shape" ? &seen_shape : nullptr;
-    if (seen != nullptr && *seen) { *error = "header: key '" + key + "' repeated"; return false; }
+                 : key == "shape"         ? &seen_shape
+                                          : nullptr;
+    if (seen != nullptr && *seen) {
+      *error = "header: key '" + key + "' repeated";
+      return false;
+    }
     if (!ParseValue(c, key, max_rank, out, error)) return false;
     *seen = true;
-    if (!c.Eat(',') && !c.Peek('}')) { *error = "header: expected ',' or '}'"; return false; }
+    if (!c.Eat(',') && !c.Peek('}')) {
+      *error = "header: expected ',' or '}'";
+      return false;
+    }
   }
-  if (!c.AtEnd()) { *error = "header: text after the closing '}'"; return false; }
-  if (!seen_descr) { *error = "header: missing field 'descr'"; return false; }
-  if (!seen_order) { *error = "header: missing field 'fortran_order'"; return false; }
-  if (!seen_shape) { *error = "header: missing field 'shape'"; return false; }
+  if (!c.AtEnd()) {
+    *error = "header: text after the closing '}'";
+    return false;
+  }
+  if (!seen_descr) {
+    *error = "header: missing field 'descr'";
+    return false;
+  }
+  if (!seen_order) {
+    *error = "header: missing field 'fortran_order'";
+    return false;
+  }
+  if (!seen_shape) {
+    *error = "header: missing field 'shape'";
+    return false;
+  }
   return true;
 }
 

@@ -41,9 +41,12 @@ std::vector<uint64_t> AxisBytes(uint64_t max_bytes) {
   // read "4.0 KiB, 8.0 KiB, ..." rather than "4.9 KiB, 9.8 KiB".
   uint64_t stride = 1;
   for (int k = 0; max_bytes / stride > 6; ++k) {
-    if (stride >= 1024) stride *= 2;
-    else if (stride >= 500) stride = 1024;
-    else stride = (k % 3 == 1) ? stride * 5 / 2 : stride * 2;
+    if (stride >= 1024)
+      stride *= 2;
+    else if (stride >= 500)
+      stride = 1024;
+    else
+      stride = (k % 3 == 1) ? stride * 5 / 2 : stride * 2;
   }
   std::vector<uint64_t> out;
   for (uint64_t b = 0; b <= max_bytes; b += stride) out.push_back(b);

@@ -21,8 +21,12 @@ double Seconds(std::chrono::steady_clock::duration d) {
 }  // namespace
 
 Progress::Progress(std::string label, size_t total, std::FILE* out)
-    : label_(std::move(label)), total_(total), out_(out), enabled_(IsTerminal(out)),
-      start_(std::chrono::steady_clock::now()), last_draw_(start_ - std::chrono::seconds(1)) {}
+    : label_(std::move(label)),
+      total_(total),
+      out_(out),
+      enabled_(IsTerminal(out)),
+      start_(std::chrono::steady_clock::now()),
+      last_draw_(start_ - std::chrono::seconds(1)) {}
 
 std::string Progress::Render(const std::string& label, size_t done, size_t total, double seconds,
                              const std::string& suffix, int bar_chars) {
@@ -30,7 +34,8 @@ std::string Progress::Render(const std::string& label, size_t done, size_t total
   std::string s = label + " ";
   if (total == 0) {
     static const char kSpin[] = "|/-\\";
-    std::snprintf(buf, sizeof buf, "%c %.1f s", kSpin[static_cast<size_t>(seconds * 10) % 4], seconds);
+    std::snprintf(buf, sizeof buf, "%c %.1f s", kSpin[static_cast<size_t>(seconds * 10) % 4],
+                  seconds);
     s += buf;
   } else {
     const size_t clamped = done > total ? total : done;
@@ -78,7 +83,8 @@ void RunWithSpinner(const std::string& label, const std::function<void()>& work,
     std::unique_lock<std::mutex> lock(mu);
     while (!cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return done; })) {
       // Work that ends within half a second never draws, so quick runs do not flicker.
-      if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(500)) progress.Update(0);
+      if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(500))
+        progress.Update(0);
     }
   });
   work();

@@ -19,7 +19,9 @@ class Canvas {
   void HLine(int x0, int x1, int y, uint32_t color, int dash_px = 0, int phase_px = 0);
   // Top-left of the first glyph at (x, y); each glyph cell is 6×8 pixels times `scale`.
   void Text(int x, int y, const std::string& text, uint32_t color, int scale = 1);
-  static int TextWidth(const std::string& text, int scale = 1) { return int(text.size()) * 6 * scale; }
+  static int TextWidth(const std::string& text, int scale = 1) {
+    return int(text.size()) * 6 * scale;
+  }
 
   uint32_t At(int x, int y) const;
   int width() const { return width_; }

@@ -19,11 +19,16 @@ bool LoadOnnx(const std::string& path, onnx::ModelProto* model, std::string* err
 }
 
 bool ParseTrainable(const std::string& text, Trainable* out) {
-  if (text == "bn") *out = Trainable::kBatchNorm;
-  else if (text == "bn+head") *out = Trainable::kBatchNormAndHead;
-  else if (text == "all") *out = Trainable::kAll;
-  else if (text == "model") *out = Trainable::kModel;
-  else return false;
+  if (text == "bn")
+    *out = Trainable::kBatchNorm;
+  else if (text == "bn+head")
+    *out = Trainable::kBatchNormAndHead;
+  else if (text == "all")
+    *out = Trainable::kAll;
+  else if (text == "model")
+    *out = Trainable::kModel;
+  else
+    return false;
   return true;
 }
 
@@ -41,44 +46,54 @@ compiler::CompileResult CompileWithTrainingFlags(const std::string& onnx_path,
       return result;
     }
     compiler::CalibrationReport report;
-    if (!compiler::CalibrateBatchNorm(&model, options, data.f32.data(), data.f32.size(), flags.calibrate_batch,
-                                      flags.calibrate_momentum, &report, &result.error)) {
+    if (!compiler::CalibrateBatchNorm(&model, options, data.f32.data(), data.f32.size(),
+                                      flags.calibrate_batch, flags.calibrate_momentum, &report,
+                                      &result.error)) {
       result.error = "calibration: " + flags.calibrate_npy + ": " + result.error;
       return result;
     }
-    std::printf("calibrated %d BatchNorm layers over %zu batches (%zu samples, %s)\n", report.batchnorms,
-                report.batches, report.samples_used,
-                flags.calibrate_momentum < 0 ? "cumulative average, unbiased variance" : "moving average");
+    std::printf(
+        "calibrated %d BatchNorm layers over %zu batches (%zu samples, %s)\n", report.batchnorms,
+        report.batches, report.samples_used,
+        flags.calibrate_momentum < 0 ? "cumulative average, unbiased variance" : "moving average");
   }
   if (!flags.train) return compiler::CompileModel(model, options);
   compiler::TrainingCompileResult r = compiler::CompileForTraining(model, options, flags.training);
   if (!r.compiled.ok) return r.compiled;
-  compiler::MeasureDeployedArena(model, options, flags.training, &r.training);   // for the ratio below
+  compiler::MeasureDeployedArena(model, options, flags.training,
+                                 &r.training);  // for the ratio below
   const compiler::TrainingReport& t = r.training;
   if (flags.training.new_classes > 0)
     std::printf("classifier '%s': %d new outputs (initialized and learned on the device)\n",
                 t.new_classes_head.c_str(), flags.training.new_classes);
-  std::printf("training: batch %d (inference batch %d), %d BatchNorm layers kept, %d trainable tensors (%s), "
-              "backward down to '%s'\n",
-              t.batch, t.inference_batch, t.batchnorms_kept, t.trainable_tensors, compiler::TrainableSetName(flags.training.trainable),
-              t.first_trained_op.c_str());
+  std::printf(
+      "training: batch %d (inference batch %d), %d BatchNorm layers kept, %d trainable tensors "
+      "(%s), "
+      "backward down to '%s'\n",
+      t.batch, t.inference_batch, t.batchnorms_kept, t.trainable_tensors,
+      compiler::TrainableSetName(flags.training.trainable), t.first_trained_op.c_str());
   if (t.recompute_segments > 0)
-    std::printf("recompute: the backward runs in %d segments, each but the last re-running its forward\n",
-                t.recompute_segments);
+    std::printf(
+        "recompute: the backward runs in %d segments, each but the last re-running its forward\n",
+        t.recompute_segments);
   else if (flags.training.recompute)
     std::printf("recompute: no split of the backward plans a smaller arena; every value is kept\n");
-  std::printf("training arena: %llu bytes (lower bound %llu, inference arena %llu); buffers planned by "
-              "lifetime in %llu bytes\n",
-              static_cast<unsigned long long>(t.arena_bytes), static_cast<unsigned long long>(t.lower_bound),
-              static_cast<unsigned long long>(t.inference_arena_bytes),
-              static_cast<unsigned long long>(t.planned_bytes));
+  std::printf(
+      "training arena: %llu bytes (lower bound %llu, inference arena %llu); buffers planned by "
+      "lifetime in %llu bytes\n",
+      static_cast<unsigned long long>(t.arena_bytes),
+      static_cast<unsigned long long>(t.lower_bound),
+      static_cast<unsigned long long>(t.inference_arena_bytes),
+      static_cast<unsigned long long>(t.planned_bytes));
   if (t.deployed_arena_bytes > 0 && t.deployed_planned_bytes > 0)
-    std::printf("versus the deployed model (BatchNorm folded): inference arena %llu bytes (planned tensors %llu): "
-                "%.2fx, planned %.2fx\n",
-                static_cast<unsigned long long>(t.deployed_arena_bytes),
-                static_cast<unsigned long long>(t.deployed_planned_bytes),
-                double(t.arena_bytes) / double(t.deployed_arena_bytes),
-                double(t.planned_bytes) / double(t.deployed_planned_bytes));
+    std::printf(
+        "versus the deployed model (BatchNorm folded): inference arena %llu bytes (planned tensors "
+        "%llu): "
+        "%.2fx, planned %.2fx\n",
+        static_cast<unsigned long long>(t.deployed_arena_bytes),
+        static_cast<unsigned long long>(t.deployed_planned_bytes),
+        double(t.arena_bytes) / double(t.deployed_arena_bytes),
+        double(t.planned_bytes) / double(t.deployed_planned_bytes));
   return r.compiled;
 }
 

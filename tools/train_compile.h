@@ -6,7 +6,9 @@
 #include "edgefold/trainer.h"
 #include "edgefold_compiler/training.h"
 
-namespace onnx { class ModelProto; }
+namespace onnx {
+class ModelProto;
+}
 
 namespace edgefold::tools {
 
@@ -17,12 +19,12 @@ bool ParseTrainable(const std::string& text, Trainable* out);
 
 // The training-related flags of `edgefold compile`.
 struct TrainingCompileFlags {
-  bool train = false;                     // --train
-  compiler::TrainingOptions training;     // --batch, --trainable, --train-from, --trainable-last,
-                                          // --refold-weights
-  std::string calibrate_npy;              // --calibrate X.npy
-  int calibrate_batch = 32;               // --calibrate-batch N
-  float calibrate_momentum = -1;          // --calibrate-momentum M (< 0: Algorithm 2)
+  bool train = false;                  // --train
+  compiler::TrainingOptions training;  // --batch, --trainable, --train-from, --trainable-last,
+                                       // --refold-weights
+  std::string calibrate_npy;           // --calibrate X.npy
+  int calibrate_batch = 32;            // --calibrate-batch N
+  float calibrate_momentum = -1;       // --calibrate-momentum M (< 0: Algorithm 2)
   bool any() const { return train || !calibrate_npy.empty(); }
 };
 

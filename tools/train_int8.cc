@@ -15,20 +15,25 @@
 namespace edgefold::tools {
 namespace {
 
-void Log(void* user, const char* message) { *static_cast<std::string*>(user) += std::string("\n  ") + message; }
+void Log(void* user, const char* message) {
+  *static_cast<std::string*>(user) += std::string("\n  ") + message;
+}
 
 // Quantizes an int8 input by the Quantize op's rule; copies a float one.
 Status SetSamples(Interpreter* interp, const float* x, size_t elems) {
-  return interp->input(0).dtype == DType::kInt8 ? interp->QuantizeInput(0, x, elems) : interp->SetInput(0, x, elems);
+  return interp->input(0).dtype == DType::kInt8 ? interp->QuantizeInput(0, x, elems)
+                                                : interp->SetInput(0, x, elems);
 }
 
-double Accuracy(Interpreter* interp, const NpyArray& x, const std::vector<int32_t>& y, size_t batches) {
+double Accuracy(Interpreter* interp, const NpyArray& x, const std::vector<int32_t>& y,
+                size_t batches) {
   const size_t per = interp->input(0).elems, n = static_cast<size_t>(interp->input(0).shape[0]);
   const size_t out = interp->output(0).elems, classes = out / n;
   std::vector<float> logits(out);
   size_t correct = 0;
   for (size_t b = 0; b < batches; ++b) {
-    if (SetSamples(interp, x.f32.data() + b * per, per) != Status::kOk || interp->Invoke() != Status::kOk ||
+    if (SetSamples(interp, x.f32.data() + b * per, per) != Status::kOk ||
+        interp->Invoke() != Status::kOk ||
         interp->DequantizeOutput(0, logits.data(), out) != Status::kOk)
       return -1;
     for (size_t i = 0; i < n; ++i) {
@@ -52,8 +57,11 @@ bool IsAdaptableInt8(const AlignedBuffer& model) {
 int AdaptInt8(const ParsedArgs& a, const AlignedBuffer& model, Isa isa) {
   const std::string path = a.positional[0];
   if (!a.Has("--adapt-stats-only")) {
-    std::fprintf(stderr, "edgefold train: %s is an int8 model: only its BatchNorm statistics adapt; add "
-                 "--adapt-stats-only (training the weights needs the float model compiled with --train)\n", path.c_str());
+    std::fprintf(
+        stderr,
+        "edgefold train: %s is an int8 model: only its BatchNorm statistics adapt; add "
+        "--adapt-stats-only (training the weights needs the float model compiled with --train)\n",
+        path.c_str());
     return kExitUsage;
   }
   std::string log, error;
@@ -74,10 +82,13 @@ int AdaptInt8(const ParsedArgs& a, const AlignedBuffer& model, Isa isa) {
   size_t arena_bytes = 0;
   AlignedBuffer arena;
   Int8Adapter* adapter = nullptr;
-  if (RequiredInt8AdapterArenaBytes(model.data.get(), model.bytes, &arena_bytes, o) != Status::kOk ||
+  if (RequiredInt8AdapterArenaBytes(model.data.get(), model.bytes, &arena_bytes, o) !=
+          Status::kOk ||
       !(arena = AllocateAligned(arena_bytes)).data ||
-      Int8Adapter::Create(model.data.get(), model.bytes, arena.data.get(), arena_bytes, o, &adapter) != Status::kOk) {
-    std::fprintf(stderr, "edgefold train: %s: cannot adapt this model%s\n", path.c_str(), log.c_str());
+      Int8Adapter::Create(model.data.get(), model.bytes, arena.data.get(), arena_bytes, o,
+                          &adapter) != Status::kOk) {
+    std::fprintf(stderr, "edgefold train: %s: cannot adapt this model%s\n", path.c_str(),
+                 log.c_str());
     return kExitFailure;
   }
   Interpreter* interp = adapter->interpreter();
@@ -85,7 +96,8 @@ int AdaptInt8(const ParsedArgs& a, const AlignedBuffer& model, Isa isa) {
   NpyArray x;
   bool ok = ReadNpy(a.Get("--data", ""), &x, &error);
   if (ok && (x.dtype != NpyDType::kFloat32 || x.elems() % (per / n) != 0)) {
-    error = a.Get("--data", "") + ": needs float32 samples of " + std::to_string(per / n) + " values";
+    error =
+        a.Get("--data", "") + ": needs float32 samples of " + std::to_string(per / n) + " values";
     ok = false;
   }
   const size_t samples = ok ? x.elems() / (per / n) : 0, batches = samples / n;
@@ -93,12 +105,15 @@ int AdaptInt8(const ParsedArgs& a, const AlignedBuffer& model, Isa isa) {
   if (ok && a.Has("--labels"))
     ok = ReadLabels(a.Get("--labels", ""), samples, interp->output(0).elems / n, &y, &error);
   if (!ok || batches == 0) {
-    std::fprintf(stderr, "edgefold train: %s\n",
-                 ok ? ("the data do not fill one batch of " + std::to_string(n)).c_str() : error.c_str());
+    std::fprintf(
+        stderr, "edgefold train: %s\n",
+        ok ? ("the data do not fill one batch of " + std::to_string(n)).c_str() : error.c_str());
     return kExitFailure;
   }
-  std::printf("int8 adaptation: %zu layers, arena %zu bytes, batch %zu, %zu batches per epoch (%zu samples left over)\n",
-              adapter->num_layers(), arena_bytes, n, batches, samples - batches * n);
+  std::printf(
+      "int8 adaptation: %zu layers, arena %zu bytes, batch %zu, %zu batches per epoch (%zu samples "
+      "left over)\n",
+      adapter->num_layers(), arena_bytes, n, batches, samples - batches * n);
   if (!y.empty()) std::printf("before: accuracy %.4f\n", Accuracy(interp, x, y, batches));
   for (int e = 0; e < epochs; ++e) {
     Progress progress("epoch " + std::to_string(e + 1), batches);
@@ -106,17 +121,21 @@ int AdaptInt8(const ParsedArgs& a, const AlignedBuffer& model, Isa isa) {
       Status st = SetSamples(interp, x.f32.data() + b * per, per);
       if (st == Status::kOk) st = adapter->Adapt(adapt);
       if (st != Status::kOk) {
-        std::fprintf(stderr, "edgefold train: adaptation failed: %s%s\n", StatusName(st), log.c_str());
+        std::fprintf(stderr, "edgefold train: adaptation failed: %s%s\n", StatusName(st),
+                     log.c_str());
         return kExitFailure;
       }
       progress.Update(b + 1, "");
     }
     progress.Finish();
-    std::printf("epoch %d/%d: BN statistics of the int8 layers re-estimated over %zu batches\n", e + 1, epochs, batches);
+    std::printf("epoch %d/%d: BN statistics of the int8 layers re-estimated over %zu batches\n",
+                e + 1, epochs, batches);
   }
   size_t held = 0;
   for (size_t i = 0; i < adapter->num_layers(); ++i) held += adapter->layer(i).held_channels;
-  if (held > 0) std::printf("warning: %zu channel updates left the int8 range and kept their last constants\n", held);
+  if (held > 0)
+    std::printf("warning: %zu channel updates left the int8 range and kept their last constants\n",
+                held);
   if (!y.empty()) std::printf("after: accuracy %.4f\n", Accuracy(interp, x, y, batches));
   std::vector<uint8_t> out(model.bytes);
   if (adapter->ExportModel(out.data(), out.size()) != Status::kOk ||

@@ -36,27 +36,30 @@ void RunShape(const edgefold::kernels::TrainKernelTable& t, const Shape& s, int 
   const size_t spatial = s.h * s.w, elems = s.n * s.c * spatial;
   float *x = AlignedFloats(elems), *y = AlignedFloats(elems), *xhat = AlignedFloats(elems);
   float *dy = AlignedFloats(elems), *dx = AlignedFloats(elems);
-  std::vector<float> gamma(s.c, 1.1f), beta(s.c, 0.1f), mean(s.c), var(s.c), inv_std(s.c), dg(s.c), db(s.c);
+  std::vector<float> gamma(s.c, 1.1f), beta(s.c, 0.1f), mean(s.c), var(s.c), inv_std(s.c), dg(s.c),
+      db(s.c);
   std::mt19937 gen(7);
   std::normal_distribution<float> normal(0.5f, 2.0f);
   for (size_t i = 0; i < elems; ++i) x[i] = normal(gen), dy[i] = normal(gen);
   std::vector<double> fwd, bwd;
   for (int r = 0; r <= reps; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    t.batchnorm_train_forward(x, gamma.data(), beta.data(), 1e-5f, y, xhat, mean.data(), var.data(), inv_std.data(),
-                              s.n, s.c, spatial);
+    t.batchnorm_train_forward(x, gamma.data(), beta.data(), 1e-5f, y, xhat, mean.data(), var.data(),
+                              inv_std.data(), s.n, s.c, spatial);
     const double f = SecondsSince(t0);
     t0 = std::chrono::steady_clock::now();
-    t.batchnorm_backward(dy, xhat, gamma.data(), inv_std.data(), dx, dg.data(), db.data(), s.n, s.c, spatial);
+    t.batchnorm_backward(dy, xhat, gamma.data(), inv_std.data(), dx, dg.data(), db.data(), s.n, s.c,
+                         spatial);
     const double b = SecondsSince(t0);
     if (r > 0) fwd.push_back(f), bwd.push_back(b);
   }
   const double f = Best(fwd), b = Best(bwd), total = f + b;
   const double bytes = 4.0 * static_cast<double>(elems);
-  std::printf("bn shape=%zux%zux%zux%zu isa=%s fwd_ms=%.3f bwd_ms=%.3f total_ms=%.3f gbps_passes=%.1f "
-              "gbps_compulsory=%.1f check=%.3g\n",
-              s.n, s.c, s.h, s.w, t.name, f * 1e3, b * 1e3, total * 1e3, 10 * bytes / total / 1e9,
-              6 * bytes / total / 1e9, static_cast<double>(dx[elems / 3] + y[elems / 2]));
+  std::printf(
+      "bn shape=%zux%zux%zux%zu isa=%s fwd_ms=%.3f bwd_ms=%.3f total_ms=%.3f gbps_passes=%.1f "
+      "gbps_compulsory=%.1f check=%.3g\n",
+      s.n, s.c, s.h, s.w, t.name, f * 1e3, b * 1e3, total * 1e3, 10 * bytes / total / 1e9,
+      6 * bytes / total / 1e9, static_cast<double>(dx[elems / 3] + y[elems / 2]));
   std::free(x), std::free(y), std::free(xhat), std::free(dy), std::free(dx);
 }
 
@@ -65,10 +68,12 @@ void RunShape(const edgefold::kernels::TrainKernelTable& t, const Shape& s, int 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
   const auto stream = edgefold::bench::MeasureStream();
-  std::printf("stream copy_gbps=%.1f triad_gbps=%.1f copy_nt_gbps=%.1f\n", stream.copy_gbps, stream.triad_gbps,
-              stream.copy_nt_gbps);
-  const auto& table = edgefold::kernels::SelectTable<edgefold::kernels::TrainKernelTable>(edgefold::Isa::kAuto);
-  for (const Shape& s : {Shape{32, 64, 56, 56}, Shape{8, 64, 56, 56}, Shape{32, 128, 28, 28}, Shape{1, 32, 16, 16}})
+  std::printf("stream copy_gbps=%.1f triad_gbps=%.1f copy_nt_gbps=%.1f\n", stream.copy_gbps,
+              stream.triad_gbps, stream.copy_nt_gbps);
+  const auto& table =
+      edgefold::kernels::SelectTable<edgefold::kernels::TrainKernelTable>(edgefold::Isa::kAuto);
+  for (const Shape& s :
+       {Shape{32, 64, 56, 56}, Shape{8, 64, 56, 56}, Shape{32, 128, 28, 28}, Shape{1, 32, 16, 16}})
     RunShape(table, s, s.n * s.c * s.h * s.w < 100000 ? reps * 50 : reps);
   return 0;
 }

@@ -47,7 +47,8 @@ inline StreamResult MeasureStream(size_t elems = size_t{32} << 20, int reps = 8)
   volatile float sink = a[elems / 2];
   (void)sink;
   std::free(a), std::free(b), std::free(c);
-  return {8.0 * elems / best_copy / 1e9, 12.0 * elems / best_triad / 1e9, 8.0 * elems / best_nt / 1e9};
+  return {8.0 * elems / best_copy / 1e9, 12.0 * elems / best_triad / 1e9,
+          8.0 * elems / best_nt / 1e9};
 }
 
 }  // namespace edgefold::bench

@@ -19,7 +19,7 @@
 
 #include "kernels/kernel_table.h"
 
-double PeakFmaGflops(size_t* lanes);   // peak_fma.cc
+double PeakFmaGflops(size_t* lanes);  // peak_fma.cc
 
 namespace {
 
@@ -39,13 +39,20 @@ double TimeGemmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, s
   const bool cold = cold_env != nullptr && cold_env[0] == '1';
   std::vector<float> a(m * k), b(k * n), c(m * n), bias(std::max(m, n));
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
-  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 104729) % 1000) * 1e-3f - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<float>((i * 104729) % 1000) * 1e-3f - 0.5f;
   for (size_t i = 0; i < m; ++i) bias[i] = 0.01f * static_cast<float>(i % 7);
   edgefold::kernels::GemmParams p;
-  p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n; p.ldc = n;
-  p.bias = bias.data(); p.bias_per_row = m > 1;   // m = 1: a fully connected layer's bias per column
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.lda = k;
+  p.ldb = n;
+  p.ldc = n;
+  p.bias = bias.data();
+  p.bias_per_row = m > 1;  // m = 1: a fully connected layer's bias per column
   p.act.kind = edgefold::kernels::ActKind::kRelu;
-  t.gemm(p, a.data(), b.data(), c.data());   // warm-up
+  t.gemm(p, a.data(), b.data(), c.data());  // warm-up
   std::vector<double> ms;
   for (int r = 0; r < reps; ++r) {
     if (cold) ColdWeights(b, c);
@@ -61,15 +68,15 @@ double TimeGemmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, s
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 10;
-  const auto& t = edgefold::kernels::SelectTable<edgefold::kernels::KernelTable>(edgefold::Isa::kAuto);
+  const auto& t =
+      edgefold::kernels::SelectTable<edgefold::kernels::KernelTable>(edgefold::Isa::kAuto);
   size_t lanes = 0;
   const double peak = PeakFmaGflops(&lanes);
   std::printf("peak isa=%s lanes=%zu gflops=%.1f\n", t.name, lanes, peak);
   // Square sizes, then conv-shaped ones (M = out_c, K = in_c·kh·kw, N = out_h·out_w).
-  std::vector<std::array<size_t, 3>> shapes = {{256, 256, 256},  {512, 512, 512},  {1024, 1024, 1024},
-                                                {64, 3136, 576},  {128, 784, 1152}, {256, 196, 2304},
-                                                {512, 49, 4608},  {96, 3136, 24},   {1000, 1, 1280},
-                                                {1, 1000, 1280}};
+  std::vector<std::array<size_t, 3>> shapes = {
+      {256, 256, 256},  {512, 512, 512}, {1024, 1024, 1024}, {64, 3136, 576}, {128, 784, 1152},
+      {256, 196, 2304}, {512, 49, 4608}, {96, 3136, 24},     {1000, 1, 1280}, {1, 1000, 1280}};
   if (argc > 4) shapes.clear();
   for (int i = 2; i + 2 < argc; i += 3)
     shapes.push_back({std::strtoull(argv[i], nullptr, 10), std::strtoull(argv[i + 1], nullptr, 10),

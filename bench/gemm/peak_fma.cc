@@ -10,9 +10,9 @@
 double PeakFmaGflops(size_t* lanes) {
   using B = xsimd::batch<float>;
   constexpr int kChains = 24;
-  constexpr long kIters = 200'000;   // ~0.1 ms a trial: short enough to run between preemptions
+  constexpr long kIters = 200'000;  // ~0.1 ms a trial: short enough to run between preemptions
   double best = 0.0;
-  for (int trial = 0; trial < 2000; ++trial) {   // the best trial is the unloaded core
+  for (int trial = 0; trial < 2000; ++trial) {  // the best trial is the unloaded core
     B acc[kChains];
     for (int c = 0; c < kChains; ++c) acc[c] = B(static_cast<float>(c) * 1e-3f);
     const B x(0.999999f), y(1e-7f);

@@ -12,8 +12,8 @@
 #include "edgefold/interpreter.h"
 
 namespace {
-long g_stop = -2;        // −2: no stop
-bool g_second = false;   // inside the second run
+long g_stop = -2;       // −2: no stop
+bool g_second = false;  // inside the second run
 void OnOpEnd(void*, size_t op) {
   if (g_second && static_cast<long>(op) == g_stop) _exit(0);
 }
@@ -33,24 +33,27 @@ int main(int argc, char** argv) {
   const long size = std::ftell(f);
   std::fseek(f, 0, SEEK_SET);
   std::vector<unsigned char> storage(static_cast<size_t>(size) + 64);
-  unsigned char* model = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+  unsigned char* model =
+      storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
   const bool read = std::fread(model, 1, static_cast<size_t>(size), f) == static_cast<size_t>(size);
   std::fclose(f);
   size_t arena_bytes = 0;
-  if (!read || edgefold::RequiredArenaBytes(model, static_cast<size_t>(size), &arena_bytes) != edgefold::Status::kOk) {
+  if (!read || edgefold::RequiredArenaBytes(model, static_cast<size_t>(size), &arena_bytes) !=
+                   edgefold::Status::kOk) {
     std::fprintf(stderr, "%s: not a model this runtime loads\n", argv[1]);
     return 1;
   }
   std::vector<unsigned char> arena_storage(arena_bytes + 64);
-  unsigned char* arena = arena_storage.data() + (64 - reinterpret_cast<uintptr_t>(arena_storage.data()) % 64) % 64;
+  unsigned char* arena =
+      arena_storage.data() + (64 - reinterpret_cast<uintptr_t>(arena_storage.data()) % 64) % 64;
   edgefold::Options options;
   if (argc == 4) {
     g_stop = std::atol(argv[3]);
     options.on_op_end = OnOpEnd;
   }
   edgefold::Interpreter* interp = nullptr;
-  edgefold::Status st = edgefold::Interpreter::Create(model, static_cast<size_t>(size), arena, arena_bytes,
-                                                      options, &interp);
+  edgefold::Status st = edgefold::Interpreter::Create(model, static_cast<size_t>(size), arena,
+                                                      arena_bytes, options, &interp);
   if (st != edgefold::Status::kOk) {
     std::fprintf(stderr, "Create: %s\n", edgefold::StatusName(st));
     return 1;
@@ -65,7 +68,7 @@ int main(int argc, char** argv) {
     if (g_second && g_stop == -1) _exit(0);
     st = interp->Invoke();
   }
-  std::printf("kernels %s, status %s, y[0] = %g\n", interp->kernel_isa_name(), edgefold::StatusName(st),
-              static_cast<double>(interp->output(0).data[0]));
+  std::printf("kernels %s, status %s, y[0] = %g\n", interp->kernel_isa_name(),
+              edgefold::StatusName(st), static_cast<double>(interp->output(0).data[0]));
   return st == edgefold::Status::kOk ? 0 : 1;
 }

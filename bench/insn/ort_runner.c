@@ -17,9 +17,17 @@ typedef struct {
 const OrtApiBase* OrtGetApiBase(void);
 
 enum {
-  kGetErrorMessage = 2, kCreateEnv = 3, kCreateSession = 7, kRun = 9, kCreateSessionOptions = 10,
-  kSetGraphOptimizationLevel = 23, kSetIntraOpNumThreads = 24, kSetInterOpNumThreads = 25,
-  kCreateTensorWithData = 49, kGetTensorMutableData = 51, kCreateCpuMemoryInfo = 69
+  kGetErrorMessage = 2,
+  kCreateEnv = 3,
+  kCreateSession = 7,
+  kRun = 9,
+  kCreateSessionOptions = 10,
+  kSetGraphOptimizationLevel = 23,
+  kSetIntraOpNumThreads = 24,
+  kSetInterOpNumThreads = 25,
+  kCreateTensorWithData = 49,
+  kGetTensorMutableData = 51,
+  kCreateCpuMemoryInfo = 69
 };
 
 static const void* const* api;
@@ -41,32 +49,39 @@ int main(int argc, char** argv) {
   void *env = NULL, *options = NULL, *session = NULL, *memory = NULL, *input = NULL, *output = NULL;
   Check(((OrtStatusPtr(*)(int, const char*, void**))api[kCreateEnv])(3, "insn", &env), "CreateEnv");
   Check(((OrtStatusPtr(*)(void**))api[kCreateSessionOptions])(&options), "CreateSessionOptions");
-  Check(((OrtStatusPtr(*)(void*, int))api[kSetGraphOptimizationLevel])(options, 99), "optimization level");
+  Check(((OrtStatusPtr(*)(void*, int))api[kSetGraphOptimizationLevel])(options, 99),
+        "optimization level");
   Check(((OrtStatusPtr(*)(void*, int))api[kSetIntraOpNumThreads])(options, 1), "intra-op threads");
   Check(((OrtStatusPtr(*)(void*, int))api[kSetInterOpNumThreads])(options, 1), "inter-op threads");
-  Check(((OrtStatusPtr(*)(void*, const char*, void*, void**))api[kCreateSession])(env, argv[1], options, &session),
+  Check(((OrtStatusPtr(*)(void*, const char*, void*, void**))api[kCreateSession])(
+            env, argv[1], options, &session),
         "CreateSession");
   int64_t shape[8];
   size_t rank = 0, elems = 1;
   for (int i = 5; i < argc && rank < 8; ++i) elems *= (size_t)(shape[rank++] = atoll(argv[i]));
   float* data = malloc(elems * sizeof(float));
   for (size_t i = 0; i < elems; ++i) data[i] = 0.25f;
-  Check(((OrtStatusPtr(*)(int, int, void**))api[kCreateCpuMemoryInfo])(1, 0, &memory), "CreateCpuMemoryInfo");
-  Check(((OrtStatusPtr(*)(void*, void*, size_t, const int64_t*, size_t, int, void**))api[kCreateTensorWithData])(
-            memory, data, elems * sizeof(float), shape, rank, 1 /* float */, &input),
+  Check(((OrtStatusPtr(*)(int, int, void**))api[kCreateCpuMemoryInfo])(1, 0, &memory),
+        "CreateCpuMemoryInfo");
+  Check(((OrtStatusPtr(*)(void*, void*, size_t, const int64_t*, size_t, int,
+                          void**))api[kCreateTensorWithData])(memory, data, elems * sizeof(float),
+                                                              shape, rank, 1 /* float */, &input),
         "CreateTensorWithDataAsOrtValue");
   const char* in_name = argv[3];
   const char* out_name = argv[4];
   const int runs = atoi(argv[2]);
-  OrtStatusPtr (*run)(void*, void*, const char* const*, const void* const*, size_t, const char* const*, size_t, void**) =
-      (OrtStatusPtr(*)(void*, void*, const char* const*, const void* const*, size_t, const char* const*, size_t, void**))
-          api[kRun];
+  OrtStatusPtr (*run)(void*, void*, const char* const*, const void* const*, size_t,
+                      const char* const*, size_t, void**) =
+      (OrtStatusPtr(*)(void*, void*, const char* const*, const void* const*, size_t,
+                       const char* const*, size_t, void**))api[kRun];
   for (int r = 0; r < runs; ++r) {
     output = NULL;
-    Check(run(session, NULL, &in_name, (const void* const*)&input, 1, &out_name, 1, &output), "Run");
+    Check(run(session, NULL, &in_name, (const void* const*)&input, 1, &out_name, 1, &output),
+          "Run");
   }
   float* y = NULL;
-  Check(((OrtStatusPtr(*)(void*, void**))api[kGetTensorMutableData])(output, (void**)&y), "GetTensorMutableData");
+  Check(((OrtStatusPtr(*)(void*, void**))api[kGetTensorMutableData])(output, (void**)&y),
+        "GetTensorMutableData");
   printf("ort %s: y[0] = %g\n", OrtGetApiBase()->GetVersionString(), (double)y[0]);
   return 0;
 }

@@ -57,12 +57,12 @@ double FmaMillis(long steps) {
   const auto start = Clock::now();
   for (long s = 0; s < steps; ++s) {
 #pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i) acc[i] = acc[i] * a + b;   // all 16 chains in registers
+    for (int i = 0; i < 16; ++i) acc[i] = acc[i] * a + b;  // all 16 chains in registers
   }
   const auto end = Clock::now();
   float sink = 0;
   for (int i = 0; i < 16; ++i) sink += acc[i][0];
-  if (sink == 42.0f) std::printf(" ");   // keeps the loop
+  if (sink == 42.0f) std::printf(" ");  // keeps the loop
   return Micros(start, end) / 1000.0;
 }
 
@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
   for (int cpu : cpus) {
     double best = 1e30;
     for (int r = 0; r < 5; ++r) OnCpu(cpu, [&] { best = std::min(best, FmaMillis(steps)); });
-    std::printf("  cpu %d: %.1f ms  (%.1f GFLOP/s)\n", cpu, best, 2.0 * 16 * 16 * steps / (best * 1e6));
+    std::printf("  cpu %d: %.1f ms  (%.1f GFLOP/s)\n", cpu, best,
+                2.0 * 16 * 16 * steps / (best * 1e6));
   }
 
   std::vector<size_t> sizes;
@@ -142,8 +143,8 @@ int main(int argc, char** argv) {
     for (int w : cpus)
       for (int r : cpus) {
         const double us = ReadMicros(w, r, buf, 200);
-        std::printf("  %zu B written on cpu %d, read on cpu %d: %.2f us (%.1f GB/s)\n", bytes, w, r, us,
-                    bytes / (us * 1e3));
+        std::printf("  %zu B written on cpu %d, read on cpu %d: %.2f us (%.1f GB/s)\n", bytes, w, r,
+                    us, bytes / (us * 1e3));
       }
   }
   std::printf("writing a buffer again after a thread read it (whole lines), best of 200:\n");
@@ -152,8 +153,10 @@ int main(int argc, char** argv) {
     for (int w : cpus)
       for (int r : cpus) {
         const double us = RewriteMicros(w, r, buf, 200);
-        std::printf("  %zu B written on cpu %d, read on cpu %d, written again on cpu %d: %.2f us (%.1f GB/s)\n", bytes,
-                    w, r, w, us, bytes / (us * 1e3));
+        std::printf(
+            "  %zu B written on cpu %d, read on cpu %d, written again on cpu %d: %.2f us (%.1f "
+            "GB/s)\n",
+            bytes, w, r, w, us, bytes / (us * 1e3));
       }
   }
   return 0;

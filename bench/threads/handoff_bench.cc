@@ -41,7 +41,9 @@ double MicrosPerStep(edgefold::ThreadPool* pool, Step* step, int steps) {
       RunHalf(step, 1);
     }
   }
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / steps;
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+             .count() /
+         steps;
 }
 
 }  // namespace
@@ -52,8 +54,8 @@ int main(int argc, char** argv) {
     const size_t bytes = std::strtoul(argv[a], nullptr, 10);
     std::vector<float> buffer(bytes / sizeof(float) + 32, 1.0f);
     Step step{buffer.data(), buffer.size(), {0, 0}};
-    MicrosPerStep(&pool, &step, 1000);   // warm-up: workers spinning, buffer touched
-    double two = 1e30, one = 1e30;       // best of five rounds of each, alternating
+    MicrosPerStep(&pool, &step, 1000);  // warm-up: workers spinning, buffer touched
+    double two = 1e30, one = 1e30;      // best of five rounds of each, alternating
     for (int round = 0; round < 5; ++round) {
       two = std::min(two, MicrosPerStep(&pool, &step, 4000));
       one = std::min(one, MicrosPerStep(nullptr, &step, 4000));

@@ -8,6 +8,7 @@ namespace edgefold::compiler {
 struct LoweredModel;
 
 // As CompileModel; on success *lowered (when not null) holds the model `result.model` encodes.
-CompileResult CompileModelLowered(const onnx::ModelProto& model, const CompileOptions& options, LoweredModel* lowered);
+CompileResult CompileModelLowered(const onnx::ModelProto& model, const CompileOptions& options,
+                                  LoweredModel* lowered);
 
 }  // namespace edgefold::compiler

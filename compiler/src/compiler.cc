@@ -45,8 +45,8 @@ Built Build(const ir::Graph& graph, WinogradMode winograd, bool share_views) {
 }
 
 // Unfolded reference (BatchNorm op kept, nothing fused) vs the folded model.
-void Verify(ir::Graph reference, const Built& folded, const CompileOptions& options, const std::string& name,
-            CompileReport* report) {
+void Verify(ir::Graph reference, const Built& folded, const CompileOptions& options,
+            const std::string& name, CompileReport* report) {
   passes::FoldBatchNorm(reference, /*fold=*/false);
   const Built ref = Build(reference, WinogradMode::kOff, options.share_views);
   const VerifyOutcome v = CompareModels(ref.bytes, folded.bytes, /*seed=*/1234);
@@ -66,7 +66,8 @@ void Verify(ir::Graph reference, const Built& folded, const CompileOptions& opti
 }
 
 // Replaces the folded float model by its int8 form (docs/quantization.md).
-void QuantizeBuilt(const CompileOptions& options, const std::string& name, Built* built, CompileReport* r) {
+void QuantizeBuilt(const CompileOptions& options, const std::string& name, Built* built,
+                   CompileReport* r) {
 #ifdef EDGEFOLD_COMPILER_HAVE_RUNTIME
   r->quant.float_arena_bytes = built->lowered.arena_bytes;
   r->quant.float_weight_bytes = built->weight_bytes;
@@ -76,13 +77,15 @@ void QuantizeBuilt(const CompileOptions& options, const std::string& name, Built
 #else
   (void)built;
   (void)r;
-  throw CompileError("model '" + name + "': --quantize int8 needs the edgefold runtime in the compiler (calibration runs)");
+  throw CompileError(
+      "model '" + name +
+      "': --quantize int8 needs the edgefold runtime in the compiler (calibration runs)");
 #endif
 }
 
 // A QDQ model's int8 form at the model's own scales (docs/quantization.md#qdq-models).
-void QuantizeQdqBuilt(const quant::QdqModel& qdq, const CompileOptions& options, [[maybe_unused]] const std::string& name,
-                      Built* built, CompileReport* r) {
+void QuantizeQdqBuilt(const quant::QdqModel& qdq, const CompileOptions& options,
+                      [[maybe_unused]] const std::string& name, Built* built, CompileReport* r) {
 #ifdef EDGEFOLD_COMPILER_HAVE_RUNTIME
   r->quant.float_arena_bytes = built->lowered.arena_bytes;
   r->quant.float_weight_bytes = built->weight_bytes;
@@ -91,7 +94,8 @@ void QuantizeQdqBuilt(const quant::QdqModel& qdq, const CompileOptions& options,
   built->bytes = WriteEfb(&built->lowered, &built->weight_bytes);
 #else
   (void)qdq, (void)options, (void)built, (void)r;
-  throw CompileError("model '" + name + "': a QDQ model needs the edgefold runtime in the compiler (int8 kernels)");
+  throw CompileError("model '" + name +
+                     "': a QDQ model needs the edgefold runtime in the compiler (int8 kernels)");
 #endif
 }
 
@@ -112,36 +116,45 @@ ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileRepo
   }
 }
 
-CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options, const std::string& name,
-                      LoweredModel* lowered) {
+CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options,
+                      const std::string& name, LoweredModel* lowered) {
   CompileResult result;
   CompileReport& r = result.report;
   if (options.winograd_tile != 0 && options.winograd_tile != 2 && options.winograd_tile != 4)
-    throw CompileError("model '" + name + "': Winograd tile " + std::to_string(options.winograd_tile) +
+    throw CompileError("model '" + name + "': Winograd tile " +
+                       std::to_string(options.winograd_tile) +
                        " is not 2 (F(2x2,3x3)) or 4 (F(4x4,3x3))");
   if (options.expansion_band_kb < 0)
-    throw CompileError("model '" + name + "': expansion band of " + std::to_string(options.expansion_band_kb) +
-                       " KiB (0 turns the fusion off)");
+    throw CompileError("model '" + name + "': expansion band of " +
+                       std::to_string(options.expansion_band_kb) + " KiB (0 turns the fusion off)");
   ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
-  const quant::QdqModel qdq = quant::ImportQdq(graph);   // QuantizeLinear/DequantizeLinear → float + scales
+  const quant::QdqModel qdq =
+      quant::ImportQdq(graph);  // QuantizeLinear/DequantizeLinear → float + scales
   if (qdq.found && options.quantize_int8)
-    throw CompileError("model '" + name + "': already quantized (QuantizeLinear/DequantizeLinear): compile it without --quantize int8");
+    throw CompileError("model '" + name +
+                       "': already quantized (QuantizeLinear/DequantizeLinear): compile it without "
+                       "--quantize int8");
   if (qdq.found) {
-    passes::FoldConstants(graph);   // what read the dequantized weights (Transpose, Reshape)
-    r.nodes_removed += quant::FoldConvChannelAffine(graph, qdq.QuantizedTensors());   // QAT's Conv → Div → Add → BN
+    passes::FoldConstants(graph);  // what read the dequantized weights (Transpose, Reshape)
+    r.nodes_removed +=
+        quant::FoldConvChannelAffine(graph, qdq.QuantizedTensors());  // QAT's Conv → Div → Add → BN
   }
   const bool qdq_int8 = qdq.found && !options.qdq_as_float;
   const bool int8 = options.quantize_int8 || qdq_int8;
   if (options.io_int8 && !int8)
-    throw CompileError("model '" + name + "': --io int8 needs --quantize int8 or a QDQ model (a float model has float inputs and outputs)");
-  passes::CheckConvOperands(graph);   // before folding rewrites weights and biases
+    throw CompileError("model '" + name +
+                       "': --io int8 needs --quantize int8 or a QDQ model (a float model has float "
+                       "inputs and outputs)");
+  passes::CheckConvOperands(graph);  // before folding rewrites weights and biases
   passes::CanonicalizeFullyConnected(graph);
   passes::InsertInputNormalization(graph, options.input_mean, options.input_std);
   const ir::Graph reference = graph;
   if (options.int8_adaptable && !options.quantize_int8)
-    throw CompileError("model '" + name + "': --adaptable needs --quantize int8 (a float model adapts with --train)");
-  const passes::BatchNormStats bn = passes::FoldBatchNorm(graph, options.fold_batchnorm, options.int8_adaptable);
-  passes::CheckFiniteConstants(graph);   // after BN validation, which names BN fields itself
+    throw CompileError("model '" + name +
+                       "': --adaptable needs --quantize int8 (a float model adapts with --train)");
+  const passes::BatchNormStats bn =
+      passes::FoldBatchNorm(graph, options.fold_batchnorm, options.int8_adaptable);
+  passes::CheckFiniteConstants(graph);  // after BN validation, which names BN fields itself
   r.batchnorm_found = bn.found;
   r.batchnorm_folded_backward = bn.folded_backward;
   r.batchnorm_folded_forward = bn.folded_forward;
@@ -151,23 +164,26 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   const int gelus = passes::FuseGelu(graph);
   r.activations_fused += gelus;
   const int layer_norms = passes::FuseLayerNorm(graph);
-  if (options.fuse_activations) {  // x·gate(x) → SiLU/HardSwish first, so they fuse into the producer too
+  if (options
+          .fuse_activations) {  // x·gate(x) → SiLU/HardSwish first, so they fuse into the producer too
     r.activations_fused += passes::FuseGatedActivations(graph);
     // int8: only the clamps fuse (the others become lookup-table ops), and no channel scale
     // (the int8 conv has none; the Mul stays an op and the conv after it stays int8).
-    r.activations_fused += passes::FuseActivations(graph, int8, qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>());
-    if (!int8) {   // int8 convs have neither
+    r.activations_fused += passes::FuseActivations(
+        graph, int8, qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>());
+    if (!int8) {                                         // int8 convs have neither
       channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
-      r.expansions_fused = passes::FuseExpansionIntoDepthwise(graph, static_cast<size_t>(options.expansion_band_kb) * 1024);
+      r.expansions_fused = passes::FuseExpansionIntoDepthwise(
+          graph, static_cast<size_t>(options.expansion_band_kb) * 1024);
     }
   } else if (options.fuse_activations_into_batchnorm) {
     r.activations_fused += passes::FuseActivationsIntoBatchNorm(graph);
   }
   // int8 has no Winograd kernels: a quantized model keeps plain weights.
-  const WinogradMode winograd = !options.winograd || int8 ? WinogradMode::kOff
-                                 : options.winograd_tile == 2           ? WinogradMode::kF2x3
-                                 : options.winograd_tile == 4           ? WinogradMode::kF4x3
-                                                                        : WinogradMode::kAuto;
+  const WinogradMode winograd = !options.winograd || int8    ? WinogradMode::kOff
+                                : options.winograd_tile == 2 ? WinogradMode::kF2x3
+                                : options.winograd_tile == 4 ? WinogradMode::kF4x3
+                                                             : WinogradMode::kAuto;
   Built built = Build(graph, winograd, options.share_views);
   for (const fb::OperatorT& op : built.lowered.ops) {
     if (op.type != fb::OpType::Conv) continue;
@@ -175,9 +191,9 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
     r.winograd_convs += packing != fb::WeightPacking::Plain;
     r.winograd43_convs += packing == fb::WeightPacking::Winograd4x3;
   }
-  const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 || layer_norms > 0 ||
-                       channel_scales > 0 || r.input_normalization_folded || r.winograd_convs > 0 ||
-                       r.expansions_fused > 0;
+  const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
+                       layer_norms > 0 || channel_scales > 0 || r.input_normalization_folded ||
+                       r.winograd_convs > 0 || r.expansions_fused > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   if (options.quantize_int8) QuantizeBuilt(options, name, &built, &r);
   if (qdq_int8) QuantizeQdqBuilt(qdq, options, name, &built, &r);
@@ -204,9 +220,11 @@ CompileResult CompileModel(const onnx::ModelProto& model, const CompileOptions& 
   return CompileModelLowered(model, options, nullptr);
 }
 
-CompileResult CompileModelLowered(const onnx::ModelProto& model, const CompileOptions& options, LoweredModel* lowered) {
-  const std::string name = !options.model_name.empty() ? options.model_name
-                           : !model.graph().name().empty() ? model.graph().name() : std::string("model");
+CompileResult CompileModelLowered(const onnx::ModelProto& model, const CompileOptions& options,
+                                  LoweredModel* lowered) {
+  const std::string name = !options.model_name.empty()     ? options.model_name
+                           : !model.graph().name().empty() ? model.graph().name()
+                                                           : std::string("model");
   try {
     return Compile(model, options, name, lowered);
   } catch (const CompileError& e) {
@@ -243,7 +261,8 @@ CompileResult CompileFile(const std::string& onnx_path, const CompileOptions& op
 // A unique temporary in the destination's directory (so rename never crosses a filesystem),
 // written and fsync'ed before the rename: readers see the old file or the whole new one,
 // never a prefix, even after a power cut; on any failure the temporary is removed.
-bool WriteFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error) {
+bool WriteFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes,
+                     std::string* error) {
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = mkstemp(&tmp[0]);
   if (fd < 0) {
@@ -261,13 +280,15 @@ bool WriteFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes,
   const int saved_errno = errno;
   if (::close(fd) != 0 || !written) {
     std::remove(tmp.c_str());
-    if (error) *error = "cannot write '" + tmp + "': " + std::strerror(written ? errno : saved_errno);
+    if (error)
+      *error = "cannot write '" + tmp + "': " + std::strerror(written ? errno : saved_errno);
     return false;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int rename_errno = errno;
     std::remove(tmp.c_str());
-    if (error) *error = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(rename_errno);
+    if (error)
+      *error = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(rename_errno);
     return false;
   }
   return true;

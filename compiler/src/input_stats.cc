@@ -34,8 +34,8 @@ bool InputStatistics(const float* x, size_t samples, size_t channels, size_t spa
       return false;
     }
     if (!(sigma > 0)) {
-      *error = "channel " + std::to_string(c) + " of the input data is constant (" + std::to_string(mu) +
-               "): its standard deviation is 0";
+      *error = "channel " + std::to_string(c) + " of the input data is constant (" +
+               std::to_string(mu) + "): its standard deviation is 0";
       return false;
     }
     (*mean)[c] = static_cast<float>(mu);

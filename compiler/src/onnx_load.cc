@@ -22,8 +22,9 @@ std::string DimString(const onnx::TensorShapeProto& shape) {
   std::string s = "[";
   for (int i = 0; i < shape.dim_size(); ++i) {
     const auto& d = shape.dim(i);
-    s += (i ? "," : "") + (d.has_dim_value() ? std::to_string(d.dim_value()) :
-                           d.dim_param().empty() ? std::string("?") : d.dim_param());
+    s += (i ? "," : "") + (d.has_dim_value()       ? std::to_string(d.dim_value())
+                           : d.dim_param().empty() ? std::string("?")
+                                                   : d.dim_param());
   }
   return s + "]";
 }
@@ -52,15 +53,15 @@ void FixInputDims(onnx::ValueInfoProto* input, const CompileOptions& options,
   for (int i = 0; i < shape->dim_size(); ++i) {
     auto* d = shape->mutable_dim(i);
     if (d->has_dim_value() && d->dim_value() > 0) continue;
-    if (d->has_dim_value())   // a declared 0 (or negative) is an empty tensor, not a dynamic dim
-      throw CompileError(where + " has zero-sized dim " + std::to_string(i) + " in " + DimString(*shape) +
-                         "; edgefold needs every dim to be at least 1");
+    if (d->has_dim_value())  // a declared 0 (or negative) is an empty tensor, not a dynamic dim
+      throw CompileError(where + " has zero-sized dim " + std::to_string(i) + " in " +
+                         DimString(*shape) + "; edgefold needs every dim to be at least 1");
     if (i == 0) {  // symbolic batch dim: compile for batch 1
       d->set_dim_value(1);
       continue;
     }
-    throw CompileError(where + " has dynamic dim " + std::to_string(i) + " in " + DimString(*shape) +
-                       "; pass --input-shape " + input->name() + "=...");
+    throw CompileError(where + " has dynamic dim " + std::to_string(i) + " in " +
+                       DimString(*shape) + "; pass --input-shape " + input->name() + "=...");
   }
 }
 
@@ -104,18 +105,21 @@ void RepairLegacyIr(onnx::ModelProto* m) {
 bool Admits(const onnx::TypeProto& declared, const onnx::TensorProto& init) {
   if (!declared.has_tensor_type()) return false;
   const auto& t = declared.tensor_type();
-  if (t.elem_type() != onnx::TensorProto::UNDEFINED && t.elem_type() != init.data_type()) return false;
+  if (t.elem_type() != onnx::TensorProto::UNDEFINED && t.elem_type() != init.data_type())
+    return false;
   if (!t.has_shape()) return true;
   if (t.shape().dim_size() != init.dims_size()) return false;
   for (int i = 0; i < init.dims_size(); ++i)
-    if (t.shape().dim(i).has_dim_value() && t.shape().dim(i).dim_value() != init.dims(i)) return false;
+    if (t.shape().dim(i).has_dim_value() && t.shape().dim(i).dim_value() != init.dims(i))
+      return false;
   return true;
 }
 
 std::string TypeString(const onnx::TypeProto& type) {
   if (!type.has_tensor_type()) return "a non-tensor";
   const auto& t = type.tensor_type();
-  return onnx::TensorProto_DataType_Name(t.elem_type()) + (t.has_shape() ? DimString(t.shape()) : "");
+  return onnx::TensorProto_DataType_Name(t.elem_type()) +
+         (t.has_shape() ? DimString(t.shape()) : "");
 }
 
 // A graph input that is also an initializer must declare the initializer's type; shape
@@ -126,8 +130,9 @@ void CheckInitializerDeclarations(const onnx::GraphProto& g, const std::string& 
   for (const auto& in : g.input()) {
     auto it = initializers.find(in.name());
     if (it == initializers.end() || Admits(in.type(), *it->second)) continue;
-    throw CompileError(where + "graph input '" + in.name() + "' is declared " + TypeString(in.type()) +
-                       " but its initializer is " + TypeString(TypeOf(*it->second)));
+    throw CompileError(where + "graph input '" + in.name() + "' is declared " +
+                       TypeString(in.type()) + " but its initializer is " +
+                       TypeString(TypeOf(*it->second)));
   }
 }
 
@@ -152,8 +157,10 @@ std::string OneLine(const std::string& text) {
   std::string s;
   for (char c : text) {
     const bool space = c == '\n' || c == ' ' || c == '\t';
-    if (!space) s += c;
-    else if (!s.empty() && s.back() != ' ') s += ' ';
+    if (!space)
+      s += c;
+    else if (!s.empty() && s.back() != ' ')
+      s += ' ';
   }
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
@@ -164,9 +171,12 @@ int RankOf(const onnx::GraphProto& g, const std::string& name) {
   auto rank = [&](const onnx::ValueInfoProto& vi) {
     return vi.type().tensor_type().has_shape() ? vi.type().tensor_type().shape().dim_size() : -1;
   };
-  for (const auto& vi : g.input()) if (vi.name() == name) return rank(vi);
-  for (const auto& vi : g.value_info()) if (vi.name() == name) return rank(vi);
-  for (const auto& vi : g.output()) if (vi.name() == name) return rank(vi);
+  for (const auto& vi : g.input())
+    if (vi.name() == name) return rank(vi);
+  for (const auto& vi : g.value_info())
+    if (vi.name() == name) return rank(vi);
+  for (const auto& vi : g.output())
+    if (vi.name() == name) return rank(vi);
   return -1;
 }
 
@@ -225,15 +235,15 @@ void RestoreLegacyResizeSemantics(onnx::ModelProto* m) {
 onnx::ModelProto UpgradeOpset(onnx::ModelProto m, int64_t opset, int target) {
   try {
     onnx::shape_inference::InferShapes(m);
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   if (opset < 7) ReshapeLegacyPReluSlopes(&m);
   onnx::ModelProto out = onnx::version_conversion::ConvertVersion(m, target);
   if (opset < 11) RestoreLegacyResizeSemantics(&out);
   return out;
 }
 
-void FixAllInputDims(onnx::ModelProto* m, const CompileOptions& options, const std::string& model_name) {
+void FixAllInputDims(onnx::ModelProto* m, const CompileOptions& options,
+                     const std::string& model_name) {
   std::set<std::string> initializers;
   for (const auto& t : m->graph().initializer()) initializers.insert(t.name());
   std::set<std::string> inputs;
@@ -253,8 +263,7 @@ onnx::ModelProto ParseModelBytes(const std::string& bytes, const std::string& mo
   onnx::ModelProto m;
   if (bytes.empty() || !m.ParseFromString(bytes))
     throw CompileError("model '" + model_name + "': not a valid ONNX protobuf (parse failed)");
-  if (!m.has_graph())
-    throw CompileError("model '" + model_name + "': ONNX model has no graph");
+  if (!m.has_graph()) throw CompileError("model '" + model_name + "': ONNX model has no graph");
   return m;
 }
 
@@ -267,7 +276,8 @@ onnx::ModelProto PrepareModel(const onnx::ModelProto& model, const CompileOption
     onnx::checker::check_model(m);
   } catch (const std::exception& e) {
     const std::string unproduced = FindUnproducedInput(m.graph());
-    throw CompileError(where + (unproduced.empty() ? "ONNX checker: " + OneLine(e.what()) : unproduced));
+    throw CompileError(where +
+                       (unproduced.empty() ? "ONNX checker: " + OneLine(e.what()) : unproduced));
   }
   CheckInitializerDeclarations(m.graph(), where);
   const int64_t opset = DefaultOpset(m);

@@ -52,7 +52,8 @@ double Accuracy(Trainer& t, const Split& s) {
     if (t.Evaluate(s.x.f32.data() + b * per, logits.data()) != Status::kOk) return -1;
     const std::vector<int32_t> y = Labels(s, b, n);
     for (size_t i = 0; i < n; ++i)
-      correct += size_t(std::max_element(&logits[i * k], &logits[i * k] + k) - &logits[i * k]) == size_t(y[i]);
+      correct += size_t(std::max_element(&logits[i * k], &logits[i * k] + k) - &logits[i * k]) ==
+                 size_t(y[i]);
   }
   return double(correct) / double(s.batches * n);
 }
@@ -76,7 +77,8 @@ int main(int argc, char** argv) {
   options.learning_rate = 0.01f;
   options.momentum = 0.9f;
   size_t arena_bytes = 0;
-  if (edgefold::RequiredTrainingArenaBytes(model.data.get(), model.bytes, options, &arena_bytes) != Status::kOk)
+  if (edgefold::RequiredTrainingArenaBytes(model.data.get(), model.bytes, options, &arena_bytes) !=
+      Status::kOk)
     return 1;
   // One arena for everything: on a device this is a static buffer.
   edgefold::tools::AlignedBuffer arena = edgefold::tools::AllocateAligned(arena_bytes);
@@ -110,17 +112,22 @@ int main(int argc, char** argv) {
     for (size_t b = 0; b < adapt.batches; ++b) {
       const std::vector<int32_t> y = Labels(adapt, b, n);
       float loss = 0;
-      if (trainer->TrainStep(adapt.x.f32.data() + b * per, y.data(), &loss, nullptr) != Status::kOk) return 1;
+      if (trainer->TrainStep(adapt.x.f32.data() + b * per, y.data(), &loss, nullptr) != Status::kOk)
+        return 1;
       loss_sum += loss;
     }
-    std::printf("  BN fine-tuning epoch %d: loss %.4f\n", epoch + 1, loss_sum / double(adapt.batches));
+    std::printf("  BN fine-tuning epoch %d: loss %.4f\n", epoch + 1,
+                loss_sum / double(adapt.batches));
   }
   const double tuned = Accuracy(*trainer, eval);
-  std::printf("after 3 epochs on BN γ, β:      accuracy %.4f  (%zu labeled images)\n", tuned, adapt.batches * n);
+  std::printf("after 3 epochs on BN γ, β:      accuracy %.4f  (%zu labeled images)\n", tuned,
+              adapt.batches * n);
   const size_t folded = trainer->Refold();
   const double refolded = Accuracy(*trainer, eval);
-  std::printf("refolded %zu BatchNorms for inference (no weight copies unless compiled with --refold-weights): accuracy %.4f\n",
-              folded, refolded);
+  std::printf(
+      "refolded %zu BatchNorms for inference (no weight copies unless compiled with "
+      "--refold-weights): accuracy %.4f\n",
+      folded, refolded);
   const bool recovered = stats > drifted + 0.2 && tuned >= stats && refolded == tuned;
   std::printf("%s\n", recovered ? "OK: adaptation recovered the accuracy lost to drift"
                                 : "FAIL: adaptation did not recover the accuracy");

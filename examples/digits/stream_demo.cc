@@ -34,7 +34,7 @@ using edgefold::Trainer;
 using edgefold::tools::AlignedBuffer;
 
 struct Images {
-  std::vector<float> x;   // n × sample
+  std::vector<float> x;  // n × sample
   std::vector<int32_t> y;
 };
 
@@ -52,7 +52,8 @@ bool Open(const std::string& path, Session* s) {
   edgefold::TrainOptions options;
   options.stats_mode = edgefold::StatsMode::kCumulativeAverage;
   size_t bytes = 0;
-  if (edgefold::RequiredTrainingArenaBytes(s->model.data.get(), s->model.bytes, options, &bytes) != Status::kOk)
+  if (edgefold::RequiredTrainingArenaBytes(s->model.data.get(), s->model.bytes, options, &bytes) !=
+      Status::kOk)
     return false;
   s->arena = edgefold::tools::AllocateAligned(bytes);
   return Trainer::Create(s->model.data.get(), s->model.bytes, s->arena.data.get(), bytes, options,
@@ -173,27 +174,33 @@ int main(int argc, char** argv) {
   for (size_t b = 0; b < batches; ++b) {
     Must(ref.Evaluate(drifted.x.data() + b * nb * sample, z.data()), "Evaluate");
     for (size_t i = 0; i < nb; ++i)
-      correct += Argmax(&z[i * ref.num_classes()], ref.num_classes()) == size_t(drifted.y[b * nb + i]);
+      correct +=
+          Argmax(&z[i * ref.num_classes()], ref.num_classes()) == size_t(drifted.y[b * nb + i]);
   }
   const double reestimated = double(correct) / double(batches * nb);
   const StreamResult streamed = Stream(t, drifted, options);
   const double recovery = (streamed.accuracy - deployed) / std::max(1e-9, reestimated - deployed);
   std::printf("drifted images (%zu), batch 1:\n", drifted.y.size());
   std::printf("  deployed model                        %.4f\n", deployed);
-  std::printf("  statistics re-estimated on all of them %.4f  (batch %zu, Algorithm 2)\n", reestimated, nb);
-  std::printf("  streaming adaptation, online          %.4f  (recovers %.0f %% of the gain, %u resets)\n",
-              streamed.accuracy, 100 * recovery, streamed.resets);
+  std::printf("  statistics re-estimated on all of them %.4f  (batch %zu, Algorithm 2)\n",
+              reestimated, nb);
+  std::printf(
+      "  streaming adaptation, online          %.4f  (recovers %.0f %% of the gain, %u resets)\n",
+      streamed.accuracy, 100 * recovery, streamed.resets);
 
   // Stress streams.
   std::vector<size_t> by_class(drifted.y.size());
   std::iota(by_class.begin(), by_class.end(), 0);
-  std::stable_sort(by_class.begin(), by_class.end(), [&](size_t a, size_t b) { return drifted.y[a] < drifted.y[b]; });
+  std::stable_sort(by_class.begin(), by_class.end(),
+                   [&](size_t a, size_t b) { return drifted.y[a] < drifted.y[b]; });
   Images mixed;
   const Images second = SecondDrift(clean);
   const Images* blocks[] = {&clean, &drifted, &second, &clean, &drifted, &second, &drifted, &clean};
-  for (const Images* block : blocks)
-    Append(&mixed, *block);
-  struct Stress { const char* name; Images images; };
+  for (const Images* block : blocks) Append(&mixed, *block);
+  struct Stress {
+    const char* name;
+    Images images;
+  };
   const Stress stress[] = {{"clean (no drift)", clean},
                            {"drifted, sorted by class", Subset(drifted, by_class, sample)},
                            {"long mixed (clean/field/second drift)", mixed}};
@@ -204,8 +211,9 @@ int main(int argc, char** argv) {
     const StreamResult r = Stream(t, s.images, options);
     const bool held = r.accuracy >= base - 0.005;
     ok = ok && held;
-    std::printf("  %-40s %.4f vs %.4f (last quarter %.4f, %u resets, %zu images)%s\n", s.name, r.accuracy, base,
-                r.last_accuracy, r.resets, s.images.y.size(), held ? "" : "  <-- below the deployed model");
+    std::printf("  %-40s %.4f vs %.4f (last quarter %.4f, %u resets, %zu images)%s\n", s.name,
+                r.accuracy, base, r.last_accuracy, r.resets, s.images.y.size(),
+                held ? "" : "  <-- below the deployed model");
   }
   // Cost: a StreamStep against an eval-mode forward of the same graph (best of 5 passes).
   auto best_ns = [&](bool stream) {
@@ -217,15 +225,17 @@ int main(int argc, char** argv) {
         const float* xi = drifted.x.data() + i * sample;
         Must(stream ? t.StreamStep(xi, zz.data(), options) : t.Evaluate(xi, zz.data()), "timing");
       }
-      const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+      const double ns =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
       best = std::min(best, ns / double(drifted.y.size()));
     }
     return best;
   };
   const double eval_ns = best_ns(false), stream_ns = best_ns(true);
-  std::printf("time per image: eval forward %.0f ns, StreamStep %.0f ns (%+.0f %%)\n", eval_ns, stream_ns,
-              100.0 * (stream_ns / eval_ns - 1.0));
-  std::printf("%s\n", ok ? "OK: streaming adaptation recovered >= 60 % and held on every stress stream"
-                         : "FAIL: streaming adaptation missed a target");
+  std::printf("time per image: eval forward %.0f ns, StreamStep %.0f ns (%+.0f %%)\n", eval_ns,
+              stream_ns, 100.0 * (stream_ns / eval_ns - 1.0));
+  std::printf("%s\n",
+              ok ? "OK: streaming adaptation recovered >= 60 % and held on every stress stream"
+                 : "FAIL: streaming adaptation missed a target");
   return ok ? 0 : 1;
 }

@@ -32,7 +32,8 @@ void PrintScore(size_t i, float v) {
   const bool negative = v < 0;
   const unsigned long micro = static_cast<unsigned long>((negative ? -v : v) * 1e6f + 0.5f);
   std::printf("score[%u] = 0x%08lx (%s%lu.%06lu)\n", static_cast<unsigned>(i),
-              static_cast<unsigned long>(bits), negative ? "-" : "", micro / 1000000, micro % 1000000);
+              static_cast<unsigned long>(bits), negative ? "-" : "", micro / 1000000,
+              micro % 1000000);
 }
 
 }  // namespace
@@ -64,8 +65,8 @@ int main(int argc, char** argv) {
   const edgefold::TensorView y = interp->output(0);
   std::printf("model %s: %u bytes, arena %u of %u bytes, kernels %s\n",
               EF_STR(EDGEFOLD_EXAMPLE_MODEL), static_cast<unsigned>(sizeof(EF_MODEL)),
-              static_cast<unsigned>(interp->arena_used_bytes()), static_cast<unsigned>(sizeof(g_arena)),
-              interp->kernel_isa_name());
+              static_cast<unsigned>(interp->arena_used_bytes()),
+              static_cast<unsigned>(sizeof(g_arena)), interp->kernel_isa_name());
   for (size_t i = 0; i < y.elems; ++i) PrintScore(i, y.data[i]);
   return 0;
 }

@@ -16,7 +16,7 @@
 #include "edgefold/trainer.h"
 #include EDGEFOLD_MODEL_HEADER
 
-extern "C" char end;               // the linker script's end of .bss: the C library's heap starts here
+extern "C" char end;  // the linker script's end of .bss: the C library's heap starts here
 extern "C" void* _sbrk(int increment);
 #include EDGEFOLD_ADAPT_HEADER
 #include EDGEFOLD_EVAL_HEADER
@@ -40,7 +40,8 @@ __attribute__((noinline)) void PaintStack() {
 // Scans down from the top of the painted region: the stack ends where 8 KiB in a row are
 // still painted (the semihosting C library may keep its heap further below).
 __attribute__((noinline)) size_t StackUsedBelow(const void* main_frame) {
-  const volatile uint32_t* top = reinterpret_cast<const volatile uint32_t*>(__builtin_frame_address(0)) - 64;
+  const volatile uint32_t* top =
+      reinterpret_cast<const volatile uint32_t*>(__builtin_frame_address(0)) - 64;
   constexpr size_t kCleanRun = 8 * 1024 / 4;
   size_t deepest = 0, clean = 0;
   for (size_t i = 0; i < kStackProbe / 4 && clean < kCleanRun; ++i) {
@@ -92,23 +93,24 @@ int main() {
   edgefold::Options options;
   options.resolver = &resolver;
   options.log = [](void*, const char* message) { std::printf("edgefold: %s\n", message); };
-  edgefold::TrainOptions train;   // trains what the model records: BN γ, β and the head
+  edgefold::TrainOptions train;  // trains what the model records: BN γ, β and the head
   train.learning_rate = 0.05f;
   train.momentum = 0.9f;
   size_t needed = 0;
-  edgefold::Status st = edgefold::RequiredTrainingArenaBytes(digits_train_model, sizeof(digits_train_model), train,
-                                                             &needed, options);
+  edgefold::Status st = edgefold::RequiredTrainingArenaBytes(
+      digits_train_model, sizeof(digits_train_model), train, &needed, options);
   edgefold::Trainer* t = nullptr;
   if (st == edgefold::Status::kOk)
-    st = edgefold::Trainer::Create(digits_train_model, sizeof(digits_train_model), g_arena, sizeof(g_arena), train,
-                                   options, &t);
+    st = edgefold::Trainer::Create(digits_train_model, sizeof(digits_train_model), g_arena,
+                                   sizeof(g_arena), train, options, &t);
   if (st != edgefold::Status::kOk || t->batch_size() != 10) {
     std::printf("Trainer::Create failed: %s\n", edgefold::StatusName(st));
     return 1;
   }
-  std::printf("trainer: arena %u bytes needed on this target (%u reserved), batch %u, %u parameters\n",
-              static_cast<unsigned>(needed), static_cast<unsigned>(sizeof(g_arena)),
-              static_cast<unsigned>(t->batch_size()), static_cast<unsigned>(t->num_parameters()));
+  std::printf(
+      "trainer: arena %u bytes needed on this target (%u reserved), batch %u, %u parameters\n",
+      static_cast<unsigned>(needed), static_cast<unsigned>(sizeof(g_arena)),
+      static_cast<unsigned>(t->batch_size()), static_cast<unsigned>(t->num_parameters()));
   const unsigned deployed = Accuracy(*t);
   std::printf("drifted images, deployed model:      %u.%u %%\n", deployed / 10, deployed % 10);
 
@@ -120,8 +122,9 @@ int main() {
     if (t->StreamStep(g_batch, g_logits, stream, &report) != edgefold::Status::kOk) return 1;
   }
   const unsigned streamed = Accuracy(*t);
-  std::printf("after streaming BN adaptation:       %u.%u %%  (%u unlabelled images, %u resets)\n", streamed / 10,
-              streamed % 10, static_cast<unsigned>(ADAPT_COUNT), static_cast<unsigned>(report.resets));
+  std::printf("after streaming BN adaptation:       %u.%u %%  (%u unlabelled images, %u resets)\n",
+              streamed / 10, streamed % 10, static_cast<unsigned>(ADAPT_COUNT),
+              static_cast<unsigned>(report.resets));
 
   // 2. SGD on γ, β and the head, statistics frozen, batches of 10 labelled images.
   for (int epoch = 0; epoch < 3; ++epoch)
@@ -131,12 +134,12 @@ int main() {
       if (t->TrainStep(g_batch, g_labels, nullptr, nullptr) != edgefold::Status::kOk) return 1;
     }
   const unsigned tuned = Accuracy(*t);
-  std::printf("after 3 epochs of SGD (γ, β, head):  %u.%u %%  (%u labelled images)\n", tuned / 10, tuned % 10,
-              static_cast<unsigned>(ADAPT_COUNT));
+  std::printf("after 3 epochs of SGD (γ, β, head):  %u.%u %%  (%u labelled images)\n", tuned / 10,
+              tuned % 10, static_cast<unsigned>(ADAPT_COUNT));
   const size_t folded = t->Refold();
   const unsigned refolded = Accuracy(*t);
-  std::printf("refolded %u BatchNorms:              %u.%u %%\n", static_cast<unsigned>(folded), refolded / 10,
-              refolded % 10);
+  std::printf("refolded %u BatchNorms:              %u.%u %%\n", static_cast<unsigned>(folded),
+              refolded / 10, refolded % 10);
 
   const size_t stack = StackUsedBelow(__builtin_frame_address(0));
   // RAM: everything the linker placed (.data + .bss: the arena, the buffers, the C library's
@@ -145,10 +148,14 @@ int main() {
   const size_t statics = static_cast<size_t>(&end - &__data_start__);
   const size_t heap = static_cast<size_t>(static_cast<char*>(_sbrk(0)) - &end);
   const size_t ram = statics + heap + stack;
-  std::printf("RAM: .data+.bss %u (arena %u) + heap %u (C library) + stack %u (measured) = %u bytes (budget %u)\n",
-              static_cast<unsigned>(statics), static_cast<unsigned>(sizeof(g_arena)), static_cast<unsigned>(heap),
-              static_cast<unsigned>(stack), static_cast<unsigned>(ram), EDGEFOLD_RAM_BUDGET);
-  const bool ok = streamed > deployed + 150 && tuned >= streamed && refolded == tuned && ram <= EDGEFOLD_RAM_BUDGET;
+  std::printf(
+      "RAM: .data+.bss %u (arena %u) + heap %u (C library) + stack %u (measured) = %u bytes "
+      "(budget %u)\n",
+      static_cast<unsigned>(statics), static_cast<unsigned>(sizeof(g_arena)),
+      static_cast<unsigned>(heap), static_cast<unsigned>(stack), static_cast<unsigned>(ram),
+      EDGEFOLD_RAM_BUDGET);
+  const bool ok = streamed > deployed + 150 && tuned >= streamed && refolded == tuned &&
+                  ram <= EDGEFOLD_RAM_BUDGET;
   std::printf("%s\n", ok ? "OK: on-device adaptation recovered accuracy within the RAM budget"
                          : "FAIL: on-device adaptation");
   return ok ? 0 : 1;

@@ -17,13 +17,14 @@ void Read(const py::dict& d, const char* key, T* out) {
   try {
     *out = d[key].cast<T>();
   } catch (const py::cast_error&) {
-    throw py::value_error(std::string("compile option '") + key + "' has the wrong type: " +
-                          py::str(d[key]).cast<std::string>());
+    throw py::value_error(std::string("compile option '") + key +
+                          "' has the wrong type: " + py::str(d[key]).cast<std::string>());
   }
 }
 
 // Float array option → values and shape (calibration data, input statistics data).
-void ReadArray(const py::dict& d, const char* key, std::vector<float>* values, std::vector<int64_t>* shape) {
+void ReadArray(const py::dict& d, const char* key, std::vector<float>* values,
+               std::vector<int64_t>* shape) {
   if (!d.contains(key) || d[key].is_none()) return;
   const auto a = FloatArray(d[key], std::string("compile option '") + key + "'");
   values->assign(a.data(), a.data() + a.size());
@@ -35,11 +36,13 @@ void ReadInputStatistics(const py::dict& d, compiler::CompileOptions* o) {
   std::vector<int64_t> shape;
   ReadArray(d, "input_stats_from", &x, &shape);
   if (x.empty()) return;
-  if (shape.size() < 2) throw py::value_error("compile option 'input_stats_from' needs data of shape [N, C, ...]");
+  if (shape.size() < 2)
+    throw py::value_error("compile option 'input_stats_from' needs data of shape [N, C, ...]");
   const size_t samples = size_t(shape[0]), channels = size_t(shape[1]);
   const size_t spatial = (samples * channels == 0) ? 0 : x.size() / (samples * channels);
   std::string error;
-  if (!compiler::InputStatistics(x.data(), samples, channels, spatial, &o->input_mean, &o->input_std, &error))
+  if (!compiler::InputStatistics(x.data(), samples, channels, spatial, &o->input_mean,
+                                 &o->input_std, &error))
     throw EdgefoldError("input_stats_from: " + error);
 }
 
@@ -57,13 +60,19 @@ void ReadTraining(const py::dict& d, CompileRequest* r) {
   std::string trainable = "bn", saved = "fp32";
   Read(d, "trainable", &trainable);
   if (!compiler::ParseTrainableSet(trainable, &t.trainable))
-    throw py::value_error("compile option 'trainable' must be 'bn', 'bn+head' or 'all', got '" + trainable + "'");
+    throw py::value_error("compile option 'trainable' must be 'bn', 'bn+head' or 'all', got '" +
+                          trainable + "'");
   Read(d, "saved_precision", &saved);
   using Saved = compiler::TrainingOptions::Saved;
-  if (saved == "fp32") t.saved_precision = Saved::kFloat32;
-  else if (saved == "fp16") t.saved_precision = Saved::kFloat16;
-  else if (saved == "bf16") t.saved_precision = Saved::kBFloat16;
-  else throw py::value_error("compile option 'saved_precision' must be 'fp32', 'fp16' or 'bf16', got '" + saved + "'");
+  if (saved == "fp32")
+    t.saved_precision = Saved::kFloat32;
+  else if (saved == "fp16")
+    t.saved_precision = Saved::kFloat16;
+  else if (saved == "bf16")
+    t.saved_precision = Saved::kBFloat16;
+  else
+    throw py::value_error(
+        "compile option 'saved_precision' must be 'fp32', 'fp16' or 'bf16', got '" + saved + "'");
   ReadArray(d, "bn_calibration", &r->bn_calibration, nullptr);
   Read(d, "calibrate_batch", &r->calibrate_batch);
   Read(d, "calibrate_momentum", &r->calibrate_momentum);

@@ -17,9 +17,9 @@ struct CompileRequest {
   compiler::CompileOptions options;
   bool train = false;
   compiler::TrainingOptions training;
-  std::vector<float> bn_calibration;   // calibrate= without quantize: BN statistics from data
+  std::vector<float> bn_calibration;  // calibrate= without quantize: BN statistics from data
   int calibrate_batch = 32;
-  float calibrate_momentum = -1;       // < 0: Algorithm 2's cumulative average
+  float calibrate_momentum = -1;  // < 0: Algorithm 2's cumulative average
 };
 
 // Throws py::value_error naming the option when a value does not convert.

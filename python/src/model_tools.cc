@@ -11,16 +11,19 @@
 namespace edgefold::python {
 
 std::string MemoryPlotSvg(const PyModel& model, int width, int height) {
-  if (width < 200 || height < 150) throw py::value_error("memory_plot: width and height must be at least 200x150");
+  if (width < 200 || height < 150)
+    throw py::value_error("memory_plot: width and height must be at least 200x150");
   tools::MemoryPlot plot;
   std::string error;
-  if (!tools::BuildMemoryPlot(*fb::GetModel(model.bytes()->data.get()), model.name() + " arena plan", &plot, &error))
+  if (!tools::BuildMemoryPlot(*fb::GetModel(model.bytes()->data.get()),
+                              model.name() + " arena plan", &plot, &error))
     throw EdgefoldError(model.name() + ": " + error);
   return tools::RenderSvg(plot, width, height);
 }
 
 std::string ExportCText(const PyModel& model, const std::string& name) {
-  if (!tools::IsCIdentifier(name)) throw py::value_error("export_c: name '" + name + "' is not a C identifier");
+  if (!tools::IsCIdentifier(name))
+    throw py::value_error("export_c: name '" + name + "' is not a C identifier");
   const uint8_t* bytes = model.bytes()->data.get();
   const size_t size = model.bytes()->bytes;
   tools::ExportCInfo info;
@@ -35,8 +38,8 @@ std::string ExportCText(const PyModel& model, const std::string& name) {
       info.op_kinds.push_back(kind);
   }
   // A trainable model also gets its training arena (as export-c writes it).
-  if (!model.trainable() ||
-      RequiredTrainingArenaBytes(bytes, size, TrainOptions(), &info.host_train_arena_bytes) != Status::kOk)
+  if (!model.trainable() || RequiredTrainingArenaBytes(bytes, size, TrainOptions(),
+                                                       &info.host_train_arena_bytes) != Status::kOk)
     info.host_train_arena_bytes = 0;
   return tools::ExportC(bytes, size, info);
 }

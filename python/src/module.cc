@@ -28,7 +28,8 @@ std::unique_ptr<PyModel> LoadFile(const std::string& path) {
 std::unique_ptr<PyModel> LoadBytes(const py::bytes& data, const std::string& name) {
   const std::string_view view = data;
   return std::make_unique<PyModel>(
-      edgefold::python::CopyToAligned(reinterpret_cast<const uint8_t*>(view.data()), view.size()), name);
+      edgefold::python::CopyToAligned(reinterpret_cast<const uint8_t*>(view.data()), view.size()),
+      name);
 }
 
 // `python -m edgefold ARGS`: the CLI's own dispatch, in this process. Python's buffered
@@ -71,7 +72,8 @@ PYBIND11_MODULE(_edgefold, m) {
       .def_property_readonly("inputs", &PyModel::Inputs)
       .def_property_readonly("outputs", &PyModel::Outputs)
       .def_property_readonly("ops", &PyModel::Ops)
-      .def("memory_plot_svg", &edgefold::python::MemoryPlotSvg, py::arg("width") = 1000, py::arg("height") = 600)
+      .def("memory_plot_svg", &edgefold::python::MemoryPlotSvg, py::arg("width") = 1000,
+           py::arg("height") = 600)
       .def("export_c_text", &edgefold::python::ExportCText, py::arg("name"));
 
   py::class_<PyTrainer>(m, "_Trainer")
@@ -92,8 +94,8 @@ PYBIND11_MODULE(_edgefold, m) {
       .def_property_readonly("num_classes", &PyTrainer::num_classes)
       .def_property_readonly("arena_bytes", &PyTrainer::arena_bytes);
 
-  m.def("compile_onnx", &edgefold::python::CompileOnnx, py::arg("onnx"), py::arg("name"), py::arg("options"),
-        py::arg("example_shapes"));
+  m.def("compile_onnx", &edgefold::python::CompileOnnx, py::arg("onnx"), py::arg("name"),
+        py::arg("options"), py::arg("example_shapes"));
   m.def("load_file", &LoadFile, py::arg("path"));
   m.def("load_bytes", &LoadBytes, py::arg("data"), py::arg("name"));
   m.def("cli_main", &CliMain, py::arg("args"));

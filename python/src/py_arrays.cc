@@ -14,7 +14,7 @@ std::vector<int64_t> ViewShape(const TensorView& view) {
 
 py::array ToNumpy(py::handle obj) {
   if (py::isinstance<py::array>(obj)) return py::reinterpret_borrow<py::array>(obj);
-  if (py::hasattr(obj, "detach") && py::hasattr(obj, "numpy"))   // a torch.Tensor
+  if (py::hasattr(obj, "detach") && py::hasattr(obj, "numpy"))  // a torch.Tensor
     return obj.attr("detach")().attr("cpu")().attr("numpy")();
   return py::module_::import("numpy").attr("asarray")(obj);
 }
@@ -38,21 +38,24 @@ size_t SlicesOf(const std::vector<int64_t>& got, const std::vector<int64_t>& wan
 
 }  // namespace
 
-py::array CheckedInput(py::handle obj, const TensorView& view, const std::string& what, size_t* slices) {
+py::array CheckedInput(py::handle obj, const TensorView& view, const std::string& what,
+                       size_t* slices) {
   py::array a = ToNumpy(obj);
   const bool int8_input = view.dtype == DType::kInt8;
   const char kind = a.dtype().kind();
-  const std::string expected = std::string(int8_input ? "int8 (or float32, quantized)" : "float32") + " " +
-                               ShapeText(ViewShape(view));
+  const std::string expected =
+      std::string(int8_input ? "int8 (or float32, quantized)" : "float32") + " " +
+      ShapeText(ViewShape(view));
   const bool int8_data = kind == 'i' && a.itemsize() == 1;
   if (kind != 'f' && !(int8_input && int8_data))
-    throw py::value_error(what + ": expected " + expected + ", got a " + DTypeText(a) + " array of shape " +
-                          ShapeText(ArrayShape(a)));
+    throw py::value_error(what + ": expected " + expected + ", got a " + DTypeText(a) +
+                          " array of shape " + ShapeText(ArrayShape(a)));
   *slices = SlicesOf(ArrayShape(a), ViewShape(view));
   if (*slices == 0)
     throw py::value_error(what + ": expected shape " + ShapeText(ViewShape(view)) +
-                          " (or a multiple of its leading dim) " + (int8_input ? "int8" : "float32") +
-                          ", got shape " + ShapeText(ArrayShape(a)));
+                          " (or a multiple of its leading dim) " +
+                          (int8_input ? "int8" : "float32") + ", got shape " +
+                          ShapeText(ArrayShape(a)));
   if (int8_data) return py::array_t<int8_t, py::array::c_style | py::array::forcecast>::ensure(a);
   return py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(a);
 }

@@ -28,7 +28,8 @@ py::array ToNumpy(py::handle obj);
 // (float32 is quantized by the caller). `what` names the input in messages ("input 0 'x'").
 // The shape must equal the input's, or be k times its leading dim with the rest equal; `slices`
 // receives k. Throws py::value_error otherwise.
-py::array CheckedInput(py::handle obj, const TensorView& view, const std::string& what, size_t* slices);
+py::array CheckedInput(py::handle obj, const TensorView& view, const std::string& what,
+                       size_t* slices);
 
 // A float32 C-contiguous array of exactly `elems` values (any shape), converted from any
 // float dtype; `what` names the argument in the ValueError.

@@ -19,7 +19,8 @@ std::vector<const onnx::ValueInfoProto*> GraphInputs(const onnx::ModelProto& mod
   std::vector<const onnx::ValueInfoProto*> inputs;
   for (const onnx::ValueInfoProto& in : model.graph().input()) {
     bool initializer = false;
-    for (const onnx::TensorProto& t : model.graph().initializer()) initializer |= t.name() == in.name();
+    for (const onnx::TensorProto& t : model.graph().initializer())
+      initializer |= t.name() == in.name();
     if (!initializer) inputs.push_back(&in);
   }
   return inputs;
@@ -28,7 +29,8 @@ std::vector<const onnx::ValueInfoProto*> GraphInputs(const onnx::ModelProto& mod
 // input_shapes[""] (input_shape=(d, d, ...) in Python) names the first graph input. Then an
 // input with a dim that has no fixed value takes its example's shape (unless input_shapes names
 // it already), as --input-shape would fix it.
-void FixDynamicInputs(const onnx::ModelProto& model, const std::vector<std::vector<int64_t>>& examples,
+void FixDynamicInputs(const onnx::ModelProto& model,
+                      const std::vector<std::vector<int64_t>>& examples,
                       compiler::CompileOptions* options) {
   const std::vector<const onnx::ValueInfoProto*> inputs = GraphInputs(model);
   auto unnamed = options->input_shapes.find("");
@@ -48,12 +50,14 @@ void FixDynamicInputs(const onnx::ModelProto& model, const std::vector<std::vect
 
 // Calibrates BatchNorm statistics when asked, then compiles for training or for inference
 // (tools/train_compile.cc's order).
-compiler::CompileResult Compile(onnx::ModelProto* model, const CompileRequest& r, py::dict* report) {
+compiler::CompileResult Compile(onnx::ModelProto* model, const CompileRequest& r,
+                                py::dict* report) {
   compiler::CompileResult result;
   if (!r.bn_calibration.empty()) {
     compiler::CalibrationReport calibration;
-    if (!compiler::CalibrateBatchNorm(model, r.options, r.bn_calibration.data(), r.bn_calibration.size(),
-                                      r.calibrate_batch, r.calibrate_momentum, &calibration, &result.error)) {
+    if (!compiler::CalibrateBatchNorm(model, r.options, r.bn_calibration.data(),
+                                      r.bn_calibration.size(), r.calibrate_batch,
+                                      r.calibrate_momentum, &calibration, &result.error)) {
       result.error = "calibration: " + result.error;
       return result;
     }
@@ -63,7 +67,8 @@ compiler::CompileResult Compile(onnx::ModelProto* model, const CompileRequest& r
   if (!r.train) return compiler::CompileModel(*model, r.options);
   compiler::TrainingCompileResult t = compiler::CompileForTraining(*model, r.options, r.training);
   if (t.compiled.ok) {
-    compiler::MeasureDeployedArena(*model, r.options, r.training, &t.training);   // the report's ratio line
+    compiler::MeasureDeployedArena(*model, r.options, r.training,
+                                   &t.training);  // the report's ratio line
     py::gil_scoped_acquire gil;
     (*report)["training"] = TrainingDict(t.training, r.training);
   }
@@ -72,12 +77,12 @@ compiler::CompileResult Compile(onnx::ModelProto* model, const CompileRequest& r
 
 }  // namespace
 
-py::tuple CompileOnnx(const py::bytes& onnx_bytes, const std::string& model_name, const py::dict& options,
-                      const py::list& example_shapes) {
+py::tuple CompileOnnx(const py::bytes& onnx_bytes, const std::string& model_name,
+                      const py::dict& options, const py::list& example_shapes) {
   CompileRequest request = ReadCompileRequest(options);
   request.options.model_name = model_name;
   const auto examples = example_shapes.cast<std::vector<std::vector<int64_t>>>();
-  const std::string text = onnx_bytes;   // one copy, so the compile can run without the GIL
+  const std::string text = onnx_bytes;  // one copy, so the compile can run without the GIL
   py::dict report;
   compiler::CompileResult result;
   {
@@ -92,7 +97,8 @@ py::tuple CompileOnnx(const py::bytes& onnx_bytes, const std::string& model_name
   }
   if (!result.ok) throw EdgefoldError(result.error);
   CompileReportInto(result.report, result.model.size(), &report);
-  auto model = std::make_unique<PyModel>(CopyToAligned(result.model.data(), result.model.size()), model_name);
+  auto model = std::make_unique<PyModel>(CopyToAligned(result.model.data(), result.model.size()),
+                                         model_name);
   return py::make_tuple(py::cast(std::move(model)), report);
 }
 

@@ -39,30 +39,31 @@ class PyModel {
   uint64_t weights_bytes() const;
   bool trainable() const;
   std::string kernel_isa() const;
-  py::list Inputs() const;    // [(name, shape, dtype, scale, zero_point)]
+  py::list Inputs() const;  // [(name, shape, dtype, scale, zero_point)]
   py::list Outputs() const;
-  py::list Ops() const;       // [(name, type)]
+  py::list Ops() const;  // [(name, type)]
 
  private:
   void Open(size_t threads);  // (re)creates the interpreter with `threads` threads
   std::string Describe(const char* call, Status status);
   static void Log(void* user, const char* message);
   // Fills fresh output arrays, then runs every slice under the model's mutex without the GIL.
-  py::object RunLocked(const std::vector<py::array>& arrays, size_t slices, size_t threads, bool dequantize);
+  py::object RunLocked(const std::vector<py::array>& arrays, size_t slices, size_t threads,
+                       bool dequantize);
 
   ModelBytes bytes_;
   std::string name_;
   tools::AlignedBuffer arena_;
   std::unique_ptr<ThreadPool> pool_;
   size_t threads_ = 0;
-  Interpreter* interpreter_ = nullptr;   // lives inside arena_
+  Interpreter* interpreter_ = nullptr;  // lives inside arena_
   // The graph's inputs and outputs (names and shapes point into the model bytes; data is not
   // read from these copies), for checks and output arrays made before the run takes the mutex.
   std::vector<TensorView> inputs_, outputs_;
-  std::vector<std::pair<std::string, std::string>> ops_;   // (name, type) in execution order
+  std::vector<std::pair<std::string, std::string>> ops_;  // (name, type) in execution order
   std::string kernel_isa_;
   std::vector<std::string> log_;
-  std::mutex mutex_;                     // one run at a time per model
+  std::mutex mutex_;  // one run at a time per model
 };
 
 // Describes tensor `v` for Inputs()/Outputs().

@@ -41,7 +41,7 @@ class PyTrainer {
   void SetOptions(const py::dict& options);
   py::dict GetOptions() const;
   py::dict LastStream() const;
-  py::dict Parameters();   // name → copy of the values held in the arena
+  py::dict Parameters();  // name → copy of the values held in the arena
   // The adapted model (Trainer::ExportModel): a new model with the trained parameters and
   // statistics in place of the original constants.
   std::unique_ptr<PyModel> ExportedModel();
@@ -68,18 +68,18 @@ class PyTrainer {
 
   ModelBytes bytes_;
   std::string name_;
-  std::vector<int64_t> sample_shape_;   // the model input's dims after the batch
+  std::vector<int64_t> sample_shape_;  // the model input's dims after the batch
   // Samples a StreamStep reads and writes logits for: the graph's batch, or with batch
   // statistics the training batch (the trainer runs the graph scaled to it; runtime behaviour,
   // trainer.cc's Forward copies its input tensor whole).
   size_t stream_batch_ = 1;
-  size_t graph_batch_ = 1;              // the model input's leading dim
+  size_t graph_batch_ = 1;  // the model input's leading dim
   tools::AlignedBuffer arena_;
-  Trainer* trainer_ = nullptr;          // lives inside arena_
+  Trainer* trainer_ = nullptr;  // lives inside arena_
   TrainOptions options_;
   StreamReport stream_report_;
   std::vector<std::string> log_;
-  std::mutex mutex_;                    // one call at a time per trainer
+  std::mutex mutex_;  // one call at a time per trainer
 };
 
 }  // namespace edgefold::python

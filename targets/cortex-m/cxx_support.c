@@ -7,5 +7,12 @@
 
 void __cxa_pure_virtual(void) { abort(); }
 /* operator delete(void*) and operator delete(void*, size_t), referenced by virtual destructors. */
-void _ZdlPv(void *p) { (void)p; abort(); }
-void _ZdlPvj(void *p, size_t n) { (void)p; (void)n; abort(); }
+void _ZdlPv(void* p) {
+  (void)p;
+  abort();
+}
+void _ZdlPvj(void* p, size_t n) {
+  (void)p;
+  (void)n;
+  abort();
+}

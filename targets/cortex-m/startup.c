@@ -12,13 +12,12 @@ extern void _mainCRTStartup(void);
 
 void Reset_Handler(void) {
 #if defined(__ARM_FP)
-  *(volatile uint32_t *)0xE000ED88u |= (0xFu << 20); /* CPACR: CP10/CP11 full access */
+  *(volatile uint32_t*)0xE000ED88u |= (0xFu << 20); /* CPACR: CP10/CP11 full access */
   __asm volatile("dsb\n\tisb");
 #endif
   for (uint32_t *s = &__data_load__, *d = &__data_start__; d < &__data_end__;) *d++ = *s++;
   _mainCRTStartup();
-  for (;;) {
-  }
+  for (;;) {}
 }
 
 /* Any fault ends the run: semihosting SYS_EXIT with ADP_Stopped_RunTimeErrorUnknown, which
@@ -28,9 +27,22 @@ static void Fault_Handler(void) {
 }
 
 typedef void (*vector_t)(void);
-__attribute__((section(".isr_vector"), used)) const vector_t vector_table[16] = {
-    (vector_t)&__stack, Reset_Handler, Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler,
-    Fault_Handler, 0, 0, 0, 0, Fault_Handler, Fault_Handler, 0, Fault_Handler, Fault_Handler};
+__attribute__((section(".isr_vector"), used)) const vector_t vector_table[16] = {(vector_t)&__stack,
+                                                                                 Reset_Handler,
+                                                                                 Fault_Handler,
+                                                                                 Fault_Handler,
+                                                                                 Fault_Handler,
+                                                                                 Fault_Handler,
+                                                                                 Fault_Handler,
+                                                                                 0,
+                                                                                 0,
+                                                                                 0,
+                                                                                 0,
+                                                                                 Fault_Handler,
+                                                                                 Fault_Handler,
+                                                                                 0,
+                                                                                 Fault_Handler,
+                                                                                 Fault_Handler};
 #ifdef __cplusplus
 }
 #endif

@@ -12,7 +12,7 @@ static void expect_create_fails(const char* what, const uint8_t* model, size_t m
   ef_options_init(&opt);
   opt.log = log_to_sink;
   opt.log_user = &sink;
-  ef_interpreter* it = (ef_interpreter*)arena;  /* must be reset to NULL */
+  ef_interpreter* it = (ef_interpreter*)arena; /* must be reset to NULL */
   const ef_status s = ef_create(model, model_bytes, arena, arena_bytes, &opt, &it);
   CHECK(s == want, "%s: got '%s', want '%s'", what, ef_status_string(s), ef_status_string(want));
   CHECK(it == NULL, "%s: out handle not cleared", what);
@@ -43,8 +43,7 @@ static void test_bad_arenas(const uint8_t* model, size_t model_bytes) {
   uint8_t* arena = (uint8_t*)alloc64(need);
   expect_create_fails("arena one block short", model, model_bytes, arena, need - 64,
                       EF_ARENA_TOO_SMALL);
-  expect_create_fails("misaligned arena", model, model_bytes, arena + 8, need,
-                      EF_MISALIGNED_ARENA);
+  expect_create_fails("misaligned arena", model, model_bytes, arena + 8, need, EF_MISALIGNED_ARENA);
   expect_create_fails("null arena", model, model_bytes, NULL, need, EF_INVALID_ARGUMENT);
   CHECK(ef_create(model, model_bytes, arena, need, NULL, NULL) == EF_INVALID_ARGUMENT, "null out");
   free(arena);
@@ -72,9 +71,16 @@ static void test_bad_calls(const uint8_t* model, size_t model_bytes, const tenso
 }
 
 static void test_names(void) {
-  const ef_status all[] = {EF_OK, EF_INVALID_MODEL, EF_UNSUPPORTED_VERSION, EF_MISALIGNED_MODEL,
-                           EF_UNSUPPORTED_OP, EF_SHAPE_MISMATCH, EF_ARENA_TOO_SMALL,
-                           EF_MISALIGNED_ARENA, EF_INVALID_ARGUMENT, EF_NUMERIC_ERROR,
+  const ef_status all[] = {EF_OK,
+                           EF_INVALID_MODEL,
+                           EF_UNSUPPORTED_VERSION,
+                           EF_MISALIGNED_MODEL,
+                           EF_UNSUPPORTED_OP,
+                           EF_SHAPE_MISMATCH,
+                           EF_ARENA_TOO_SMALL,
+                           EF_MISALIGNED_ARENA,
+                           EF_INVALID_ARGUMENT,
+                           EF_NUMERIC_ERROR,
                            EF_BAD_STATE};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     CHECK(strcmp(ef_status_string(all[i]), "unknown status") != 0, "status 0x%x unnamed",
@@ -95,7 +101,8 @@ static void test_unavailable_isa(const uint8_t* model, size_t model_bytes) {
     ef_options opt = {isas[i], log_to_sink, &sink, NULL, NULL, 1, 0, 1};
     ef_interpreter* it = NULL;
     CHECK(ef_create(model, model_bytes, arena, need, &opt, &it) == EF_INVALID_ARGUMENT &&
-          sink.calls > 0, "unavailable %s accepted", ef_isa_name(isas[i]));
+              sink.calls > 0,
+          "unavailable %s accepted", ef_isa_name(isas[i]));
     free(arena);
     return;
   }

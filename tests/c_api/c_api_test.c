@@ -15,8 +15,8 @@
 int g_failures = 0;
 
 /* Runs the model on one ISA; returns the max error relative to max(1, max|expected|). */
-static double run_on_isa(const uint8_t* model, size_t model_bytes, ef_isa isa,
-                         const tensor_pb* in, const tensor_pb* expected) {
+static double run_on_isa(const uint8_t* model, size_t model_bytes, ef_isa isa, const tensor_pb* in,
+                         const tensor_pb* expected) {
   log_sink sink = {{0}, 0};
   ef_options opt;
   ef_options_init(&opt);
@@ -29,9 +29,12 @@ static double run_on_isa(const uint8_t* model, size_t model_bytes, ef_isa isa,
   void* arena = alloc64(need);
   ef_interpreter* it = NULL;
   s = ef_create(model, model_bytes, arena, need, &opt, &it);
-  CHECK(s == EF_OK && it != NULL, "create on %s: %s (%s)", ef_isa_name(isa),
-        ef_status_string(s), sink.last);
-  if (s != EF_OK) { free(arena); return INFINITY; }
+  CHECK(s == EF_OK && it != NULL, "create on %s: %s (%s)", ef_isa_name(isa), ef_status_string(s),
+        sink.last);
+  if (s != EF_OK) {
+    free(arena);
+    return INFINITY;
+  }
   CHECK(ef_num_inputs(it) == 1 && ef_num_outputs(it) == 1, "io counts");
   CHECK(ef_arena_used_bytes(it) <= need, "used %zu > required %zu", ef_arena_used_bytes(it), need);
   ef_tensor x;
@@ -60,8 +63,8 @@ static double run_on_isa(const uint8_t* model, size_t model_bytes, ef_isa isa,
 
 static void test_golden(const uint8_t* model, size_t model_bytes, const tensor_pb* in,
                         const tensor_pb* out) {
-  const ef_isa isas[] = {EF_ISA_AUTO, EF_ISA_SCALAR, EF_ISA_SSE42, EF_ISA_AVX2_FMA,
-                         EF_ISA_AVX512, EF_ISA_NEON};
+  const ef_isa isas[] = {EF_ISA_AUTO,     EF_ISA_SCALAR, EF_ISA_SSE42,
+                         EF_ISA_AVX2_FMA, EF_ISA_AVX512, EF_ISA_NEON};
   CHECK(ef_isa_available(EF_ISA_SCALAR), "scalar must always be available");
   for (size_t i = 0; i < sizeof isas / sizeof isas[0]; ++i) {
     if (isas[i] != EF_ISA_AUTO && !ef_isa_available(isas[i])) continue;
@@ -80,8 +83,8 @@ static void reverse_serial(void* user, size_t tasks, void (*run)(void*, size_t),
 static size_t g_invocations, g_split_invocations;
 
 /* The output with `opt` after two runs, copied (NULL on failure); *elems gets its size. */
-static float* run_with(const uint8_t* model, size_t model_bytes, const ef_options* opt, const tensor_pb* in,
-                       size_t* elems) {
+static float* run_with(const uint8_t* model, size_t model_bytes, const ef_options* opt,
+                       const tensor_pb* in, size_t* elems) {
   size_t need = 0;
   float* out = NULL;
   *elems = 0;
@@ -90,8 +93,8 @@ static float* run_with(const uint8_t* model, size_t model_bytes, const ef_option
   ef_interpreter* it = NULL;
   ef_tensor y;
   if (ef_create(model, model_bytes, arena, need, opt, &it) == EF_OK &&
-      ef_set_input(it, 0, in->data, in->elems) == EF_OK && ef_invoke(it) == EF_OK && ef_invoke(it) == EF_OK &&
-      ef_get_output(it, 0, &y) == EF_OK) {
+      ef_set_input(it, 0, in->data, in->elems) == EF_OK && ef_invoke(it) == EF_OK &&
+      ef_invoke(it) == EF_OK && ef_get_output(it, 0, &y) == EF_OK) {
     g_invocations = ef_invocations(it);
     g_split_invocations = ef_split_invocations(it);
     out = malloc(y.elems * sizeof(float));
@@ -105,10 +108,12 @@ static float* run_with(const uint8_t* model, size_t model_bytes, const ef_option
 /* ef_options' threads: 3 tasks per op through the caller's parallel_for (every op with several
  * output rows split: one multiply-add per task at least) give the single-thread output bit for
  * bit, and call it when the model `splits`; with a task minimum no op reaches, never. */
-static void test_threads(const uint8_t* model, size_t model_bytes, const tensor_pb* in, int splits) {
+static void test_threads(const uint8_t* model, size_t model_bytes, const tensor_pb* in,
+                         int splits) {
   ef_options one;
   ef_options_init(&one);
-  CHECK(one.parallel_for == NULL && one.num_threads == 1 && one.min_task_work == 0 && one.adapt_splits == 1,
+  CHECK(one.parallel_for == NULL && one.num_threads == 1 && one.min_task_work == 0 &&
+            one.adapt_splits == 1,
         "threads defaults");
   size_t n_want = 0, n_got = 0, calls = 0;
   float* want = run_with(model, model_bytes, &one, in, &n_want);
@@ -121,7 +126,8 @@ static void test_threads(const uint8_t* model, size_t model_bytes, const tensor_
   opt.min_task_work = 1;
   float* got = run_with(model, model_bytes, &opt, in, &n_got);
   CHECK(want != NULL && got != NULL && n_want == n_got, "threaded run");
-  CHECK(want && got && memcmp(want, got, n_want * sizeof(float)) == 0, "3 tasks differ from 1 thread");
+  CHECK(want && got && memcmp(want, got, n_want * sizeof(float)) == 0,
+        "3 tasks differ from 1 thread");
   if (splits) CHECK(calls > 0, "parallel_for never called");
   /* adapt_splits (the default) times the first run split and the second alone. */
   CHECK(g_invocations == 2 && g_split_invocations == 1, "adaptive: %zu of %zu runs split",
@@ -129,7 +135,8 @@ static void test_threads(const uint8_t* model, size_t model_bytes, const tensor_
   free(got);
   opt.adapt_splits = 0;
   got = run_with(model, model_bytes, &opt, in, &n_got);
-  CHECK(got && n_got == n_want && memcmp(want, got, n_want * sizeof(float)) == 0, "fixed-split run differs");
+  CHECK(got && n_got == n_want && memcmp(want, got, n_want * sizeof(float)) == 0,
+        "fixed-split run differs");
   CHECK(g_invocations == 2 && g_split_invocations == 2, "fixed splits: %zu of %zu runs split",
         g_split_invocations, g_invocations);
   opt.adapt_splits = 1;
@@ -137,7 +144,8 @@ static void test_threads(const uint8_t* model, size_t model_bytes, const tensor_
   calls = 0;
   opt.min_task_work = (size_t)1 << 60;
   got = run_with(model, model_bytes, &opt, in, &n_got);
-  CHECK(got && n_got == n_want && memcmp(want, got, n_want * sizeof(float)) == 0, "unsplit run differs");
+  CHECK(got && n_got == n_want && memcmp(want, got, n_want * sizeof(float)) == 0,
+        "unsplit run differs");
   CHECK(calls == 0, "parallel_for called %zu times below min_task_work", calls);
   free(got);
   free(want);

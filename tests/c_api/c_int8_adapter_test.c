@@ -18,10 +18,11 @@ static void make_drifted(float* x, size_t elems, uint32_t seed) {
   }
 }
 
-static void run_outputs(ef_interpreter* it, const float* x, size_t elems, float* out, size_t out_elems) {
+static void run_outputs(ef_interpreter* it, const float* x, size_t elems, float* out,
+                        size_t out_elems) {
   ef_tensor y;
-  CHECK(ef_set_input(it, 0, x, elems) == EF_OK && ef_invoke(it) == EF_OK && ef_get_output(it, 0, &y) == EF_OK &&
-            y.elems == out_elems,
+  CHECK(ef_set_input(it, 0, x, elems) == EF_OK && ef_invoke(it) == EF_OK &&
+            ef_get_output(it, 0, &y) == EF_OK && y.elems == out_elems,
         "inference");
   memcpy(out, y.data, out_elems * sizeof(float));
 }
@@ -36,7 +37,10 @@ static void test_adapt(const uint8_t* model, size_t model_bytes) {
   ef_int8_adapter* a = NULL;
   s = ef_int8_adapter_create(model, model_bytes, arena, need, &opt, &a);
   CHECK(s == EF_OK && a, "int8_adapter_create: %s (%s)", ef_status_string(s), sink.last);
-  if (s != EF_OK) { free(arena); return; }
+  if (s != EF_OK) {
+    free(arena);
+    return;
+  }
   ef_interpreter* it = ef_int8_adapter_interpreter(a);
   ef_tensor in, y;
   CHECK(ef_get_input(it, 0, &in) == EF_OK && ef_get_output(it, 0, &y) == EF_OK, "views");
@@ -51,7 +55,8 @@ static void test_adapt(const uint8_t* model, size_t model_bytes) {
   const size_t layers = ef_int8_adapter_num_layers(a);
   const float* mean = NULL;
   size_t channels = 0, batches = 0;
-  CHECK(layers == 4 && ef_int8_adapter_layer(a, 0, &mean, NULL, &channels, &batches) == EF_OK && batches == 0,
+  CHECK(layers == 4 && ef_int8_adapter_layer(a, 0, &mean, NULL, &channels, &batches) == EF_OK &&
+            batches == 0,
         "layers %zu", layers);
   const float deployed_mean = mean[0];
   for (uint32_t b = 0; b < 20; ++b) {
@@ -64,18 +69,27 @@ static void test_adapt(const uint8_t* model, size_t model_bytes) {
         "statistics did not move: %zu batches", batches);
   make_drifted(x, elems, 7u);
   run_outputs(it, x, elems, adapted, out_elems);
-  CHECK(memcmp(adapted, deployed, out_elems * sizeof(float)) != 0, "outputs unchanged by adaptation");
-  printf("  %zu layers, %zu channels in the first, arena %zu B: its mean %.4f -> %.4f\n", layers, channels, need,
-         (double)deployed_mean, (double)mean[0]);
+  CHECK(memcmp(adapted, deployed, out_elems * sizeof(float)) != 0,
+        "outputs unchanged by adaptation");
+  printf("  %zu layers, %zu channels in the first, arena %zu B: its mean %.4f -> %.4f\n", layers,
+         channels, need, (double)deployed_mean, (double)mean[0]);
 
   ef_int8_adapter_reset(a);
   run_outputs(it, x, elems, again, out_elems);
-  CHECK(memcmp(again, deployed, out_elems * sizeof(float)) == 0, "reset did not restore the deployed outputs");
-  CHECK(ef_int8_adapter_adapt(a, EF_STATS_MOMENTUM, 0.0f) == EF_INVALID_ARGUMENT, "momentum 0 accepted");
+  CHECK(memcmp(again, deployed, out_elems * sizeof(float)) == 0,
+        "reset did not restore the deployed outputs");
+  CHECK(ef_int8_adapter_adapt(a, EF_STATS_MOMENTUM, 0.0f) == EF_INVALID_ARGUMENT,
+        "momentum 0 accepted");
   CHECK(ef_int8_adapter_adapt(a, (ef_stats_mode)7, 0.1f) == EF_INVALID_ARGUMENT, "mode 7 accepted");
-  CHECK(ef_int8_adapter_adapt(NULL, EF_STATS_MOMENTUM, 0.1f) == EF_INVALID_ARGUMENT, "null adapter");
-  CHECK(ef_int8_adapter_layer(a, layers, NULL, NULL, NULL, NULL) == EF_INVALID_ARGUMENT, "layer out of range");
-  free(x); free(deployed); free(adapted); free(again); free(arena);
+  CHECK(ef_int8_adapter_adapt(NULL, EF_STATS_MOMENTUM, 0.1f) == EF_INVALID_ARGUMENT,
+        "null adapter");
+  CHECK(ef_int8_adapter_layer(a, layers, NULL, NULL, NULL, NULL) == EF_INVALID_ARGUMENT,
+        "layer out of range");
+  free(x);
+  free(deployed);
+  free(adapted);
+  free(again);
+  free(arena);
 }
 
 /* A float model has nothing to adapt: a status and a message saying how to compile one. */
@@ -87,8 +101,8 @@ static void test_float_model(const uint8_t* model, size_t model_bytes) {
   void* arena = alloc64(need);
   ef_int8_adapter* a = (ef_int8_adapter*)arena;
   const ef_status s = ef_int8_adapter_create(model, model_bytes, arena, need, &opt, &a);
-  CHECK(s == EF_INVALID_ARGUMENT && a == NULL && strstr(sink.last, "--adaptable") != NULL, "float model: %s (%s)",
-        ef_status_string(s), sink.last);
+  CHECK(s == EF_INVALID_ARGUMENT && a == NULL && strstr(sink.last, "--adaptable") != NULL,
+        "float model: %s (%s)", ef_status_string(s), sink.last);
   printf("  float model -> %s: %s\n", ef_status_string(s), sink.last);
   free(arena);
 }

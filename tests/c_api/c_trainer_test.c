@@ -26,7 +26,8 @@ static void check_export(const ef_trainer* t, size_t model_bytes, size_t need,
                          const ef_train_options* train, const ef_options* opt) {
   CHECK(ef_trainer_model_bytes(t) == model_bytes, "model_bytes %zu", ef_trainer_model_bytes(t));
   uint8_t* exported = (uint8_t*)alloc64(model_bytes);
-  CHECK(ef_trainer_export_model(t, exported, model_bytes - 1) == EF_INVALID_ARGUMENT, "short buffer");
+  CHECK(ef_trainer_export_model(t, exported, model_bytes - 1) == EF_INVALID_ARGUMENT,
+        "short buffer");
   CHECK(ef_trainer_export_model(t, exported, model_bytes) == EF_OK, "export");
   void* arena = alloc64(need);
   ef_trainer* u = NULL;
@@ -36,7 +37,8 @@ static void check_export(const ef_trainer* t, size_t model_bytes, size_t need,
     CHECK(ef_trainer_num_parameters(u) == ef_trainer_num_parameters(t), "parameter count");
     for (size_t i = 0; i < ef_trainer_num_parameters(t); ++i) {
       ef_parameter a, b;
-      CHECK(ef_trainer_parameter(t, i, &a) == EF_OK && ef_trainer_parameter(u, i, &b) == EF_OK, "param %zu", i);
+      CHECK(ef_trainer_parameter(t, i, &a) == EF_OK && ef_trainer_parameter(u, i, &b) == EF_OK,
+            "param %zu", i);
       CHECK(a.elems == b.elems && memcmp(a.data, b.data, a.elems * sizeof(float)) == 0,
             "exported '%s' differs", a.name);
     }
@@ -59,7 +61,10 @@ static void test_training(const uint8_t* model, size_t model_bytes) {
   ef_trainer* t = NULL;
   s = ef_trainer_create(model, model_bytes, arena, need, &train, &opt, &t);
   CHECK(s == EF_OK && t, "trainer_create: %s (%s)", ef_status_string(s), sink.last);
-  if (s != EF_OK) { free(arena); return; }
+  if (s != EF_OK) {
+    free(arena);
+    return;
+  }
   const size_t n = ef_trainer_batch_size(t), classes = ef_trainer_num_classes(t);
   const size_t elems = n * ef_trainer_sample_elems(t);
   float* x = (float*)malloc(elems * sizeof(float));
@@ -77,27 +82,33 @@ static void test_training(const uint8_t* model, size_t model_bytes) {
     CHECK(s == EF_OK && isfinite(loss), "step %d: %s (%s)", step, ef_status_string(s), sink.last);
     if (step == 0) first_loss = loss;
   }
-  printf("  batch %zu, %zu classes, arena %zu B: loss %.4f -> %.4f, %d/%zu correct\n", n,
-         classes, need, first_loss, loss, correct, n);
+  printf("  batch %zu, %zu classes, arena %zu B: loss %.4f -> %.4f, %d/%zu correct\n", n, classes,
+         need, first_loss, loss, correct, n);
   CHECK(loss < 0.5f * first_loss, "loss did not drop: %.4f -> %.4f", first_loss, loss);
-  CHECK(p0.data[0] != before || ef_trainer_num_parameters(t) > 1, "parameter 0 '%s' unchanged", p0.name);
+  CHECK(p0.data[0] != before || ef_trainer_num_parameters(t) > 1, "parameter 0 '%s' unchanged",
+        p0.name);
   CHECK(ef_trainer_adapt_statistics(t, x) == EF_OK, "adapt");
   CHECK(ef_trainer_evaluate(t, x, logits) == EF_OK && isfinite(logits[0]), "evaluate");
   ef_stream_options stream;
   ef_stream_options_init(&stream);
   ef_stream_report report = {0, 0, 0, 0};
-  CHECK(ef_trainer_stream_step(t, x, logits, &stream, &report) == EF_OK && isfinite(logits[0]), "stream step");
-  CHECK(report.entropy >= 0.0f && report.entropy <= 1.0f && report.samples == n, "stream report: %f, %u",
-        (double)report.entropy, (unsigned)report.samples);
-  stream.window = 0;   /* out of range: refused, with a message */
-  CHECK(ef_trainer_stream_step(t, x, logits, &stream, NULL) == EF_INVALID_ARGUMENT, "window 0 accepted");
+  CHECK(ef_trainer_stream_step(t, x, logits, &stream, &report) == EF_OK && isfinite(logits[0]),
+        "stream step");
+  CHECK(report.entropy >= 0.0f && report.entropy <= 1.0f && report.samples == n,
+        "stream report: %f, %u", (double)report.entropy, (unsigned)report.samples);
+  stream.window = 0; /* out of range: refused, with a message */
+  CHECK(ef_trainer_stream_step(t, x, logits, &stream, NULL) == EF_INVALID_ARGUMENT,
+        "window 0 accepted");
   ef_trainer_reset_stream(t);
-  labels[0] = (int32_t)classes;  /* out of range */
-  CHECK(ef_trainer_step(t, x, labels, NULL, NULL) != EF_OK && sink.calls > 0,
-        "label %zu accepted", classes);
+  labels[0] = (int32_t)classes; /* out of range */
+  CHECK(ef_trainer_step(t, x, labels, NULL, NULL) != EF_OK && sink.calls > 0, "label %zu accepted",
+        classes);
   CHECK(ef_trainer_step(NULL, x, labels, NULL, NULL) == EF_INVALID_ARGUMENT, "null trainer");
   check_export(t, model_bytes, need, &train, &opt);
-  free(x); free(logits); free(labels); free(arena);
+  free(x);
+  free(logits);
+  free(labels);
+  free(arena);
 }
 
 /* Garbage bytes and a short arena give a status and a message, and no trainer. */

@@ -27,10 +27,12 @@ int main(int argc, char** argv) {
   }
   size_t need = 0;
   ef_interpreter* it = NULL;
-  if (ef_required_arena_bytes(model_model, MODEL_MODEL_BYTES, NULL, &need) != EF_OK || need > MODEL_ARENA_BYTES ||
+  if (ef_required_arena_bytes(model_model, MODEL_MODEL_BYTES, NULL, &need) != EF_OK ||
+      need > MODEL_ARENA_BYTES ||
       ef_create(model_model, MODEL_MODEL_BYTES, g_arena, sizeof g_arena, NULL, &it) != EF_OK ||
       ef_set_input(it, 0, input.data, input.elems) != EF_OK || ef_invoke(it) != EF_OK) {
-    fprintf(stderr, "running the exported model failed (need %zu, have %u)\n", need, MODEL_ARENA_BYTES);
+    fprintf(stderr, "running the exported model failed (need %zu, have %u)\n", need,
+            MODEL_ARENA_BYTES);
     tensor_pb_free(&expected);
     tensor_pb_free(&input);
     return 1;

@@ -27,7 +27,9 @@ struct Net {
 void Build(Net& n, bool relu) {
   n.w = testing::RandomVector(n.cin * (n.cout / n.group) * n.k * n.k, 5);
   n.bias = testing::RandomVector(n.cout, 6);
-  n.b.Input("x", {1, n.cin, 4, 5}).Init("up.weight", {n.cin, n.cout / n.group, n.k, n.k}, n.w).Init("up.bias", {n.cout}, n.bias);
+  n.b.Input("x", {1, n.cin, 4, 5})
+      .Init("up.weight", {n.cin, n.cout / n.group, n.k, n.k}, n.w)
+      .Init("up.bias", {n.cout}, n.bias);
   auto& up = n.b.Node("ConvTranspose", {"x", "up.weight", "up.bias"}, {"u"}, "up");
   testing::SetInt(up, "group", n.group);
   testing::SetInts(up, "strides", {2, 2});
@@ -71,7 +73,8 @@ TEST_P(ConvTransposeFold, WeightsBiasReportAndVerify) {
       const int64_t g = ic / cg, oc = g * og + j;
       const double s = p.gamma[oc] / std::sqrt(static_cast<double>(p.var[oc]) + 1e-5);
       for (int64_t t = 0; t < taps; ++t)
-        EXPECT_NEAR(w2[((g * og + j) * taps + t) * cg + ic % cg], n.w[(ic * og + j) * taps + t] * s, 1e-6)
+        EXPECT_NEAR(w2[((g * og + j) * taps + t) * cg + ic % cg], n.w[(ic * og + j) * taps + t] * s,
+                    1e-6)
             << "ic " << ic << " j " << j;
     }
   for (int64_t oc = 0; oc < n.cout; ++oc) {
@@ -85,9 +88,10 @@ INSTANTIATE_TEST_SUITE_P(Groups, ConvTransposeFold,
                                            std::make_tuple(4, 2, 2), std::make_tuple(5, 5, 5)));
 
 // y = Σ scatter of x through W [cin, cout/g, kh, kw] (double), for the ONNX attribute forms.
-std::vector<float> Scatter(const std::vector<float>& x, const std::vector<int64_t>& xs, const std::vector<float>& w,
-                           const std::vector<int64_t>& ws, int64_t group, const std::vector<int64_t>& ys, int64_t s,
-                           int64_t pt, int64_t pl) {
+std::vector<float> Scatter(const std::vector<float>& x, const std::vector<int64_t>& xs,
+                           const std::vector<float>& w, const std::vector<int64_t>& ws,
+                           int64_t group, const std::vector<int64_t>& ys, int64_t s, int64_t pt,
+                           int64_t pl) {
   const int64_t cg = xs[1] / group, og = ws[1];
   std::vector<double> acc(static_cast<size_t>(ys[1] * ys[2] * ys[3]));
   for (int64_t ic = 0; ic < xs[1]; ++ic)
@@ -99,17 +103,18 @@ std::vector<float> Scatter(const std::vector<float>& x, const std::vector<int64_
               const int64_t oy = iy * s + ky - pt, ox = ix * s + kx - pl, oc = ic / cg * og + j;
               if (oy < 0 || ox < 0 || oy >= ys[2] || ox >= ys[3]) continue;
               acc[(oc * ys[2] + oy) * ys[3] + ox] +=
-                  double(w[((ic * og + j) * ws[2] + ky) * ws[3] + kx]) * x[(ic * xs[2] + iy) * xs[3] + ix];
+                  double(w[((ic * og + j) * ws[2] + ky) * ws[3] + kx]) *
+                  x[(ic * xs[2] + iy) * xs[3] + ix];
             }
   return std::vector<float>(acc.begin(), acc.end());
 }
 
 struct AttrCase {
   const char* name;
-  const char* auto_pad;                  // "" = NOTSET
-  std::vector<int64_t> output_shape;     // empty = none
-  std::vector<int64_t> y;                // expected [N, C, H, W]
-  int64_t pt, pl;                        // crops the compiler must derive
+  const char* auto_pad;               // "" = NOTSET
+  std::vector<int64_t> output_shape;  // empty = none
+  std::vector<int64_t> y;             // expected [N, C, H, W]
+  int64_t pt, pl;                     // crops the compiler must derive
 };
 
 class ConvTransposeAttrs : public ::testing::TestWithParam<AttrCase> {};
@@ -132,16 +137,18 @@ TEST_P(ConvTransposeAttrs, MatchDirectScatter) {
 }
 
 // Full output 7×9. SAME: 6×8, total crop 1 per axis, at the end (UPPER) or the start (LOWER).
-INSTANTIATE_TEST_SUITE_P(Forms, ConvTransposeAttrs, ::testing::Values(
-    AttrCase{"plain", "", {}, {1, 3, 7, 9}, 0, 0},
-    AttrCase{"same_upper", "SAME_UPPER", {}, {1, 3, 6, 8}, 0, 0},
-    AttrCase{"same_lower", "SAME_LOWER", {}, {1, 3, 6, 8}, 1, 1},
-    AttrCase{"output_shape", "", {5, 8}, {1, 3, 5, 8}, 1, 0},
-    AttrCase{"valid", "VALID", {}, {1, 3, 7, 9}, 0, 0}),
+INSTANTIATE_TEST_SUITE_P(
+    Forms, ConvTransposeAttrs,
+    ::testing::Values(AttrCase{"plain", "", {}, {1, 3, 7, 9}, 0, 0},
+                      AttrCase{"same_upper", "SAME_UPPER", {}, {1, 3, 6, 8}, 0, 0},
+                      AttrCase{"same_lower", "SAME_LOWER", {}, {1, 3, 6, 8}, 1, 1},
+                      AttrCase{"output_shape", "", {5, 8}, {1, 3, 5, 8}, 1, 0},
+                      AttrCase{"valid", "VALID", {}, {1, 3, 7, 9}, 0, 0}),
     [](const ::testing::TestParamInfo<AttrCase>& i) { return std::string(i.param.name); });
 
 // Shape errors are reported with the node's name.
-CompileResult CompileBad(const std::vector<int64_t>& ws, int64_t group, const std::vector<int64_t>& y) {
+CompileResult CompileBad(const std::vector<int64_t>& ws, int64_t group,
+                         const std::vector<int64_t>& y) {
   OnnxBuilder b;
   int64_t elems = 1;
   for (int64_t d : ws) elems *= d;
@@ -190,12 +197,15 @@ TEST_P(GoldenConvTranspose, FoldsEveryBatchNorm) {
   EXPECT_GT(r.report.batchnorm_found, 0);
   EXPECT_EQ(r.report.batchnorm_folded_backward, r.report.batchnorm_found);
   EXPECT_TRUE(r.report.verified);
-  EXPECT_EQ(testing::CountOps(r.model, fb::OpType::BatchNorm) + testing::CountOps(r.model, fb::OpType::ChannelAffine), 0u);
+  EXPECT_EQ(testing::CountOps(r.model, fb::OpType::BatchNorm) +
+                testing::CountOps(r.model, fb::OpType::ChannelAffine),
+            0u);
   EXPECT_GT(testing::CountOps(r.model, fb::OpType::ConvTranspose), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GoldenConvTranspose,
-                         ::testing::Values("convtranspose2d_bn_relu", "convtranspose2d_grouped_dilated_bn",
+                         ::testing::Values("convtranspose2d_bn_relu",
+                                           "convtranspose2d_grouped_dilated_bn",
                                            "convtranspose1d_bn", "convtranspose2d_nobias_bn_batch2",
                                            "unet_tiny_decoder", "conv_autoencoder"));
 

@@ -153,7 +153,12 @@ TEST(Errors, ZeroSizedInputDimIsNotTreatedAsDynamic) {
     b.Node("Relu", {"image"}, {"y"});
     b.Output("y");
     onnx::ModelProto m = b.model();
-    auto* d = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(dim);
+    auto* d = m.mutable_graph()
+                  ->mutable_input(0)
+                  ->mutable_type()
+                  ->mutable_tensor_type()
+                  ->mutable_shape()
+                  ->mutable_dim(dim);
     d->set_dim_value(0);
     const CompileResult r = CompileModel(m, CompileOptions());
     ASSERT_FALSE(r.ok) << "dim " << dim;

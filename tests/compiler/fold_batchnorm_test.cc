@@ -68,7 +68,8 @@ void CheckFcFold(bool matmul, int trans_b) {
   const auto w = testing::RandomVector(kk * nn, 3);
   const auto cvec = testing::RandomVector(nn, 4);
   OnnxBuilder b;
-  b.Input("x", {2, kk}).Init("fc.weight", trans_b ? std::vector<int64_t>{nn, kk} : std::vector<int64_t>{kk, nn}, w);
+  b.Input("x", {2, kk})
+      .Init("fc.weight", trans_b ? std::vector<int64_t>{nn, kk} : std::vector<int64_t>{kk, nn}, w);
   if (matmul) {
     b.Node("MatMul", {"x", "fc.weight"}, {"h"}, "fc");
   } else {
@@ -186,8 +187,10 @@ TEST(ConvFoldEndToEnd, MatchesDirectComputation) {
         for (int64_t ci = 0; ci < cpg; ++ci)
           for (int64_t u = 0; u < k; ++u)
             for (int64_t v = 0; v < k; ++v)
-              acc += w[((o * cpg + ci) * k + u) * k + v] * x[((o / opg * cpg + ci) * h + i + u) * wd + j + v];
-        const double expect = (acc - p.mean[o]) / std::sqrt(p.var[o] + 1e-5) * p.gamma[o] + p.beta[o];
+              acc += w[((o * cpg + ci) * k + u) * k + v] *
+                     x[((o / opg * cpg + ci) * h + i + u) * wd + j + v];
+        const double expect =
+            (acc - p.mean[o]) / std::sqrt(p.var[o] + 1e-5) * p.gamma[o] + p.beta[o];
         max_err = std::max(max_err, std::fabs(expect - y[(o * oh + i) * ow + j]));
       }
   EXPECT_LT(max_err, 1e-5);
@@ -203,10 +206,12 @@ void CheckSharedFold(double tol) {
   const T w = T(0.75), b = T(-0.2);
   const T w_folded = w * f.scale, b_folded = internal::FoldedBias<T>(b, beta, mean, f.scale);
   for (double x : {-4.0, 0.0, 2.5, 3.0, 10.0}) {
-    const double bn_of_x = double(gamma) * (x - double(mean)) / std::sqrt(double(var) + double(eps)) + double(beta);
+    const double bn_of_x =
+        double(gamma) * (x - double(mean)) / std::sqrt(double(var) + double(eps)) + double(beta);
     EXPECT_NEAR(double(T(x) * f.scale + f.shift), bn_of_x, tol) << "x = " << x;
     const double z = double(w) * x + double(b);
-    const double bn_of_z = double(gamma) * (z - double(mean)) / std::sqrt(double(var) + double(eps)) + double(beta);
+    const double bn_of_z =
+        double(gamma) * (z - double(mean)) / std::sqrt(double(var) + double(eps)) + double(beta);
     EXPECT_NEAR(double(w_folded * T(x) + b_folded), bn_of_z, tol) << "x = " << x;
   }
 }

@@ -15,13 +15,13 @@ using testing::MaxRelError;
 using testing::OnnxBuilder;
 
 struct SeNet {
-  bool hard_gate = false;      // HardSigmoid (MobileNetV3) instead of Sigmoid (EfficientNet)
-  bool scale_first = false;    // Mul(s, x) instead of Mul(x, s)
+  bool hard_gate = false;    // HardSigmoid (MobileNetV3) instead of Sigmoid (EfficientNet)
+  bool scale_first = false;  // Mul(s, x) instead of Mul(x, s)
   bool project_bias = true;
   std::vector<int64_t> project_kernel = {1, 1};
   std::vector<int64_t> project_strides = {1, 1};
   int64_t project_group = 1;
-  int64_t project_out = 8;     // > 49 = H·W: scaling W would cost more than the Mul
+  int64_t project_out = 8;  // > 49 = H·W: scaling W would cost more than the Mul
   bool mul_is_output = false;
   bool mul_second_use = false;
 };
@@ -31,9 +31,12 @@ struct SeNet {
 onnx::ModelProto SeBlock(const SeNet& o) {
   OnnxBuilder b;
   b.Input("x", {1, 6, 7, 7});
-  b.Init("w1", {16, 6, 3, 3}, testing::RandomVector(16 * 54, 1)).Init("b1", {16}, testing::RandomVector(16, 2));
-  b.Init("wr", {4, 16, 1, 1}, testing::RandomVector(64, 3)).Init("br", {4}, testing::RandomVector(4, 4));
-  b.Init("we", {16, 4, 1, 1}, testing::RandomVector(64, 5)).Init("be", {16}, testing::RandomVector(16, 6));
+  b.Init("w1", {16, 6, 3, 3}, testing::RandomVector(16 * 54, 1))
+      .Init("b1", {16}, testing::RandomVector(16, 2));
+  b.Init("wr", {4, 16, 1, 1}, testing::RandomVector(64, 3))
+      .Init("br", {4}, testing::RandomVector(4, 4));
+  b.Init("we", {16, 4, 1, 1}, testing::RandomVector(64, 5))
+      .Init("be", {16}, testing::RandomVector(16, 6));
   const int64_t kk = o.project_kernel[0] * o.project_kernel[1];
   const int64_t m = o.project_out;
   b.Init("wp", {m, 16 / o.project_group, o.project_kernel[0], o.project_kernel[1]},
@@ -54,8 +57,9 @@ onnx::ModelProto SeBlock(const SeNet& o) {
   } else {
     b.Node("Sigmoid", {"e"}, {"s"}, "gate");
   }
-  b.Node("Mul", o.scale_first ? std::vector<std::string>{"s", "h"} : std::vector<std::string>{"h", "s"}, {"m"},
-         "se_scale");
+  b.Node("Mul",
+         o.scale_first ? std::vector<std::string>{"s", "h"} : std::vector<std::string>{"h", "s"},
+         {"m"}, "se_scale");
   std::vector<std::string> project_in = {"m", "wp"};
   if (o.project_bias) project_in.push_back("bp");
   onnx::NodeProto& project = b.Node("Conv", project_in, {"y"}, "project");
@@ -92,14 +96,15 @@ void ExpectFusedMatchesUnfused(const SeNet& net) {
   ASSERT_NE(project, nullptr);
   ASSERT_EQ(project->inputs()->size(), 4u);
   EXPECT_EQ(project->inputs()->Get(2) >= 0, net.project_bias);
-  EXPECT_EQ(testing::ModelOf(fused.model)->tensors()->Get(project->inputs()->Get(3))->name()->str(), "s");
+  EXPECT_EQ(testing::ModelOf(fused.model)->tensors()->Get(project->inputs()->Get(3))->name()->str(),
+            "s");
   EXPECT_GE(project->scratch_bytes(), 8u * 16u * sizeof(float));
 
   CompileOptions plain;
   plain.fuse_activations = false;
   const CompileResult unfused = CompileModel(model, plain);
   ASSERT_TRUE(unfused.ok) << unfused.error;
-  EXPECT_EQ(CountOps(unfused.model, fb::OpType::Binary), 2u);   // swish and se_scale
+  EXPECT_EQ(CountOps(unfused.model, fb::OpType::Binary), 2u);  // swish and se_scale
   ASSERT_EQ(ProjectConv(unfused.model)->inputs()->size(), 3u);
   for (uint32_t seed : {11u, 12u}) {
     const std::vector<float> x = testing::RandomVector(6 * 49, seed, -3, 3);

@@ -16,8 +16,8 @@ using testing::OnnxBuilder;
 struct Block {
   int64_t cin = 8, expand = 48, cout = 8, size = 40;
   int64_t stride = 1, k = 3;
-  bool t_is_output = false;     // t also a graph output: stays in the arena
-  bool t_second_use = false;    // t read by another node too
+  bool t_is_output = false;   // t also a graph output: stays in the arena
+  bool t_second_use = false;  // t read by another node too
 };
 
 // x → pointwise expand (BN, ReLU6) = t → depthwise k×k (BN, ReLU6) → project (BN) [+ x].
@@ -67,7 +67,8 @@ void ExpectFusedMatchesUnfused(const Block& block) {
   EXPECT_EQ(fused.report.expansions_fused, 1);
   EXPECT_TRUE(fused.report.verified);
   EXPECT_LT(fused.report.verify_max_rel_error, 1e-5);
-  EXPECT_EQ(CountOps(fused.model, fb::OpType::Conv), 2u);   // depthwise (with the expansion), project
+  EXPECT_EQ(CountOps(fused.model, fb::OpType::Conv),
+            2u);  // depthwise (with the expansion), project
   EXPECT_EQ(fused.report.arena_bytes, fused.report.arena_lower_bound);
   const CompileResult unfused = CompileModel(model, WithBand(0));
   ASSERT_TRUE(unfused.ok) << unfused.error;
@@ -76,7 +77,8 @@ void ExpectFusedMatchesUnfused(const Block& block) {
   // t (300 KiB) leaves the arena; one band's rows of it take its place.
   EXPECT_LT(fused.report.arena_bytes + 200 * 1024, unfused.report.arena_bytes);
   for (uint32_t seed : {11u, 12u}) {
-    const std::vector<float> x = testing::RandomVector(block.cin * block.size * block.size, seed, -3, 3);
+    const std::vector<float> x =
+        testing::RandomVector(block.cin * block.size * block.size, seed, -3, 3);
     const auto want = testing::RunEfb(unfused.model, {x}).at(0);
     const auto got = testing::RunEfb(fused.model, {x}).at(0);
     EXPECT_LT(MaxRelError(got, want), 1e-5);
@@ -104,7 +106,9 @@ TEST(FuseExpansion, BandsWithinThePlanAndTheL2) {
   const CompileResult unfused = CompileModel(model, WithBand(0));
   ASSERT_TRUE(unfused.ok) << unfused.error;
   const std::vector<float> x = testing::RandomVector(b.cin * b.size * b.size, 21, -3, 3);
-  EXPECT_LT(MaxRelError(testing::RunEfb(fused.model, {x}).at(0), testing::RunEfb(unfused.model, {x}).at(0)), 1e-5);
+  EXPECT_LT(MaxRelError(testing::RunEfb(fused.model, {x}).at(0),
+                        testing::RunEfb(unfused.model, {x}).at(0)),
+            1e-5);
 }
 
 TEST(FuseExpansion, KeptWhereTIsNeededOrSmall) {
@@ -125,7 +129,7 @@ TEST(FuseExpansion, KeptWhereTIsNeededOrSmall) {
 
 TEST(FuseExpansion, FloatInferenceOnly) {
   CompileOptions no_fusion = WithBand(16);
-  no_fusion.fuse_activations = false;   // as training compiles: every op stays
+  no_fusion.fuse_activations = false;  // as training compiles: every op stays
   const CompileResult r = CompileModel(InvertedResidual(Block{}), no_fusion);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.report.expansions_fused, 0);

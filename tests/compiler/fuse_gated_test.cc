@@ -19,8 +19,10 @@ using testing::OnnxBuilder;
 onnx::ModelProto SwishAndHardSwishNet() {
   OnnxBuilder b;
   b.Input("x", {1, 3, 9, 9});
-  b.Init("w1", {8, 3, 3, 3}, testing::RandomVector(216, 1)).Init("b1", {8}, testing::RandomVector(8, 2));
-  b.Init("w2", {8, 8, 1, 1}, testing::RandomVector(64, 3)).Init("b2", {8}, testing::RandomVector(8, 4));
+  b.Init("w1", {8, 3, 3, 3}, testing::RandomVector(216, 1))
+      .Init("b1", {8}, testing::RandomVector(8, 2));
+  b.Init("w2", {8, 8, 1, 1}, testing::RandomVector(64, 3))
+      .Init("b2", {8}, testing::RandomVector(8, 4));
   testing::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
   testing::AddBatchNorm(b, "bn1", "c1", "n1", 8, 5);
   b.Node("Sigmoid", {"n1"}, {"s1"}, "gate1");
@@ -36,7 +38,8 @@ onnx::ModelProto SwishAndHardSwishNet() {
 
 TEST(FuseGatedActivation, SwishAndHardSwishBecomeConvEpilogues) {
   const onnx::ModelProto model = SwishAndHardSwishNet();
-  const CompileResult fused = CompileModel(model, CompileOptions());  // verify on: checks vs unfused too
+  const CompileResult fused =
+      CompileModel(model, CompileOptions());  // verify on: checks vs unfused too
   ASSERT_TRUE(fused.ok) << fused.error;
   EXPECT_TRUE(fused.report.verified);
   EXPECT_EQ(fused.report.activations_fused, 4);  // 2 gates removed + 2 activations into convs
@@ -45,7 +48,8 @@ TEST(FuseGatedActivation, SwishAndHardSwishBecomeConvEpilogues) {
   const auto convs = testing::OpsOfType(m, fb::OpType::Conv);
   ASSERT_EQ(convs.size(), 2u);
   EXPECT_EQ(convs[0]->options_as_ConvOptions()->activation()->kind(), fb::ActivationKind::SiLU);
-  EXPECT_EQ(convs[1]->options_as_ConvOptions()->activation()->kind(), fb::ActivationKind::HardSwish);
+  EXPECT_EQ(convs[1]->options_as_ConvOptions()->activation()->kind(),
+            fb::ActivationKind::HardSwish);
 
   CompileOptions plain;
   plain.fuse_activations = false;
@@ -72,11 +76,13 @@ TEST(FuseGatedActivation, StandAloneSiluMatchesTheFormula) {
   const auto acts = testing::OpsOfType(testing::ModelOf(r.model), fb::OpType::Activation);
   ASSERT_EQ(testing::ModelOf(r.model)->operators()->size(), 1u);
   ASSERT_EQ(acts.size(), 1u);
-  EXPECT_EQ(acts[0]->options_as_ActivationOptions()->activation()->kind(), fb::ActivationKind::SiLU);
+  EXPECT_EQ(acts[0]->options_as_ActivationOptions()->activation()->kind(),
+            fb::ActivationKind::SiLU);
   std::vector<float> x = testing::RandomVector(74, 9, -10, 10);
   x[0] = -100, x[1] = 100, x[2] = 0;
   const auto y = testing::RunEfb(r.model, {x}).at(0);
-  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], x[i] / (1 + std::exp(-double(x[i]))), 1e-6 * (1 + std::fabs(x[i])));
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(y[i], x[i] / (1 + std::exp(-double(x[i]))), 1e-6 * (1 + std::fabs(x[i])));
 }
 
 // Left alone: HardSigmoid with ONNX's default α = 0.2 (not HardSwish), a gate with a second
@@ -127,7 +133,8 @@ TEST(FuseGatedActivation, OnlyTheExactPatternIsRewritten) {
     EXPECT_EQ(CountOps(r.model, fb::OpType::Binary), 1u);
     const auto convs = testing::OpsOfType(testing::ModelOf(r.model), fb::OpType::Conv);
     ASSERT_EQ(convs.size(), 1u);
-    EXPECT_EQ(convs[0]->options_as_ConvOptions()->activation()->kind(), fb::ActivationKind::Sigmoid);
+    EXPECT_EQ(convs[0]->options_as_ConvOptions()->activation()->kind(),
+              fb::ActivationKind::Sigmoid);
   }
 }
 

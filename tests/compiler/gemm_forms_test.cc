@@ -11,7 +11,8 @@ using testing::OnnxBuilder;
 
 // Reference Y = alpha·op(A)·op(B) + beta·C  (A is [M,K] or [K,M] when transA, B is [K,N]).
 std::vector<float> GemmRef(const std::vector<float>& a, bool trans_a, const std::vector<float>& b,
-                           const std::vector<float>& c, int m, int k, int n, float alpha, float beta) {
+                           const std::vector<float>& c, int m, int k, int n, float alpha,
+                           float beta) {
   std::vector<float> y(m * n);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {

@@ -42,19 +42,20 @@ double ScaledError(const std::string& name, const std::vector<uint8_t>& model) {
 }
 
 CompileResult CompileCase(const std::string& name) {
-  return CompileFile(std::string(EDGEFOLD_GOLDEN_DATA_DIR) + "/" + name + "/model.onnx", CompileOptions());
+  return CompileFile(std::string(EDGEFOLD_GOLDEN_DATA_DIR) + "/" + name + "/model.onnx",
+                     CompileOptions());
 }
 
 TEST(GoldenVit, Opset13LayerNormsFuseAndBothOpsetsMatchPyTorch) {
   const CompileResult r13 = CompileCase("vit_tiny_opset13"), r17 = CompileCase("vit_tiny_opset17");
   ASSERT_TRUE(r13.ok) << r13.error;
   ASSERT_TRUE(r17.ok) << r17.error;
-  EXPECT_TRUE(r13.report.verified);   // fused against the spelled-out graph
+  EXPECT_TRUE(r13.report.verified);  // fused against the spelled-out graph
   for (const CompileResult* r : {&r13, &r17}) {
-    EXPECT_EQ(CountOps(r->model, fb::OpType::LayerNorm), 5u);   // 2 per block + the final one
+    EXPECT_EQ(CountOps(r->model, fb::OpType::LayerNorm), 5u);  // 2 per block + the final one
     EXPECT_EQ(CountOps(r->model, fb::OpType::Reduce), 0u);
     EXPECT_EQ(CountOps(r->model, fb::OpType::Softmax), 2u);
-    EXPECT_EQ(CountOps(r->model, fb::OpType::MatMul), 4u);      // q·kᵀ and att·v per block
+    EXPECT_EQ(CountOps(r->model, fb::OpType::MatMul), 4u);  // q·kᵀ and att·v per block
   }
   EXPECT_EQ(r13.report.num_ops, r17.report.num_ops);
   EXPECT_LT(ScaledError("vit_tiny_opset13", r13.model), 1e-5);

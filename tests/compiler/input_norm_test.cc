@@ -13,7 +13,9 @@ using testing::OnnxBuilder;
 
 onnx::ModelProto ConvModel(int64_t pad) {
   OnnxBuilder b;
-  b.Input("x", {1, 3, 6, 6}).Init("w", {4, 3, 3, 3}, testing::RandomVector(108, 7)).Init("b", {4}, {0.1f, -0.2f, 0.3f, 0});
+  b.Input("x", {1, 3, 6, 6})
+      .Init("w", {4, 3, 3, 3}, testing::RandomVector(108, 7))
+      .Init("b", {4}, {0.1f, -0.2f, 0.3f, 0});
   testing::SetInts(b.Node("Conv", {"x", "w", "b"}, {"c"}, "conv"), "pads", {pad, pad, pad, pad});
   b.Node("Relu", {"c"}, {"y"});
   b.Output("y");
@@ -21,25 +23,32 @@ onnx::ModelProto ConvModel(int64_t pad) {
 }
 
 void ExpectNormalizationExact(int64_t pad, bool expect_folded) {
-  const std::vector<float> mean = {0.4914f, 0.4822f, 0.4465f}, std_dev = {0.2470f, 0.2435f, 0.2616f};
+  const std::vector<float> mean = {0.4914f, 0.4822f, 0.4465f},
+                           std_dev = {0.2470f, 0.2435f, 0.2616f};
   CompileOptions with;
   with.input_mean = mean;
   with.input_std = std_dev;
-  const CompileResult norm = CompileModel(ConvModel(pad), with), plain = CompileModel(ConvModel(pad), CompileOptions());
+  const CompileResult norm = CompileModel(ConvModel(pad), with),
+                      plain = CompileModel(ConvModel(pad), CompileOptions());
   ASSERT_TRUE(norm.ok) << norm.error;
   ASSERT_TRUE(plain.ok) << plain.error;
   EXPECT_EQ(norm.report.input_normalization_folded, expect_folded);
-  EXPECT_EQ(testing::OpsOfType(testing::ModelOf(norm.model), fb::OpType::ChannelAffine).size(), expect_folded ? 0u : 1u);
+  EXPECT_EQ(testing::OpsOfType(testing::ModelOf(norm.model), fb::OpType::ChannelAffine).size(),
+            expect_folded ? 0u : 1u);
   const std::vector<float> raw = testing::RandomVector(108, 8, 0.0f, 1.0f);
   std::vector<float> normalized(raw);
   for (size_t i = 0; i < raw.size(); ++i) normalized[i] = (raw[i] - mean[i / 36]) / std_dev[i / 36];
-  const auto got = testing::RunEfb(norm.model, {raw}).at(0), want = testing::RunEfb(plain.model, {normalized}).at(0);
+  const auto got = testing::RunEfb(norm.model, {raw}).at(0),
+             want = testing::RunEfb(plain.model, {normalized}).at(0);
   ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4 * std::max(1.0f, std::fabs(want[i]))) << i;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-4 * std::max(1.0f, std::fabs(want[i]))) << i;
 }
 
 TEST(InputNormalization, FoldsIntoUnpaddedConv) { ExpectNormalizationExact(0, true); }
-TEST(InputNormalization, KeepsAffineBeforePaddedConvSoBorderStaysExact) { ExpectNormalizationExact(1, false); }
+TEST(InputNormalization, KeepsAffineBeforePaddedConvSoBorderStaysExact) {
+  ExpectNormalizationExact(1, false);
+}
 
 TEST(InputNormalization, WrongChannelCountNamesInput) {
   CompileOptions o;
@@ -58,8 +67,8 @@ TEST(InputStatistics, PoolsOverImagesAndPixels) {
   std::vector<float> mean, std_dev;
   std::string error;
   ASSERT_TRUE(InputStatistics(x.data(), 2, 2, 2, &mean, &std_dev, &error)) << error;
-  EXPECT_FLOAT_EQ(mean[0], 2.0f);      // {1,1} and {3,3}
-  EXPECT_FLOAT_EQ(std_dev[0], 1.0f);   // per-image σ would be 0
+  EXPECT_FLOAT_EQ(mean[0], 2.0f);     // {1,1} and {3,3}
+  EXPECT_FLOAT_EQ(std_dev[0], 1.0f);  // per-image σ would be 0
   EXPECT_FLOAT_EQ(mean[1], 2.0f);
   EXPECT_FLOAT_EQ(std_dev[1], 1.0f);
   // [N=2, C=1, S=4]: {1,1,1,1,3,3,3,3} then {0,2,0,2,10,12,10,12}.
@@ -72,7 +81,7 @@ TEST(InputStatistics, PoolsOverImagesAndPixels) {
 }
 
 TEST(InputStatistics, ConstantChannelOrNaNIsAnErrorNamingTheChannel) {
-  std::vector<float> x = {1, 2, 5, 5, 3, 4, 5, 5};   // [N=2, C=2, S=2]: channel 1 constant
+  std::vector<float> x = {1, 2, 5, 5, 3, 4, 5, 5};  // [N=2, C=2, S=2]: channel 1 constant
   std::vector<float> mean, std_dev;
   std::string error;
   EXPECT_FALSE(InputStatistics(x.data(), 2, 2, 2, &mean, &std_dev, &error));

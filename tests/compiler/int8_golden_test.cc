@@ -64,8 +64,9 @@ std::vector<GoldenLayer> ReadLayers(const std::string& path) {
     for (std::string field; std::getline(ss, field, '|');) f.push_back(field);
     EXPECT_EQ(f.size(), 6u) << line;
     if (f.size() != 6) continue;
-    layers.push_back({f[0], static_cast<uint32_t>(std::stoul(f[1])), static_cast<uint32_t>(std::stoul(f[2])),
-                      std::stoi(f[3]), std::stoi(f[4]), std::stoi(f[5])});
+    layers.push_back({f[0], static_cast<uint32_t>(std::stoul(f[1])),
+                      static_cast<uint32_t>(std::stoul(f[2])), std::stoi(f[3]), std::stoi(f[4]),
+                      std::stoi(f[5])});
   }
   return layers;
 }
@@ -74,11 +75,13 @@ class Int8Golden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Int8Golden, MatchesNumPyReferenceBitForBit) {
   const std::string dir = kDir + "/" + GetParam();
-  const NpyArray calib = Read(dir + "/calib.npy"), inputs = Read(dir + "/input.npy"), expected = Read(dir + "/expected.npy");
+  const NpyArray calib = Read(dir + "/calib.npy"), inputs = Read(dir + "/input.npy"),
+                 expected = Read(dir + "/expected.npy");
   ASSERT_FALSE(inputs.shape.empty());
   CompileOptions o;
   o.quantize_int8 = true;
-  std::ifstream percentile(dir + "/quantize_percentile.txt");   // 100 = min/max, as the script assumed
+  std::ifstream percentile(dir +
+                           "/quantize_percentile.txt");  // 100 = min/max, as the script assumed
   ASSERT_TRUE(percentile >> o.quantize_percentile) << dir;
   o.calibration = calib.data;
   for (size_t d : calib.shape) o.calibration_shape.push_back(static_cast<int64_t>(d));
@@ -92,8 +95,10 @@ TEST_P(Int8Golden, MatchesNumPyReferenceBitForBit) {
   for (size_t i = 0; i < got.size(); ++i) {
     SCOPED_TRACE("layer " + std::to_string(i) + " " + got[i].name);
     EXPECT_EQ(got[i].type, want[i].type);
-    EXPECT_EQ(Bits(got[i].in_scale), want[i].in_scale) << got[i].in_scale << " vs " << FromBits(want[i].in_scale);
-    EXPECT_EQ(Bits(got[i].out_scale), want[i].out_scale) << got[i].out_scale << " vs " << FromBits(want[i].out_scale);
+    EXPECT_EQ(Bits(got[i].in_scale), want[i].in_scale)
+        << got[i].in_scale << " vs " << FromBits(want[i].in_scale);
+    EXPECT_EQ(Bits(got[i].out_scale), want[i].out_scale)
+        << got[i].out_scale << " vs " << FromBits(want[i].out_scale);
     EXPECT_EQ(got[i].out_zero_point, want[i].zero_point);
     EXPECT_EQ(got[i].act_min, want[i].act_min);
     EXPECT_EQ(got[i].act_max, want[i].act_max);
@@ -101,7 +106,8 @@ TEST_P(Int8Golden, MatchesNumPyReferenceBitForBit) {
 
   // Graph output 0 is the network's; the others tap int8 layers (each gets its own Dequantize),
   // so every intermediate int8 tensor is compared, not only what survives to the classifier.
-  const size_t runs = inputs.shape[0], in_elems = inputs.data.size() / runs, want_elems = expected.data.size() / runs;
+  const size_t runs = inputs.shape[0], in_elems = inputs.data.size() / runs,
+               want_elems = expected.data.size() / runs;
   ASSERT_EQ(expected.shape[0], runs);
   for (Isa isa : AvailableIsas())
     for (size_t r = 0; r < runs; ++r) {
@@ -114,15 +120,17 @@ TEST_P(Int8Golden, MatchesNumPyReferenceBitForBit) {
         for (size_t k = 0; k < res.outputs[o].size() && at < want_elems; ++k, ++at) {
           const float y = res.outputs[o][k], w = expected.data[r * want_elems + at];
           if (Bits(y) != Bits(w) && ++mismatches <= 8)
-            ADD_FAILURE() << IsaName(isa) << " input " << r << " output " << o << " element " << k << ": " << y
-                          << " vs reference " << w;
+            ADD_FAILURE() << IsaName(isa) << " input " << r << " output " << o << " element " << k
+                          << ": " << y << " vs reference " << w;
         }
       EXPECT_EQ(at, want_elems) << "output elements of the compiled model vs the reference";
       EXPECT_EQ(mismatches, 0u) << IsaName(isa) << " input " << r;
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, Int8Golden, ::testing::Values("net2d_residual", "net1d_grouped", "net1d_percentile99"));
+INSTANTIATE_TEST_SUITE_P(Models, Int8Golden,
+                         ::testing::Values("net2d_residual", "net1d_grouped",
+                                           "net1d_percentile99"));
 
 }  // namespace
 }  // namespace edgefold::compiler

@@ -14,7 +14,8 @@ namespace edgefold::compiler::int8_testing {
 inline kernels::testing::NpyArray DigitsImages() {
   kernels::testing::NpyArray x;
   std::string error;
-  EXPECT_TRUE(kernels::testing::ReadNpyF32(std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_test_x.npy", &x, &error))
+  EXPECT_TRUE(kernels::testing::ReadNpyF32(
+      std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_test_x.npy", &x, &error))
       << error;
   return x;
 }

@@ -24,12 +24,14 @@ using testing::OnnxBuilder;
 onnx::ModelProto ConvNetIr7() {
   OnnxBuilder b(8);
   b.Input("x", {1, 3, 6, 6});
-  b.Init("conv.w", {4, 3, 3, 3}, testing::RandomVector(108, 11)).Init("conv.b", {4}, testing::RandomVector(4, 12));
+  b.Init("conv.w", {4, 3, 3, 3}, testing::RandomVector(108, 11))
+      .Init("conv.b", {4}, testing::RandomVector(4, 12));
   b.Node("Conv", {"x", "conv.w", "conv.b"}, {"c"}, "conv");
   testing::AddBatchNorm(b, "bn", "c", "n", 4, 13);
   b.Node("Relu", {"n"}, {"r"}, "relu");
   b.Node("Flatten", {"r"}, {"f"}, "flatten");
-  b.Init("fc.w", {2, 64}, testing::RandomVector(128, 14)).Init("fc.b", {2}, testing::RandomVector(2, 15));
+  b.Init("fc.w", {2, 64}, testing::RandomVector(128, 14))
+      .Init("fc.b", {2}, testing::RandomVector(2, 15));
   auto& fc = b.Node("Gemm", {"f", "fc.w", "fc.b"}, {"y"}, "fc");
   testing::SetInt(fc, "transB", 1);
   b.Output("y");
@@ -72,7 +74,8 @@ TEST(LegacyIr, Ir3WithoutInitializerInputsMatchesIr7) {
   const onnx::ModelProto ir7 = ConvNetIr7();
   onnx::ModelProto ir3 = ir7;
   ir3.set_ir_version(3);
-  ASSERT_FALSE(CheckerAccepts(ir3)) << "the strict checker must refuse this layout, else the test proves nothing";
+  ASSERT_FALSE(CheckerAccepts(ir3))
+      << "the strict checker must refuse this layout, else the test proves nothing";
   const std::vector<float> expect = CompileAndRun(ir7, kInput);
   const std::vector<float> got = CompileAndRun(ir3, kInput);
   ASSERT_EQ(expect.size(), 2u);
@@ -107,8 +110,10 @@ TEST(LegacyIr, IrStampBelow3WithOpsetImportReadAsIr3) {
   ASSERT_EQ(expect.size(), 2u);
   for (int ir : {-1, 0, 1, 2}) {
     onnx::ModelProto old = ir7;
-    if (ir < 0) old.clear_ir_version();
-    else old.set_ir_version(ir);
+    if (ir < 0)
+      old.clear_ir_version();
+    else
+      old.set_ir_version(ir);
     ASSERT_FALSE(CheckerAccepts(old)) << "ir " << ir;
     EXPECT_EQ(CompileAndRun(old, kInput), expect) << "ir " << ir;
   }
@@ -123,8 +128,13 @@ TEST(LegacyIr, DanglingNodeInputIsRefusedNamingModelAndName) {
     b.Output("y");
     onnx::ModelProto m = b.model();
     m.set_ir_version(ir);
-    auto* y_shape = m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
-    y_shape->clear_dim();  // the builder cannot infer it past 'ghost'; declare it, so only 'ghost' is wrong
+    auto* y_shape = m.mutable_graph()
+                        ->mutable_output(0)
+                        ->mutable_type()
+                        ->mutable_tensor_type()
+                        ->mutable_shape();
+    y_shape
+        ->clear_dim();  // the builder cannot infer it past 'ghost'; declare it, so only 'ghost' is wrong
     for (int64_t d : {1, 4}) y_shape->add_dim()->set_dim_value(d);
     CompileOptions o;
     o.model_name = "dangling.onnx";
@@ -143,15 +153,18 @@ TEST(LegacyIr, Ir3InputContradictingItsInitializerIsRefusedNamingIt) {
     for (auto& in : *m.mutable_graph()->mutable_input()) {
       if (in.name() != "conv.b") continue;
       auto* tensor_type = in.mutable_type()->mutable_tensor_type();
-      if (wrong_type) tensor_type->set_elem_type(onnx::TensorProto::INT64);
-      else tensor_type->mutable_shape()->mutable_dim(0)->set_dim_value(5);
+      if (wrong_type)
+        tensor_type->set_elem_type(onnx::TensorProto::INT64);
+      else
+        tensor_type->mutable_shape()->mutable_dim(0)->set_dim_value(5);
     }
     CompileOptions o;
     o.model_name = "mistyped.onnx";
     const CompileResult r = CompileModel(m, o);
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error, std::string("model 'mistyped.onnx': graph input 'conv.b' is declared ") +
-                           (wrong_type ? "INT64[4]" : "FLOAT[5]") + " but its initializer is FLOAT[4]");
+                           (wrong_type ? "INT64[4]" : "FLOAT[5]") +
+                           " but its initializer is FLOAT[4]");
   }
 }
 

@@ -26,7 +26,8 @@ TEST(Lowering, LegacySoftmaxFlattensFromAxis) {
   for (int n = 0; n < 2; ++n) {
     double sum = 0;
     for (int i = 0; i < 12; ++i) sum += std::exp(double(x[n * 12 + i]));
-    for (int i = 0; i < 12; ++i) EXPECT_NEAR(y[n * 12 + i], std::exp(double(x[n * 12 + i])) / sum, 1e-6);
+    for (int i = 0; i < 12; ++i)
+      EXPECT_NEAR(y[n * 12 + i], std::exp(double(x[n * 12 + i])) / sum, 1e-6);
   }
 }
 
@@ -91,7 +92,10 @@ TEST(Lowering, MatMulOfActivationsAndConcat) {
   const fb::Model* m = testing::ModelOf(r.model);
   EXPECT_EQ(m->operators()->Get(0)->type(), fb::OpType::MatMul);
   EXPECT_EQ(m->operators()->Get(1)->options_as_ConcatOptions()->axis(), 1);
-  const auto y = testing::RunEfb(r.model, {{1, 0, 0, 0, 1, 0}, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}).at(0);
+  const auto y =
+      testing::RunEfb(
+          r.model, {{1, 0, 0, 0, 1, 0}, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}})
+          .at(0);
   EXPECT_EQ(y, (std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8, 5, 6, 7, 8}));
 }
 

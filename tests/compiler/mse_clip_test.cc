@@ -41,16 +41,18 @@ TEST(MseClip, ClipsLaplaceTailsAndLowersTheTrueError) {
   const ClipRange c = MseClip(values, o.min, o.max);
   EXPECT_LT(c.hi, 0.95 * o.max);
   EXPECT_GT(c.lo, 0.95 * o.min);
-  EXPECT_GT(c.hi, 5.0);   // not clipped into the bulk either
-  const double full = QuantizationMse(o.values, o.min, o.max), clipped = QuantizationMse(o.values, c.lo, c.hi);
+  EXPECT_GT(c.hi, 5.0);  // not clipped into the bulk either
+  const double full = QuantizationMse(o.values, o.min, o.max),
+               clipped = QuantizationMse(o.values, c.lo, c.hi);
   EXPECT_LT(clipped, 0.8 * full) << "min/max " << full << ", mse " << clipped;
-  std::printf("Laplace: range [%.2f, %.2f] of [%.2f, %.2f], int8 MSE %.3g (min/max %.3g)\n", c.lo, c.hi, o.min, o.max,
-              clipped, full);
+  std::printf("Laplace: range [%.2f, %.2f] of [%.2f, %.2f], int8 MSE %.3g (min/max %.3g)\n", c.lo,
+              c.hi, o.min, o.max, clipped, full);
 }
 
 // Bounded values gain nothing from clipping: the range stays (nearly) whole.
 TEST(MseClip, KeepsAUniformRange) {
-  Observed o = Draw_(100000, 2, [](std::mt19937& r) { return std::uniform_real_distribution<double>(-1, 1)(r); });
+  Observed o = Draw_(
+      100000, 2, [](std::mt19937& r) { return std::uniform_real_distribution<double>(-1, 1)(r); });
   std::vector<float> values = o.values;
   const ClipRange c = MseClip(values, o.min, o.max);
   EXPECT_GE(c.hi, 0.97 * o.max);
@@ -76,12 +78,14 @@ TEST(MseClip, ReluOutputsClipOnlyTheTop) {
 // saves: the choice minimizes the error over the data, it does not drop outliers by rule.
 TEST(MseClip, NeverWorseThanMinMaxOnTheData) {
   for (unsigned seed = 10; seed < 16; ++seed) {
-    Observed o = Draw_(50000, seed, [](std::mt19937& r) { return std::normal_distribution<double>(0, 1)(r); });
+    Observed o = Draw_(50000, seed,
+                       [](std::mt19937& r) { return std::normal_distribution<double>(0, 1)(r); });
     o.values[7] = static_cast<float>(seed * 40.0);
     o.max = std::max<double>(o.max, o.values[7]);
     std::vector<float> values = o.values;
     const ClipRange c = MseClip(values, o.min, o.max);
-    EXPECT_LE(QuantizationMse(o.values, c.lo, c.hi), 1.05 * QuantizationMse(o.values, o.min, o.max)) << seed;
+    EXPECT_LE(QuantizationMse(o.values, c.lo, c.hi), 1.05 * QuantizationMse(o.values, o.min, o.max))
+        << seed;
   }
 }
 

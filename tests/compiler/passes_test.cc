@@ -123,7 +123,10 @@ INSTANTIATE_TEST_SUITE_P(Kinds, FuseActivation,
 
 TEST(FuseActivationClip, MinMaxFromInputs) {
   OnnxBuilder b;
-  b.Input("x", {1, 4}).Init("w", {4, 3}, testing::RandomVector(12, 2)).Init("lo", {}, {0}).Init("hi", {}, {6});
+  b.Input("x", {1, 4})
+      .Init("w", {4, 3}, testing::RandomVector(12, 2))
+      .Init("lo", {}, {0})
+      .Init("hi", {}, {6});
   b.Node("MatMul", {"x", "w"}, {"h"}, "fc");
   b.Node("Clip", {"h", "lo", "hi"}, {"y"}, "relu6");
   b.Output("y");
@@ -157,7 +160,8 @@ TEST(DynamicDims, SymbolicBatchDefaultsToOne) {
   b.Output("y");
   const CompileResult r = CompileModel(b.model(), NoVerify());
   ASSERT_TRUE(r.ok) << r.error;
-  const fb::Tensor* x = testing::ModelOf(r.model)->tensors()->Get(testing::ModelOf(r.model)->inputs()->Get(0));
+  const fb::Tensor* x =
+      testing::ModelOf(r.model)->tensors()->Get(testing::ModelOf(r.model)->inputs()->Get(0));
   EXPECT_EQ(x->shape()->Get(0), 1);
   EXPECT_EQ(x->shape()->Get(1), 4);
 }

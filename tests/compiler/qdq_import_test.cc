@@ -62,26 +62,31 @@ onnx::ModelProto Load(const std::string& model) {
 // Runs every golden input and compares with ONNX Runtime: within one output step on >= 99 % of
 // the values, the same arg max on >= 99 % of the inputs.
 void ExpectAgreesWithOrt(const std::string& model, const CompileResult& c) {
-  const NpyArray x = Npy(kDir + "/" + model + "_input.npy"), want = Npy(kDir + "/" + model + "_ort.npy");
+  const NpyArray x = Npy(kDir + "/" + model + "_input.npy"),
+                 want = Npy(kDir + "/" + model + "_ort.npy");
   const double step = OutputStep(model);
   ASSERT_GT(step, 0.0);
   const size_t runs = x.shape[0], per = x.data.size() / runs, classes = want.shape[1];
   ASSERT_EQ(want.shape[0], runs);
   size_t within = 0, agree = 0;
   for (size_t i = 0; i < runs; ++i) {
-    const std::vector<float> in(x.data.begin() + static_cast<long>(i * per), x.data.begin() + static_cast<long>((i + 1) * per));
+    const std::vector<float> in(x.data.begin() + static_cast<long>(i * per),
+                                x.data.begin() + static_cast<long>((i + 1) * per));
     const auto r = RunModel(c.model, {in});
     ASSERT_EQ(r.status, Status::kOk) << r.log;
     ASSERT_EQ(r.outputs[0].size(), classes);
     const float* ort = want.data.data() + i * classes;
-    for (size_t k = 0; k < classes; ++k) within += std::fabs(double(r.outputs[0][k]) - ort[k]) <= step * 1.001;
+    for (size_t k = 0; k < classes; ++k)
+      within += std::fabs(double(r.outputs[0][k]) - ort[k]) <= step * 1.001;
     agree += ArgMax(r.outputs[0].data(), classes) == ArgMax(ort, classes);
   }
-  const double within_fraction = double(within) / double(runs * classes), top1 = double(agree) / double(runs);
+  const double within_fraction = double(within) / double(runs * classes),
+               top1 = double(agree) / double(runs);
   EXPECT_GE(within_fraction, 0.99) << model;
   EXPECT_GE(top1, 0.99) << model;
-  std::printf("%s: %.2f %% of outputs within one step (%.6g) of ONNX Runtime, top-1 agreement %.2f %%\n", model.c_str(),
-              100 * within_fraction, step, 100 * top1);
+  std::printf(
+      "%s: %.2f %% of outputs within one step (%.6g) of ONNX Runtime, top-1 agreement %.2f %%\n",
+      model.c_str(), 100 * within_fraction, step, 100 * top1);
 }
 
 const QuantLayerReport* Layer(const CompileReport& r, const std::string& name) {
@@ -106,10 +111,12 @@ TEST(QdqImport, PerChannelInt8ModelAgreesWithOnnxRuntimeOnInt8Kernels) {
   EXPECT_TRUE(c.report.quant.ran);
   // The global average's output has a finer scale in the model than its input: float, named.
   ASSERT_EQ(c.report.quant.float_ops.size(), 1u);
-  EXPECT_EQ(c.report.quant.float_ops[0], "gap (GlobalPool): the model quantizes its output unlike its input, and an "
-                                         "int8 average keeps its input's scale");
-  EXPECT_EQ(c.report.batchnorm_folded_backward, 1);   // the float BN between conv2 and its Relu
-  for (const char* name : {"conv1", "conv2", "depthwise", "relu3", "fc", "residual_add", "pool1", "flatten"})
+  EXPECT_EQ(c.report.quant.float_ops[0],
+            "gap (GlobalPool): the model quantizes its output unlike its input, and an "
+            "int8 average keeps its input's scale");
+  EXPECT_EQ(c.report.batchnorm_folded_backward, 1);  // the float BN between conv2 and its Relu
+  for (const char* name :
+       {"conv1", "conv2", "depthwise", "relu3", "fc", "residual_add", "pool1", "flatten"})
     EXPECT_NE(Layer(c.report, name), nullptr) << name << " is not an int8 layer";
   ExpectAgreesWithOrt("qdq_s8_per_channel", c);
 }
@@ -123,7 +130,8 @@ const onnx::TensorProto* InitializerProto(const onnx::ModelProto& m, const std::
 // The int8 weights tensor of the op named `name` in the .efb.
 const fb::Tensor* WeightsOf(const fb::Model* m, const std::string& name) {
   for (const fb::Operator* op : *m->operators())
-    if (op->name()->str() == name) return m->tensors()->Get(static_cast<uint32_t>(op->inputs()->Get(1)));
+    if (op->name()->str() == name)
+      return m->tensors()->Get(static_cast<uint32_t>(op->inputs()->Get(1)));
   return nullptr;
 }
 
@@ -146,12 +154,17 @@ TEST(QdqImport, WeightsKeepTheModelsInt8ValuesAndScales) {
     const auto* want = reinterpret_cast<const int8_t*>(q->raw_data().data());
     for (size_t ch = 0; ch < scales.size(); ++ch) {
       const float s = w->quant()->scales()->Get(static_cast<uint32_t>(ch));
-      if (node != "conv2") EXPECT_EQ(s, scales[ch]) << node << " channel " << ch;
-      else EXPECT_NE(s, scales[ch]) << node << " channel " << ch << ": the BN scale is not in the weights";
+      if (node != "conv2")
+        EXPECT_EQ(s, scales[ch]) << node << " channel " << ch;
+      else
+        EXPECT_NE(s, scales[ch]) << node << " channel " << ch
+                                 << ": the BN scale is not in the weights";
       for (size_t k = 0; k < per; ++k) {
         const int a = got[ch * per + k], b = want[ch * per + k];
-        if (node != "conv2") ASSERT_EQ(a, b) << node << " weight " << ch * per + k;
-        else ASSERT_EQ(std::abs(a), std::abs(b)) << node << " weight " << ch * per + k;
+        if (node != "conv2")
+          ASSERT_EQ(a, b) << node << " weight " << ch * per + k;
+        else
+          ASSERT_EQ(std::abs(a), std::abs(b)) << node << " weight " << ch * per + k;
       }
     }
   }
@@ -163,9 +176,11 @@ TEST(QdqImport, Opset10Uint8ModelAgreesWithOnnxRuntimeAndNamesItsFloatOp) {
   const CompileResult c = CompileModel(Load("qdq_u8_opset10"), CompileOptions());
   ASSERT_TRUE(c.ok) << c.error;
   ASSERT_EQ(c.report.quant.float_ops.size(), 2u);
-  EXPECT_EQ(c.report.quant.float_ops[0], "channel_gain (Binary): a Mul by a constant has no int8 kernel");
-  EXPECT_EQ(c.report.quant.float_ops[1], "pool (Pool): the model quantizes its output unlike its input, and an "
-                                         "int8 average keeps its input's scale");
+  EXPECT_EQ(c.report.quant.float_ops[0],
+            "channel_gain (Binary): a Mul by a constant has no int8 kernel");
+  EXPECT_EQ(c.report.quant.float_ops[1],
+            "pool (Pool): the model quantizes its output unlike its input, and an "
+            "int8 average keeps its input's scale");
   for (const char* name : {"conv1", "conv2", "sigmoid", "flatten", "fc"})
     EXPECT_NE(Layer(c.report, name), nullptr) << name << " is not an int8 layer";
   // uint8 zero point z is int8 z − 128.
@@ -178,7 +193,8 @@ TEST(QdqImport, PyTorchPtqExportAgreesWithOnnxRuntimeOnInt8Kernels) {
   const CompileResult c = CompileModel(Load("torch_ptq_cnn"), CompileOptions());
   ASSERT_TRUE(c.ok) << c.error;
   EXPECT_TRUE(c.report.quant.float_ops.empty()) << c.report.quant.float_ops[0];
-  for (const char* name : {"/conv1/Conv", "/pool/MaxPool", "/conv2/Conv", "/gap/GlobalAveragePool", "/fc/Gemm"})
+  for (const char* name :
+       {"/conv1/Conv", "/pool/MaxPool", "/conv2/Conv", "/gap/GlobalAveragePool", "/fc/Gemm"})
     EXPECT_NE(Layer(c.report, name), nullptr) << name << " is not an int8 layer";
   ExpectAgreesWithOrt("torch_ptq_cnn", c);
 }
@@ -194,7 +210,8 @@ TEST(QdqImport, PyTorchQatExportAgreesWithOnnxRuntimeOnInt8Kernels) {
   for (const char* name : {"/conv1/Conv", "/conv2/Conv"})
     EXPECT_NE(Layer(c.report, name), nullptr) << name << " is not an int8 layer";
   const std::vector<std::string> want = {
-      "/gap/GlobalAveragePool (GlobalPool): its output is not quantized in the model, and an int8 average rounds to "
+      "/gap/GlobalAveragePool (GlobalPool): its output is not quantized in the model, and an int8 "
+      "average rounds to "
       "its input's scale",
       "/Flatten (Reshape): its input is float (it keeps its producer's precision)",
       "/fc/Gemm (Gemm): its input '/Flatten_output_0' is not quantized in the model"};
@@ -225,9 +242,12 @@ TEST(QdqImport, SameBitsOnEveryIsa) {
     const NpyArray x = Npy(kDir + "/" + model + "_input.npy");
     const size_t per = x.data.size() / x.shape[0];
     for (size_t i = 0; i < 8; ++i) {
-      const std::vector<float> in(x.data.begin() + static_cast<long>(i * per), x.data.begin() + static_cast<long>((i + 1) * per));
+      const std::vector<float> in(x.data.begin() + static_cast<long>(i * per),
+                                  x.data.begin() + static_cast<long>((i + 1) * per));
       const auto want = RunModel(c.model, {in}, Isa::kScalar);
-      for (Isa isa : AvailableIsas()) EXPECT_EQ(RunModel(c.model, {in}, isa).outputs, want.outputs) << model << " " << IsaName(isa);
+      for (Isa isa : AvailableIsas())
+        EXPECT_EQ(RunModel(c.model, {in}, isa).outputs, want.outputs)
+            << model << " " << IsaName(isa);
     }
   }
 }
@@ -257,13 +277,14 @@ TEST(QdqImport, Opset17GivesTheSameModel) {
 }
 
 TEST(QdqImport, Int8GraphInputIsAnErrorNamingTheNode) {
-  onnx::ModelProto m = Load("qdq_s8_per_channel");   // x int8, read by x_DequantizeLinear directly
+  onnx::ModelProto m = Load("qdq_s8_per_channel");  // x int8, read by x_DequantizeLinear directly
   auto* nodes = m.mutable_graph()->mutable_node();
   for (int i = 0; i < nodes->size(); ++i)
     if (nodes->Get(i).name() == "x_QuantizeLinear") nodes->DeleteSubrange(i, 1);
   for (onnx::NodeProto& node : *nodes)
     if (node.name() == "x_DequantizeLinear") node.set_input(0, "x");
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT8);
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::INT8);
   const CompileResult c = CompileModel(m, CompileOptions());
   ASSERT_FALSE(c.ok);
   EXPECT_NE(c.error.find("node 'x_DequantizeLinear'"), std::string::npos) << c.error;
@@ -278,17 +299,19 @@ TEST(QdqImport, AsymmetricWeightsLeavingInt8AreRequantized) {
   for (onnx::NodeProto& n : *m.mutable_graph()->mutable_node()) {
     if (n.name() == "conv2.w_zp_const") {
       const int32_t zp = 60;
-      n.mutable_attribute(0)->mutable_t()->set_raw_data(std::string(reinterpret_cast<const char*>(&zp), sizeof zp));
+      n.mutable_attribute(0)->mutable_t()->set_raw_data(
+          std::string(reinterpret_cast<const char*>(&zp), sizeof zp));
     }
-    if (n.name() == "conv2.w_scale_const") std::memcpy(&scale, n.attribute(0).t().raw_data().data(), sizeof scale);
+    if (n.name() == "conv2.w_scale_const")
+      std::memcpy(&scale, n.attribute(0).t().raw_data().data(), sizeof scale);
   }
   ASSERT_GT(scale, 0.0f);
   const CompileResult c = CompileModel(m, CompileOptions());
   ASSERT_TRUE(c.ok) << c.error;
   const QuantLayerReport* conv2 = Layer(c.report, "conv2");
   ASSERT_NE(conv2, nullptr);
-  EXPECT_EQ(conv2->w_scale_min, scale);          // channels that fit keep the model's scale
-  EXPECT_GT(conv2->w_scale_max, scale * 1.4f);   // q up to 243: max |q − 60| / 127 = 1.44
+  EXPECT_EQ(conv2->w_scale_min, scale);         // channels that fit keep the model's scale
+  EXPECT_GT(conv2->w_scale_max, scale * 1.4f);  // q up to 243: max |q − 60| / 127 = 1.44
 }
 
 // qdq_as_float: the float model behind the Q/DQ pairs (edgefold diff's reference), no int8.
@@ -334,10 +357,11 @@ TEST(QdqImport, MalformedScalesAreErrorsNamingTheNode) {
     size_t index;
     float value;
     const char* what;
-  } cases[] = {{3, 0.0f, "scale[3] = 0 is not positive"},
-               {5, -0.25f, "scale[5] = -0.25 is not positive"},
-               {2, std::numeric_limits<float>::quiet_NaN(), "scale[2] = nan is not positive and finite"},
-               {0, std::numeric_limits<float>::infinity(), "scale[0] = inf is not positive and finite"}};
+  } cases[] = {
+      {3, 0.0f, "scale[3] = 0 is not positive"},
+      {5, -0.25f, "scale[5] = -0.25 is not positive"},
+      {2, std::numeric_limits<float>::quiet_NaN(), "scale[2] = nan is not positive and finite"},
+      {0, std::numeric_limits<float>::infinity(), "scale[0] = inf is not positive and finite"}};
   for (const auto& bad : cases) {
     onnx::ModelProto m = good;
     std::vector<float> v = s;
@@ -345,7 +369,7 @@ TEST(QdqImport, MalformedScalesAreErrorsNamingTheNode) {
     SetFloats(MutableInitializer(&m, "conv1.w_scale"), v);
     ExpectErrorNames(m, "conv1.w_DQ", bad.what);
   }
-  onnx::ModelProto act = good;   // an activation's scale
+  onnx::ModelProto act = good;  // an activation's scale
   SetFloats(MutableInitializer(&act, "r2_q_scale"), {0.0f});
   const std::string e = CompileError(act);
   EXPECT_NE(e.find("scale[0] = 0 is not positive"), std::string::npos) << e;
@@ -365,12 +389,12 @@ TEST(QdqImport, MismatchedAxisOrLengthsAreErrorsNamingTheNode) {
   const onnx::ModelProto good = Load("qdq_s8_per_channel");
   std::vector<float> s = Initializer(good, "conv1.w_scale");
   s.pop_back();
-  {   // 7 scales, 8 zero points
+  {  // 7 scales, 8 zero points
     onnx::ModelProto m = good;
     SetFloats(MutableInitializer(&m, "conv1.w_scale"), s);
     ExpectErrorNames(m, "conv1.w_DQ", "has 7 scales but 8 zero points");
   }
-  {   // 7 scales and zero points for 8 output channels
+  {  // 7 scales and zero points for 8 output channels
     onnx::ModelProto m = good;
     SetFloats(MutableInitializer(&m, "conv1.w_scale"), s);
     onnx::TensorProto* zp = MutableInitializer(&m, "conv1.w_zp");
@@ -378,13 +402,13 @@ TEST(QdqImport, MismatchedAxisOrLengthsAreErrorsNamingTheNode) {
     zp->set_dims(0, 7);
     ExpectErrorNames(m, "conv1.w_DQ", "has 7 scales for axis 0 of length 8");
   }
-  {   // the scales along axis 1 (3 input channels) instead of 0
+  {  // the scales along axis 1 (3 input channels) instead of 0
     onnx::ModelProto m = good;
     for (onnx::NodeProto& node : *m.mutable_graph()->mutable_node())
       if (node.name() == "conv1.w_DQ") node.mutable_attribute(0)->set_i(1);
     ExpectErrorNames(m, "conv1.w_DQ", "has 8 scales for axis 1 of length 3");
   }
-  {   // a DequantizeLinear with another scale than its QuantizeLinear
+  {  // a DequantizeLinear with another scale than its QuantizeLinear
     onnx::ModelProto m = good;
     onnx::TensorProto* other = m.mutable_graph()->add_initializer();
     *other = *MutableInitializer(&m, "r2_q_scale");
@@ -392,7 +416,8 @@ TEST(QdqImport, MismatchedAxisOrLengthsAreErrorsNamingTheNode) {
     SetFloats(other, {0.5f});
     for (onnx::NodeProto& node : *m.mutable_graph()->mutable_node())
       if (node.name() == "r2_DequantizeLinear") node.set_input(1, "other_scale");
-    ExpectErrorNames(m, "r2_DequantizeLinear", "differ from those of its QuantizeLinear 'r2_QuantizeLinear'");
+    ExpectErrorNames(m, "r2_DequantizeLinear",
+                     "differ from those of its QuantizeLinear 'r2_QuantizeLinear'");
   }
 }
 

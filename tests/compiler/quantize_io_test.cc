@@ -24,7 +24,8 @@ const std::string kDigits = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits
 
 using int8_testing::DigitsImages;
 
-CompileOptions Int8Options(const std::vector<float>& calibration, std::vector<int64_t> shape, bool io_int8) {
+CompileOptions Int8Options(const std::vector<float>& calibration, std::vector<int64_t> shape,
+                           bool io_int8) {
   CompileOptions o;
   o.quantize_int8 = true;
   o.io_int8 = io_int8;
@@ -74,9 +75,9 @@ TEST(QuantizeIoInt8, InputsAndOutputsAreInt8WithTheBoundaryOpsQuantization) {
     ASSERT_NE(got->quant(), nullptr);
     EXPECT_EQ(got->quant()->scales()->Get(0), want->quant()->scales()->Get(0));
     EXPECT_EQ(got->quant()->zero_points()->Get(0), want->quant()->zero_points()->Get(0));
-    EXPECT_EQ(got->bytes(), want->bytes());   // planned at 1 byte per element
+    EXPECT_EQ(got->bytes(), want->bytes());  // planned at 1 byte per element
   }
-  EXPECT_STREQ(in->name()->c_str(), "image");   // the ONNX names, not the copies'
+  EXPECT_STREQ(in->name()->c_str(), "image");  // the ONNX names, not the copies'
   EXPECT_STREQ(out->name()->c_str(), "logits");
   // The report: I/O int8 with the same scale and zero point.
   EXPECT_TRUE(q.report.quant.io_int8);
@@ -95,8 +96,10 @@ TEST(QuantizeIoInt8, InputsAndOutputsAreInt8WithTheBoundaryOpsQuantization) {
 TEST(QuantizeIoInt8, ArenaShrinksWhenTheInputSetsThePeak) {
   edgefold::testing::OnnxBuilder b(13, 8);
   b.GraphName("pointwise").Input("x", {1, 16, 8, 8}).Output("y", {1, 4, 8, 8});
-  b.Init("W", {4, 16, 1, 1}, edgefold::testing::RandomVector(64, 7)).Init("B", {4}, edgefold::testing::RandomVector(4, 8));
-  edgefold::testing::SetInts(b.Node("Conv", {"x", "W", "B"}, {"y"}, "conv"), "kernel_shape", {1, 1});
+  b.Init("W", {4, 16, 1, 1}, edgefold::testing::RandomVector(64, 7))
+      .Init("B", {4}, edgefold::testing::RandomVector(4, 8));
+  edgefold::testing::SetInts(b.Node("Conv", {"x", "W", "B"}, {"y"}, "conv"), "kernel_shape",
+                             {1, 1});
   const std::string path = ::testing::TempDir() + "/pointwise_io.onnx";
   ASSERT_TRUE(edgefold::testing::SaveModel(b.model(), path));
   const std::vector<float> calib = edgefold::testing::RandomVector(4 * 1024, 9);
@@ -109,8 +112,8 @@ TEST(QuantizeIoInt8, ArenaShrinksWhenTheInputSetsThePeak) {
   const fb::Model* mq = fb::GetModel(q.model.data());
   EXPECT_EQ(Tensor(q.model, mq->inputs()->Get(0))->bytes(), 1024u);
   EXPECT_EQ(Tensor(q.model, mq->outputs()->Get(0))->bytes(), 256u);
-  EXPECT_EQ(f.report.arena_bytes, 4096u + 1024u);   // float x + its int8 copy
-  EXPECT_EQ(q.report.arena_bytes, 1024u + 256u);    // int8 x + int8 y
+  EXPECT_EQ(f.report.arena_bytes, 4096u + 1024u);  // float x + its int8 copy
+  EXPECT_EQ(q.report.arena_bytes, 1024u + 256u);   // int8 x + int8 y
 }
 
 // x → Softmax → 1×1 Conv + Relu → y, and y → Softmax → z, both Softmax over the channel axis
@@ -120,9 +123,11 @@ TEST(QuantizeIoInt8, ArenaShrinksWhenTheInputSetsThePeak) {
 TEST(QuantizeIoInt8, InputsAndOutputsNextToFloatOpsStayFloat) {
   edgefold::testing::OnnxBuilder b(13, 8);
   b.GraphName("mixed").Input("x", {1, 4, 4, 4}).Output("y", {1, 4, 4, 4}).Output("z", {1, 4, 4, 4});
-  b.Init("W", {4, 4, 1, 1}, edgefold::testing::RandomVector(16, 3)).Init("B", {4}, edgefold::testing::RandomVector(4, 4));
+  b.Init("W", {4, 4, 1, 1}, edgefold::testing::RandomVector(16, 3))
+      .Init("B", {4}, edgefold::testing::RandomVector(4, 4));
   edgefold::testing::SetInt(b.Node("Softmax", {"x"}, {"s"}, "softmax_in"), "axis", 1);
-  edgefold::testing::SetInts(b.Node("Conv", {"s", "W", "B"}, {"c"}, "conv"), "kernel_shape", {1, 1});
+  edgefold::testing::SetInts(b.Node("Conv", {"s", "W", "B"}, {"c"}, "conv"), "kernel_shape",
+                             {1, 1});
   b.Node("Relu", {"c"}, {"y"}, "relu");
   edgefold::testing::SetInt(b.Node("Softmax", {"y"}, {"z"}, "softmax_out"), "axis", 1);
   const std::string path = ::testing::TempDir() + "/mixed_io.onnx";
@@ -135,18 +140,21 @@ TEST(QuantizeIoInt8, InputsAndOutputsNextToFloatOpsStayFloat) {
   const std::vector<QuantIoReport>& io = q.report.quant.io;
   ASSERT_EQ(io.size(), 3u);
   for (const QuantIoReport& r : io)
-    std::printf("%s '%s': %s scale %.9g zero point %d %s\n", r.is_input ? "input" : "output", r.name.c_str(),
-                r.int8 ? "int8" : "float32", double(r.scale), r.zero_point, r.why_float.c_str());
+    std::printf("%s '%s': %s scale %.9g zero point %d %s\n", r.is_input ? "input" : "output",
+                r.name.c_str(), r.int8 ? "int8" : "float32", double(r.scale), r.zero_point,
+                r.why_float.c_str());
   EXPECT_FALSE(io[0].int8);
-  EXPECT_NE(io[0].why_float.find("read by the float op 'softmax_in'"), std::string::npos) << io[0].why_float;
+  EXPECT_NE(io[0].why_float.find("read by the float op 'softmax_in'"), std::string::npos)
+      << io[0].why_float;
   EXPECT_TRUE(io[1].int8) << io[1].why_float;
   EXPECT_EQ(io[1].name, "y");
   EXPECT_FALSE(io[2].int8);
   EXPECT_NE(io[2].why_float.find("written by the float op"), std::string::npos) << io[2].why_float;
   const std::vector<float> x = edgefold::testing::RandomVector(64, 6, -3.0f, 3.0f);
-  const auto rf = edgefold::testing::RunModel(f.model, {x}), rq = edgefold::testing::RunModel(q.model, {x});
+  const auto rf = edgefold::testing::RunModel(f.model, {x}),
+             rq = edgefold::testing::RunModel(q.model, {x});
   ASSERT_EQ(rq.status, Status::kOk) << rq.log;
-  EXPECT_EQ(rq.outputs, rf.outputs);   // RunModel dequantizes y
+  EXPECT_EQ(rq.outputs, rf.outputs);  // RunModel dequantizes y
 }
 
 TEST(QuantizeIoInt8, NeedsQuantizeInt8) {
@@ -184,7 +192,8 @@ TEST(QuantizeIoInt8, SameBitsAsTheFloatIoModelInside) {
     ASSERT_EQ(fi.SetInput(0, xi, pixels), Status::kOk);
     ASSERT_EQ(fi.Invoke(), Status::kOk);
     ASSERT_EQ(qi.QuantizeInput(0, xi, pixels), Status::kOk);
-    const std::vector<int8_t> bytes(in.data_s8, in.data_s8 + pixels);   // Invoke may reuse the input's bytes
+    const std::vector<int8_t> bytes(in.data_s8,
+                                    in.data_s8 + pixels);  // Invoke may reuse the input's bytes
     ASSERT_EQ(qi.Invoke(), Status::kOk);
     ASSERT_EQ(ri.SetInputS8(0, bytes.data(), bytes.size()), Status::kOk);
     ASSERT_EQ(ri.Invoke(), Status::kOk);
@@ -209,12 +218,14 @@ TEST(QuantizeIoInt8, WrongSetterIsRefusedWithAClearMessage) {
   const std::vector<float> xf(64, 0.5f);
   const std::vector<int8_t> xq(64, 3);
   EXPECT_EQ(qs->interp->SetInput(0, xf.data(), xf.size()), Status::kInvalidArgument);
-  EXPECT_NE(qs->log.find("SetInput: input 'image' is int8: use SetInputS8 or QuantizeInput"), std::string::npos)
+  EXPECT_NE(qs->log.find("SetInput: input 'image' is int8: use SetInputS8 or QuantizeInput"),
+            std::string::npos)
       << qs->log;
   EXPECT_EQ(qs->interp->SetInputS8(0, xq.data(), 63), Status::kShapeMismatch);
   EXPECT_EQ(fs->interp->SetInputS8(0, xq.data(), xq.size()), Status::kInvalidArgument);
   EXPECT_EQ(fs->interp->QuantizeInput(0, xf.data(), xf.size()), Status::kInvalidArgument);
-  EXPECT_NE(fs->log.find("input 'image' is float32, not int8: use SetInput"), std::string::npos) << fs->log;
+  EXPECT_NE(fs->log.find("input 'image' is float32, not int8: use SetInput"), std::string::npos)
+      << fs->log;
   EXPECT_EQ(fs->interp->input(0).data_s8, nullptr);
   // The C API over the same interpreter.
   ef_interpreter* c = reinterpret_cast<ef_interpreter*>(qs->interp);

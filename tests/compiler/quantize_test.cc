@@ -20,13 +20,12 @@ namespace edgefold::compiler {
 namespace {
 
 using edgefold::testing::AvailableIsas;
+using edgefold::testing::RunModel;
 using int8_testing::DigitsImages;
 using int8_testing::SqnrDb;
-using edgefold::testing::RunModel;
 
 const std::string kDigits = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_cnn.onnx";
 const std::string kBnPositions = std::string(EDGEFOLD_MODELS_DATA_DIR) + "/bn_positions.onnx";
-
 
 CompileOptions Int8Options(const kernels::testing::NpyArray& x) {
   CompileOptions o;
@@ -48,7 +47,8 @@ size_t ArgMax(const std::vector<float>& v) {
 struct FloatAndInt8 {
   CompileResult f, q;
 };
-FloatAndInt8 CompileBoth(const onnx::ModelProto& model, const std::vector<size_t>& sample, unsigned seed) {
+FloatAndInt8 CompileBoth(const onnx::ModelProto& model, const std::vector<size_t>& sample,
+                         unsigned seed) {
   kernels::testing::NpyArray calib;
   calib.shape = {16};
   size_t elems = 16;
@@ -70,29 +70,34 @@ TEST(QuantizeInt8, DigitsAgreesWithFloatAndShrinksArenaAndWeights) {
   size_t agree = 0;
   double signal = 0, noise = 0;
   for (size_t i = 0; i < images; ++i) {
-    const std::vector<float> in(x.data.begin() + static_cast<long>(i * pixels), x.data.begin() + static_cast<long>((i + 1) * pixels));
+    const std::vector<float> in(x.data.begin() + static_cast<long>(i * pixels),
+                                x.data.begin() + static_cast<long>((i + 1) * pixels));
     const auto rf = RunModel(f.model, {in}), rq = RunModel(q.model, {in});
     ASSERT_EQ(rq.status, Status::kOk) << rq.log;
     agree += ArgMax(rf.outputs[0]) == ArgMax(rq.outputs[0]);
     for (size_t k = 0; k < rf.outputs[0].size(); ++k) {
       signal += double(rf.outputs[0][k]) * rf.outputs[0][k];
-      noise += (double(rf.outputs[0][k]) - rq.outputs[0][k]) * (double(rf.outputs[0][k]) - rq.outputs[0][k]);
+      noise += (double(rf.outputs[0][k]) - rq.outputs[0][k]) *
+               (double(rf.outputs[0][k]) - rq.outputs[0][k]);
     }
   }
   const double agreement = double(agree) / double(images), sqnr = 10 * std::log10(signal / noise);
-  std::printf("digits int8: top-1 agreement %.2f %%, output SQNR %.2f dB (report: %.2f %%, %.2f dB); arena %llu vs "
-              "%llu float, weights %llu vs %llu\n", 100 * agreement, sqnr, 100 * q.report.quant.top1_agreement,
-              q.report.quant.output_sqnr_db, (unsigned long long)q.report.arena_bytes,
-              (unsigned long long)f.report.arena_bytes, (unsigned long long)q.report.weight_bytes,
-              (unsigned long long)f.report.weight_bytes);
+  std::printf(
+      "digits int8: top-1 agreement %.2f %%, output SQNR %.2f dB (report: %.2f %%, %.2f dB); arena "
+      "%llu vs "
+      "%llu float, weights %llu vs %llu\n",
+      100 * agreement, sqnr, 100 * q.report.quant.top1_agreement, q.report.quant.output_sqnr_db,
+      (unsigned long long)q.report.arena_bytes, (unsigned long long)f.report.arena_bytes,
+      (unsigned long long)q.report.weight_bytes, (unsigned long long)f.report.weight_bytes);
   EXPECT_GE(agreement, 0.99);
-  EXPECT_NEAR(agreement, q.report.quant.top1_agreement, 1e-9);   // the report measures what runs
+  EXPECT_NEAR(agreement, q.report.quant.top1_agreement, 1e-9);  // the report measures what runs
   EXPECT_NEAR(sqnr, q.report.quant.output_sqnr_db, 0.01);
   EXPECT_TRUE(q.report.quant.float_ops.empty());
   EXPECT_LT(q.report.arena_bytes, f.report.arena_bytes);
   EXPECT_EQ(q.report.quant.float_arena_bytes, f.report.arena_bytes);
   EXPECT_LT(q.report.weight_bytes * 2, f.report.weight_bytes);
-  EXPECT_EQ(fb::GetModel(f.model.data())->format_version(), 1u);   // float models are written as before
+  EXPECT_EQ(fb::GetModel(f.model.data())->format_version(),
+            1u);  // float models are written as before
   EXPECT_EQ(fb::GetModel(q.model.data())->format_version(), 2u);
 }
 
@@ -102,9 +107,11 @@ TEST(QuantizeInt8, SameBitsOnEveryIsa) {
   ASSERT_TRUE(q.ok) << q.error;
   const size_t pixels = x.data.size() / x.shape[0];
   for (size_t i = 0; i < 16; ++i) {
-    const std::vector<float> in(x.data.begin() + static_cast<long>(i * pixels), x.data.begin() + static_cast<long>((i + 1) * pixels));
+    const std::vector<float> in(x.data.begin() + static_cast<long>(i * pixels),
+                                x.data.begin() + static_cast<long>((i + 1) * pixels));
     const auto want = RunModel(q.model, {in}, Isa::kScalar);
-    for (Isa isa : AvailableIsas()) EXPECT_EQ(RunModel(q.model, {in}, isa).outputs, want.outputs) << IsaName(isa);
+    for (Isa isa : AvailableIsas())
+      EXPECT_EQ(RunModel(q.model, {in}, isa).outputs, want.outputs) << IsaName(isa);
   }
 }
 
@@ -112,12 +119,14 @@ TEST(QuantizeInt8, SameBitsOnEveryIsa) {
 TEST(QuantizeInt8, MixedPrecisionNamesTheFloatOpsAndRuns) {
   kernels::testing::NpyArray x;
   std::string error;
-  ASSERT_TRUE(kernels::testing::ReadNpyF32(std::string(EDGEFOLD_MODELS_DATA_DIR) + "/bn_positions.input.npy", &x, &error));
+  ASSERT_TRUE(kernels::testing::ReadNpyF32(
+      std::string(EDGEFOLD_MODELS_DATA_DIR) + "/bn_positions.input.npy", &x, &error));
   kernels::testing::NpyArray calib = x;
   calib.shape[0] = 8;
   calib.data.clear();
   for (size_t s = 0; s < 8; ++s)
-    for (size_t i = 0; i < x.data.size(); ++i) calib.data.push_back(x.data[i] * (0.6f + 0.1f * float(s)) + 0.01f * float((i * 7 + s) % 13));
+    for (size_t i = 0; i < x.data.size(); ++i)
+      calib.data.push_back(x.data[i] * (0.6f + 0.1f * float(s)) + 0.01f * float((i * 7 + s) % 13));
   const CompileResult f = CompileFile(kBnPositions, CompileOptions());
   const CompileResult q = CompileFile(kBnPositions, Int8Options(calib));
   ASSERT_TRUE(q.ok) << q.error;
@@ -125,7 +134,8 @@ TEST(QuantizeInt8, MixedPrecisionNamesTheFloatOpsAndRuns) {
   ASSERT_FALSE(q.report.quant.layers.empty());
   EXPECT_GT(q.report.quant.boundaries, 0);
   bool named = false;
-  for (const std::string& s : q.report.quant.float_ops) named = named || s.find("): ") != std::string::npos;
+  for (const std::string& s : q.report.quant.float_ops)
+    named = named || s.find("): ") != std::string::npos;
   EXPECT_TRUE(named) << q.report.quant.float_ops[0];
   const auto rf = RunModel(f.model, {x.data}), rq = RunModel(q.model, {x.data});
   ASSERT_EQ(rq.status, Status::kOk) << rq.log;
@@ -139,9 +149,12 @@ TEST(QuantizeInt8, MixedPrecisionNamesTheFloatOpsAndRuns) {
 TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
   testing::OnnxBuilder b;
   b.Input("x", {1, 3, 8, 8});
-  b.Init("w1", {8, 3, 3, 3}, testing::RandomVector(216, 1)).Init("b1", {8}, testing::RandomVector(8, 2));
-  b.Init("w2", {8, 8, 1, 1}, testing::RandomVector(64, 3)).Init("b2", {8}, testing::RandomVector(8, 4));
-  b.Init("w3", {8, 8, 1, 1}, testing::RandomVector(64, 5)).Init("b3", {8}, testing::RandomVector(8, 6));
+  b.Init("w1", {8, 3, 3, 3}, testing::RandomVector(216, 1))
+      .Init("b1", {8}, testing::RandomVector(8, 2));
+  b.Init("w2", {8, 8, 1, 1}, testing::RandomVector(64, 3))
+      .Init("b2", {8}, testing::RandomVector(8, 4));
+  b.Init("w3", {8, 8, 1, 1}, testing::RandomVector(64, 5))
+      .Init("b3", {8}, testing::RandomVector(8, 6));
   testing::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
   b.Node("HardSwish", {"c1"}, {"a1"}, "hswish");
   b.Node("Conv", {"a1", "w2", "b2"}, {"c2"}, "conv2");
@@ -158,7 +171,8 @@ TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
   const fb::Model* m = testing::ModelOf(q.model);
   const auto luts = testing::OpsOfType(m, fb::OpType::LutInt8);
   ASSERT_EQ(luts.size(), 3u);
-  const kernels::ActKind kinds[3] = {kernels::ActKind::kHardSwish, kernels::ActKind::kSigmoid, kernels::ActKind::kTanh};
+  const kernels::ActKind kinds[3] = {kernels::ActKind::kHardSwish, kernels::ActKind::kSigmoid,
+                                     kernels::ActKind::kTanh};
   for (size_t i = 0; i < 3; ++i) {
     const fb::Tensor* x = m->tensors()->Get(static_cast<uint32_t>(luts[i]->inputs()->Get(0)));
     const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(luts[i]->inputs()->Get(1)));
@@ -168,9 +182,11 @@ TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
     const auto* table = reinterpret_cast<const int8_t*>(m->weights()->data() + t->weight_offset());
     int bad = 0;
     for (int v = -128; v < 128; ++v) {
-      const float real = kernels::ActOne(static_cast<float>(v - zx) * sx, kernels::Activation{kinds[i], 0, 0});
-      const float scaled = std::nearbyint(real / sy);   // half to even, as Quantize
-      const int want = static_cast<int>(std::min(127.0f, std::max(-128.0f, scaled + static_cast<float>(zy))));
+      const float real =
+          kernels::ActOne(static_cast<float>(v - zx) * sx, kernels::Activation{kinds[i], 0, 0});
+      const float scaled = std::nearbyint(real / sy);  // half to even, as Quantize
+      const int want =
+          static_cast<int>(std::min(127.0f, std::max(-128.0f, scaled + static_cast<float>(zy))));
       bad += table[v + 128] != want;
     }
     EXPECT_EQ(bad, 0) << "table " << i;
@@ -179,7 +195,8 @@ TEST(QuantizeInt8, ActivationsBecomeLookupTables) {
   {  // a table of another length is refused by name (its shape rewritten in the file)
     std::vector<uint8_t> bytes = q.model;
     const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(luts[0]->inputs()->Get(1)));
-    const size_t shape_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(t->shape()->data()) - q.model.data());
+    const size_t shape_at =
+        static_cast<size_t>(reinterpret_cast<const uint8_t*>(t->shape()->data()) - q.model.data());
     const int32_t len = 128;
     std::memcpy(bytes.data() + shape_at, &len, 4);
     const auto r = RunModel(bytes, {input});
@@ -200,10 +217,14 @@ TEST(QuantizeInt8, SqueezeExcitationMulIsInt8) {
   for (int order = 0; order < 2; ++order) {
     testing::OnnxBuilder b;
     b.Input("x", {1, 8, 6, 6});
-    b.Init("w1", {8, 8, 3, 3}, testing::RandomVector(576, 11)).Init("b1", {8}, testing::RandomVector(8, 12));
-    b.Init("w2", {4, 8, 1, 1}, testing::RandomVector(32, 13)).Init("b2", {4}, testing::RandomVector(4, 14));
-    b.Init("w3", {8, 4, 1, 1}, testing::RandomVector(32, 15)).Init("b3", {8}, testing::RandomVector(8, 16));
-    b.Init("w4", {8, 8, 1, 1}, testing::RandomVector(64, 17)).Init("b4", {8}, testing::RandomVector(8, 18));
+    b.Init("w1", {8, 8, 3, 3}, testing::RandomVector(576, 11))
+        .Init("b1", {8}, testing::RandomVector(8, 12));
+    b.Init("w2", {4, 8, 1, 1}, testing::RandomVector(32, 13))
+        .Init("b2", {4}, testing::RandomVector(4, 14));
+    b.Init("w3", {8, 4, 1, 1}, testing::RandomVector(32, 15))
+        .Init("b3", {8}, testing::RandomVector(8, 16));
+    b.Init("w4", {8, 8, 1, 1}, testing::RandomVector(64, 17))
+        .Init("b4", {8}, testing::RandomVector(8, 18));
     testing::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
     b.Node("Relu", {"c1"}, {"r1"}, "relu1");
     b.Node("GlobalAveragePool", {"r1"}, {"p"}, "squeeze");
@@ -211,7 +232,9 @@ TEST(QuantizeInt8, SqueezeExcitationMulIsInt8) {
     b.Node("Relu", {"c2"}, {"r2"}, "relu2");
     b.Node("Conv", {"r2", "w3", "b3"}, {"c3"}, "fc2");
     b.Node("HardSigmoid", {"c3"}, {"s"}, "gate");
-    b.Node("Mul", order == 0 ? std::vector<std::string>{"r1", "s"} : std::vector<std::string>{"s", "r1"}, {"e"}, "excite");
+    b.Node("Mul",
+           order == 0 ? std::vector<std::string>{"r1", "s"} : std::vector<std::string>{"s", "r1"},
+           {"e"}, "excite");
     b.Node("Conv", {"e", "w4", "b4"}, {"y"}, "project");
     b.Output("y");
     const FloatAndInt8 both = CompileBoth(b.model(), {8, 6, 6}, 19);
@@ -225,8 +248,10 @@ TEST(QuantizeInt8, SqueezeExcitationMulIsInt8) {
     const auto rf = RunModel(f.model, {input}), rq = RunModel(q.model, {input});
     ASSERT_EQ(rq.status, Status::kOk) << rq.log;
     EXPECT_GT(SqnrDb(rf.outputs[0], rq.outputs[0]), 25.0);
-    if (order == 0) want = rq.outputs[0];
-    else EXPECT_EQ(rq.outputs[0], want) << "Mul(s, x) and Mul(x, s) differ";
+    if (order == 0)
+      want = rq.outputs[0];
+    else
+      EXPECT_EQ(rq.outputs[0], want) << "Mul(s, x) and Mul(x, s) differ";
   }
 }
 
@@ -236,10 +261,14 @@ TEST(QuantizeInt8, SqueezeExcitationMulIsInt8) {
 TEST(QuantizeInt8, ConcatIsInt8WithOneScale) {
   testing::OnnxBuilder b;
   b.Input("x", {1, 3, 8, 8});
-  b.Init("w0", {3, 3, 1, 1}, testing::RandomVector(9, 30)).Init("b0", {3}, testing::RandomVector(3, 29));
-  b.Init("w1", {4, 3, 1, 1}, testing::RandomVector(12, 31)).Init("b1", {4}, testing::RandomVector(4, 32));
-  b.Init("w2", {6, 3, 3, 3}, testing::RandomVector(162, 33)).Init("b2", {6}, testing::RandomVector(6, 34));
-  b.Init("w3", {5, 13, 3, 3}, testing::RandomVector(585, 35)).Init("b3", {5}, testing::RandomVector(5, 36));
+  b.Init("w0", {3, 3, 1, 1}, testing::RandomVector(9, 30))
+      .Init("b0", {3}, testing::RandomVector(3, 29));
+  b.Init("w1", {4, 3, 1, 1}, testing::RandomVector(12, 31))
+      .Init("b1", {4}, testing::RandomVector(4, 32));
+  b.Init("w2", {6, 3, 3, 3}, testing::RandomVector(162, 33))
+      .Init("b2", {6}, testing::RandomVector(6, 34));
+  b.Init("w3", {5, 13, 3, 3}, testing::RandomVector(585, 35))
+      .Init("b3", {5}, testing::RandomVector(5, 36));
   b.Node("Conv", {"x", "w0", "b0"}, {"s"}, "stem");
   b.Node("Conv", {"s", "w1", "b1"}, {"c1"}, "branch1x1");
   b.Node("Relu", {"c1"}, {"r1"}, "relu1");
@@ -265,9 +294,11 @@ TEST(QuantizeInt8, ConcatIsInt8WithOneScale) {
     const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(in));
     EXPECT_EQ(t->dtype(), fb::DType::Int8);
     EXPECT_EQ(t->quant()->scales()->Get(0), y->quant()->scales()->Get(0)) << t->name()->str();
-    EXPECT_EQ(t->quant()->zero_points()->Get(0), y->quant()->zero_points()->Get(0)) << t->name()->str();
+    EXPECT_EQ(t->quant()->zero_points()->Get(0), y->quant()->zero_points()->Get(0))
+        << t->name()->str();
   }
-  EXPECT_EQ(testing::CountOps(q.model, fb::OpType::LutInt8), 1u) << "the pool branch is requantized";
+  EXPECT_EQ(testing::CountOps(q.model, fb::OpType::LutInt8), 1u)
+      << "the pool branch is requantized";
   for (unsigned seed = 40; seed < 44; ++seed) {
     const std::vector<float> input = testing::RandomVector(3 * 64, seed);
     const auto rf = RunModel(f.model, {input}), rq = RunModel(q.model, {input});
@@ -277,12 +308,15 @@ TEST(QuantizeInt8, ConcatIsInt8WithOneScale) {
   {  // an int8 Concat input of another scale is refused by name (its scale rewritten in the file)
     std::vector<uint8_t> bytes = q.model;
     const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(concats[0]->inputs()->Get(0)));
-    const size_t scale_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(t->quant()->scales()->data()) - q.model.data());
+    const size_t scale_at = static_cast<size_t>(
+        reinterpret_cast<const uint8_t*>(t->quant()->scales()->data()) - q.model.data());
     const float other = 2.0f * t->quant()->scales()->Get(0);
     std::memcpy(bytes.data() + scale_at, &other, 4);
     const auto r = RunModel(bytes, {testing::RandomVector(3 * 64, 45)});
     EXPECT_EQ(r.status, Status::kInvalidModel);
-    EXPECT_NE(r.log.find("Concat 'concat': int8 input '" + t->name()->str() + "'"), std::string::npos) << r.log;
+    EXPECT_NE(r.log.find("Concat 'concat': int8 input '" + t->name()->str() + "'"),
+              std::string::npos)
+        << r.log;
   }
 }
 
@@ -292,8 +326,10 @@ TEST(QuantizeInt8, ConcatIsInt8WithOneScale) {
 TEST(QuantizeInt8, ShuffleSliceAndPadStayInt8) {
   testing::OnnxBuilder b;
   b.Input("x", {1, 4, 6, 6});
-  b.Init("w1", {8, 4, 1, 1}, testing::RandomVector(32, 51)).Init("b1", {8}, testing::RandomVector(8, 52));
-  b.Init("w2", {5, 4, 3, 3}, testing::RandomVector(180, 53)).Init("b2", {5}, testing::RandomVector(5, 54));
+  b.Init("w1", {8, 4, 1, 1}, testing::RandomVector(32, 51))
+      .Init("b1", {8}, testing::RandomVector(8, 52));
+  b.Init("w2", {5, 4, 3, 3}, testing::RandomVector(180, 53))
+      .Init("b2", {5}, testing::RandomVector(5, 54));
   b.InitInt64("shape5", {5}, {1, 2, 4, 6, 6}).InitInt64("shape4", {4}, {1, 8, 6, 6});
   b.InitInt64("starts", {1}, {0}).InitInt64("ends", {1}, {4}).InitInt64("axes", {1}, {1});
   b.InitInt64("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1}).Init("pad_value", {}, {0.25f});
@@ -316,7 +352,8 @@ TEST(QuantizeInt8, ShuffleSliceAndPadStayInt8) {
   for (fb::OpType type : {fb::OpType::Transpose, fb::OpType::Slice, fb::OpType::Pad}) {
     const auto ops = testing::OpsOfType(m, type);
     ASSERT_EQ(ops.size(), 1u) << fb::EnumNameOpType(type);
-    EXPECT_EQ(m->tensors()->Get(static_cast<uint32_t>(ops[0]->outputs()->Get(0)))->dtype(), fb::DType::Int8)
+    EXPECT_EQ(m->tensors()->Get(static_cast<uint32_t>(ops[0]->outputs()->Get(0)))->dtype(),
+              fb::DType::Int8)
         << fb::EnumNameOpType(type);
   }
   for (unsigned seed = 56; seed < 60; ++seed) {
@@ -332,12 +369,14 @@ TEST(QuantizeInt8, ShuffleSliceAndPadStayInt8) {
 TEST(QuantizeInt8, DsCnnArenaIsAtMostAThirdAndAHalfOfFloat) {
   kernels::testing::NpyArray x;
   std::string error;
-  ASSERT_TRUE(kernels::testing::ReadNpyF32(std::string(EDGEFOLD_MODELS_DATA_DIR) + "/ds_cnn.input.npy", &x, &error));
+  ASSERT_TRUE(kernels::testing::ReadNpyF32(
+      std::string(EDGEFOLD_MODELS_DATA_DIR) + "/ds_cnn.input.npy", &x, &error));
   kernels::testing::NpyArray calib = x;
   calib.shape[0] = 16;
   calib.data.clear();
   for (size_t s = 0; s < 16; ++s)
-    for (size_t i = 0; i < x.data.size(); ++i) calib.data.push_back(x.data[(i + 37 * s) % x.data.size()] * (0.5f + 0.06f * float(s)));
+    for (size_t i = 0; i < x.data.size(); ++i)
+      calib.data.push_back(x.data[(i + 37 * s) % x.data.size()] * (0.5f + 0.06f * float(s)));
   const std::string model = std::string(EDGEFOLD_MODELS_DATA_DIR) + "/ds_cnn.onnx";
   const CompileResult f = CompileFile(model, CompileOptions());
   const CompileResult q = CompileFile(model, Int8Options(calib));
@@ -383,14 +422,15 @@ TEST(QuantizeInt8, MseClippingStaysInsideTheObservedRange) {
   o.quantize_percentile = 99.0;
   const CompileResult both = CompileFile(kDigits, o);
   EXPECT_FALSE(both.ok);
-  EXPECT_NE(both.error.find("--quantize-clip mse and --quantize-percentile do not combine"), std::string::npos)
+  EXPECT_NE(both.error.find("--quantize-clip mse and --quantize-percentile do not combine"),
+            std::string::npos)
       << both.error;
 }
 
 TEST(QuantizeInt8, RefusesBadCalibrationData) {
   kernels::testing::NpyArray x = DigitsImages();
   CompileOptions o = Int8Options(x);
-  o.calibration_shape = {450, 1, 64};   // right count, wrong shape
+  o.calibration_shape = {450, 1, 64};  // right count, wrong shape
   CompileResult r = CompileFile(kDigits, o);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("calibration data has shape [450, 1, 64]"), std::string::npos) << r.error;
@@ -422,10 +462,13 @@ TEST(QuantizeInt8, Im2colChunksFollowThePlannedScratch) {
     const auto* o = op->options_as_ConvInt8Options();
     const fb::Tensor* w = m->tensors()->Get(static_cast<uint32_t>(op->inputs()->Get(1)));
     const fb::Tensor* y = m->tensors()->Get(static_cast<uint32_t>(op->outputs()->Get(0)));
-    if (o->group() != 1) continue;   // depthwise planes need their whole size
-    const uint64_t row = uint64_t(w->shape()->Get(1)) * w->shape()->Get(2) * w->shape()->Get(3) * y->shape()->Get(3);
-    const auto* table = reinterpret_cast<const flatbuffers::Table*>(op);   // an Operator is its table
-    const size_t at = static_cast<size_t>(table->GetAddressOf(fb::Operator::VT_SCRATCH_BYTES) - q.model.data());
+    if (o->group() != 1) continue;  // depthwise planes need their whole size
+    const uint64_t row =
+        uint64_t(w->shape()->Get(1)) * w->shape()->Get(2) * w->shape()->Get(3) * y->shape()->Get(3);
+    const auto* table =
+        reinterpret_cast<const flatbuffers::Table*>(op);  // an Operator is its table
+    const size_t at =
+        static_cast<size_t>(table->GetAddressOf(fb::Operator::VT_SCRATCH_BYTES) - q.model.data());
     std::vector<uint8_t> bytes = q.model;
     std::memcpy(bytes.data() + at, &row, 8);
     const auto one_row = RunModel(bytes, {in});
@@ -435,8 +478,10 @@ TEST(QuantizeInt8, Im2colChunksFollowThePlannedScratch) {
     std::memcpy(bytes.data() + at, &short_row, 8);
     const auto refused = RunModel(bytes, {in});
     EXPECT_EQ(refused.status, Status::kInvalidModel);
-    EXPECT_NE(refused.log.find("needs " + std::to_string(row) + " scratch bytes for one output row of im2col"),
-              std::string::npos) << refused.log;
+    EXPECT_NE(refused.log.find("needs " + std::to_string(row) +
+                               " scratch bytes for one output row of im2col"),
+              std::string::npos)
+        << refused.log;
     ++patched;
   }
   EXPECT_GE(patched, 1);
@@ -453,8 +498,10 @@ TEST(QuantizeInt8, RuntimeRefusesBadScalesAndZeroPoints) {
          m->tensors()->Get(static_cast<uint32_t>(tensor))->quant()->scales()->size() != 1)
     ++tensor;
   const auto* quant = m->tensors()->Get(static_cast<uint32_t>(tensor))->quant();
-  const size_t scale_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(quant->scales()->data()) - q.model.data());
-  const size_t zp_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(quant->zero_points()->data()) - q.model.data());
+  const size_t scale_at = static_cast<size_t>(
+      reinterpret_cast<const uint8_t*>(quant->scales()->data()) - q.model.data());
+  const size_t zp_at = static_cast<size_t>(
+      reinterpret_cast<const uint8_t*>(quant->zero_points()->data()) - q.model.data());
   const std::vector<float> in(64, 0.5f);
   for (float bad : {0.0f, -1.0f, std::numeric_limits<float>::infinity()}) {
     std::vector<uint8_t> bytes = q.model;

@@ -16,12 +16,14 @@ using testing::OnnxBuilder;
 
 // Reduces x [2, 3, 4, 5] over `axes` (sorted) with `fold` on doubles; keepdims does not change
 // the values' order.
-std::vector<float> ReduceRef(const std::vector<float>& x, const std::vector<int64_t>& axes, double init,
-                             const std::function<double(double, double)>& fold, bool mean) {
+std::vector<float> ReduceRef(const std::vector<float>& x, const std::vector<int64_t>& axes,
+                             double init, const std::function<double(double, double)>& fold,
+                             bool mean) {
   const int64_t dims[4] = {2, 3, 4, 5};
   std::vector<int64_t> out_dims(dims, dims + 4);
   for (int64_t a : axes) out_dims[a] = 1;
-  std::vector<double> acc(static_cast<size_t>(out_dims[0] * out_dims[1] * out_dims[2] * out_dims[3]), init);
+  std::vector<double> acc(
+      static_cast<size_t>(out_dims[0] * out_dims[1] * out_dims[2] * out_dims[3]), init);
   int64_t count = 1;
   for (int64_t a : axes) count *= dims[a];
   for (int64_t i = 0; i < 120; ++i) {
@@ -37,17 +39,22 @@ std::vector<float> ReduceRef(const std::vector<float>& x, const std::vector<int6
 }
 
 TEST(LowerReduce, AnyAxesMatchTheDefinition) {
-  struct Case { const char* op; std::vector<int64_t> axes; int keepdims; size_t reduce_ops; };
-  const Case cases[] = {{"ReduceSum", {0, 2}, 0, 2},        {"ReduceMean", {1}, 1, 1},
-                        {"ReduceMax", {1, 2}, 0, 1},        {"ReduceSumSquare", {0, 1, 3}, 1, 2},
-                        {"ReduceMean", {3}, 0, 1},          {"ReduceSumSquare", {0, 2}, 0, 2},
-                        {"ReduceMax", {0, 1, 2, 3}, 0, 1},  {"ReduceMean", {0, 3}, 1, 2}};
+  struct Case {
+    const char* op;
+    std::vector<int64_t> axes;
+    int keepdims;
+    size_t reduce_ops;
+  };
+  const Case cases[] = {{"ReduceSum", {0, 2}, 0, 2},       {"ReduceMean", {1}, 1, 1},
+                        {"ReduceMax", {1, 2}, 0, 1},       {"ReduceSumSquare", {0, 1, 3}, 1, 2},
+                        {"ReduceMean", {3}, 0, 1},         {"ReduceSumSquare", {0, 2}, 0, 2},
+                        {"ReduceMax", {0, 1, 2, 3}, 0, 1}, {"ReduceMean", {0, 3}, 1, 2}};
   const std::vector<float> x = testing::RandomVector(120, 3, -2, 2);
   for (const Case& c : cases) {
     OnnxBuilder b(13);
     b.Input("x", {2, 3, 4, 5});
     std::vector<std::string> inputs = {"x"};
-    if (std::string(c.op) == "ReduceSum") {   // opset 13: axes is an input
+    if (std::string(c.op) == "ReduceSum") {  // opset 13: axes is an input
       b.InitInt64("axes", {static_cast<int64_t>(c.axes.size())}, c.axes);
       inputs.push_back("axes");
     }
@@ -61,14 +68,18 @@ TEST(LowerReduce, AnyAxesMatchTheDefinition) {
     const std::string op = c.op;
     std::vector<float> want;
     if (op == "ReduceMax")
-      want = ReduceRef(x, c.axes, -INFINITY, [](double a, double v) { return std::max(a, v); }, false);
+      want = ReduceRef(
+          x, c.axes, -INFINITY, [](double a, double v) { return std::max(a, v); }, false);
     else if (op == "ReduceSumSquare")
-      want = ReduceRef(x, c.axes, 0, [](double a, double v) { return a + v * v; }, false);
+      want = ReduceRef(
+          x, c.axes, 0, [](double a, double v) { return a + v * v; }, false);
     else
-      want = ReduceRef(x, c.axes, 0, [](double a, double v) { return a + v; }, op == "ReduceMean");
+      want = ReduceRef(
+          x, c.axes, 0, [](double a, double v) { return a + v; }, op == "ReduceMean");
     const std::vector<float> got = testing::RunEfb(r.model, {x}).at(0);
     ASSERT_EQ(got.size(), want.size()) << op;
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-5 * (1 + std::fabs(want[i]))) << op << " " << i;
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 2e-5 * (1 + std::fabs(want[i]))) << op << " " << i;
   }
 }
 
@@ -99,8 +110,10 @@ onnx::ModelProto DecomposedLayerNorm(const Decomposed& d) {
   b.Init("beta", {4}, testing::RandomVector(4, 5));
   testing::SetInts(b.Node("ReduceMean", {"x"}, {"m"}, "ln/ReduceMean"), "axes", d.axes);
   b.Node("Sub", {"x", "m"}, {"d"}, "ln/Sub");
-  if (d.mul_square) b.Node("Mul", {"d", "d"}, {"p"}, "ln/Mul_sq");
-  else b.Node("Pow", {"d", "two"}, {"p"}, "ln/Pow");
+  if (d.mul_square)
+    b.Node("Mul", {"d", "d"}, {"p"}, "ln/Mul_sq");
+  else
+    b.Node("Pow", {"d", "two"}, {"p"}, "ln/Pow");
   testing::SetInts(b.Node("ReduceMean", {"p"}, {"v"}, "ln/ReduceMean_1"), "axes", d.second_axes);
   if (d.eps_const) {
     b.Node("Add", {"v", "eps"}, {"ve"}, "ln/Add");
@@ -109,7 +122,8 @@ onnx::ModelProto DecomposedLayerNorm(const Decomposed& d) {
     b.Node("Add", {"v", "eps_in"}, {"ve"}, "ln/Add");
   }
   b.Node("Sqrt", {"ve"}, {"s"}, "ln/Sqrt");
-  b.Node("Div", {"d", "s"}, d.with_affine ? std::vector<std::string>{"n"} : std::vector<std::string>{"y"}, "ln/Div");
+  b.Node("Div", {"d", "s"},
+         d.with_affine ? std::vector<std::string>{"n"} : std::vector<std::string>{"y"}, "ln/Div");
   if (d.with_affine) {
     b.Node("Mul", {"n", "gamma"}, {"g"}, "ln/Mul");
     b.Node("Add", {"g", "beta"}, {"y"}, "ln/Add_1");
@@ -121,7 +135,8 @@ onnx::ModelProto DecomposedLayerNorm(const Decomposed& d) {
 
 // y over the last `k` dims of x [2, 3, 4], γ [.., 4] broadcast (or none), β [4].
 std::vector<float> LayerNormRef(const std::vector<float>& x, int k, const Decomposed& d) {
-  const std::vector<float> gamma = testing::RandomVector(d.gamma_dims.size() == 2 ? 12 : 4, 4, 0.5f, 1.5f);
+  const std::vector<float> gamma =
+      testing::RandomVector(d.gamma_dims.size() == 2 ? 12 : 4, 4, 0.5f, 1.5f);
   const std::vector<float> beta = testing::RandomVector(4, 5);
   const size_t cols = k == 1 ? 4 : 12, rows = 24 / cols;
   std::vector<float> y(24);
@@ -134,7 +149,8 @@ std::vector<float> LayerNormRef(const std::vector<float>& x, int k, const Decomp
     for (size_t c = 0; c < cols; ++c) {
       const size_t i = r * cols + c;
       const double h = (x[i] - mean) / std::sqrt(var + 1e-5);
-      y[i] = static_cast<float>(d.with_affine ? h * gamma[(i % 12) % gamma.size()] + beta[i % 4] : h);
+      y[i] =
+          static_cast<float>(d.with_affine ? h * gamma[(i % 12) % gamma.size()] + beta[i % 4] : h);
     }
   }
   return y;
@@ -148,7 +164,8 @@ TEST(FuseLayerNorm, Opset13PatternBecomesOneLayerNorm) {
   plain.with_affine = false;
   const std::vector<float> x = testing::RandomVector(24, 6, -3, 3);
   for (const Decomposed* d : {&last, &two_dims, &mul_square, &plain}) {
-    const CompileResult r = CompileModel(DecomposedLayerNorm(*d), CompileOptions());   // verified vs unfused
+    const CompileResult r =
+        CompileModel(DecomposedLayerNorm(*d), CompileOptions());  // verified vs unfused
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_TRUE(r.report.verified);
     const fb::Model* m = testing::ModelOf(r.model);
@@ -173,7 +190,8 @@ TEST(FuseLayerNorm, NearMissesStayUnfusedAndCorrect) {
   for (const Decomposed* d : {&other_axes, &eps_input, &gamma_rows, &d_out}) {
     const CompileResult r = CompileModel(DecomposedLayerNorm(*d), CompileOptions());
     ASSERT_TRUE(r.ok) << r.error;
-    const size_t means = CountOps(r.model, fb::OpType::Reduce) + CountOps(r.model, fb::OpType::GlobalPool);
+    const size_t means =
+        CountOps(r.model, fb::OpType::Reduce) + CountOps(r.model, fb::OpType::GlobalPool);
     if (d == &gamma_rows) {
       EXPECT_EQ(CountOps(r.model, fb::OpType::LayerNorm), 1u);
       EXPECT_EQ(CountOps(r.model, fb::OpType::Binary), 2u);
@@ -190,7 +208,8 @@ TEST(FuseLayerNorm, NearMissesStayUnfusedAndCorrect) {
       continue;
     }
     // (x − mean over the last dim) / √(mean over dim 1 of its square + ε), then γ, β.
-    const std::vector<float> gamma = testing::RandomVector(4, 4, 0.5f, 1.5f), beta = testing::RandomVector(4, 5);
+    const std::vector<float> gamma = testing::RandomVector(4, 4, 0.5f, 1.5f),
+                             beta = testing::RandomVector(4, 5);
     for (size_t n = 0; n < 2; ++n) {
       double dv[3][4], m[3] = {0, 0, 0};
       for (size_t c = 0; c < 3; ++c)
@@ -200,7 +219,8 @@ TEST(FuseLayerNorm, NearMissesStayUnfusedAndCorrect) {
       for (size_t w = 0; w < 4; ++w) {
         const double v = (dv[0][w] * dv[0][w] + dv[1][w] * dv[1][w] + dv[2][w] * dv[2][w]) / 3.0;
         for (size_t c = 0; c < 3; ++c)
-          EXPECT_NEAR(got[n * 12 + c * 4 + w], dv[c][w] / std::sqrt(v + 1e-5) * gamma[w] + beta[w], 1e-4);
+          EXPECT_NEAR(got[n * 12 + c * 4 + w], dv[c][w] / std::sqrt(v + 1e-5) * gamma[w] + beta[w],
+                      1e-4);
       }
     }
   }
@@ -213,24 +233,28 @@ onnx::ModelProto InstanceNormModel(const std::vector<int64_t>& scale_dims, float
   for (int64_t v : scale_dims) n *= v;
   b.Init("scale", scale_dims, testing::RandomVector(static_cast<size_t>(n), 7, 0.5f, 1.5f));
   b.Init("bias", {3}, testing::RandomVector(3, 8));
-  testing::SetFloat(b.Node("InstanceNormalization", {"x", "scale", "bias"}, {"y"}, "inorm"), "epsilon", eps);
+  testing::SetFloat(b.Node("InstanceNormalization", {"x", "scale", "bias"}, {"y"}, "inorm"),
+                    "epsilon", eps);
   b.Output("y");
   return b.model();
 }
 
 TEST(LowerInstanceNorm, MatchesTheDefinitionWithItsEpsilon) {
-  const float eps = 0.5f;   // large, so a wrong ε shows
+  const float eps = 0.5f;  // large, so a wrong ε shows
   const CompileResult r = CompileModel(InstanceNormModel({3}, eps), CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
   const std::vector<float> x = testing::RandomVector(120, 9, -2, 2);
-  const std::vector<float> scale = testing::RandomVector(3, 7, 0.5f, 1.5f), bias = testing::RandomVector(3, 8);
+  const std::vector<float> scale = testing::RandomVector(3, 7, 0.5f, 1.5f),
+                           bias = testing::RandomVector(3, 8);
   const std::vector<float> y = testing::RunEfb(r.model, {x}).at(0);
   for (size_t plane = 0; plane < 6; ++plane) {
     double mean = 0, var = 0;
     for (size_t i = 0; i < 20; ++i) mean += x[plane * 20 + i] / 20.0;
-    for (size_t i = 0; i < 20; ++i) var += (x[plane * 20 + i] - mean) * (x[plane * 20 + i] - mean) / 20.0;
+    for (size_t i = 0; i < 20; ++i)
+      var += (x[plane * 20 + i] - mean) * (x[plane * 20 + i] - mean) / 20.0;
     for (size_t i = 0; i < 20; ++i) {
-      const double want = (x[plane * 20 + i] - mean) / std::sqrt(var + eps) * scale[plane % 3] + bias[plane % 3];
+      const double want =
+          (x[plane * 20 + i] - mean) / std::sqrt(var + eps) * scale[plane % 3] + bias[plane % 3];
       EXPECT_NEAR(y[plane * 20 + i], want, 1e-5) << plane << " " << i;
     }
   }

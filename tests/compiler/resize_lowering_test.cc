@@ -13,7 +13,8 @@ using ::testing::HasSubstr;
 using testing::OnnxBuilder;
 
 // x[1,2,3,4] → Resize(scales) "rs" → y, opset 13.
-OnnxBuilder ResizeModel(const std::vector<float>& scales, const std::string& mode, const std::string& ctm) {
+OnnxBuilder ResizeModel(const std::vector<float>& scales, const std::string& mode,
+                        const std::string& ctm) {
   OnnxBuilder b(13);
   b.Input("x", {1, 2, 3, 4}).Init("roi", {0}, {}).Init("scales", {4}, scales);
   onnx::NodeProto& n = b.Node("Resize", {"x", "roi", "scales"}, {"y"}, "rs");
@@ -32,10 +33,14 @@ TEST(ResizeLowering, CoordinateModesBecomeScaleAndOffset) {
   struct Case {
     const char* ctm;
     double scale_w, offset_w;
-  } cases[] = {{"half_pixel", 0.5, -0.25}, {"pytorch_half_pixel", 0.5, -0.25}, {"asymmetric", 0.5, 0.0},
-               {"align_corners", 3.0 / 7.0, 0.0}, {"tf_half_pixel_for_nearest", 0.5, 0.25}};
+  } cases[] = {{"half_pixel", 0.5, -0.25},
+               {"pytorch_half_pixel", 0.5, -0.25},
+               {"asymmetric", 0.5, 0.0},
+               {"align_corners", 3.0 / 7.0, 0.0},
+               {"tf_half_pixel_for_nearest", 0.5, 0.25}};
   for (const Case& c : cases) {
-    const CompileResult r = CompileModel(ResizeModel({1, 1, 2, 2}, "linear", c.ctm).model(), CompileOptions());
+    const CompileResult r =
+        CompileModel(ResizeModel({1, 1, 2, 2}, "linear", c.ctm).model(), CompileOptions());
     ASSERT_TRUE(r.ok) << c.ctm << ": " << r.error;
     const fb::ResizeOptions* o = OnlyResize(r);
     ASSERT_NE(o, nullptr);
@@ -52,12 +57,19 @@ TEST(ResizeLowering, RefusalsNameTheNode) {
   } cases[] = {
       {{1, 1, 2, 2}, "cubic", "half_pixel", "node 'rs' (op 'Resize')"},
       {{1, 1, 2, 2}, "cubic", "half_pixel", "mode 'cubic' is unsupported"},
-      {{1, 1, 2, 2}, "linear", "tf_crop_and_resize", "'tf_crop_and_resize' (roi-based crop) is unsupported"},
-      {{1, 2, 2, 2}, "nearest", "asymmetric", "resizes axis 1 (2 → 4); only the last two (spatial) axes"},
+      {{1, 1, 2, 2},
+       "linear",
+       "tf_crop_and_resize",
+       "'tf_crop_and_resize' (roi-based crop) is unsupported"},
+      {{1, 2, 2, 2},
+       "nearest",
+       "asymmetric",
+       "resizes axis 1 (2 → 4); only the last two (spatial) axes"},
       {{2, 1, 1, 1}, "nearest", "asymmetric", "resizes axis 0"},
   };
   for (const Case& c : cases) {
-    const CompileResult r = CompileModel(ResizeModel(c.scales, c.mode, c.ctm).model(), CompileOptions());
+    const CompileResult r =
+        CompileModel(ResizeModel(c.scales, c.mode, c.ctm).model(), CompileOptions());
     ASSERT_FALSE(r.ok) << c.message;
     EXPECT_THAT(r.error, HasSubstr(c.message));
     EXPECT_THAT(r.error, HasSubstr("'rs'"));
@@ -96,7 +108,7 @@ TEST(ResizeLowering, LegacyUpsampleKeepsAsymmetricFloor) {
     ASSERT_EQ(y.at(0).size(), 24u);
     const std::vector<float> row0 = {0, 1, 2, 3, 4, 4};
     for (size_t i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(y[0][i], row0[i]) << i;
-    EXPECT_FLOAT_EQ(y[0][6], 5.0f);   // row 1 (s = ½): halfway between the two input rows
+    EXPECT_FLOAT_EQ(y[0][6], 5.0f);  // row 1 (s = ½): halfway between the two input rows
   }
 }
 
@@ -118,7 +130,8 @@ TEST(ResizeLowering, SizesFromShapeArithmeticAreFolded) {
   ASSERT_TRUE(r.ok) << r.error;
   const std::vector<float> x = {1, 2, 3, 4};
   const auto z = testing::RunEfb(r.model, {x, std::vector<float>(24, 0.0f)});
-  const std::vector<float> want = {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4};
+  const std::vector<float> want = {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
+                                   3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4};
   ASSERT_EQ(z.at(0).size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(z[0][i], want[i]) << i;
 }

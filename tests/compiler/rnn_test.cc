@@ -19,19 +19,24 @@ TEST_P(GoldenRnn, CompilesToOneRnnWithBatchNormFolded) {
   const std::string path = std::string(EDGEFOLD_GOLDEN_DATA_DIR) + "/" + GetParam() + "/model.onnx";
   const CompileResult r = CompileFile(path, CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.report.verified, r.report.batchnorm_found > 0);   // folded vs unfolded, when there is a fold
+  EXPECT_EQ(r.report.verified,
+            r.report.batchnorm_found > 0);  // folded vs unfolded, when there is a fold
   EXPECT_EQ(r.report.batchnorm_folded_backward, r.report.batchnorm_found);
   EXPECT_EQ(testing::CountOps(r.model, fb::OpType::Rnn), 1u);
-  EXPECT_EQ(testing::CountOps(r.model, fb::OpType::Expand), 0u);   // the zero initial state is folded
-  EXPECT_EQ(testing::CountOps(r.model, fb::OpType::BatchNorm) + testing::CountOps(r.model, fb::OpType::ChannelAffine), 0u);
+  EXPECT_EQ(testing::CountOps(r.model, fb::OpType::Expand),
+            0u);  // the zero initial state is folded
+  EXPECT_EQ(testing::CountOps(r.model, fb::OpType::BatchNorm) +
+                testing::CountOps(r.model, fb::OpType::ChannelAffine),
+            0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GoldenRnn,
-                         ::testing::Values("gru_time_major", "gru_batch_first_final_state", "lstm_bidirectional",
-                                           "kws_conv_bn_gru"));
+                         ::testing::Values("gru_time_major", "gru_batch_first_final_state",
+                                           "lstm_bidirectional", "kws_conv_bn_gru"));
 
 TEST(RnnLowering, KeywordSpotterFoldsItsBatchNormIntoTheConv) {
-  const CompileResult r = CompileFile(std::string(EDGEFOLD_GOLDEN_DATA_DIR) + "/kws_conv_bn_gru/model.onnx", CompileOptions());
+  const CompileResult r = CompileFile(
+      std::string(EDGEFOLD_GOLDEN_DATA_DIR) + "/kws_conv_bn_gru/model.onnx", CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.report.batchnorm_found, 1);
   EXPECT_EQ(r.report.batchnorm_folded_backward, 1);
@@ -39,8 +44,8 @@ TEST(RnnLowering, KeywordSpotterFoldsItsBatchNormIntoTheConv) {
   ASSERT_EQ(rnn.size(), 1u);
   const auto* o = rnn[0]->options_as_RnnOptions();
   EXPECT_EQ(o->cell(), fb::RnnCell::Gru);
-  EXPECT_TRUE(o->linear_before_reset());   // PyTorch's GRU
-  EXPECT_TRUE(o->output_sequence());       // Y feeds the last-step Gather
+  EXPECT_TRUE(o->linear_before_reset());  // PyTorch's GRU
+  EXPECT_TRUE(o->output_sequence());      // Y feeds the last-step Gather
   EXPECT_EQ(o->hidden_size(), 32);
   EXPECT_GT(rnn[0]->scratch_bytes(), 0u);
 }
@@ -58,13 +63,13 @@ TEST(RnnLowering, PacksWeightsTransposed) {
   const fb::Model* m = testing::ModelOf(c.model);
   const auto ops = testing::OpsOfType(m, fb::OpType::Rnn);
   ASSERT_EQ(ops.size(), 1u);
-  EXPECT_FALSE(ops[0]->options_as_RnnOptions()->output_sequence());   // Y is absent
+  EXPECT_FALSE(ops[0]->options_as_RnnOptions()->output_sequence());  // Y is absent
   const std::vector<float> packed = testing::ConstData(m, ops[0]->inputs()->Get(1));
   ASSERT_EQ(packed.size(), 18u);
   for (int i = 0; i < 3; ++i)
     for (int g = 0; g < 6; ++g) EXPECT_EQ(packed[i * 6 + g], w[g * 3 + i]) << i << "," << g;
   const std::vector<float> bias = testing::ConstData(m, ops[0]->inputs()->Get(3));
-  EXPECT_EQ(bias, std::vector<float>(12, 0.0f));   // absent B is zeros
+  EXPECT_EQ(bias, std::vector<float>(12, 0.0f));  // absent B is zeros
 }
 
 // A one-node LSTM/GRU model with X [seq 3, batch 1, input 2], hidden 2.
@@ -115,7 +120,7 @@ TEST(RnnLowering, RefusesShortSequenceLens) {
   n->clear_input();
   for (const char* in : {"x", "w", "r", "", "lens"}) n->add_input(in);
   onnx::ModelProto m = b.model();
-  onnx::TensorProto* lens = testing::FindInitializer(m, "lens");   // sequence_lens is int32
+  onnx::TensorProto* lens = testing::FindInitializer(m, "lens");  // sequence_lens is int32
   lens->clear_int64_data();
   lens->set_data_type(onnx::TensorProto::INT32);
   lens->add_int32_data(2);
@@ -124,7 +129,7 @@ TEST(RnnLowering, RefusesShortSequenceLens) {
 
 TEST(RnnLowering, RefusesWeightsThatDoNotFitHiddenSize) {
   onnx::NodeProto* n = nullptr;
-  OnnxBuilder b = Cell("LSTM", &n, 3);   // 3 gates' rows for an LSTM
+  OnnxBuilder b = Cell("LSTM", &n, 3);  // 3 gates' rows for an LSTM
   ExpectRefused(b.model(), "does not hold 4 gates");
 }
 

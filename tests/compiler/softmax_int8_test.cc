@@ -66,10 +66,13 @@ const Compiled& Digits() {
 
 std::vector<float> Image(const kernels::testing::NpyArray& x, size_t i) {
   const size_t pixels = x.data.size() / x.shape[0];
-  return std::vector<float>(x.data.begin() + static_cast<long>(i * pixels), x.data.begin() + static_cast<long>((i + 1) * pixels));
+  return std::vector<float>(x.data.begin() + static_cast<long>(i * pixels),
+                            x.data.begin() + static_cast<long>((i + 1) * pixels));
 }
 
-size_t ArgMax(const std::vector<float>& v) { return static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin()); }
+size_t ArgMax(const std::vector<float>& v) {
+  return static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin());
+}
 
 TEST(SoftmaxInt8, ClassifierAgreesWithFloatWithinHalfAStep) {
   const Compiled& c = Digits();
@@ -95,28 +98,34 @@ TEST(SoftmaxInt8, ClassifierAgreesWithFloatWithinHalfAStep) {
     const std::vector<float> in = Image(c.x, i);
     const auto rf = RunModel(c.f.model, {in}), rq = RunModel(c.q.model, {in});
     ASSERT_EQ(rq.status, Status::kOk) << rq.log;
-    const std::vector<float>& logits = rq.outputs[0];   // the int8 logits, dequantized exactly
-    const std::vector<float>& probs = rq.outputs[1];    // (y + 128)/256
+    const std::vector<float>& logits = rq.outputs[0];  // the int8 logits, dequantized exactly
+    const std::vector<float>& probs = rq.outputs[1];   // (y + 128)/256
     double mx = logits[0], sum = 0;
     for (float v : logits) mx = std::max(mx, double(v));
     for (float v : logits) sum += std::exp(double(v) - mx);
     for (size_t k = 0; k < probs.size(); ++k) {
       const double p = std::exp(double(logits[k]) - mx) / sum, e = std::fabs(probs[k] - p);
       err_rule = std::max(err_rule, e);
-      if (p <= 255.5 / 256) err_rule_unsaturated = std::max(err_rule_unsaturated, e);
-      else ++saturated;
+      if (p <= 255.5 / 256)
+        err_rule_unsaturated = std::max(err_rule_unsaturated, e);
+      else
+        ++saturated;
       err_float = std::max(err_float, std::fabs(double(probs[k]) - rf.outputs[1][k]));
     }
     agree += ArgMax(probs) == ArgMax(rf.outputs[1]);
   }
   const double agreement = double(agree) / double(images);
-  std::printf("digits + Softmax int8 (%zu images): top-1 agreement with float %.2f %%; max |int8 softmax - float "
-              "softmax of its dequantized logits| %.6f (%.6f where p <= 255.5/256; %zu saturated outputs), vs the "
-              "float model's softmax %.6f; 1/512 = %.6f\n",
-              images, 100 * agreement, err_rule, err_rule_unsaturated, saturated, err_float, 1.0 / 512, 1.0 / 512);
+  std::printf(
+      "digits + Softmax int8 (%zu images): top-1 agreement with float %.2f %%; max |int8 softmax - "
+      "float "
+      "softmax of its dequantized logits| %.6f (%.6f where p <= 255.5/256; %zu saturated outputs), "
+      "vs the "
+      "float model's softmax %.6f; 1/512 = %.6f\n",
+      images, 100 * agreement, err_rule, err_rule_unsaturated, saturated, err_float, 1.0 / 512,
+      1.0 / 512);
   EXPECT_GE(agreement, 0.99);
-  EXPECT_LE(err_rule_unsaturated, 1.0 / 512 + 1e-5);   // rounding, plus the table's 2^-21 steps
-  EXPECT_LE(err_rule, 1.0 / 256 + 1e-5);               // 1 → 255/256 at worst
+  EXPECT_LE(err_rule_unsaturated, 1.0 / 512 + 1e-5);  // rounding, plus the table's 2^-21 steps
+  EXPECT_LE(err_rule, 1.0 / 256 + 1e-5);              // 1 → 255/256 at worst
 }
 
 TEST(SoftmaxInt8, SameBytesOnEveryIsa) {
@@ -126,7 +135,8 @@ TEST(SoftmaxInt8, SameBytesOnEveryIsa) {
     const std::vector<float> in = Image(c.x, i);
     const auto want = RunModel(c.q.model, {in}, Isa::kScalar);
     ASSERT_EQ(want.status, Status::kOk) << want.log;
-    for (Isa isa : edgefold::testing::AvailableIsas()) EXPECT_EQ(RunModel(c.q.model, {in}, isa).outputs, want.outputs) << IsaName(isa);
+    for (Isa isa : edgefold::testing::AvailableIsas())
+      EXPECT_EQ(RunModel(c.q.model, {in}, isa).outputs, want.outputs) << IsaName(isa);
   }
 }
 
@@ -142,8 +152,10 @@ TEST(SoftmaxInt8, OtherAxesStayFloat) {
   const CompileResult q = CompileModel(b.model(), o);
   ASSERT_TRUE(q.ok) << q.error;
   ASSERT_EQ(q.report.quant.float_ops.size(), 1u);
-  EXPECT_NE(q.report.quant.float_ops[0].find("channel_softmax (Softmax): an int8 Softmax runs over the last axis only"),
-            std::string::npos) << q.report.quant.float_ops[0];
+  EXPECT_NE(q.report.quant.float_ops[0].find(
+                "channel_softmax (Softmax): an int8 Softmax runs over the last axis only"),
+            std::string::npos)
+      << q.report.quant.float_ops[0];
 }
 
 // A Softmax of a float tensor (here the graph input) stays float: a Quantize in front of it
@@ -159,7 +171,8 @@ TEST(SoftmaxInt8, FloatInputStaysFloat) {
   const CompileResult q = CompileModel(b.model(), o);
   ASSERT_TRUE(q.ok) << q.error;
   ASSERT_EQ(q.report.quant.float_ops.size(), 1u);
-  EXPECT_NE(q.report.quant.float_ops[0].find("input_softmax (Softmax): its input is float"), std::string::npos)
+  EXPECT_NE(q.report.quant.float_ops[0].find("input_softmax (Softmax): its input is float"),
+            std::string::npos)
       << q.report.quant.float_ops[0];
   EXPECT_EQ(edgefold::testing::CountOps(q.model, fb::OpType::SoftmaxInt8), 0u);
 }
@@ -170,7 +183,7 @@ struct Corruption {
   std::function<const void*(const fb::Model*, const fb::Operator*)> at;
   std::vector<uint8_t> patch;
   Status status;
-  const char* message;   // a part of the log
+  const char* message;  // a part of the log
 };
 
 template <class T>
@@ -193,16 +206,18 @@ TEST(SoftmaxInt8, CorruptedFieldsAreRefusedByName) {
   ASSERT_TRUE(c.q.ok) << c.q.error;
   const std::vector<Corruption> cases = {
       {"table of 128 values",
-       [](const fb::Model* m, const fb::Operator* op) { return TensorOf(m, op, false, 1)->shape()->data(); },
+       [](const fb::Model* m, const fb::Operator* op) {
+         return TensorOf(m, op, false, 1)->shape()->data();
+       },
        Raw(int32_t{128}), Status::kInvalidModel, "softmax"},
       {"table as int8",
        [](const fb::Model* m, const fb::Operator* op) -> const void* {
-         const auto* table = reinterpret_cast<const flatbuffers::Table*>(TensorOf(m, op, false, 1));   // a Tensor is its table
+         const auto* table = reinterpret_cast<const flatbuffers::Table*>(
+             TensorOf(m, op, false, 1));  // a Tensor is its table
          return table->GetAddressOf(fb::Tensor::VT_DTYPE);
        },
        Raw(static_cast<uint8_t>(fb::DType::Int8)), Status::kInvalidModel, "softmax"},
-      {"T[0] not 2^20",
-       [](const fb::Model* m, const fb::Operator* op) { return TableData(m, op); },
+      {"T[0] not 2^20", [](const fb::Model* m, const fb::Operator* op) { return TableData(m, op); },
        Raw(int32_t{12345}), Status::kInvalidModel, "must start at 2^20"},
       {"T[0] overflowing",
        [](const fb::Model* m, const fb::Operator* op) { return TableData(m, op); },
@@ -214,13 +229,19 @@ TEST(SoftmaxInt8, CorruptedFieldsAreRefusedByName) {
        [](const fb::Model* m, const fb::Operator* op) { return TableData(m, op) + 255; },
        Raw(int32_t{-5}), Status::kInvalidModel, "entry 255"},
       {"output scale 1/255",
-       [](const fb::Model* m, const fb::Operator* op) { return TensorOf(m, op, true, 0)->quant()->scales()->data(); },
+       [](const fb::Model* m, const fb::Operator* op) {
+         return TensorOf(m, op, true, 0)->quant()->scales()->data();
+       },
        Raw(1.0f / 255), Status::kInvalidModel, "need 1/256 and -128"},
       {"output zero point 0",
-       [](const fb::Model* m, const fb::Operator* op) { return TensorOf(m, op, true, 0)->quant()->zero_points()->data(); },
+       [](const fb::Model* m, const fb::Operator* op) {
+         return TensorOf(m, op, true, 0)->quant()->zero_points()->data();
+       },
        Raw(int32_t{0}), Status::kInvalidModel, "need 1/256 and -128"},
       {"output scale negative",
-       [](const fb::Model* m, const fb::Operator* op) { return TensorOf(m, op, true, 0)->quant()->scales()->data(); },
+       [](const fb::Model* m, const fb::Operator* op) {
+         return TensorOf(m, op, true, 0)->quant()->scales()->data();
+       },
        Raw(-1.0f / 256), Status::kInvalidModel, "scale is zero, negative or not finite"},
   };
   const fb::Model* m = fb::GetModel(c.q.model.data());

@@ -52,7 +52,8 @@ CompileOptions Views(bool on) {
 }
 
 TEST(TensorViews, ShuffleUnitSharesAndMatchesCopies) {
-  for (int64_t s : {8, 9}) {   // half the channels: 8 · 8² floats, 2 KiB (aligned); 8 · 9², 2592 B (not)
+  for (int64_t s :
+       {8, 9}) {  // half the channels: 8 · 8² floats, 2 KiB (aligned); 8 · 9², 2592 B (not)
     SCOPED_TRACE("plane " + std::to_string(s));
     const CompileResult shared = CompileModel(ShuffleUnit(s), Views(true));
     ASSERT_TRUE(shared.ok) << shared.error;
@@ -70,12 +71,12 @@ TEST(TensorViews, ShuffleUnitSharesAndMatchesCopies) {
       EXPECT_EQ(at.at("b"), at.at("c") + half);
       EXPECT_EQ(at.at("h0"), at.at("r4"));
       EXPECT_EQ(at.at("h1"), at.at("r4") + half);
-      EXPECT_EQ(at.at("hc"), at.at("y") + half);   // h0 is already a view of r4: copied into y
-    } else {   // the second halves would start off the alignment: copied
+      EXPECT_EQ(at.at("hc"), at.at("y") + half);  // h0 is already a view of r4: copied into y
+    } else {  // the second halves would start off the alignment: copied
       EXPECT_NE(at.at("h1"), at.at("r4") + half);
       EXPECT_NE(at.at("b"), at.at("c") + half);
     }
-    EXPECT_NE(at.at("y2"), at.at("y"));   // a graph output keeps its own memory
+    EXPECT_NE(at.at("y2"), at.at("y"));  // a graph output keeps its own memory
     EXPECT_LE(shared.report.arena_bytes, copied.report.arena_bytes);
     const std::map<std::string, int64_t> own = Offsets(copied.model);
     EXPECT_NE(own.at("r5"), own.at("c"));
@@ -91,7 +92,10 @@ TEST(TensorViews, StridedSliceIsCopied) {
   OnnxBuilder b;
   b.Input("x", {1, 8, 8, 8});
   b.Init("w", {8, 8, 1, 1}, testing::RandomVector(64, 9));
-  b.InitInt64("starts", {1}, {0}).InitInt64("ends", {1}, {8}).InitInt64("axes", {1}, {1}).InitInt64("steps", {1}, {2});
+  b.InitInt64("starts", {1}, {0})
+      .InitInt64("ends", {1}, {8})
+      .InitInt64("axes", {1}, {1})
+      .InitInt64("steps", {1}, {2});
   b.Node("Conv", {"x", "w"}, {"a"}, "conv");
   b.Node("Slice", {"a", "starts", "ends", "axes", "steps"}, {"s"}, "every_other");
   b.Node("Relu", {"s"}, {"y"}, "relu");

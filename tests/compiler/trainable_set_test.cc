@@ -13,13 +13,16 @@ using Role = GraphOutline::OpRole;
 //   → gemm4(w4, b4) → z. Tensors are numbered as listed.
 GraphOutline Outline() {
   GraphOutline g;
-  const char* names[] = {"x", "w0", "b0", "a", "g1", "be1", "m1", "v1", "c", "w2", "d",
-                         "g3", "be3", "m3", "v3", "e", "w4", "b4", "z"};
-  const bool constant[] = {false, true, true, false, true, true, true, true, false, false, false,
-                           true,  true, true, true,  false, true, true, false};
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) g.tensors.push_back({names[i], {1}, constant[i]});
-  g.ops = {{"conv0", Role::kConv, {0, 1, 2}, {3}},      {"bn1", Role::kBatchNorm, {3, 4, 5, 6, 7}, {8}},
-           {"conv2", Role::kConv, {8, 9}, {10}},        {"bn3", Role::kBatchNorm, {10, 11, 12, 13, 14}, {15}},
+  const char* names[] = {"x", "w0", "b0",  "a",  "g1", "be1", "m1", "v1", "c", "w2",
+                         "d", "g3", "be3", "m3", "v3", "e",   "w4", "b4", "z"};
+  const bool constant[] = {false, true, true, false, true, true,  true, true, false, false,
+                           false, true, true, true,  true, false, true, true, false};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i)
+    g.tensors.push_back({names[i], {1}, constant[i]});
+  g.ops = {{"conv0", Role::kConv, {0, 1, 2}, {3}},
+           {"bn1", Role::kBatchNorm, {3, 4, 5, 6, 7}, {8}},
+           {"conv2", Role::kConv, {8, 9}, {10}},
+           {"bn3", Role::kBatchNorm, {10, 11, 12, 13, 14}, {15}},
            {"gemm4", Role::kGemm, {15, 16, 17}, {18}}};
   g.inputs = {0};
   g.outputs = {18};
@@ -29,9 +32,11 @@ GraphOutline Outline() {
 TEST(TrainableSet, PresetsTakeGammaBetaTheHeadOrEveryWeightButNeverStatistics) {
   const GraphOutline g = Outline();
   EXPECT_EQ(TrainableTensors(g, TrainableSet::kBatchNorm), (std::vector<int32_t>{4, 5, 11, 12}));
-  EXPECT_EQ(TrainableTensors(g, TrainableSet::kBatchNormAndHead), (std::vector<int32_t>{4, 5, 11, 12, 16, 17}));
+  EXPECT_EQ(TrainableTensors(g, TrainableSet::kBatchNormAndHead),
+            (std::vector<int32_t>{4, 5, 11, 12, 16, 17}));
   // conv2's weights are computed (not a constant): not a parameter.
-  EXPECT_EQ(TrainableTensors(g, TrainableSet::kAll), (std::vector<int32_t>{1, 2, 4, 5, 11, 12, 16, 17}));
+  EXPECT_EQ(TrainableTensors(g, TrainableSet::kAll),
+            (std::vector<int32_t>{1, 2, 4, 5, 11, 12, 16, 17}));
 }
 
 TEST(TrainableSet, ASparseUpdateStartsAtTheNamedNodeOrTheKthBatchNormFromTheEnd) {
@@ -41,13 +46,14 @@ TEST(TrainableSet, ASparseUpdateStartsAtTheNamedNodeOrTheKthBatchNormFromTheEnd)
   EXPECT_EQ(FirstTrainedOp(g, t, &error), 0);
   t.train_from = "bn3";
   EXPECT_EQ(FirstTrainedOp(g, t, &error), 3);
-  t.train_from = "d";   // conv2's output names conv2
+  t.train_from = "d";  // conv2's output names conv2
   EXPECT_EQ(FirstTrainedOp(g, t, &error), 2);
   t.train_from.clear();
   t.trainable_last = 1;
   const int first = FirstTrainedOp(g, t, &error);
   EXPECT_EQ(first, 3);
-  EXPECT_EQ(TrainedFrom(g, TrainableTensors(g, TrainableSet::kAll), first), (std::vector<int32_t>{11, 12, 16, 17}));
+  EXPECT_EQ(TrainedFrom(g, TrainableTensors(g, TrainableSet::kAll), first),
+            (std::vector<int32_t>{11, 12, 16, 17}));
 }
 
 TEST(TrainableSet, BadRequestsNameTheOption) {

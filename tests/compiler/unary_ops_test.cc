@@ -23,7 +23,8 @@ fb::ActivationKind ActivationOf(const fb::Operator* op) {
 onnx::ModelProto ConvBnGelu() {
   OnnxBuilder b;
   b.Input("x", {1, 3, 8, 8});
-  b.Init("w", {6, 3, 3, 3}, testing::RandomVector(162, 1)).Init("bias", {6}, testing::RandomVector(6, 2));
+  b.Init("w", {6, 3, 3, 3}, testing::RandomVector(162, 1))
+      .Init("bias", {6}, testing::RandomVector(6, 2));
   b.Init("sqrt2", {}, {1.41421356f}).Init("one", {}, {1.0f}).Init("half", {}, {0.5f});
   testing::SetInts(b.Node("Conv", {"x", "w", "bias"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
   testing::AddBatchNorm(b, "bn", "c", "n", 6, 3);
@@ -46,7 +47,7 @@ TEST(FuseGelu, PyTorchPatternBecomesTheConvEpilogue) {
   ASSERT_EQ(convs.size(), 1u);
   EXPECT_EQ(convs[0]->options_as_ConvOptions()->activation()->kind(), fb::ActivationKind::Gelu);
 
-  CompileOptions plain;   // no fusion: still one Gelu op, after the Conv
+  CompileOptions plain;  // no fusion: still one Gelu op, after the Conv
   plain.fuse_activations = false;
   const CompileResult u = CompileModel(ConvBnGelu(), plain);
   ASSERT_TRUE(u.ok) << u.error;
@@ -78,7 +79,8 @@ TEST(FuseGelu, VariantsMatchTheFormula) {
   std::vector<float> x = testing::RandomVector(66, 9, -6, 6);
   x[0] = 0, x[1] = -20, x[2] = 20;
   const auto y = testing::RunEfb(r.model, {x}).at(0);
-  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], GeluOf(x[i]), 2e-7 * (1 + std::fabs(x[i]))) << x[i];
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(y[i], GeluOf(x[i]), 2e-7 * (1 + std::fabs(x[i]))) << x[i];
 }
 
 // Not GELU: the erf output is also a graph output, or the constant is not 1/2 — nothing fused.
@@ -96,7 +98,7 @@ TEST(FuseGelu, LeavesNearMissesAlone) {
     if (half == 0.5f) b.Output("e");
     const CompileResult r = CompileModel(b.model(), CompileOptions());
     ASSERT_TRUE(r.ok) << r.error;
-    EXPECT_EQ(CountOps(r.model, fb::OpType::Activation), 1u) << half;   // the Erf alone
+    EXPECT_EQ(CountOps(r.model, fb::OpType::Activation), 1u) << half;  // the Erf alone
     EXPECT_EQ(CountOps(r.model, fb::OpType::Binary), 4u) << half;
   }
 }
@@ -118,7 +120,11 @@ TEST(UnaryOps, OnlyTypicalKindsFuseIntoTheConv) {
 
 // Every unary op as one Activation op, against the formula, special values included.
 TEST(UnaryOps, EachLowersToOneActivationMatchingNumpy) {
-  struct Case { const char* op; fb::ActivationKind kind; double (*f)(double); };
+  struct Case {
+    const char* op;
+    fb::ActivationKind kind;
+    double (*f)(double);
+  };
   const Case cases[] = {
       {"Tanh", fb::ActivationKind::Tanh, [](double v) { return std::tanh(v); }},
       {"Exp", fb::ActivationKind::Exp, [](double v) { return std::exp(v); }},
@@ -177,8 +183,10 @@ TEST(UnaryOps, PowWithAConstantExponent) {
     const auto y = testing::RunEfb(r.model, {x}).at(0);
     for (size_t i = 0; i < x.size(); ++i) {
       const double want = std::pow(double(x[i]), double(e));
-      if (std::isnan(want)) EXPECT_TRUE(std::isnan(y[i])) << e << " " << x[i];
-      else EXPECT_NEAR(y[i], want, 4e-6 * std::fabs(want)) << e << " " << x[i];
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(y[i])) << e << " " << x[i];
+      else
+        EXPECT_NEAR(y[i], want, 4e-6 * std::fabs(want)) << e << " " << x[i];
     }
   }
 }
@@ -218,7 +226,8 @@ TEST(UnaryOps, MinMaxChainAndBroadcast) {
     const CompileResult r = CompileModel(b.model(), CompileOptions());
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(CountOps(r.model, fb::OpType::Binary), 3u);
-    const auto a = testing::RandomVector(24, 1), bb = testing::RandomVector(3, 2), c = testing::RandomVector(4, 3);
+    const auto a = testing::RandomVector(24, 1), bb = testing::RandomVector(3, 2),
+               c = testing::RandomVector(4, 3);
     const auto out = testing::RunEfb(r.model, {a, bb, c});
     const bool is_min = std::string(op) == "Min";
     for (size_t i = 0; i < 24; ++i) {

@@ -30,7 +30,9 @@ onnx::ModelProto RandomModel(uint32_t seed) {
     const int64_t k = 1 + 2 * pick(2);
     std::vector<int64_t> wshape = {cout, c / group, k, k};
     if (one_d) wshape = {cout, c / group, k};
-    b.Init(p + ".w", wshape, testing::RandomVector(static_cast<size_t>(cout * (c / group) * k * (one_d ? 1 : k)), seed + l));
+    b.Init(p + ".w", wshape,
+           testing::RandomVector(static_cast<size_t>(cout * (c / group) * k * (one_d ? 1 : k)),
+                                 seed + l));
     const bool bias = pick(2);
     if (bias) b.Init(p + ".b", {cout}, testing::RandomVector(cout, seed + 100 + l));
     auto& conv = b.Node("Conv", {cur, p + ".w", bias ? p + ".b" : ""}, {p + ".c"}, p + ".conv");
@@ -66,7 +68,8 @@ TEST(FoldedVsUnfolded, RandomModelsAgreeWithin1e5) {
     worst_abs = std::max(worst_abs, r.report.verify_max_abs_error);
     worst_rel = std::max(worst_rel, r.report.verify_max_rel_error);
   }
-  std::printf("folded vs unfolded over 30 random models: max abs %.3g, max rel %.3g\n", worst_abs, worst_rel);
+  std::printf("folded vs unfolded over 30 random models: max abs %.3g, max rel %.3g\n", worst_abs,
+              worst_rel);
 }
 
 TEST(FoldedVsUnfolded, ComparisonDetectsDifferentModels) {
@@ -75,7 +78,8 @@ TEST(FoldedVsUnfolded, ComparisonDetectsDifferentModels) {
   const CompileResult a = CompileModel(RandomModel(3), o);
   onnx::ModelProto changed = RandomModel(3);
   auto* init = changed.mutable_graph()->mutable_initializer(0);
-  for (int i = 0; i < init->float_data_size(); ++i) init->set_float_data(i, init->float_data(i) + 0.5f);
+  for (int i = 0; i < init->float_data_size(); ++i)
+    init->set_float_data(i, init->float_data(i) + 0.5f);
   const CompileResult b = CompileModel(changed, o);
   ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
   const VerifyOutcome v = CompareModels(a.model, b.model, 7);

@@ -12,7 +12,8 @@ using testing::OnnxBuilder;
 std::vector<uint8_t> SmallCnn(CompileReport* report) {
   OnnxBuilder b;
   b.Input("x", {1, 3, 8, 8}).Init("w1", {5, 3, 3, 3}, testing::RandomVector(135, 1));
-  b.Init("b1", {5}, testing::RandomVector(5, 2)).Init("w2", {7, 5, 3, 3}, testing::RandomVector(315, 3));
+  b.Init("b1", {5}, testing::RandomVector(5, 2))
+      .Init("w2", {7, 5, 3, 3}, testing::RandomVector(315, 3));
   b.Init("fc", {7, 3}, testing::RandomVector(21, 4));
   auto& c1 = b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
   testing::SetInts(c1, "pads", {1, 1, 1, 1});
@@ -49,10 +50,12 @@ TEST(Writer, VerifiesAndAlignsWeights) {
     if (t->weight_offset() >= 0) {
       ++constants;
       EXPECT_EQ(t->weight_offset() % 64, 0);
-      EXPECT_LE(t->weight_offset() + static_cast<int64_t>(t->bytes()), static_cast<int64_t>(m->weights()->size()));
+      EXPECT_LE(t->weight_offset() + static_cast<int64_t>(t->bytes()),
+                static_cast<int64_t>(m->weights()->size()));
     } else {
       EXPECT_EQ(t->arena_offset() % 64, 0);
-      EXPECT_LE(t->arena_offset() + static_cast<int64_t>(t->bytes()), static_cast<int64_t>(m->arena_bytes()));
+      EXPECT_LE(t->arena_offset() + static_cast<int64_t>(t->bytes()),
+                static_cast<int64_t>(m->arena_bytes()));
     }
   }
   EXPECT_GE(constants, 4);
@@ -83,8 +86,9 @@ TEST(Writer, OutputsOfAnOpNeverAliasItsInputs) {
       const fb::Tensor* a = m->tensors()->Get(in);
       for (int out : *op->outputs()) {
         const fb::Tensor* b = m->tensors()->Get(out);
-        const bool disjoint = a->arena_offset() + static_cast<int64_t>(a->bytes()) <= b->arena_offset() ||
-                              b->arena_offset() + static_cast<int64_t>(b->bytes()) <= a->arena_offset();
+        const bool disjoint =
+            a->arena_offset() + static_cast<int64_t>(a->bytes()) <= b->arena_offset() ||
+            b->arena_offset() + static_cast<int64_t>(b->bytes()) <= a->arena_offset();
         const bool same = a->arena_offset() == b->arena_offset() && a->bytes() == b->bytes();
         EXPECT_TRUE(disjoint || (view && same)) << op->name()->str();
       }
@@ -120,7 +124,8 @@ struct WinogradBuild {
 WinogradBuild BuildWinogradNet(bool winograd, int tile, int64_t h, int64_t w) {
   OnnxBuilder b;
   b.Input("x", {1, 16, h, w}).Init("w1", {64, 16, 3, 3}, testing::RandomVector(64 * 16 * 9, 11));
-  b.Init("w2", {64, 64, 3, 3}, testing::RandomVector(64 * 64 * 9, 12)).Init("b2", {64}, testing::RandomVector(64, 13));
+  b.Init("w2", {64, 64, 3, 3}, testing::RandomVector(64 * 64 * 9, 12))
+      .Init("b2", {64}, testing::RandomVector(64, 13));
   testing::SetInts(b.Node("Conv", {"x", "w1"}, {"c1"}, "narrow"), "pads", {1, 1, 1, 1});
   testing::SetInts(b.Node("Conv", {"c1", "w2", "b2"}, {"y"}, "wide"), "pads", {1, 0, 1, 0});
   b.Output("y");
@@ -137,10 +142,13 @@ void ExpectWidePacking(const WinogradBuild& built, fb::WeightPacking packing) {
   const fb::Operator* wide = m->operators()->Get(1);
   EXPECT_STREQ(wide->name()->c_str(), "wide");
   EXPECT_EQ(wide->options_as_ConvOptions()->packing(), packing);
-  const int alpha = packing == fb::WeightPacking::Winograd4x3 ? 6 : packing == fb::WeightPacking::Winograd2x3 ? 4 : 0;
+  const int alpha = packing == fb::WeightPacking::Winograd4x3   ? 6
+                    : packing == fb::WeightPacking::Winograd2x3 ? 4
+                                                                : 0;
   const fb::Tensor* u = m->tensors()->Get(wide->inputs()->Get(1));
   if (alpha != 0)
-    EXPECT_EQ(std::vector<int>(u->shape()->begin(), u->shape()->end()), (std::vector<int>{alpha, alpha, 64, 64}));
+    EXPECT_EQ(std::vector<int>(u->shape()->begin(), u->shape()->end()),
+              (std::vector<int>{alpha, alpha, 64, 64}));
   EXPECT_EQ(m->operators()->Get(0)->options_as_ConvOptions()->packing(), fb::WeightPacking::Plain);
   EXPECT_EQ(built.report.winograd_convs, alpha != 0 ? 1 : 0);
   EXPECT_EQ(built.report.winograd43_convs, alpha == 6 ? 1 : 0);
@@ -151,8 +159,9 @@ void ExpectWidePacking(const WinogradBuild& built, fb::WeightPacking packing) {
 }
 
 TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
-  ExpectWidePacking(BuildWinogradNet(true, 0, 10, 9), fb::WeightPacking::Winograd2x3);    // 10×7 out
-  ExpectWidePacking(BuildWinogradNet(true, 0, 16, 17), fb::WeightPacking::Winograd4x3);   // 16×15 out
+  ExpectWidePacking(BuildWinogradNet(true, 0, 10, 9), fb::WeightPacking::Winograd2x3);  // 10×7 out
+  ExpectWidePacking(BuildWinogradNet(true, 0, 16, 17),
+                    fb::WeightPacking::Winograd4x3);  // 16×15 out
   ExpectWidePacking(BuildWinogradNet(true, 4, 10, 9), fb::WeightPacking::Winograd4x3);
   ExpectWidePacking(BuildWinogradNet(true, 2, 16, 17), fb::WeightPacking::Winograd2x3);
   ExpectWidePacking(BuildWinogradNet(false, 0, 10, 9), fb::WeightPacking::Plain);

@@ -103,8 +103,10 @@ Selection LoadSelection(const std::string& selection_file, const std::string& on
       for (Rule& r : rules) {
         if (r.root != root || fnmatch(r.pattern.c_str(), name.c_str(), 0) != 0) continue;
         ++r.matches;
-        if (r.include) included = true;
-        else if (!excluded_by) excluded_by = &r;
+        if (r.include)
+          included = true;
+        else if (!excluded_by)
+          excluded_by = &r;
       }
       const std::string id = root + "/" + name;
       if (included && excluded_by) {

@@ -24,9 +24,9 @@ struct ExcludedCase {
 };
 
 struct Selection {
-  std::vector<CaseRef> selected;      // sorted by id
-  std::vector<ExcludedCase> excluded; // matched an include and an exclude
-  std::vector<std::string> errors;    // "selected_cases.txt:12: ..." messages
+  std::vector<CaseRef> selected;       // sorted by id
+  std::vector<ExcludedCase> excluded;  // matched an include and an exclude
+  std::vector<std::string> errors;     // "selected_cases.txt:12: ..." messages
 };
 
 Selection LoadSelection(const std::string& selection_file, const std::string& onnx_data_dir,

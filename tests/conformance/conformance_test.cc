@@ -128,15 +128,17 @@ class SummaryPrinter : public ::testing::EmptyTestEventListener {
         if (r.GetTestPartResult(i).failed()) msg = r.GetTestPartResult(i).message();
       }
       if (msg.rfind("Failed\n", 0) == 0) msg.erase(0, 7);  // ADD_FAILURE's prefix
-      failures_ += std::string("  FAIL ") + info.test_suite_name() + "." + info.name() + ": " +
-                   msg + "\n";
+      failures_ +=
+          std::string("  FAIL ") + info.test_suite_name() + "." + info.name() + ": " + msg + "\n";
     }
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override {
     const size_t listed = TheSelection().excluded.size();
     if (!failures_.empty()) std::printf("conformance failures:\n%s", failures_.c_str());
-    std::printf("conformance: %d passed, %d failed, %zu excluded (%zu in selected_cases.txt, "
-                "%d skipped at load)\n", passed_, failed_, listed + skipped_, listed, skipped_);
+    std::printf(
+        "conformance: %d passed, %d failed, %zu excluded (%zu in selected_cases.txt, "
+        "%d skipped at load)\n",
+        passed_, failed_, listed + skipped_, listed, skipped_);
     std::fflush(stdout);
   }
 
@@ -150,7 +152,6 @@ class SummaryPrinter : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  ::testing::UnitTest::GetInstance()->listeners().Append(
-      new edgefold::conformance::SummaryPrinter);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new edgefold::conformance::SummaryPrinter);
   return RUN_ALL_TESTS();
 }

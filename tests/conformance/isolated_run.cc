@@ -15,8 +15,11 @@ namespace {
 std::string Encode(const CaseOutcome& o) {
   std::ostringstream s;
   s.precision(17);
-  s << static_cast<int>(o.verdict) << "\n" << o.data_sets << "\n" << o.max_abs_error << "\n"
-    << o.stage << "\n" << o.message;
+  s << static_cast<int>(o.verdict) << "\n"
+    << o.data_sets << "\n"
+    << o.max_abs_error << "\n"
+    << o.stage << "\n"
+    << o.message;
   return s.str();
 }
 
@@ -85,8 +88,8 @@ CaseOutcome RunCaseIsolated(const std::string& case_dir, const std::string& case
   if (text.empty()) {
     CaseOutcome o;
     o.stage = "crash";
-    o.message = "child exited with status " + std::to_string(WEXITSTATUS(status)) +
-                " before reporting";
+    o.message =
+        "child exited with status " + std::to_string(WEXITSTATUS(status)) + " before reporting";
     return o;
   }
   return Decode(text);

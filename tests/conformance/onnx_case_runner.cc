@@ -19,11 +19,24 @@ namespace {
 // Input slots that hold trained parameters rather than activations.
 const std::map<std::string, std::vector<int>>& WeightSlots() {
   static const std::map<std::string, std::vector<int>> slots = {
-      {"Conv", {1, 2}},  {"ConvTranspose", {1, 2}}, {"Gemm", {1, 2}}, {"BatchNormalization", {1, 2, 3, 4}},
-      {"LayerNormalization", {1, 2}}, {"InstanceNormalization", {1, 2}}, {"ReduceSum", {1}},
-      {"PRelu", {1}},    {"Pad", {1, 2}},  {"Clip", {1, 2}},
-      {"Reshape", {1}},  {"Resize", {1, 2, 3}}, {"Upsample", {1}}, {"Pow", {1}},
-      {"GRU", {1, 2, 3, 4}}, {"LSTM", {1, 2, 3, 4, 7}}, {"Expand", {1}}, {"Gather", {1}},
+      {"Conv", {1, 2}},
+      {"ConvTranspose", {1, 2}},
+      {"Gemm", {1, 2}},
+      {"BatchNormalization", {1, 2, 3, 4}},
+      {"LayerNormalization", {1, 2}},
+      {"InstanceNormalization", {1, 2}},
+      {"ReduceSum", {1}},
+      {"PRelu", {1}},
+      {"Pad", {1, 2}},
+      {"Clip", {1, 2}},
+      {"Reshape", {1}},
+      {"Resize", {1, 2, 3}},
+      {"Upsample", {1}},
+      {"Pow", {1}},
+      {"GRU", {1, 2, 3, 4}},
+      {"LSTM", {1, 2, 3, 4, 7}},
+      {"Expand", {1}},
+      {"Gather", {1}},
   };
   return slots;
 }
@@ -88,9 +101,10 @@ bool BindDataSet(const onnx::ModelProto& original, const std::string& set_dir,
   // IR >= 4 lets initializers live outside graph.input; older IR requires them listed there.
   if (model->ir_version() >= 4) {
     auto* inputs = graph->mutable_input();
-    inputs->erase(std::remove_if(inputs->begin(), inputs->end(),
-                                 [&](const onnx::ValueInfoProto& v) { return bound.count(v.name()); }),
-                  inputs->end());
+    inputs->erase(
+        std::remove_if(inputs->begin(), inputs->end(),
+                       [&](const onnx::ValueInfoProto& v) { return bound.count(v.name()); }),
+        inputs->end());
   }
   return true;
 }
@@ -107,8 +121,8 @@ bool ReadExpected(const std::string& set_dir, const onnx::GraphProto& graph,
   for (size_t k = 0; k < files.size(); ++k) {
     onnx::TensorProto tensor;
     if (!ReadTensorFile(files[k], &tensor, &out->message)) return false;
-    NamedTensor t{graph.output(static_cast<int>(k)).name(),
-                  {tensor.dims().begin(), tensor.dims().end()}, {}};
+    NamedTensor t{
+        graph.output(static_cast<int>(k)).name(), {tensor.dims().begin(), tensor.dims().end()}, {}};
     if (!TensorToFloats(tensor, &t.values, &out->message)) {
       out->verdict = Verdict::kSkip;
       out->message = "output " + std::to_string(k) + ": " + out->message;
@@ -140,7 +154,7 @@ bool CompareOutput(const NamedTensor& want, const NamedTensor& got, const RunOpt
   bool ok = true;
   for (size_t i = 0; i < want.values.size(); ++i) {
     const double w = want.values[i], g = got.values[i];
-    if (std::isnan(w) && std::isnan(g)) continue;   // NaN where NaN is expected (numpy's equal_nan)
+    if (std::isnan(w) && std::isnan(g)) continue;  // NaN where NaN is expected (numpy's equal_nan)
     const double err = std::fabs(g - w);
     const double tol = opt.atol * scale + opt.rtol * std::fabs(w);
     if (!(err <= tol)) {  // also catches NaN
@@ -243,9 +257,12 @@ CaseOutcome RunCase(const std::string& case_dir, const std::string& case_id,
 
 const char* VerdictName(Verdict v) {
   switch (v) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kFail: return "fail";
-    case Verdict::kSkip: return "skip";
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kFail:
+      return "fail";
+    case Verdict::kSkip:
+      return "skip";
   }
   return "?";
 }

@@ -17,8 +17,8 @@ using AlignedBuffer = std::unique_ptr<uint8_t, FreeDeleter>;
 
 AlignedBuffer AllocAligned(size_t bytes) {
   const size_t rounded = (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  return AlignedBuffer(static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment,
-                                                                 rounded ? rounded : 64)));
+  return AlignedBuffer(
+      static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, rounded ? rounded : 64)));
 }
 
 void CaptureLog(void* user, const char* message) {
@@ -78,8 +78,7 @@ ExecResult ExecuteModel(const std::vector<uint8_t>& efb, const std::vector<Named
   s = Interpreter::Create(model.get(), efb.size(), arena.get(), arena_bytes, options, &interp);
   if (s != Status::kOk || interp == nullptr) {
     r.stage = "create";
-    r.message = "Create with " + std::to_string(arena_bytes) + " arena bytes: " +
-                Describe(s, log);
+    r.message = "Create with " + std::to_string(arena_bytes) + " arena bytes: " + Describe(s, log);
     return r;
   }
   for (size_t i = 0; i < interp->num_inputs(); ++i) {
@@ -95,8 +94,8 @@ ExecResult ExecuteModel(const std::vector<uint8_t>& efb, const std::vector<Named
     if (s != Status::kOk) {
       r.stage = "set_input";
       r.message = "SetInput '" + t->name + "' (" + std::to_string(t->values.size()) +
-                  " floats, runtime expects " + std::to_string(view.elems) + "): " +
-                  Describe(s, log);
+                  " floats, runtime expects " + std::to_string(view.elems) +
+                  "): " + Describe(s, log);
       return r;
     }
   }
@@ -106,7 +105,8 @@ ExecResult ExecuteModel(const std::vector<uint8_t>& efb, const std::vector<Named
     r.message = Describe(s, log);
     return r;
   }
-  for (size_t i = 0; i < interp->num_outputs(); ++i) r.outputs.push_back(CopyOut(interp->output(i)));
+  for (size_t i = 0; i < interp->num_outputs(); ++i)
+    r.outputs.push_back(CopyOut(interp->output(i)));
   r.ok = true;
   return r;
 }

@@ -17,8 +17,8 @@ struct NamedTensor {
 
 struct ExecResult {
   bool ok = false;
-  std::string stage;    // create, set_input, invoke (on failure)
-  std::string message;  // status name plus the runtime's log lines
+  std::string stage;                 // create, set_input, invoke (on failure)
+  std::string message;               // status name plus the runtime's log lines
   std::vector<NamedTensor> outputs;  // in the runtime's output order
   size_t arena_bytes = 0;
 };

@@ -43,7 +43,8 @@ struct Chain {
 };
 
 // Turns op 'act2' into a Resize (rank 2 [1,4] → [1,4]) with the given option fields.
-void MakeResize(Chain& c, int mode, int nearest, std::vector<double> scales, std::vector<double> offsets) {
+void MakeResize(Chain& c, int mode, int nearest, std::vector<double> scales,
+                std::vector<double> offsets) {
   fb::ResizeOptionsT o;
   o.mode = static_cast<fb::ResizeMode>(mode);
   o.nearest_mode = static_cast<fb::NearestMode>(nearest);
@@ -55,7 +56,8 @@ void MakeResize(Chain& c, int mode, int nearest, std::vector<double> scales, std
 
 // Turns op 'act2' into a Slice of a [1, 4] → b [1, 2] with the given starts and steps, b planned
 // at a's offset + `shift` bytes.
-void MakeSliceOver(Chain& c, std::vector<int32_t> starts, std::vector<int32_t> steps, int64_t shift) {
+void MakeSliceOver(Chain& c, std::vector<int32_t> starts, std::vector<int32_t> steps,
+                   int64_t shift) {
   fb::SliceOptionsT o;
   o.starts = std::move(starts);
   o.steps = std::move(steps);
@@ -98,9 +100,14 @@ const std::vector<BadModel>& Cases() {
        },
        Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
       {"slice output over its input but not at the run it selects",
-       [](Chain& c) { MakeSliceOver(c, {0, 1}, {1, 1}, 0); },   // the run starts 4 bytes in
+       [](Chain& c) {
+         MakeSliceOver(c, {0, 1}, {1, 1}, 0);
+       },  // the run starts 4 bytes in
        Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
-      {"strided slice planned over its input", [](Chain& c) { MakeSliceOver(c, {0, 0}, {1, 2}, 0); },
+      {"strided slice planned over its input",
+       [](Chain& c) {
+         MakeSliceOver(c, {0, 0}, {1, 2}, 0);
+       },
        Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
       {"concat input inside the output but not at its block",
        [](Chain& c) {
@@ -111,7 +118,8 @@ const std::vector<BadModel>& Cases() {
          c.m().operators[1]->inputs = {c.x, c.a};
          c.m().tensors[c.y]->shape = {1, 8};
          c.m().tensors[c.y]->bytes = 32;
-         c.m().tensors[c.a]->arena_offset = c.m().tensors[c.y]->arena_offset;   // its block starts 16 bytes in
+         c.m().tensors[c.a]->arena_offset =
+             c.m().tensors[c.y]->arena_offset;  // its block starts 16 bytes in
        },
        Status::kInvalidModel, "op 'act2': output 'b' is also (or overlaps) its input 'a'"},
       {"op output overlaps its scratch",
@@ -121,66 +129,105 @@ const std::vector<BadModel>& Cases() {
        },
        Status::kInvalidModel, "op 'act2': output 'b' overlaps the op's scratch"},
       {"tensor read before it is produced",
-       [](Chain& c) { std::swap(c.m().operators[0], c.m().operators[1]); },
-       Status::kInvalidModel, "op 'act2': input 'a' is read before any op produces it"},
+       [](Chain& c) { std::swap(c.m().operators[0], c.m().operators[1]); }, Status::kInvalidModel,
+       "op 'act2': input 'a' is read before any op produces it"},
       {"tensor written by two ops",
-       [](Chain& c) { c.m().operators[1]->inputs = {c.x}; c.m().operators[1]->outputs = {c.a}; },
+       [](Chain& c) {
+         c.m().operators[1]->inputs = {c.x};
+         c.m().operators[1]->outputs = {c.a};
+       },
        Status::kInvalidModel, "op 'act2': output 'a' is already written by op 'act1'"},
-      {"op writes a graph input",
-       [](Chain& c) { c.m().inputs.push_back(c.a); },
+      {"op writes a graph input", [](Chain& c) { c.m().inputs.push_back(c.a); },
        Status::kInvalidModel, "op 'act1': writes graph input 'a'"},
       {"graph output never produced",
-       [](Chain& c) { c.m().outputs.push_back(c.b.AddTensor("orphan", {1, 4})); },
+       [](Chain& c) {
+         c.m().outputs.push_back(c.b.AddTensor("orphan", {1, 4}));
+       },
        Status::kInvalidModel, "graph output 'orphan' is never produced"},
       {"tensor of rank 7", [](Chain& c) { c.m().tensors[c.a]->shape = {1, 1, 1, 1, 1, 1, 4}; },
        Status::kInvalidModel, "tensor 1 'a': missing shape or rank above 6"},
-      {"negative dimension", [](Chain& c) { c.m().tensors[c.a]->shape = {-1, -4}; },
+      {"negative dimension",
+       [](Chain& c) {
+         c.m().tensors[c.a]->shape = {-1, -4};
+       },
        Status::kInvalidModel, "tensor 1 'a': dimension is zero or negative"},
       {"byte size lies about the shape", [](Chain& c) { c.m().tensors[c.a]->bytes = 8; },
        Status::kInvalidModel, "tensor 1 'a': byte size does not match its shape"},
-      {"arena offset outside the plan", [](Chain& c) { c.m().tensors[c.y]->arena_offset = 1 << 30; },
-       Status::kInvalidModel, "tensor 2 'b': arena offset misaligned or outside the planned arena"},
+      {"arena offset outside the plan",
+       [](Chain& c) { c.m().tensors[c.y]->arena_offset = 1 << 30; }, Status::kInvalidModel,
+       "tensor 2 'b': arena offset misaligned or outside the planned arena"},
       {"misaligned arena offset", [](Chain& c) { c.m().tensors[c.y]->arena_offset += 2; },
        Status::kInvalidModel, "tensor 2 'b': arena offset misaligned"},
       {"tensor index out of range", [](Chain& c) { c.m().operators[1]->inputs = {42}; },
        Status::kInvalidModel, "op 'act2': input index 42 out of range"},
-      {"op with two inputs where one is allowed", [](Chain& c) { c.m().operators[1]->inputs = {c.a, c.x}; },
+      {"op with two inputs where one is allowed",
+       [](Chain& c) {
+         c.m().operators[1]->inputs = {c.a, c.x};
+       },
        Status::kInvalidModel, "op 'act2' (Activation): has 2 inputs"},
       {"op output is a constant",
-       [](Chain& c) { c.m().operators[1]->outputs = {c.b.AddConstant("k", {1, 4}, {1, 2, 3, 4})}; },
+       [](Chain& c) {
+         c.m().operators[1]->outputs = {c.b.AddConstant("k", {1, 4}, {1, 2, 3, 4})};
+       },
        Status::kInvalidModel, "op 'act2': output tensor 3 is a constant"},
-      {"unknown activation", [](Chain& c) {
+      {"unknown activation",
+       [](Chain& c) {
          *c.m().operators[1]->options.AsActivationOptions()->activation =
              MakeActivation(static_cast<fb::ActivationKind>(99));
-       }, Status::kInvalidModel, "op 'act2': unknown activation"},
-      {"options of another op type", [](Chain& c) {
+       },
+       Status::kInvalidModel, "op 'act2': unknown activation"},
+      {"options of another op type",
+       [](Chain& c) {
          fb::OpOptionsUnion u;
          u.Set(fb::SoftmaxOptionsT());
          c.m().operators[1]->options = std::move(u);
-       }, Status::kInvalidModel, "op 1 'act2': options do not match its type"},
-      {"pad sizes that overflow int32", [](Chain& c) {
+       },
+       Status::kInvalidModel, "op 1 'act2': options do not match its type"},
+      {"pad sizes that overflow int32",
+       [](Chain& c) {
          fb::PadOptionsT o;
          o.pads = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX};
          c.m().operators[1]->type = fb::OpType::Pad;
          c.m().operators[1]->options.Set(std::move(o));
          c.m().tensors[c.y]->shape = {1, 4};
-       }, Status::kShapeMismatch, "Pad 'act2': output dim 1 != input + pads"},
-      {"unknown resize mode", [](Chain& c) { MakeResize(c, 7, 0, {1, 1}, {0, 0}); },
+       },
+       Status::kShapeMismatch, "Pad 'act2': output dim 1 != input + pads"},
+      {"unknown resize mode",
+       [](Chain& c) {
+         MakeResize(c, 7, 0, {1, 1}, {0, 0});
+       },
        Status::kInvalidModel, "op 'act2': unknown resize mode"},
-      {"unknown resize nearest_mode", [](Chain& c) { MakeResize(c, 0, 9, {1, 1}, {0, 0}); },
+      {"unknown resize nearest_mode",
+       [](Chain& c) {
+         MakeResize(c, 0, 9, {1, 1}, {0, 0});
+       },
        Status::kInvalidModel, "op 'act2': unknown resize nearest_mode"},
-      {"resize without scales", [](Chain& c) { MakeResize(c, 0, 0, {}, {0, 0}); },
+      {"resize without scales",
+       [](Chain& c) {
+         MakeResize(c, 0, 0, {}, {0, 0});
+       },
        Status::kInvalidModel, "op 'act2': resize needs 2 scales and 2 offsets"},
-      {"resize with three offsets", [](Chain& c) { MakeResize(c, 1, 0, {1, 1}, {0, 0, 0}); },
+      {"resize with three offsets",
+       [](Chain& c) {
+         MakeResize(c, 1, 0, {1, 1}, {0, 0, 0});
+       },
        Status::kInvalidModel, "op 'act2': resize needs 2 scales and 2 offsets"},
-      {"resize with a NaN offset", [](Chain& c) { MakeResize(c, 1, 0, {1, 1}, {0, NAN}); },
+      {"resize with a NaN offset",
+       [](Chain& c) {
+         MakeResize(c, 1, 0, {1, 1}, {0, NAN});
+       },
        Status::kInvalidModel, "op 'act2': resize scales and offsets must be finite"},
-      {"resize with an infinite scale", [](Chain& c) { MakeResize(c, 0, 0, {INFINITY, 1}, {0, 0}); },
+      {"resize with an infinite scale",
+       [](Chain& c) {
+         MakeResize(c, 0, 0, {INFINITY, 1}, {0, 0});
+       },
        Status::kInvalidModel, "op 'act2': resize scales and offsets must be finite"},
-      {"resize of a rank-1 tensor", [](Chain& c) {
+      {"resize of a rank-1 tensor",
+       [](Chain& c) {
          MakeResize(c, 0, 0, {1, 1}, {0, 0});
          for (int t : {c.x, c.a, c.y}) c.m().tensors[t]->shape = {4};
-       }, Status::kShapeMismatch, "Resize 'act2': input rank 1, output rank 1"},
+       },
+       Status::kShapeMismatch, "Resize 'act2': input rank 1, output rank 1"},
       {"depth-to-space blocksize 0",
        [](Chain& c) { MakeBlockOp<fb::DepthToSpaceOptionsT>(c, fb::OpType::DepthToSpace, 0); },
        Status::kInvalidModel, "op 'act2': blocksize must be >= 1"},
@@ -257,7 +304,8 @@ TEST(BadModel, ResizeScalesOffByFourBytesAreRefusedNotRead) {
   options.log_user = &log;
   size_t need = 0;
   EXPECT_EQ(RequiredArenaBytes(model.data(), model.size(), &need, options), Status::kInvalidModel);
-  EXPECT_NE(log.find("op 'act2': resize scales and offsets are not 8-byte aligned"), std::string::npos)
+  EXPECT_NE(log.find("op 'act2': resize scales and offsets are not 8-byte aligned"),
+            std::string::npos)
       << "log: " << log;
 }
 
@@ -268,7 +316,8 @@ TEST(BadModel, TheUneditedChainIsAccepted) {
   ASSERT_EQ(RequiredArenaBytes(model.data(), model.size(), &need), Status::kOk);
   AlignedBuffer arena(need);
   Interpreter* interp = nullptr;
-  EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), need, Options(), &interp), Status::kOk);
+  EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), need, Options(), &interp),
+            Status::kOk);
 }
 
 TEST(BadModel, BatchNormVarianceMustBeAConstant) {
@@ -282,7 +331,8 @@ TEST(BadModel, BatchNormVarianceMustBeAConstant) {
   o.epsilon = 1e-5f;
   fb::OpOptionsUnion u;
   u.Set(std::move(o));
-  b.AddOp(fb::OpType::BatchNorm, "bn", {x, params[0], params[1], params[2], var}, {y}, std::move(u));
+  b.AddOp(fb::OpType::BatchNorm, "bn", {x, params[0], params[1], params[2], var}, {y},
+          std::move(u));
   b.AddOutput(y);
   AlignedBuffer model(b.Finish());
   std::string log;
@@ -295,7 +345,8 @@ TEST(BadModel, BatchNormVarianceMustBeAConstant) {
   Interpreter* interp = nullptr;
   EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), need, options, &interp),
             Status::kInvalidModel);
-  EXPECT_NE(log.find("BatchNorm 'bn': variance 'var' must be a constant"), std::string::npos) << log;
+  EXPECT_NE(log.find("BatchNorm 'bn': variance 'var' must be a constant"), std::string::npos)
+      << log;
 }
 
 // Size arithmetic saturates instead of wrapping (what a 32-bit target would otherwise do).

@@ -57,7 +57,7 @@ class CliBadInput : public testing::ScratchDirTest {
 struct CompileCase {
   const char* what;
   std::function<void(const std::string& path)> make;
-  const char* message;      // must appear in the CLI's output
+  const char* message;  // must appear in the CLI's output
 };
 
 std::function<void(const std::string&)> Mutated(std::function<void(onnx::ModelProto&)> edit) {
@@ -74,34 +74,50 @@ void SetValue(onnx::ModelProto& m, const char* initializer, int index, float val
 
 const std::vector<CompileCase>& CompileCases() {
   static const std::vector<CompileCase> cases = {
-      {"not a protobuf", [](const std::string& p) { WriteBytes(p, "this is not an ONNX file\n"); }, "model.onnx"},
+      {"not a protobuf", [](const std::string& p) { WriteBytes(p, "this is not an ONNX file\n"); },
+       "model.onnx"},
       {"empty file", [](const std::string& p) { WriteBytes(p, ""); }, "model.onnx"},
-      {"truncated protobuf", [](const std::string& p) {
+      {"truncated protobuf",
+       [](const std::string& p) {
          std::string bytes;
          ConvBnModel().SerializeToString(&bytes);
          WriteBytes(p, bytes.substr(0, bytes.size() / 2));
-       }, "model.onnx"},
+       },
+       "model.onnx"},
       {"missing initializer", Mutated([](onnx::ModelProto& m) {
          auto* inits = m.mutable_graph()->mutable_initializer();
          for (int i = 0; i < inits->size(); ++i)
-           if (inits->Get(i).name() == "bn.var") { inits->DeleteSubrange(i, 1); break; }
-       }), "bn.var"},
-      {"negative variance", Mutated([](onnx::ModelProto& m) { SetValue(m, "bn.var", 1, -2.0f); }), "bn"},
+           if (inits->Get(i).name() == "bn.var") {
+             inits->DeleteSubrange(i, 1);
+             break;
+           }
+       }),
+       "bn.var"},
+      {"negative variance", Mutated([](onnx::ModelProto& m) { SetValue(m, "bn.var", 1, -2.0f); }),
+       "bn"},
       {"zero variance, epsilon 0", Mutated([](onnx::ModelProto& m) {
          SetValue(m, "bn.var", 0, 0.0f);
          SetFloat(*FindNode(m, "bn"), "epsilon", 0.0f);
-       }), "bn"},
+       }),
+       "bn"},
       {"zero-sized input dim", Mutated([](onnx::ModelProto& m) {
-         m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-             ->mutable_shape()->mutable_dim(1)->set_dim_value(0);
-       }), "x"},
+         m.mutable_graph()
+             ->mutable_input(0)
+             ->mutable_type()
+             ->mutable_tensor_type()
+             ->mutable_shape()
+             ->mutable_dim(1)
+             ->set_dim_value(0);
+       }),
+       "x"},
       {"unsupported attribute value", Mutated([](onnx::ModelProto& m) {
          SetString(*FindNode(m, "conv"), "auto_pad", "BOGUS_PAD");
-       }), "conv"},
-      {"unsupported op", Mutated([](onnx::ModelProto& m) { FindNode(m, "relu")->set_op_type("Celu"); }), "relu"},
-      {"wrong weight shape", Mutated([](onnx::ModelProto& m) {
-         FindInitializer(m, "fc.w")->set_dims(1, 5);
-       }), "fc"},
+       }),
+       "conv"},
+      {"unsupported op",
+       Mutated([](onnx::ModelProto& m) { FindNode(m, "relu")->set_op_type("Celu"); }), "relu"},
+      {"wrong weight shape",
+       Mutated([](onnx::ModelProto& m) { FindInitializer(m, "fc.w")->set_dims(1, 5); }), "fc"},
   };
   return cases;
 }
@@ -113,8 +129,8 @@ TEST_F(CliBadInput, CompileRejectsEachBadModelNamingItAndLeavesNoFile) {
     c.make(onnx);
     const CliResult r = Cli("compile '" + onnx + "' -o '" + Path("out/model.efb") + "'");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << "message lacks '" << c.message
-                                                           << "': " << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos)
+        << "message lacks '" << c.message << "': " << r.output;
     EXPECT_TRUE(ListDir(Path("out")).empty()) << "a failed compile left a file behind";
     std::printf("| compile: %s | exit %d | %s", c.what, r.exit_code, r.output.c_str());
   }
@@ -128,7 +144,8 @@ TEST_F(CliBadInput, NanWeightsNeverCrashTheCompiler) {
   onnx::ModelProto m = ConvBnModel();
   SetValue(m, "conv.w", 3, std::numeric_limits<float>::quiet_NaN());
   ASSERT_TRUE(SaveModel(m, Path("model.onnx")));
-  const CliResult r = Cli("compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "'");
+  const CliResult r =
+      Cli("compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "'");
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
   const std::vector<std::string> left = ListDir(Path("out"));
   EXPECT_EQ(left.size(), r.exit_code == 0 ? 1u : 0u) << "partial or temporary file left";
@@ -137,7 +154,8 @@ TEST_F(CliBadInput, NanWeightsNeverCrashTheCompiler) {
 
 TEST_F(CliBadInput, GoodModelCompilesAndRunsSoTheTableIsMeaningful) {
   ASSERT_TRUE(SaveModel(ConvBnModel(), Path("model.onnx")));
-  const CliResult r = Cli("compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "'");
+  const CliResult r =
+      Cli("compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(ListDir(Path("out")), std::vector<std::string>{"model.efb"}) << "temporary left behind";
 }
@@ -145,13 +163,15 @@ TEST_F(CliBadInput, GoodModelCompilesAndRunsSoTheTableIsMeaningful) {
 TEST_F(CliBadInput, FailedCompileKeepsThePreviousOutputIntact) {
   ASSERT_TRUE(SaveModel(ConvBnModel(), Path("model.onnx")));
   WriteBytes(Path("out/model.efb"), "previous");
-  WriteBytes(Path("out/model.efb.tmp"), "a user's file");   // never clobbered by our temporary
+  WriteBytes(Path("out/model.efb.tmp"), "a user's file");  // never clobbered by our temporary
   WriteBytes(Path("bad.onnx"), "junk");
-  EXPECT_EQ(Cli("compile '" + Path("bad.onnx") + "' -o '" + Path("out/model.efb") + "'").exit_code, 1);
+  EXPECT_EQ(Cli("compile '" + Path("bad.onnx") + "' -o '" + Path("out/model.efb") + "'").exit_code,
+            1);
   std::ifstream f(Path("out/model.efb"));
   std::string kept((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   EXPECT_EQ(kept, "previous");
-  ASSERT_EQ(Cli("compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "'").exit_code, 0);
+  ASSERT_EQ(
+      Cli("compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "'").exit_code, 0);
   std::ifstream g(Path("out/model.efb.tmp"));
   std::string user((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
   EXPECT_EQ(user, "a user's file");
@@ -160,7 +180,8 @@ TEST_F(CliBadInput, FailedCompileKeepsThePreviousOutputIntact) {
 
 TEST_F(CliBadInput, UnwritableOutputLeavesNoTemporary) {
   ASSERT_TRUE(SaveModel(ConvBnModel(), Path("model.onnx")));
-  const CliResult missing_dir = Cli("compile '" + Path("model.onnx") + "' -o '" + Path("nodir/m.efb") + "'");
+  const CliResult missing_dir =
+      Cli("compile '" + Path("model.onnx") + "' -o '" + Path("nodir/m.efb") + "'");
   EXPECT_EQ(missing_dir.exit_code, 1) << missing_dir.output;
   EXPECT_NE(missing_dir.output.find("nodir"), std::string::npos) << missing_dir.output;
   // The output path is a directory: rename fails, the temporary must be removed.
@@ -187,10 +208,16 @@ TEST_F(CliBadInput, RunRejectsBadModelsAndInputs) {
   ASSERT_TRUE(tools::WriteNpyFloat32(Path("x.npy"), x.data(), x.size(), {1, 2, 5, 5}, &error));
   ASSERT_TRUE(tools::WriteNpyFloat32(Path("bad.npy"), bad.data(), bad.size(), {1, 7, 7}, &error));
   WriteBytes(Path("junk.npy"), "\x93NUMPY\x01\x00garbage");
-  struct RunCase { const char* what; std::string args; const char* message; };
+  struct RunCase {
+    const char* what;
+    std::string args;
+    const char* message;
+  };
   const std::vector<RunCase> cases = {
-      {"truncated .efb", "'" + Path("truncated.efb") + "' -i '" + Path("x.npy") + "'", "truncated.efb"},
-      {"wrong file identifier", "'" + Path("wrong_id.efb") + "' -i '" + Path("x.npy") + "'", "EFB1"},
+      {"truncated .efb", "'" + Path("truncated.efb") + "' -i '" + Path("x.npy") + "'",
+       "truncated.efb"},
+      {"wrong file identifier", "'" + Path("wrong_id.efb") + "' -i '" + Path("x.npy") + "'",
+       "EFB1"},
       {"empty .efb", "'" + Path("empty.efb") + "' -i '" + Path("x.npy") + "'", "empty.efb"},
       {"missing .efb", "'" + Path("nope.efb") + "' -i '" + Path("x.npy") + "'", "nope.efb"},
       {"input of the wrong shape", "'" + Path("m.efb") + "' -i '" + Path("bad.npy") + "'", "x"},
@@ -200,7 +227,8 @@ TEST_F(CliBadInput, RunRejectsBadModelsAndInputs) {
     SCOPED_TRACE(c.what);
     const CliResult r = Cli("run " + c.args + " -o '" + Path("y.npy") + "'");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << "message lacks '" << c.message << "': " << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos)
+        << "message lacks '" << c.message << "': " << r.output;
     std::printf("| run: %s | exit %d | %s", c.what, r.exit_code, r.output.c_str());
   }
 }
@@ -214,16 +242,22 @@ namespace {
 // compile --quantize int8: calibration data the CLI must refuse (exit code, message naming the
 // problem, no output file), then the same model with good data so the refusals are meaningful.
 TEST_F(CliBadInput, QuantizeRefusesBadCalibrationData) {
-  ASSERT_TRUE(SaveModel(ConvBnModel(), Path("model.onnx")));   // input x [1, 2, 5, 5]
+  ASSERT_TRUE(SaveModel(ConvBnModel(), Path("model.onnx")));  // input x [1, 2, 5, 5]
   std::vector<float> good(8 * 50);
   for (size_t i = 0; i < good.size(); ++i) good[i] = std::sin(0.37f * static_cast<float>(i));
   std::vector<float> nan = good;
   nan[123] = std::numeric_limits<float>::quiet_NaN();
   std::string error;
-  ASSERT_TRUE(tools::WriteNpyFloat32(Path("good.npy"), good.data(), good.size(), {8, 2, 5, 5}, &error)) << error;
-  ASSERT_TRUE(tools::WriteNpyFloat32(Path("shape.npy"), good.data(), good.size(), {8, 5, 2, 5}, &error)) << error;
-  ASSERT_TRUE(tools::WriteNpyFloat32(Path("nan.npy"), nan.data(), nan.size(), {8, 2, 5, 5}, &error)) << error;
-  const std::string base = "compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "' --quantize int8";
+  ASSERT_TRUE(
+      tools::WriteNpyFloat32(Path("good.npy"), good.data(), good.size(), {8, 2, 5, 5}, &error))
+      << error;
+  ASSERT_TRUE(
+      tools::WriteNpyFloat32(Path("shape.npy"), good.data(), good.size(), {8, 5, 2, 5}, &error))
+      << error;
+  ASSERT_TRUE(tools::WriteNpyFloat32(Path("nan.npy"), nan.data(), nan.size(), {8, 2, 5, 5}, &error))
+      << error;
+  const std::string base =
+      "compile '" + Path("model.onnx") + "' -o '" + Path("out/model.efb") + "' --quantize int8";
   struct Case {
     const char* what;
     std::string args;
@@ -232,20 +266,26 @@ TEST_F(CliBadInput, QuantizeRefusesBadCalibrationData) {
   };
   const Case cases[] = {
       {"no calibration file", "", 2, "needs --calibrate"},
-      {"calibration of the wrong shape", " --calibrate '" + Path("shape.npy") + "'", 1, "needs [-1, 2, 5, 5]"},
-      {"NaN in calibration data", " --calibrate '" + Path("nan.npy") + "'", 1, "NaN at flat index 123 (sample 2)"},
-      {"percentile out of range", " --calibrate '" + Path("good.npy") + "' --quantize-percentile 101", 2,
+      {"calibration of the wrong shape", " --calibrate '" + Path("shape.npy") + "'", 1,
+       "needs [-1, 2, 5, 5]"},
+      {"NaN in calibration data", " --calibrate '" + Path("nan.npy") + "'", 1,
+       "NaN at flat index 123 (sample 2)"},
+      {"percentile out of range",
+       " --calibrate '" + Path("good.npy") + "' --quantize-percentile 101", 2,
        "--quantize-percentile must be"},
-      {"another quantization", " --calibrate '" + Path("good.npy") + "' --quantize int4", 2, "int8 only"},
+      {"another quantization", " --calibrate '" + Path("good.npy") + "' --quantize int4", 2,
+       "int8 only"},
       {"unknown clipping", " --calibrate '" + Path("good.npy") + "' --quantize-clip kl", 2,
        "--quantize-clip must be minmax or mse, got 'kl'"},
-      {"two clippings", " --calibrate '" + Path("good.npy") + "' --quantize-clip mse --quantize-percentile 99", 2,
+      {"two clippings",
+       " --calibrate '" + Path("good.npy") + "' --quantize-clip mse --quantize-percentile 99", 2,
        "--quantize-clip mse and --quantize-percentile do not combine"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     std::string args = base + c.args;
-    if (std::string(c.what) == "another quantization") args.replace(args.find("--quantize int8"), 15, "");
+    if (std::string(c.what) == "another quantization")
+      args.replace(args.find("--quantize int8"), 15, "");
     const CliResult r = Cli(args);
     EXPECT_EQ(r.exit_code, c.exit_code) << r.output;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;

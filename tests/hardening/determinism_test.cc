@@ -35,7 +35,8 @@ Interpreter* Create(const AlignedBuffer& model, AlignedBuffer& arena, Isa isa) {
   Options o;
   o.isa = isa;
   Interpreter* interp = nullptr;
-  EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), arena.size(), o, &interp), Status::kOk);
+  EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), arena.size(), o, &interp),
+            Status::kOk);
   return interp;
 }
 
@@ -51,11 +52,12 @@ void ExpectDeterministic(const std::vector<uint8_t>& bytes, const std::string& n
     std::vector<std::vector<float>> x, noise;
     for (size_t i = 0; i < a->num_inputs(); ++i) {
       x.push_back(RandomVector(a->input(i).elems, 17 + static_cast<unsigned>(i), -2.0f, 2.0f));
-      noise.push_back(RandomVector(a->input(i).elems, 99 + static_cast<unsigned>(i), -50.0f, 50.0f));
+      noise.push_back(
+          RandomVector(a->input(i).elems, 99 + static_cast<unsigned>(i), -50.0f, 50.0f));
     }
     const std::vector<uint32_t> first = RunOnce(a, x);
     for (int run = 0; run < 3; ++run) EXPECT_EQ(RunOnce(a, x), first) << "run " << run;
-    RunOnce(a, noise);   // other data in between must leave nothing behind
+    RunOnce(a, noise);  // other data in between must leave nothing behind
     EXPECT_EQ(RunOnce(a, x), first) << "after other input";
     Interpreter* b = Create(model, other_arena, isa);
     ASSERT_NE(b, nullptr);
@@ -66,10 +68,12 @@ void ExpectDeterministic(const std::vector<uint8_t>& bytes, const std::string& n
 TEST(Determinism, TinyModel) { ExpectDeterministic(MakeTinyModel().bytes, "tiny"); }
 
 TEST(Determinism, RepoModelsFoldedAndUnfolded) {
-  std::vector<std::string> paths = {std::string(EDGEFOLD_SOURCE_DIR) + "/examples/digits/digits_cnn.onnx"};
-  for (const char* c : {"conv_bn_relu", "residual_block", "concat_branches", "conv_depthwise_bn_relu6",
-                        "avgpool_padded_excl", "maxpool_padded", "softmax_head", "linear_bn1d_relu",
-                        "conv_grouped_bn", "conv_dilated_bn", "hardswish", "sigmoid_mul"})
+  std::vector<std::string> paths = {std::string(EDGEFOLD_SOURCE_DIR) +
+                                    "/examples/digits/digits_cnn.onnx"};
+  for (const char* c :
+       {"conv_bn_relu", "residual_block", "concat_branches", "conv_depthwise_bn_relu6",
+        "avgpool_padded_excl", "maxpool_padded", "softmax_head", "linear_bn1d_relu",
+        "conv_grouped_bn", "conv_dilated_bn", "hardswish", "sigmoid_mul"})
     paths.push_back(std::string(EDGEFOLD_SOURCE_DIR) + "/tests/golden/data/" + c + "/model.onnx");
   for (const std::string& path : paths) {
     for (bool fold : {true, false}) {

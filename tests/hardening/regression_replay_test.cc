@@ -32,7 +32,8 @@ std::vector<std::string> Files(const std::string& prefix) {
 
 std::vector<uint8_t> Read(const std::string& name) {
   std::ifstream f(std::string(EDGEFOLD_REGRESSION_DIR) + "/" + name, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)),
+                              std::istreambuf_iterator<char>());
 }
 
 TEST(Regression, ModelInputsNeverCrash) {
@@ -48,7 +49,8 @@ TEST(Regression, ModelInputsNeverCrash) {
     AlignedBuffer arena(need);
     std::memset(arena.data(), 0, need);
     Interpreter* interp = nullptr;
-    if (Interpreter::Create(model.data(), bytes.size(), arena.data(), need, Options(), &interp) != Status::kOk)
+    if (Interpreter::Create(model.data(), bytes.size(), arena.data(), need, Options(), &interp) !=
+        Status::kOk)
       continue;
     EXPECT_EQ(interp->Invoke(), Status::kOk);
   }

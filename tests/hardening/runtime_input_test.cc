@@ -17,7 +17,8 @@ namespace edgefold::testing {
 namespace {
 
 // The interpreter of `bytes` on level `isa` (created in an arena of the size it asks for).
-std::unique_ptr<InterpreterSession> Loaded(const std::vector<uint8_t>& bytes, Isa isa = Isa::kAuto) {
+std::unique_ptr<InterpreterSession> Loaded(const std::vector<uint8_t>& bytes,
+                                           Isa isa = Isa::kAuto) {
   std::unique_ptr<InterpreterSession> s = CreateInterpreter(bytes, isa);
   EXPECT_EQ(s->status, Status::kOk) << s->log;
   return s;
@@ -105,17 +106,21 @@ TEST(RuntimeInput, ArenaTooSmallSaysHowManyBytesAndMisalignmentIsAStatus) {
     EXPECT_NE(log.find("model needs " + std::to_string(need) + " bytes"), std::string::npos) << log;
   }
   for (size_t shift : {1, 4, 8, 32}) {
-    EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data() + shift, need, o, &interp),
-              Status::kMisalignedArena);
+    EXPECT_EQ(
+        Interpreter::Create(model.data(), model.size(), arena.data() + shift, need, o, &interp),
+        Status::kMisalignedArena);
   }
   AlignedBuffer shifted(m.bytes.size() + 64);
   std::copy(m.bytes.begin(), m.bytes.end(), shifted.data() + 16);
   size_t n = 0;
   EXPECT_EQ(RequiredArenaBytes(shifted.data() + 16, m.bytes.size(), &n), Status::kMisalignedModel);
-  EXPECT_EQ(Interpreter::Create(shifted.data() + 16, m.bytes.size(), arena.data(), need, o, &interp),
-            Status::kMisalignedModel);
-  EXPECT_EQ(Interpreter::Create(model.data(), model.size(), nullptr, need, o, &interp), Status::kInvalidArgument);
-  EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), need, o, nullptr), Status::kInvalidArgument);
+  EXPECT_EQ(
+      Interpreter::Create(shifted.data() + 16, m.bytes.size(), arena.data(), need, o, &interp),
+      Status::kMisalignedModel);
+  EXPECT_EQ(Interpreter::Create(model.data(), model.size(), nullptr, need, o, &interp),
+            Status::kInvalidArgument);
+  EXPECT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), need, o, nullptr),
+            Status::kInvalidArgument);
   EXPECT_EQ(RequiredArenaBytes(nullptr, 100, &n), Status::kInvalidModel);
   EXPECT_EQ(RequiredArenaBytes(model.data(), model.size(), nullptr), Status::kInvalidArgument);
 }

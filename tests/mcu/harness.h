@@ -11,7 +11,8 @@ struct Harness {
   // Records one check; prints `what` when it fails.
   void Check(bool ok, const char* what);
   // |want[i] − got[i]| ≤ atol + rtol·|want[i]| for all i; prints the first mismatch.
-  void Close(const float* want, const float* got, size_t n, float atol, float rtol, const char* what);
+  void Close(const float* want, const float* got, size_t n, float atol, float rtol,
+             const char* what);
 };
 
 // Deterministic values in [lo, hi) (32-bit LCG): the same on every target.

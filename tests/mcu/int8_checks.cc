@@ -28,7 +28,9 @@ const Int8KernelTable& Int8() { return *TableFor<Int8KernelTable>(edgefold::Isa:
 uint32_t g_seed = 1;
 uint32_t Next() { return g_seed = g_seed * 1664525u + 1013904223u; }
 void FillS8(int8_t* v, size_t n, int lo = -128, int hi = 127) {
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<int8_t>(lo + static_cast<int>((Next() >> 8) % static_cast<uint32_t>(hi - lo + 1)));
+  for (size_t i = 0; i < n; ++i)
+    v[i] = static_cast<int8_t>(
+        lo + static_cast<int>((Next() >> 8) % static_cast<uint32_t>(hi - lo + 1)));
 }
 
 constexpr size_t kMaxM = 37, kMaxA = 37 * 301, kMaxB = 8192, kMaxY = 4096;
@@ -40,13 +42,15 @@ void FillRequant(size_t m, int shift_lo, int shift_hi) {
   for (size_t i = 0; i < m; ++i) {
     g_bias[i] = static_cast<int32_t>(Next() % 20001u) - 10000;
     g_mult[i] = static_cast<int32_t>((1u << 30) + (Next() >> 2) % (1u << 30));
-    g_shift[i] = shift_lo + static_cast<int32_t>(Next() % static_cast<uint32_t>(shift_hi - shift_lo + 1));
+    g_shift[i] =
+        shift_lo + static_cast<int32_t>(Next() % static_cast<uint32_t>(shift_hi - shift_lo + 1));
   }
 }
 
 void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shift_hi) {
   GemmS8Params p;
-  p.m = m, p.n = n, p.k = k, p.lda = k + 1, p.ldb = n + 2, p.ldy = n + 1;   // strides wider than the rows
+  p.m = m, p.n = n, p.k = k, p.lda = k + 1, p.ldb = n + 2,
+  p.ldy = n + 1;  // strides wider than the rows
   const bool fits = m <= kMaxM && m * p.lda <= kMaxA && k * p.ldb <= kMaxB && m * p.ldy < kMaxY;
   h.Check(fits, "int8 gemm case fits the test buffers");
   if (!fits) return;
@@ -61,26 +65,27 @@ void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shif
   ref::GemmS8(p, g_a8, g_b8, g_want8);
   Int8().gemm_s8(p, g_a8, g_b8, g_got8);
   char what[80];
-  std::snprintf(what, sizeof(what), "int8 gemm %ux%ux%u matches the portable bytes", static_cast<unsigned>(m),
-                static_cast<unsigned>(n), static_cast<unsigned>(k));
+  std::snprintf(what, sizeof(what), "int8 gemm %ux%ux%u matches the portable bytes",
+                static_cast<unsigned>(m), static_cast<unsigned>(n), static_cast<unsigned>(k));
   h.Check(std::memcmp(g_want8, g_got8, m * p.ldy) == 0 && g_got8[m * p.ldy] == 0x5a, what);
 }
 
 void GemmS8Checks(Harness& h) {
-  const size_t sizes[][3] = {{1, 1, 1},  {2, 2, 4},  {3, 5, 7},   {5, 3, 1},   {4, 11, 9},  {7, 1, 64},
-                             {1, 7, 13}, {6, 4, 40}, {13, 9, 66}, {37, 3, 257}, {33, 5, 300}, {2, 2, 256}};
-  for (const auto& s : sizes) GemmS8Case(h, s[0], s[1], s[2], 1, 12);   // n = 32 … 43
+  const size_t sizes[][3] = {{1, 1, 1},   {2, 2, 4},    {3, 5, 7},    {5, 3, 1},
+                             {4, 11, 9},  {7, 1, 64},   {1, 7, 13},   {6, 4, 40},
+                             {13, 9, 66}, {37, 3, 257}, {33, 5, 300}, {2, 2, 256}};
+  for (const auto& s : sizes) GemmS8Case(h, s[0], s[1], s[2], 1, 12);  // n = 32 … 43
   GemmS8Case(h, 5, 7, 19, -3, 0);                                      // n < 32: the wide path
   GemmS8Case(h, 4, 4, 8, 25, 31);                                      // n up to 62
   // Column blocks (up to 64 columns, as many as a 1 KiB panel holds): several blocks with an
   // odd last one, k = 8 … 256, requantized a row at a time (tails of 1 … 3 outputs), shifts
   // inside and outside RequantRow's fast range (t = shift − 1 in [1, 22]).
-  const size_t blocks[][3] = {{5, 131, 8}, {3, 70, 17}, {16, 67, 32}, {7, 33, 64}, {2, 9, 256}, {1, 5, 3},
-                              {9, 130, 12}, {4, 66, 1}};
+  const size_t blocks[][3] = {{5, 131, 8}, {3, 70, 17}, {16, 67, 32}, {7, 33, 64},
+                              {2, 9, 256}, {1, 5, 3},   {9, 130, 12}, {4, 66, 1}};
   for (const auto& s : blocks) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
   GemmS8Case(h, 6, 29, 16, 22, 23);
   GemmS8Case(h, 3, 65, 9, -2, 2);
-  GemmS8Params p;   // k = 0: bias only
+  GemmS8Params p;  // k = 0: bias only
   p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;
   FillRequant(3, 1, 8);
   p.bias = g_bias, p.multiplier = g_mult, p.shift = g_shift;
@@ -94,55 +99,59 @@ int8_t g_x8[kDwMaxX], g_w8[17 * 64], g_plane[8192], g_dw_want[kDwMaxY], g_dw_got
 int32_t g_dw_bias[17], g_dw_mult[17], g_dw_shift[17];
 
 // channels × (in_h × in_w), kh × kw, padding (top/left; bottom/right implied), stride.
-void DepthwiseCase(Harness& h, size_t kh, size_t kw, size_t in_h, size_t in_w, size_t pad, size_t stride,
-                   size_t channels = 3, int shift_lo = 0, int shift_hi = 9) {
+void DepthwiseCase(Harness& h, size_t kh, size_t kw, size_t in_h, size_t in_w, size_t pad,
+                   size_t stride, size_t channels = 3, int shift_lo = 0, int shift_hi = 9) {
   Conv2dShape s;
   s.in_c = s.out_c = s.group = channels, s.in_h = in_h, s.in_w = in_w, s.kh = kh, s.kw = kw;
   s.stride_h = s.stride_w = stride, s.pad_top = s.pad_left = pad;
   s.out_h = (in_h + 2 * pad - kh) / stride + 1, s.out_w = (in_w + 2 * pad - kw) / stride + 1;
-  const bool fits = channels <= 17 && channels * in_h * in_w <= kDwMaxX && channels * s.out_h * s.out_w <= kDwMaxY &&
+  const bool fits = channels <= 17 && channels * in_h * in_w <= kDwMaxX &&
+                    channels * s.out_h * s.out_w <= kDwMaxY &&
                     ConvS8DepthwisePlaneBytes(s) <= sizeof(g_plane);
   h.Check(fits, "depthwise case fits the test buffers");
   if (!fits) return;
   GemmS8Params rq;
   rq.bias = g_dw_bias, rq.multiplier = g_dw_mult, rq.shift = g_dw_shift;
   rq.y_zero_point = static_cast<int32_t>(Next() % 256u) - 128;
-  rq.act_min = -128 + static_cast<int32_t>(Next() % 3u) * 40, rq.act_max = 127 - static_cast<int32_t>(Next() % 3u) * 50;
+  rq.act_min = -128 + static_cast<int32_t>(Next() % 3u) * 40,
+  rq.act_max = 127 - static_cast<int32_t>(Next() % 3u) * 50;
   FillS8(g_x8, channels * in_h * in_w);
   FillS8(g_w8, channels * kh * kw, -127, 127);
   for (size_t c = 0; c < channels; ++c) {
     g_dw_bias[c] = static_cast<int32_t>(Next() % 20001u) - 10000;
     g_dw_mult[c] = static_cast<int32_t>((1u << 30) + (Next() >> 2) % (1u << 30));
-    g_dw_shift[c] = shift_lo + static_cast<int32_t>(Next() % static_cast<uint32_t>(shift_hi - shift_lo + 1));
+    g_dw_shift[c] =
+        shift_lo + static_cast<int32_t>(Next() % static_cast<uint32_t>(shift_hi - shift_lo + 1));
   }
-  std::memset(g_plane, 0x33, sizeof(g_plane));   // stale bytes in the slack must not matter
+  std::memset(g_plane, 0x33, sizeof(g_plane));  // stale bytes in the slack must not matter
   std::memset(g_dw_got, 0x5a, sizeof(g_dw_got));
   const auto zp = static_cast<int8_t>(Next() % 256u);
   ref::Conv2dDepthwiseS8(s, g_x8, g_w8, zp, rq, nullptr, g_dw_want);
   Int8().conv2d_depthwise_s8(s, g_x8, g_w8, zp, rq, g_plane, g_dw_got);
   const size_t out_bytes = channels * s.out_h * s.out_w;
   char what[112];
-  std::snprintf(what, sizeof(what), "int8 depthwise %ux%u stride %u on %ux%ux%u pad %u matches the portable bytes",
+  std::snprintf(what, sizeof(what),
+                "int8 depthwise %ux%u stride %u on %ux%ux%u pad %u matches the portable bytes",
                 static_cast<unsigned>(kh), static_cast<unsigned>(kw), static_cast<unsigned>(stride),
-                static_cast<unsigned>(channels), static_cast<unsigned>(in_h), static_cast<unsigned>(in_w),
-                static_cast<unsigned>(pad));
+                static_cast<unsigned>(channels), static_cast<unsigned>(in_h),
+                static_cast<unsigned>(in_w), static_cast<unsigned>(pad));
   h.Check(std::memcmp(g_dw_want, g_dw_got, out_bytes) == 0 &&
-              g_dw_got[out_bytes] == 0x5a,   // nothing written past y
+              g_dw_got[out_bytes] == 0x5a,  // nothing written past y
           what);
 }
 
 void DepthwiseChecks(Harness& h) {
-  DepthwiseCase(h, 3, 3, 25, 5, 1, 1);   // the KWS layer's shape (fewer channels)
+  DepthwiseCase(h, 3, 3, 25, 5, 1, 1);  // the KWS layer's shape (fewer channels)
   DepthwiseCase(h, 3, 3, 7, 9, 1, 1);
-  DepthwiseCase(h, 3, 3, 4, 4, 0, 1);    // even width: no dropped second output
+  DepthwiseCase(h, 3, 3, 4, 4, 0, 1);  // even width: no dropped second output
   DepthwiseCase(h, 1, 1, 3, 5, 0, 1);
-  DepthwiseCase(h, 5, 5, 9, 7, 2, 1);    // two tap groups a row
+  DepthwiseCase(h, 5, 5, 9, 7, 2, 1);  // two tap groups a row
   DepthwiseCase(h, 3, 1, 6, 3, 1, 1);
   DepthwiseCase(h, 1, 7, 2, 13, 3, 1);
-  DepthwiseCase(h, 2, 9, 5, 11, 0, 1);   // three groups, no padding
-  DepthwiseCase(h, 3, 3, 9, 7, 1, 2);    // stride 2: every other output of the stride-1 steps
-  DepthwiseCase(h, 3, 3, 8, 8, 1, 2);    // VWW's stride-2 layers: even input, one padded side read
-  DepthwiseCase(h, 2, 2, 5, 5, 0, 2);    // the last input row and column are read by no window
+  DepthwiseCase(h, 2, 9, 5, 11, 0, 1);  // three groups, no padding
+  DepthwiseCase(h, 3, 3, 9, 7, 1, 2);   // stride 2: every other output of the stride-1 steps
+  DepthwiseCase(h, 3, 3, 8, 8, 1, 2);   // VWW's stride-2 layers: even input, one padded side read
+  DepthwiseCase(h, 2, 2, 5, 5, 0, 2);   // the last input row and column are read by no window
   DepthwiseCase(h, 1, 1, 7, 6, 0, 2);
   DepthwiseCase(h, 5, 5, 11, 13, 2, 2);  // two tap groups a row
   DepthwiseCase(h, 2, 9, 6, 11, 1, 2);   // three groups
@@ -158,13 +167,13 @@ void DepthwiseChecks(Harness& h) {
       DepthwiseCase(h, 3, 3, 6, w + 2, 0, 2, c);
     }
   // Sums of whole rows are requantized together up to 128 outputs, longer rows in chunks.
-  DepthwiseCase(h, 3, 3, 9, 43, 1, 1, 2);    // two rows a batch, the last batch one row
-  DepthwiseCase(h, 3, 3, 3, 127, 1, 1, 1);   // one row a batch
-  DepthwiseCase(h, 3, 3, 3, 130, 1, 1, 2);   // 130 outputs a row: two chunks
-  DepthwiseCase(h, 3, 3, 5, 261, 1, 2, 2);   // 131 outputs a row at stride 2
-  DepthwiseCase(h, 3, 3, 4, 131, 0, 1, 3);   // 129: a chunk and one output
-  DepthwiseCase(h, 1, 5, 3, 134, 0, 1, 2);   // other windows, two chunks
-  DepthwiseCase(h, 5, 5, 9, 30, 2, 1, 2);    // other windows, four rows a batch
+  DepthwiseCase(h, 3, 3, 9, 43, 1, 1, 2);   // two rows a batch, the last batch one row
+  DepthwiseCase(h, 3, 3, 3, 127, 1, 1, 1);  // one row a batch
+  DepthwiseCase(h, 3, 3, 3, 130, 1, 1, 2);  // 130 outputs a row: two chunks
+  DepthwiseCase(h, 3, 3, 5, 261, 1, 2, 2);  // 131 outputs a row at stride 2
+  DepthwiseCase(h, 3, 3, 4, 131, 0, 1, 3);  // 129: a chunk and one output
+  DepthwiseCase(h, 1, 5, 3, 134, 0, 1, 2);  // other windows, two chunks
+  DepthwiseCase(h, 5, 5, 9, 30, 2, 1, 2);   // other windows, four rows a batch
   // Requantization outside RequantRow's fast range (shift 1: n = 32; shift 24: t = 23;
   // shifts below 1: a multiplier of 1/2 or more) and at its edges (t = 1, t = 22).
   DepthwiseCase(h, 3, 3, 5, 7, 1, 1, 7, 1, 2);
@@ -186,9 +195,10 @@ void RequantizeChecks(Harness& h) {
       if (RequantizeS8(acc, mult, shift, -3, -128, 127) != static_cast<int8_t>(want)) ++bad;
     }
   // Exact halves round away from zero: acc·M = ±(2k+1)·2^(n−1).
-  const int32_t m = 1 << 30;   // n = 32: acc·2^30 / 2^32 = acc / 4
-  const int8_t halves[] = {RequantizeS8(2, m, 1, 0, -128, 127), RequantizeS8(-2, m, 1, 0, -128, 127),
-                           RequantizeS8(6, m, 1, 0, -128, 127), RequantizeS8(-6, m, 1, 0, -128, 127)};
+  const int32_t m = 1 << 30;  // n = 32: acc·2^30 / 2^32 = acc / 4
+  const int8_t halves[] = {
+      RequantizeS8(2, m, 1, 0, -128, 127), RequantizeS8(-2, m, 1, 0, -128, 127),
+      RequantizeS8(6, m, 1, 0, -128, 127), RequantizeS8(-6, m, 1, 0, -128, 127)};
   h.Check(bad == 0 && halves[0] == 1 && halves[1] == -1 && halves[2] == 2 && halves[3] == -2,
           "RequantizeS8 matches the 64-bit rule for every shift");
 }
@@ -200,8 +210,9 @@ void QuantizeChecks(Harness& h) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   float x[kN];
   int8_t want[kN], got[kN];
-  const float special[] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.5f, -128.5f, 511.5f, -511.5f, 512.5f,
-                           -512.5f, 1e9f, -1e9f, kInf, -kInf, 1e-40f, -0.0f, 0.49999997f};
+  const float special[] = {0.5f,    1.5f,   2.5f,    -0.5f,  -1.5f,      -2.5f, 127.5f,
+                           -128.5f, 511.5f, -511.5f, 512.5f, -512.5f,    1e9f,  -1e9f,
+                           kInf,    -kInf,  1e-40f,  -0.0f,  0.49999997f};
   int bad = 0;
   const int32_t zps[] = {-128, -7, 0, 5, 127};
   const float invs[] = {1.0f, 0.37f, 3.0e9f};
@@ -211,7 +222,8 @@ void QuantizeChecks(Harness& h) {
       p.inv_scale = inv, p.zero_point = zp;
       for (size_t i = 0; i < kN; ++i) {
         const auto r = static_cast<int32_t>(Next());
-        x[i] = i < sizeof(special) / sizeof(special[0]) ? special[i] : static_cast<float>(r % 100000) / 128.0f;
+        x[i] = i < sizeof(special) / sizeof(special[0]) ? special[i]
+                                                        : static_cast<float>(r % 100000) / 128.0f;
       }
       uint32_t nan_bits = 0x7fc00000u;
       std::memcpy(&x[kN - 1], &nan_bits, sizeof(float));
@@ -235,7 +247,9 @@ bool SoftmaxRowMatchesRule(size_t classes) {
   for (size_t i = 0; i < classes; ++i) s += static_cast<uint64_t>(g_exp[mx - g_sx[i]]);
   ref::SoftmaxS8(g_exp, g_sx, g_sy, 1, classes);
   for (size_t i = 0; i < classes; ++i) {
-    const int64_t q = static_cast<int64_t>((512 * static_cast<uint64_t>(g_exp[mx - g_sx[i]]) + s) / (2 * s)) - 128;
+    const int64_t q =
+        static_cast<int64_t>((512 * static_cast<uint64_t>(g_exp[mx - g_sx[i]]) + s) / (2 * s)) -
+        128;
     if (g_sy[i] != (q > 127 ? 127 : q)) return false;
   }
   return true;
@@ -245,7 +259,8 @@ void SoftmaxChecks(Harness& h) {
   SoftmaxS8ExpTable(0.0625f, g_exp);
   int64_t table_sum = 0;
   for (int32_t t : g_exp) table_sum += t;
-  h.Check(g_exp[0] == 1048576 && g_exp[1] == 985046 && g_exp[100] == 2024 && g_exp[255] == 0 && table_sum == 17306960,
+  h.Check(g_exp[0] == 1048576 && g_exp[1] == 985046 && g_exp[100] == 2024 && g_exp[255] == 0 &&
+              table_sum == 17306960,
           "int8 softmax exp table for scale 1/16 has the host's values");
   int bad = 0;
   const float scales[] = {0.0001f, 0.03f, 1.0f};
@@ -260,7 +275,7 @@ void SoftmaxChecks(Harness& h) {
   h.Check(bad == 0, "int8 softmax matches its rule computed in 64 bits");
   SoftmaxS8ExpTable(1.0f, g_exp);
   for (size_t i = 0; i < 10; ++i) g_sx[i] = 42;
-  ref::SoftmaxS8(g_exp, g_sx, g_sy, 1, 10);   // round(25.6) − 128
+  ref::SoftmaxS8(g_exp, g_sx, g_sy, 1, 10);  // round(25.6) − 128
   bool equal_ok = true;
   for (size_t i = 0; i < 10; ++i) equal_ok = equal_ok && g_sy[i] == -102;
   ref::SoftmaxS8(g_exp, g_sx, g_sy, 1, 1);

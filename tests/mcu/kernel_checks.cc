@@ -77,10 +77,17 @@ float TableTolerance(const KernelTable& t) { return t.isa == Isa::kScalar ? 0.0f
 // C[m×n] = act((accumulate ? C : 0) + A[m×k]·B[k×n] + bias): 4×4 tiles and their row and column
 // tails, k = 0, bias per row or per column, and B's rows through b_row_offsets (phase planes).
 void GemmChecks(Harness& h, const KernelTable& t) {
-  struct Case { size_t m, n, k; bool per_row, accumulate, offsets; ActKind act; };
-  const Case cases[] = {{5, 13, 7, false, false, false, ActKind::kRelu}, {8, 9, 16, true, true, false, ActKind::kNone},
-                        {4, 4, 1, true, false, false, ActKind::kClip},   {1, 6, 3, false, true, false, ActKind::kNone},
-                        {6, 1, 5, true, false, false, ActKind::kRelu},   {3, 5, 0, true, true, false, ActKind::kNone},
+  struct Case {
+    size_t m, n, k;
+    bool per_row, accumulate, offsets;
+    ActKind act;
+  };
+  const Case cases[] = {{5, 13, 7, false, false, false, ActKind::kRelu},
+                        {8, 9, 16, true, true, false, ActKind::kNone},
+                        {4, 4, 1, true, false, false, ActKind::kClip},
+                        {1, 6, 3, false, true, false, ActKind::kNone},
+                        {6, 1, 5, true, false, false, ActKind::kRelu},
+                        {3, 5, 0, true, true, false, ActKind::kNone},
                         {7, 10, 6, true, false, true, ActKind::kRelu}};
   for (const Case& gc : cases) {
     GemmParams p;
@@ -89,13 +96,14 @@ void GemmChecks(Harness& h, const KernelTable& t) {
     p.act.kind = gc.act, p.act.alpha = -0.25f, p.act.beta = 0.5f;
     // Offsets: B's row q starts at b + 3·(k − 1 − q) + q % 2 (rows in reverse, shifted), ldb unused.
     uint32_t offsets[16];
-    for (size_t q = 0; q < gc.k; ++q) offsets[q] = static_cast<uint32_t>(3 * (gc.k - 1 - q) + q % 2);
+    for (size_t q = 0; q < gc.k; ++q)
+      offsets[q] = static_cast<uint32_t>(3 * (gc.k - 1 - q) + q % 2);
     if (gc.offsets) p.b_row_offsets = offsets;
     FillRandom(g_a, p.m * p.lda, 21 + gc.m);
     FillRandom(g_b, p.k * p.ldb, 22 + gc.n);
     FillRandom(g_c, 16, 23 + gc.k);
     const size_t c_elems = p.m * p.ldc;
-    FillRandom(g_want, c_elems, 24);   // the old C (accumulate) and its padding column
+    FillRandom(g_want, c_elems, 24);  // the old C (accumulate) and its padding column
     for (size_t i = 0; i < c_elems; ++i) g_got[i] = g_want[i];
     ref::Gemm(p, g_a, g_b, g_want);
     t.gemm(p, g_a, g_b, g_got);
@@ -106,17 +114,23 @@ void GemmChecks(Harness& h, const KernelTable& t) {
 void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv) {
   // Depthwise over 3 channels of 7×9: 3×3 stride 1 and 2 (interior block and clipped borders),
   // 5×5, dilation 2, a 1×1, and 7×7 windows as tall as the image (every one clipped).
-  struct Case { size_t k, stride, dilation, pad; ActKind act; };
-  const Case cases[] = {{3, 1, 1, 1, ActKind::kNone}, {3, 2, 1, 1, ActKind::kRelu}, {5, 1, 1, 2, ActKind::kClip},
-                        {3, 1, 2, 2, ActKind::kRelu}, {1, 2, 1, 0, ActKind::kNone}, {7, 1, 1, 3, ActKind::kRelu},
+  struct Case {
+    size_t k, stride, dilation, pad;
+    ActKind act;
+  };
+  const Case cases[] = {{3, 1, 1, 1, ActKind::kNone}, {3, 2, 1, 1, ActKind::kRelu},
+                        {5, 1, 1, 2, ActKind::kClip}, {3, 1, 2, 2, ActKind::kRelu},
+                        {1, 2, 1, 0, ActKind::kNone}, {7, 1, 1, 3, ActKind::kRelu},
                         {3, 1, 1, 0, ActKind::kNone}};
   for (const Case& dc : cases) {
     Conv2dShape s;
     s.in_c = s.out_c = s.group = 3, s.in_h = 7, s.in_w = 9;
-    s.kh = s.kw = dc.k, s.stride_h = s.stride_w = dc.stride, s.dilation_h = s.dilation_w = dc.dilation;
+    s.kh = s.kw = dc.k, s.stride_h = s.stride_w = dc.stride,
+    s.dilation_h = s.dilation_w = dc.dilation;
     s.pad_top = s.pad_left = dc.pad;
     const size_t span = dc.dilation * (dc.k - 1) + 1;
-    s.out_h = (s.in_h + 2 * dc.pad - span) / dc.stride + 1, s.out_w = (s.in_w + 2 * dc.pad - span) / dc.stride + 1;
+    s.out_h = (s.in_h + 2 * dc.pad - span) / dc.stride + 1,
+    s.out_w = (s.in_w + 2 * dc.pad - span) / dc.stride + 1;
     Activation act;
     act.kind = dc.act, act.alpha = -0.5f, act.beta = 0.75f;
     FillRandom(g_a, 3 * 63, 31);
@@ -150,7 +164,8 @@ void RunKernelChecks(Harness& h) {
     WindowChecks(h, *t, *TableFor<ConvKernelTable>(isa));
   }
   h.Check(tables > 0 && TableFor<KernelTable>(Isa::kScalar) != nullptr, "the scalar table exists");
-  h.Check(&SelectTable<KernelTable>(Isa::kAuto) == TableFor<KernelTable>(DetectBestIsa()), "auto selects the best level");
+  h.Check(&SelectTable<KernelTable>(Isa::kAuto) == TableFor<KernelTable>(DetectBestIsa()),
+          "auto selects the best level");
 }
 
 }  // namespace edgefold::mcu_test

@@ -16,14 +16,17 @@ alignas(64) unsigned char g_arena[TINY_ARENA_BYTES + 64];
 void ArenaErrors(Harness& h, const Options& options) {
   Interpreter* interp = nullptr;
   h.Check(Interpreter::Create(tiny_model, TINY_MODEL_BYTES, g_arena, 256, options, &interp) ==
-              Status::kArenaTooSmall, "a 256-byte arena is too small");
+              Status::kArenaTooSmall,
+          "a 256-byte arena is too small");
   h.Check(Interpreter::Create(tiny_model, TINY_MODEL_BYTES, g_arena + 4, TINY_ARENA_BYTES, options,
-                              &interp) == Status::kMisalignedArena, "a misaligned arena is rejected");
+                              &interp) == Status::kMisalignedArena,
+          "a misaligned arena is rejected");
   OpResolver empty;
   Options no_ops = options;
   no_ops.resolver = &empty;
   h.Check(Interpreter::Create(tiny_model, TINY_MODEL_BYTES, g_arena, TINY_ARENA_BYTES, no_ops,
-                              &interp) == Status::kUnsupportedOp, "an empty resolver reports the op");
+                              &interp) == Status::kUnsupportedOp,
+          "an empty resolver reports the op");
 }
 
 }  // namespace
@@ -35,15 +38,16 @@ void RunModelChecks(Harness& h) {
   options.resolver = &resolver;
   size_t needed_bytes = 0;
   h.Check(RequiredArenaBytes(tiny_model, TINY_MODEL_BYTES, &needed_bytes, options) == Status::kOk &&
-              needed_bytes <= TINY_ARENA_BYTES, "RequiredArenaBytes fits TINY_ARENA_BYTES");
+              needed_bytes <= TINY_ARENA_BYTES,
+          "RequiredArenaBytes fits TINY_ARENA_BYTES");
   std::printf("tiny model: %u bytes, arena %u needed here, %u exported\n",
               static_cast<unsigned>(TINY_MODEL_BYTES), static_cast<unsigned>(needed_bytes),
               static_cast<unsigned>(TINY_ARENA_BYTES));
   ArenaErrors(h, options);
 
   Interpreter* interp = nullptr;
-  const Status created =
-      Interpreter::Create(tiny_model, TINY_MODEL_BYTES, g_arena, TINY_ARENA_BYTES, options, &interp);
+  const Status created = Interpreter::Create(tiny_model, TINY_MODEL_BYTES, g_arena,
+                                             TINY_ARENA_BYTES, options, &interp);
   h.Check(created == Status::kOk, "Create the tiny model");
   if (created != Status::kOk) return;
   h.Check(interp->SetInput(0, tiny_x, sizeof(tiny_x) / sizeof(float)) == Status::kOk, "SetInput");

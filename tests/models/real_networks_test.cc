@@ -31,10 +31,12 @@ tools::NpyArray Load(const std::string& path) {
 }
 
 void PrintRow(const std::string& name, const CompileReport& r, double err) {
-  std::printf("| %-20s | %3d | %3d | %3d | %3d | %9.2e | %10llu / %-10llu | %10llu |\n", name.c_str(),
-              r.batchnorm_found, r.batchnorm_folded_backward, r.batchnorm_folded_forward, r.batchnorm_kept_affine,
-              err, static_cast<unsigned long long>(r.arena_bytes),
-              static_cast<unsigned long long>(r.arena_lower_bound), static_cast<unsigned long long>(r.weight_bytes));
+  std::printf("| %-20s | %3d | %3d | %3d | %3d | %9.2e | %10llu / %-10llu | %10llu |\n",
+              name.c_str(), r.batchnorm_found, r.batchnorm_folded_backward,
+              r.batchnorm_folded_forward, r.batchnorm_kept_affine, err,
+              static_cast<unsigned long long>(r.arena_bytes),
+              static_cast<unsigned long long>(r.arena_lower_bound),
+              static_cast<unsigned long long>(r.weight_bytes));
   std::fflush(stdout);
 }
 
@@ -48,12 +50,14 @@ void CheckModel(const std::string& dir, const std::string& name) {
   ASSERT_EQ(got.size(), want.f32.size());
   double scale = 1, err = 0;
   for (float v : want.f32) scale = std::max(scale, std::fabs(static_cast<double>(v)));
-  for (size_t i = 0; i < got.size(); ++i) err = std::max(err, std::fabs(static_cast<double>(got[i]) - want.f32[i]));
+  for (size_t i = 0; i < got.size(); ++i)
+    err = std::max(err, std::fabs(static_cast<double>(got[i]) - want.f32[i]));
   PrintRow(name, r.report, err / scale);
   EXPECT_LE(err / scale, kRelTolerance) << name;
   EXPECT_GE(r.report.arena_bytes, r.report.arena_lower_bound);
   // The greedy planner may land above the lower bound; 25 % above it means something broke.
-  EXPECT_LE(r.report.arena_bytes, r.report.arena_lower_bound * 5 / 4) << "arena far above the lower bound";
+  EXPECT_LE(r.report.arena_bytes, r.report.arena_lower_bound * 5 / 4)
+      << "arena far above the lower bound";
   EXPECT_TRUE(r.report.verified || r.report.batchnorm_found == 0);
 }
 
@@ -62,8 +66,8 @@ class SmallModels : public ::testing::TestWithParam<const char*> {};
 TEST_P(SmallModels, MatchPyTorch) { CheckModel(EDGEFOLD_MODELS_DATA_DIR, GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Committed, SmallModels,
-                         ::testing::Values("resnet8", "ds_cnn", "mobilenet_v1_025", "fc_autoencoder", "mlp_bn1d",
-                                           "bn_positions"));
+                         ::testing::Values("resnet8", "ds_cnn", "mobilenet_v1_025",
+                                           "fc_autoencoder", "mlp_bn1d", "bn_positions"));
 
 // torchvision classifiers at 224×224: ~400 MB of ONNX, generated on demand (needs
 // python3-torchvision) and run only with EDGEFOLD_LARGE_MODELS=1.
@@ -71,20 +75,23 @@ class LargeModels : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LargeModels, MatchPyTorch) {
   const char* opt_in = std::getenv("EDGEFOLD_LARGE_MODELS");
-  if (opt_in == nullptr || std::string(opt_in) != "1") GTEST_SKIP() << "set EDGEFOLD_LARGE_MODELS=1";
+  if (opt_in == nullptr || std::string(opt_in) != "1")
+    GTEST_SKIP() << "set EDGEFOLD_LARGE_MODELS=1";
   const std::string dir = EDGEFOLD_MODELS_LARGE_DIR;
   if (!Exists(dir + "/" + GetParam() + ".onnx")) {
-    const std::string cmd = std::string("/usr/bin/python3 ") + EDGEFOLD_MODELS_EXPORT_SCRIPT + " " + GetParam() +
-                            " " + dir + " > " + dir + ".log 2>&1";
-    ASSERT_EQ(std::system(("mkdir -p " + dir + " && " + cmd).c_str()), 0) << "export failed: see " << dir << ".log";
+    const std::string cmd = std::string("/usr/bin/python3 ") + EDGEFOLD_MODELS_EXPORT_SCRIPT + " " +
+                            GetParam() + " " + dir + " > " + dir + ".log 2>&1";
+    ASSERT_EQ(std::system(("mkdir -p " + dir + " && " + cmd).c_str()), 0)
+        << "export failed: see " << dir << ".log";
   }
   CheckModel(dir, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Torchvision, LargeModels,
-                         ::testing::Values("resnet18", "resnet34", "resnet50", "mobilenet_v2", "mobilenet_v3_small",
-                                           "mobilenet_v3_large", "shufflenet_v2_x1_0", "efficientnet_b0",
-                                           "mnasnet1_0", "regnet_y_400mf", "densenet121", "squeezenet1_1"));
+                         ::testing::Values("resnet18", "resnet34", "resnet50", "mobilenet_v2",
+                                           "mobilenet_v3_small", "mobilenet_v3_large",
+                                           "shufflenet_v2_x1_0", "efficientnet_b0", "mnasnet1_0",
+                                           "regnet_y_400mf", "densenet121", "squeezenet1_1"));
 
 }  // namespace
 }  // namespace edgefold::compiler

@@ -31,14 +31,17 @@ void ReverseSerial(void* user, size_t tasks, void (*run)(void*, size_t), void* c
   for (size_t i = tasks; i-- > 0;) run(ctx, i);
 }
 
-std::vector<float> RunWith(const std::vector<uint8_t>& efb, const std::vector<float>& input, Options options) {
+std::vector<float> RunWith(const std::vector<uint8_t>& efb, const std::vector<float>& input,
+                           Options options) {
   tools::AlignedBuffer model = tools::AllocateAligned(efb.size());
   std::memcpy(model.data.get(), efb.data(), efb.size());
   size_t bytes = 0;
   EXPECT_EQ(RequiredArenaBytes(model.data.get(), efb.size(), &bytes, options), Status::kOk);
   tools::AlignedBuffer arena = tools::AllocateAligned(bytes);
   Interpreter* interp = nullptr;
-  EXPECT_EQ(Interpreter::Create(model.data.get(), efb.size(), arena.data.get(), bytes, options, &interp), Status::kOk);
+  EXPECT_EQ(
+      Interpreter::Create(model.data.get(), efb.size(), arena.data.get(), bytes, options, &interp),
+      Status::kOk);
   if (interp == nullptr) return {};
   EXPECT_EQ(interp->SetInput(0, input.data(), input.size()), Status::kOk);
   EXPECT_EQ(interp->Invoke(), Status::kOk);
@@ -49,7 +52,8 @@ std::vector<float> RunWith(const std::vector<uint8_t>& efb, const std::vector<fl
 // On every ISA: the model's output with each pool and with 2, 5, 7 tasks run in reverse order
 // on this thread (counted in *splits) equals the single-thread output bit for bit.
 void ExpectSameForAnyThreadCount(const std::string& name, const std::vector<uint8_t>& efb,
-                                 const std::vector<float>& x, std::initializer_list<ThreadPool*> pools, size_t* splits) {
+                                 const std::vector<float>& x,
+                                 std::initializer_list<ThreadPool*> pools, size_t* splits) {
   for (Isa isa : testing::AvailableIsas()) {
     SCOPED_TRACE(name + " " + IsaName(isa));
     Options one;
@@ -74,8 +78,10 @@ void ExpectSameForAnyThreadCount(const std::string& name, const std::vector<uint
 TEST(Threads, OutputsAreBitIdenticalForAnyThreadCount) {
   ThreadPool pool2(2), pool3(3), pool4(4);
   size_t splits = 0;
-  for (const char* name : {"ds_cnn", "resnet8", "mobilenet_v1_025", "bn_positions", "fc_autoencoder", "mlp_bn1d"}) {
-    const compiler::CompileResult r = compiler::CompileFile(kData + "/" + name + ".onnx", compiler::CompileOptions());
+  for (const char* name :
+       {"ds_cnn", "resnet8", "mobilenet_v1_025", "bn_positions", "fc_autoencoder", "mlp_bn1d"}) {
+    const compiler::CompileResult r =
+        compiler::CompileFile(kData + "/" + name + ".onnx", compiler::CompileOptions());
     ASSERT_TRUE(r.ok) << r.error;
     tools::NpyArray x;
     std::string error;
@@ -95,13 +101,14 @@ TEST(Threads, Int8OutputsAreBitIdenticalForAnyThreadCount) {
     ASSERT_TRUE(tools::ReadNpy(kData + "/" + name + ".input.npy", &x, &error)) << error;
     compiler::CompileOptions options;
     options.quantize_int8 = true;
-    for (float gain : {1.0f, -0.5f, 2.0f})   // three calibration samples around the test input
+    for (float gain : {1.0f, -0.5f, 2.0f})  // three calibration samples around the test input
       for (float v : x.f32) options.calibration.push_back(v * gain);
     options.calibration_shape = x.shape;
     options.calibration_shape[0] = 3 * x.shape[0];
     const compiler::CompileResult r = compiler::CompileFile(kData + "/" + name + ".onnx", options);
     ASSERT_TRUE(r.ok) << r.error;
-    ExpectSameForAnyThreadCount(std::string(name) + " int8", r.model, x.f32, {&pool2, &pool3}, &splits);
+    ExpectSameForAnyThreadCount(std::string(name) + " int8", r.model, x.f32, {&pool2, &pool3},
+                                &splits);
   }
   EXPECT_GT(splits, 0u) << "no int8 op was split: the test proves nothing";
 }
@@ -124,8 +131,8 @@ std::vector<float> NormalInput(unsigned seed, size_t n) {
 }
 
 // The output with 2, 3 and 7 tasks (run in reverse, counting splits) equals `want`.
-void ExpectSameWithTasks(const std::vector<uint8_t>& model, const std::vector<float>& x, const Options& one,
-                         const std::vector<float>& want, size_t* splits) {
+void ExpectSameWithTasks(const std::vector<uint8_t>& model, const std::vector<float>& x,
+                         const Options& one, const std::vector<float>& want, size_t* splits) {
   for (size_t tasks : {2, 3, 7}) {
     Options o = one;
     o.parallel_for = &ReverseSerial;
@@ -137,8 +144,8 @@ void ExpectSameWithTasks(const std::vector<uint8_t>& model, const std::vector<fl
 
 // On every ISA: `outputs` values, the same with 2, 3 and 7 tasks as on one thread, and at least
 // `min_splits` parallel steps over those three runs.
-void ExpectSameOnEveryIsa(const std::vector<uint8_t>& model, const std::vector<float>& x, size_t outputs,
-                          size_t min_splits) {
+void ExpectSameOnEveryIsa(const std::vector<uint8_t>& model, const std::vector<float>& x,
+                          size_t outputs, size_t min_splits) {
   for (Isa isa : testing::AvailableIsas()) {
     Options one;
     one.isa = isa;
@@ -170,7 +177,8 @@ onnx::ModelProto WideConvNet() {
 }
 
 TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
-  const compiler::CompileResult r = compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
+  const compiler::CompileResult r =
+      compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_GT(r.report.winograd_convs, 0);
   ExpectSameOnEveryIsa(r.model, NormalInput(9, 32 * 24 * 24), 2304, 1);
@@ -179,7 +187,8 @@ TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
 // Options::min_task_work decides which ops split: nothing at all when no op reaches it, every
 // op with enough rows when it is one multiply-add; 0 is the runtime's default (between them).
 TEST(Threads, MinTaskWorkDecidesWhatSplits) {
-  const compiler::CompileResult r = compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
+  const compiler::CompileResult r =
+      compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
   const std::vector<float> x = NormalInput(9, 32 * 24 * 24);
   Options one;
@@ -195,7 +204,8 @@ TEST(Threads, MinTaskWorkDecidesWhatSplits) {
     EXPECT_EQ(RunWith(r.model, x, o), want) << "min_task_work " << min_task_work;
     return splits;
   };
-  const size_t none = splits_with(size_t{1} << 60), every = splits_with(1), by_default = splits_with(0);
+  const size_t none = splits_with(size_t{1} << 60), every = splits_with(1),
+               by_default = splits_with(0);
   EXPECT_EQ(none, 0u);
   EXPECT_GT(by_default, 0u);
   EXPECT_GE(every, by_default);
@@ -209,14 +219,16 @@ void SlowSerial(void* user, size_t tasks, void (*run)(void*, size_t), void* ctx)
   ++*static_cast<size_t*>(user);
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < tasks; ++i) run(ctx, i);
-  std::this_thread::sleep_for(3 * (std::chrono::steady_clock::now() - start) + std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(3 * (std::chrono::steady_clock::now() - start) +
+                              std::chrono::milliseconds(1));
 }
 
 // Options::adapt_splits (the default): the first four runs alternate split and alone, then the
 // faster way runs (here alone) and the other is re-timed once every 32 runs, with the outputs of
 // one thread every time; without it every run splits.
 TEST(Threads, RunsAloneWhileSplittingIsSlower) {
-  const compiler::CompileResult r = compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
+  const compiler::CompileResult r =
+      compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
   const std::vector<float> x = NormalInput(9, 32 * 24 * 24);
   const std::vector<float> want = RunWith(r.model, x, Options());
@@ -233,9 +245,11 @@ TEST(Threads, RunsAloneWhileSplittingIsSlower) {
     EXPECT_EQ(RequiredArenaBytes(model.data.get(), r.model.size(), &bytes, o), Status::kOk);
     tools::AlignedBuffer arena = tools::AllocateAligned(bytes);
     Interpreter* interp = nullptr;
-    EXPECT_EQ(Interpreter::Create(model.data.get(), r.model.size(), arena.data.get(), bytes, o, &interp), Status::kOk);
+    EXPECT_EQ(
+        Interpreter::Create(model.data.get(), r.model.size(), arena.data.get(), bytes, o, &interp),
+        Status::kOk);
     if (interp == nullptr) return split_runs;
-    for (size_t run = 0; run < runs; ++run) {   // the plan may reuse the input's room
+    for (size_t run = 0; run < runs; ++run) {  // the plan may reuse the input's room
       EXPECT_EQ(interp->SetInput(0, x.data(), x.size()), Status::kOk);
       const size_t before = calls;
       EXPECT_EQ(interp->Invoke(), Status::kOk);
@@ -248,7 +262,7 @@ TEST(Threads, RunsAloneWhileSplittingIsSlower) {
     return split_runs;
   };
   EXPECT_EQ(splitting_runs(false, 40), 40u);
-  EXPECT_EQ(splitting_runs(true, 40), 3u);   // runs 0 and 2 (probes) and 32 (a re-timing)
+  EXPECT_EQ(splitting_runs(true, 40), 3u);  // runs 0 and 2 (probes) and 32 (a re-timing)
 }
 
 // The steps that build a conv's columns (phase planes, im2col, Winograd's fill and transforms),
@@ -259,14 +273,15 @@ onnx::ModelProto WideMixedNet() {
   const auto values = [&](size_t n) { return UniformWeights(gen, n); };
   testing::OnnxBuilder b;
   b.Input("x", {1, 32, 96, 96});
-  b.Init("w1", {64, 32, 3, 3}, values(64 * 32 * 9)).Init("w2", {64, 13, 5, 5}, values(64 * 13 * 25));
+  b.Init("w1", {64, 32, 3, 3}, values(64 * 32 * 9))
+      .Init("w2", {64, 13, 5, 5}, values(64 * 13 * 25));
   b.Init("wp", {13, 64, 1, 1}, values(13 * 64));
   b.Init("w3", {64, 64, 3, 3}, values(64 * 64 * 9)).Init("w4", {64, 64, 3, 3}, values(64 * 64 * 9));
   onnx::NodeProto& c1 = b.Node("Conv", {"x", "w1"}, {"c1"}, "stride2_conv");
   testing::SetInts(c1, "pads", {1, 1, 1, 1});
   testing::SetInts(c1, "strides", {2, 2});
   b.Node("Sigmoid", {"c1"}, {"s1"}, "sigmoid");
-  b.Node("Conv", {"s1", "wp"}, {"f1"}, "few_channels_pointwise");   // 13 channels, 48²: pixels split
+  b.Node("Conv", {"s1", "wp"}, {"f1"}, "few_channels_pointwise");  // 13 channels, 48²: pixels split
   testing::SetInts(b.Node("Conv", {"f1", "w2"}, {"c2"}, "conv5x5"), "pads", {2, 2, 2, 2});
   onnx::NodeProto& pool = b.Node("MaxPool", {"c2"}, {"p2"}, "pool");
   testing::SetInts(pool, "kernel_shape", {3, 3});
@@ -283,7 +298,7 @@ onnx::ModelProto WideMixedNet() {
 TEST(Threads, ColumnsPoolsAndElementwiseOpsAreBitIdentical) {
   const std::vector<float> x = NormalInput(3, 32 * 96 * 96);
   ThreadPool pool2(2);
-  for (const int tile : {2, 4}) {   // both 3×3 convs on 24² planes: Winograd F(2×2) or F(4×4)
+  for (const int tile : {2, 4}) {  // both 3×3 convs on 24² planes: Winograd F(2×2) or F(4×4)
     compiler::CompileOptions options;
     options.winograd_tile = tile;
     const compiler::CompileResult r = compiler::CompileModel(WideMixedNet(), options);
@@ -317,11 +332,11 @@ onnx::ModelProto FewChannelStemsNet() {
   testing::OnnxBuilder b;
   b.Input("x", {1, 3, 130, 130});
   b.Init("w1", {8, 3, 3, 3}, values(8 * 3 * 9)).Init("w2", {6, 8, 3, 3}, values(6 * 8 * 9));
-  onnx::NodeProto& c1 = b.Node("Conv", {"x", "w1"}, {"c1"}, "wide_rows");   // 65 × 65 outputs
+  onnx::NodeProto& c1 = b.Node("Conv", {"x", "w1"}, {"c1"}, "wide_rows");  // 65 × 65 outputs
   testing::SetInts(c1, "pads", {1, 1, 1, 1});
   testing::SetInts(c1, "strides", {2, 2});
   b.Node("Relu", {"c1"}, {"r1"}, "relu");
-  onnx::NodeProto& c2 = b.Node("Conv", {"r1", "w2"}, {"y"}, "pitched");   // 33 × 33 outputs
+  onnx::NodeProto& c2 = b.Node("Conv", {"r1", "w2"}, {"y"}, "pitched");  // 33 × 33 outputs
   testing::SetInts(c2, "pads", {1, 1, 1, 1});
   testing::SetInts(c2, "strides", {2, 2});
   b.Output("y");
@@ -329,7 +344,8 @@ onnx::ModelProto FewChannelStemsNet() {
 }
 
 TEST(Threads, FewChannelStridedConvsSplitOverPixels) {
-  const compiler::CompileResult r = compiler::CompileModel(FewChannelStemsNet(), compiler::CompileOptions());
+  const compiler::CompileResult r =
+      compiler::CompileModel(FewChannelStemsNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
   // Per run at least both convs' pixels and a compaction (the fills have 3 and 8 channels).
   ExpectSameOnEveryIsa(r.model, NormalInput(12, 3 * 130 * 130), 6 * 33 * 33, 3 * 3);
@@ -372,10 +388,14 @@ TEST(Threads, ThePoolRunsEveryTaskOnce) {
     for (int job = 0; job < 200; ++job) {
       std::vector<std::atomic<int>> hits(tasks);
       for (auto& h : hits) h = 0;
-      ThreadPool::ParallelFor(&pool, tasks, [](void* ctx, size_t i) {
-        (*static_cast<std::vector<std::atomic<int>>*>(ctx))[i].fetch_add(1);
-      }, &hits);
-      for (size_t i = 0; i < tasks; ++i) ASSERT_EQ(hits[i].load(), 1) << "task " << i << " of " << tasks;
+      ThreadPool::ParallelFor(
+          &pool, tasks,
+          [](void* ctx, size_t i) {
+            (*static_cast<std::vector<std::atomic<int>>*>(ctx))[i].fetch_add(1);
+          },
+          &hits);
+      for (size_t i = 0; i < tasks; ++i)
+        ASSERT_EQ(hits[i].load(), 1) << "task " << i << " of " << tasks;
     }
   }
 }

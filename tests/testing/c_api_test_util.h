@@ -46,7 +46,10 @@ static inline uint8_t* read_model(const char* path, size_t* bytes) {
   uint8_t* buf = (uint8_t*)alloc64(*bytes);
   const size_t got = fread(buf, 1, *bytes, f);
   fclose(f);
-  if (got != *bytes) { free(buf); return NULL; }
+  if (got != *bytes) {
+    free(buf);
+    return NULL;
+  }
   return buf;
 }
 

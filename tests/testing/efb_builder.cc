@@ -96,12 +96,14 @@ fb::OpOptionsUnion ConvOptions(int k, int pad, int group, std::optional<fb::Acti
   return u;
 }
 
-int AddBatchNorm(EfbBuilder& b, const std::string& name, int x, int channels, const std::vector<int32_t>& shape,
-                 fb::ActivationKind act, unsigned seed) {
-  const int g = b.AddConstant(name + ".gamma", {channels}, RandomVector(channels, seed, 0.5f, 1.5f));
+int AddBatchNorm(EfbBuilder& b, const std::string& name, int x, int channels,
+                 const std::vector<int32_t>& shape, fb::ActivationKind act, unsigned seed) {
+  const int g =
+      b.AddConstant(name + ".gamma", {channels}, RandomVector(channels, seed, 0.5f, 1.5f));
   const int be = b.AddConstant(name + ".beta", {channels}, RandomVector(channels, seed + 1));
   const int m = b.AddConstant(name + ".mean", {channels}, RandomVector(channels, seed + 2));
-  const int v = b.AddConstant(name + ".var", {channels}, RandomVector(channels, seed + 3, 0.5f, 2.0f));
+  const int v =
+      b.AddConstant(name + ".var", {channels}, RandomVector(channels, seed + 3, 0.5f, 2.0f));
   const int y = b.AddTensor(name + ".out", shape);
   fb::BatchNormOptionsT o;
   o.epsilon = 1e-5f;

@@ -16,7 +16,8 @@ namespace edgefold::testing {
 class AlignedBuffer {
  public:
   explicit AlignedBuffer(size_t bytes)
-      : size_(bytes), data_(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))) {}
+      : size_(bytes),
+        data_(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))) {}
   AlignedBuffer(const std::vector<uint8_t>& bytes) : AlignedBuffer(bytes.size()) {
     std::copy(bytes.begin(), bytes.end(), data_.get());
   }
@@ -24,7 +25,9 @@ class AlignedBuffer {
   size_t size() const { return size_; }
 
  private:
-  struct Free { void operator()(uint8_t* p) const { std::free(p); } };
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
   size_t size_;
   std::unique_ptr<uint8_t, Free> data_;
 };
@@ -61,8 +64,8 @@ fb::OpOptionsUnion ConvOptions(int k, int pad, int group = 1,
 
 // BatchNorm `name` (ε = 1e-5, fused `act`) on tensor x of `shape` with random γ ∈ [0.5, 1.5),
 // β, μ ∈ [−1, 1) and σ² ∈ [0.5, 2) (seeds seed … seed+3); returns its output `name`.out.
-int AddBatchNorm(EfbBuilder& b, const std::string& name, int x, int channels, const std::vector<int32_t>& shape,
-                 fb::ActivationKind act, unsigned seed);
+int AddBatchNorm(EfbBuilder& b, const std::string& name, int x, int channels,
+                 const std::vector<int32_t>& shape, fb::ActivationKind act, unsigned seed);
 
 // The classifier head x[batch, channels, H, W] → GlobalAveragePool "gap" → Reshape "flatten" →
 // Gemm "fc" (constants fc.w [channels, classes] and, unless empty, fc.b [classes]) → `out`

@@ -12,8 +12,10 @@
 namespace edgefold::testing {
 
 // Output 0 within rel_tol·(1 + |want|) of `want` on every ISA; `context` names the case.
-inline void ExpectOutputOnEveryIsa(const std::vector<uint8_t>& model, const std::vector<std::vector<float>>& inputs,
-                                   const std::vector<float>& want, double rel_tol, const std::string& context = "") {
+inline void ExpectOutputOnEveryIsa(const std::vector<uint8_t>& model,
+                                   const std::vector<std::vector<float>>& inputs,
+                                   const std::vector<float>& want, double rel_tol,
+                                   const std::string& context = "") {
   for (Isa isa : AvailableIsas()) {
     const RunResult r = RunModel(model, inputs, isa);
     ASSERT_EQ(r.status, Status::kOk) << IsaName(isa) << " " << context << ": " << r.log;
@@ -26,8 +28,10 @@ inline void ExpectOutputOnEveryIsa(const std::vector<uint8_t>& model, const std:
 
 // The model does not run: `status` (any failure when kOk), with a log naming `op` (as the
 // runtime quotes it, e.g. "ConvTranspose 'up'") and containing `what`.
-inline void ExpectRefusedNaming(const std::vector<uint8_t>& model, const std::vector<std::vector<float>>& inputs,
-                                const std::string& op, const std::string& what, Status status = Status::kOk) {
+inline void ExpectRefusedNaming(const std::vector<uint8_t>& model,
+                                const std::vector<std::vector<float>>& inputs,
+                                const std::string& op, const std::string& what,
+                                Status status = Status::kOk) {
   const RunResult r = RunModel(model, inputs);
   if (status == Status::kOk) {
     EXPECT_NE(r.status, Status::kOk) << r.log;

@@ -40,8 +40,9 @@ class KernelTest : public IsaTableTest<KernelTable, &TableFor<KernelTable>> {
   }
 };
 
-inline ::testing::AssertionResult AllClose(const std::vector<float>& want, const std::vector<float>& got,
-                                           float atol = 1e-6f, float rtol = 1e-5f) {
+inline ::testing::AssertionResult AllClose(const std::vector<float>& want,
+                                           const std::vector<float>& got, float atol = 1e-6f,
+                                           float rtol = 1e-5f) {
   return AllCloseWith(NanInWant::kMustMatchNan, want, got, atol, rtol);
 }
 
@@ -50,14 +51,18 @@ inline ::testing::AssertionResult AllClose(const std::vector<float>& want, const
 // would turn the kernels' different summation orders into large relative errors; their own
 // accuracy test is tests/runtime/kernels/unary_math_test.cc).
 inline std::vector<Activation> AllActivations() {
-  return {{ActKind::kNone, 0, 0},         {ActKind::kRelu, 0, 0},      {ActKind::kClip, -0.5f, 0.6f},
-          {ActKind::kLeakyRelu, 0.1f, 0}, {ActKind::kSigmoid, 0, 0},   {ActKind::kHardSigmoid, 0.2f, 0.5f},
-          {ActKind::kHardSwish, 0, 0},    {ActKind::kSiLU, 0, 0},      {ActKind::kTanh, 0, 0},
-          {ActKind::kGelu, 0, 0},         {ActKind::kExp, 0, 0},       {ActKind::kErf, 0, 0},
-          {ActKind::kNeg, 0, 0},          {ActKind::kAbs, 0, 0},       {ActKind::kSquare, 0, 0}};
+  return {{ActKind::kNone, 0, 0},        {ActKind::kRelu, 0, 0},
+          {ActKind::kClip, -0.5f, 0.6f}, {ActKind::kLeakyRelu, 0.1f, 0},
+          {ActKind::kSigmoid, 0, 0},     {ActKind::kHardSigmoid, 0.2f, 0.5f},
+          {ActKind::kHardSwish, 0, 0},   {ActKind::kSiLU, 0, 0},
+          {ActKind::kTanh, 0, 0},        {ActKind::kGelu, 0, 0},
+          {ActKind::kExp, 0, 0},         {ActKind::kErf, 0, 0},
+          {ActKind::kNeg, 0, 0},         {ActKind::kAbs, 0, 0},
+          {ActKind::kSquare, 0, 0}};
 }
 
 #define EDGEFOLD_INSTANTIATE_SIMD(Suite) EDGEFOLD_INSTANTIATE_ISAS(Suite, SimdIsas())
-#define EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(Suite) EDGEFOLD_INSTANTIATE_ISAS(Suite, ScalarAndSimdIsas())
+#define EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(Suite) \
+  EDGEFOLD_INSTANTIATE_ISAS(Suite, ScalarAndSimdIsas())
 
 }  // namespace edgefold::kernels::testing

@@ -31,8 +31,10 @@ OnnxBuilder& OnnxBuilder::Input(const std::string& name, const std::vector<int64
   tt->set_elem_type(onnx::TensorProto::FLOAT);
   auto* shape = tt->mutable_shape();
   for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] < 0) shape->add_dim()->set_dim_param(i == 0 ? "N" : "D" + std::to_string(i));
-    else shape->add_dim()->set_dim_value(dims[i]);
+    if (dims[i] < 0)
+      shape->add_dim()->set_dim_param(i == 0 ? "N" : "D" + std::to_string(i));
+    else
+      shape->add_dim()->set_dim_value(dims[i]);
   }
   return *this;
 }
@@ -57,8 +59,7 @@ onnx::ModelProto OnnxBuilder::model() const {
   try {
     onnx::ShapeInferenceOptions options(false, 0, /*data_prop=*/true);
     onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   onnx::ModelProto m = model_;
   for (const std::string& name : outputs_) {
     auto* out = m.mutable_graph()->add_output();
@@ -77,7 +78,8 @@ onnx::ModelProto OnnxBuilder::model() const {
 }
 
 namespace {
-onnx::TensorProto* AddInitializer(onnx::ModelProto& m, const std::string& name, const std::vector<int64_t>& dims,
+onnx::TensorProto* AddInitializer(onnx::ModelProto& m, const std::string& name,
+                                  const std::vector<int64_t>& dims,
                                   onnx::TensorProto::DataType type) {
   auto* t = m.mutable_graph()->add_initializer();
   t->set_name(name);
@@ -102,7 +104,8 @@ OnnxBuilder& OnnxBuilder::InitInt64(const std::string& name, const std::vector<i
 }
 
 onnx::NodeProto& OnnxBuilder::Node(const std::string& op, const std::vector<std::string>& inputs,
-                                   const std::vector<std::string>& outputs, const std::string& name) {
+                                   const std::vector<std::string>& outputs,
+                                   const std::string& name) {
   auto* n = model_.mutable_graph()->add_node();
   n->set_op_type(op);
   n->set_name(name.empty() ? op + "_" + std::to_string(model_.graph().node_size()) : name);
@@ -168,15 +171,17 @@ compiler::CompileOptions NoVerify() {
   return o;
 }
 
-void AddBatchNorm(OnnxBuilder& b, const std::string& name, const std::string& x, const std::string& y,
-                  int64_t channels, uint32_t seed) {
+void AddBatchNorm(OnnxBuilder& b, const std::string& name, const std::string& x,
+                  const std::string& y, int64_t channels, uint32_t seed) {
   const size_t c = static_cast<size_t>(channels);
   b.Init(name + ".weight", {channels}, RandomVector(c, seed, 0.5f, 1.5f));
   b.Init(name + ".bias", {channels}, RandomVector(c, seed + 1, -0.5f, 0.5f));
   b.Init(name + ".running_mean", {channels}, RandomVector(c, seed + 2, -0.5f, 0.5f));
   b.Init(name + ".running_var", {channels}, RandomVector(c, seed + 3, 0.2f, 2.0f));
-  auto& n = b.Node("BatchNormalization", {x, name + ".weight", name + ".bias", name + ".running_mean", name + ".running_var"},
-                   {y}, name);
+  auto& n =
+      b.Node("BatchNormalization",
+             {x, name + ".weight", name + ".bias", name + ".running_mean", name + ".running_var"},
+             {y}, name);
   SetFloat(n, "epsilon", 1e-5f);
 }
 
@@ -197,7 +202,8 @@ double MaxRelError(const std::vector<float>& a, const std::vector<float>& b) {
   EXPECT_EQ(a.size(), b.size());
   double worst = 0;
   for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-    worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / std::max(1.0, std::fabs(double(b[i]))));
+    worst =
+        std::max(worst, std::fabs(double(a[i]) - b[i]) / std::max(1.0, std::fabs(double(b[i]))));
   return worst;
 }
 
@@ -209,11 +215,14 @@ std::vector<float> ConstData(const fb::Model* m, int tensor) {
   return v;
 }
 
-std::vector<std::vector<float>> RunEfb(const std::vector<uint8_t>& efb, const std::vector<std::vector<float>>& inputs) {
+std::vector<std::vector<float>> RunEfb(const std::vector<uint8_t>& efb,
+                                       const std::vector<std::vector<float>>& inputs) {
   const RunResult r = RunModel(efb, inputs);
   std::istringstream log(r.log);
-  for (std::string message; std::getline(log, message);) std::fprintf(stderr, "runtime: %s\n", message.c_str());
-  if (r.status != Status::kOk) throw std::runtime_error(std::string("runtime: ") + StatusName(r.status));
+  for (std::string message; std::getline(log, message);)
+    std::fprintf(stderr, "runtime: %s\n", message.c_str());
+  if (r.status != Status::kOk)
+    throw std::runtime_error(std::string("runtime: ") + StatusName(r.status));
   return r.outputs;
 }
 

@@ -10,7 +10,7 @@
 
 #include "edgefold/model_generated.h"
 #include "edgefold_compiler/compiler.h"
-#include "testing/efb_builder.h"   // RandomVector
+#include "testing/efb_builder.h"  // RandomVector
 
 namespace edgefold::testing {
 
@@ -23,8 +23,10 @@ class OnnxBuilder {
   // An output typed by ONNX shape inference, or with the given dims.
   OnnxBuilder& Output(const std::string& name);
   OnnxBuilder& Output(const std::string& name, const std::vector<int64_t>& dims);
-  OnnxBuilder& Init(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
-  OnnxBuilder& InitInt64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+  OnnxBuilder& Init(const std::string& name, const std::vector<int64_t>& dims,
+                    const std::vector<float>& values);
+  OnnxBuilder& InitInt64(const std::string& name, const std::vector<int64_t>& dims,
+                         const std::vector<int64_t>& values);
   onnx::NodeProto& Node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs, const std::string& name = "");
   // The model with output types filled in by ONNX shape inference (the checker requires a
@@ -53,8 +55,8 @@ bool SaveModel(const onnx::ModelProto& m, const std::string& path);
 compiler::CompileOptions NoVerify();
 
 // Adds BatchNormalization `name` on x → y with random γ, β, μ and σ² > 0 for `channels`.
-void AddBatchNorm(OnnxBuilder& b, const std::string& name, const std::string& x, const std::string& y,
-                  int64_t channels, uint32_t seed);
+void AddBatchNorm(OnnxBuilder& b, const std::string& name, const std::string& x,
+                  const std::string& y, int64_t channels, uint32_t seed);
 
 // Views into a compiled model.
 const fb::Model* ModelOf(const std::vector<uint8_t>& efb);
@@ -66,7 +68,8 @@ std::vector<float> ConstData(const fb::Model* m, int tensor);
 double MaxRelError(const std::vector<float>& a, const std::vector<float>& b);
 
 // Runs a compiled model with the runtime on the given inputs; returns every output.
-std::vector<std::vector<float>> RunEfb(const std::vector<uint8_t>& efb, const std::vector<std::vector<float>>& inputs);
+std::vector<std::vector<float>> RunEfb(const std::vector<uint8_t>& efb,
+                                       const std::vector<std::vector<float>>& inputs);
 
 // A BatchNorm's parameters as the builder stored them (initializers NAME.weight, .bias,
 // .running_mean, .running_var).

@@ -7,8 +7,8 @@
 namespace edgefold::testing {
 
 struct CliResult {
-  int exit_code = -1;   // -1 when the process died of a signal: a signal is never an exit
-  std::string output;   // stdout and stderr together
+  int exit_code = -1;  // -1 when the process died of a signal: a signal is never an exit
+  std::string output;  // stdout and stderr together
 };
 
 // Runs `cli args` through the shell.

@@ -9,7 +9,7 @@ namespace edgefold::testing {
 
 struct RunResult {
   Status status = Status::kOk;
-  std::string log;                          // every message the runtime reported
+  std::string log;  // every message the runtime reported
   std::vector<std::vector<float>> outputs;
 };
 

@@ -24,21 +24,23 @@ std::unique_ptr<InterpreterSession> CreateInterpreter(const std::vector<uint8_t>
   s->sized = s->status == Status::kOk;
   if (!s->sized) return s;
   s->arena = AlignedBuffer(arena_bytes);
-  s->status = Interpreter::Create(s->model.data(), s->model.size(), s->arena.data(), arena_bytes, options, &s->interp);
+  s->status = Interpreter::Create(s->model.data(), s->model.size(), s->arena.data(), arena_bytes,
+                                  options, &s->interp);
   return s;
 }
 
-std::unique_ptr<TrainerSession> CreateTrainer(const std::vector<uint8_t>& bytes, const TrainOptions& train,
-                                              Isa isa) {
+std::unique_ptr<TrainerSession> CreateTrainer(const std::vector<uint8_t>& bytes,
+                                              const TrainOptions& train, Isa isa) {
   auto s = std::make_unique<TrainerSession>(bytes);
   const Options options = LoggingOptions(&s->log, isa);
   size_t arena_bytes = 0;
-  s->status = RequiredTrainingArenaBytes(s->model.data(), s->model.size(), train, &arena_bytes, options);
+  s->status =
+      RequiredTrainingArenaBytes(s->model.data(), s->model.size(), train, &arena_bytes, options);
   s->sized = s->status == Status::kOk;
   if (!s->sized) return s;
   s->arena = AlignedBuffer(arena_bytes);
-  s->status = Trainer::Create(s->model.data(), s->model.size(), s->arena.data(), arena_bytes, train, options,
-                              &s->trainer);
+  s->status = Trainer::Create(s->model.data(), s->model.size(), s->arena.data(), arena_bytes, train,
+                              options, &s->trainer);
   return s;
 }
 

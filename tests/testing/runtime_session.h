@@ -24,21 +24,22 @@ struct Session {
   AlignedBuffer model;
   AlignedBuffer arena{0};
   std::string log;
-  bool sized = false;              // the Required*ArenaBytes call succeeded
-  Status status = Status::kOk;     // of sizing the arena, then of Create
+  bool sized = false;           // the Required*ArenaBytes call succeeded
+  Status status = Status::kOk;  // of sizing the arena, then of Create
 };
 
 struct InterpreterSession : Session {
   using Session::Session;
-  Interpreter* interp = nullptr;   // null unless status is kOk
+  Interpreter* interp = nullptr;  // null unless status is kOk
 };
-std::unique_ptr<InterpreterSession> CreateInterpreter(const std::vector<uint8_t>& bytes, Isa isa = Isa::kAuto);
+std::unique_ptr<InterpreterSession> CreateInterpreter(const std::vector<uint8_t>& bytes,
+                                                      Isa isa = Isa::kAuto);
 
 struct TrainerSession : Session {
   using Session::Session;
-  Trainer* trainer = nullptr;      // null unless status is kOk
+  Trainer* trainer = nullptr;  // null unless status is kOk
 };
-std::unique_ptr<TrainerSession> CreateTrainer(const std::vector<uint8_t>& bytes, const TrainOptions& train,
-                                              Isa isa = Isa::kAuto);
+std::unique_ptr<TrainerSession> CreateTrainer(const std::vector<uint8_t>& bytes,
+                                              const TrainOptions& train, Isa isa = Isa::kAuto);
 
 }  // namespace edgefold::testing

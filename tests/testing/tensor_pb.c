@@ -86,14 +86,15 @@ int tensor_pb_read(const char* path, tensor_pb* out, char* error, size_t error_b
   size_t elems = 1;
   for (int i = 0; i < out->rank; ++i) elems *= (size_t)out->dims[i];
   if (rc || data_type != 1 || raw == NULL || raw_bytes != elems * sizeof(float)) {
-    snprintf(error, error_bytes, "%s: not a float32 TensorProto with raw_data "
-             "(data_type %llu, raw_data %zu bytes, dims product %zu)", path,
-             (unsigned long long)data_type, raw_bytes, elems);
+    snprintf(error, error_bytes,
+             "%s: not a float32 TensorProto with raw_data "
+             "(data_type %llu, raw_data %zu bytes, dims product %zu)",
+             path, (unsigned long long)data_type, raw_bytes, elems);
     free(bytes);
     return -1;
   }
   out->data = (float*)malloc(raw_bytes ? raw_bytes : 1);
-  memcpy(out->data, raw, raw_bytes);  /* little-endian host assumed, as in the runtime */
+  memcpy(out->data, raw, raw_bytes); /* little-endian host assumed, as in the runtime */
   out->elems = elems;
   free(bytes);
   return 0;

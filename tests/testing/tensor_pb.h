@@ -10,7 +10,7 @@
 typedef struct tensor_pb {
   int64_t dims[TENSOR_PB_MAX_RANK];
   int rank;
-  float* data;   /* malloc'ed; free with tensor_pb_free */
+  float* data; /* malloc'ed; free with tensor_pb_free */
   size_t elems;
 } tensor_pb;
 

@@ -15,7 +15,8 @@ TinyModel MakeTinyModel() {
   const int w = b.AddConstant("conv.w", {3, 2, 3, 3}, m.conv_w);
   const int cb = b.AddConstant("conv.b", {3}, m.conv_b);
   const int c = b.AddTensor("conv.out", {1, 3, 5, 5});
-  b.AddOp(fb::OpType::Conv, "conv", {x, w, cb}, {c}, ConvOptions(3, 1, 1, fb::ActivationKind::Relu), 2 * 9 * 25 * 4);
+  b.AddOp(fb::OpType::Conv, "conv", {x, w, cb}, {c}, ConvOptions(3, 1, 1, fb::ActivationKind::Relu),
+          2 * 9 * 25 * 4);
   AddClassifierHead(b, c, 1, 3, m.fc_w, m.fc_b);
   m.bytes = b.Finish();
   return m;
@@ -32,7 +33,8 @@ std::vector<float> TinyModelReference(const TinyModel& m, const std::vector<floa
             for (int kx = 0; kx < 3; ++kx) {
               const int iy = oy - 1 + ky, ix = ox - 1 + kx;
               if (iy < 0 || iy >= 5 || ix < 0 || ix >= 5) continue;
-              acc += double(m.conv_w[((oc * 2 + ic) * 3 + ky) * 3 + kx]) * x[(ic * 5 + iy) * 5 + ix];
+              acc +=
+                  double(m.conv_w[((oc * 2 + ic) * 3 + ky) * 3 + kx]) * x[(ic * 5 + iy) * 5 + ix];
             }
         pooled[oc] += std::max(acc, 0.0) / 25.0;
       }

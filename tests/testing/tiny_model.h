@@ -8,7 +8,7 @@
 namespace edgefold::testing {
 
 struct TinyModel {
-  std::vector<float> conv_w, conv_b, fc_w, fc_b;   // conv_w [3,2,3,3], fc_w [3,4] ([K,N])
+  std::vector<float> conv_w, conv_b, fc_w, fc_b;  // conv_w [3,2,3,3], fc_w [3,4] ([K,N])
   std::vector<uint8_t> bytes;
 };
 

@@ -24,8 +24,8 @@ struct ConvBnWeights {
 };
 
 // Opset 13, IR version 8; nodes are named <op>_<output>.
-onnx::NodeProto& AddNode(OnnxBuilder& b, const std::string& op, const std::vector<std::string>& inputs,
-                         const std::string& output) {
+onnx::NodeProto& AddNode(OnnxBuilder& b, const std::string& op,
+                         const std::vector<std::string>& inputs, const std::string& output) {
   return b.Node(op, inputs, {output}, op + "_" + output);
 }
 
@@ -42,7 +42,10 @@ bool WriteConvBnModel(const std::string& path, std::string* error) {
   OnnxBuilder b(13, 8);
   b.GraphName("conv_bn").Input("x", {1, 2, 5, 5}).Output("y", {1, 4});
   b.Init("W", {3, 2, 3, 3}, w.conv_w).Init("B", {3}, w.conv_b);
-  b.Init("gamma", {3}, w.gamma).Init("beta", {3}, w.beta).Init("mean", {3}, w.mean).Init("var", {3}, w.var);
+  b.Init("gamma", {3}, w.gamma)
+      .Init("beta", {3}, w.beta)
+      .Init("mean", {3}, w.mean)
+      .Init("var", {3}, w.var);
   b.Init("Wg", {4, 3}, w.gemm_w).Init("Bg", {4}, w.gemm_b);
   onnx::NodeProto& conv = AddNode(b, "Conv", {"x", "W", "B"}, "c");
   SetInts(conv, "kernel_shape", {3, 3});
@@ -67,12 +70,14 @@ std::vector<float> ConvBnReference(const std::vector<float>& x) {
             for (int kx = 0; kx < 3; ++kx) {
               const int iy = oy + ky - 1, ix = ox + kx - 1;
               if (iy < 0 || iy >= 5 || ix < 0 || ix >= 5) continue;
-              acc += double(w.conv_w[((co * 2 + ci) * 3 + ky) * 3 + kx]) * x[(ci * 5 + iy) * 5 + ix];
+              acc +=
+                  double(w.conv_w[((co * 2 + ci) * 3 + ky) * 3 + kx]) * x[(ci * 5 + iy) * 5 + ix];
             }
           }
         }
         // BN: (c − μ)·γ/√(σ²+ε) + β, then Relu, then the mean over 5×5.
-        const double bn = (acc - w.mean[co]) * w.gamma[co] / std::sqrt(w.var[co] + w.eps) + w.beta[co];
+        const double bn =
+            (acc - w.mean[co]) * w.gamma[co] / std::sqrt(w.var[co] + w.eps) + w.beta[co];
         pooled[co] += static_cast<float>(std::max(bn, 0.0) / 25.0);
       }
     }

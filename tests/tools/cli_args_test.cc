@@ -42,9 +42,11 @@ TEST(CliArgs, ParsesAliasesRepeatsInlineValuesAndBools) {
 }
 
 TEST(CliArgs, RejectsUnknownFlagMissingValueAndWrongPositionals) {
-  const std::vector<std::vector<std::string>> bad = {
-      {"run", "m.efb", "--bogus"}, {"run", "m.efb", "-o"}, {"run"}, {"run", "a", "b"},
-      {"run", "m.efb", "--no-fold=1"}};
+  const std::vector<std::vector<std::string>> bad = {{"run", "m.efb", "--bogus"},
+                                                     {"run", "m.efb", "-o"},
+                                                     {"run"},
+                                                     {"run", "a", "b"},
+                                                     {"run", "m.efb", "--no-fold=1"}};
   for (const auto& args : bad) {
     Argv a(args);
     ParsedArgs p;

@@ -19,11 +19,13 @@ using Result = testing::CliResult;
 
 const std::string kDigits = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_cnn.onnx";
 const std::string kImages = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/digits_test_x.npy";
-const std::string kPerturbed = "/features/features.7/Conv";   // the third conv
+const std::string kPerturbed = "/features/features.7/Conv";  // the third conv
 
 Result Cli(const std::string& args) { return testing::RunCli(EDGEFOLD_CLI, args); }
 
-bool Contains(const Result& r, const std::string& s) { return r.output.find(s) != std::string::npos; }
+bool Contains(const Result& r, const std::string& s) {
+  return r.output.find(s) != std::string::npos;
+}
 
 class CliDiff : public testing::ScratchDirTest {
  protected:
@@ -76,7 +78,8 @@ TEST_F(CliDiff, FloatModelNamesThePerturbedLayer) {
 }
 
 TEST_F(CliDiff, Int8ModelNamesThePerturbedLayer) {
-  Result c = Cli("compile " + kDigits + " -o " + Path("q.efb") + " --quantize int8 --calibrate " + kImages);
+  Result c = Cli("compile " + kDigits + " -o " + Path("q.efb") + " --quantize int8 --calibrate " +
+                 kImages);
   ASSERT_EQ(c.exit_code, 0) << c.output;
   ExpectDiffNamesThePerturbedLayer("q.efb");
 }
@@ -87,12 +90,14 @@ TEST_F(CliDiff, AdaptedModelNamesTheFirstBatchNorm) {
   const std::string e = std::string(EDGEFOLD_EXAMPLES_DIR) + "/digits/";
   Result c = Cli("compile " + kDigits + " --train --batch 8 -o " + Path("t.efb"));
   ASSERT_EQ(c.exit_code, 0) << c.output;
-  c = Cli("train " + Path("t.efb") + " --data " + e + "drift_adapt_x.npy --labels " + e + "drift_adapt_y.npy -o " +
-          Path("adapted.efb"));
+  c = Cli("train " + Path("t.efb") + " --data " + e + "drift_adapt_x.npy --labels " + e +
+          "drift_adapt_y.npy -o " + Path("adapted.efb"));
   ASSERT_EQ(c.exit_code, 0) << c.output;
   Result r = Cli("diff " + kDigits + " " + Path("adapted.efb") + " -i " + kImages);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r, "first layer whose error jumps: '/features/features.1/BatchNormalization'")) << r.output;
+  EXPECT_TRUE(
+      Contains(r, "first layer whose error jumps: '/features/features.1/BatchNormalization'"))
+      << r.output;
 }
 
 // A QDQ model (PyTorch's PTQ export) compiles to int8; its reference is its float model, so every

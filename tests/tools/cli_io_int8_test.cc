@@ -20,13 +20,16 @@ using Result = testing::CliResult;
 
 Result Cli(const std::string& args) { return testing::RunCli(EDGEFOLD_CLI, args); }
 
-bool Contains(const Result& r, const std::string& s) { return r.output.find(s) != std::string::npos; }
+bool Contains(const Result& r, const std::string& s) {
+  return r.output.find(s) != std::string::npos;
+}
 
 // The scale and zero point `run` prints for "<what> <index> '<name>' is int8 (scale S, zero point Z".
 bool ParseQuant(const Result& r, const std::string& prefix, float* scale, int* zero_point) {
   const size_t at = r.output.find(prefix + " is int8 (scale ");
   return at != std::string::npos &&
-         std::sscanf(r.output.c_str() + at + prefix.size(), " is int8 (scale %g, zero point %d", scale, zero_point) == 2;
+         std::sscanf(r.output.c_str() + at + prefix.size(), " is int8 (scale %g, zero point %d",
+                     scale, zero_point) == 2;
 }
 
 class CliIoInt8 : public testing::ScratchDirTest {
@@ -36,15 +39,19 @@ class CliIoInt8 : public testing::ScratchDirTest {
   void SetUp() override {
     ScratchDirTest::SetUp();
     std::string error;
-    ASSERT_TRUE(testing::WriteConvBnModel(Path("m.onnx"), &error)) << error;   // x [1, 2, 5, 5] → y [1, 4]
+    ASSERT_TRUE(testing::WriteConvBnModel(Path("m.onnx"), &error))
+        << error;  // x [1, 2, 5, 5] → y [1, 4]
     std::vector<float> calib(8 * testing::kConvBnInputElems);
     for (size_t i = 0; i < calib.size(); ++i) calib[i] = std::sin(0.37f * static_cast<float>(i));
-    ASSERT_TRUE(WriteNpyFloat32(Path("calib.npy"), calib.data(), calib.size(), {8, 2, 5, 5}, &error)) << error;
-    ASSERT_TRUE(WriteNpyFloat32(Path("x.npy"), calib.data(), 3 * testing::kConvBnInputElems, {3, 2, 5, 5}, &error));
+    ASSERT_TRUE(
+        WriteNpyFloat32(Path("calib.npy"), calib.data(), calib.size(), {8, 2, 5, 5}, &error))
+        << error;
+    ASSERT_TRUE(WriteNpyFloat32(Path("x.npy"), calib.data(), 3 * testing::kConvBnInputElems,
+                                {3, 2, 5, 5}, &error));
   }
   Result Compile(const std::string& out, const std::string& extra) {
-    return Cli("compile " + Path("m.onnx") + " -o " + Path(out) + " --quantize int8 --calibrate " + Path("calib.npy") +
-               " " + extra);
+    return Cli("compile " + Path("m.onnx") + " -o " + Path(out) + " --quantize int8 --calibrate " +
+               Path("calib.npy") + " " + extra);
   }
   NpyArray Read(const std::string& name) {
     NpyArray a;
@@ -72,7 +79,9 @@ TEST_F(CliIoInt8, CompileInspectAndRun) {
   EXPECT_TRUE(Contains(r, "x [1, 2, 5, 5] Float32")) << r.output;
 
   // float32 input quantized, int8 output written.
-  ASSERT_EQ(Cli("run " + Path("float_io.efb") + " -i " + Path("x.npy") + " -o " + Path("yf.npy")).exit_code, 0);
+  ASSERT_EQ(Cli("run " + Path("float_io.efb") + " -i " + Path("x.npy") + " -o " + Path("yf.npy"))
+                .exit_code,
+            0);
   r = Cli("run " + Path("int8_io.efb") + " -i " + Path("x.npy") + " -o " + Path("yq.npy"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r, "float32 data quantized with them")) << r.output;
@@ -85,11 +94,12 @@ TEST_F(CliIoInt8, CompileInspectAndRun) {
   ASSERT_EQ(yq.dtype, NpyDType::kInt8);
   ASSERT_EQ(yq.shape, (std::vector<int64_t>{3, 4}));
   ASSERT_EQ(yf.f32.size(), yq.s8.size());
-  for (size_t k = 0; k < yq.s8.size(); ++k)   // Dequantize is (q − zp)·s in float: exact
+  for (size_t k = 0; k < yq.s8.size(); ++k)  // Dequantize is (q − zp)·s in float: exact
     EXPECT_EQ(static_cast<float>(yq.s8[k] - out_zp) * out_scale, yf.f32[k]) << k;
 
   // --dequantize writes float32: the float-I/O model's bits.
-  r = Cli("run " + Path("int8_io.efb") + " -i " + Path("x.npy") + " -o " + Path("yd.npy") + " --dequantize");
+  r = Cli("run " + Path("int8_io.efb") + " -i " + Path("x.npy") + " -o " + Path("yd.npy") +
+          " --dequantize");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const NpyArray yd = Read("yd.npy");
   ASSERT_EQ(yd.dtype, NpyDType::kFloat32);
@@ -99,7 +109,8 @@ TEST_F(CliIoInt8, CompileInspectAndRun) {
   const NpyArray x = Read("x.npy");
   std::vector<int8_t> xq(x.f32.size());
   for (size_t k = 0; k < xq.size(); ++k)
-    xq[k] = static_cast<int8_t>(std::fmax(-128.0f, std::fmin(127.0f, std::nearbyint(x.f32[k] * (1.0f / in_scale)) + float(in_zp))));
+    xq[k] = static_cast<int8_t>(std::fmax(
+        -128.0f, std::fmin(127.0f, std::nearbyint(x.f32[k] * (1.0f / in_scale)) + float(in_zp))));
   std::string error;
   ASSERT_TRUE(WriteNpyInt8(Path("xq.npy"), xq.data(), xq.size(), x.shape, &error)) << error;
   r = Cli("run " + Path("int8_io.efb") + " -i " + Path("xq.npy") + " -o " + Path("yq2.npy"));

@@ -55,11 +55,18 @@ std::vector<float> Ramp(size_t n, float scale, float offset) {
 }
 
 TEST_F(CliTest, UsageErrorsExitWithTwo) {
-  const std::vector<std::string> bad = {
-      "", "frobnicate", "run --bogus", "compile " + Path("x.onnx"), "inspect",
-      "inspect a.efb b.efb", "run m.efb -i a.npy", "run m.efb -i a.npy -o b.npy --isa mmx",
-      "bench m.efb --runs abc", "bench m.efb --runs 0", "compile x.onnx -o y --input-shape x",
-      "compile x.onnx -o y --input-shape x=1,a"};
+  const std::vector<std::string> bad = {"",
+                                        "frobnicate",
+                                        "run --bogus",
+                                        "compile " + Path("x.onnx"),
+                                        "inspect",
+                                        "inspect a.efb b.efb",
+                                        "run m.efb -i a.npy",
+                                        "run m.efb -i a.npy -o b.npy --isa mmx",
+                                        "bench m.efb --runs abc",
+                                        "bench m.efb --runs 0",
+                                        "compile x.onnx -o y --input-shape x",
+                                        "compile x.onnx -o y --input-shape x=1,a"};
   for (const std::string& args : bad) {
     const Result r = Cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
@@ -69,7 +76,8 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
 }
 
 TEST_F(CliTest, HelpExitsWithZero) {
-  for (const char* args : {"--help", "compile --help", "run -h", "inspect --help", "bench --help"}) {
+  for (const char* args :
+       {"--help", "compile --help", "run -h", "inspect --help", "bench --help"}) {
     const Result r = Cli(args);
     EXPECT_EQ(r.exit_code, 0) << args;
     EXPECT_TRUE(Contains(r, "usage: edgefold")) << args;
@@ -108,10 +116,11 @@ TEST_F(CliTest, CompileReportsFoldingAndInspectShowsTheGraph) {
 TEST_F(CliTest, WarnsWhenEdgefoldIsaIsIgnored) {
   CompileConvBn();
   WriteArray("x1.npy", Ramp(testing::kConvBnInputElems, 0.37f, 0.2f), {1, 2, 5, 5});
-  const std::string run = "run " + Path("m.efb") + " -i " + Path("x1.npy") + " -o " + Path("y1.npy");
+  const std::string run =
+      "run " + Path("m.efb") + " -i " + Path("x1.npy") + " -o " + Path("y1.npy");
   const char* outer = std::getenv("EDGEFOLD_ISA");
   const std::string saved = outer != nullptr ? outer : "";
-  setenv("EDGEFOLD_ISA", "avx2", 1);   // not a level name ("avx2+fma" is)
+  setenv("EDGEFOLD_ISA", "avx2", 1);  // not a level name ("avx2+fma" is)
   const Result unknown = Cli(run);
   setenv("EDGEFOLD_ISA", "scalar", 1);
   const Result known = Cli(run);
@@ -143,7 +152,8 @@ TEST_F(CliTest, RunMatchesReferenceOnEveryIsaAndStacksBatches) {
       for (int o = 0; o < 4; ++o) EXPECT_NEAR(y.f32[s * 4 + o], want[o], 1e-4) << isa;
     }
   }
-  ASSERT_EQ(Cli("run " + Path("m.efb") + " -i " + Path("x1.npy") + " -o " + Path("y1.npy")).exit_code, 0);
+  ASSERT_EQ(
+      Cli("run " + Path("m.efb") + " -i " + Path("x1.npy") + " -o " + Path("y1.npy")).exit_code, 0);
   const NpyArray y1 = ReadArray("y1.npy");
   EXPECT_EQ(y1.shape, (std::vector<int64_t>{1, 4}));
 }
@@ -166,10 +176,14 @@ TEST_F(CliTest, NoViewsCopiesEveryReshape) {
   EXPECT_TRUE(CompileConvBn().find("(1 views:") != std::string::npos) << CompileConvBn();
   const std::vector<float> x = Ramp(testing::kConvBnInputElems, 0.29f, 0.5f);
   WriteArray("x.npy", x, {1, 2, 5, 5});
-  ASSERT_EQ(Cli("run " + Path("m.efb") + " -i " + Path("x.npy") + " -o " + Path("views.npy")).exit_code, 0);
+  ASSERT_EQ(
+      Cli("run " + Path("m.efb") + " -i " + Path("x.npy") + " -o " + Path("views.npy")).exit_code,
+      0);
   const std::string report = CompileConvBn("--no-views");
   EXPECT_NE(report.find("(0 views:"), std::string::npos) << report;
-  ASSERT_EQ(Cli("run " + Path("m.efb") + " -i " + Path("x.npy") + " -o " + Path("copies.npy")).exit_code, 0);
+  ASSERT_EQ(
+      Cli("run " + Path("m.efb") + " -i " + Path("x.npy") + " -o " + Path("copies.npy")).exit_code,
+      0);
   EXPECT_EQ(ReadArray("views.npy").f32, ReadArray("copies.npy").f32);
 }
 
@@ -207,12 +221,16 @@ TEST_F(CliTest, BenchWithThreadsSaysHowManyRunsSplit) {
   const size_t at = r.output.find("split over threads: ");
   ASSERT_NE(at, std::string::npos) << r.output;
   size_t split = 0, runs = 0;
-  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "split over threads: %zu of %zu runs", &split, &runs), 2) << r.output;
+  ASSERT_EQ(
+      std::sscanf(r.output.c_str() + at, "split over threads: %zu of %zu runs", &split, &runs), 2)
+      << r.output;
   EXPECT_EQ(runs, 9u);
   EXPECT_GE(split, 1u);
   EXPECT_LE(split, runs);
-  EXPECT_FALSE(Contains(Cli("bench " + Path("m.efb") + " --runs 3"), "split over threads")) << "one thread";
-  const Result fixed = Cli("bench " + Path("m.efb") + " --runs 7 --warmup 2 --threads 2 --fixed-split");
+  EXPECT_FALSE(Contains(Cli("bench " + Path("m.efb") + " --runs 3"), "split over threads"))
+      << "one thread";
+  const Result fixed =
+      Cli("bench " + Path("m.efb") + " --runs 7 --warmup 2 --threads 2 --fixed-split");
   ASSERT_EQ(fixed.exit_code, 0) << fixed.output;
   EXPECT_TRUE(Contains(fixed, "split over threads: 9 of 9 runs")) << fixed.output;
 }
@@ -227,7 +245,9 @@ TEST_F(CliTest, BenchProfileListsEveryOp) {
   const Result inspect = Cli("inspect " + Path("m.efb"));
   ASSERT_EQ(inspect.exit_code, 0) << inspect.output;
   size_t ops = 0;
-  for (size_t at = r.output.find("\n  #"); at != std::string::npos; at = r.output.find("\n  #", at + 1)) ++ops;
+  for (size_t at = r.output.find("\n  #"); at != std::string::npos;
+       at = r.output.find("\n  #", at + 1))
+    ++ops;
   const size_t count_at = inspect.output.find("operators (");
   ASSERT_NE(count_at, std::string::npos) << inspect.output;
   EXPECT_EQ(ops, std::stoul(inspect.output.substr(count_at + 11))) << r.output;

@@ -20,17 +20,19 @@ class CliTrainTest : public testing::ScratchDirTest {
   CliTrainTest() : ScratchDirTest("edgefold_cli_train") {}
 
   void CompileForTraining(const std::string& set, const std::string& out) {
-    const Result r = Cli("compile " + kDigits + "/digits_cnn.onnx --train --batch 10 --trainable " + set +
-                         " -o " + Path(out));
+    const Result r = Cli("compile " + kDigits + "/digits_cnn.onnx --train --batch 10 --trainable " +
+                         set + " -o " + Path(out));
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
   Result Train(const std::string& model, const std::string& extra, const std::string& out) {
-    return Cli("train " + Path(model) + " --data " + kDigits + "/drift_adapt_x.npy --labels " + kDigits +
-               "/drift_adapt_y.npy --epochs 1 --no-shuffle --lr 0.05 " + extra + " -o " + Path(out));
+    return Cli("train " + Path(model) + " --data " + kDigits + "/drift_adapt_x.npy --labels " +
+               kDigits + "/drift_adapt_y.npy --epochs 1 --no-shuffle --lr 0.05 " + extra + " -o " +
+               Path(out));
   }
   // The adapted model's logits on the drifted evaluation images.
   std::vector<float> Logits(const std::string& model) {
-    const Result r = Cli("run " + Path(model) + " -i " + kDigits + "/drift_eval_x.npy -o " + Path(model + ".npy"));
+    const Result r = Cli("run " + Path(model) + " -i " + kDigits + "/drift_eval_x.npy -o " +
+                         Path(model + ".npy"));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     NpyArray a;
     std::string error;
@@ -66,7 +68,8 @@ TEST_F(CliTrainTest, AFlagThatDisagreesWithTheModelFailsNamingBoth) {
 // adapts the model bit for bit as without recomputation.
 TEST_F(CliTrainTest, RecomputeTrainsBitForBitAsKeepingEveryValue) {
   CompileForTraining("all", "kept.efb");
-  const Result r = Cli("compile " + kDigits + "/digits_cnn.onnx --train --batch 10 --trainable all --recompute -o " +
+  const Result r = Cli("compile " + kDigits +
+                       "/digits_cnn.onnx --train --batch 10 --trainable all --recompute -o " +
                        Path("recomputed.efb"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("recompute: the backward runs in"), std::string::npos) << r.output;
@@ -75,7 +78,8 @@ TEST_F(CliTrainTest, RecomputeTrainsBitForBitAsKeepingEveryValue) {
   const std::vector<float> kept = Logits("kept_out.efb");
   ASSERT_FALSE(kept.empty());
   EXPECT_EQ(kept, Logits("recomputed_out.efb"));
-  EXPECT_NE(Cli("compile " + kDigits + "/digits_cnn.onnx --recompute -o " + Path("x.efb")).exit_code, 0)
+  EXPECT_NE(
+      Cli("compile " + kDigits + "/digits_cnn.onnx --recompute -o " + Path("x.efb")).exit_code, 0)
       << "--recompute without --train must be refused";
 }
 
@@ -91,18 +95,22 @@ TEST_F(CliTrainTest, AModelTrainedAtBatchTenInfersOneSample) {
   std::string error;
   ASSERT_TRUE(ReadNpy(kDigits + "/drift_eval_x.npy", &x, &error)) << error;
   ASSERT_GE(x.shape.size(), 2u);
-  const size_t sample = x.elems() / static_cast<size_t>(x.shape[0]), classes = all.size() / static_cast<size_t>(x.shape[0]);
+  const size_t sample = x.elems() / static_cast<size_t>(x.shape[0]),
+               classes = all.size() / static_cast<size_t>(x.shape[0]);
   for (size_t n : {size_t(0), size_t(7), static_cast<size_t>(x.shape[0]) - 1}) {
     std::vector<int64_t> shape = x.shape;
     shape[0] = 1;
     const std::string one = "one_" + std::to_string(n) + ".npy";
-    ASSERT_TRUE(WriteNpyFloat32(Path(one), x.f32.data() + n * sample, sample, shape, &error)) << error;
-    const Result r = Cli("run " + Path("adapted.efb") + " -i " + Path(one) + " -o " + Path(one + ".out.npy"));
+    ASSERT_TRUE(WriteNpyFloat32(Path(one), x.f32.data() + n * sample, sample, shape, &error))
+        << error;
+    const Result r =
+        Cli("run " + Path("adapted.efb") + " -i " + Path(one) + " -o " + Path(one + ".out.npy"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     NpyArray y;
     ASSERT_TRUE(ReadNpy(Path(one + ".out.npy"), &y, &error)) << error;
     ASSERT_EQ(y.f32.size(), classes);
-    for (size_t c = 0; c < classes; ++c) EXPECT_FLOAT_EQ(y.f32[c], all[n * classes + c]) << "sample " << n;
+    for (size_t c = 0; c < classes; ++c)
+      EXPECT_FLOAT_EQ(y.f32[c], all[n * classes + c]) << "sample " << n;
   }
 }
 
@@ -114,11 +122,13 @@ TEST_F(CliTrainTest, Int8ModelAdaptsItsStatistics) {
                  "/digits_test_x.npy --adaptable -o " + Path("q.efb"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("int8 adaptable: 4 layers"), std::string::npos) << r.output;
-  r = Cli("train " + Path("q.efb") + " --data " + kDigits + "/drift_adapt_x.npy -o " + Path("x.efb"));
+  r = Cli("train " + Path("q.efb") + " --data " + kDigits + "/drift_adapt_x.npy -o " +
+          Path("x.efb"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("add --adapt-stats-only"), std::string::npos) << r.output;
-  r = Cli("train " + Path("q.efb") + " --adapt-stats-only --data " + kDigits + "/drift_adapt_x.npy --labels " +
-          kDigits + "/drift_adapt_y.npy -o " + Path("adapted.efb"));
+  r = Cli("train " + Path("q.efb") + " --adapt-stats-only --data " + kDigits +
+          "/drift_adapt_x.npy --labels " + kDigits + "/drift_adapt_y.npy -o " +
+          Path("adapted.efb"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   NpyArray labels;
   std::string error;
@@ -136,7 +146,8 @@ TEST_F(CliTrainTest, Int8ModelAdaptsItsStatistics) {
     return double(correct) / double(n);
   };
   const double before = accuracy("q.efb"), after = accuracy("adapted.efb");
-  std::printf("int8 digits on drifted images: accuracy %.3f before adapting, %.3f after\n", before, after);
+  std::printf("int8 digits on drifted images: accuracy %.3f before adapting, %.3f after\n", before,
+              after);
   EXPECT_GT(after, before + 0.25);
   EXPECT_GT(after, 0.8);
 }

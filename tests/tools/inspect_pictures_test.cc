@@ -32,7 +32,8 @@ class InspectPicturesTest : public ::testing::Test {
   }
   int Inspect(const std::string& flags) {
     return std::system((std::string(EDGEFOLD_CLI) + " inspect " + dir_ + "digits.efb " + flags +
-                        " > " + dir_ + "inspect.log 2>&1").c_str());
+                        " > " + dir_ + "inspect.log 2>&1")
+                           .c_str());
   }
   static std::string dir_;
   static bool compiled_;
@@ -46,7 +47,8 @@ TEST_F(InspectPicturesTest, PngShowsEveryTensorAtItsOffset) {
   const std::string png = ReadAll(dir_ + "plan.png");
   DecodedPng img;
   std::string error;
-  ASSERT_TRUE(DecodePngWithLibpng(std::vector<uint8_t>(png.begin(), png.end()), &img, &error)) << error;
+  ASSERT_TRUE(DecodePngWithLibpng(std::vector<uint8_t>(png.begin(), png.end()), &img, &error))
+      << error;
   EXPECT_EQ(img.width, 1000);
   EXPECT_EQ(img.height, 600);
 
@@ -56,12 +58,13 @@ TEST_F(InspectPicturesTest, PngShowsEveryTensorAtItsOffset) {
   ASSERT_TRUE(BuildMemoryPlot(*fb::GetModel(efb.data.get()), "", &plot, &error)) << error;
   ASSERT_GT(plot.bars.size(), 5u);
   const PlotFrame f = FrameFor(plot, 1000, 600);
-  const double total_y = f.Y(double(plot.arena_bytes)), bound_y = f.Y(double(plot.lower_bound_bytes));
+  const double total_y = f.Y(double(plot.arena_bytes)),
+               bound_y = f.Y(double(plot.lower_bound_bytes));
   int sampled = 0;
   for (size_t i = 0; i < plot.bars.size(); ++i) {
     const BarBox r = BarRect(f, plot.bars[i]);
     const int x = static_cast<int>(r.x0) + 1, y = static_cast<int>(r.y1) - 2;
-    if (r.y1 - r.y0 < 4 || r.x1 - r.x0 < 4) continue;                     // too thin to sample
+    if (r.y1 - r.y0 < 4 || r.x1 - r.x0 < 4) continue;                      // too thin to sample
     if (std::abs(y - total_y) < 3 || std::abs(y - bound_y) < 3) continue;  // under a dashed line
     EXPECT_EQ(img.At(x, y), BarColor(plot, i)) << plot.bars[i].label << " at " << x << "," << y;
     ++sampled;
@@ -80,7 +83,8 @@ TEST_F(InspectPicturesTest, SvgAndDotAreWritten) {
   EXPECT_NE(dot.find("Conv"), std::string::npos);
   EXPECT_NE(dot.find("-> out0"), std::string::npos);
 #ifdef EDGEFOLD_DOT
-  const std::string cmd = std::string(EDGEFOLD_DOT) + " -Tpng " + dir_ + "graph.dot -o " + dir_ + "graph.png";
+  const std::string cmd =
+      std::string(EDGEFOLD_DOT) + " -Tpng " + dir_ + "graph.dot -o " + dir_ + "graph.png";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
 #endif
 }

@@ -22,7 +22,10 @@ std::vector<uint8_t> MakeNpy(const std::string& dict, const std::vector<uint8_t>
   const size_t len = header.size();
   out.push_back(len & 0xff);
   out.push_back((len >> 8) & 0xff);
-  if (major != 1) { out.push_back(0); out.push_back(0); }
+  if (major != 1) {
+    out.push_back(0);
+    out.push_back(0);
+  }
   out.insert(out.end(), header.begin(), header.end());
   out.insert(out.end(), payload.begin(), payload.end());
   return out;
@@ -49,8 +52,8 @@ TEST(Npy, EncodesExactlyLikeNumpySave) {
   EXPECT_EQ(ours, numpy);
   EXPECT_EQ((ours.size() - v.size() * 4) % 64, 0u);  // data starts 64-byte aligned
   const std::vector<uint8_t> one = EncodeNpyFloat32(v.data(), 6, {6});
-  EXPECT_EQ(one, MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }",
-                         FloatBytes(v)));
+  EXPECT_EQ(one,
+            MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", FloatBytes(v)));
 }
 
 TEST(Npy, RoundTripsShapesIncludingScalarAndEmpty) {
@@ -94,8 +97,8 @@ TEST(Npy, AcceptsKeysInAnyOrderAndDoubleQuotes) {
 
 TEST(Npy, RejectsBadMagicAndVersion) {
   EXPECT_NE(ParseError({'N', 'O', 'P', 'E'}).find("f.npy: not a .npy file"), std::string::npos);
-  auto bytes = MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
-                       FloatBytes({1}));
+  auto bytes =
+      MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", FloatBytes({1}));
   bytes[6] = 3;
   EXPECT_NE(ParseError(bytes).find("format version 3.0"), std::string::npos);
 }
@@ -113,19 +116,19 @@ TEST(Npy, RejectsEveryTruncation) {
 }
 
 TEST(Npy, RejectsHeaderLengthPastEnd) {
-  auto bytes = MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
-                       FloatBytes({1}));
+  auto bytes =
+      MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", FloatBytes({1}));
   bytes[8] = 0xff;
   bytes[9] = 0xff;
   EXPECT_NE(ParseError(bytes).find("runs past the end"), std::string::npos);
 }
 
 TEST(Npy, RejectsWrongDtypeNamingDescr) {
-  const auto f8 = MakeNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
-                          std::vector<uint8_t>(8));
+  const auto f8 =
+      MakeNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::vector<uint8_t>(8));
   EXPECT_NE(ParseError(f8).find("field 'descr' is '<f8'"), std::string::npos);
-  const auto be = MakeNpy("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
-                          std::vector<uint8_t>(4));
+  const auto be =
+      MakeNpy("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", std::vector<uint8_t>(4));
   EXPECT_NE(ParseError(be).find("'descr'"), std::string::npos);
   const auto structured =
       MakeNpy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }",
@@ -144,11 +147,16 @@ TEST(Npy, RejectsHugeAndMalformedShapes) {
       "(4294967296, 4294967296, 4294967296)",  // product overflows 64 bits
       "(1099511627777,)",                      // one dimension above 2^40
       "(3, 5)",                                // fine shape, wrong data size
-      "(-1,)", "(1.5,)", "(1", "[1]", "(1,,)", "",
+      "(-1,)",
+      "(1.5,)",
+      "(1",
+      "[1]",
+      "(1,,)",
+      "",
       "(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1)"};  // rank 33
   for (const std::string& shape : bad) {
-    const auto bytes = MakeNpy(
-        "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }", FloatBytes({1}));
+    const auto bytes = MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }",
+                               FloatBytes({1}));
     EXPECT_NE(ParseError(bytes).find("'shape'"), std::string::npos) << shape;
   }
 }
@@ -160,7 +168,8 @@ TEST(Npy, RejectsMissingRepeatedAndUnknownKeys) {
       "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}",
       "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1,)}",
       "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)} trailing",
-      "{'descr: '<f4'}", "no dict at all"};
+      "{'descr: '<f4'}",
+      "no dict at all"};
   for (const std::string& dict : bad) {
     EXPECT_FALSE(ParseError(MakeNpy(dict, FloatBytes({1}))).empty()) << dict;
   }

@@ -33,9 +33,16 @@ class PlotTest : public ::testing::Test {
 
 TEST_F(PlotTest, BarsCoverEachTensorLifetime) {
   ASSERT_EQ(plot_.bars.size(), 5u);  // x, h, a, y + one scratch; W1 is a constant
-  struct Want { const char* label; int first, last; uint64_t offset, bytes; bool scratch; };
-  const Want want[] = {{"x", 0, 0, 0, 64, false}, {"h", 0, 1, 128, 128, false},
-                       {"a", 1, 2, 0, 128, false}, {"y", 2, 2, 128, 128, false},
+  struct Want {
+    const char* label;
+    int first, last;
+    uint64_t offset, bytes;
+    bool scratch;
+  };
+  const Want want[] = {{"x", 0, 0, 0, 64, false},
+                       {"h", 0, 1, 128, 128, false},
+                       {"a", 1, 2, 0, 128, false},
+                       {"y", 2, 2, 128, 128, false},
                        {"scratch #0", 0, 0, 64, 64, true}};
   for (size_t i = 0; i < 5; ++i) {
     const PlotBar& b = plot_.bars[i];
@@ -63,13 +70,13 @@ TEST_F(PlotTest, PngHasBarsAtExpectedPixels) {
   EXPECT_NEAR(f.X(1), 90 + 890.0 / 3, 1e-9);
   EXPECT_NEAR(f.Y(128), 550 - 128 * 510.0 / 268, 1e-9);
   // A pixel inside each bar, near its bottom-left corner (labels sit mid-bar).
-  EXPECT_EQ(img.At(95, 545), BarColor(plot_, 0));        // x: step 0, bytes 0..64
-  EXPECT_EQ(img.At(95, 545 - 128), BarColor(plot_, 4));  // scratch: step 0, 64..128
-  EXPECT_EQ(img.At(95, 545 - 250), BarColor(plot_, 1));  // h: steps 0..1, 128..256
-  EXPECT_EQ(img.At(400, 545 - 250), BarColor(plot_, 1)); // h in step 1
-  EXPECT_EQ(img.At(400, 545), BarColor(plot_, 2));       // a: steps 1..2, 0..128
-  EXPECT_EQ(img.At(700, 545 - 250), BarColor(plot_, 3)); // y: step 2, 128..256
-  EXPECT_EQ(BarColor(plot_, 4), 0xa0a0a0u);              // scratch is grey
+  EXPECT_EQ(img.At(95, 545), BarColor(plot_, 0));         // x: step 0, bytes 0..64
+  EXPECT_EQ(img.At(95, 545 - 128), BarColor(plot_, 4));   // scratch: step 0, 64..128
+  EXPECT_EQ(img.At(95, 545 - 250), BarColor(plot_, 1));   // h: steps 0..1, 128..256
+  EXPECT_EQ(img.At(400, 545 - 250), BarColor(plot_, 1));  // h in step 1
+  EXPECT_EQ(img.At(400, 545), BarColor(plot_, 2));        // a: steps 1..2, 0..128
+  EXPECT_EQ(img.At(700, 545 - 250), BarColor(plot_, 3));  // y: step 2, 128..256
+  EXPECT_EQ(BarColor(plot_, 4), 0xa0a0a0u);               // scratch is grey
   // Headroom above the planned total is background; the total line is red.
   EXPECT_EQ(img.At(300, 45), 0xffffffu);
   const int total_y = static_cast<int>(f.Y(256) + 0.5);
@@ -79,7 +86,9 @@ TEST_F(PlotTest, PngHasBarsAtExpectedPixels) {
 TEST_F(PlotTest, SvgHasOneRectPerBarWithTooltip) {
   const std::string svg = RenderSvg(plot_, 1000, 600);
   const std::regex title("<title>");
-  EXPECT_EQ(std::distance(std::sregex_iterator(svg.begin(), svg.end(), title), std::sregex_iterator()), 5);
+  EXPECT_EQ(
+      std::distance(std::sregex_iterator(svg.begin(), svg.end(), title), std::sregex_iterator()),
+      5);
   EXPECT_NE(svg.find("<title>h: [1,32] 128 B @128, steps 0-1</title>"), std::string::npos) << svg;
   EXPECT_NE(svg.find("planned total 256 B"), std::string::npos);
   EXPECT_EQ(svg.rfind("</svg>"), svg.size() - 7);
@@ -107,9 +116,9 @@ TEST_F(PlotTest, BadTensorIndexIsAnErrorNamingTheOp) {
 
 TEST_F(PlotTest, DotHasOpNodesAndTensorEdges) {
   const std::string dot = ModelToDot(*model_, "test");
-  for (const char* s : {"op0 [", "op1 [", "op2 [", "in0 [", "out0 [", "in0 -> op0", "op0 -> op1",
-                        "op1 -> op2", "op2 -> out0", "#0 Gemm\\nfc1\\nout h [1, 32] 128 B",
-                        "weights 2.0 KiB", "scratch 64 B"}) {
+  for (const char* s :
+       {"op0 [", "op1 [", "op2 [", "in0 [", "out0 [", "in0 -> op0", "op0 -> op1", "op1 -> op2",
+        "op2 -> out0", "#0 Gemm\\nfc1\\nout h [1, 32] 128 B", "weights 2.0 KiB", "scratch 64 B"}) {
     EXPECT_NE(dot.find(s), std::string::npos) << s << "\n" << dot;
   }
   EXPECT_EQ(dot.find("W1 ["), std::string::npos) << "constants are not edges";

@@ -35,11 +35,11 @@ std::vector<uint8_t> BuildPlotTestModel() {
   fb::ModelT m;
   m.format_version = 1;
   m.producer = "plot_test_model";
-  m.tensors.push_back(Tensor("x", {1, 16}, 0, -1, 64));          // 0
-  m.tensors.push_back(Tensor("W1", {16, 32}, -1, 0, 2048));      // 1
-  m.tensors.push_back(Tensor("h", {1, 32}, 128, -1, 128));        // 2
-  m.tensors.push_back(Tensor("a", {1, 32}, 0, -1, 128));         // 3
-  m.tensors.push_back(Tensor("y", {1, 32}, 128, -1, 128));       // 4
+  m.tensors.push_back(Tensor("x", {1, 16}, 0, -1, 64));      // 0
+  m.tensors.push_back(Tensor("W1", {16, 32}, -1, 0, 2048));  // 1
+  m.tensors.push_back(Tensor("h", {1, 32}, 128, -1, 128));   // 2
+  m.tensors.push_back(Tensor("a", {1, 32}, 0, -1, 128));     // 3
+  m.tensors.push_back(Tensor("y", {1, 32}, 128, -1, 128));   // 4
   m.operators.push_back(Op(fb::OpType::Gemm, "fc1", {0, 1, -1}, {2}));
   m.operators.back()->options.Set(fb::GemmOptionsT());
   m.operators.back()->scratch_offset = 64;

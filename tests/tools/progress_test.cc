@@ -19,8 +19,9 @@ std::string Contents(std::FILE* f) {
 
 TEST(ProgressTest, RendersBarPercentAndCount) {
   EXPECT_EQ(Progress::Render("train", 5, 10, 0, "", 10), "train [#####.....]  50% 5/10");
-  EXPECT_EQ(Progress::Render("train", 10, 10, 0, "loss 0.25", 4), "train [####] 100% 10/10 loss 0.25");
-  EXPECT_EQ(Progress::Render("x", 99, 10, 0, "", 4), "x [####] 100% 10/10");  // clamped
+  EXPECT_EQ(Progress::Render("train", 10, 10, 0, "loss 0.25", 4),
+            "train [####] 100% 10/10 loss 0.25");
+  EXPECT_EQ(Progress::Render("x", 99, 10, 0, "", 4), "x [####] 100% 10/10");     // clamped
   EXPECT_EQ(Progress::Render("compiling", 0, 0, 2.0, ""), "compiling | 2.0 s");  // spinner
 }
 
@@ -33,7 +34,8 @@ TEST(ProgressTest, SilentWhenNotATerminal) {
     for (size_t i = 0; i <= 3; ++i) p.Update(i);
   }
   bool ran = false;
-  RunWithSpinner("work", [&] { ran = true; }, f);
+  RunWithSpinner(
+      "work", [&] { ran = true; }, f);
   EXPECT_TRUE(ran);
   EXPECT_EQ(Contents(f), "");
   std::fclose(f);
@@ -44,13 +46,13 @@ TEST(ProgressTest, ForcedDrawsOnOneLineAndClearsIt) {
   ASSERT_NE(f, nullptr);
   Progress p("work", 2, f);
   p.ForceEnable();
-  p.Update(2);   // the final frame is always drawn
+  p.Update(2);  // the final frame is always drawn
   p.Finish();
   const std::string out = Contents(f);
   EXPECT_EQ(out.find('\n'), std::string::npos);
   EXPECT_NE(out.find("\rwork ["), std::string::npos);
   EXPECT_NE(out.find("100% 2/2"), std::string::npos);
-  EXPECT_EQ(out.back(), '\r');   // cleared: the next output starts at column 0
+  EXPECT_EQ(out.back(), '\r');  // cleared: the next output starts at column 0
   std::fclose(f);
 }
 

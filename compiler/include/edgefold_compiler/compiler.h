@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
-namespace onnx { class ModelProto; }
+namespace onnx {
+class ModelProto;
+}
 
 namespace edgefold::compiler {
 
 struct CompileOptions {
-  bool fold_batchnorm = true;       // --no-fold keeps BatchNorm as its own op
+  bool fold_batchnorm = true;  // --no-fold keeps BatchNorm as its own op
   bool fuse_activations = true;
   // With fuse_activations off: still fuse activations into BatchNormalization (training).
   bool fuse_activations_into_batchnorm = false;
@@ -31,12 +33,12 @@ struct CompileOptions {
   // Reshape outputs, contiguous Slices and the inputs of a batch-1 Concat share the memory of
   // the tensor they view instead of being copied (off: every tensor its own bytes; training).
   bool share_views = true;
-  bool verify = true;               // run unfolded vs folded graphs on random input
+  bool verify = true;                  // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
-  int target_opset = 13;            // older models are upgraded with ONNX's version converter
+  int target_opset = 13;               // older models are upgraded with ONNX's version converter
   // Fixes dynamic input dims (name → shape); unknown dims without an entry are an error.
   std::map<std::string, std::vector<int64_t>> input_shapes;
-  std::string model_name;           // used in messages; defaults to the file name
+  std::string model_name;  // used in messages; defaults to the file name
   // Input normalization x_n = (x − mean[c]) / std[c] on the first graph input (one value, or
   // one per channel of axis 1): the compiled model takes raw x. Folded into the first
   // Conv/FC when exact (no padding), else kept as a ChannelAffine. Empty = none.
@@ -72,11 +74,11 @@ struct QuantLayerReport {
   std::string name, type;
   float in_scale = 0, out_scale = 0;
   int out_zero_point = 0;
-  float w_scale_min = 0, w_scale_max = 0;   // per output channel (0: no weights)
-  double range_min = 0, range_max = 0;      // observed on the calibration data (float model)
-  double clip_lo = 0, clip_hi = 0;          // the range the scale covers
-  int act_min = -128, act_max = 127;        // the output clamp (fused Relu/Clip)
-  double sqnr_db = 0;                       // int8 output vs float, over the calibration data
+  float w_scale_min = 0, w_scale_max = 0;  // per output channel (0: no weights)
+  double range_min = 0, range_max = 0;     // observed on the calibration data (float model)
+  double clip_lo = 0, clip_hi = 0;         // the range the scale covers
+  int act_min = -128, act_max = 127;       // the output clamp (fused Relu/Clip)
+  double sqnr_db = 0;                      // int8 output vs float, over the calibration data
 };
 
 // One graph input or output of an int8 model: its dtype and, for int8, real = (q − zero_point)·scale.
@@ -86,35 +88,35 @@ struct QuantIoReport {
   bool int8 = false;
   float scale = 0;
   int zero_point = 0;
-  std::string why_float;                    // --io int8 but kept float: the op that needs float
+  std::string why_float;  // --io int8 but kept float: the op that needs float
 };
 
 struct QuantReport {
   bool ran = false;
-  bool io_int8 = false;                     // --io int8 asked for
-  std::vector<QuantIoReport> io;            // graph inputs, then outputs
-  size_t runs = 0;                          // calibration runs of the graph
-  std::string clipping;                     // "min/max", "percentiles 0.1..99.9", "mse"
-  int adaptable_layers = 0;                 // --adaptable: int8 ops that keep their folded BN
+  bool io_int8 = false;           // --io int8 asked for
+  std::vector<QuantIoReport> io;  // graph inputs, then outputs
+  size_t runs = 0;                // calibration runs of the graph
+  std::string clipping;           // "min/max", "percentiles 0.1..99.9", "mse"
+  int adaptable_layers = 0;       // --adaptable: int8 ops that keep their folded BN
   std::vector<QuantLayerReport> layers;
-  std::vector<std::string> float_ops;       // "name (Type): why it stays float"
-  int boundaries = 0;                       // Quantize/Dequantize ops inserted
-  double output_sqnr_db = 0;                // first graph output, int8 vs float
-  double top1_agreement = 0;                // argmax over its last axis, fraction of rows
+  std::vector<std::string> float_ops;  // "name (Type): why it stays float"
+  int boundaries = 0;                  // Quantize/Dequantize ops inserted
+  double output_sqnr_db = 0;           // first graph output, int8 vs float
+  double top1_agreement = 0;           // argmax over its last axis, fraction of rows
   uint64_t float_arena_bytes = 0, float_weight_bytes = 0;
 };
 
 struct CompileReport {
   int batchnorm_found = 0;
-  int batchnorm_folded_backward = 0;  // into the preceding Conv/Gemm/MatMul
-  int batchnorm_folded_forward = 0;   // into the following unpadded Conv or Gemm (BN first)
-  int batchnorm_kept_affine = 0;      // became ChannelAffine (or BatchNorm with --no-fold)
+  int batchnorm_folded_backward = 0;        // into the preceding Conv/Gemm/MatMul
+  int batchnorm_folded_forward = 0;         // into the following unpadded Conv or Gemm (BN first)
+  int batchnorm_kept_affine = 0;            // became ChannelAffine (or BatchNorm with --no-fold)
   bool input_normalization_folded = false;  // --input-mean/--input-std folded into the first layer
   int activations_fused = 0;
-  int winograd_convs = 0;             // convs whose weights were stored as Winograd filters,
-  int winograd43_convs = 0;           // of them F(4,3)
-  int expansions_fused = 0;           // pointwise expansions fused into their depthwise conv
-  int nodes_removed = 0;              // Identity, Dropout, folded constants
+  int winograd_convs = 0;    // convs whose weights were stored as Winograd filters,
+  int winograd43_convs = 0;  // of them F(4,3)
+  int expansions_fused = 0;  // pointwise expansions fused into their depthwise conv
+  int nodes_removed = 0;     // Identity, Dropout, folded constants
   double verify_max_abs_error = 0;
   double verify_max_rel_error = 0;
   bool verified = false;
@@ -123,14 +125,14 @@ struct CompileReport {
   uint64_t weight_bytes = 0;
   int num_ops = 0;
   int num_tensors = 0;
-  int tensor_views = 0;               // Reshape/Slice outputs and Concat inputs planned as views
-  QuantReport quant;                  // --quantize int8
+  int tensor_views = 0;  // Reshape/Slice outputs and Concat inputs planned as views
+  QuantReport quant;     // --quantize int8
 };
 
 struct CompileResult {
   bool ok = false;
-  std::string error;                // set when !ok: names model, node and op
-  std::vector<uint8_t> model;       // the .efb bytes when ok
+  std::string error;           // set when !ok: names model, node and op
+  std::vector<uint8_t> model;  // the .efb bytes when ok
   CompileReport report;
 };
 
@@ -153,12 +155,13 @@ struct BufferLifetime {
   int first = 0, last = 0;
 };
 struct BufferPlan {
-  std::vector<uint64_t> offsets;   // one per buffer, in order
-  uint64_t arena_bytes = 0;        // span of the plan
-  uint64_t lower_bound = 0;        // largest sum of live buffers: no plan can be smaller
+  std::vector<uint64_t> offsets;  // one per buffer, in order
+  uint64_t arena_bytes = 0;       // span of the plan
+  uint64_t lower_bound = 0;       // largest sum of live buffers: no plan can be smaller
 };
 BufferPlan PlanBuffers(const std::vector<BufferLifetime>& buffers);
 
-bool WriteFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error);
+bool WriteFileAtomic(const std::string& path, const std::vector<uint8_t>& bytes,
+                     std::string* error);
 
 }  // namespace edgefold::compiler

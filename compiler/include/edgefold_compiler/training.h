@@ -12,16 +12,18 @@
 
 #include "edgefold_compiler/compiler.h"
 
-namespace onnx { class ModelProto; }
+namespace onnx {
+class ModelProto;
+}
 
 namespace edgefold::compiler {
 
-enum class TrainableSet { kBatchNorm, kBatchNormAndHead, kAll };   // "bn", "bn+head", "all"
+enum class TrainableSet { kBatchNorm, kBatchNormAndHead, kAll };  // "bn", "bn+head", "all"
 bool ParseTrainableSet(const std::string& name, TrainableSet* out);
 const char* TrainableSetName(TrainableSet set);
 
 struct TrainingOptions {
-  int batch = 1;                          // the training batch
+  int batch = 1;  // the training batch
   // The batch the model's graph (inference, `edgefold run`, the adapted model) is compiled
   // for; the trainer runs the same graph at `batch` (a multiple of it). A graph that mixes
   // samples (a Reshape folding the batch away, a Concat along it) needs inference_batch = batch.
@@ -33,7 +35,7 @@ struct TrainingOptions {
   // A sparse update: only the last K BatchNorm layers, and the trainable set after the
   // first of them (0: every layer).
   int trainable_last = 0;
-  bool refold_weights = false;            // Trainer::Refold writes folded weight copies
+  bool refold_weights = false;  // Trainer::Refold writes folded weight copies
   // --bn-stats frozen: BatchNorm trains in its eval form (running statistics fixed); the
   // trainer loops over the batch one graph batch at a time, so the arena does not depend on
   // `batch`. false (--bn-stats batch): batch statistics, as PyTorch's train().
@@ -53,25 +55,25 @@ struct TrainingOptions {
 
 struct TrainingReport {
   int batch = 0;
-  int inference_batch = 0;                // the graph's batch (the model's input)
+  int inference_batch = 0;  // the graph's batch (the model's input)
   int batchnorms_kept = 0;
   int trainable_tensors = 0;
-  std::string first_trained_op;           // where the backward stops
-  std::string new_classes_head;           // the classifier --new-classes widened
-  uint64_t arena_bytes = 0;               // the training arena the device needs
-  uint64_t lower_bound = 0;               // largest sum of live training buffers
-  uint64_t planned_bytes = 0;             // span of the planned buffers
-  uint64_t inference_arena_bytes = 0;     // the same model's inference arena (BatchNorm kept)
+  std::string first_trained_op;        // where the backward stops
+  std::string new_classes_head;        // the classifier --new-classes widened
+  uint64_t arena_bytes = 0;            // the training arena the device needs
+  uint64_t lower_bound = 0;            // largest sum of live training buffers
+  uint64_t planned_bytes = 0;          // span of the planned buffers
+  uint64_t inference_arena_bytes = 0;  // the same model's inference arena (BatchNorm kept)
   // The model as it is deployed for inference (BatchNorm folded, activations fused, at the
   // inference batch): the arena Interpreter::Create needs, and its planned tensors alone (the
   // `arena:` line of a plain compile). Set by MeasureDeployedArena.
   uint64_t deployed_arena_bytes = 0;
   uint64_t deployed_planned_bytes = 0;
-  int recompute_segments = 0;             // --recompute: the backward's segments (0: none)
+  int recompute_segments = 0;  // --recompute: the backward's segments (0: none)
 };
 
 struct TrainingCompileResult {
-  CompileResult compiled;                 // compiled.ok, .error, .model (with the section)
+  CompileResult compiled;  // compiled.ok, .error, .model (with the section)
   TrainingReport training;
 };
 
@@ -82,8 +84,8 @@ TrainingCompileResult CompileForTraining(const onnx::ModelProto& model, CompileO
 // The same graph compiled as it is deployed (every fold, the inference batch), a second compile
 // for comparison: sets report->deployed_arena_bytes and deployed_planned_bytes. False when that
 // compile fails (the report is left as it was).
-bool MeasureDeployedArena(const onnx::ModelProto& model, CompileOptions options, const TrainingOptions& training,
-                          TrainingReport* report);
+bool MeasureDeployedArena(const onnx::ModelProto& model, CompileOptions options,
+                          const TrainingOptions& training, TrainingReport* report);
 
 // The two steps CompileForTraining makes, for tests and tools that compile in between:
 // options for a trainable graph (BN kept, no fusion but into BN, the batch on the input) ...

@@ -8,7 +8,8 @@ namespace edgefold::compiler::ir {
 int64_t Node::Int(const std::string& attr, int64_t dflt) const {
   auto it = attrs.find(attr);
   if (it == attrs.end()) return dflt;
-  if (it->second.kind != Attr::kInt) throw CompileError(Msg("attribute '" + attr + "' must be an int"));
+  if (it->second.kind != Attr::kInt)
+    throw CompileError(Msg("attribute '" + attr + "' must be an int"));
   return it->second.i;
 }
 
@@ -16,33 +17,38 @@ double Node::Float(const std::string& attr, double dflt) const {
   auto it = attrs.find(attr);
   if (it == attrs.end()) return dflt;
   if (it->second.kind == Attr::kInt) return static_cast<double>(it->second.i);
-  if (it->second.kind != Attr::kFloat) throw CompileError(Msg("attribute '" + attr + "' must be a float"));
+  if (it->second.kind != Attr::kFloat)
+    throw CompileError(Msg("attribute '" + attr + "' must be a float"));
   return it->second.f;
 }
 
 std::string Node::Str(const std::string& attr, const std::string& dflt) const {
   auto it = attrs.find(attr);
   if (it == attrs.end()) return dflt;
-  if (it->second.kind != Attr::kString) throw CompileError(Msg("attribute '" + attr + "' must be a string"));
+  if (it->second.kind != Attr::kString)
+    throw CompileError(Msg("attribute '" + attr + "' must be a string"));
   return it->second.s;
 }
 
 std::vector<int64_t> Node::Ints(const std::string& attr, const std::vector<int64_t>& dflt) const {
   auto it = attrs.find(attr);
   if (it == attrs.end()) return dflt;
-  if (it->second.kind != Attr::kInts) throw CompileError(Msg("attribute '" + attr + "' must be a list of ints"));
+  if (it->second.kind != Attr::kInts)
+    throw CompileError(Msg("attribute '" + attr + "' must be a list of ints"));
   return it->second.ints;
 }
 
 Tensor& Graph::At(const std::string& name) {
   auto it = tensors.find(name);
-  if (it == tensors.end()) throw CompileError("model '" + model_name + "': unknown tensor '" + name + "'");
+  if (it == tensors.end())
+    throw CompileError("model '" + model_name + "': unknown tensor '" + name + "'");
   return it->second;
 }
 
 const Tensor& Graph::At(const std::string& name) const {
   auto it = tensors.find(name);
-  if (it == tensors.end()) throw CompileError("model '" + model_name + "': unknown tensor '" + name + "'");
+  if (it == tensors.end())
+    throw CompileError("model '" + model_name + "': unknown tensor '" + name + "'");
   return it->second;
 }
 
@@ -99,8 +105,10 @@ void Graph::PruneUnusedTensors() {
     used.insert(n.outputs.begin(), n.outputs.end());
   }
   for (auto it = tensors.begin(); it != tensors.end();) {
-    if (used.count(it->first)) ++it;
-    else it = tensors.erase(it);
+    if (used.count(it->first))
+      ++it;
+    else
+      it = tensors.erase(it);
   }
 }
 

@@ -13,7 +13,15 @@
 namespace edgefold::compiler::ir {
 
 // ONNX TensorProto element types we care about (values as in onnx.proto).
-enum DType : int32_t { kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kBool = 9, kDouble = 11 };
+enum DType : int32_t {
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kInt32 = 6,
+  kInt64 = 7,
+  kBool = 9,
+  kDouble = 11
+};
 
 struct Tensor {
   std::string name;
@@ -32,13 +40,14 @@ struct Attr {
   std::vector<int64_t> ints;
   std::vector<double> floats;
   Tensor t;
-  std::vector<std::string> strings;   // GRU/LSTM 'activations'
+  std::vector<std::string> strings;  // GRU/LSTM 'activations'
 };
 
 struct Node {
   std::string name;
-  std::string op;  // ONNX op_type, or internal: "FC" (X, W[K,N], B[N]), "ChannelAffine", "SiLU" (x·σ(x))
-  std::vector<std::string> inputs;   // "" = optional input absent
+  std::string
+      op;  // ONNX op_type, or internal: "FC" (X, W[K,N], B[N]), "ChannelAffine", "SiLU" (x·σ(x))
+  std::vector<std::string> inputs;  // "" = optional input absent
   std::vector<std::string> outputs;
   std::map<std::string, Attr> attrs;
   kernels::Activation act;  // fused epilogue (kNone unless fuse_activation set it)
@@ -61,8 +70,8 @@ struct Graph {
   std::string model_name;
   int64_t opset = 13;
   std::map<std::string, Tensor> tensors;
-  std::vector<Node> nodes;  // topological order
-  std::vector<std::string> inputs;   // non-constant graph inputs
+  std::vector<Node> nodes;          // topological order
+  std::vector<std::string> inputs;  // non-constant graph inputs
   std::vector<std::string> outputs;
 
   Tensor& At(const std::string& name);
@@ -73,7 +82,8 @@ struct Graph {
   // Index of the node producing `name`, or -1.
   int ProducerOf(const std::string& name) const;
   // Adds a constant with a fresh name derived from `hint`; returns the name.
-  std::string AddConst(const std::string& hint, std::vector<int64_t> shape, std::vector<double> data);
+  std::string AddConst(const std::string& hint, std::vector<int64_t> shape,
+                       std::vector<double> data);
   // Replaces every use of `from` (node inputs and graph outputs) by `to`.
   void ReplaceUses(const std::string& from, const std::string& to);
   // Drops constant tensors and value infos no node or graph output refers to.

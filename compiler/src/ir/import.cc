@@ -8,8 +8,8 @@ namespace {
 template <class T>
 std::vector<double> FromRaw(const std::string& raw, size_t count, const std::string& where) {
   if (raw.size() != count * sizeof(T))
-    throw CompileError(where + ": raw_data has " + std::to_string(raw.size()) + " bytes, expected " +
-                       std::to_string(count * sizeof(T)));
+    throw CompileError(where + ": raw_data has " + std::to_string(raw.size()) +
+                       " bytes, expected " + std::to_string(count * sizeof(T)));
   std::vector<double> out(count);
   for (size_t i = 0; i < count; ++i) {
     T v;
@@ -28,14 +28,22 @@ std::vector<double> ReadValues(const onnx::TensorProto& p, size_t count, const s
   const bool raw = p.has_raw_data();
   const std::string& r = p.raw_data();
   switch (p.data_type()) {
-    case onnx::TensorProto::FLOAT: return raw ? FromRaw<float>(r, count, where) : FromField(p.float_data());
-    case onnx::TensorProto::DOUBLE: return raw ? FromRaw<double>(r, count, where) : FromField(p.double_data());
-    case onnx::TensorProto::INT64: return raw ? FromRaw<int64_t>(r, count, where) : FromField(p.int64_data());
-    case onnx::TensorProto::INT32: return raw ? FromRaw<int32_t>(r, count, where) : FromField(p.int32_data());
-    case onnx::TensorProto::INT16: return raw ? FromRaw<int16_t>(r, count, where) : FromField(p.int32_data());
-    case onnx::TensorProto::INT8: return raw ? FromRaw<int8_t>(r, count, where) : FromField(p.int32_data());
-    case onnx::TensorProto::UINT8: return raw ? FromRaw<uint8_t>(r, count, where) : FromField(p.int32_data());
-    case onnx::TensorProto::BOOL: return raw ? FromRaw<uint8_t>(r, count, where) : FromField(p.int32_data());
+    case onnx::TensorProto::FLOAT:
+      return raw ? FromRaw<float>(r, count, where) : FromField(p.float_data());
+    case onnx::TensorProto::DOUBLE:
+      return raw ? FromRaw<double>(r, count, where) : FromField(p.double_data());
+    case onnx::TensorProto::INT64:
+      return raw ? FromRaw<int64_t>(r, count, where) : FromField(p.int64_data());
+    case onnx::TensorProto::INT32:
+      return raw ? FromRaw<int32_t>(r, count, where) : FromField(p.int32_data());
+    case onnx::TensorProto::INT16:
+      return raw ? FromRaw<int16_t>(r, count, where) : FromField(p.int32_data());
+    case onnx::TensorProto::INT8:
+      return raw ? FromRaw<int8_t>(r, count, where) : FromField(p.int32_data());
+    case onnx::TensorProto::UINT8:
+      return raw ? FromRaw<uint8_t>(r, count, where) : FromField(p.int32_data());
+    case onnx::TensorProto::BOOL:
+      return raw ? FromRaw<uint8_t>(r, count, where) : FromField(p.int32_data());
     default:
       throw CompileError(where + ": unsupported tensor data type " + std::to_string(p.data_type()));
   }
@@ -63,9 +71,18 @@ Tensor FromValueInfo(const onnx::ValueInfoProto& vi) {
 Attr AttrFromProto(const onnx::AttributeProto& a, const std::string& where) {
   Attr out;
   switch (a.type()) {
-    case onnx::AttributeProto::INT: out.kind = Attr::kInt; out.i = a.i(); break;
-    case onnx::AttributeProto::FLOAT: out.kind = Attr::kFloat; out.f = a.f(); break;
-    case onnx::AttributeProto::STRING: out.kind = Attr::kString; out.s = a.s(); break;
+    case onnx::AttributeProto::INT:
+      out.kind = Attr::kInt;
+      out.i = a.i();
+      break;
+    case onnx::AttributeProto::FLOAT:
+      out.kind = Attr::kFloat;
+      out.f = a.f();
+      break;
+    case onnx::AttributeProto::STRING:
+      out.kind = Attr::kString;
+      out.s = a.s();
+      break;
     case onnx::AttributeProto::INTS:
       out.kind = Attr::kInts;
       out.ints.assign(a.ints().begin(), a.ints().end());
@@ -120,10 +137,11 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const std::string& where)
   t.shape.assign(proto.dims().begin(), proto.dims().end());
   t.shape_known = true;
   t.is_const = true;
-  t.data = ReadValues(proto, static_cast<size_t>(NumElements(t.shape)), where + " tensor '" + proto.name() + "'");
+  t.data = ReadValues(proto, static_cast<size_t>(NumElements(t.shape)),
+                      where + " tensor '" + proto.name() + "'");
   if (t.data.size() != static_cast<size_t>(NumElements(t.shape)))
-    throw CompileError(where + ": tensor '" + proto.name() + "' has " + std::to_string(t.data.size()) +
-                       " values for shape " + ShapeString(t.shape));
+    throw CompileError(where + ": tensor '" + proto.name() + "' has " +
+                       std::to_string(t.data.size()) + " values for shape " + ShapeString(t.shape));
   return t;
 }
 
@@ -134,7 +152,8 @@ Graph ImportGraph(const onnx::ModelProto& model, const std::string& model_name) 
     if (op.domain().empty() || op.domain() == "ai.onnx") graph.opset = op.version();
   const auto& g = model.graph();
   const std::string where = "model '" + model_name + "'";
-  for (const auto& init : g.initializer()) graph.tensors[init.name()] = TensorFromProto(init, where);
+  for (const auto& init : g.initializer())
+    graph.tensors[init.name()] = TensorFromProto(init, where);
   for (const auto& in : g.input()) {
     if (graph.tensors.count(in.name())) continue;  // an initializer: constant
     graph.tensors[in.name()] = FromValueInfo(in);

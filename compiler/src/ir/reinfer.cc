@@ -67,7 +67,8 @@ onnx::ModelProto ReinferWithConstants(const onnx::ModelProto& model, const Graph
     onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
     onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    throw CompileError("model '" + graph.model_name + "': shape inference after constant folding: " + e.what());
+    throw CompileError("model '" + graph.model_name +
+                       "': shape inference after constant folding: " + e.what());
   }
   return m;
 }

@@ -11,7 +11,8 @@ namespace edgefold::compiler {
 
 class LowerContext {
  public:
-  LowerContext(const ir::Graph& graph, LoweredModel* model, WinogradMode winograd = WinogradMode::kOff)
+  LowerContext(const ir::Graph& graph, LoweredModel* model,
+               WinogradMode winograd = WinogradMode::kOff)
       : graph_(graph), model_(model), winograd_(winograd) {}
 
   const ir::Graph& graph() const { return graph_; }
@@ -20,10 +21,12 @@ class LowerContext {
   // Activations must be float32 with a static shape; throws naming `node` otherwise.
   int Tensor(const ir::Node& node, const std::string& name);
   // A new tensor that exists only in the lowered graph (constants or intermediates).
-  int NewTensor(const std::string& hint, std::vector<int64_t> shape, bool is_const, std::vector<float> data);
+  int NewTensor(const std::string& hint, std::vector<int64_t> shape, bool is_const,
+                std::vector<float> data);
   const std::vector<int64_t>& Shape(int index) const { return model_->tensors[index].shape; }
   const ir::Tensor& Ir(const ir::Node& node, size_t input) const;
-  fb::OperatorT& AddOp(fb::OpType type, const ir::Node& node, std::vector<int> inputs, std::vector<int> outputs);
+  fb::OperatorT& AddOp(fb::OpType type, const ir::Node& node, std::vector<int> inputs,
+                       std::vector<int> outputs);
 
  private:
   const ir::Graph& graph_;
@@ -46,9 +49,10 @@ std::unique_ptr<fb::Activation> ToFbActivation(const kernels::Activation& act);
 int32_t ToInt32(const ir::Node& node, int64_t v, const char* what);
 // Input `input` when present (must be a constant; `what` names it in the error), else the ints
 // attribute `attr` (empty when absent): the two spellings of Slice's and Reduce*'s axes.
-std::vector<int64_t> ConstInts(LowerContext& ctx, const ir::Node& node, size_t input, const char* attr,
-                               const char* what);
-std::vector<int32_t> ToInt32s(const ir::Node& node, const std::vector<int64_t>& v, const char* what);
+std::vector<int64_t> ConstInts(LowerContext& ctx, const ir::Node& node, size_t input,
+                               const char* attr, const char* what);
+std::vector<int32_t> ToInt32s(const ir::Node& node, const std::vector<int64_t>& v,
+                              const char* what);
 
 // Per-op lowering, grouped by file.
 void LowerConv(LowerContext& ctx, const ir::Node& node);

@@ -19,10 +19,12 @@ void LowerFC(LowerContext& ctx, const ir::Node& n) {
 }
 
 void LowerMatMul(LowerContext& ctx, const ir::Node& n) {
-  if (ctx.graph().IsConst(n.In(0))) throw CompileError(n.Msg("constant A with a non-constant B is unsupported"));
+  if (ctx.graph().IsConst(n.In(0)))
+    throw CompileError(n.Msg("constant A with a non-constant B is unsupported"));
   const int a = ctx.Tensor(n, n.In(0)), b = ctx.Tensor(n, n.In(1));
   const int y = ctx.Tensor(n, n.outputs.at(0));
-  if (ctx.Shape(a).size() < 2 || ctx.Shape(b).size() < 2) throw CompileError(n.Msg("inputs must have rank >= 2"));
+  if (ctx.Shape(a).size() < 2 || ctx.Shape(b).size() < 2)
+    throw CompileError(n.Msg("inputs must have rank >= 2"));
   ctx.AddOp(fb::OpType::MatMul, n, {a, b}, {y}).options.Set(fb::MatMulOptionsT());
 }
 
@@ -61,8 +63,8 @@ void LowerPRelu(LowerContext& ctx, const ir::Node& n) {
   if (!ctx.graph().IsConst(n.In(1))) throw CompileError(n.Msg("slope must be a constant"));
   const int s = ctx.Tensor(n, n.In(1));
   if (passes::BroadcastShapes(n, ctx.Shape(x), ctx.Shape(s)) != ctx.Shape(x))
-    throw CompileError(n.Msg("slope of shape " + ir::ShapeString(ctx.Shape(s)) + " does not broadcast to X " +
-                             ir::ShapeString(ctx.Shape(x))));
+    throw CompileError(n.Msg("slope of shape " + ir::ShapeString(ctx.Shape(s)) +
+                             " does not broadcast to X " + ir::ShapeString(ctx.Shape(x))));
   ctx.AddOp(fb::OpType::PRelu, n, {x, s}, {y}).options.Set(fb::PReluOptionsT());
 }
 
@@ -70,8 +72,10 @@ void LowerBinary(LowerContext& ctx, const ir::Node& n) {
   const int a = ctx.Tensor(n, n.In(0)), b = ctx.Tensor(n, n.In(1));
   const int y = ctx.Tensor(n, n.outputs.at(0));
   fb::BinaryOptionsT opt;
-  opt.kind = n.op == "Add" ? fb::BinaryKind::Add : n.op == "Sub" ? fb::BinaryKind::Sub
-           : n.op == "Mul" ? fb::BinaryKind::Mul : fb::BinaryKind::Div;
+  opt.kind = n.op == "Add"   ? fb::BinaryKind::Add
+             : n.op == "Sub" ? fb::BinaryKind::Sub
+             : n.op == "Mul" ? fb::BinaryKind::Mul
+                             : fb::BinaryKind::Div;
   opt.activation = ToFbActivation(n.act);
   ctx.AddOp(fb::OpType::Binary, n, {a, b}, {y}).options.Set(std::move(opt));
 }
@@ -82,7 +86,8 @@ void LowerPow(LowerContext& ctx, const ir::Node& n) {
   const int x = ctx.Tensor(n, n.In(0));
   const ir::Tensor& e = ctx.Ir(n, 1);
   if (!e.is_const)
-    throw CompileError(n.Msg("exponent (input 1) must be a constant; a computed exponent is unsupported"));
+    throw CompileError(
+        n.Msg("exponent (input 1) must be a constant; a computed exponent is unsupported"));
   if (passes::BroadcastShapes(n, ctx.Shape(x), e.shape) != ctx.Shape(x))
     throw CompileError(n.Msg("exponent of shape " + ir::ShapeString(e.shape) + " broadcasts X " +
                              ir::ShapeString(ctx.Shape(x)) + " to a larger shape (unsupported)"));

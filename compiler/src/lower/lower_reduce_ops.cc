@@ -35,14 +35,15 @@ std::vector<int64_t> ReducedAxes(LowerContext& ctx, const ir::Node& n, int64_t r
 }
 
 bool IsSpatialMean(const ir::Node& n, const std::vector<int64_t>& axes, int64_t rank) {
-  if (n.op != "ReduceMean" || rank < 3 || static_cast<int64_t>(axes.size()) != rank - 2) return false;
+  if (n.op != "ReduceMean" || rank < 3 || static_cast<int64_t>(axes.size()) != rank - 2)
+    return false;
   for (size_t i = 0; i < axes.size(); ++i)
     if (axes[i] != static_cast<int64_t>(i) + 2) return false;
   return true;
 }
 
-void AddReduce(LowerContext& ctx, const ir::Node& n, fb::ReduceKind kind, int64_t axis, int64_t count, int x,
-               int y) {
+void AddReduce(LowerContext& ctx, const ir::Node& n, fb::ReduceKind kind, int64_t axis,
+               int64_t count, int x, int y) {
   fb::ReduceOptionsT opt;
   opt.kind = kind;
   opt.axis = ToInt32(n, axis, "axis");
@@ -59,7 +60,7 @@ void LowerReduce(LowerContext& ctx, const ir::Node& n) {
   const int64_t rank = static_cast<int64_t>(xs.size());
   const std::vector<int64_t> axes = ReducedAxes(ctx, n, rank);
   const bool keepdims = n.Int("keepdims", 1) != 0;
-  if (axes.empty()) {   // noop_with_empty_axes: Y = X
+  if (axes.empty()) {  // noop_with_empty_axes: Y = X
     ctx.AddOp(fb::OpType::Reshape, n, {x}, {y}).options.Set(fb::ReshapeOptionsT());
     return;
   }
@@ -96,7 +97,9 @@ void LowerReduce(LowerContext& ctx, const ir::Node& n) {
   for (size_t r = 0; r < runs.size(); ++r) {
     for (int64_t d = runs[r].first; d < runs[r].first + runs[r].second; ++d) shape[d] = 1;
     const bool last = r + 1 == runs.size();
-    const int next = last && keepdims ? y : ctx.NewTensor(n.name + "_reduced" + std::to_string(r), shape, false, {});
+    const int next = last && keepdims
+                         ? y
+                         : ctx.NewTensor(n.name + "_reduced" + std::to_string(r), shape, false, {});
     AddReduce(ctx, n, kind, runs[r].first, runs[r].second, cur, next);
     if (kind == fb::ReduceKind::SumSquare) kind = fb::ReduceKind::Sum;
     cur = next;

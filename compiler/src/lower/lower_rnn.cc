@@ -25,23 +25,29 @@ void CheckAttributes(const ir::Node& n, bool lstm, int64_t dirs) {
     std::vector<std::string> want;
     for (int64_t d = 0; d < dirs; ++d) want.insert(want.end(), one.begin(), one.end());
     if (n.attrs.at("activations").strings != want)
-      throw CompileError(n.Msg(std::string("only the default activations (") + (lstm ? "Sigmoid, Tanh, Tanh" : "Sigmoid, Tanh") +
+      throw CompileError(n.Msg(std::string("only the default activations (") +
+                               (lstm ? "Sigmoid, Tanh, Tanh" : "Sigmoid, Tanh") +
                                " per direction) are supported"));
   }
   if (n.Has("clip")) throw CompileError(n.Msg("attribute 'clip' is unsupported"));
-  if (lstm && n.Int("input_forget", 0) != 0) throw CompileError(n.Msg("attribute 'input_forget'=1 is unsupported"));
+  if (lstm && n.Int("input_forget", 0) != 0)
+    throw CompileError(n.Msg("attribute 'input_forget'=1 is unsupported"));
   const int64_t layout = n.Int("layout", 0);
   if (layout != 0 && layout != 1) throw CompileError(n.Msg("attribute 'layout' must be 0 or 1"));
 }
 
-std::vector<float> Zeros(int64_t count) { return std::vector<float>(static_cast<size_t>(count), 0.0f); }
+std::vector<float> Zeros(int64_t count) {
+  return std::vector<float>(static_cast<size_t>(count), 0.0f);
+}
 
 // w [D, rows, cols] → [D, cols, rows] (per direction Wᵀ or Rᵀ).
-std::vector<float> TransposePerDirection(const std::vector<double>& w, int64_t dirs, int64_t rows, int64_t cols) {
+std::vector<float> TransposePerDirection(const std::vector<double>& w, int64_t dirs, int64_t rows,
+                                         int64_t cols) {
   std::vector<float> t(w.size());
   for (int64_t d = 0; d < dirs; ++d)
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c) t[(d * cols + c) * rows + r] = static_cast<float>(w[(d * rows + r) * cols + c]);
+      for (int64_t c = 0; c < cols; ++c)
+        t[(d * cols + c) * rows + r] = static_cast<float>(w[(d * rows + r) * cols + c]);
   return t;
 }
 
@@ -51,8 +57,8 @@ const ir::Tensor& ConstInput(LowerContext& ctx, const ir::Node& n, size_t i, con
     throw CompileError(n.Msg(std::string("input ") + what + " must be a constant"));
   const ir::Tensor& t = ctx.Ir(n, i);
   if (t.shape != shape)
-    throw CompileError(n.Msg(std::string("input ") + what + " is " + ir::ShapeString(t.shape) + ", expected " +
-                             ir::ShapeString(shape)));
+    throw CompileError(n.Msg(std::string("input ") + what + " is " + ir::ShapeString(t.shape) +
+                             ", expected " + ir::ShapeString(shape)));
   return t;
 }
 
@@ -60,7 +66,8 @@ const ir::Tensor& ConstInput(LowerContext& ctx, const ir::Node& n, size_t i, con
 void CheckSequenceLens(LowerContext& ctx, const ir::Node& n, const RnnDims& d) {
   if (n.In(4).empty()) return;
   if (!ctx.graph().IsConst(n.inputs[4]))
-    throw CompileError(n.Msg("input sequence_lens must be absent or a constant equal to the sequence length"));
+    throw CompileError(
+        n.Msg("input sequence_lens must be absent or a constant equal to the sequence length"));
   for (double v : ctx.Ir(n, 4).data)
     if (static_cast<int64_t>(v) != d.seq)
       throw CompileError(n.Msg("sequence_lens entry " + std::to_string(static_cast<int64_t>(v)) +
@@ -69,7 +76,8 @@ void CheckSequenceLens(LowerContext& ctx, const ir::Node& n, const RnnDims& d) {
 }
 
 // An activation in ONNX's batch-first layout as time-major (or the reverse), one Transpose.
-int Relayout(LowerContext& ctx, const ir::Node& n, int x, const std::vector<int64_t>& perm, const std::string& hint) {
+int Relayout(LowerContext& ctx, const ir::Node& n, int x, const std::vector<int64_t>& perm,
+             const std::string& hint) {
   std::vector<int64_t> shape;
   for (int64_t p : perm) shape.push_back(ctx.Shape(x)[static_cast<size_t>(p)]);
   const int y = ctx.NewTensor(hint, shape, false, {});
@@ -104,8 +112,9 @@ void LowerRnn(LowerContext& ctx, const ir::Node& n) {
   }();
   d.hidden = n.Int("hidden_size", gh > 0 ? gh / d.gates : 0);
   if (d.hidden < 1 || gh != d.gates * d.hidden)
-    throw CompileError(n.Msg("W " + ir::ShapeString(ctx.Ir(n, 1).shape) + " does not hold " + std::to_string(d.gates) +
-                             " gates of hidden_size " + std::to_string(d.hidden)));
+    throw CompileError(n.Msg("W " + ir::ShapeString(ctx.Ir(n, 1).shape) + " does not hold " +
+                             std::to_string(d.gates) + " gates of hidden_size " +
+                             std::to_string(d.hidden)));
   const int64_t G = d.gates * d.hidden;
   const ir::Tensor& w = ConstInput(ctx, n, 1, "W", {d.dirs, G, d.input});
   const ir::Tensor& r = ConstInput(ctx, n, 2, "R", {d.dirs, G, d.hidden});
@@ -124,13 +133,14 @@ void LowerRnn(LowerContext& ctx, const ir::Node& n) {
                              ctx.NewTensor(n.In(2) + "_packed", {d.dirs, d.hidden, G}, true,
                                            TransposePerDirection(r.data, d.dirs, G, d.hidden)),
                              ctx.NewTensor(n.name + "_bias", {d.dirs, 2, G}, true, bias)};
-  for (size_t slot : {size_t{5}, size_t{6}}) {   // initial_h, initial_c
+  for (size_t slot : {size_t{5}, size_t{6}}) {  // initial_h, initial_c
     if (slot == 6 && !lstm) break;
     int t = ctx.Tensor(n, n.In(slot));
     if (t >= 0 && batch_first) t = Relayout(ctx, n, t, {1, 0, 2}, n.name + "_state_time_major");
     if (t >= 0 && ctx.Shape(t) != state)
-      throw CompileError(n.Msg(std::string(slot == 5 ? "initial_h" : "initial_c") + " is " + ir::ShapeString(ctx.Shape(t)) +
-                               ", expected " + ir::ShapeString(state)));
+      throw CompileError(n.Msg(std::string(slot == 5 ? "initial_h" : "initial_c") + " is " +
+                               ir::ShapeString(ctx.Shape(t)) + ", expected " +
+                               ir::ShapeString(state)));
     inputs.push_back(t);
   }
   while (inputs.back() < 0) inputs.pop_back();
@@ -139,19 +149,24 @@ void LowerRnn(LowerContext& ctx, const ir::Node& n) {
   fb::RnnOptionsT opt;
   opt.cell = lstm ? fb::RnnCell::Lstm : fb::RnnCell::Gru;
   opt.direction = d.dirs == 2 ? fb::RnnDirection::Bidirectional
-                              : (direction == "reverse" ? fb::RnnDirection::Reverse : fb::RnnDirection::Forward);
+                              : (direction == "reverse" ? fb::RnnDirection::Reverse
+                                                        : fb::RnnDirection::Forward);
   opt.hidden_size = ToInt32(n, d.hidden, "hidden_size");
   opt.linear_before_reset = !lstm && n.Int("linear_before_reset", 0) != 0;
   opt.output_sequence = Used(ctx, n, 0);
   opt.output_cell = lstm && Used(ctx, n, 2);
-  struct Out { size_t slot; std::vector<int64_t> shape, perm; };
+  struct Out {
+    size_t slot;
+    std::vector<int64_t> shape, perm;
+  };
   std::vector<Out> outs = {{1, state, {1, 0, 2}}};
   if (opt.output_sequence) outs.push_back({0, {d.seq, d.dirs, d.batch, d.hidden}, {2, 0, 1, 3}});
   if (opt.output_cell) outs.push_back({2, state, {1, 0, 2}});
   std::vector<int> op_outputs, after;
   for (const Out& o : outs) {
     if (!Used(ctx, n, o.slot) || batch_first) {
-      op_outputs.push_back(ctx.NewTensor(n.name + "_out" + std::to_string(o.slot), o.shape, false, {}));
+      op_outputs.push_back(
+          ctx.NewTensor(n.name + "_out" + std::to_string(o.slot), o.shape, false, {}));
       after.push_back(Used(ctx, n, o.slot) ? ctx.Tensor(n, n.outputs[o.slot]) : -1);
     } else {
       op_outputs.push_back(ctx.Tensor(n, n.outputs[o.slot]));
@@ -162,13 +177,17 @@ void LowerRnn(LowerContext& ctx, const ir::Node& n) {
     if (batch_first)
       for (size_t k = 0; k < want.size(); ++k) want[k] = o.shape[static_cast<size_t>(o.perm[k])];
     if (Used(ctx, n, o.slot) && ctx.Shape(onnx_out) != want)
-      throw CompileError(n.Msg("output " + std::to_string(o.slot) + " is " + ir::ShapeString(ctx.Shape(onnx_out)) +
-                               ", expected " + ir::ShapeString(want)));
+      throw CompileError(n.Msg("output " + std::to_string(o.slot) + " is " +
+                               ir::ShapeString(ctx.Shape(onnx_out)) + ", expected " +
+                               ir::ShapeString(want)));
   }
   kernels::RnnShape s;
-  s.seq = static_cast<size_t>(d.seq); s.batch = static_cast<size_t>(d.batch);
-  s.input = static_cast<size_t>(d.input); s.hidden = static_cast<size_t>(d.hidden);
-  s.lstm = lstm; s.linear_before_reset = opt.linear_before_reset;
+  s.seq = static_cast<size_t>(d.seq);
+  s.batch = static_cast<size_t>(d.batch);
+  s.input = static_cast<size_t>(d.input);
+  s.hidden = static_cast<size_t>(d.hidden);
+  s.lstm = lstm;
+  s.linear_before_reset = opt.linear_before_reset;
   fb::OperatorT& op = ctx.AddOp(fb::OpType::Rnn, n, inputs, op_outputs);
   op.options.Set(std::move(opt));
   op.scratch_bytes = kernels::RnnScratchBytes(s);

@@ -27,7 +27,8 @@ void LowerSlice(LowerContext& ctx, const ir::Node& n) {
   const bool legacy = ctx.graph().opset < 10;
   const std::vector<int64_t> starts = ConstInts(ctx, n, legacy ? 99 : 1, "starts", "starts");
   std::vector<int64_t> axes = ConstInts(ctx, n, legacy ? 99 : 3, "axes", "axes");
-  std::vector<int64_t> steps = legacy ? std::vector<int64_t>() : ConstInts(ctx, n, 4, "steps", "steps");
+  std::vector<int64_t> steps =
+      legacy ? std::vector<int64_t>() : ConstInts(ctx, n, 4, "steps", "steps");
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
@@ -43,7 +44,8 @@ void LowerSlice(LowerContext& ctx, const ir::Node& n) {
     k[a] = ToInt32(n, steps[i], "step");
   }
   for (int64_t d : ctx.Shape(y))
-    if (d <= 0) throw CompileError(n.Msg("empty slice " + ir::ShapeString(ctx.Shape(y)) + " is unsupported"));
+    if (d <= 0)
+      throw CompileError(n.Msg("empty slice " + ir::ShapeString(ctx.Shape(y)) + " is unsupported"));
   AddSlice(ctx, n, x, y, s, k);
 }
 
@@ -62,7 +64,8 @@ void LowerSplit(LowerContext& ctx, const ir::Node& n) {
   }
   if (offset != ctx.Shape(x)[axis])
     throw CompileError(n.Msg("outputs cover " + std::to_string(offset) + " of " +
-                             std::to_string(ctx.Shape(x)[axis]) + " along axis " + std::to_string(axis)));
+                             std::to_string(ctx.Shape(x)[axis]) + " along axis " +
+                             std::to_string(axis)));
 }
 
 }  // namespace edgefold::compiler

@@ -7,21 +7,25 @@ namespace edgefold::compiler {
 void LowerPad(LowerContext& ctx, const ir::Node& n) {
   const int x = ctx.Tensor(n, n.In(0));
   const int y = ctx.Tensor(n, n.outputs.at(0));
-  if (n.Str("mode", "constant") != "constant") throw CompileError(n.Msg("attribute 'mode'='" + n.Str("mode", "") + "' is unsupported"));
+  if (n.Str("mode", "constant") != "constant")
+    throw CompileError(n.Msg("attribute 'mode'='" + n.Str("mode", "") + "' is unsupported"));
   if (!n.In(3).empty()) throw CompileError(n.Msg("input 'axes' is unsupported"));
   std::vector<int64_t> pads = n.Ints("pads", {});
   if (!n.In(1).empty()) {
-    if (!ctx.graph().IsConst(n.inputs[1])) throw CompileError(n.Msg("input 'pads' must be a constant"));
+    if (!ctx.graph().IsConst(n.inputs[1]))
+      throw CompileError(n.Msg("input 'pads' must be a constant"));
     const auto& d = ctx.Ir(n, 1).data;
     pads.assign(d.begin(), d.end());
   }
-  if (pads.size() != 2 * ctx.Shape(x).size()) throw CompileError(n.Msg("'pads' must have 2·rank values"));
+  if (pads.size() != 2 * ctx.Shape(x).size())
+    throw CompileError(n.Msg("'pads' must have 2·rank values"));
   for (int64_t p : pads)
     if (p < 0) throw CompileError(n.Msg("negative 'pads' are unsupported"));
   fb::PadOptionsT opt;
   opt.pads = ToInt32s(n, pads, "pads");
   if (!n.In(2).empty()) {
-    if (!ctx.graph().IsConst(n.inputs[2])) throw CompileError(n.Msg("input 'constant_value' must be a constant"));
+    if (!ctx.graph().IsConst(n.inputs[2]))
+      throw CompileError(n.Msg("input 'constant_value' must be a constant"));
     opt.value = static_cast<float>(ctx.Ir(n, 2).data.at(0));
   } else {
     opt.value = static_cast<float>(n.Float("value", 0.0));
@@ -62,7 +66,8 @@ void LowerConcat(LowerContext& ctx, const ir::Node& n) {
   const int y = ctx.Tensor(n, n.outputs.at(0));
   if (in.empty()) throw CompileError(n.Msg("needs at least one input"));
   fb::ConcatOptionsT opt;
-  opt.axis = static_cast<int32_t>(passes::NormalizeAxis(n, n.Int("axis", 0), static_cast<int64_t>(ctx.Shape(y).size())));
+  opt.axis = static_cast<int32_t>(
+      passes::NormalizeAxis(n, n.Int("axis", 0), static_cast<int64_t>(ctx.Shape(y).size())));
   ctx.AddOp(fb::OpType::Concat, n, in, {y}).options.Set(std::move(opt));
 }
 
@@ -70,7 +75,8 @@ void LowerReshape(LowerContext& ctx, const ir::Node& n) {
   const int x = ctx.Tensor(n, n.In(0));
   const int y = ctx.Tensor(n, n.outputs.at(0));
   if (ir::NumElements(ctx.Shape(x)) != ir::NumElements(ctx.Shape(y)))
-    throw CompileError(n.Msg("output " + ir::ShapeString(ctx.Shape(y)) + " has a different element count than input " +
+    throw CompileError(n.Msg("output " + ir::ShapeString(ctx.Shape(y)) +
+                             " has a different element count than input " +
                              ir::ShapeString(ctx.Shape(x))));
   ctx.AddOp(fb::OpType::Reshape, n, {x}, {y}).options.Set(fb::ReshapeOptionsT());
 }
@@ -82,7 +88,8 @@ void LowerTranspose(LowerContext& ctx, const ir::Node& n) {
   std::vector<int64_t> perm = n.Ints("perm", {});
   if (perm.empty())
     for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  if (static_cast<int64_t>(perm.size()) != rank) throw CompileError(n.Msg("attribute 'perm' must have rank values"));
+  if (static_cast<int64_t>(perm.size()) != rank)
+    throw CompileError(n.Msg("attribute 'perm' must have rank values"));
   std::vector<bool> seen(rank, false);
   for (int64_t& p : perm) {
     p = passes::NormalizeAxis(n, p, rank);

@@ -12,7 +12,9 @@ std::vector<int32_t> Pair(const ir::Node& n, int64_t a, int64_t b) {
   return {ToInt32(n, a, "window"), ToInt32(n, b, "window")};
 }
 
-size_t Spatial(const std::vector<int64_t>& s, size_t i) { return s.size() == 4 ? s[2 + i] : (i == 0 ? 1 : s[2]); }
+size_t Spatial(const std::vector<int64_t>& s, size_t i) {
+  return s.size() == 4 ? s[2 + i] : (i == 0 ? 1 : s[2]);
+}
 
 // Winograd pays when the GEMMs are wide enough to hide the input and output transforms: below
 // 64 channels F(2×2, 3×3) was no faster than the phase-plane GEMM. With fewer than 64 output
@@ -38,20 +40,30 @@ fb::ConvOptionsT ConvWindowOptions(const ir::Node& n, const Window2d& win, int64
   opt.kernel = Pair(n, win.kh, win.kw);
   opt.strides = Pair(n, win.sh, win.sw);
   opt.dilations = Pair(n, win.dh, win.dw);
-  opt.pads = {ToInt32(n, win.top, "pad"), ToInt32(n, win.left, "pad"), ToInt32(n, win.bottom, "pad"),
-              ToInt32(n, win.right, "pad")};
+  opt.pads = {ToInt32(n, win.top, "pad"), ToInt32(n, win.left, "pad"),
+              ToInt32(n, win.bottom, "pad"), ToInt32(n, win.right, "pad")};
   opt.group = ToInt32(n, group, "group");
   opt.activation = ToFbActivation(n.act);
   return opt;
 }
 
-kernels::Conv2dShape ConvShape(const std::vector<int64_t>& xs, const std::vector<int64_t>& ys, const Window2d& win,
-                               int64_t group) {
+kernels::Conv2dShape ConvShape(const std::vector<int64_t>& xs, const std::vector<int64_t>& ys,
+                               const Window2d& win, int64_t group) {
   kernels::Conv2dShape s;
-  s.in_c = xs[1]; s.in_h = Spatial(xs, 0); s.in_w = Spatial(xs, 1);
-  s.out_c = ys[1]; s.out_h = Spatial(ys, 0); s.out_w = Spatial(ys, 1);
-  s.kh = win.kh; s.kw = win.kw; s.stride_h = win.sh; s.stride_w = win.sw;
-  s.dilation_h = win.dh; s.dilation_w = win.dw; s.pad_top = win.top; s.pad_left = win.left;
+  s.in_c = xs[1];
+  s.in_h = Spatial(xs, 0);
+  s.in_w = Spatial(xs, 1);
+  s.out_c = ys[1];
+  s.out_h = Spatial(ys, 0);
+  s.out_w = Spatial(ys, 1);
+  s.kh = win.kh;
+  s.kw = win.kw;
+  s.stride_h = win.sh;
+  s.stride_w = win.sw;
+  s.dilation_h = win.dh;
+  s.dilation_w = win.dw;
+  s.pad_top = win.top;
+  s.pad_left = win.left;
   s.group = group;
   return s;
 }
@@ -64,20 +76,26 @@ void LowerExpandDepthwise(LowerContext& ctx, const ir::Node& n) {
   const ir::Tensor& we = ctx.Ir(n, 4);
   if (!ctx.graph().IsConst(n.inputs[4]) || (!n.In(5).empty() && !ctx.graph().IsConst(n.inputs[5])))
     throw CompileError(n.Msg("a fused expansion's weights and bias must be constants"));
-  if (o.xs.size() != 4 || we.shape.size() != 4 || we.shape[1] != o.xs[1] || we.shape[2] != 1 || we.shape[3] != 1 ||
-      o.ws.size() != 4 || o.ws[0] != we.shape[0] || o.ws[1] != 1 || o.group != we.shape[0] || o.ys[1] != we.shape[0])
-    throw CompileError(n.Msg("a fused expansion needs X [N, Cin, H, W], We [C, Cin, 1, 1] and a depthwise conv over C"));
+  if (o.xs.size() != 4 || we.shape.size() != 4 || we.shape[1] != o.xs[1] || we.shape[2] != 1 ||
+      we.shape[3] != 1 || o.ws.size() != 4 || o.ws[0] != we.shape[0] || o.ws[1] != 1 ||
+      o.group != we.shape[0] || o.ys[1] != we.shape[0])
+    throw CompileError(n.Msg(
+        "a fused expansion needs X [N, Cin, H, W], We [C, Cin, 1, 1] and a depthwise conv over C"));
   const std::vector<int64_t> ts = {o.xs[0], we.shape[0], o.xs[2], o.xs[3]};
   const Window2d win = ResolveWindow(n, ts, {o.ws[2], o.ws[3]}, o.ys, false);
   const kernels::Conv2dShape s = ConvShape(ts, o.ys, win, o.group);
-  if (!kernels::ExpandFusable(s)) throw CompileError(n.Msg("a fused expansion needs padding smaller than the window"));
+  if (!kernels::ExpandFusable(s))
+    throw CompileError(n.Msg("a fused expansion needs padding smaller than the window"));
   fb::ConvOptionsT opt = ConvWindowOptions(n, win, o.group);
   opt.expand_activation = ToFbActivation(n.expand_act);
-  fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n,
-                                {o.x, ctx.Tensor(n, n.In(1)), o.b, -1, ctx.Tensor(n, n.In(4)), ctx.Tensor(n, n.In(5))},
-                                {o.y});
+  fb::OperatorT& op = ctx.AddOp(
+      fb::OpType::Conv, n,
+      {o.x, ctx.Tensor(n, n.In(1)), o.b, -1, ctx.Tensor(n, n.In(4)), ctx.Tensor(n, n.In(5))},
+      {o.y});
   op.options.Set(std::move(opt));
-  op.scratch_bytes = kernels::MakeExpandBands(s, kernels::ExpandBandRowsWithin(s, n.expand_band_bytes)).scratch_bytes;
+  op.scratch_bytes =
+      kernels::MakeExpandBands(s, kernels::ExpandBandRowsWithin(s, n.expand_band_bytes))
+          .scratch_bytes;
 }
 
 }  // namespace
@@ -87,13 +105,15 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const ConvOperands o = ReadConvOperands(ctx, n);
   const int x = o.x, b = o.b, y = o.y;
   const ir::Tensor& w_ir = *o.w;
-  const std::vector<int64_t>& xs = o.xs, &ws = o.ws, &ys = o.ys;
+  const std::vector<int64_t>&xs = o.xs, &ws = o.ws, &ys = o.ys;
   const int64_t group = o.group;
-  if (xs.size() < 3 || ws.size() != xs.size()) throw CompileError(n.Msg("W rank must equal X rank (3 or 4)"));
+  if (xs.size() < 3 || ws.size() != xs.size())
+    throw CompileError(n.Msg("W rank must equal X rank (3 or 4)"));
   if (group < 1 || xs[1] % group || ws[0] % group || ws[1] * group != xs[1])
     throw CompileError(n.Msg("attribute 'group'=" + std::to_string(group) + " does not fit X " +
                              ir::ShapeString(xs) + " and W " + ir::ShapeString(ws)));
-  if (b >= 0 && ir::NumElements(ctx.Shape(b)) != ws[0]) throw CompileError(n.Msg("bias B must have Cout values"));
+  if (b >= 0 && ir::NumElements(ctx.Shape(b)) != ws[0])
+    throw CompileError(n.Msg("bias B must have Cout values"));
   const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
   if (n.Has("kernel_shape") && n.Ints("kernel_shape", {}) != kernel)
     throw CompileError(n.Msg("attribute 'kernel_shape' does not match W " + ir::ShapeString(ws)));
@@ -102,13 +122,13 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const kernels::Conv2dShape s = ConvShape(xs, ys, win, group);
   int weights = -1;
   const size_t tile = xs.size() == 4 ? WinogradTileFor(s, ctx.winograd()) : 0;
-  if (tile != 0) {   // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2
+  if (tile != 0) {  // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2
     const int64_t alpha = static_cast<int64_t>(tile) + 2;
     const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());
     std::vector<float> u(static_cast<size_t>(alpha * alpha) * s.out_c * s.in_c);
     kernels::WinogradTransformFilters(g.data(), s.out_c, s.in_c, tile, u.data());
-    weights = ctx.NewTensor(n.In(1) + (tile == 4 ? "_winograd43" : "_winograd23"), {alpha, alpha, ws[0], ws[1]},
-                            true, std::move(u));
+    weights = ctx.NewTensor(n.In(1) + (tile == 4 ? "_winograd43" : "_winograd23"),
+                            {alpha, alpha, ws[0], ws[1]}, true, std::move(u));
     opt.packing = tile == 4 ? fb::WeightPacking::Winograd4x3 : fb::WeightPacking::Winograd2x3;
   } else {
     weights = ctx.Tensor(n, n.In(1));
@@ -118,12 +138,13 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const int scale = n.In(3).empty() ? -1 : ctx.Tensor(n, n.In(3));
   if (scale >= 0 && (winograd || group != 1 || !kernels::ConvIsPointwise(s) ||
                      ir::NumElements(ctx.Shape(scale)) != ws[1]))
-    throw CompileError(n.Msg("a channel scale needs a pointwise group-1 conv and one value per input channel"));
+    throw CompileError(
+        n.Msg("a channel scale needs a pointwise group-1 conv and one value per input channel"));
   std::vector<int> inputs = {x, weights, b};
   if (scale >= 0) inputs.push_back(scale);
   fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, std::move(inputs), {y});
   op.options.Set(std::move(opt));
-  op.scratch_bytes = winograd ? kernels::MakeWinogradLayout(s, tile).scratch_bytes
+  op.scratch_bytes = winograd     ? kernels::MakeWinogradLayout(s, tile).scratch_bytes
                      : scale >= 0 ? kernels::ConvChannelScaleScratchBytes(s)
                                   : kernels::ConvScratchBytes(s);
 }
@@ -133,17 +154,19 @@ void LowerPool(LowerContext& ctx, const ir::Node& n) {
   const int y = ctx.Tensor(n, n.outputs.at(0));
   if (n.outputs.size() > 1 && !n.outputs[1].empty() && ctx.graph().ConsumerCount(n.outputs[1]) > 0)
     throw CompileError(n.Msg("the Indices output is unsupported"));
-  if (n.Int("storage_order", 0) != 0) throw CompileError(n.Msg("attribute 'storage_order'=1 is unsupported"));
+  if (n.Int("storage_order", 0) != 0)
+    throw CompileError(n.Msg("attribute 'storage_order'=1 is unsupported"));
   if (!n.Has("kernel_shape")) throw CompileError(n.Msg("attribute 'kernel_shape' is required"));
   const bool ceil_mode = n.Int("ceil_mode", 0) != 0;
-  const Window2d win = ResolveWindow(n, ctx.Shape(x), n.Ints("kernel_shape", {}), ctx.Shape(y), ceil_mode);
+  const Window2d win =
+      ResolveWindow(n, ctx.Shape(x), n.Ints("kernel_shape", {}), ctx.Shape(y), ceil_mode);
   fb::PoolOptionsT opt;
   opt.kind = n.op == "MaxPool" ? fb::PoolKind::Max : fb::PoolKind::Average;
   opt.kernel = Pair(n, win.kh, win.kw);
   opt.strides = Pair(n, win.sh, win.sw);
   opt.dilations = Pair(n, win.dh, win.dw);
-  opt.pads = {ToInt32(n, win.top, "pad"), ToInt32(n, win.left, "pad"), ToInt32(n, win.bottom, "pad"),
-              ToInt32(n, win.right, "pad")};
+  opt.pads = {ToInt32(n, win.top, "pad"), ToInt32(n, win.left, "pad"),
+              ToInt32(n, win.bottom, "pad"), ToInt32(n, win.right, "pad")};
   opt.count_include_pad = n.Int("count_include_pad", 0) != 0;
   opt.ceil_mode = ceil_mode;
   ctx.AddOp(fb::OpType::Pool, n, {x}, {y}).options.Set(std::move(opt));

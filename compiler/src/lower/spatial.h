@@ -15,7 +15,8 @@ struct Window2d {
 // `x` is [N,C,W] or [N,C,H,W]; `kernel` the spatial kernel dims (1 or 2 values).
 // Resolves auto_pad (SAME_UPPER/SAME_LOWER/VALID) to explicit pads; checks that the output
 // shape ONNX inferred, `y`, matches (with ceil_mode when `ceil_mode`). Throws naming the node.
-Window2d ResolveWindow(const ir::Node& node, const std::vector<int64_t>& x, const std::vector<int64_t>& kernel,
-                       const std::vector<int64_t>& y, bool ceil_mode);
+Window2d ResolveWindow(const ir::Node& node, const std::vector<int64_t>& x,
+                       const std::vector<int64_t>& kernel, const std::vector<int64_t>& y,
+                       bool ceil_mode);
 
 }  // namespace edgefold::compiler

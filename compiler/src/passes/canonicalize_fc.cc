@@ -6,7 +6,8 @@ namespace edgefold::compiler::passes {
 namespace {
 
 // W[K,N] = alpha·op(B), op = transpose when transB.
-std::vector<double> PackWeights(const ir::Tensor& b, bool trans_b, double alpha, int64_t* k, int64_t* n) {
+std::vector<double> PackWeights(const ir::Tensor& b, bool trans_b, double alpha, int64_t* k,
+                                int64_t* n) {
   const int64_t rows = b.shape[0], cols = b.shape[1];
   *k = trans_b ? cols : rows;
   *n = trans_b ? rows : cols;
@@ -14,8 +15,10 @@ std::vector<double> PackWeights(const ir::Tensor& b, bool trans_b, double alpha,
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       const double v = alpha * b.data[r * cols + c];
-      if (trans_b) w[c * rows + r] = v;  // B is [N,K]: W[c][r]
-      else w[r * cols + c] = v;
+      if (trans_b)
+        w[c * rows + r] = v;  // B is [N,K]: W[c][r]
+      else
+        w[r * cols + c] = v;
     }
   return w;
 }
@@ -53,7 +56,8 @@ std::string NewActivation(ir::Graph& g, const std::string& hint, const std::stri
 int TransposeA(ir::Graph& g, size_t index) {
   ir::Node& node = g.nodes[index];
   const ir::Tensor a = g.At(node.inputs[0]);
-  if (!a.shape_known || a.shape.size() != 2) throw CompileError(node.Msg("input A must be 2-D with a known shape"));
+  if (!a.shape_known || a.shape.size() != 2)
+    throw CompileError(node.Msg("input A must be 2-D with a known shape"));
   ir::Node t;
   t.name = node.name + ".transA";
   t.op = "Transpose";
@@ -116,14 +120,17 @@ std::pair<int, int> RewriteGemm(ir::Graph& g, size_t index) {
   const ir::Tensor& b = g.At(node->inputs[1]);
   if (b.shape.size() != 2) throw CompileError(node->Msg("input B must be 2-D"));
   int64_t k = 0, n = 0;
-  std::vector<double> w = PackWeights(b, node->Int("transB", 0) != 0, node->Float("alpha", 1.0), &k, &n);
+  std::vector<double> w =
+      PackWeights(b, node->Int("transB", 0) != 0, node->Float("alpha", 1.0), &k, &n);
   std::string bias, matrix_c;
   const double beta = node->Float("beta", 1.0);
   if (!node->In(2).empty()) {
     const ir::Tensor& c = g.At(node->inputs[2]);
     if (!c.shape_known) throw CompileError(node->Msg("input C has no static shape"));
-    if (c.is_const && IsRowBias(c, n)) bias = g.AddConst(node->name + ".bias", {n}, PackBias(c, beta, n));
-    else matrix_c = node->inputs[2];
+    if (c.is_const && IsRowBias(c, n))
+      bias = g.AddConst(node->name + ".bias", {n}, PackBias(c, beta, n));
+    else
+      matrix_c = node->inputs[2];
   }
   const std::string weights = g.AddConst(node->name + ".weight_kn", {k, n}, std::move(w));
   node->op = "FC";
@@ -138,7 +145,8 @@ void RewriteMatMul(ir::Graph& g, ir::Node& node) {
   const ir::Tensor& b = g.At(node.inputs[1]);
   if (b.shape.size() != 2) throw CompileError(node.Msg("constant B must be 2-D"));
   if (a.is_const) throw CompileError(node.Msg("MatMul of two constants was not folded"));
-  if (a.shape_known && a.shape.size() < 2) throw CompileError(node.Msg("input A must have rank >= 2"));
+  if (a.shape_known && a.shape.size() < 2)
+    throw CompileError(node.Msg("input A must have rank >= 2"));
   int64_t k = 0, n = 0;
   std::vector<double> w = PackWeights(b, false, 1.0, &k, &n);
   const std::string weights = g.AddConst(node.name + ".weight_kn", {k, n}, std::move(w));

@@ -19,7 +19,8 @@ void CheckFiniteConstants(const ir::Graph& graph) {
       for (size_t i = 0; i < t.data.size(); ++i) {
         if (std::isfinite(t.data[i])) continue;
         std::ostringstream what;
-        what << "constant input '" << in << "'[" << i << "] is " << (std::isnan(t.data[i]) ? "NaN" : "infinite");
+        what << "constant input '" << in << "'[" << i << "] is "
+             << (std::isnan(t.data[i]) ? "NaN" : "infinite");
         throw CompileError(node.Msg(what.str()));
       }
     }
@@ -33,7 +34,7 @@ void CheckConvOperands(const ir::Graph& graph) {
     if (!graph.IsConst(node.In(1)) || !graph.IsConst(node.In(2))) continue;
     const ir::Tensor& w = graph.At(node.In(1));
     const ir::Tensor& b = graph.At(node.In(2));
-    if (w.shape.size() < (transpose ? 2u : 1u)) continue;   // the lowering names a wrong W rank
+    if (w.shape.size() < (transpose ? 2u : 1u)) continue;  // the lowering names a wrong W rank
     // Conv W [Cout, Cin/g, k...]; ConvTranspose W [Cin, Cout/g, k...]
     const int64_t out_c = transpose ? w.shape[1] * node.Int("group", 1) : w.shape[0];
     if (static_cast<int64_t>(b.data.size()) != out_c) {

@@ -20,7 +20,8 @@ Tensor EvalConstant(const Node& n) {
   }
   if (n.Has("value_ints")) {
     const auto& v = n.attrs.at("value_ints").ints;
-    return Make({static_cast<int64_t>(v.size())}, std::vector<double>(v.begin(), v.end()), ir::kInt64);
+    return Make({static_cast<int64_t>(v.size())}, std::vector<double>(v.begin(), v.end()),
+                ir::kInt64);
   }
   throw CompileError(n.Msg("Constant without a supported value attribute"));
 }
@@ -51,7 +52,9 @@ Tensor EvalGather(const Tensor& x, const Tensor& idx, const Node& n) {
     for (double iv : idx.data) {
       int64_t k = static_cast<int64_t>(iv);
       if (k < 0) k += dim;
-      if (k < 0 || k >= dim) throw CompileError(n.Msg("index " + std::to_string(static_cast<int64_t>(iv)) + " out of range"));
+      if (k < 0 || k >= dim)
+        throw CompileError(
+            n.Msg("index " + std::to_string(static_cast<int64_t>(iv)) + " out of range"));
       for (int64_t i = 0; i < inner; ++i) out.push_back(x.data[(o * dim + k) * inner + i]);
     }
   return Make(shape, out, x.dtype);
@@ -74,7 +77,8 @@ Tensor EvalSqueeze(const Tensor& x, const std::vector<int64_t>& axes_in, const N
   std::vector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     const bool drop = axes.empty() ? x.shape[i] == 1 : axes.count(i) != 0;
-    if (drop && x.shape[i] != 1) throw CompileError(n.Msg("cannot squeeze a dim of size " + std::to_string(x.shape[i])));
+    if (drop && x.shape[i] != 1)
+      throw CompileError(n.Msg("cannot squeeze a dim of size " + std::to_string(x.shape[i])));
     if (!drop) shape.push_back(x.shape[i]);
   }
   return Make(shape, x.data, x.dtype);
@@ -86,7 +90,8 @@ Tensor EvalConcat(const std::vector<const Tensor*>& xs, const Node& n) {
   std::vector<int64_t> shape = xs[0]->shape;
   shape[axis] = 0;
   for (const Tensor* t : xs) {
-    if (static_cast<int64_t>(t->shape.size()) != rank) throw CompileError(n.Msg("inputs differ in rank"));
+    if (static_cast<int64_t>(t->shape.size()) != rank)
+      throw CompileError(n.Msg("inputs differ in rank"));
     shape[axis] += t->shape[axis];
   }
   int64_t outer = 1;
@@ -105,7 +110,8 @@ Tensor EvalConcat(const std::vector<const Tensor*>& xs, const Node& n) {
 int64_t NormalizeAxis(const ir::Node& node, int64_t axis, int64_t rank) {
   const int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= std::max<int64_t>(rank, 1))
-    throw CompileError(node.Msg("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank)));
+    throw CompileError(node.Msg("axis " + std::to_string(axis) + " out of range for rank " +
+                                std::to_string(rank)));
   return a;
 }
 
@@ -117,13 +123,15 @@ std::vector<int64_t> BroadcastShapes(const ir::Node& node, const std::vector<int
     const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
-      throw CompileError(node.Msg("shapes " + ir::ShapeString(a) + " and " + ir::ShapeString(b) + " do not broadcast"));
+      throw CompileError(node.Msg("shapes " + ir::ShapeString(a) + " and " + ir::ShapeString(b) +
+                                  " do not broadcast"));
     out[i] = da == 1 ? db : da;
   }
   return out;
 }
 
-int64_t BroadcastIndex(const std::vector<int64_t>& out, const std::vector<int64_t>& in, int64_t flat) {
+int64_t BroadcastIndex(const std::vector<int64_t>& out, const std::vector<int64_t>& in,
+                       int64_t flat) {
   int64_t index = 0, stride = 1;
   const size_t offset = out.size() - in.size();
   for (size_t i = out.size(); i-- > 0;) {

@@ -20,7 +20,8 @@ std::vector<int64_t> BroadcastShapes(const ir::Node& node, const std::vector<int
                                      const std::vector<int64_t>& b);
 
 // Row-major index into an operand of shape `in` broadcast to `out`, for output index `flat`.
-int64_t BroadcastIndex(const std::vector<int64_t>& out, const std::vector<int64_t>& in, int64_t flat);
+int64_t BroadcastIndex(const std::vector<int64_t>& out, const std::vector<int64_t>& in,
+                       int64_t flat);
 
 // Normalizes a possibly negative axis for a tensor of `rank`; throws naming the node.
 int64_t NormalizeAxis(const ir::Node& node, int64_t axis, int64_t rank);

@@ -24,7 +24,8 @@ std::vector<int64_t> ReshapeTarget(const std::vector<int64_t>& in, const std::ve
   int64_t known = 1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == 0 && !allowzero) {
-      if (i >= in.size()) throw CompileError(n.Msg("shape entry 0 at " + std::to_string(i) + " has no input dim"));
+      if (i >= in.size())
+        throw CompileError(n.Msg("shape entry 0 at " + std::to_string(i) + " has no input dim"));
       out[i] = in[i];
     }
     if (out[i] == -1) {
@@ -38,11 +39,13 @@ std::vector<int64_t> ReshapeTarget(const std::vector<int64_t>& in, const std::ve
   }
   const int64_t total = ir::NumElements(in);
   if (infer >= 0) {
-    if (known == 0 || total % known) throw CompileError(n.Msg("cannot infer -1 in reshape of " + ir::ShapeString(in)));
+    if (known == 0 || total % known)
+      throw CompileError(n.Msg("cannot infer -1 in reshape of " + ir::ShapeString(in)));
     out[infer] = total / known;
   }
   if (ir::NumElements(out) != total)
-    throw CompileError(n.Msg("cannot reshape " + ir::ShapeString(in) + " to " + ir::ShapeString(spec)));
+    throw CompileError(
+        n.Msg("cannot reshape " + ir::ShapeString(in) + " to " + ir::ShapeString(spec)));
   return out;
 }
 
@@ -50,9 +53,12 @@ Tensor EvalCast(const Tensor& x, const Node& n) {
   const int32_t to = static_cast<int32_t>(n.Int("to", ir::kFloat));
   std::vector<double> out(x.data);
   for (double& v : out) {
-    if (to == ir::kFloat) v = static_cast<float>(v);
-    else if (to == ir::kBool) v = v != 0;
-    else if (IsIntType(to)) v = std::trunc(v);
+    if (to == ir::kFloat)
+      v = static_cast<float>(v);
+    else if (to == ir::kBool)
+      v = v != 0;
+    else if (IsIntType(to))
+      v = std::trunc(v);
   }
   return Make(x.shape, out, to);
 }
@@ -66,10 +72,14 @@ Tensor EvalBinary(const Tensor& a, const Tensor& b, const Node& n) {
     const double x = a.data[BroadcastIndex(shape, a.shape, i)];
     const double y = b.data[BroadcastIndex(shape, b.shape, i)];
     double r = 0;
-    if (n.op == "Add") r = x + y;
-    else if (n.op == "Equal") r = x == y ? 1.0 : 0.0;
-    else if (n.op == "Sub") r = x - y;
-    else if (n.op == "Mul") r = x * y;
+    if (n.op == "Add")
+      r = x + y;
+    else if (n.op == "Equal")
+      r = x == y ? 1.0 : 0.0;
+    else if (n.op == "Sub")
+      r = x - y;
+    else if (n.op == "Mul")
+      r = x * y;
     else {
       if (ints && y == 0) throw CompileError(n.Msg("integer division by zero"));
       r = ints ? std::trunc(x / y) : x / y;
@@ -81,12 +91,14 @@ Tensor EvalBinary(const Tensor& a, const Tensor& b, const Node& n) {
 
 // Where(c, x, y) = c ? x : y, broadcast over all three (PyTorch's expand(-1) shape arithmetic).
 Tensor EvalWhere(const Tensor& c, const Tensor& x, const Tensor& y, const Node& n) {
-  const std::vector<int64_t> shape = BroadcastShapes(n, BroadcastShapes(n, c.shape, x.shape), y.shape);
+  const std::vector<int64_t> shape =
+      BroadcastShapes(n, BroadcastShapes(n, c.shape, x.shape), y.shape);
   std::vector<double> out(static_cast<size_t>(ir::NumElements(shape)));
   for (size_t i = 0; i < out.size(); ++i) {
     const int64_t f = static_cast<int64_t>(i);
-    out[i] = c.data[BroadcastIndex(shape, c.shape, f)] != 0 ? x.data[BroadcastIndex(shape, x.shape, f)]
-                                                            : y.data[BroadcastIndex(shape, y.shape, f)];
+    out[i] = c.data[BroadcastIndex(shape, c.shape, f)] != 0
+                 ? x.data[BroadcastIndex(shape, x.shape, f)]
+                 : y.data[BroadcastIndex(shape, y.shape, f)];
   }
   return Make(shape, out, x.dtype);
 }
@@ -99,7 +111,8 @@ Tensor EvalTranspose(const Tensor& x, const Node& n) {
   if (perm.size() != rank) throw CompileError(n.Msg("attribute 'perm' has the wrong length"));
   std::vector<int64_t> shape(rank), in_strides(rank, 1);
   for (size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * x.shape[i];
-  for (size_t i = 0; i < rank; ++i) shape[i] = x.shape[NormalizeAxis(n, perm[i], static_cast<int64_t>(rank))];
+  for (size_t i = 0; i < rank; ++i)
+    shape[i] = x.shape[NormalizeAxis(n, perm[i], static_cast<int64_t>(rank))];
   const int64_t count = ir::NumElements(shape);
   std::vector<double> out(static_cast<size_t>(count));
   for (int64_t flat = 0; flat < count; ++flat) {
@@ -113,8 +126,9 @@ Tensor EvalTranspose(const Tensor& x, const Node& n) {
   return Make(shape, out, x.dtype);
 }
 
-Tensor EvalSlice(const Tensor& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-                 std::vector<int64_t> axes, std::vector<int64_t> steps, const Node& n) {
+Tensor EvalSlice(const Tensor& x, const std::vector<int64_t>& starts,
+                 const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                 std::vector<int64_t> steps, const Node& n) {
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
@@ -152,9 +166,12 @@ namespace edgefold::compiler::passes {
 using namespace const_eval;
 
 bool CanEvalConst(const ir::Graph& g, const ir::Node& n) {
-  static const std::set<std::string> kOps = {"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze",
-      "Concat", "Reshape", "Flatten", "Cast", "Add", "Sub", "Mul", "Div", "Transpose",
-      "ConstantOfShape", "Identity", "Slice", "Floor", "Ceil", "Expand", "Equal", "Where"};
+  static const std::set<std::string> kOps = {
+      "Constant", "Shape",   "Gather",  "Unsqueeze", "Squeeze",
+      "Concat",   "Reshape", "Flatten", "Cast",      "Add",
+      "Sub",      "Mul",     "Div",     "Transpose", "ConstantOfShape",
+      "Identity", "Slice",   "Floor",   "Ceil",      "Expand",
+      "Equal",    "Where"};
   if (!kOps.count(n.op)) return false;
   if (n.op == "Shape") return !n.inputs.empty() && g.At(n.inputs[0]).shape_known;
   for (const std::string& in : n.inputs)
@@ -178,24 +195,29 @@ std::vector<Tensor> EvalConst(const ir::Graph& g, const Node& n) {
   if (op == "Unsqueeze") return {EvalUnsqueeze(in(0), optional_ints(1, "axes"), n)};
   if (op == "Squeeze") return {EvalSqueeze(in(0), optional_ints(1, "axes"), n)};
   if (op == "Cast") return {EvalCast(in(0), n)};
-  if (op == "Floor" || op == "Ceil") {   // Upsample sizes computed as floor(dim · scale)
+  if (op == "Floor" || op == "Ceil") {  // Upsample sizes computed as floor(dim · scale)
     Tensor t = in(0);
     for (double& v : t.data) v = op == "Floor" ? std::floor(v) : std::ceil(v);
     return {t};
   }
   if (op == "Slice") {
-    if (g.opset < 10) return {EvalSlice(in(0), n.Ints("starts", {}), n.Ints("ends", {}), n.Ints("axes", {}), {}, n)};
-    return {EvalSlice(in(0), AsInts(in(1)), AsInts(in(2)), optional_ints(3, "axes"), optional_ints(4, "steps"), n)};
+    if (g.opset < 10)
+      return {
+          EvalSlice(in(0), n.Ints("starts", {}), n.Ints("ends", {}), n.Ints("axes", {}), {}, n)};
+    return {EvalSlice(in(0), AsInts(in(1)), AsInts(in(2)), optional_ints(3, "axes"),
+                      optional_ints(4, "steps"), n)};
   }
   if (op == "Transpose") return {EvalTranspose(in(0), n)};
-  if (op == "Expand") {   // PyTorch's zero initial state: Expand(0, [D, batch, hidden])
+  if (op == "Expand") {  // PyTorch's zero initial state: Expand(0, [D, batch, hidden])
     const Tensor& x = in(0);
     const std::vector<int64_t> shape = BroadcastShapes(n, x.shape, AsInts(in(1)));
     std::vector<double> out(static_cast<size_t>(ir::NumElements(shape)));
-    for (size_t i = 0; i < out.size(); ++i) out[i] = x.data[BroadcastIndex(shape, x.shape, static_cast<int64_t>(i))];
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = x.data[BroadcastIndex(shape, x.shape, static_cast<int64_t>(i))];
     return {Make(shape, out, x.dtype)};
   }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal") return {EvalBinary(in(0), in(1), n)};
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal")
+    return {EvalBinary(in(0), in(1), n)};
   if (op == "Where") return {EvalWhere(in(0), in(1), in(2), n)};
   if (op == "Concat") {
     std::vector<const Tensor*> xs;
@@ -220,7 +242,9 @@ std::vector<Tensor> EvalConst(const ir::Graph& g, const Node& n) {
   std::vector<int64_t> shape = AsInts(in(0));
   Tensor value = n.Has("value") ? n.attrs.at("value").t : Make({1}, {0.0}, ir::kFloat);
   if (value.data.size() != 1) throw CompileError(n.Msg("attribute 'value' must hold one element"));
-  return {Make(shape, std::vector<double>(static_cast<size_t>(ir::NumElements(shape)), value.data[0]), value.dtype)};
+  return {Make(shape,
+               std::vector<double>(static_cast<size_t>(ir::NumElements(shape)), value.data[0]),
+               value.dtype)};
 }
 
 }  // namespace edgefold::compiler::passes

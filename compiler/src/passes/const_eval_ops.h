@@ -32,10 +32,12 @@ std::vector<int64_t> ReshapeTarget(const std::vector<int64_t>& in, const std::ve
 ir::Tensor EvalCast(const ir::Tensor& x, const ir::Node& n);
 // Add, Sub, Mul, Div and Equal (a bool result).
 ir::Tensor EvalBinary(const ir::Tensor& a, const ir::Tensor& b, const ir::Node& n);
-ir::Tensor EvalWhere(const ir::Tensor& c, const ir::Tensor& x, const ir::Tensor& y, const ir::Node& n);
+ir::Tensor EvalWhere(const ir::Tensor& c, const ir::Tensor& x, const ir::Tensor& y,
+                     const ir::Node& n);
 ir::Tensor EvalTranspose(const ir::Tensor& x, const ir::Node& n);
 // Slice with ONNX clamping; starts/ends/axes/steps already read from inputs or attributes.
-ir::Tensor EvalSlice(const ir::Tensor& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-                     std::vector<int64_t> axes, std::vector<int64_t> steps, const ir::Node& n);
+ir::Tensor EvalSlice(const ir::Tensor& x, const std::vector<int64_t>& starts,
+                     const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                     std::vector<int64_t> steps, const ir::Node& n);
 
 }  // namespace edgefold::compiler::passes::const_eval

@@ -20,17 +20,21 @@ std::string FormatValue(double v) {
   return s.str();
 }
 
-const ir::Tensor& BnParam(const ir::Graph& g, const ir::Node& bn, size_t i, const char* role, int64_t channels) {
+const ir::Tensor& BnParam(const ir::Graph& g, const ir::Node& bn, size_t i, const char* role,
+                          int64_t channels) {
   if (bn.In(i).empty() || !g.IsConst(bn.inputs[i]))
-    throw CompileError("BatchNormalization '" + bn.name + "': input '" + role + "' must be a constant");
+    throw CompileError("BatchNormalization '" + bn.name + "': input '" + role +
+                       "' must be a constant");
   const ir::Tensor& t = g.At(bn.inputs[i]);
   if (static_cast<int64_t>(t.data.size()) != channels)
     throw CompileError("BatchNormalization '" + bn.name + "': input '" + role + "' has " +
-                       std::to_string(t.data.size()) + " values for " + std::to_string(channels) + " channels");
+                       std::to_string(t.data.size()) + " values for " + std::to_string(channels) +
+                       " channels");
   for (size_t c = 0; c < t.data.size(); ++c)
     if (!std::isfinite(t.data[c]))
-      throw CompileError("BatchNormalization '" + bn.name + "': input '" + role + "'[" + std::to_string(c) +
-                         "] = " + FormatValue(t.data[c]) + " is " + (std::isnan(t.data[c]) ? "NaN" : "infinite"));
+      throw CompileError("BatchNormalization '" + bn.name + "': input '" + role + "'[" +
+                         std::to_string(c) + "] = " + FormatValue(t.data[c]) + " is " +
+                         (std::isnan(t.data[c]) ? "NaN" : "infinite"));
   return t;
 }
 
@@ -38,9 +42,11 @@ const ir::Tensor& BnParam(const ir::Graph& g, const ir::Node& bn, size_t i, cons
 BnAffine ComputeAffine(const ir::Graph& g, const ir::Node& bn) {
   const ir::Tensor& x = g.At(bn.In(0));
   if (!x.shape_known || x.shape.size() < 2)
-    throw CompileError("BatchNormalization '" + bn.name + "': input X needs a known shape of rank >= 2");
+    throw CompileError("BatchNormalization '" + bn.name +
+                       "': input X needs a known shape of rank >= 2");
   if (bn.Int("training_mode", 0) != 0)
-    throw CompileError("BatchNormalization '" + bn.name + "': attribute 'training_mode'=1 is unsupported");
+    throw CompileError("BatchNormalization '" + bn.name +
+                       "': attribute 'training_mode'=1 is unsupported");
   for (size_t i = 1; i < bn.outputs.size(); ++i)
     if (!bn.outputs[i].empty() && g.ConsumerCount(bn.outputs[i]) > 0)
       throw CompileError("BatchNormalization '" + bn.name + "': training outputs are unsupported");
@@ -58,12 +64,13 @@ BnAffine ComputeAffine(const ir::Graph& g, const ir::Node& bn) {
   a.gamma = gamma.data;
   a.eps = eps;
   for (int64_t c = 0; c < channels; ++c) {
-    const std::string at = "BatchNormalization '" + bn.name + "': input 'running_var'[" + std::to_string(c) +
-                           "] = " + FormatValue(var.data[c]);
+    const std::string at = "BatchNormalization '" + bn.name + "': input 'running_var'[" +
+                           std::to_string(c) + "] = " + FormatValue(var.data[c]);
     if (var.data[c] < 0) throw CompileError(at + " is negative");
-    if (var.data[c] + eps <= 0) throw CompileError(at + " plus epsilon " + FormatValue(eps) + " is not positive");
-    const internal::BnScaleShift<double> fold =
-        internal::FoldBatchNorm<double>(gamma.data[c], beta.data[c], mean.data[c], var.data[c], eps);
+    if (var.data[c] + eps <= 0)
+      throw CompileError(at + " plus epsilon " + FormatValue(eps) + " is not positive");
+    const internal::BnScaleShift<double> fold = internal::FoldBatchNorm<double>(
+        gamma.data[c], beta.data[c], mean.data[c], var.data[c], eps);
     a.scale.push_back(fold.scale);
     a.shift.push_back(fold.shift);
   }
@@ -102,8 +109,11 @@ bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a, bool keep
   const int p_index = g.ProducerOf(x);
   if (p_index < 0 || g.ConsumerCount(x) != 1 || g.IsGraphOutput(x)) return false;
   ir::Node& p = g.nodes[p_index];
-  if ((p.op != "Conv" && p.op != "FC" && p.op != "ConvTranspose") || p.act.kind != kernels::ActKind::kNone) return false;
-  if (p.In(1).empty() || !g.IsConst(p.inputs[1]) || (!p.In(2).empty() && !g.IsConst(p.inputs[2]))) return false;
+  if ((p.op != "Conv" && p.op != "FC" && p.op != "ConvTranspose") ||
+      p.act.kind != kernels::ActKind::kNone)
+    return false;
+  if (p.In(1).empty() || !g.IsConst(p.inputs[1]) || (!p.In(2).empty() && !g.IsConst(p.inputs[2])))
+    return false;
   const int64_t channels = static_cast<int64_t>(a.scale.size());
   if (p.op == "FC" && g.At(x).shape.size() != 2) return false;  // BN axis 1 must be FC's N axis
   ir::Tensor w = g.At(p.inputs[1]);
@@ -113,8 +123,9 @@ bool TryFoldBackward(ir::Graph& g, size_t bn_index, const BnAffine& a, bool keep
   std::vector<double> bias(static_cast<size_t>(channels), 0.0);
   if (!p.In(2).empty()) bias = g.At(p.inputs[2]).data;
   if (static_cast<int64_t>(bias.size()) != channels) return false;
-  for (int64_t c = 0; c < channels; ++c) bias[c] = internal::FoldedBias(bias[c], a.beta[c], a.mean[c], a.scale[c]);
-  if (keep_adaptation && p.op != "ConvTranspose") {   // passes.h: kBnAdaptAttr
+  for (int64_t c = 0; c < channels; ++c)
+    bias[c] = internal::FoldedBias(bias[c], a.beta[c], a.mean[c], a.scale[c]);
+  if (keep_adaptation && p.op != "ConvTranspose") {  // passes.h: kBnAdaptAttr
     ir::Attr adapt;
     adapt.kind = ir::Attr::kFloats;
     for (int64_t c = 0; c < channels; ++c) adapt.floats.push_back(std::fabs(a.gamma[c]));

@@ -12,7 +12,8 @@ int FoldConstants(ir::Graph& graph) {
       continue;
     }
     std::vector<ir::Tensor> values = EvalConst(graph, n);
-    if (values.size() != n.outputs.size()) throw CompileError(n.Msg("evaluator output count mismatch"));
+    if (values.size() != n.outputs.size())
+      throw CompileError(n.Msg("evaluator output count mismatch"));
     for (size_t k = 0; k < values.size(); ++k) {
       ir::Tensor& dst = graph.At(n.outputs[k]);
       if (dst.shape_known && dst.shape != values[k].shape)

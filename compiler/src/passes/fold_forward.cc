@@ -30,7 +30,9 @@ bool TryFoldForward(ir::Graph& g, size_t bn_index, const std::vector<double>& sc
       if (in == y) c_index = static_cast<int>(i);
   if (c_index < 0) return false;
   ir::Node& c = g.nodes[c_index];
-  if ((c.op != "Conv" && c.op != "FC") || c.In(0) != y || c.In(1).empty() || !g.IsConst(c.inputs[1])) return false;
+  if ((c.op != "Conv" && c.op != "FC") || c.In(0) != y || c.In(1).empty() ||
+      !g.IsConst(c.inputs[1]))
+    return false;
   if (!c.In(2).empty() && !g.IsConst(c.inputs[2])) return false;
   if (c.op == "Conv" && !HasNoPadding(c)) return false;
   const int64_t channels = static_cast<int64_t>(scale.size());

@@ -38,10 +38,10 @@ int PointwiseConsumer(const ir::Graph& graph, const std::string& t) {
     const ir::Tensor& x = graph.At(t);
     const ir::Tensor& w = graph.At(c.inputs[1]);
     const ir::Tensor& y = graph.At(c.outputs.at(0));
-    if (!x.shape_known || !y.shape_known || x.shape.size() != 4 || y.shape.size() != 4 || x.shape[0] != 1 ||
-        w.shape.size() != 4 || w.shape[2] != 1 || w.shape[3] != 1 || w.shape[1] != x.shape[1] ||
-        !HasUnitWindow(c) || y.shape[2] != x.shape[2] || y.shape[3] != x.shape[3] ||
-        w.shape[0] > x.shape[2] * x.shape[3])
+    if (!x.shape_known || !y.shape_known || x.shape.size() != 4 || y.shape.size() != 4 ||
+        x.shape[0] != 1 || w.shape.size() != 4 || w.shape[2] != 1 || w.shape[3] != 1 ||
+        w.shape[1] != x.shape[1] || !HasUnitWindow(c) || y.shape[2] != x.shape[2] ||
+        y.shape[3] != x.shape[3] || w.shape[0] > x.shape[2] * x.shape[3])
       return -1;
     return static_cast<int>(i);
   }
@@ -54,18 +54,22 @@ bool FuseMulIntoPointwise(ir::Graph& graph, size_t i) {
   if (!IsPlainMul(mul)) return false;
   const ir::Tensor& a = graph.At(mul.inputs[0]);
   const ir::Tensor& b = graph.At(mul.inputs[1]);
-  if (!a.shape_known || !b.shape_known || a.dtype != ir::kFloat || b.dtype != ir::kFloat) return false;
+  if (!a.shape_known || !b.shape_known || a.dtype != ir::kFloat || b.dtype != ir::kFloat)
+    return false;
   // x is the operand of full shape (the Mul's output shape), s the per-channel one.
   size_t x_slot = 0;
-  if (IsPerChannel(a.shape, b.shape)) x_slot = 0;
-  else if (IsPerChannel(b.shape, a.shape)) x_slot = 1;
-  else return false;
+  if (IsPerChannel(a.shape, b.shape))
+    x_slot = 0;
+  else if (IsPerChannel(b.shape, a.shape))
+    x_slot = 1;
+  else
+    return false;
   const std::string x = mul.inputs[x_slot], s = mul.inputs[1 - x_slot], out = mul.outputs[0];
   if (graph.At(out).shape != graph.At(x).shape) return false;
   const int conv = PointwiseConsumer(graph, out);
   if (conv < 0) return false;
   ir::Node& c = graph.nodes[conv];
-  c.inputs.resize(4);   // input 2 (bias) stays "" when absent
+  c.inputs.resize(4);  // input 2 (bias) stays "" when absent
   c.inputs[0] = x;
   c.inputs[3] = s;
   return true;

@@ -12,15 +12,19 @@
 namespace edgefold::compiler::passes {
 namespace {
 
-bool Float4d(const ir::Tensor& t) { return t.shape_known && t.dtype == ir::kFloat && t.shape.size() == 4; }
+bool Float4d(const ir::Tensor& t) {
+  return t.shape_known && t.dtype == ir::kFloat && t.shape.size() == 4;
+}
 
 // A pointwise group-1 Conv without channel scale: 1×1, stride 1, no padding or dilation.
 bool IsPlainPointwise(const ir::Graph& g, const ir::Node& p) {
-  if (p.op != "Conv" || p.inputs.size() < 2 || p.inputs.size() > 3 || p.outputs.size() != 1) return false;
+  if (p.op != "Conv" || p.inputs.size() < 2 || p.inputs.size() > 3 || p.outputs.size() != 1)
+    return false;
   if (!g.IsConst(p.inputs[1]) || (!p.In(2).empty() && !g.IsConst(p.inputs[2]))) return false;
   const ir::Tensor& x = g.At(p.inputs[0]);
   const ir::Tensor& w = g.At(p.inputs[1]);
-  if (!Float4d(x) || w.shape.size() != 4 || w.shape[1] != x.shape[1] || w.shape[2] != 1 || w.shape[3] != 1)
+  if (!Float4d(x) || w.shape.size() != 4 || w.shape[1] != x.shape[1] || w.shape[2] != 1 ||
+      w.shape[3] != 1)
     return false;
   return HasUnitWindow(p);
 }
@@ -28,13 +32,15 @@ bool IsPlainPointwise(const ir::Graph& g, const ir::Node& p) {
 // The depthwise conv d over t as the kernels see it, or in_c = 0 when d is not one.
 kernels::Conv2dShape DepthwiseShape(const ir::Graph& g, const ir::Node& d) {
   kernels::Conv2dShape s;
-  if (d.op != "Conv" || d.inputs.size() < 2 || d.inputs.size() > 3 || d.outputs.size() != 1) return s;
+  if (d.op != "Conv" || d.inputs.size() < 2 || d.inputs.size() > 3 || d.outputs.size() != 1)
+    return s;
   if (!g.IsConst(d.inputs[1]) || (!d.In(2).empty() && !g.IsConst(d.inputs[2]))) return s;
   const ir::Tensor& t = g.At(d.inputs[0]);
   const ir::Tensor& w = g.At(d.inputs[1]);
   const ir::Tensor& y = g.At(d.outputs[0]);
-  if (!Float4d(t) || !Float4d(y) || w.shape.size() != 4 || w.shape[1] != 1 || w.shape[0] != t.shape[1] ||
-      d.Int("group", 1) != t.shape[1] || y.shape[1] != t.shape[1] || y.shape[0] != t.shape[0] || t.shape[1] < 2)
+  if (!Float4d(t) || !Float4d(y) || w.shape.size() != 4 || w.shape[1] != 1 ||
+      w.shape[0] != t.shape[1] || d.Int("group", 1) != t.shape[1] || y.shape[1] != t.shape[1] ||
+      y.shape[0] != t.shape[0] || t.shape[1] < 2)
     return s;
   const Window2d win = ResolveWindow(d, t.shape, {w.shape[2], w.shape[3]}, y.shape, false);
   s.in_c = s.out_c = s.group = static_cast<size_t>(t.shape[1]);
@@ -62,7 +68,7 @@ bool FuseIntoDepthwise(ir::Graph& graph, size_t i, size_t band_bytes) {
   if (s.in_c == 0 || !kernels::ExpandFusable(s) || t_bytes < 2 * band_bytes) return false;
   const ir::Node p = graph.nodes[i];
   ir::Node& dw = graph.nodes[d];
-  dw.inputs.resize(6);   // [x, W, B, "" (no channel scale), We, be]
+  dw.inputs.resize(6);  // [x, W, B, "" (no channel scale), We, be]
   dw.inputs[0] = p.inputs[0];
   dw.inputs[4] = p.inputs[1];
   dw.inputs[5] = p.In(2);

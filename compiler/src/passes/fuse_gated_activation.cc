@@ -27,8 +27,8 @@ int FindGate(const ir::Graph& graph, const ir::Node& mul, size_t gate_slot) {
   const int p = graph.ProducerOf(g);
   if (p < 0) return -1;
   const ir::Node& gate = graph.nodes[p];
-  if (GatedOp(gate).empty() || gate.inputs.size() != 1 || gate.inputs[0] != x || gate.outputs.size() != 1 ||
-      gate.act.kind != kernels::ActKind::kNone)
+  if (GatedOp(gate).empty() || gate.inputs.size() != 1 || gate.inputs[0] != x ||
+      gate.outputs.size() != 1 || gate.act.kind != kernels::ActKind::kNone)
     return -1;
   if (graph.ConsumerCount(g) != 1 || graph.IsGraphOutput(g)) return -1;
   return p;

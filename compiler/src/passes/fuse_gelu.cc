@@ -16,11 +16,13 @@ namespace {
 
 // The single-consumer node making `t` if it is x·c (Mul) or x/c (Div) for the given constant
 // (Div: c = divisor), setting *x; else -1.
-int ScaledInput(const ir::Graph& g, const std::string& t, double mul_c, double div_c, std::string* x) {
+int ScaledInput(const ir::Graph& g, const std::string& t, double mul_c, double div_c,
+                std::string* x) {
   const int p = g.ProducerOf(t);
   if (p < 0 || g.ConsumerCount(t) != 1 || g.IsGraphOutput(t)) return -1;
   const ir::Node& n = g.nodes[p];
-  if (n.inputs.size() != 2 || n.outputs.size() != 1 || n.act.kind != kernels::ActKind::kNone) return -1;
+  if (n.inputs.size() != 2 || n.outputs.size() != 1 || n.act.kind != kernels::ActKind::kNone)
+    return -1;
   if (n.op == "Div" && IsScalarConst(g, n.inputs[1], div_c) && !g.IsConst(n.inputs[0])) {
     *x = n.inputs[0];
     return p;
@@ -42,20 +44,21 @@ std::vector<int> MatchGelu(const ir::Graph& g, int e) {
   const int scale = ScaledInput(g, erf.inputs[0], M_SQRT1_2, M_SQRT2, &x);
   if (scale < 0) return {};
   const int add = SoleConsumer(g, erf.outputs[0]);
-  if (add < 0 || !IsScalarConst(g, OtherOperand(g.nodes[add], "Add", erf.outputs[0]), 1.0)) return {};
+  if (add < 0 || !IsScalarConst(g, OtherOperand(g.nodes[add], "Add", erf.outputs[0]), 1.0))
+    return {};
   const std::string& a = g.nodes[add].outputs[0];
   const int m1 = SoleConsumer(g, a);
   if (m1 < 0) return {};
   const std::string other = OtherOperand(g.nodes[m1], "Mul", a);
   if (other.empty()) return {};
-  if (other == x || IsScalarConst(g, other, 0.5)) {   // (x·a)·½ or (½·a)·x
+  if (other == x || IsScalarConst(g, other, 0.5)) {  // (x·a)·½ or (½·a)·x
     const int m2 = SoleConsumer(g, g.nodes[m1].outputs[0]);
     if (m2 < 0) return {};
     const std::string last = OtherOperand(g.nodes[m2], "Mul", g.nodes[m1].outputs[0]);
     if (other == x ? !IsScalarConst(g, last, 0.5) : last != x) return {};
     return {scale, e, add, m1, m2};
   }
-  std::string x_half;   // (x·½)·a
+  std::string x_half;  // (x·½)·a
   const int half = ScaledInput(g, other, 0.5, 2.0, &x_half);
   if (half < 0 || x_half != x) return {};
   return {scale, e, add, half, m1};
@@ -81,7 +84,7 @@ int FuseGelu(ir::Graph& graph) {
     nodes.pop_back();
     std::sort(nodes.rbegin(), nodes.rend());
     for (int n : nodes) graph.nodes.erase(graph.nodes.begin() + n);
-    i = 0;   // indices moved; the scan restarts (graphs are small, matches rare)
+    i = 0;  // indices moved; the scan restarts (graphs are small, matches rare)
     ++fused;
   }
   graph.PruneUnusedTensors();

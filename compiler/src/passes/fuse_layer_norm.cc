@@ -36,7 +36,8 @@ std::vector<int64_t> KeptMeanAxes(const ir::Graph& g, const ir::Node& n, int64_t
 
 // A constant that broadcasts against x [rank] varying over the last k dims only, holding
 // `cols` values: its dims before the last k (right-aligned) are all 1.
-bool IsNormalizedDimsConst(const ir::Graph& g, const std::string& name, const std::vector<int64_t>& xs, int64_t k) {
+bool IsNormalizedDimsConst(const ir::Graph& g, const std::string& name,
+                           const std::vector<int64_t>& xs, int64_t k) {
   if (name.empty() || !g.IsConst(name)) return false;
   const std::vector<int64_t>& s = g.At(name).shape;
   const int64_t rank = static_cast<int64_t>(xs.size());
@@ -49,7 +50,7 @@ bool IsNormalizedDimsConst(const ir::Graph& g, const std::string& name, const st
 }
 
 struct Match {
-  std::vector<int> nodes;   // every node of the pattern; the last one's output is y
+  std::vector<int> nodes;  // every node of the pattern; the last one's output is y
   std::string x, scale, bias;
   int64_t axis = 0;
   double eps = 0;
@@ -59,7 +60,8 @@ struct Match {
 Match MatchAt(const ir::Graph& g, int r) {
   Match m;
   const ir::Node& mean = g.nodes[r];
-  if (mean.inputs.empty() || g.IsConst(mean.inputs[0]) || !g.At(mean.inputs[0]).shape_known) return m;
+  if (mean.inputs.empty() || g.IsConst(mean.inputs[0]) || !g.At(mean.inputs[0]).shape_known)
+    return m;
   const std::string x = mean.inputs[0];
   const std::vector<int64_t>& xs = g.At(x).shape;
   const int64_t rank = static_cast<int64_t>(xs.size());
@@ -69,8 +71,9 @@ Match MatchAt(const ir::Graph& g, int r) {
     if (axes[i] != rank - k + i) return m;
   if (k == 0) return m;
   const int sub = SoleConsumer(g, mean.outputs[0]);
-  if (sub < 0 || g.nodes[sub].op != "Sub" || g.nodes[sub].inputs.size() != 2 || g.nodes[sub].inputs[0] != x ||
-      g.nodes[sub].inputs[1] != mean.outputs[0] || g.nodes[sub].act.kind != kernels::ActKind::kNone)
+  if (sub < 0 || g.nodes[sub].op != "Sub" || g.nodes[sub].inputs.size() != 2 ||
+      g.nodes[sub].inputs[0] != x || g.nodes[sub].inputs[1] != mean.outputs[0] ||
+      g.nodes[sub].act.kind != kernels::ActKind::kNone)
     return m;
   const std::string d = g.nodes[sub].outputs[0];
   // d feeds exactly the square and the Div (Mul(d, d) reads it twice).
@@ -79,25 +82,35 @@ Match MatchAt(const ir::Graph& g, int r) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const ir::Node& n = g.nodes[i];
     if (std::find(n.inputs.begin(), n.inputs.end(), d) == n.inputs.end()) continue;
-    const bool square = n.inputs.size() == 2 && n.act.kind == kernels::ActKind::kNone &&
-                        ((n.op == "Pow" && n.inputs[0] == d && IsScalarConst(g, n.inputs[1], 2.0)) ||
-                         (n.op == "Mul" && n.inputs[0] == d && n.inputs[1] == d));
-    const bool divide = n.op == "Div" && n.inputs.size() == 2 && n.inputs[0] == d && n.act.kind == kernels::ActKind::kNone;
-    if (square && sq < 0) sq = static_cast<int>(i);
-    else if (divide && div < 0) div = static_cast<int>(i);
-    else return m;
+    const bool square =
+        n.inputs.size() == 2 && n.act.kind == kernels::ActKind::kNone &&
+        ((n.op == "Pow" && n.inputs[0] == d && IsScalarConst(g, n.inputs[1], 2.0)) ||
+         (n.op == "Mul" && n.inputs[0] == d && n.inputs[1] == d));
+    const bool divide = n.op == "Div" && n.inputs.size() == 2 && n.inputs[0] == d &&
+                        n.act.kind == kernels::ActKind::kNone;
+    if (square && sq < 0)
+      sq = static_cast<int>(i);
+    else if (divide && div < 0)
+      div = static_cast<int>(i);
+    else
+      return m;
   }
   if (sq < 0 || div < 0) return m;
   const int var = SoleConsumer(g, g.nodes[sq].outputs[0]);
-  if (var < 0 || g.nodes[var].inputs.at(0) != g.nodes[sq].outputs[0] || KeptMeanAxes(g, g.nodes[var], rank) != axes)
+  if (var < 0 || g.nodes[var].inputs.at(0) != g.nodes[sq].outputs[0] ||
+      KeptMeanAxes(g, g.nodes[var], rank) != axes)
     return m;
   const int add = SoleConsumer(g, g.nodes[var].outputs[0]);
   if (add < 0) return m;
   const std::string eps = OtherOperand(g.nodes[add], "Add", g.nodes[var].outputs[0]);
-  if (eps.empty() || !g.IsConst(eps) || g.At(eps).data.size() != 1 || !(g.At(eps).data[0] >= 0)) return m;
+  if (eps.empty() || !g.IsConst(eps) || g.At(eps).data.size() != 1 || !(g.At(eps).data[0] >= 0))
+    return m;
   const int sqrt = SoleConsumer(g, g.nodes[add].outputs[0]);
-  if (sqrt < 0 || g.nodes[sqrt].op != "Sqrt" || g.nodes[sqrt].act.kind != kernels::ActKind::kNone) return m;
-  if (SoleConsumer(g, g.nodes[sqrt].outputs[0]) != div || g.nodes[div].inputs[1] != g.nodes[sqrt].outputs[0]) return m;
+  if (sqrt < 0 || g.nodes[sqrt].op != "Sqrt" || g.nodes[sqrt].act.kind != kernels::ActKind::kNone)
+    return m;
+  if (SoleConsumer(g, g.nodes[sqrt].outputs[0]) != div ||
+      g.nodes[div].inputs[1] != g.nodes[sqrt].outputs[0])
+    return m;
   m.nodes = {r, sub, sq, var, add, sqrt, div};
   m.x = x;
   m.axis = rank - k;
@@ -119,14 +132,14 @@ Match MatchAt(const ir::Graph& g, int r) {
 }
 
 // Scale or bias as the normalized dims' values: broadcast `name` over x's last k dims.
-std::string Widen(ir::Graph& g, const std::string& name, const std::vector<int64_t>& xs, int64_t axis,
-                  const std::string& hint) {
+std::string Widen(ir::Graph& g, const std::string& name, const std::vector<int64_t>& xs,
+                  int64_t axis, const std::string& hint) {
   const std::vector<int64_t> dims(xs.begin() + axis, xs.end());
   const int64_t cols = ir::NumElements(dims);
   std::vector<double> v(static_cast<size_t>(cols), 1.0);
   if (!name.empty()) {
     const ir::Tensor& t = g.At(name);
-    std::vector<int64_t> ts(dims.size(), 1);   // t's shape right-aligned over dims
+    std::vector<int64_t> ts(dims.size(), 1);  // t's shape right-aligned over dims
     for (size_t i = 0; i < t.shape.size() && i < dims.size(); ++i)
       ts[dims.size() - 1 - i] = t.shape[t.shape.size() - 1 - i];
     for (int64_t flat = 0; flat < cols; ++flat) {
@@ -159,7 +172,8 @@ int FuseLayerNorm(ir::Graph& graph) {
     ir::Node& out = graph.nodes[last];
     const std::string base = graph.nodes[m.nodes[0]].name;
     const std::string scale = Widen(graph, m.scale, xs, m.axis, base + "_scale");
-    const std::string bias = m.bias.empty() ? std::string() : Widen(graph, m.bias, xs, m.axis, base + "_bias");
+    const std::string bias =
+        m.bias.empty() ? std::string() : Widen(graph, m.bias, xs, m.axis, base + "_bias");
     out.op = "LayerNormalization";
     out.inputs = {m.x, scale, bias};
     if (bias.empty()) out.inputs.pop_back();
@@ -172,7 +186,7 @@ int FuseLayerNorm(ir::Graph& graph) {
     drop.erase(std::find(drop.begin(), drop.end(), last));
     std::sort(drop.rbegin(), drop.rend());
     for (int n : drop) graph.nodes.erase(graph.nodes.begin() + n);
-    i = 0;   // indices moved; the scan restarts (graphs are small)
+    i = 0;  // indices moved; the scan restarts (graphs are small)
     ++fused;
   }
   graph.PruneUnusedTensors();

@@ -14,13 +14,16 @@ namespace {
 constexpr const char* kNodeName = "input_normalization";
 }
 
-void InsertInputNormalization(ir::Graph& g, const std::vector<float>& mean, const std::vector<float>& std_dev) {
+void InsertInputNormalization(ir::Graph& g, const std::vector<float>& mean,
+                              const std::vector<float>& std_dev) {
   if (mean.empty() && std_dev.empty()) return;
-  if (g.inputs.empty()) throw CompileError("model '" + g.model_name + "': --input-mean/--input-std need a graph input");
+  if (g.inputs.empty())
+    throw CompileError("model '" + g.model_name + "': --input-mean/--input-std need a graph input");
   const std::string x = g.inputs[0];
   const ir::Tensor& t = g.At(x);
   const std::string where = "model '" + g.model_name + "': input '" + x + "': ";
-  if (!t.shape_known || t.shape.size() < 2) throw CompileError(where + "normalization needs a static shape of rank >= 2");
+  if (!t.shape_known || t.shape.size() < 2)
+    throw CompileError(where + "normalization needs a static shape of rank >= 2");
   const int64_t channels = t.shape[1];
   auto expand = [&](const std::vector<float>& v, float dflt, const char* flag) {
     if (v.empty()) return std::vector<double>(static_cast<size_t>(channels), dflt);
@@ -48,7 +51,8 @@ void InsertInputNormalization(ir::Graph& g, const std::vector<float>& mean, cons
   ir::Node n;
   n.name = kNodeName;
   n.op = "ChannelAffine";
-  n.inputs = {x, g.AddConst("input_norm.scale", {channels}, scale), g.AddConst("input_norm.shift", {channels}, shift)};
+  n.inputs = {x, g.AddConst("input_norm.scale", {channels}, scale),
+              g.AddConst("input_norm.shift", {channels}, shift)};
   n.outputs = {y};
   g.nodes.insert(g.nodes.begin(), std::move(n));
 }

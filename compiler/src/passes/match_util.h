@@ -56,7 +56,8 @@ inline int SoleConsumer(const ir::Graph& g, const std::string& t) {
 // A two-input node `op` with no fused activation whose operands are {`known`, other}: returns
 // the other operand's name, or "" when `n` does not fit.
 inline std::string OtherOperand(const ir::Node& n, const char* op, const std::string& known) {
-  if (n.op != op || n.inputs.size() != 2 || n.outputs.size() != 1 || n.act.kind != kernels::ActKind::kNone)
+  if (n.op != op || n.inputs.size() != 2 || n.outputs.size() != 1 ||
+      n.act.kind != kernels::ActKind::kNone)
     return "";
   if (n.inputs[0] == known) return n.inputs[1];
   if (n.inputs[1] == known) return n.inputs[0];

@@ -43,7 +43,8 @@ void CheckConvOperands(const ir::Graph& graph);
 
 // --input-mean/--input-std: makes the model take raw input, inserting a ChannelAffine
 // x·(1/σ) − μ/σ on graph input 0 (named "input_normalization"). Throws on bad sizes/σ ≤ 0.
-void InsertInputNormalization(ir::Graph& graph, const std::vector<float>& mean, const std::vector<float>& std_dev);
+void InsertInputNormalization(ir::Graph& graph, const std::vector<float>& mean,
+                              const std::vector<float>& std_dev);
 // Folds that node forward into the first Conv/FC where exact (no padding); see input_norm.cc.
 bool FoldInputNormalization(ir::Graph& graph);
 
@@ -76,7 +77,8 @@ inline bool IsPlainMul(const ir::Node& n) {
 // sole consumer. clamps_only: Relu and Clip only (int8 models: the int8 output clamp expresses
 // those; the others stay ops of their own and become int8 lookup tables). keep: tensors an
 // activation never fuses across (a QDQ model quantizes them between the op and its activation).
-int FuseActivations(ir::Graph& graph, bool clamps_only = false, const std::set<std::string>& keep = {});
+int FuseActivations(ir::Graph& graph, bool clamps_only = false,
+                    const std::set<std::string>& keep = {});
 // The same kinds only into BatchNormalization (for training: the trainer recomputes the
 // activation's gradient from the BN's saved x̂, so the fused output need not be kept for the
 // backward).

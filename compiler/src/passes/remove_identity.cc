@@ -20,7 +20,8 @@ int RemoveIdentity(ir::Graph& graph) {
       ++i;
       continue;
     }
-    if (n.inputs.empty() || n.outputs.empty()) throw CompileError(n.Msg("needs one input and one output"));
+    if (n.inputs.empty() || n.outputs.empty())
+      throw CompileError(n.Msg("needs one input and one output"));
     if (n.outputs.size() > 1 && !n.outputs[1].empty() && graph.ConsumerCount(n.outputs[1]) > 0)
       throw CompileError(n.Msg("the Dropout mask output is used (unsupported)"));
     Bypass(graph, i);
@@ -36,10 +37,12 @@ namespace {
 // input unchanged (PyTorch exports AvgPool2d(padding=0) after a conv as Pad + AveragePool).
 bool IsShapePreservingCopy(const ir::Graph& graph, const ir::Node& n) {
   if (n.op != "Reshape" && n.op != "Flatten" && n.op != "Pad") return false;
-  if (n.inputs.empty() || n.outputs.empty() || n.inputs[0].empty() || n.outputs[0].empty()) return false;
+  if (n.inputs.empty() || n.outputs.empty() || n.inputs[0].empty() || n.outputs[0].empty())
+    return false;
   const ir::Tensor& in = graph.At(n.inputs[0]);
   const ir::Tensor& out = graph.At(n.outputs[0]);
-  if (in.is_const || !in.shape_known || !out.shape_known || in.shape != out.shape || in.dtype != out.dtype)
+  if (in.is_const || !in.shape_known || !out.shape_known || in.shape != out.shape ||
+      in.dtype != out.dtype)
     return false;
   if (n.op == "Reshape" || n.op == "Flatten") return true;
   if (n.op != "Pad") return false;

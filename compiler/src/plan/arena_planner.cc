@@ -31,7 +31,7 @@ void ArenaPlanner::PlanBestOf() {
   std::iota(base.begin(), base.end(), 0);
   const auto length = [&](int i) { return buffers_[i].last_use - buffers_[i].first_use + 1; };
   std::vector<std::vector<int>> orders(6, base);
-  std::stable_sort(orders[0].begin(), orders[0].end(), [&](int a, int b) {   // Plan()'s order
+  std::stable_sort(orders[0].begin(), orders[0].end(), [&](int a, int b) {  // Plan()'s order
     return buffers_[a].bytes != buffers_[b].bytes ? buffers_[a].bytes > buffers_[b].bytes
                                                   : buffers_[a].first_use < buffers_[b].first_use;
   });
@@ -39,18 +39,22 @@ void ArenaPlanner::PlanBestOf() {
     return length(a) != length(b) ? length(a) > length(b) : buffers_[a].bytes > buffers_[b].bytes;
   });
   std::stable_sort(orders[2].begin(), orders[2].end(), [&](int a, int b) {
-    return buffers_[a].bytes * static_cast<uint64_t>(length(a)) > buffers_[b].bytes * static_cast<uint64_t>(length(b));
+    return buffers_[a].bytes * static_cast<uint64_t>(length(a)) >
+           buffers_[b].bytes * static_cast<uint64_t>(length(b));
   });
   std::stable_sort(orders[3].begin(), orders[3].end(), [&](int a, int b) {
-    return buffers_[a].first_use != buffers_[b].first_use ? buffers_[a].first_use < buffers_[b].first_use
-                                                          : buffers_[a].bytes > buffers_[b].bytes;
+    return buffers_[a].first_use != buffers_[b].first_use
+               ? buffers_[a].first_use < buffers_[b].first_use
+               : buffers_[a].bytes > buffers_[b].bytes;
   });
   std::stable_sort(orders[4].begin(), orders[4].end(), [&](int a, int b) {
-    return buffers_[a].bytes != buffers_[b].bytes ? buffers_[a].bytes > buffers_[b].bytes : length(a) > length(b);
+    return buffers_[a].bytes != buffers_[b].bytes ? buffers_[a].bytes > buffers_[b].bytes
+                                                  : length(a) > length(b);
   });
   std::stable_sort(orders[5].begin(), orders[5].end(), [&](int a, int b) {
-    return buffers_[a].last_use != buffers_[b].last_use ? buffers_[a].last_use > buffers_[b].last_use
-                                                        : buffers_[a].bytes > buffers_[b].bytes;
+    return buffers_[a].last_use != buffers_[b].last_use
+               ? buffers_[a].last_use > buffers_[b].last_use
+               : buffers_[a].bytes > buffers_[b].bytes;
   });
   std::vector<uint64_t> best_offsets;
   uint64_t best = UINT64_MAX;
@@ -75,7 +79,8 @@ void ArenaPlanner::PlanInOrder(const std::vector<int>& order) {
       const Buffer& o = buffers_[p];
       if (o.first_use <= cur.last_use && cur.first_use <= o.last_use) live.push_back(&o);
     }
-    std::sort(live.begin(), live.end(), [](const Buffer* a, const Buffer* b) { return a->offset < b->offset; });
+    std::sort(live.begin(), live.end(),
+              [](const Buffer* a, const Buffer* b) { return a->offset < b->offset; });
     uint64_t candidate = 0;
     for (const Buffer* o : live) {
       if (candidate + cur.bytes <= o->offset) break;  // fits in the gap below o

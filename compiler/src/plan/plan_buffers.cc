@@ -9,7 +9,8 @@ BufferPlan PlanBuffers(const std::vector<BufferLifetime>& buffers) {
   for (const BufferLifetime& b : buffers) planner.AddBuffer(b.bytes, b.first, b.last);
   planner.PlanBestOf();
   BufferPlan plan;
-  for (size_t i = 0; i < buffers.size(); ++i) plan.offsets.push_back(planner.offset(static_cast<int>(i)));
+  for (size_t i = 0; i < buffers.size(); ++i)
+    plan.offsets.push_back(planner.offset(static_cast<int>(i)));
   plan.arena_bytes = planner.arena_bytes();
   plan.lower_bound = planner.lower_bound();
   return plan;

@@ -21,7 +21,8 @@ void PlanArena(LoweredModel* model, bool share_views) {
   for (int in : model->inputs) first[in] = 0;
   for (int out : model->outputs) final_use[out] = last;
   // A view's root buffer lives from the first producer to the last consumer of any tensor in it.
-  const std::vector<TensorView> views = share_views ? FindTensorViews(*model) : std::vector<TensorView>(count);
+  const std::vector<TensorView> views =
+      share_views ? FindTensorViews(*model) : std::vector<TensorView>(count);
   std::vector<int> root(count, -1), begin(count, 0), end(count, 0);
   std::vector<uint64_t> view_offset(count, 0);
   std::vector<bool> seen(count, false);
@@ -44,10 +45,12 @@ void PlanArena(LoweredModel* model, bool share_views) {
   for (int step = 0; step < steps; ++step)
     if (model->ops[step].scratch_bytes > 0)
       scratch_buffer[step] = planner.AddBuffer(model->ops[step].scratch_bytes, step, step);
-  planner.PlanBestOf();   // a fused expansion's band scratch beside the tensors it spans can defeat size order alone
+  planner
+      .PlanBestOf();  // a fused expansion's band scratch beside the tensors it spans can defeat size order alone
   for (size_t t = 0; t < count; ++t)
     if (root[t] >= 0)
-      model->tensors[t].arena_offset = static_cast<int64_t>(planner.offset(tensor_buffer[root[t]]) + view_offset[t]);
+      model->tensors[t].arena_offset =
+          static_cast<int64_t>(planner.offset(tensor_buffer[root[t]]) + view_offset[t]);
   for (int step = 0; step < steps; ++step)
     model->ops[step].scratch_offset =
         scratch_buffer[step] >= 0 ? static_cast<int64_t>(planner.offset(scratch_buffer[step])) : -1;

@@ -30,7 +30,7 @@ int ViewRoot(const std::vector<TensorView>& views, int t, uint64_t* offset) {
 std::vector<TensorView> FindTensorViews(const LoweredModel& model) {
   const size_t count = model.tensors.size();
   std::vector<TensorView> views(count);
-  std::vector<bool> own(count, false);   // may share: a planned activation, not a graph input/output
+  std::vector<bool> own(count, false);  // may share: a planned activation, not a graph input/output
   for (size_t t = 0; t < count; ++t) own[t] = !model.tensors[t].is_const;
   for (int t : model.inputs) own[t] = false;
   for (int t : model.outputs) own[t] = false;
@@ -48,13 +48,16 @@ std::vector<TensorView> FindTensorViews(const LoweredModel& model) {
       const int64_t elems = ir::NumElements(tx.shape);
       if (!shareable(x) || o == nullptr || elems <= 0) continue;
       const int64_t start = SliceRunStart(tx, model.tensors[y], *o);
-      const uint64_t offset = static_cast<uint64_t>(start) * (tx.bytes / static_cast<uint64_t>(elems));
+      const uint64_t offset =
+          static_cast<uint64_t>(start) * (tx.bytes / static_cast<uint64_t>(elems));
       if (start >= 0 && aligned(offset)) views[y] = {x, offset};
     } else if (op.type == fb::OpType::Concat) {
       const fb::ConcatOptionsT* o = op.options.AsConcatOptions();
       const LoweredTensor& ty = model.tensors[y];
       if (o == nullptr || o->axis < 0 || static_cast<size_t>(o->axis) >= ty.shape.size()) continue;
-      if (!std::all_of(ty.shape.begin(), ty.shape.begin() + o->axis, [](int64_t d) { return d == 1; })) continue;
+      if (!std::all_of(ty.shape.begin(), ty.shape.begin() + o->axis,
+                       [](int64_t d) { return d == 1; }))
+        continue;
       uint64_t offset = 0;
       for (size_t i = 0; i < op.inputs.size(); ++i) {
         const int xi = op.inputs[i];

@@ -16,14 +16,15 @@ namespace {
 
 // "" when the fused activation is one the int8 output clamp can express.
 std::string ActivationBlocker(const fb::Activation* a) {
-  if (a == nullptr || a->kind() == fb::ActivationKind::None || a->kind() == fb::ActivationKind::Relu ||
-      a->kind() == fb::ActivationKind::Clip)
+  if (a == nullptr || a->kind() == fb::ActivationKind::None ||
+      a->kind() == fb::ActivationKind::Relu || a->kind() == fb::ActivationKind::Clip)
     return "";
-  return std::string("its fused ") + fb::EnumNameActivationKind(a->kind()) + " is not Relu/Relu6/Clip";
+  return std::string("its fused ") + fb::EnumNameActivationKind(a->kind()) +
+         " is not Relu/Relu6/Clip";
 }
 
-int AddConstant(LoweredModel* m, const std::string& name, std::vector<int64_t> shape, fb::DType dtype,
-                std::vector<uint8_t> raw) {
+int AddConstant(LoweredModel* m, const std::string& name, std::vector<int64_t> shape,
+                fb::DType dtype, std::vector<uint8_t> raw) {
   LoweredTensor t;
   t.name = name;
   t.shape = std::move(shape);
@@ -44,12 +45,14 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
 
 // Appends W (int8), B, M, shift for `channels` output channels of `per` weights each, and
 // points op inputs 1..4 at them. bias_f may be empty; `given`: the model's weight scales or nullptr.
-void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<float>& w, const std::vector<float>& bias_f,
-                        std::vector<int64_t> w_shape, size_t channels, size_t per, const ActQuant& in,
-                        const ActQuant& out, const ModelWeightScales* given, LayerInfo* info) {
+void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<float>& w,
+                        const std::vector<float>& bias_f, std::vector<int64_t> w_shape,
+                        size_t channels, size_t per, const ActQuant& in, const ActQuant& out,
+                        const ModelWeightScales* given, LayerInfo* info) {
   std::vector<float> s_w;
-  const std::vector<int8_t> wq = given ? WeightsAtModelScales(w, channels, per, *given, op->name, &s_w)
-                                       : QuantizeWeights(w, channels, per, &s_w);
+  const std::vector<int8_t> wq =
+      given ? WeightsAtModelScales(w, channels, per, *given, op->name, &s_w)
+            : QuantizeWeights(w, channels, per, &s_w);
   std::vector<int32_t> bias(channels), mult(channels), shift(channels);
   for (size_t c = 0; c < channels; ++c) {
     const double s_acc = static_cast<double>(in.scale) * s_w[c];
@@ -58,11 +61,12 @@ void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<fl
     const double b = bias_f.empty() ? 0.0 : std::round(bias_f[c] / s_acc);
     const double folded = b - static_cast<double>(in.zero_point) * static_cast<double>(sum_w);
     if (!(std::fabs(folded) < 2147483647.0 / 2))
-      throw CompileError("node '" + op->name + "': channel " + std::to_string(c) + "'s bias does not fit int32 at scale " +
-                         std::to_string(s_acc));
+      throw CompileError("node '" + op->name + "': channel " + std::to_string(c) +
+                         "'s bias does not fit int32 at scale " + std::to_string(s_acc));
     bias[c] = static_cast<int32_t>(folded);
     if (!QuantizeMultiplier(s_acc / out.scale, &mult[c], &shift[c]))
-      throw CompileError("node '" + op->name + "': requantization multiplier of channel " + std::to_string(c) + " out of range");
+      throw CompileError("node '" + op->name + "': requantization multiplier of channel " +
+                         std::to_string(c) + " out of range");
   }
   const std::string base = m->tensors[static_cast<size_t>(op->outputs[0])].name;
   const int wi = AddConstant(m, base + "/w_int8", std::move(w_shape), fb::DType::Int8, Bytes(wq));
@@ -77,7 +81,9 @@ void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<fl
   info->w_scale_max = *std::max_element(s_w.begin(), s_w.end());
 }
 
-const std::vector<float>& ConstData(const LoweredModel& m, int i) { return m.tensors.at(static_cast<size_t>(i)).data; }
+const std::vector<float>& ConstData(const LoweredModel& m, int i) {
+  return m.tensors.at(static_cast<size_t>(i)).data;
+}
 
 // s is one value per (n, c) of y [N, C, …]: [N, C, 1, …] (MulInt8's broadcast).
 bool IsPerChannelOf(const std::vector<int64_t>& s, const std::vector<int64_t>& y) {
@@ -91,21 +97,28 @@ bool IsPerChannelOf(const std::vector<int64_t>& s, const std::vector<int64_t>& y
 
 std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
   const auto is_const = [&](size_t i) {
-    return i < op.inputs.size() && op.inputs[i] >= 0 && m.tensors[static_cast<size_t>(op.inputs[i])].is_const;
+    return i < op.inputs.size() && op.inputs[i] >= 0 &&
+           m.tensors[static_cast<size_t>(op.inputs[i])].is_const;
   };
   if (op.inputs.empty() || op.inputs[0] < 0 || is_const(0)) return "its input is a constant";
   switch (op.type) {
     case fb::OpType::Conv: {
       const auto* o = op.options.AsConvOptions();
       if (o->packing != fb::WeightPacking::Plain) return "Winograd-packed weights";
-      if (op.inputs.size() > 3 && op.inputs[3] >= 0) return "a fused channel scale (squeeze-excitation) has no int8 kernel";
-      if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2))) return "weights or bias are not constants";
+      if (op.inputs.size() > 3 && op.inputs[3] >= 0)
+        return "a fused channel scale (squeeze-excitation) has no int8 kernel";
+      if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2)))
+        return "weights or bias are not constants";
       return ActivationBlocker(o->activation.get());
     }
     case fb::OpType::Gemm: {
-      if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2))) return "weights or bias are not constants";
-      if (m.tensors[static_cast<size_t>(op.inputs[0])].shape.size() != 2) return "its input is not rank 2";
-      if (op.inputs.size() > 2 && op.inputs[2] >= 0 && static_cast<int64_t>(ConstData(m, op.inputs[2]).size()) != m.tensors[static_cast<size_t>(op.outputs[0])].shape[1])
+      if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2)))
+        return "weights or bias are not constants";
+      if (m.tensors[static_cast<size_t>(op.inputs[0])].shape.size() != 2)
+        return "its input is not rank 2";
+      if (op.inputs.size() > 2 && op.inputs[2] >= 0 &&
+          static_cast<int64_t>(ConstData(m, op.inputs[2]).size()) !=
+              m.tensors[static_cast<size_t>(op.outputs[0])].shape[1])
         return "its bias is not one value per output";
       return ActivationBlocker(op.options.AsGemmOptions()->activation.get());
     }
@@ -113,12 +126,16 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
       const auto* o = op.options.AsBinaryOptions();
       if (o->kind != fb::BinaryKind::Add && o->kind != fb::BinaryKind::Mul)
         return "only Add and Mul have int8 kernels among the binary ops";
-      if (is_const(1)) return std::string("a ") + fb::EnumNameBinaryKind(o->kind) + " by a constant has no int8 kernel";
+      if (is_const(1))
+        return std::string("a ") + fb::EnumNameBinaryKind(o->kind) +
+               " by a constant has no int8 kernel";
       const auto& y = m.tensors[static_cast<size_t>(op.outputs[0])].shape;
       const auto& a = m.tensors[static_cast<size_t>(op.inputs[0])].shape;
       const auto& b = m.tensors[static_cast<size_t>(op.inputs[1])].shape;
-      if (o->kind == fb::BinaryKind::Add && (a != y || b != y)) return "a broadcasting Add has no int8 kernel";
-      if (o->kind == fb::BinaryKind::Mul && !((a == y && (b == y || IsPerChannelOf(b, y))) || (b == y && IsPerChannelOf(a, y))))
+      if (o->kind == fb::BinaryKind::Add && (a != y || b != y))
+        return "a broadcasting Add has no int8 kernel";
+      if (o->kind == fb::BinaryKind::Mul &&
+          !((a == y && (b == y || IsPerChannelOf(b, y))) || (b == y && IsPerChannelOf(a, y))))
         return "a Mul broadcasting other than one value per (n, c) has no int8 kernel";
       return ActivationBlocker(o->activation.get());
     }
@@ -126,7 +143,8 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
       return op.options.AsPoolOptions()->ceil_mode ? "ceil_mode pooling has no int8 kernel" : "";
     case fb::OpType::Concat:
       for (size_t i = 1; i < op.inputs.size(); ++i)
-        if (op.inputs[i] < 0 || is_const(i)) return "a Concat with a constant input has no int8 kernel";
+        if (op.inputs[i] < 0 || is_const(i))
+          return "a Concat with a constant input has no int8 kernel";
       return "";
     case fb::OpType::Softmax: {
       const int rank = static_cast<int>(m.tensors[static_cast<size_t>(op.inputs[0])].shape.size());
@@ -137,13 +155,17 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
     case fb::OpType::Reshape:
     case fb::OpType::Transpose:
     case fb::OpType::Slice:
-    case fb::OpType::Pad:         // constant: the value quantized like the tensor (ops/pad.cc)
-    case fb::OpType::Activation: return "";   // any elementwise activation: a lookup table
-    default: return "no int8 kernel for this op";
+    case fb::OpType::Pad:  // constant: the value quantized like the tensor (ops/pad.cc)
+    case fb::OpType::Activation:
+      return "";  // any elementwise activation: a lookup table
+    default:
+      return "no int8 kernel for this op";
   }
 }
 
-ActQuant SoftmaxOutputQuant() { return ActQuant{kernels::kSoftmaxS8OutputScale, kernels::kSoftmaxS8OutputZeroPoint}; }
+ActQuant SoftmaxOutputQuant() {
+  return ActQuant{kernels::kSoftmaxS8OutputScale, kernels::kSoftmaxS8OutputZeroPoint};
+}
 
 void ActivationClamp(const fb::Activation* a, const ActQuant& out, int32_t* lo, int32_t* hi) {
   *lo = -128;
@@ -170,7 +192,9 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];
     const std::vector<float> w = wt.data;
     const std::vector<int64_t> w_shape = wt.shape;
-    const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0 ? ConstData(*m, op->inputs[2]) : std::vector<float>();
+    const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0
+                                     ? ConstData(*m, op->inputs[2])
+                                     : std::vector<float>();
     const size_t channels = static_cast<size_t>(w_shape[0]), per = w.size() / channels;
     kernels::Conv2dShape s;
     const LoweredTensor& x = m->tensors[static_cast<size_t>(op->inputs[0])];
@@ -192,24 +216,28 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     ActivationClamp(c.activation.get(), out, &o.act_min, &o.act_max);
     info.act_min = o.act_min;
     info.act_max = o.act_max;
-    info.type = c.group > 1 && static_cast<size_t>(c.group) == s.in_c ? "ConvInt8 (depthwise)" : "ConvInt8";
+    info.type =
+        c.group > 1 && static_cast<size_t>(c.group) == s.in_c ? "ConvInt8 (depthwise)" : "ConvInt8";
     AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, weights, &info);
     op->type = fb::OpType::ConvInt8;
     op->options.Set(std::move(o));
     op->scratch_bytes = kernels::ConvS8ScratchBytes(s);
   } else if (op->type == fb::OpType::Gemm) {
-    const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];   // [K, N]
+    const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];  // [K, N]
     const size_t k = static_cast<size_t>(wt.shape[0]), n = static_cast<size_t>(wt.shape[1]);
-    std::vector<float> w(k * n);   // → [N, K]: one row per output channel
+    std::vector<float> w(k * n);  // → [N, K]: one row per output channel
     for (size_t i = 0; i < k; ++i)
       for (size_t j = 0; j < n; ++j) w[j * k + i] = wt.data[i * n + j];
-    const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0 ? ConstData(*m, op->inputs[2]) : std::vector<float>();
+    const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0
+                                     ? ConstData(*m, op->inputs[2])
+                                     : std::vector<float>();
     fb::GemmInt8OptionsT o;
     ActivationClamp(op->options.AsGemmOptions()->activation.get(), out, &o.act_min, &o.act_max);
     info.act_min = o.act_min;
     info.act_max = o.act_max;
     info.type = "GemmInt8";
-    AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0], out, weights, &info);
+    AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0],
+                       out, weights, &info);
     op->type = fb::OpType::GemmInt8;
     op->options.Set(std::move(o));
     op->scratch_bytes = 0;
@@ -218,18 +246,21 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     // scalar formula and quantized by Quantize's rule into the output's scale and zero point.
     const fb::Activation* a = op->options.AsActivationOptions()->activation.get();
     kernels::Activation act;
-    if (a != nullptr) act = kernels::Activation{static_cast<kernels::ActKind>(a->kind()), a->alpha(), a->beta()};
+    if (a != nullptr)
+      act = kernels::Activation{static_cast<kernels::ActKind>(a->kind()), a->alpha(), a->beta()};
     std::vector<float> values(256);
     for (int q = -128; q < 128; ++q)
-      values[static_cast<size_t>(q + 128)] = kernels::ActOne(static_cast<float>(q - in[0].zero_point) * in[0].scale, act);
+      values[static_cast<size_t>(q + 128)] =
+          kernels::ActOne(static_cast<float>(q - in[0].zero_point) * in[0].scale, act);
     std::vector<int8_t> table(256);
-    kernels::ref::QuantizeS8(kernels::QuantS8Params{out.scale, 1.0f / out.scale, out.zero_point}, values.data(),
-                             table.data(), table.size());
+    kernels::ref::QuantizeS8(kernels::QuantS8Params{out.scale, 1.0f / out.scale, out.zero_point},
+                             values.data(), table.data(), table.size());
     const int t = AddConstant(m, op->name + "/table", {256}, fb::DType::Int8, Bytes(table));
     m->tensors.back().scales = {out.scale};
     m->tensors.back().zero_points = {out.zero_point};
     op->inputs = {op->inputs[0], t};
-    info.type = std::string("LutInt8 (") + (a != nullptr ? fb::EnumNameActivationKind(a->kind()) : "None") + ")";
+    info.type = std::string("LutInt8 (") +
+                (a != nullptr ? fb::EnumNameActivationKind(a->kind()) : "None") + ")";
     op->type = fb::OpType::LutInt8;
     op->options.Set(fb::LutInt8OptionsT());
     op->scratch_bytes = 0;
@@ -237,7 +268,8 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     // The exp table of X's scale (kernels/ref/softmax_s8.h); Y is always 1/256, −128.
     std::vector<int32_t> table(kernels::kSoftmaxS8TableElems);
     kernels::SoftmaxS8ExpTable(in[0].scale, table.data());
-    const int t = AddConstant(m, op->name + "/exp_table", {static_cast<int64_t>(table.size())}, fb::DType::Int32, Bytes(table));
+    const int t = AddConstant(m, op->name + "/exp_table", {static_cast<int64_t>(table.size())},
+                              fb::DType::Int32, Bytes(table));
     op->inputs = {op->inputs[0], t};
     info.type = "SoftmaxInt8";
     op->type = fb::OpType::SoftmaxInt8;
@@ -245,7 +277,8 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     op->scratch_bytes = 0;
   } else if (op->options.AsBinaryOptions()->kind == fb::BinaryKind::Mul) {
     // The full-shape operand first (the per-channel one second), as MulInt8 reads them.
-    if (m->tensors[static_cast<size_t>(op->inputs[0])].shape != y.shape) std::swap(op->inputs[0], op->inputs[1]);
+    if (m->tensors[static_cast<size_t>(op->inputs[0])].shape != y.shape)
+      std::swap(op->inputs[0], op->inputs[1]);
     fb::MulInt8OptionsT o;
     ActivationClamp(op->options.AsBinaryOptions()->activation.get(), out, &o.act_min, &o.act_max);
     const double real = static_cast<double>(in[0].scale) * in[1].scale / out.scale;
@@ -257,16 +290,20 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
     op->type = fb::OpType::MulInt8;
     op->options.Set(std::move(o));
     op->scratch_bytes = 0;
-  } else {   // Binary Add
+  } else {  // Binary Add
     fb::AddInt8OptionsT o;
     ActivationClamp(op->options.AsBinaryOptions()->activation.get(), out, &o.act_min, &o.act_max);
-    const double ra = in[0].scale / static_cast<double>(out.scale), rb = in[1].scale / static_cast<double>(out.scale);
+    const double ra = in[0].scale / static_cast<double>(out.scale),
+                 rb = in[1].scale / static_cast<double>(out.scale);
     int e = 0;
-    std::frexp(std::max(ra, rb), &e);   // max(ra, rb)·2^(31−e) ∈ [2^30, 2^31)
+    std::frexp(std::max(ra, rb), &e);  // max(ra, rb)·2^(31−e) ∈ [2^30, 2^31)
     o.shift = 31 - e;
-    if (o.shift < 1 || o.shift > 62) throw CompileError("node '" + op->name + "': Add rescale out of range");
-    o.multiplier_a = static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(ra, o.shift))));
-    o.multiplier_b = static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(rb, o.shift))));
+    if (o.shift < 1 || o.shift > 62)
+      throw CompileError("node '" + op->name + "': Add rescale out of range");
+    o.multiplier_a =
+        static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(ra, o.shift))));
+    o.multiplier_b =
+        static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(rb, o.shift))));
     info.act_min = o.act_min;
     info.act_max = o.act_max;
     info.type = "AddInt8";

@@ -14,10 +14,10 @@ std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m);
 // What the report shows of one int8 layer.
 struct LayerInfo {
   std::string name, type;
-  int output = -1;                 // the output tensor (same index in the float model)
+  int output = -1;  // the output tensor (same index in the float model)
   float in_scale = 0, out_scale = 0;
   int32_t out_zero_point = 0;
-  float w_scale_min = 0, w_scale_max = 0;   // per-channel weight scales (Conv/Gemm)
+  float w_scale_min = 0, w_scale_max = 0;  // per-channel weight scales (Conv/Gemm)
   int32_t act_min = -128, act_max = 127;
 };
 

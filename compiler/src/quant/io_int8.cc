@@ -8,7 +8,8 @@ namespace {
 std::vector<size_t> Readers(const LoweredModel& m, int t) {
   std::vector<size_t> ops;
   for (size_t i = 0; i < m.ops.size(); ++i)
-    if (std::find(m.ops[i].inputs.begin(), m.ops[i].inputs.end(), t) != m.ops[i].inputs.end()) ops.push_back(i);
+    if (std::find(m.ops[i].inputs.begin(), m.ops[i].inputs.end(), t) != m.ops[i].inputs.end())
+      ops.push_back(i);
   return ops;
 }
 
@@ -51,7 +52,8 @@ int Int8Output(const LoweredModel& m, int t, std::vector<bool>* removed, std::st
     *why = "written by the float op " + OpRef(op);
     return -1;
   }
-  if (Readers(m, t).empty()) (*removed)[static_cast<size_t>(p)] = true;   // else a float op still needs it
+  if (Readers(m, t).empty())
+    (*removed)[static_cast<size_t>(p)] = true;  // else a float op still needs it
   return op.inputs[0];
 }
 
@@ -93,7 +95,8 @@ std::vector<QuantIoReport> MakeIoInt8(LoweredModel* m, bool io_int8, int* remove
   *removed_ops = static_cast<int>(m->ops.size() - kept.size());
   m->ops = std::move(kept);
   std::vector<QuantIoReport> report;
-  for (size_t i = 0; i < m->inputs.size(); ++i) report.push_back(Describe(*m, m->inputs[i], true, why[i]));
+  for (size_t i = 0; i < m->inputs.size(); ++i)
+    report.push_back(Describe(*m, m->inputs[i], true, why[i]));
   for (size_t o = 0; o < m->outputs.size(); ++o)
     report.push_back(Describe(*m, m->outputs[o], false, why[m->inputs.size() + o]));
   return report;

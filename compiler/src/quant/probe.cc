@@ -9,7 +9,7 @@ namespace edgefold::compiler::quant {
 std::string RunSamples(LoweredModel model, const std::vector<int>& outputs, const Samples& samples,
                        const OutputFn& fn) {
   model.outputs = outputs;
-  PlanArena(&model, /*share_views=*/false);   // every probed tensor is an output anyway
+  PlanArena(&model, /*share_views=*/false);  // every probed tensor is an output anyway
   uint64_t weight_bytes = 0;
   const std::vector<uint8_t> bytes = WriteEfb(&model, &weight_bytes);
   const AlignedBuffer copy = AlignedCopy(bytes, bytes.size());
@@ -26,7 +26,8 @@ std::string RunSamples(LoweredModel model, const std::vector<int>& outputs, cons
     s = interp->SetInput(0, samples.data + run * samples.run_elems, samples.run_elems);
     if (s == Status::kOk) s = interp->Invoke();
     if (s != Status::kOk) return std::string("Invoke: ") + StatusName(s) + log;
-    for (size_t o = 0; o < interp->num_outputs(); ++o) fn(run, o, interp->output(o).data, interp->output(o).elems);
+    for (size_t o = 0; o < interp->num_outputs(); ++o)
+      fn(run, o, interp->output(o).data, interp->output(o).elems);
   }
   return "";
 }

@@ -4,7 +4,8 @@ namespace edgefold::compiler::quant {
 namespace {
 
 // The constant operand of `n` as one value per channel of M, or empty when it is not that.
-std::vector<double> PerChannel(const ir::Graph& g, const std::string& name, size_t rank, int64_t channels) {
+std::vector<double> PerChannel(const ir::Graph& g, const std::string& name, size_t rank,
+                               int64_t channels) {
   if (!g.IsConst(name)) return {};
   const ir::Tensor& t = g.At(name);
   if (t.data.size() == 1) return std::vector<double>(static_cast<size_t>(channels), t.data[0]);
@@ -21,7 +22,8 @@ bool FoldInto(ir::Graph& g, size_t conv, size_t i) {
   const ir::Node& n = g.nodes[i];
   const std::string& y = c.outputs[0];
   const bool commutes = n.op == "Mul" || n.op == "Add";
-  if (n.inputs.size() != 2 || !(n.op == "Mul" || n.op == "Div" || n.op == "Add" || n.op == "Sub")) return false;
+  if (n.inputs.size() != 2 || !(n.op == "Mul" || n.op == "Div" || n.op == "Add" || n.op == "Sub"))
+    return false;
   const size_t other = n.inputs[0] == y ? 1 : commutes && n.inputs[1] == y ? 0 : 2;
   if (other == 2 || n.inputs[other] == y || !g.IsConst(c.In(1))) return false;
   const ir::Tensor& w = g.At(c.In(1));
@@ -59,8 +61,8 @@ int FoldConvChannelAffine(ir::Graph& g, const std::set<std::string>& quantized) 
     if (n.inputs.size() != 2) continue;
     for (const std::string& in : n.inputs) {
       const int p = g.ProducerOf(in);
-      if (p < 0 || g.nodes[static_cast<size_t>(p)].op != "Conv" || g.ConsumerCount(in) != 1 || g.IsGraphOutput(in) ||
-          quantized.count(in))
+      if (p < 0 || g.nodes[static_cast<size_t>(p)].op != "Conv" || g.ConsumerCount(in) != 1 ||
+          g.IsGraphOutput(in) || quantized.count(in))
         continue;
       if (!FoldInto(g, static_cast<size_t>(p), i)) continue;
       g.nodes.erase(g.nodes.begin() + static_cast<long>(i));

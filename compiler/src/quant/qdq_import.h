@@ -14,9 +14,9 @@
 namespace edgefold::compiler::quant {
 
 struct QdqModel {
-  bool found = false;                               // the graph had QuantizeLinear/DequantizeLinear
-  std::map<std::string, ActQuant> activations;      // float tensor → its quantization (int8 zero point)
-  std::map<std::string, ModelWeightScales> weights; // Conv/Gemm/MatMul node name → its weights'
+  bool found = false;                           // the graph had QuantizeLinear/DequantizeLinear
+  std::map<std::string, ActQuant> activations;  // float tensor → its quantization (int8 zero point)
+  std::map<std::string, ModelWeightScales> weights;  // Conv/Gemm/MatMul node name → its weights'
 
   // The activations the model quantizes (an op's activation does not fuse across them).
   std::set<std::string> QuantizedTensors() const {

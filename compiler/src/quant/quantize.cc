@@ -20,7 +20,9 @@ std::string Dims(const std::vector<int64_t>& d) {
 // [N, dims after the batch] with N a multiple of the graph's batch; every value finite.
 Samples CheckCalibration(const LoweredModel& m, const CompileOptions& o, const std::string& name) {
   const std::string what = "model '" + name + "': calibration data ";
-  if (m.inputs.size() != 1) throw CompileError(what + "feeds one graph input; this model has " + std::to_string(m.inputs.size()));
+  if (m.inputs.size() != 1)
+    throw CompileError(what + "feeds one graph input; this model has " +
+                       std::to_string(m.inputs.size()));
   const std::vector<int64_t>& in = m.tensors[static_cast<size_t>(m.inputs[0])].shape;
   const std::vector<int64_t>& c = o.calibration_shape;
   bool ok = !in.empty() && c.size() == in.size() && c[0] > 0 && c[0] % in[0] == 0;
@@ -28,14 +30,17 @@ Samples CheckCalibration(const LoweredModel& m, const CompileOptions& o, const s
   if (!ok) {
     std::vector<int64_t> want = in;
     if (!want.empty()) want[0] = -1;
-    throw CompileError(what + "has shape " + Dims(c) + "; input '" + m.tensors[static_cast<size_t>(m.inputs[0])].name +
-                       "' is " + Dims(in) + ", so it needs " + Dims(want) + " (N a multiple of " +
+    throw CompileError(what + "has shape " + Dims(c) + "; input '" +
+                       m.tensors[static_cast<size_t>(m.inputs[0])].name + "' is " + Dims(in) +
+                       ", so it needs " + Dims(want) + " (N a multiple of " +
                        std::to_string(in.empty() ? 1 : in[0]) + ")");
   }
   for (size_t i = 0; i < o.calibration.size(); ++i)
     if (!std::isfinite(o.calibration[i]))
-      throw CompileError(what + "holds " + (std::isnan(o.calibration[i]) ? "NaN" : "Inf") + " at flat index " +
-                         std::to_string(i) + " (sample " + std::to_string(i / (o.calibration.size() / static_cast<size_t>(c[0]))) + ")");
+      throw CompileError(what + "holds " + (std::isnan(o.calibration[i]) ? "NaN" : "Inf") +
+                         " at flat index " + std::to_string(i) + " (sample " +
+                         std::to_string(i / (o.calibration.size() / static_cast<size_t>(c[0]))) +
+                         ")");
   Samples s;
   s.data = o.calibration.data();
   s.run_elems = o.calibration.size() / static_cast<size_t>(c[0]) * static_cast<size_t>(in[0]);
@@ -65,7 +70,8 @@ size_t ArgMax(const float* x, size_t n) {
 
 // Runs the float model and the int8 model (each layer's output dequantized as an extra graph
 // output) on the samples: per-layer SQNR, the first output's SQNR and top-1 agreement.
-void Measure(const LoweredModel& f, const Int8Model& q, const Samples& samples, const std::string& name, QuantReport* r) {
+void Measure(const LoweredModel& f, const Int8Model& q, const Samples& samples,
+             const std::string& name, QuantReport* r) {
   std::vector<int> float_outs{f.outputs[0]}, int8_outs{q.model.outputs[0]};
   LoweredModel probe = q.model;
   for (const LayerInfo& l : q.layers) {
@@ -85,22 +91,24 @@ void Measure(const LoweredModel& f, const Int8Model& q, const Samples& samples, 
     probe.ops.push_back(std::move(op));
     int8_outs.push_back(probe_out);
   }
-  std::vector<std::vector<std::vector<float>>> ref(samples.count, std::vector<std::vector<float>>(float_outs.size()));
-  std::string error = RunSamples(f, float_outs, samples, [&](size_t run, size_t o, const float* x, size_t n) {
-    ref[run][o].assign(x, x + n);
-  });
+  std::vector<std::vector<std::vector<float>>> ref(
+      samples.count, std::vector<std::vector<float>>(float_outs.size()));
+  std::string error = RunSamples(
+      f, float_outs, samples,
+      [&](size_t run, size_t o, const float* x, size_t n) { ref[run][o].assign(x, x + n); });
   std::vector<Power> power(int8_outs.size());
   size_t agree = 0, rows = 0;
   const std::vector<int64_t>& out_shape = f.tensors[static_cast<size_t>(f.outputs[0])].shape;
   const size_t classes = static_cast<size_t>(out_shape.empty() ? 1 : out_shape.back());
   if (error.empty())
-    error = RunSamples(probe, int8_outs, samples, [&](size_t run, size_t o, const float* x, size_t n) {
-      const std::vector<float>& want = ref[run][o];
-      power[o].Add(want.data(), x, std::min(n, want.size()));
-      if (o != 0 || classes < 2) return;
-      for (size_t row = 0; row + classes <= n; row += classes, ++rows)
-        agree += ArgMax(want.data() + row, classes) == ArgMax(x + row, classes);
-    });
+    error =
+        RunSamples(probe, int8_outs, samples, [&](size_t run, size_t o, const float* x, size_t n) {
+          const std::vector<float>& want = ref[run][o];
+          power[o].Add(want.data(), x, std::min(n, want.size()));
+          if (o != 0 || classes < 2) return;
+          for (size_t row = 0; row + classes <= n; row += classes, ++rows)
+            agree += ArgMax(want.data() + row, classes) == ArgMax(x + row, classes);
+        });
   if (!error.empty()) throw CompileError("model '" + name + "': int8 check run failed: " + error);
   r->output_sqnr_db = power[0].Db();
   r->top1_agreement = rows ? static_cast<double>(agree) / static_cast<double>(rows) : 0.0;
@@ -151,7 +159,8 @@ void ReportLayers(const Int8Model& q, const std::vector<Range>* ranges, QuantRep
   QuantReport& r = *report;
   r.ran = true;
   r.boundaries = static_cast<int>(q.boundaries.size());
-  for (const FloatOp& f : q.float_ops) r.float_ops.push_back(f.name + " (" + f.type + "): " + f.reason);
+  for (const FloatOp& f : q.float_ops)
+    r.float_ops.push_back(f.name + " (" + f.type + "): " + f.reason);
   for (const LayerInfo& l : q.layers) {
     QuantLayerReport lr;
     lr.name = l.name;
@@ -167,7 +176,7 @@ void ReportLayers(const Int8Model& q, const std::vector<Range>* ranges, QuantRep
       const Range& range = (*ranges)[static_cast<size_t>(l.output)];
       lr.range_min = range.min;
       lr.range_max = range.max;
-    } else {   // the model's own quantization: the range it represents
+    } else {  // the model's own quantization: the range it represents
       lr.range_min = lr.clip_lo;
       lr.range_max = lr.clip_hi;
     }
@@ -190,14 +199,16 @@ LoweredModel Finish(Int8Model q, bool io_int8, QuantReport* r) {
 
 }  // namespace
 
-LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions& options, const std::string& name,
-                          QuantReport* report) {
+LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions& options,
+                          const std::string& name, QuantReport* report) {
   if (!(options.quantize_percentile > 50.0 && options.quantize_percentile <= 100.0))
     throw CompileError("model '" + name + "': --quantize-percentile must be in (50, 100]");
   if (options.quantize_mse && options.quantize_percentile < 100.0)
-    throw CompileError("model '" + name + "': --quantize-clip mse and --quantize-percentile do not combine");
+    throw CompileError("model '" + name +
+                       "': --quantize-clip mse and --quantize-percentile do not combine");
   const Samples samples = CheckCalibration(float_model, options, name);
-  const std::vector<Range> ranges = ObserveRanges(float_model, samples, options.quantize_percentile, options.quantize_mse, name);
+  const std::vector<Range> ranges =
+      ObserveRanges(float_model, samples, options.quantize_percentile, options.quantize_mse, name);
   Int8Model q = QuantizeModel(float_model, ranges);
   QuantReport& r = *report;
   r.runs = samples.count;
@@ -207,12 +218,12 @@ LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions&
                          FormatPercent(options.quantize_percentile)
                    : "min/max";
   ReportLayers(q, &ranges, &r);
-  Measure(float_model, q, samples, name, &r);   // with float I/O: the int8 graph inside is the same
+  Measure(float_model, q, samples, name, &r);  // with float I/O: the int8 graph inside is the same
   return Finish(std::move(q), options.io_int8, &r);
 }
 
-LoweredModel QuantizeQdq(const LoweredModel& float_model, const QdqModel& qdq, const CompileOptions& options,
-                         QuantReport* report) {
+LoweredModel QuantizeQdq(const LoweredModel& float_model, const QdqModel& qdq,
+                         const CompileOptions& options, QuantReport* report) {
   TensorQuants quants;
   quants.from_model = true;
   quants.weights = qdq.weights;

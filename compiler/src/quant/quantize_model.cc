@@ -10,8 +10,8 @@ const char* OpTypeName(fb::OpType t) { return fb::EnumNameOpType(t); }
 
 // Pools and the copies (Reshape, Transpose, Slice, Pad) write their input's scale and zero point.
 bool KeepsInputScale(fb::OpType t) {
-  return t == fb::OpType::Pool || t == fb::OpType::GlobalPool || t == fb::OpType::Reshape || t == fb::OpType::Transpose ||
-         t == fb::OpType::Slice || t == fb::OpType::Pad;
+  return t == fb::OpType::Pool || t == fb::OpType::GlobalPool || t == fb::OpType::Reshape ||
+         t == fb::OpType::Transpose || t == fb::OpType::Slice || t == fb::OpType::Pad;
 }
 
 // Walks the float ops in order, emitting the int8 graph; activation tensors get int8 or float
@@ -44,8 +44,11 @@ class Rewriter {
       }
       EmitInt8(std::move(op));
     }
-    for (int& o : out_.model.outputs) {   // a QDQ model's output written by a float op: quantized first
-      if (quants_.from_model && quants_.known[static_cast<size_t>(o)] && !int8_[static_cast<size_t>(o)]) o = Int8Version(o);
+    for (int& o :
+         out_.model.outputs) {  // a QDQ model's output written by a float op: quantized first
+      if (quants_.from_model && quants_.known[static_cast<size_t>(o)] &&
+          !int8_[static_cast<size_t>(o)])
+        o = Int8Version(o);
       o = FloatVersion(o);
     }
     return std::move(out_);
@@ -56,32 +59,44 @@ class Rewriter {
 
   ActQuant QuantOf(int t) const { return quants_.act[static_cast<size_t>(t)]; }
 
-  bool Known(int t) const { return int8_[static_cast<size_t>(t)] || quants_.known[static_cast<size_t>(t)]; }
+  bool Known(int t) const {
+    return int8_[static_cast<size_t>(t)] || quants_.known[static_cast<size_t>(t)];
+  }
 
   // Why `op` cannot take its quantization from `quants_` ("" when it can).
   std::string QuantBlocker(const fb::OperatorT& op, bool follows) const {
-    const size_t activations = op.type == fb::OpType::Concat ? op.inputs.size() : op.type == fb::OpType::Binary ? 2 : 1;
+    const size_t activations = op.type == fb::OpType::Concat   ? op.inputs.size()
+                               : op.type == fb::OpType::Binary ? 2
+                                                               : 1;
     for (size_t i = 0; i < activations && i < op.inputs.size(); ++i)
       if (!Known(op.inputs[i]))
-        return "its input '" + out_.model.tensors[static_cast<size_t>(op.inputs[i])].name + "' is not quantized in the model";
+        return "its input '" + out_.model.tensors[static_cast<size_t>(op.inputs[i])].name +
+               "' is not quantized in the model";
     const int y = op.outputs[0];
     if (op.type == fb::OpType::Softmax && quants_.from_model) {
       const ActQuant s = SoftmaxOutputQuant();
-      if (!quants_.known[static_cast<size_t>(y)] || QuantOf(y).scale != s.scale || QuantOf(y).zero_point != s.zero_point)
-        return "its output is not quantized as the int8 Softmax's (scale 1/256, int8 zero point -128)";
+      if (!quants_.known[static_cast<size_t>(y)] || QuantOf(y).scale != s.scale ||
+          QuantOf(y).zero_point != s.zero_point)
+        return "its output is not quantized as the int8 Softmax's (scale 1/256, int8 zero point "
+               "-128)";
     } else if (!follows && !quants_.known[static_cast<size_t>(y)]) {
-      return "its output '" + out_.model.tensors[static_cast<size_t>(y)].name + "' is not quantized in the model";
+      return "its output '" + out_.model.tensors[static_cast<size_t>(y)].name +
+             "' is not quantized in the model";
     }
     if (follows && IsAverage(op) && quants_.from_model && !quants_.known[static_cast<size_t>(y)])
-      return "its output is not quantized in the model, and an int8 average rounds to its input's scale";
+      return "its output is not quantized in the model, and an int8 average rounds to its input's "
+             "scale";
     if (follows && Rescales(op) && IsAverage(op))
-      return "the model quantizes its output unlike its input, and an int8 average keeps its input's scale";
+      return "the model quantizes its output unlike its input, and an int8 average keeps its "
+             "input's scale";
     return "";
   }
 
   static bool IsAverage(const fb::OperatorT& op) {
-    return (op.type == fb::OpType::Pool && op.options.AsPoolOptions()->kind == fb::PoolKind::Average) ||
-           (op.type == fb::OpType::GlobalPool && op.options.AsGlobalPoolOptions()->kind == fb::PoolKind::Average);
+    return (op.type == fb::OpType::Pool &&
+            op.options.AsPoolOptions()->kind == fb::PoolKind::Average) ||
+           (op.type == fb::OpType::GlobalPool &&
+            op.options.AsGlobalPoolOptions()->kind == fb::PoolKind::Average);
   }
 
   // A QDQ model gives this pool's or copy's output another quantization than its input has.
@@ -106,7 +121,8 @@ class Rewriter {
     for (int64_t d : t.shape) elems *= d;
     t.bytes = static_cast<uint64_t>(elems) * (dtype == fb::DType::Int8 ? 1 : 4);
     m().tensors.push_back(std::move(t));
-    quant_.resize(m().tensors.size());   // MakeInt8Op appends constants in between: keep indices aligned
+    quant_.resize(
+        m().tensors.size());  // MakeInt8Op appends constants in between: keep indices aligned
     int8_.resize(m().tensors.size(), false);
     return static_cast<int>(m().tensors.size()) - 1;
   }
@@ -126,11 +142,14 @@ class Rewriter {
   void Boundary(fb::OpType type, int from, int to) {
     fb::OperatorT op;
     op.type = type;
-    op.name = std::string(type == fb::OpType::Quantize ? "quantize:" : "dequantize:") + m().tensors[static_cast<size_t>(from)].name;
+    op.name = std::string(type == fb::OpType::Quantize ? "quantize:" : "dequantize:") +
+              m().tensors[static_cast<size_t>(from)].name;
     op.inputs = {from};
     op.outputs = {to};
-    if (type == fb::OpType::Quantize) op.options.Set(fb::QuantizeOptionsT());
-    else op.options.Set(fb::DequantizeOptionsT());
+    if (type == fb::OpType::Quantize)
+      op.options.Set(fb::QuantizeOptionsT());
+    else
+      op.options.Set(fb::DequantizeOptionsT());
     out_.boundaries.push_back(static_cast<int>(m().ops.size()));
     m().ops.push_back(std::move(op));
   }
@@ -157,7 +176,7 @@ class Rewriter {
   bool IsActivation(int t) { return t >= 0 && !m().tensors[static_cast<size_t>(t)].is_const; }
 
   void EmitFloat(fb::OperatorT op, const std::string& reason) {
-    op.bn_adapt.reset();   // adaptation rewrites int8 requantization: a float op has none
+    op.bn_adapt.reset();  // adaptation rewrites int8 requantization: a float op has none
     for (int& in : op.inputs) {
       if (!IsActivation(in)) continue;
       // A QDQ model's float op reads its input quantized and dequantized, also after a float op.
@@ -218,9 +237,10 @@ class Rewriter {
     }
     const int y = op.outputs[0];
     const bool same_scale = KeepsInputScale(op.type);
-    const bool rescale = same_scale && Rescales(op);   // max and copies commute with the requantization
+    const bool rescale =
+        same_scale && Rescales(op);  // max and copies commute with the requantization
     if (rescale) op.outputs[0] = NewTensor(y, fb::DType::Int8, "/input_scale");
-    const ActQuant out = same_scale                         ? in[0]
+    const ActQuant out = same_scale                       ? in[0]
                          : op.type == fb::OpType::Softmax ? SoftmaxOutputQuant()
                                                           : QuantOf(y);
     SetInt8(op.outputs[0], out);
@@ -248,7 +268,7 @@ class Rewriter {
         op.type = fb::OpType::GlobalPoolInt8;
         op.options.Set(std::move(o));
         info.type = "GlobalPoolInt8";
-      } else {   // a copy: the float op reads and writes int8 as bytes
+      } else {  // a copy: the float op reads and writes int8 as bytes
         info.type = std::string(OpTypeName(op.type)) + " (int8)";
       }
       op.scratch_bytes = 0;
@@ -270,7 +290,7 @@ class Rewriter {
   Int8Model out_;
   std::vector<ActQuant> quant_;
   std::vector<bool> int8_;
-  std::map<int, int> copies_;   // tensor → its Quantize/Dequantize copy
+  std::map<int, int> copies_;  // tensor → its Quantize/Dequantize copy
 };
 
 }  // namespace

@@ -25,10 +25,11 @@ struct Int8Model {
 // The quantization each activation of the float model gets: from calibrated ranges, or a QDQ
 // model's own (quant/qdq_import.h), where a tensor the model does not quantize is not `known`.
 struct TensorQuants {
-  std::vector<ActQuant> act;    // per tensor of the float model
-  std::vector<bool> known;      // act[t] is set
-  bool from_model = false;      // a QDQ model's: Softmax only where the model quantizes its output as int8 Softmax does
-  std::map<std::string, ModelWeightScales> weights;   // op name → the model's weight scales
+  std::vector<ActQuant> act;  // per tensor of the float model
+  std::vector<bool> known;    // act[t] is set
+  bool from_model =
+      false;  // a QDQ model's: Softmax only where the model quantizes its output as int8 Softmax does
+  std::map<std::string, ModelWeightScales> weights;  // op name → the model's weight scales
 };
 
 // `ranges` from ObserveRanges on `float_model`.

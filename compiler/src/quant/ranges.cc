@@ -44,7 +44,8 @@ struct Observer {
     if (percentile >= 100.0 || kept.empty()) return;
     const double tail = (100.0 - percentile) / 100.0;
     const auto at = [&](double q) {
-      const size_t k = std::min(kept.size() - 1, static_cast<size_t>(q * static_cast<double>(kept.size() - 1)));
+      const size_t k =
+          std::min(kept.size() - 1, static_cast<size_t>(q * static_cast<double>(kept.size() - 1)));
       std::nth_element(kept.begin(), kept.begin() + static_cast<long>(k), kept.end());
       return static_cast<double>(kept[k]);
     };
@@ -55,8 +56,8 @@ struct Observer {
 
 }  // namespace
 
-std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& samples, double percentile,
-                                 bool mse, const std::string& name) {
+std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& samples,
+                                 double percentile, bool mse, const std::string& name) {
   std::vector<Range> ranges(model.tensors.size());
   std::vector<int> probes;
   for (const fb::OperatorT& op : model.ops)
@@ -67,13 +68,16 @@ std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& sampl
   for (size_t t = 0; t < observers.size(); ++t) {
     observers[t].range = &ranges[t];
     const size_t total = samples.count * model.tensors[t].bytes / sizeof(float);
-    if (mse) observers[t].stride = std::max<size_t>(1, total / kMaxKeptValuesMse);
-    else if (percentile < 100.0) observers[t].stride = std::max<size_t>(1, total / kMaxKeptValues);
+    if (mse)
+      observers[t].stride = std::max<size_t>(1, total / kMaxKeptValuesMse);
+    else if (percentile < 100.0)
+      observers[t].stride = std::max<size_t>(1, total / kMaxKeptValues);
   }
   observers[static_cast<size_t>(input)].Add(samples.data, samples.count * samples.run_elems);
-  const std::string error = RunSamples(model, probes, samples, [&](size_t, size_t o, const float* x, size_t n) {
-    observers[static_cast<size_t>(probes[o])].Add(x, n);
-  });
+  const std::string error =
+      RunSamples(model, probes, samples, [&](size_t, size_t o, const float* x, size_t n) {
+        observers[static_cast<size_t>(probes[o])].Add(x, n);
+      });
   if (!error.empty()) throw CompileError("model '" + name + "': calibration run failed: " + error);
   for (Observer& o : observers)
     if (o.range->observed) o.Finish(percentile, mse);

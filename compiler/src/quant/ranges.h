@@ -10,15 +10,15 @@ namespace edgefold::compiler::quant {
 
 struct Range {
   bool observed = false;
-  double min = 0, max = 0;     // over all calibration values
-  double lo = 0, hi = 0;       // the clipping range: [min, max] or the percentiles
+  double min = 0, max = 0;  // over all calibration values
+  double lo = 0, hi = 0;    // the clipping range: [min, max] or the percentiles
 };
 
 // One Range per tensor of `model` (constants: not observed). The graph's first input is
 // observed from the samples themselves. percentile ∈ (50, 100]; 100 = min/max; mse: MseClip
 // over the tensor's values (percentile then unused). Throws
 // CompileError naming the model when the runtime cannot run it.
-std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& samples, double percentile,
-                                 bool mse, const std::string& name);
+std::vector<Range> ObserveRanges(const LoweredModel& model, const Samples& samples,
+                                 double percentile, bool mse, const std::string& name);
 
 }  // namespace edgefold::compiler::quant

@@ -10,7 +10,8 @@ namespace edgefold::compiler::quant {
 
 // Weights w[c][k] (channel-major, `channels` rows of `per` values) → symmetric int8 per
 // channel: s_w[c] = max|w[c]|/127 (1 for an all-zero channel), q = round(w/s_w).
-std::vector<int8_t> QuantizeWeights(const std::vector<float>& w, size_t channels, size_t per, std::vector<float>* scales);
+std::vector<int8_t> QuantizeWeights(const std::vector<float>& w, size_t channels, size_t per,
+                                    std::vector<float>* scales);
 
 // Weights w[c][k] at a QDQ model's scales: s_w[c] is the model's, times max|w[c]| / (max|q[c]| · s)
 // where a BatchNorm folded into the weights scaled the channel (the ratio is 1 to float32

@@ -19,7 +19,8 @@ struct AlignedFree {
 using AlignedBuffer = std::unique_ptr<uint8_t, AlignedFree>;
 
 inline AlignedBuffer AlignedCopy(const std::vector<uint8_t>& bytes, size_t size) {
-  const size_t rounded = (std::max<size_t>(size, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  const size_t rounded =
+      (std::max<size_t>(size, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
   AlignedBuffer buf(static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, rounded)));
   if (buf == nullptr) return buf;
   std::memset(buf.get(), 0, rounded);
@@ -30,7 +31,9 @@ inline AlignedBuffer AlignedCopy(const std::vector<uint8_t>& bytes, size_t size)
 // Options whose log appends each runtime message to *log (on its own indented line).
 inline Options CollectingOptions(std::string* log) {
   Options o;
-  o.log = [](void* user, const char* message) { *static_cast<std::string*>(user) += std::string("\n  ") + message; };
+  o.log = [](void* user, const char* message) {
+    *static_cast<std::string*>(user) += std::string("\n  ") + message;
+  };
   o.log_user = log;
   return o;
 }

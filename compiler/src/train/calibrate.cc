@@ -50,14 +50,15 @@ bool CalibrateBatchNorm(onnx::ModelProto* model, const CompileOptions& base, con
     return false;
   }
   AlignedBuffer arena_buf = AlignedCopy({}, arena);
-  if (Trainer::Create(bytes.get(), unfolded.model.size(), arena_buf.get(), arena, t, o, &trainer) != Status::kOk) {
+  if (Trainer::Create(bytes.get(), unfolded.model.size(), arena_buf.get(), arena, t, o, &trainer) !=
+      Status::kOk) {
     *error = "calibration model rejected:" + log;
     return false;
   }
   const size_t sample = trainer->sample_elems(), per_batch = sample * trainer->batch_size();
   if (data == nullptr || elems % sample != 0 || elems / sample < trainer->batch_size()) {
-    *error = "needs float32 samples of " + std::to_string(sample) + " values, at least one batch of " +
-             std::to_string(trainer->batch_size());
+    *error = "needs float32 samples of " + std::to_string(sample) +
+             " values, at least one batch of " + std::to_string(trainer->batch_size());
     return false;
   }
   trainer->ResetStatistics();
@@ -71,9 +72,10 @@ bool CalibrateBatchNorm(onnx::ModelProto* model, const CompileOptions& base, con
   int statistics = 0;
   for (size_t i = 0; i < trainer->num_parameters(); ++i) {
     const ParameterView p = trainer->parameter(i);
-    if (p.trainable) continue;   // running statistics only
+    if (p.trainable) continue;  // running statistics only
     if (!SetInitializer(model, p.name, p.data, p.elems)) {
-      *error = std::string("BatchNorm statistic '") + p.name + "' is not an initializer of the ONNX graph";
+      *error = std::string("BatchNorm statistic '") + p.name +
+               "' is not an initializer of the ONNX graph";
       return false;
     }
     ++statistics;

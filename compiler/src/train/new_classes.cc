@@ -29,7 +29,8 @@ void SetValues(onnx::TensorProto* t, const std::vector<float>& v) {
 
 // Inserts `k` zero slices along `axis` (at its end) of a float initializer.
 bool Widen(onnx::TensorProto* t, int axis, int k) {
-  if (t == nullptr || t->data_type() != onnx::TensorProto::FLOAT || axis >= t->dims_size()) return false;
+  if (t == nullptr || t->data_type() != onnx::TensorProto::FLOAT || axis >= t->dims_size())
+    return false;
   const std::vector<float> v = Values(*t);
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d) outer *= t->dims(d);
@@ -38,7 +39,8 @@ bool Widen(onnx::TensorProto* t, int axis, int k) {
   if (static_cast<int64_t>(v.size()) != outer * n * inner) return false;
   std::vector<float> w(static_cast<size_t>(outer * (n + k) * inner), 0.0f);
   for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(&w[static_cast<size_t>(o * (n + k) * inner)], &v[static_cast<size_t>(o * n * inner)],
+    std::memcpy(&w[static_cast<size_t>(o * (n + k) * inner)],
+                &v[static_cast<size_t>(o * n * inner)],
                 static_cast<size_t>(n * inner) * sizeof(float));
   t->set_dims(axis, n + k);
   SetValues(t, w);
@@ -65,8 +67,11 @@ bool AppendClasses(onnx::ModelProto* model, int k, std::string* head, std::strin
   int node = -1;
   for (int i = g->node_size() - 1; i >= 0 && node < 0; --i) {
     const std::string& op = g->node(i).op_type();
-    if (op == "Gemm" || op == "MatMul") node = i;
-    else if (op != "Add" && op != "Softmax" && op != "Identity" && op != "LogSoftmax" && op != "Relu") break;
+    if (op == "Gemm" || op == "MatMul")
+      node = i;
+    else if (op != "Add" && op != "Softmax" && op != "Identity" && op != "LogSoftmax" &&
+             op != "Relu")
+      break;
   }
   if (node < 0) {
     *error = "--new-classes: no Gemm or MatMul classifier right before output '" + output + "'";
@@ -80,8 +85,9 @@ bool AppendClasses(onnx::ModelProto* model, int k, std::string* head, std::strin
   };
   if (n.op_type() == "Gemm") {
     if (IntAttr(n, "transA", 0) != 0) return fail("transA is not supported");
-    const int axis = IntAttr(n, "transB", 0) != 0 ? 0 : 1;   // W [N, K] or [K, N]
-    if (!Widen(Initializer(model, n.input(1)), axis, k)) return fail("its weight is not a float initializer");
+    const int axis = IntAttr(n, "transB", 0) != 0 ? 0 : 1;  // W [N, K] or [K, N]
+    if (!Widen(Initializer(model, n.input(1)), axis, k))
+      return fail("its weight is not a float initializer");
     if (n.input_size() > 2 && !n.input(2).empty()) {
       onnx::TensorProto* bias = Initializer(model, n.input(2));
       if (bias == nullptr || bias->dims_size() != 1 || !Widen(bias, 0, k))
@@ -89,13 +95,15 @@ bool AppendClasses(onnx::ModelProto* model, int k, std::string* head, std::strin
     }
   } else {
     onnx::TensorProto* w = Initializer(model, n.input(1));
-    if (w == nullptr || w->dims_size() != 2 || !Widen(w, 1, k)) return fail("its weight is not a 2-D float initializer");
-    for (int i = node + 1; i < g->node_size(); ++i) {   // the bias Add that follows, if any
+    if (w == nullptr || w->dims_size() != 2 || !Widen(w, 1, k))
+      return fail("its weight is not a 2-D float initializer");
+    for (int i = node + 1; i < g->node_size(); ++i) {  // the bias Add that follows, if any
       const onnx::NodeProto& add = g->node(i);
       if (add.op_type() != "Add") continue;
       for (const std::string& in : add.input()) {
         onnx::TensorProto* bias = Initializer(model, in);
-        if (bias != nullptr && !Widen(bias, bias->dims_size() - 1, k)) return fail("its bias Add cannot be widened");
+        if (bias != nullptr && !Widen(bias, bias->dims_size() - 1, k))
+          return fail("its bias Add cannot be widened");
       }
     }
   }

@@ -4,7 +4,9 @@
 #pragma once
 #include <string>
 
-namespace onnx { class ModelProto; }
+namespace onnx {
+class ModelProto;
+}
 
 namespace edgefold::compiler {
 

@@ -21,6 +21,7 @@ std::vector<int32_t> TrainableTensors(const GraphOutline& g, TrainableSet set);
 int FirstTrainedOp(const GraphOutline& g, const TrainingOptions& t, std::string* error);
 
 // The tensors of `tensors` that an op at or after `first_op` reads.
-std::vector<int32_t> TrainedFrom(const GraphOutline& g, const std::vector<int32_t>& tensors, int first_op);
+std::vector<int32_t> TrainedFrom(const GraphOutline& g, const std::vector<int32_t>& tensors,
+                                 int first_op);
 
 }  // namespace edgefold::compiler

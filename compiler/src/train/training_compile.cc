@@ -25,23 +25,31 @@ const onnx::ValueInfoProto* GraphInput(const onnx::ModelProto& m) {
 }  // namespace
 
 bool ParseTrainableSet(const std::string& name, TrainableSet* out) {
-  if (name == "bn") *out = TrainableSet::kBatchNorm;
-  else if (name == "bn+head") *out = TrainableSet::kBatchNormAndHead;
-  else if (name == "all") *out = TrainableSet::kAll;
-  else return false;
+  if (name == "bn")
+    *out = TrainableSet::kBatchNorm;
+  else if (name == "bn+head")
+    *out = TrainableSet::kBatchNormAndHead;
+  else if (name == "all")
+    *out = TrainableSet::kAll;
+  else
+    return false;
   return true;
 }
 
 const char* TrainableSetName(TrainableSet set) {
   switch (set) {
-    case TrainableSet::kBatchNorm: return "bn";
-    case TrainableSet::kBatchNormAndHead: return "bn+head";
-    case TrainableSet::kAll: return "all";
+    case TrainableSet::kBatchNorm:
+      return "bn";
+    case TrainableSet::kBatchNormAndHead:
+      return "bn+head";
+    case TrainableSet::kAll:
+      return "all";
   }
   return "unknown";
 }
 
-bool ConfigureTrainingCompile(onnx::ModelProto* model, int batch, CompileOptions* options, std::string* error) {
+bool ConfigureTrainingCompile(onnx::ModelProto* model, int batch, CompileOptions* options,
+                              std::string* error) {
   const onnx::ValueInfoProto* input = GraphInput(*model);
   if (input == nullptr || !input->type().has_tensor_type()) {
     *error = "the model has no tensor graph input";
@@ -52,7 +60,8 @@ bool ConfigureTrainingCompile(onnx::ModelProto* model, int batch, CompileOptions
     return false;
   }
   std::vector<int64_t> dims;
-  for (const auto& d : input->type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : 1);
+  for (const auto& d : input->type().tensor_type().shape().dim())
+    dims.push_back(d.has_dim_value() ? d.dim_value() : 1);
   if (dims.empty()) {
     *error = "graph input '" + input->name() + "' has no batch dimension";
     return false;
@@ -67,23 +76,28 @@ bool ConfigureTrainingCompile(onnx::ModelProto* model, int batch, CompileOptions
     if (shape->dim_size() > 0) shape->mutable_dim(0)->set_dim_param("batch");
   }
   options->fold_batchnorm = false;
-  options->fuse_activations = false;   // fused HardSwish has no gradient from its output, but
-  options->fuse_activations_into_batchnorm = true;   // after a BN it follows from the saved x̂
-  options->winograd = false;           // the trainer reads and refolds plain [Cout, Cin, kh, kw] weights
+  options->fuse_activations = false;  // fused HardSwish has no gradient from its output, but
+  options->fuse_activations_into_batchnorm = true;  // after a BN it follows from the saved x̂
+  options->winograd = false;  // the trainer reads and refolds plain [Cout, Cin, kh, kw] weights
   options->verify = false;
-  options->share_views = false;        // the trainer re-points tensors (recompute): each keeps its own bytes
+  options->share_views =
+      false;  // the trainer re-points tensors (recompute): each keeps its own bytes
   return true;
 }
 
 namespace {
 
 // The graph as compiled for training (--new-classes appended) and the compile options for it.
-bool TrainableGraph(const onnx::ModelProto& model, const TrainingOptions& training, onnx::ModelProto* trainable,
-                    CompileOptions* options, std::string* head, std::string* error) {
+bool TrainableGraph(const onnx::ModelProto& model, const TrainingOptions& training,
+                    onnx::ModelProto* trainable, CompileOptions* options, std::string* head,
+                    std::string* error) {
   *trainable = model;
-  if (training.batch < 1 || training.inference_batch < 1 || training.batch % training.inference_batch != 0) {
-    *error = "the training batch (" + std::to_string(training.batch) + ") must be a multiple of the "
-             "inference batch (" + std::to_string(training.inference_batch) + ")";
+  if (training.batch < 1 || training.inference_batch < 1 ||
+      training.batch % training.inference_batch != 0) {
+    *error = "the training batch (" + std::to_string(training.batch) +
+             ") must be a multiple of the "
+             "inference batch (" +
+             std::to_string(training.inference_batch) + ")";
     return false;
   }
   if (training.new_classes > 0) {
@@ -103,12 +117,15 @@ TrainingCompileResult CompileForTraining(const onnx::ModelProto& model, CompileO
   TrainingCompileResult out;
   onnx::ModelProto trainable;
   std::string head;
-  if (!TrainableGraph(model, training, &trainable, &options, &head, &out.compiled.error)) return out;
+  if (!TrainableGraph(model, training, &trainable, &options, &head, &out.compiled.error))
+    return out;
   LoweredModelWriter writer;
   out.compiled = CompileModelLowered(trainable, options, writer.lowered());
   if (!out.compiled.ok) return out;
   // The same lowered model written again with its training section, one writer pass each.
-  const SectionWriter write = [&writer](const TrainingSectionData& section) { return writer.Write(section); };
+  const SectionWriter write = [&writer](const TrainingSectionData& section) {
+    return writer.Write(section);
+  };
   bool ok = false;
   try {
     ok = BuildTrainingSection(writer.Outline(), training, write, &out.compiled.model, &out.training,
@@ -124,13 +141,13 @@ TrainingCompileResult CompileForTraining(const onnx::ModelProto& model, CompileO
   return out;
 }
 
-bool MeasureDeployedArena(const onnx::ModelProto& model, CompileOptions options, const TrainingOptions& training,
-                          TrainingReport* report) {
+bool MeasureDeployedArena(const onnx::ModelProto& model, CompileOptions options,
+                          const TrainingOptions& training, TrainingReport* report) {
   onnx::ModelProto trainable;
   CompileOptions training_options = options;
   std::string head, error;
   if (!TrainableGraph(model, training, &trainable, &training_options, &head, &error)) return false;
-  options.input_shapes = training_options.input_shapes;   // the same input shapes, every fold
+  options.input_shapes = training_options.input_shapes;  // the same input shapes, every fold
   options.verify = false;
   const CompileResult deployed = CompileModel(trainable, options);
   if (!deployed.ok) return false;

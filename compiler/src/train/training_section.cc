@@ -10,21 +10,24 @@ namespace {
 
 // The settings TrainingOptions gives, and each BatchNorm's tensors; nothing trainable or
 // planned yet.
-TrainingSectionData SectionSettings(const GraphOutline& g, const TrainingOptions& training, int graph_batch) {
+TrainingSectionData SectionSettings(const GraphOutline& g, const TrainingOptions& training,
+                                    int graph_batch) {
   TrainingSectionData s;
   s.batch_size = training.batch > 0 ? training.batch : graph_batch;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const GraphOutline::Op& op = g.ops[i];
     if (op.role != GraphOutline::OpRole::kBatchNorm || op.inputs.size() < 5) continue;
-    s.batchnorms.push_back({static_cast<int32_t>(i), op.inputs[1], op.inputs[2], op.inputs[3], op.inputs[4],
-                            op.bn_epsilon, op.bn_momentum});
+    s.batchnorms.push_back({static_cast<int32_t>(i), op.inputs[1], op.inputs[2], op.inputs[3],
+                            op.inputs[4], op.bn_epsilon, op.bn_momentum});
   }
   s.refold_weights = training.refold_weights;
   s.frozen_statistics = training.frozen_statistics;
   s.new_classes = training.new_classes;
-  s.saved_precision = training.saved_precision == TrainingOptions::Saved::kFloat16    ? TrainingSectionData::Saved::kFloat16
-                      : training.saved_precision == TrainingOptions::Saved::kBFloat16 ? TrainingSectionData::Saved::kBFloat16
-                                                                                     : TrainingSectionData::Saved::kFloat32;
+  s.saved_precision = training.saved_precision == TrainingOptions::Saved::kFloat16
+                          ? TrainingSectionData::Saved::kFloat16
+                      : training.saved_precision == TrainingOptions::Saved::kBFloat16
+                          ? TrainingSectionData::Saved::kBFloat16
+                          : TrainingSectionData::Saved::kFloat32;
   return s;
 }
 
@@ -38,8 +41,11 @@ bool PlanTrainingBuffers(const SectionWriter& write, TrainingSectionData* sectio
   const Options o = CollectingOptions(&log);
   std::vector<TrainingBuffer> buffers;
   AlignedBuffer bytes = AlignedCopy(efb, efb.size());
-  auto collect = [](void* user, const TrainingBuffer& b) { static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b); };
-  if (ForEachTrainingBuffer(bytes.get(), efb.size(), TrainOptions(), collect, &buffers, o) != Status::kOk) {
+  auto collect = [](void* user, const TrainingBuffer& b) {
+    static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b);
+  };
+  if (ForEachTrainingBuffer(bytes.get(), efb.size(), TrainOptions(), collect, &buffers, o) !=
+      Status::kOk) {
     *error = "cannot list the training buffers:" + log;
     return false;
   }
@@ -48,7 +54,8 @@ bool PlanTrainingBuffers(const SectionWriter& write, TrainingSectionData* sectio
   *plan = PlanBuffers(lifetimes);
   for (size_t i = 0; i < buffers.size(); ++i) {
     const TrainingBuffer& b = buffers[i];
-    section->buffers.push_back({static_cast<uint8_t>(b.kind), b.owner, b.index, b.life, plan->offsets[i], b.bytes});
+    section->buffers.push_back(
+        {static_cast<uint8_t>(b.kind), b.owner, b.index, b.life, plan->offsets[i], b.bytes});
   }
   section->planned_bytes = plan->arena_bytes;
   section->lower_bound = plan->lower_bound;
@@ -60,8 +67,8 @@ bool PlanTrainingBuffers(const SectionWriter& write, TrainingSectionData* sectio
 size_t TrainingArenaBytes(const std::vector<uint8_t>& efb, std::string* log) {
   AlignedBuffer aligned = AlignedCopy(efb, efb.size());
   size_t arena = SIZE_MAX;
-  if (RequiredTrainingArenaBytes(aligned.get(), efb.size(), TrainOptions(), &arena, CollectingOptions(log)) !=
-      Status::kOk)
+  if (RequiredTrainingArenaBytes(aligned.get(), efb.size(), TrainOptions(), &arena,
+                                 CollectingOptions(log)) != Status::kOk)
     return SIZE_MAX;
   return arena;
 }
@@ -96,31 +103,37 @@ bool ChooseRecomputeSegments(const GraphOutline& g, const SectionWriter& write, 
   return PlanTrainingBuffers(write, section, plan, error);
 }
 
-void FillReport(const GraphOutline& g, const TrainingSectionData& s, const BufferPlan& plan, int graph_batch,
-                const std::vector<uint8_t>& efb, TrainingReport* report) {
+void FillReport(const GraphOutline& g, const TrainingSectionData& s, const BufferPlan& plan,
+                int graph_batch, const std::vector<uint8_t>& efb, TrainingReport* report) {
   report->batch = s.batch_size;
   report->inference_batch = graph_batch;
   report->batchnorms_kept = static_cast<int>(s.batchnorms.size());
   report->trainable_tensors = static_cast<int>(s.trainable.size());
-  for (const GraphOutline::Op& op : g.ops) {   // where the backward stops
+  for (const GraphOutline::Op& op : g.ops) {  // where the backward stops
     bool trained = false;
     for (int32_t in : op.inputs)
       for (int32_t t : s.trainable) trained |= in == t;
-    if (trained) { report->first_trained_op = op.name; break; }
+    if (trained) {
+      report->first_trained_op = op.name;
+      break;
+    }
   }
   report->arena_bytes = s.arena_bytes;
-  report->recompute_segments = s.recompute_segments.empty() ? 0 : static_cast<int>(s.recompute_segments.size()) + 1;
+  report->recompute_segments =
+      s.recompute_segments.empty() ? 0 : static_cast<int>(s.recompute_segments.size()) + 1;
   report->lower_bound = plan.lower_bound;
   report->planned_bytes = plan.arena_bytes;
   AlignedBuffer bytes = AlignedCopy(efb, efb.size());
   size_t inference = 0;
-  if (RequiredArenaBytes(bytes.get(), efb.size(), &inference) == Status::kOk) report->inference_arena_bytes = inference;
+  if (RequiredArenaBytes(bytes.get(), efb.size(), &inference) == Status::kOk)
+    report->inference_arena_bytes = inference;
 }
 
 }  // namespace
 
-bool BuildTrainingSection(const GraphOutline& g, const TrainingOptions& training, const SectionWriter& write,
-                          std::vector<uint8_t>* efb, TrainingReport* report, std::string* error) {
+bool BuildTrainingSection(const GraphOutline& g, const TrainingOptions& training,
+                          const SectionWriter& write, std::vector<uint8_t>* efb,
+                          TrainingReport* report, std::string* error) {
   if (g.inputs.empty()) {
     *error = "the model has no graph input";
     return false;
@@ -132,13 +145,14 @@ bool BuildTrainingSection(const GraphOutline& g, const TrainingOptions& training
   if (first_op < 0) return false;
   section.trainable = TrainedFrom(g, TrainableTensors(g, training.trainable), first_op);
   if (section.trainable.empty()) {
-    *error = "nothing to train from operator '" + g.ops[static_cast<size_t>(first_op)].name + "' on under --trainable " +
-             TrainableSetName(training.trainable);
+    *error = "nothing to train from operator '" + g.ops[static_cast<size_t>(first_op)].name +
+             "' on under --trainable " + TrainableSetName(training.trainable);
     return false;
   }
   BufferPlan plan;
   if (!PlanTrainingBuffers(write, &section, &plan, error)) return false;
-  if (training.recompute && !ChooseRecomputeSegments(g, write, first_op, &section, &plan, error)) return false;
+  if (training.recompute && !ChooseRecomputeSegments(g, write, first_op, &section, &plan, error))
+    return false;
   // The runtime sizes the trainer on the written model: it refuses what it could not train (an
   // op without a backward, a graph that cannot run at the training batch), naming it.
   std::string log;
@@ -153,11 +167,13 @@ bool BuildTrainingSection(const GraphOutline& g, const TrainingOptions& training
   return true;
 }
 
-bool AddTrainingSection(std::vector<uint8_t>* efb, const TrainingOptions& training, TrainingReport* report,
-                        std::string* error) {
+bool AddTrainingSection(std::vector<uint8_t>* efb, const TrainingOptions& training,
+                        TrainingReport* report, std::string* error) {
   try {
     const std::vector<uint8_t> compiled = *efb;
-    const SectionWriter write = [&compiled](const TrainingSectionData& s) { return WithTrainingSection(compiled, s); };
+    const SectionWriter write = [&compiled](const TrainingSectionData& s) {
+      return WithTrainingSection(compiled, s);
+    };
     return BuildTrainingSection(OutlineOfEfb(compiled), training, write, efb, report, error);
   } catch (const std::exception& e) {
     *error = e.what();

@@ -19,7 +19,8 @@ using SectionWriter = std::function<std::vector<uint8_t>(const TrainingSectionDa
 
 // Decides and plans the section for the graph `g` under `training`; *efb receives the model
 // `write` gives for it. False with `error` on a bad request or a model that cannot train.
-bool BuildTrainingSection(const GraphOutline& g, const TrainingOptions& training, const SectionWriter& write,
-                          std::vector<uint8_t>* efb, TrainingReport* report, std::string* error);
+bool BuildTrainingSection(const GraphOutline& g, const TrainingOptions& training,
+                          const SectionWriter& write, std::vector<uint8_t>* efb,
+                          TrainingReport* report, std::string* error);
 
 }  // namespace edgefold::compiler

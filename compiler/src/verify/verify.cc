@@ -40,7 +40,8 @@ std::string Start(const std::vector<uint8_t>& bytes, Runner* r) {
   Status s = RequiredArenaBytes(r->model.get(), bytes.size(), &arena_bytes);
   if (s != Status::kOk) return std::string("RequiredArenaBytes: ") + StatusName(s);
   r->arena = AlignedCopy({}, arena_bytes);
-  s = Interpreter::Create(r->model.get(), bytes.size(), r->arena.get(), arena_bytes, Options(), &r->interp);
+  s = Interpreter::Create(r->model.get(), bytes.size(), r->arena.get(), arena_bytes, Options(),
+                          &r->interp);
   if (s != Status::kOk) return std::string("Interpreter::Create: ") + StatusName(s);
   return "";
 }
@@ -49,14 +50,15 @@ std::string Start(const std::vector<uint8_t>& bytes, Runner* r) {
 
 bool RuntimeAvailable() { return true; }
 
-VerifyOutcome CompareModels(const std::vector<uint8_t>& reference, const std::vector<uint8_t>& candidate,
-                            uint32_t seed) {
+VerifyOutcome CompareModels(const std::vector<uint8_t>& reference,
+                            const std::vector<uint8_t>& candidate, uint32_t seed) {
   VerifyOutcome out;
   Runner ref, cand;
   out.error = Start(reference, &ref);
   if (out.error.empty()) out.error = Start(candidate, &cand);
   if (!out.error.empty()) return out;
-  if (ref.interp->num_inputs() != cand.interp->num_inputs() || ref.interp->num_outputs() != cand.interp->num_outputs()) {
+  if (ref.interp->num_inputs() != cand.interp->num_inputs() ||
+      ref.interp->num_outputs() != cand.interp->num_outputs()) {
     out.error = "the two graphs differ in their inputs or outputs";
     return out;
   }

@@ -9,7 +9,7 @@
 namespace edgefold::compiler {
 
 constexpr uint32_t kEfbFormatVersion = 1;
-constexpr uint32_t kEfbFormatVersionInt8 = 2;   // written only for models with int8 tensors
+constexpr uint32_t kEfbFormatVersionInt8 = 2;  // written only for models with int8 tensors
 
 // Places every constant at a 64-byte aligned offset of one 64-byte aligned weights blob
 // (setting weight_offset), builds the buffer and runs the FlatBuffers verifier on it.

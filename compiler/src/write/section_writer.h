@@ -19,7 +19,7 @@ class LoweredModelWriter {
   LoweredModelWriter(const LoweredModelWriter&) = delete;
   LoweredModelWriter& operator=(const LoweredModelWriter&) = delete;
 
-  LoweredModel* lowered() { return model_.get(); }   // filled by CompileModelLowered
+  LoweredModel* lowered() { return model_.get(); }  // filled by CompileModelLowered
   GraphOutline Outline() const;
   std::vector<uint8_t> Write(const TrainingSectionData& section);
 
@@ -32,6 +32,7 @@ GraphOutline OutlineOfEfb(const std::vector<uint8_t>& efb);
 
 // `efb` with its training section set to `section` (format version 3), verified. Throws
 // CompileError if the result fails verification.
-std::vector<uint8_t> WithTrainingSection(const std::vector<uint8_t>& efb, const TrainingSectionData& section);
+std::vector<uint8_t> WithTrainingSection(const std::vector<uint8_t>& efb,
+                                         const TrainingSectionData& section);
 
 }  // namespace edgefold::compiler

@@ -15,14 +15,14 @@ struct GraphOutline {
     std::string name;
     OpRole role = OpRole::kOther;
     std::vector<int32_t> inputs, outputs;
-    float bn_epsilon = 0, bn_momentum = 0;   // kBatchNorm only
+    float bn_epsilon = 0, bn_momentum = 0;  // kBatchNorm only
   };
   struct Tensor {
     std::string name;
     std::vector<int64_t> shape;
     bool is_const = false;
   };
-  std::vector<Op> ops;                       // topological order
+  std::vector<Op> ops;  // topological order
   std::vector<Tensor> tensors;
   std::vector<int32_t> inputs, outputs;
 };
@@ -48,7 +48,7 @@ struct TrainingSectionData {
   uint64_t arena_bytes = 0;
   std::vector<TrainingBatchNorm> batchnorms;
   std::vector<int32_t> trainable;
-  std::vector<TrainingBufferEntry> buffers;   // empty: no plan yet
+  std::vector<TrainingBufferEntry> buffers;  // empty: no plan yet
   uint64_t planned_bytes = 0, lower_bound = 0;
   bool refold_weights = false, frozen_statistics = false;
   int32_t new_classes = 0;

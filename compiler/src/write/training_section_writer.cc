@@ -8,10 +8,14 @@ namespace {
 
 GraphOutline::OpRole RoleOf(fb::OpType type) {
   switch (type) {
-    case fb::OpType::BatchNorm: return GraphOutline::OpRole::kBatchNorm;
-    case fb::OpType::Conv: return GraphOutline::OpRole::kConv;
-    case fb::OpType::Gemm: return GraphOutline::OpRole::kGemm;
-    default: return GraphOutline::OpRole::kOther;
+    case fb::OpType::BatchNorm:
+      return GraphOutline::OpRole::kBatchNorm;
+    case fb::OpType::Conv:
+      return GraphOutline::OpRole::kConv;
+    case fb::OpType::Gemm:
+      return GraphOutline::OpRole::kGemm;
+    default:
+      return GraphOutline::OpRole::kOther;
   }
 }
 
@@ -86,13 +90,15 @@ GraphOutline OutlineOfEfb(const std::vector<uint8_t>& efb) {
   GraphOutline g;
   for (const auto& op : model->operators) g.ops.push_back(OutlineOp(*op));
   for (const auto& t : model->tensors)
-    g.tensors.push_back({t->name, std::vector<int64_t>(t->shape.begin(), t->shape.end()), t->weight_offset >= 0});
+    g.tensors.push_back(
+        {t->name, std::vector<int64_t>(t->shape.begin(), t->shape.end()), t->weight_offset >= 0});
   g.inputs = model->inputs;
   g.outputs = model->outputs;
   return g;
 }
 
-std::vector<uint8_t> WithTrainingSection(const std::vector<uint8_t>& efb, const TrainingSectionData& section) {
+std::vector<uint8_t> WithTrainingSection(const std::vector<uint8_t>& efb,
+                                         const TrainingSectionData& section) {
   auto model = fb::UnPackModel(efb.data());
   model->training = ToSchema(section);
   model->format_version = kEfbFormatVersionTraining;
@@ -100,7 +106,8 @@ std::vector<uint8_t> WithTrainingSection(const std::vector<uint8_t>& efb, const 
   fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, model.get()));
   std::vector<uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
-  if (!fb::VerifyModelBuffer(verifier)) throw CompileError("internal error: the written .efb fails verification");
+  if (!fb::VerifyModelBuffer(verifier))
+    throw CompileError("internal error: the written .efb fails verification");
   return bytes;
 }
 

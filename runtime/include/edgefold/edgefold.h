@@ -63,12 +63,13 @@ typedef void (*ef_log_fn)(void* user, const char* message);
  * Called from ef_invoke only, never re-entrantly; the runtime allocates nothing for it. Tasks
  * keep kernel buffers on the stack: at least 160 KiB per thread on x86 with AVX-512, 96 KiB
  * with AVX2 or SSE (edgefold/interpreter.h, ParallelForFn). */
-typedef void (*ef_parallel_for_fn)(void* user, size_t tasks, void (*run)(void* ctx, size_t task), void* ctx);
+typedef void (*ef_parallel_for_fn)(void* user, size_t tasks, void (*run)(void* ctx, size_t task),
+                                   void* ctx);
 
 typedef struct ef_options {
-  ef_isa isa;          /* EF_ISA_AUTO = best level this CPU supports */
-  ef_log_fn log;       /* NULL = silent */
-  void* log_user;      /* passed back to `log` */
+  ef_isa isa;     /* EF_ISA_AUTO = best level this CPU supports */
+  ef_log_fn log;  /* NULL = silent */
+  void* log_user; /* passed back to `log` */
   /* Up to num_threads tasks per op through parallel_for (NULL or num_threads <= 1: the calling
    * thread only). Work is split over independent outputs, never over a sum: the outputs are
    * bit-identical for any thread count. min_task_work: fewest multiply-adds an op hands to one
@@ -100,7 +101,7 @@ typedef struct ef_tensor {
   int32_t zero_point;
 } ef_tensor;
 
-typedef struct ef_interpreter ef_interpreter;  /* opaque; lives inside the arena */
+typedef struct ef_interpreter ef_interpreter; /* opaque; lives inside the arena */
 
 /* Fills `options` with the defaults (auto ISA, no log). */
 void ef_options_init(ef_options* options);
@@ -122,8 +123,7 @@ size_t ef_num_inputs(const ef_interpreter* interpreter);
 size_t ef_num_outputs(const ef_interpreter* interpreter);
 /* Copies `elems` floats into input `index` after checking the count. An int8 input (model
  * compiled with --io int8) is refused with EF_INVALID_ARGUMENT. */
-ef_status ef_set_input(ef_interpreter* interpreter, size_t index, const float* data,
-                       size_t elems);
+ef_status ef_set_input(ef_interpreter* interpreter, size_t index, const float* data, size_t elems);
 /* Copies `elems` int8 values (in the input's scale and zero point) into int8 input `index`;
  * a float input is refused with EF_INVALID_ARGUMENT. */
 ef_status ef_set_input_s8(ef_interpreter* interpreter, size_t index, const int8_t* data,
@@ -152,55 +152,55 @@ size_t ef_split_invocations(const ef_interpreter* interpreter);
  * (CMake target edgefold::training; -ledgefold_training -ledgefold_train_kernels). */
 
 typedef enum ef_trainable {
-  EF_TRAIN_BATCHNORM = 0,           /* gamma and beta of every BatchNorm */
-  EF_TRAIN_BATCHNORM_AND_HEAD,      /* + the last Gemm/Conv before the loss */
-  EF_TRAIN_ALL,                     /* + every Conv/Gemm weight and bias */
-  EF_TRAIN_MODEL                    /* the set the model records (the default); batchnorm if none */
+  EF_TRAIN_BATCHNORM = 0,      /* gamma and beta of every BatchNorm */
+  EF_TRAIN_BATCHNORM_AND_HEAD, /* + the last Gemm/Conv before the loss */
+  EF_TRAIN_ALL,                /* + every Conv/Gemm weight and bias */
+  EF_TRAIN_MODEL               /* the set the model records (the default); batchnorm if none */
 } ef_trainable;
 
 typedef enum ef_stats_mode {
-  EF_STATS_MOMENTUM = 0,            /* new = (1-m)*old + m*batch (PyTorch) */
-  EF_STATS_CUMULATIVE_AVERAGE       /* mean of batch statistics since the last reset */
+  EF_STATS_MOMENTUM = 0,      /* new = (1-m)*old + m*batch (PyTorch) */
+  EF_STATS_CUMULATIVE_AVERAGE /* mean of batch statistics since the last reset */
 } ef_stats_mode;
 
 typedef struct ef_train_options {
   float learning_rate;
-  float momentum;                   /* SGD momentum */
+  float momentum; /* SGD momentum */
   float weight_decay;
-  float bn_momentum;                /* running-statistics momentum (EF_STATS_MOMENTUM) */
+  float bn_momentum; /* running-statistics momentum (EF_STATS_MOMENTUM) */
   ef_stats_mode stats_mode;
   ef_trainable trainable;
-  uint32_t seed;                    /* initializes the classes a --new-classes model adds */
+  uint32_t seed; /* initializes the classes a --new-classes model adds */
 } ef_train_options;
 
 /* Label-free streaming adaptation (Trainer::StreamStep, edgefold/trainer.h): BatchNorm
  * statistics updated per sample with a decaying momentum, the model's statistics as a prior,
  * reset to them when the prediction entropy rises over a window. */
 typedef struct ef_stream_options {
-  float momentum;                   /* first sample's weight after a (re)start */
-  float momentum_decay;             /* per sample */
+  float momentum;       /* first sample's weight after a (re)start */
+  float momentum_decay; /* per sample */
   float momentum_min;
-  float prior;                      /* weight of the model's statistics */
-  float variance_floor;             /* adapted variance >= this x the model's */
-  uint32_t window;                  /* samples per entropy window */
-  float entropy_rise;               /* reset threshold (entropy / log(classes)) */
+  float prior;          /* weight of the model's statistics */
+  float variance_floor; /* adapted variance >= this x the model's */
+  uint32_t window;      /* samples per entropy window */
+  float entropy_rise;   /* reset threshold (entropy / log(classes)) */
 } ef_stream_options;
 
 typedef struct ef_stream_report {
-  float entropy;                    /* of the step's predictions, in [0, 1] */
-  int reset;                        /* this step triggered a reset */
-  uint32_t resets;                  /* since create */
-  uint32_t samples;                 /* since the last (re)start */
+  float entropy;    /* of the step's predictions, in [0, 1] */
+  int reset;        /* this step triggered a reset */
+  uint32_t resets;  /* since create */
+  uint32_t samples; /* since the last (re)start */
 } ef_stream_report;
 
 typedef struct ef_parameter {
   const char* name;
-  float* data;                      /* in the arena */
+  float* data; /* in the arena */
   size_t elems;
-  int trainable;                    /* 0 for running statistics */
+  int trainable; /* 0 for running statistics */
 } ef_parameter;
 
-typedef struct ef_trainer ef_trainer;  /* opaque; lives inside the arena */
+typedef struct ef_trainer ef_trainer; /* opaque; lives inside the arena */
 
 /* lr 0.01, momentum 0.9, no decay, BN momentum 0.1, EF_STATS_MOMENTUM, the model's trainable
  * set, seed 1. */
@@ -209,8 +209,8 @@ void ef_train_options_init(ef_train_options* train);
  * window 32, entropy rise 0.15. */
 void ef_stream_options_init(ef_stream_options* stream);
 ef_status ef_required_training_arena_bytes(const uint8_t* model, size_t model_bytes,
-                                           const ef_train_options* train,
-                                           const ef_options* options, size_t* arena_bytes);
+                                           const ef_train_options* train, const ef_options* options,
+                                           size_t* arena_bytes);
 ef_status ef_trainer_create(const uint8_t* model, size_t model_bytes, void* arena,
                             size_t arena_bytes, const ef_train_options* train,
                             const ef_options* options, ef_trainer** out);
@@ -245,7 +245,7 @@ ef_status ef_trainer_export_model(const ef_trainer* trainer, uint8_t* out, size_
 /* BatchNorm statistics of an int8 model (compile --quantize int8 --adaptable) adapted on the
  * device: edgefold/int8_adapter.h. The adapter owns an interpreter (inference with the current
  * statistics: ef_set_input / ef_invoke on ef_int8_adapter_interpreter). */
-typedef struct ef_int8_adapter ef_int8_adapter;  /* opaque; lives inside the arena */
+typedef struct ef_int8_adapter ef_int8_adapter; /* opaque; lives inside the arena */
 
 ef_status ef_required_int8_adapter_arena_bytes(const uint8_t* model, size_t model_bytes,
                                                const ef_options* options, size_t* arena_bytes);
@@ -265,7 +265,7 @@ ef_status ef_int8_adapter_layer(const ef_int8_adapter* adapter, size_t index, co
                                 const float** var, size_t* channels, size_t* batches);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* EDGEFOLD_EDGEFOLD_H_ */
+#endif /* EDGEFOLD_EDGEFOLD_H_ */

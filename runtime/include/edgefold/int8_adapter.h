@@ -21,13 +21,13 @@
 #include <cstdint>
 
 #include "edgefold/interpreter.h"
-#include "edgefold/trainer.h"   // StatsMode
+#include "edgefold/trainer.h"  // StatsMode
 
 namespace edgefold {
 
 struct AdaptOptions {
-  StatsMode mode = StatsMode::kCumulativeAverage;   // Algorithm 2 over every Adapt since Reset
-  float momentum = 0.1f;                              // kMomentum: new = (1−m)·old + m·batch
+  StatsMode mode = StatsMode::kCumulativeAverage;  // Algorithm 2 over every Adapt since Reset
+  float momentum = 0.1f;                           // kMomentum: new = (1−m)·old + m·batch
 };
 
 // One adaptable layer: an int8 Conv/Gemm with a folded BatchNorm.
@@ -82,6 +82,7 @@ class Int8Adapter {
   Status ExportModel(uint8_t* out, size_t out_bytes) const;
 
   struct State;
+
  private:
   explicit Int8Adapter(State* s) : state_(s) {}
   State* state_;

@@ -22,11 +22,11 @@ namespace edgefold {
 using OpEndFn = void (*)(void* user, size_t op_index);
 
 struct Options {
-  Isa isa = Isa::kAuto;                 // force a dispatch level (tests, benchmarks)
-  const OpResolver* resolver = nullptr; // nullptr = every op compiled into this build
-  LogFn log = nullptr;                  // nullptr = silent
+  Isa isa = Isa::kAuto;                  // force a dispatch level (tests, benchmarks)
+  const OpResolver* resolver = nullptr;  // nullptr = every op compiled into this build
+  LogFn log = nullptr;                   // nullptr = silent
   void* log_user = nullptr;
-  OpEndFn on_op_end = nullptr;          // nullptr = no per-op callback
+  OpEndFn on_op_end = nullptr;  // nullptr = no per-op callback
   void* on_op_end_user = nullptr;
   // Up to `num_threads` tasks per op through parallel_for (nullptr or 1: the calling thread
   // only). Work is split over independent outputs, never over a sum, so results are

@@ -5,8 +5,8 @@
 namespace edgefold {
 
 enum class Isa : unsigned char {
-  kAuto = 0,   // pick the best level this CPU supports, once, at Create
-  kScalar,     // portable reference kernels (Cortex-M, non-NEON ARM)
+  kAuto = 0,  // pick the best level this CPU supports, once, at Create
+  kScalar,    // portable reference kernels (Cortex-M, non-NEON ARM)
   kSse42,
   kAvx2Fma,
   kAvx512,

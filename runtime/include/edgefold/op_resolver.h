@@ -7,7 +7,9 @@
 
 namespace edgefold {
 
-namespace internal { struct OpKernel; }
+namespace internal {
+struct OpKernel;
+}
 
 class OpResolver {
  public:

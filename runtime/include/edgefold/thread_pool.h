@@ -18,7 +18,7 @@ namespace edgefold {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(size_t threads);   // threads − 1 workers; the calling thread is the last
+  explicit ThreadPool(size_t threads);  // threads − 1 workers; the calling thread is the last
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

@@ -21,27 +21,27 @@
 namespace edgefold {
 
 enum class Trainable : uint8_t {
-  kBatchNorm = 0,        // γ and β of every BatchNorm
-  kBatchNormAndHead,     // + weights and bias of the last Gemm/Conv before the loss
-  kAll,                  // + every Conv/Gemm weight and bias
-  kModel,                // the set the model records (compile --train --trainable); kBatchNorm
-                         // for a model that records none. Any other value must name the same
-                         // set as the model records, or Create fails naming both.
+  kBatchNorm = 0,     // γ and β of every BatchNorm
+  kBatchNormAndHead,  // + weights and bias of the last Gemm/Conv before the loss
+  kAll,               // + every Conv/Gemm weight and bias
+  kModel,             // the set the model records (compile --train --trainable); kBatchNorm
+                      // for a model that records none. Any other value must name the same
+                      // set as the model records, or Create fails naming both.
 };
 // "bn", "bn+head", "all", "model": the names the CLI uses.
 const char* TrainableName(Trainable trainable);
 
 // How running statistics absorb batch statistics.
 enum class StatsMode : uint8_t {
-  kMomentum = 0,         // PyTorch: new = (1−m)·old + m·batch (variance unbiased)
-  kCumulativeAverage,    // Ioffe & Szegedy Alg. 2: mean of batch means, m/(m−1)·mean of batch variances
+  kMomentum = 0,       // PyTorch: new = (1−m)·old + m·batch (variance unbiased)
+  kCumulativeAverage,  // Ioffe & Szegedy Alg. 2: mean of batch means, m/(m−1)·mean of batch variances
 };
 
 struct TrainOptions {
   float learning_rate = 0.01f;
-  float momentum = 0.9f;         // SGD momentum
+  float momentum = 0.9f;  // SGD momentum
   float weight_decay = 0.0f;
-  float bn_momentum = 0.1f;      // running-statistics momentum (kMomentum)
+  float bn_momentum = 0.1f;  // running-statistics momentum (kMomentum)
   StatsMode stats_mode = StatsMode::kMomentum;
   Trainable trainable = Trainable::kModel;
   // Seeds the initialization of the classes a model compiled with --new-classes adds.
@@ -67,36 +67,36 @@ struct StreamOptions {
 };
 
 struct StreamReport {
-  float entropy = 0;             // of the step's predictions (their mean), / log(classes), in [0, 1]
-  bool reset = false;            // this sample closed a window that triggered a reset
-  uint32_t resets = 0;           // since Create
-  uint32_t samples = 0;          // since the last (re)start
+  float entropy = 0;     // of the step's predictions (their mean), / log(classes), in [0, 1]
+  bool reset = false;    // this sample closed a window that triggered a reset
+  uint32_t resets = 0;   // since Create
+  uint32_t samples = 0;  // since the last (re)start
 };
 
 // One parameter or statistic held in the arena.
 struct ParameterView {
   const char* name = "";
-  int32_t tensor = -1;           // index of the model tensor it was copied from
+  int32_t tensor = -1;  // index of the model tensor it was copied from
   float* data = nullptr;
   size_t elems = 0;
-  bool trainable = false;        // false for running statistics
+  bool trainable = false;  // false for running statistics
 };
 
 // What a training buffer holds; with TrainingBuffer::owner, index and life it names the
 // buffer's role, unique within a model (the values match the schema's TrainingBufferKind).
 enum class TrainingBufferKind : uint8_t {
-  kActivation = 0,         // owner: tensor; a value kept for the backward
-  kGradient,               // owner: tensor; a value's gradient
-  kParameter,              // owner: tensor; the arena copy of a parameter or BN statistic
-  kParameterGradient,      // owner: tensor
-  kVelocity,               // owner: tensor; SGD momentum
-  kNormalized,             // owner: BatchNorm op; x̂ (16 bits under --saved-precision)
-  kStatistics,             // owner: BatchNorm op; index 0 batch mean, 1 variance, 2 1/σ
-  kFrozenParamGradients,   // owner: BatchNorm op; dγ, dβ of a BN whose γ, β are frozen
-  kFolded,                 // owner: BatchNorm op; Refold's W' (index 0) and b' (index 1)
-  kScratch,                // owner: op; its forward scratch
-  kColumns,                // owner: Conv op; im2col of x (index 0) and of dx (index 1)
-  kTemp,                   // owner -1; one tensor's worth for overwrite-then-add
+  kActivation = 0,        // owner: tensor; a value kept for the backward
+  kGradient,              // owner: tensor; a value's gradient
+  kParameter,             // owner: tensor; the arena copy of a parameter or BN statistic
+  kParameterGradient,     // owner: tensor
+  kVelocity,              // owner: tensor; SGD momentum
+  kNormalized,            // owner: BatchNorm op; x̂ (16 bits under --saved-precision)
+  kStatistics,            // owner: BatchNorm op; index 0 batch mean, 1 variance, 2 1/σ
+  kFrozenParamGradients,  // owner: BatchNorm op; dγ, dβ of a BN whose γ, β are frozen
+  kFolded,                // owner: BatchNorm op; Refold's W' (index 0) and b' (index 1)
+  kScratch,               // owner: op; its forward scratch
+  kColumns,               // owner: Conv op; im2col of x (index 0) and of dx (index 1)
+  kTemp,                  // owner -1; one tensor's worth for overwrite-then-add
 };
 // "activation", "gradient", … (for messages).
 const char* TrainingBufferKindName(TrainingBufferKind kind);
@@ -112,9 +112,9 @@ struct TrainingBuffer {
   size_t bytes = 0;
   int32_t first_step = 0, last_step = 0;
   TrainingBufferKind kind = TrainingBufferKind::kActivation;
-  int32_t owner = -1;            // tensor or op index (TrainingBufferKind), -1 for kTemp
-  uint8_t index = 0;             // which of the owner's buffers of this kind
-  uint8_t life = 0;              // 1: the second buffer of a recomputed segment
+  int32_t owner = -1;  // tensor or op index (TrainingBufferKind), -1 for kTemp
+  uint8_t index = 0;   // which of the owner's buffers of this kind
+  uint8_t life = 0;    // 1: the second buffer of a recomputed segment
 };
 using TrainingBufferFn = void (*)(void* user, const TrainingBuffer& buffer);
 
@@ -123,7 +123,8 @@ using TrainingBufferFn = void (*)(void* user, const TrainingBuffer& buffer);
 // model's training section; Create then finds every buffer's offset by its role (the order of
 // the list or of the section's records does not matter).
 Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
-                             TrainingBufferFn visit, void* user, const Options& options = Options());
+                             TrainingBufferFn visit, void* user,
+                             const Options& options = Options());
 
 Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes,
                                   const TrainOptions& train, size_t* arena_bytes,
@@ -135,7 +136,7 @@ class Trainer {
                        const TrainOptions& train, const Options& options, Trainer** out);
 
   size_t batch_size() const;
-  size_t sample_elems() const;     // floats per input sample
+  size_t sample_elems() const;  // floats per input sample
   size_t num_classes() const;
 
   // Forward with batch statistics (running statistics updated), softmax cross-entropy
@@ -181,6 +182,7 @@ class Trainer {
   Status ExportModel(uint8_t* out, size_t out_bytes) const;
 
   struct State;
+
  private:
   explicit Trainer(State* s) : state_(s) {}
   State* state_;

@@ -16,7 +16,7 @@ constexpr int kMaxRank = 6;
 
 // Element type of a tensor (the schema's DType, same values).
 enum class DType : uint8_t { kFloat32 = 0, kInt32 = 1, kInt8 = 2 };
-const char* DTypeName(DType d);   // "float32", "int32", "int8"
+const char* DTypeName(DType d);  // "float32", "int32", "int8"
 
 // Operator kinds, numbered as OpType in schemas/model.fbs (checked at compile time in
 // model/model_reader.cc).
@@ -24,7 +24,7 @@ enum class OpKind : uint16_t {
 #define EDGEFOLD_OP_KIND(op) k##op,
   EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_KIND)
 #undef EDGEFOLD_OP_KIND
-  kCount
+      kCount
 };
 
 // Receives one formatted message per error (null-terminated). Called only on failure paths.
@@ -38,6 +38,7 @@ using LogFn = void (*)(void* user, const char* message);
 // planes are most of it): give the threads at least 160 KiB (x86 AVX-512 table; AVX2 and
 // SSE 96 KiB). Measured as the smallest `ulimit -s` under which `edgefold run` ran every
 // network of bench/ on one thread: 144 KiB with AVX-512, 88 with AVX2, 96 with SSE 4.2.
-using ParallelForFn = void (*)(void* user, size_t tasks, void (*run)(void* ctx, size_t task), void* ctx);
+using ParallelForFn = void (*)(void* user, size_t tasks, void (*run)(void* ctx, size_t task),
+                               void* ctx);
 
 }  // namespace edgefold

@@ -10,8 +10,10 @@ const int8_t* S8(const TensorInfo& t) { return reinterpret_cast<const int8_t*>(t
 size_t ConvMoments(const OpContext& ctx, const int32_t* bias, double* sum, double* sum_sq) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& w = ctx.input(1);
-  const kernels::Conv2dShape s = MakeConv2dShape(ConvOptionsOfInt8(ctx.op.options), x, w, ctx.output(0));
-  const size_t batch = static_cast<size_t>(x.shape[0]), in_cg = s.in_c / s.group, out_cg = s.out_c / s.group;
+  const kernels::Conv2dShape s =
+      MakeConv2dShape(ConvOptionsOfInt8(ctx.op.options), x, w, ctx.output(0));
+  const size_t batch = static_cast<size_t>(x.shape[0]), in_cg = s.in_c / s.group,
+               out_cg = s.out_c / s.group;
   const long in_h = static_cast<long>(s.in_h), in_w = static_cast<long>(s.in_w);
   const int32_t zp = x.zero_points[0];
   for (size_t oc = 0; oc < s.out_c; ++oc) sum[oc] = sum_sq[oc] = 0;
@@ -25,12 +27,15 @@ size_t ConvMoments(const OpContext& ctx, const int32_t* bias, double* sum, doubl
           int64_t acc = bias[oc];
           for (size_t ic = 0; ic < in_cg; ++ic)
             for (size_t ky = 0; ky < s.kh; ++ky) {
-              const long ih = static_cast<long>(oh * s.stride_h + ky * s.dilation_h) - static_cast<long>(s.pad_top);
+              const long ih = static_cast<long>(oh * s.stride_h + ky * s.dilation_h) -
+                              static_cast<long>(s.pad_top);
               for (size_t kx = 0; kx < s.kw; ++kx) {
-                const long iw = static_cast<long>(ow * s.stride_w + kx * s.dilation_w) - static_cast<long>(s.pad_left);
+                const long iw = static_cast<long>(ow * s.stride_w + kx * s.dilation_w) -
+                                static_cast<long>(s.pad_left);
                 const int32_t v = (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w)
                                       ? zp
-                                      : xg[(ic * s.in_h + static_cast<size_t>(ih)) * s.in_w + static_cast<size_t>(iw)];
+                                      : xg[(ic * s.in_h + static_cast<size_t>(ih)) * s.in_w +
+                                           static_cast<size_t>(iw)];
                 acc += int32_t{wc[(ic * s.kh + ky) * s.kw + kx]} * v;
               }
             }
@@ -63,7 +68,8 @@ size_t GemmMoments(const OpContext& ctx, const int32_t* bias, double* sum, doubl
 }  // namespace
 
 size_t AccumulatorMoments(const OpContext& ctx, const int32_t* bias, double* sum, double* sum_sq) {
-  return ctx.op.kind == OpKind::kConvInt8 ? ConvMoments(ctx, bias, sum, sum_sq) : GemmMoments(ctx, bias, sum, sum_sq);
+  return ctx.op.kind == OpKind::kConvInt8 ? ConvMoments(ctx, bias, sum, sum_sq)
+                                          : GemmMoments(ctx, bias, sum, sum_sq);
 }
 
 }  // namespace edgefold::internal

@@ -19,7 +19,7 @@ namespace edgefold {
 namespace {
 
 // An adapted bias must leave the int32 accumulator room for the products (the compiler's bound).
-constexpr double kMaxBias = 1073741824.0;   // 2^30
+constexpr double kMaxBias = 1073741824.0;  // 2^30
 
 struct Layer {
   int32_t op = -1;
@@ -43,12 +43,14 @@ struct Layer {
   float* mean = nullptr;
   float* var = nullptr;
   float* eps_k2 = nullptr;
-  double* run_mean = nullptr;   // kCumulativeAverage: Σ batch means; kMomentum: the average
-  double* run_var = nullptr;    // the same for the unbiased batch variances
+  double* run_mean = nullptr;  // kCumulativeAverage: Σ batch means; kMomentum: the average
+  double* run_var = nullptr;   // the same for the unbiased batch variances
   size_t batches = 0;
   size_t held = 0;
 
-  double AccScale(size_t c) const { return double(x_scale) * double(per_channel ? w_scales[c] : w_scales[0]); }
+  double AccScale(size_t c) const {
+    return double(x_scale) * double(per_channel ? w_scales[c] : w_scales[0]);
+  }
 };
 
 }  // namespace
@@ -60,15 +62,16 @@ struct Int8Adapter::State {
   size_t model_bytes = 0;
   Layer* layers = nullptr;
   size_t num_layers = 0;
-  double* sum = nullptr;      // scratch: Σacc and Σacc² of the layer being measured
+  double* sum = nullptr;  // scratch: Σacc and Σacc² of the layer being measured
   double* sum_sq = nullptr;
-  alignas(Int8Adapter) unsigned char handle[sizeof(Int8Adapter)];   // the object Create returns
+  alignas(Int8Adapter) unsigned char handle[sizeof(Int8Adapter)];  // the object Create returns
 };
 
 namespace {
 
 size_t LayerArrayBytes(size_t channels) {
-  return AddSat(MulSat(channels, 3 * sizeof(int32_t) + 3 * sizeof(float)), MulSat(channels, 2 * sizeof(double)));
+  return AddSat(MulSat(channels, 3 * sizeof(int32_t) + 3 * sizeof(float)),
+                MulSat(channels, 2 * sizeof(double)));
 }
 
 // Bytes after the interpreter's arena for the model's adaptable ops (0 layers: 0).
@@ -96,7 +99,8 @@ Extent MeasureExtent(const uint8_t* model, size_t num_ops) {
   return e;
 }
 
-Status InterpreterBytes(const uint8_t* model, size_t model_bytes, const Options& options, size_t* bytes) {
+Status InterpreterBytes(const uint8_t* model, size_t model_bytes, const Options& options,
+                        size_t* bytes) {
   EDGEFOLD_RETURN_IF_ERROR(RequiredArenaBytes(model, model_bytes, bytes, options));
   *bytes = RoundUpSat(*bytes, kArenaAlignment);
   return Status::kOk;
@@ -112,11 +116,13 @@ bool Finite(const float* v, size_t n) {
 // nothing written) when the multiplier or the bias would leave the scheme's range.
 bool SetChannel(Layer& l, size_t c, double mean, double var) {
   const double g = l.gamma_abs[c];
-  if (g == 0.0) return true;   // a constant channel (β): nothing to normalize
-  const internal::BnScaleShift<double> fold = internal::FoldBatchNorm<double>(g, l.beta[c], mean, var, l.model_eps_k2[c]);
+  if (g == 0.0) return true;  // a constant channel (β): nothing to normalize
+  const internal::BnScaleShift<double> fold =
+      internal::FoldBatchNorm<double>(g, l.beta[c], mean, var, l.model_eps_k2[c]);
   const double r = fold.scale, a = l.AccScale(c);
   int32_t multiplier = 0, shift = 0;
-  if (!(r > 0.0) || !std::isfinite(r) || !kernels::QuantizeMultiplier(a * r / double(l.y_scale), &multiplier, &shift))
+  if (!(r > 0.0) || !std::isfinite(r) ||
+      !kernels::QuantizeMultiplier(a * r / double(l.y_scale), &multiplier, &shift))
     return false;
   const double bias = double(l.model_bias[c]) + std::nearbyint(fold.shift / (a * r));
   if (!(std::fabs(bias) <= kMaxBias)) return false;
@@ -149,12 +155,13 @@ void ResetLayer(Layer& l) {
 
 // Measures the batch, normalizes the op with it (BatchNorm's training forward) and folds it
 // into the running statistics.
-void NormalizeWithBatch(Layer& l, const internal::OpContext& ctx, const AdaptOptions& o, double* sum, double* sum_sq) {
+void NormalizeWithBatch(Layer& l, const internal::OpContext& ctx, const AdaptOptions& o,
+                        double* sum, double* sum_sq) {
   const size_t count = internal::AccumulatorMoments(ctx, l.model_bias, sum, sum_sq);
   if (count < 2) return;
   const double n = static_cast<double>(count);
   const bool cumulative = o.mode == StatsMode::kCumulativeAverage;
-  if (!cumulative && l.batches == 0)   // a moving average starts from the deployed statistics
+  if (!cumulative && l.batches == 0)  // a moving average starts from the deployed statistics
     for (size_t c = 0; c < l.channels; ++c) {
       l.run_mean[c] = l.beta[c];
       l.run_var[c] = DeployedVar(l, c);
@@ -185,7 +192,8 @@ Status CheckLayer(const internal::BnAdaptationView& a, const internal::OpDesc& d
                   const internal::TensorInfo* tensors, internal::ErrorReporter& errors) {
   const char* name = desc.name;
   if (desc.kind != OpKind::kConvInt8 && desc.kind != OpKind::kGemmInt8) {
-    errors.Report("op '%s': bn_adapt on a %s (only ConvInt8 and GemmInt8 can adapt)", name, internal::OpKindName(desc.kind));
+    errors.Report("op '%s': bn_adapt on a %s (only ConvInt8 and GemmInt8 can adapt)", name,
+                  internal::OpKindName(desc.kind));
     return Status::kInvalidModel;
   }
   const size_t channels = tensors[desc.inputs[2]].elems;
@@ -194,8 +202,8 @@ Status CheckLayer(const internal::BnAdaptationView& a, const internal::OpDesc& d
   const uint32_t counts[3] = {a.gamma_abs_count, a.beta_count, a.eps_k2_count};
   for (int i = 0; i < 3; ++i) {
     if (v[i] == nullptr || counts[i] != channels) {
-      errors.Report("op '%s': bn_adapt.%s needs %zu values (one per output channel), has %u", name, fields[i],
-                    channels, counts[i]);
+      errors.Report("op '%s': bn_adapt.%s needs %zu values (one per output channel), has %u", name,
+                    fields[i], channels, counts[i]);
       return Status::kInvalidModel;
     }
     if (!Finite(v[i], channels)) {
@@ -205,13 +213,14 @@ Status CheckLayer(const internal::BnAdaptationView& a, const internal::OpDesc& d
   }
   for (size_t c = 0; c < channels; ++c)
     if (a.gamma_abs[c] < 0.0f || !(a.eps_k2[c] > 0.0f)) {
-      errors.Report("op '%s': bn_adapt channel %zu: gamma_abs %g must be >= 0 and eps_k2 %g > 0", name, c,
-                    double(a.gamma_abs[c]), double(a.eps_k2[c]));
+      errors.Report("op '%s': bn_adapt channel %zu: gamma_abs %g must be >= 0 and eps_k2 %g > 0",
+                    name, c, double(a.gamma_abs[c]), double(a.eps_k2[c]));
       return Status::kInvalidModel;
     }
   const internal::TensorInfo& w = tensors[desc.inputs[1]];
   if (w.num_scales != 1 && w.num_scales != channels) {
-    errors.Report("op '%s': W '%s' needs one scale or one per output channel to adapt", name, w.name);
+    errors.Report("op '%s': W '%s' needs one scale or one per output channel to adapt", name,
+                  w.name);
     return Status::kInvalidModel;
   }
   return Status::kOk;
@@ -219,8 +228,9 @@ Status CheckLayer(const internal::BnAdaptationView& a, const internal::OpDesc& d
 
 // Layer i of the adapter from op i's record: its constants copied into the arena at *p (which
 // advances), the interpreter's tensor table pointed at the copies.
-Status AddLayer(Int8Adapter::State& s, Interpreter::State& g, size_t i, const internal::BnAdaptationView& adapt,
-                uint8_t** p, internal::ErrorReporter& errors) {
+Status AddLayer(Int8Adapter::State& s, Interpreter::State& g, size_t i,
+                const internal::BnAdaptationView& adapt, uint8_t** p,
+                internal::ErrorReporter& errors) {
   Layer& l = *new (&s.layers[s.num_layers]) Layer();
   const internal::OpDesc& desc = g.ops[i];
   l.op = static_cast<int32_t>(i);
@@ -229,10 +239,12 @@ Status AddLayer(Int8Adapter::State& s, Interpreter::State& g, size_t i, const in
   l.multiplier_tensor = desc.inputs[3];
   l.shift_tensor = desc.inputs[4];
   for (size_t j = 0; j < s.num_layers; ++j)
-    for (int32_t t : {s.layers[j].bias_tensor, s.layers[j].multiplier_tensor, s.layers[j].shift_tensor})
+    for (int32_t t :
+         {s.layers[j].bias_tensor, s.layers[j].multiplier_tensor, s.layers[j].shift_tensor})
       if (t == l.bias_tensor || t == l.multiplier_tensor || t == l.shift_tensor) {
-        errors.Report("op '%s': shares its requantization constant '%s' with op '%s': cannot adapt both", l.name,
-                      g.tensors[t].name, s.layers[j].name);
+        errors.Report(
+            "op '%s': shares its requantization constant '%s' with op '%s': cannot adapt both",
+            l.name, g.tensors[t].name, s.layers[j].name);
         return Status::kInvalidModel;
       }
   const internal::TensorInfo& w = g.tensors[desc.inputs[1]];
@@ -254,7 +266,8 @@ Status AddLayer(Int8Adapter::State& s, Interpreter::State& g, size_t i, const in
   l.mean = reinterpret_cast<float*>(l.shift + c);
   l.var = l.mean + c;
   l.eps_k2 = l.var + c;
-  l.run_mean = reinterpret_cast<double*>(*p + RoundUpSat(c * (3 * sizeof(int32_t) + 3 * sizeof(float)), 8));
+  l.run_mean =
+      reinterpret_cast<double*>(*p + RoundUpSat(c * (3 * sizeof(int32_t) + 3 * sizeof(float)), 8));
   l.run_var = l.run_mean + c;
   *p += RoundUpSat(LayerArrayBytes(c), 8);
   ResetLayer(l);
@@ -274,7 +287,7 @@ Status RequiredInt8AdapterArenaBytes(const uint8_t* model, size_t model_bytes, s
   size_t interpreter = 0;
   EDGEFOLD_RETURN_IF_ERROR(InterpreterBytes(model, model_bytes, options, &interpreter));
   internal::ErrorReporter errors(options.log, options.log_user);
-  internal::ModelSummary summary;   // checked already by InterpreterBytes: this reads the op count
+  internal::ModelSummary summary;  // checked already by InterpreterBytes: this reads the op count
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
   const size_t needed = AddSat(interpreter, MeasureExtent(model, summary.num_ops).bytes);
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckAddressable(needed, "adapter arena", errors));
@@ -282,8 +295,8 @@ Status RequiredInt8AdapterArenaBytes(const uint8_t* model, size_t model_bytes, s
   return Status::kOk;
 }
 
-Status Int8Adapter::Create(const uint8_t* model, size_t model_bytes, void* arena, size_t arena_bytes,
-                           const Options& options, Int8Adapter** out) {
+Status Int8Adapter::Create(const uint8_t* model, size_t model_bytes, void* arena,
+                           size_t arena_bytes, const Options& options, Int8Adapter** out) {
   internal::ErrorReporter errors(options.log, options.log_user);
   if (out == nullptr) return Status::kInvalidArgument;
   *out = nullptr;
@@ -292,11 +305,13 @@ Status Int8Adapter::Create(const uint8_t* model, size_t model_bytes, void* arena
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(needed, arena_bytes, "adapter arena", errors));
   EDGEFOLD_RETURN_IF_ERROR(InterpreterBytes(model, model_bytes, options, &interpreter_bytes));
   Interpreter* interp = nullptr;
-  EDGEFOLD_RETURN_IF_ERROR(Interpreter::Create(model, model_bytes, arena, interpreter_bytes, options, &interp));
+  EDGEFOLD_RETURN_IF_ERROR(
+      Interpreter::Create(model, model_bytes, arena, interpreter_bytes, options, &interp));
   Interpreter::State& g = Interpreter::State::Of(*interp);
   const Extent extent = MeasureExtent(model, g.summary.num_ops);
   if (extent.layers == 0) {
-    errors.Report("the model has no adaptable int8 layer (compile it with --quantize int8 --adaptable)");
+    errors.Report(
+        "the model has no adaptable int8 layer (compile it with --quantize int8 --adaptable)");
     return Status::kInvalidArgument;
   }
 
@@ -329,7 +344,8 @@ Status Int8Adapter::Adapt(const AdaptOptions& options) {
   State& s = *state_;
   Interpreter::State& g = *s.graph;
   if (!g.ready) return Status::kBadState;
-  if (!(options.momentum > 0.0f && options.momentum <= 1.0f) && options.mode == StatsMode::kMomentum) {
+  if (!(options.momentum > 0.0f && options.momentum <= 1.0f) &&
+      options.mode == StatsMode::kMomentum) {
     g.errors.Report("adapt: momentum %g must be in (0, 1]", double(options.momentum));
     return Status::kInvalidArgument;
   }

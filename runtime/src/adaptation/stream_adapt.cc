@@ -24,7 +24,7 @@ void ForwardBatchNormStream(Trainer::State& s, const BnState& bn) {
   const float* x = s.tensors[op.inputs[0]].data;
   const float* gamma = s.tensors[op.inputs[1]].data;
   const float* beta = s.tensors[op.inputs[2]].data;
-  float* mean = s.tensors[op.inputs[3]].data;   // the running statistics: what adapts
+  float* mean = s.tensors[op.inputs[3]].data;  // the running statistics: what adapts
   float* var = s.tensors[op.inputs[4]].data;
   const size_t spatial = bn.spatial;
   if (spatial >= 2) {
@@ -35,12 +35,14 @@ void ForwardBatchNormStream(Trainer::State& s, const BnState& bn) {
       // BN's x̂ statistics buffers hold the sums (this BN runs no backward in a stream step).
       float* sum_d = bn.mean;
       float* sum_d2 = bn.var;
-      s.tk->channel_moments(x + n * bn.channels * spatial, mean, sum_d, sum_d2, bn.channels, spatial);
+      s.tk->channel_moments(x + n * bn.channels * spatial, mean, sum_d, sum_d2, bn.channels,
+                            spatial);
       for (size_t c = 0; c < bn.channels; ++c) {
-        const float delta = sum_d[c] * inv_n;   // sample mean − running mean
+        const float delta = sum_d[c] * inv_n;  // sample mean − running mean
         const float sample_var = std::max(0.0f, sum_d2[c] * inv_n - delta * delta) * unbias;
         mean[c] += m * delta;
-        var[c] = std::max((1.0f - m) * var[c] + m * sample_var, o.variance_floor * bn.deployed_var[c]);
+        var[c] =
+            std::max((1.0f - m) * var[c] + m * sample_var, o.variance_floor * bn.deployed_var[c]);
       }
     }
   }
@@ -85,7 +87,7 @@ void FinishStreamStep(Trainer::State& s, StreamReport* report) {
   for (size_t n = 0; n < s.batch; ++n) {
     const float* row = z + n * s.classes;
     const float top = *std::max_element(row, row + s.classes);
-    float sum = 0.0f, weighted = 0.0f;   // H = log Σe − Σ e·(z − top) / Σe, with e = exp(z − top)
+    float sum = 0.0f, weighted = 0.0f;  // H = log Σe − Σ e·(z − top) / Σe, with e = exp(z − top)
     for (size_t c = 0; c < s.classes; ++c) {
       const float e = std::exp(row[c] - top);
       sum += e;
@@ -119,13 +121,20 @@ void FinishStreamStep(Trainer::State& s, StreamReport* report) {
 
 Status CheckStreamOptions(const StreamOptions& o, ErrorReporter& errors) {
   const char* bad = nullptr;
-  if (!(o.momentum > 0.0f && o.momentum <= 1.0f)) bad = "momentum must be in (0, 1]";
-  else if (!(o.momentum_decay > 0.0f && o.momentum_decay <= 1.0f)) bad = "momentum_decay must be in (0, 1]";
-  else if (!(o.momentum_min >= 0.0f && o.momentum_min <= o.momentum)) bad = "momentum_min must be in [0, momentum]";
-  else if (!(o.prior >= 0.0f && o.prior <= 1.0f)) bad = "prior must be in [0, 1]";
-  else if (!(o.variance_floor >= 0.0f && o.variance_floor <= 1.0f)) bad = "variance_floor must be in [0, 1]";
-  else if (o.window == 0) bad = "window must be at least 1";
-  else if (!(o.entropy_rise >= 0.0f)) bad = "entropy_rise must be >= 0";
+  if (!(o.momentum > 0.0f && o.momentum <= 1.0f))
+    bad = "momentum must be in (0, 1]";
+  else if (!(o.momentum_decay > 0.0f && o.momentum_decay <= 1.0f))
+    bad = "momentum_decay must be in (0, 1]";
+  else if (!(o.momentum_min >= 0.0f && o.momentum_min <= o.momentum))
+    bad = "momentum_min must be in [0, momentum]";
+  else if (!(o.prior >= 0.0f && o.prior <= 1.0f))
+    bad = "prior must be in [0, 1]";
+  else if (!(o.variance_floor >= 0.0f && o.variance_floor <= 1.0f))
+    bad = "variance_floor must be in [0, 1]";
+  else if (o.window == 0)
+    bad = "window must be at least 1";
+  else if (!(o.entropy_rise >= 0.0f))
+    bad = "entropy_rise must be >= 0";
   if (bad == nullptr) return Status::kOk;
   errors.Report("StreamOptions: %s", bad);
   return Status::kInvalidArgument;

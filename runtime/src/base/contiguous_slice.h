@@ -11,7 +11,8 @@ namespace edgefold {
 // (any step on an axis of extent 1), whole axes from the last one back, then at most one
 // partial axis, then single indices. x, y: shapes of `rank` dims; starts, steps: per axis.
 template <class XShape, class YShape, class Starts, class Steps>
-int64_t ContiguousSliceStart(size_t rank, const XShape& x, const YShape& y, const Starts& starts, const Steps& steps) {
+int64_t ContiguousSliceStart(size_t rank, const XShape& x, const YShape& y, const Starts& starts,
+                             const Steps& steps) {
   size_t d = rank;
   while (d > 0 && starts[d - 1] == 0 && y[d - 1] == x[d - 1] && steps[d - 1] == 1) --d;
   if (d > 0) {

@@ -13,7 +13,9 @@ void ErrorReporter::Report(const char* fmt, ...) {
 
 void ErrorReporter::ReportV(const char* prefix, const char* fmt, va_list args) {
 #if defined(EDGEFOLD_NO_LOG)
-  (void)prefix; (void)fmt; (void)args;
+  (void)prefix;
+  (void)fmt;
+  (void)args;
 #else
   if (log_ == nullptr) return;
   char message[256];

@@ -14,8 +14,8 @@ namespace edgefold::internal {
 
 template <class T>
 struct BnScaleShift {
-  T scale;   // s = γ/√(σ² + ε)
-  T shift;   // β − μ·s
+  T scale;  // s = γ/√(σ² + ε)
+  T shift;  // β − μ·s
 };
 
 template <class T>

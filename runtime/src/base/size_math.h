@@ -13,10 +13,13 @@ constexpr size_t kSizeSaturated = SIZE_MAX;
 constexpr size_t MulSat(size_t a, size_t b) {
   return (a != 0 && b > kSizeSaturated / a) ? kSizeSaturated : a * b;
 }
-constexpr size_t AddSat(size_t a, size_t b) { return a > kSizeSaturated - b ? kSizeSaturated : a + b; }
+constexpr size_t AddSat(size_t a, size_t b) {
+  return a > kSizeSaturated - b ? kSizeSaturated : a + b;
+}
 // a rounded up to a multiple of `multiple` (> 0).
 constexpr size_t RoundUpSat(size_t a, size_t multiple) {
-  return a > kSizeSaturated - (multiple - 1) ? kSizeSaturated : (a + multiple - 1) / multiple * multiple;
+  return a > kSizeSaturated - (multiple - 1) ? kSizeSaturated
+                                             : (a + multiple - 1) / multiple * multiple;
 }
 
 }  // namespace edgefold

@@ -108,7 +108,8 @@ ef_status ef_invoke(ef_interpreter* it) {
 }
 
 ef_status ef_get_output(const ef_interpreter* it, size_t index, ef_tensor* out) {
-  if (it == nullptr || out == nullptr || index >= Cpp(it)->num_outputs()) return EF_INVALID_ARGUMENT;
+  if (it == nullptr || out == nullptr || index >= Cpp(it)->num_outputs())
+    return EF_INVALID_ARGUMENT;
   ToC(Cpp(it)->output(index), out);
   return EF_OK;
 }
@@ -117,8 +118,12 @@ const char* ef_kernel_isa_name(const ef_interpreter* it) {
   return it ? Cpp(it)->kernel_isa_name() : "";
 }
 
-size_t ef_arena_used_bytes(const ef_interpreter* it) { return it ? Cpp(it)->arena_used_bytes() : 0; }
+size_t ef_arena_used_bytes(const ef_interpreter* it) {
+  return it ? Cpp(it)->arena_used_bytes() : 0;
+}
 size_t ef_invocations(const ef_interpreter* it) { return it ? Cpp(it)->invocations() : 0; }
-size_t ef_split_invocations(const ef_interpreter* it) { return it ? Cpp(it)->split_invocations() : 0; }
+size_t ef_split_invocations(const ef_interpreter* it) {
+  return it ? Cpp(it)->split_invocations() : 0;
+}
 
 }  // extern "C"

@@ -20,7 +20,8 @@ extern "C" {
 ef_status ef_required_int8_adapter_arena_bytes(const uint8_t* model, size_t model_bytes,
                                                const ef_options* options, size_t* arena_bytes) {
   if (arena_bytes == nullptr) return EF_INVALID_ARGUMENT;
-  return ToC(edgefold::RequiredInt8AdapterArenaBytes(model, model_bytes, arena_bytes, ToCpp(options)));
+  return ToC(
+      edgefold::RequiredInt8AdapterArenaBytes(model, model_bytes, arena_bytes, ToCpp(options)));
 }
 
 ef_status ef_int8_adapter_create(const uint8_t* model, size_t model_bytes, void* arena,
@@ -29,7 +30,8 @@ ef_status ef_int8_adapter_create(const uint8_t* model, size_t model_bytes, void*
   if (out == nullptr) return EF_INVALID_ARGUMENT;
   *out = nullptr;
   Int8Adapter* adapter = nullptr;
-  const Status s = Int8Adapter::Create(model, model_bytes, arena, arena_bytes, ToCpp(options), &adapter);
+  const Status s =
+      Int8Adapter::Create(model, model_bytes, arena, arena_bytes, ToCpp(options), &adapter);
   if (s == Status::kOk) *out = reinterpret_cast<ef_int8_adapter*>(adapter);
   return ToC(s);
 }
@@ -39,7 +41,8 @@ ef_interpreter* ef_int8_adapter_interpreter(ef_int8_adapter* a) {
 }
 
 ef_status ef_int8_adapter_adapt(ef_int8_adapter* a, ef_stats_mode mode, float momentum) {
-  if (a == nullptr || (mode != EF_STATS_MOMENTUM && mode != EF_STATS_CUMULATIVE_AVERAGE)) return EF_INVALID_ARGUMENT;
+  if (a == nullptr || (mode != EF_STATS_MOMENTUM && mode != EF_STATS_CUMULATIVE_AVERAGE))
+    return EF_INVALID_ARGUMENT;
   edgefold::AdaptOptions o;
   o.mode = static_cast<edgefold::StatsMode>(mode);
   o.momentum = momentum;

@@ -13,7 +13,8 @@ using edgefold::c_api::ToCpp;
 static_assert(EF_TRAIN_ALL == static_cast<int>(edgefold::Trainable::kAll), "ef_trainable");
 static_assert(EF_TRAIN_MODEL == static_cast<int>(edgefold::Trainable::kModel), "ef_trainable");
 static_assert(EF_STATS_CUMULATIVE_AVERAGE ==
-              static_cast<int>(edgefold::StatsMode::kCumulativeAverage), "ef_stats_mode");
+                  static_cast<int>(edgefold::StatsMode::kCumulativeAverage),
+              "ef_stats_mode");
 
 Trainer* Cpp(ef_trainer* p) { return reinterpret_cast<Trainer*>(p); }
 const Trainer* Cpp(const ef_trainer* p) { return reinterpret_cast<const Trainer*>(p); }
@@ -73,8 +74,8 @@ void ef_stream_options_init(ef_stream_options* stream) {
 }
 
 ef_status ef_required_training_arena_bytes(const uint8_t* model, size_t model_bytes,
-                                           const ef_train_options* train,
-                                           const ef_options* options, size_t* arena_bytes) {
+                                           const ef_train_options* train, const ef_options* options,
+                                           size_t* arena_bytes) {
   if (arena_bytes == nullptr) return EF_INVALID_ARGUMENT;
   return ToC(edgefold::RequiredTrainingArenaBytes(model, model_bytes, ToCpp(train), arena_bytes,
                                                   ToCpp(options)));
@@ -137,7 +138,8 @@ ef_status ef_trainer_evaluate(ef_trainer* t, const float* inputs, float* logits)
 size_t ef_trainer_num_parameters(const ef_trainer* t) { return t ? Cpp(t)->num_parameters() : 0; }
 
 ef_status ef_trainer_parameter(const ef_trainer* t, size_t index, ef_parameter* out) {
-  if (t == nullptr || out == nullptr || index >= Cpp(t)->num_parameters()) return EF_INVALID_ARGUMENT;
+  if (t == nullptr || out == nullptr || index >= Cpp(t)->num_parameters())
+    return EF_INVALID_ARGUMENT;
   const edgefold::ParameterView v = Cpp(t)->parameter(index);
   out->name = v.name;
   out->data = v.data;

@@ -10,9 +10,11 @@ Status CheckArity(const OpDesc& op, const OpKernel& kernel, ErrorReporter& error
             op.num_outputs >= 1 && op.num_outputs <= kernel.max_outputs;
   for (uint32_t i = 0; ok && i < kernel.min_inputs; ++i) ok = op.inputs[i] >= 0;
   if (!ok) {
-    errors.Report("op '%s' (%s): has %u inputs and %u outputs; needs %u..%u inputs (the first %u "
-                  "present) and 1..%u outputs", op.name, OpKindName(op.kind), op.num_inputs,
-                  op.num_outputs, kernel.min_inputs, kernel.max_inputs, kernel.min_inputs, kernel.max_outputs);
+    errors.Report(
+        "op '%s' (%s): has %u inputs and %u outputs; needs %u..%u inputs (the first %u "
+        "present) and 1..%u outputs",
+        op.name, OpKindName(op.kind), op.num_inputs, op.num_outputs, kernel.min_inputs,
+        kernel.max_inputs, kernel.min_inputs, kernel.max_outputs);
     return Status::kInvalidModel;
   }
   return Status::kOk;
@@ -60,7 +62,8 @@ Status CheckArenaBytes(size_t needed_bytes, size_t arena_bytes, const char* what
 
 void WarnOfIgnoredIsaOverride(Isa requested, ErrorReporter& errors) {
   bool names_no_level = false;
-  const char* ignored = requested == Isa::kAuto ? kernels::IgnoredIsaOverride(&names_no_level) : nullptr;
+  const char* ignored =
+      requested == Isa::kAuto ? kernels::IgnoredIsaOverride(&names_no_level) : nullptr;
   if (ignored != nullptr)
     errors.Report("warning: EDGEFOLD_ISA=%s %s; ignored", ignored,
                   names_no_level ? "is not a level (auto, scalar, sse4.2, avx2+fma, avx512, neon)"

@@ -34,7 +34,7 @@ struct GraphTables {
   const ModelSummary& summary;
   TensorInfo* tensors;
   OpDesc* ops;
-  const OpKernel** op_kernels;   // filled: one per op
+  const OpKernel** op_kernels;  // filled: one per op
 };
 Status PrepareGraph(const GraphTables& graph, const kernels::KernelTable& kernels,
                     const OpResolver* resolver, ErrorReporter& errors);

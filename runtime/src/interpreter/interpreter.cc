@@ -37,15 +37,17 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
       internal::CheckCreateRequest(model, model_bytes, arena, out, options, errors, &summary));
   *out = nullptr;
   const ArenaLayout layout = internal::ComputeArenaLayout(summary);
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(layout.total_bytes, arena_bytes, "arena", errors));
+  EDGEFOLD_RETURN_IF_ERROR(
+      internal::CheckArenaBytes(layout.total_bytes, arena_bytes, "arena", errors));
 
   uint8_t* base = static_cast<uint8_t*>(arena);
   State* s = new (base + layout.state_offset) State(options.log, options.log_user);
   s->on_op_end = options.on_op_end;
   s->on_op_end_user = options.on_op_end_user;
-  s->parallel = internal::Parallel{options.parallel_for, options.parallel_user,
-                                   options.parallel_for != nullptr ? std::max<size_t>(1, options.num_threads) : 1,
-                                   options.min_task_work != 0 ? options.min_task_work : internal::kMinTaskWork};
+  s->parallel = internal::Parallel{
+      options.parallel_for, options.parallel_user,
+      options.parallel_for != nullptr ? std::max<size_t>(1, options.num_threads) : 1,
+      options.min_task_work != 0 ? options.min_task_work : internal::kMinTaskWork};
 #if !defined(EDGEFOLD_SINGLE_THREAD)
   s->adapt_splits = options.adapt_splits && s->parallel.threads > 1;
 #endif
@@ -115,7 +117,7 @@ TensorView ViewOf(const internal::TensorInfo& t) {
     v.data = t.data;
   } else if (t.dtype == DType::kInt8) {
     v.data_s8 = reinterpret_cast<int8_t*>(t.data);
-    v.scale = t.scales[0];   // graph inputs/outputs have one scale (checked at load)
+    v.scale = t.scales[0];  // graph inputs/outputs have one scale (checked at load)
     v.zero_point = t.zero_points[0];
   }
   return v;
@@ -173,11 +175,13 @@ Status Interpreter::CheckInputS8(const char* call, size_t i, const void* data, s
   }
   const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
   if (t.dtype != DType::kInt8) {
-    state_->errors.Report("%s: input '%s' is %s, not int8: use SetInput", call, t.name, DTypeName(t.dtype));
+    state_->errors.Report("%s: input '%s' is %s, not int8: use SetInput", call, t.name,
+                          DTypeName(t.dtype));
     return Status::kInvalidArgument;
   }
   if (elems != t.elems) {
-    state_->errors.Report("%s: input '%s' holds %zu int8 values, got %zu", call, t.name, t.elems, elems);
+    state_->errors.Report("%s: input '%s' holds %zu int8 values, got %zu", call, t.name, t.elems,
+                          elems);
     return Status::kShapeMismatch;
   }
   return Status::kOk;
@@ -192,7 +196,8 @@ Status Interpreter::SetInputS8(size_t i, const int8_t* data, size_t elems) {
 Status Interpreter::QuantizeInput(size_t i, const float* data, size_t elems) {
   EDGEFOLD_RETURN_IF_ERROR(CheckInputS8("QuantizeInput", i, data, elems));
   const internal::TensorInfo& t = state_->tensors[state_->summary.inputs[i]];
-  Int8Kernels(*state_).quantize_s8(QuantParamsOf(t), data, reinterpret_cast<int8_t*>(t.data), elems);
+  Int8Kernels(*state_).quantize_s8(QuantParamsOf(t), data, reinterpret_cast<int8_t*>(t.data),
+                                   elems);
   return Status::kOk;
 }
 
@@ -203,11 +208,13 @@ Status Interpreter::DequantizeOutput(size_t i, float* out, size_t elems) const {
   }
   const internal::TensorInfo& t = state_->tensors[state_->summary.outputs[i]];
   if (elems != t.elems) {
-    state_->errors.Report("DequantizeOutput: output '%s' holds %zu values, got room for %zu", t.name, t.elems, elems);
+    state_->errors.Report("DequantizeOutput: output '%s' holds %zu values, got room for %zu",
+                          t.name, t.elems, elems);
     return Status::kShapeMismatch;
   }
   if (t.dtype == DType::kInt8)
-    Int8Kernels(*state_).dequantize_s8(QuantParamsOf(t), reinterpret_cast<const int8_t*>(t.data), out, elems);
+    Int8Kernels(*state_).dequantize_s8(QuantParamsOf(t), reinterpret_cast<const int8_t*>(t.data),
+                                       out, elems);
   else
     std::memcpy(out, t.data, elems * sizeof(float));
   return Status::kOk;

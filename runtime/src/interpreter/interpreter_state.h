@@ -30,10 +30,10 @@ struct Interpreter::State {
   OpEndFn on_op_end = nullptr;
   void* on_op_end_user = nullptr;
   internal::Parallel parallel;
-  internal::SplitTiming split_timing;   // Options::adapt_splits with threads: split or alone
+  internal::SplitTiming split_timing;  // Options::adapt_splits with threads: split or alone
   bool adapt_splits = false;
-  uint64_t runs = 0;                    // Invoke calls so far
-  uint64_t split_runs = 0;              // those that split (threads > 1, not run alone)
+  uint64_t runs = 0;        // Invoke calls so far
+  uint64_t split_runs = 0;  // those that split (threads > 1, not run alone)
   bool ready = false;
 
   // The state behind a handle, for in-tree code that runs the graph op by op (the int8
@@ -49,7 +49,7 @@ struct ArenaLayout {
   size_t tensors_offset = 0;
   size_t ops_offset = 0;
   size_t op_kernels_offset = 0;
-  size_t handle_offset = 0;      // the Interpreter object returned to the caller
+  size_t handle_offset = 0;  // the Interpreter object returned to the caller
   size_t total_bytes = 0;
 };
 ArenaLayout ComputeArenaLayout(const ModelSummary& summary);

@@ -22,8 +22,8 @@ namespace edgefold::internal {
 
 struct SplitTiming {
   static constexpr int kKept = 3;
-  float ns[2][kKept] = {};   // [alone, split]: the last kKept times of each way, 0 = none yet
-  bool alone = false;        // the choice between probes
+  float ns[2][kKept] = {};  // [alone, split]: the last kKept times of each way, 0 = none yet
+  bool alone = false;       // the choice between probes
 };
 
 constexpr uint64_t kSplitProbeRuns = 4;

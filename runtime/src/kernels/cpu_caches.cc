@@ -52,10 +52,10 @@ size_t SysfsCacheBytes(int level) {
       path[n] = '\0';
       return path;
     };
-    if (!ReadLine(at("level"), buf, sizeof buf)) return 0;   // no more indexes
+    if (!ReadLine(at("level"), buf, sizeof buf)) return 0;  // no more indexes
     if (buf[0] != static_cast<char>('0' + level) || buf[1] != '\0') continue;
     if (!ReadLine(at("type"), buf, sizeof buf)) continue;
-    if (buf[0] == 'I') continue;                               // Instruction
+    if (buf[0] == 'I') continue;  // Instruction
     if (ReadLine(at("size"), buf, sizeof buf)) return ParseSize(buf);
   }
   return 0;

@@ -11,8 +11,8 @@
 namespace edgefold::kernels {
 
 struct CacheSizes {
-  size_t l1d_bytes = 32 * 1024;    // per core
-  size_t l2_bytes = 512 * 1024;    // per core (a cluster's shared L2 counts whole)
+  size_t l1d_bytes = 32 * 1024;  // per core
+  size_t l2_bytes = 512 * 1024;  // per core (a cluster's shared L2 counts whole)
 };
 
 // Found on the first call, the same value after; no heap (POSIX open/read).
@@ -31,7 +31,7 @@ struct GemmBlocking {
   size_t kc = 256;
   size_t mc = 256;
 };
-constexpr size_t kGemmMaxKc = 256;   // bounds the per-block row table and the panel on the stack
+constexpr size_t kGemmMaxKc = 256;  // bounds the per-block row table and the panel on the stack
 
 // `panel_floats`: the widest register tile's columns (NV·W); `mr`: its rows.
 GemmBlocking GemmBlockingFor(const CacheSizes& caches, size_t mr, size_t panel_floats);
@@ -48,6 +48,8 @@ constexpr size_t GemmTileRows(bool many_registers) {
   return many_registers ? 8 : 6;
 #endif
 }
-constexpr size_t GemmPanelFloats(size_t lanes, bool many_registers) { return (many_registers ? 3 : 2) * lanes; }
+constexpr size_t GemmPanelFloats(size_t lanes, bool many_registers) {
+  return (many_registers ? 3 : 2) * lanes;
+}
 
 }  // namespace edgefold::kernels

@@ -11,13 +11,14 @@
 
 namespace edgefold::kernels {
 
-struct DepthwiseS8Planes;   // kernels/conv/conv_scratch.h
+struct DepthwiseS8Planes;  // kernels/conv/conv_scratch.h
 
 // One channel of the int8 depthwise convolution over its zero-point-padded phase planes
 // (simd/int8_simd.h): how a CPU extension (VNNI, sdot) replaces only the arithmetic of that kernel.
 using DepthwiseChannelS8Fn = void (*)(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
-                                      const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
-                                      int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc);
+                                      const size_t* offset, const int8_t* wc, int32_t bias,
+                                      int32_t multiplier, int32_t shift, const GemmS8Params& rq,
+                                      int8_t* plane, int8_t* yc);
 
 struct Int8KernelTable {
   // Y = requantize(bias + A·B), see GemmS8Params.
@@ -25,21 +26,25 @@ struct Int8KernelTable {
   // As im2col, padding with pad_value (the input's zero point).
   // Output rows [row0, row0 + rows) of the int8 im2col (rows·out_w columns): ConvInt8 builds
   // it in chunks of rows (conv_scratch.h ConvS8Im2colRows) so its scratch stays small.
-  void (*im2col_s8)(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
-                    int8_t* col);
+  void (*im2col_s8)(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
+                    size_t rows, int8_t* col);
   // Depthwise ConvInt8 of one image, strides 1 and 2 (kernels::ConvS8UsesDepthwisePlane): rq holds
   // bias, multiplier and shift per channel and the output's zero point and clamp; `plane` is
   // ConvS8DepthwisePlaneBytes of scratch.
-  void (*conv2d_depthwise_s8)(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                              const GemmS8Params& rq, int8_t* plane, int8_t* y);
+  void (*conv2d_depthwise_s8)(const Conv2dShape& s, const int8_t* x, const int8_t* w,
+                              int8_t x_zero_point, const GemmS8Params& rq, int8_t* plane,
+                              int8_t* y);
   void (*quantize_s8)(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
   void (*dequantize_s8)(const QuantS8Params& p, const int8_t* x, float* y, size_t n);
   void (*add_s8)(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
   // As pool2d; X and Y share scale and zero point (kernels/ref/int8_ref.cc).
-  void (*pool2d_s8)(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);
-  void (*global_pool_s8)(PoolKind kind, const int8_t* x, int8_t* y, size_t channels, size_t spatial);
+  void (*pool2d_s8)(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y,
+                    size_t planes);
+  void (*global_pool_s8)(PoolKind kind, const int8_t* x, int8_t* y, size_t channels,
+                         size_t spatial);
   // Softmax of each row of x[rows × classes] into scale 1/256, zero point −128 (ref/softmax_s8.h).
-  void (*softmax_s8)(const int32_t* exp_table, const int8_t* x, int8_t* y, size_t rows, size_t classes);
+  void (*softmax_s8)(const int32_t* exp_table, const int8_t* x, int8_t* y, size_t rows,
+                     size_t classes);
 };
 
 #define EDGEFOLD_DECLARE_INT8(ns, level, parent, tables, name, present) \
@@ -53,9 +58,9 @@ EDGEFOLD_DECLARE_FAMILY(Int8KernelTable, kInt8Table, EDGEFOLD_DECLARE_INT8)
 namespace avx512_vnni {
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 // One depthwise channel over its phase planes (simd/int8_simd.h Conv2dDepthwiseS8Using).
-void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
-                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
-                        int8_t* plane, int8_t* yc);
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
+                        const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
+                        int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc);
 }  // namespace avx512_vnni
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
@@ -63,9 +68,9 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 // table is defined in kernels/arch/neon.cc.
 namespace neon_dotprod {
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
-void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
-                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
-                        int8_t* plane, int8_t* yc);
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
+                        const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
+                        int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc);
 }  // namespace neon_dotprod
 #endif
 

@@ -10,7 +10,7 @@ namespace edgefold::kernels {
 // Branch-free (the sign of an accumulator is data, not a pattern the predictor can learn):
 // |v| rounded half up, then the sign put back.
 inline int64_t RoundShiftHalfAway(int64_t v, int n) {
-  const int64_t sign = v >> 63;   // 0 or −1
+  const int64_t sign = v >> 63;  // 0 or −1
   const int64_t magnitude = ((v ^ sign) - sign + (int64_t{1} << (n - 1))) >> n;
   return (magnitude ^ sign) - sign;
 }
@@ -34,9 +34,10 @@ inline int8_t RequantizeS8(int32_t acc, int32_t multiplier, int32_t shift, int32
   const int n = 31 + shift;
   int32_t r;
   if (n >= 32) {
-    const int t = n - 32;   // 2^(n−1) = half_hi·2^32 + half_lo
+    const int t = n - 32;  // 2^(n−1) = half_hi·2^32 + half_lo
     const uint32_t half_hi = (1u << t) >> 1, half_lo = t == 0 ? 0x80000000u : 0u;
-    const int64_t w = int64_t{acc} * multiplier + static_cast<int64_t>((uint64_t{half_hi} << 32) | half_lo) + (acc >> 31);
+    const int64_t w = int64_t{acc} * multiplier +
+                      static_cast<int64_t>((uint64_t{half_hi} << 32) | half_lo) + (acc >> 31);
     r = static_cast<int32_t>(w >> 32) >> t;
   } else {
     r = RoundShiftWideS8(acc, multiplier, n);
@@ -72,8 +73,8 @@ struct AddS8Params {
 // Quantize: q = clamp(round_half_even(x·inv_scale) + zp, −128, 127), NaN → zp.
 // Dequantize: y = (q − zp)·scale.
 struct QuantS8Params {
-  float scale = 1.0f;        // Dequantize
-  float inv_scale = 1.0f;    // Quantize: 1/scale, computed once by the op
+  float scale = 1.0f;      // Dequantize
+  float inv_scale = 1.0f;  // Quantize: 1/scale, computed once by the op
   int32_t zero_point = 0;
 };
 

@@ -12,7 +12,7 @@
 
 // Each entry macro takes two callbacks: E(namespace, level, parent, tables, name, present) for
 // every entry, L(namespace, level) for base entries only.
-#define EDGEFOLD_ISA_SCALAR(E, L) \
+#define EDGEFOLD_ISA_SCALAR(E, L)                           \
   E(scalar, kScalar, scalar, level, "scalar", LevelPresent) \
   L(scalar, kScalar)
 #if defined(EDGEFOLD_HAVE_CORTEX_M_DSP)
@@ -22,7 +22,7 @@
 #define EDGEFOLD_ISA_CORTEX_M_DSP(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_AVX512)
-#define EDGEFOLD_ISA_AVX512(E, L) \
+#define EDGEFOLD_ISA_AVX512(E, L)                           \
   E(avx512, kAvx512, avx512, level, "avx512", LevelPresent) \
   L(avx512, kAvx512)
 #else
@@ -35,14 +35,14 @@
 #define EDGEFOLD_ISA_AVX512_VNNI(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_AVX2_FMA)
-#define EDGEFOLD_ISA_AVX2_FMA(E, L) \
+#define EDGEFOLD_ISA_AVX2_FMA(E, L)                                \
   E(avx2_fma, kAvx2Fma, avx2_fma, level, "avx2+fma", LevelPresent) \
   L(avx2_fma, kAvx2Fma)
 #else
 #define EDGEFOLD_ISA_AVX2_FMA(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_SSE42)
-#define EDGEFOLD_ISA_SSE42(E, L) \
+#define EDGEFOLD_ISA_SSE42(E, L)                         \
   E(sse42, kSse42, sse42, level, "sse4.2", LevelPresent) \
   L(sse42, kSse42)
 #else
@@ -81,7 +81,8 @@
 
 // EDGEFOLD_OWN_OR_PARENT(tables, family, own, parent): `own` where an entry whose tables field
 // is `tables` defines `family`'s table, else `parent`. Families: core, conv, int8, sequence.
-#define EDGEFOLD_OWN_OR_PARENT(tables, family, own, parent) EDGEFOLD_PICK_##tables##_##family(own, parent)
+#define EDGEFOLD_OWN_OR_PARENT(tables, family, own, parent) \
+  EDGEFOLD_PICK_##tables##_##family(own, parent)
 #define EDGEFOLD_PICK_level_core(own, parent) own
 #define EDGEFOLD_PICK_level_conv(own, parent) own
 #define EDGEFOLD_PICK_level_int8(own, parent) own

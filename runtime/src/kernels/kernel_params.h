@@ -5,9 +5,27 @@
 
 namespace edgefold::kernels {
 
-enum class ActKind : uint8_t { kNone = 0, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish,
-                              kSiLU, kTanh, kExp, kLog, kSqrt, kReciprocal, kNeg, kAbs, kErf, kGelu,
-                              kSquare, kPow };  // append only: values are the schema's ActivationKind
+enum class ActKind : uint8_t {
+  kNone = 0,
+  kRelu,
+  kClip,
+  kLeakyRelu,
+  kSigmoid,
+  kHardSigmoid,
+  kHardSwish,
+  kSiLU,
+  kTanh,
+  kExp,
+  kLog,
+  kSqrt,
+  kReciprocal,
+  kNeg,
+  kAbs,
+  kErf,
+  kGelu,
+  kSquare,
+  kPow
+};  // append only: values are the schema's ActivationKind
 
 // Activation applied as the last step of a kernel (fused epilogue).
 //   Relu: max(x,0)   Clip: min(max(x,alpha),beta)   LeakyRelu: x<0 ? alpha·x : x
@@ -41,18 +59,19 @@ struct StridedCopyParams {
 // b_row_offsets: nullptr (row q of B starts at b + q·ldb), or k offsets: row q starts at
 // b + b_row_offsets[q] (ldb unused). Lets a conv read each tap's B row as a shifted view of
 // its input instead of an im2col copy (kernels/conv/conv_phase.h).
-struct GemmBlocking;   // kernels/cpu_caches.h
+struct GemmBlocking;  // kernels/cpu_caches.h
 
 struct GemmParams {
   size_t m = 0, n = 0, k = 0;
   size_t lda = 0, ldb = 0, ldc = 0;
   const uint32_t* b_row_offsets = nullptr;
-  bool prefetch_a = false;   // A is used for few columns (Winograd's 16 filter matrices): fetch ahead
+  bool prefetch_a =
+      false;  // A is used for few columns (Winograd's 16 filter matrices): fetch ahead
   const float* bias = nullptr;
   bool bias_per_row = false;
   bool accumulate = false;
   Activation act;
-  const GemmBlocking* blocking = nullptr;   // nullptr: this core's (GemmBlockingFor(HostCaches()))
+  const GemmBlocking* blocking = nullptr;  // nullptr: this core's (GemmBlockingFor(HostCaches()))
 };
 
 // Start of row q of GEMM operand B (see GemmParams::b_row_offsets).
@@ -67,15 +86,19 @@ struct Conv2dShape {
   size_t kh = 1, kw = 1;
   size_t stride_h = 1, stride_w = 1;
   size_t dilation_h = 1, dilation_w = 1;
-  size_t pad_top = 0, pad_left = 0;   // bottom/right padding is implied by out_h/out_w
+  size_t pad_top = 0, pad_left = 0;  // bottom/right padding is implied by out_h/out_w
   size_t group = 1;
   // Floats from one channel's plane to the next in x and y; 0 = in_h·in_w / out_h·out_w (dense).
   // Only the float depthwise kernels read them (a band of rows of a larger plane, ops/conv.cc).
   size_t x_plane = 0, y_plane = 0;
 };
 
-inline size_t ConvXPlane(const Conv2dShape& s) { return s.x_plane != 0 ? s.x_plane : s.in_h * s.in_w; }
-inline size_t ConvYPlane(const Conv2dShape& s) { return s.y_plane != 0 ? s.y_plane : s.out_h * s.out_w; }
+inline size_t ConvXPlane(const Conv2dShape& s) {
+  return s.x_plane != 0 ? s.x_plane : s.in_h * s.in_w;
+}
+inline size_t ConvYPlane(const Conv2dShape& s) {
+  return s.y_plane != 0 ? s.y_plane : s.out_h * s.out_w;
+}
 
 // One band of a Winograd convolution (kernels/conv/conv_winograd.h), F(2×2, 3×3) or F(4×4, 3×3):
 // tile rows [row0, row0 + rows) of tiles_w output tiles each. Tile t = (ty − row0)·tiles_w + tx
@@ -103,7 +126,12 @@ enum class PoolKind : uint8_t { kMax = 0, kAverage };
 // Reduction of x viewed as [outer, len, inner] along the middle axis (ops/reduce.cc):
 //   Mean: Σ/len   Sum: Σ   Max: max (NaN propagates)   SumSquare: Σ x²
 // len = 0 gives the empty reduction's identity: 0, −∞ (Max) and NaN (Mean, 0/0).
-enum class ReduceKind : uint8_t { kMean = 0, kSum, kMax, kSumSquare };  // append only: schema's ReduceKind
+enum class ReduceKind : uint8_t {
+  kMean = 0,
+  kSum,
+  kMax,
+  kSumSquare
+};  // append only: schema's ReduceKind
 
 // 2-D pooling over `planes` independent (n,c) planes of in_h×in_w → out_h×out_w.
 struct Pool2dParams {
@@ -113,7 +141,7 @@ struct Pool2dParams {
   size_t stride_h = 1, stride_w = 1;
   size_t dilation_h = 1, dilation_w = 1;
   size_t pad_top = 0, pad_left = 0;
-  bool count_include_pad = false;   // average: divide by kh·kw instead of the in-bounds count
+  bool count_include_pad = false;  // average: divide by kh·kw instead of the in-bounds count
 };
 
 // An op's 2-D window (kernel, strides, dilations: [h, w]; pads: [top, left, bottom, right]) into
@@ -152,7 +180,14 @@ struct ResizeParams {
 };
 
 // Min/Max propagate NaN (numpy's minimum/maximum, ONNX Min/Max).
-enum class BinaryKind : uint8_t { kAdd = 0, kSub, kMul, kDiv, kMin, kMax };  // append only: schema's BinaryKind
+enum class BinaryKind : uint8_t {
+  kAdd = 0,
+  kSub,
+  kMul,
+  kDiv,
+  kMin,
+  kMax
+};  // append only: schema's BinaryKind
 
 // How the second operand of a binary kernel is read over its n outputs.
 enum class BroadcastMode : uint8_t {

@@ -92,11 +92,16 @@ Isa Detect() {
 // Nesting of the x86 levels: a CPU at one level runs every lower one.
 int Rank(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return 0;
-    case Isa::kSse42: return 1;
-    case Isa::kAvx2Fma: return 2;
-    case Isa::kAvx512: return 3;
-    default: return -1;
+    case Isa::kScalar:
+      return 0;
+    case Isa::kSse42:
+      return 1;
+    case Isa::kAvx2Fma:
+      return 2;
+    case Isa::kAvx512:
+      return 3;
+    default:
+      return -1;
   }
 }
 
@@ -104,9 +109,9 @@ struct IsaNameEntry {
   Isa isa;
   const char* name;
 };
-constexpr IsaNameEntry kIsaNames[] = {{Isa::kAuto, "auto"},       {Isa::kScalar, "scalar"},
-                                      {Isa::kSse42, "sse4.2"},     {Isa::kAvx2Fma, "avx2+fma"},
-                                      {Isa::kAvx512, "avx512"},    {Isa::kNeon, "neon"}};
+constexpr IsaNameEntry kIsaNames[] = {{Isa::kAuto, "auto"},     {Isa::kScalar, "scalar"},
+                                      {Isa::kSse42, "sse4.2"},  {Isa::kAvx2Fma, "avx2+fma"},
+                                      {Isa::kAvx512, "avx512"}, {Isa::kNeon, "neon"}};
 
 }  // namespace
 
@@ -142,20 +147,28 @@ CacheInfo HostCacheInfo() {
   const kernels::CacheSizes& c = kernels::HostCaches();
   CacheInfo info;
   info.l1d_bytes = c.l1d_bytes, info.l2_bytes = c.l2_bytes;
-  size_t lanes = 0;   // of the level Create picks (the scalar table does not block)
+  size_t lanes = 0;  // of the level Create picks (the scalar table does not block)
   switch (kernels::ResolveIsa(Isa::kAuto)) {
-    case Isa::kAvx512: lanes = 16; break;
-    case Isa::kAvx2Fma: lanes = 8; break;
-    case Isa::kSse42: case Isa::kNeon: lanes = 4; break;
-    default: return info;
+    case Isa::kAvx512:
+      lanes = 16;
+      break;
+    case Isa::kAvx2Fma:
+      lanes = 8;
+      break;
+    case Isa::kSse42:
+    case Isa::kNeon:
+      lanes = 4;
+      break;
+    default:
+      return info;
   }
 #if defined(__aarch64__)
-  const bool many_registers = true;    // 32 NEON registers (kManyVectorRegisters)
+  const bool many_registers = true;  // 32 NEON registers (kManyVectorRegisters)
 #else
   const bool many_registers = lanes == 16;
 #endif
-  const kernels::GemmBlocking b =
-      kernels::GemmBlockingFor(c, kernels::GemmTileRows(many_registers), kernels::GemmPanelFloats(lanes, many_registers));
+  const kernels::GemmBlocking b = kernels::GemmBlockingFor(
+      c, kernels::GemmTileRows(many_registers), kernels::GemmPanelFloats(lanes, many_registers));
   info.gemm_kc = b.kc, info.gemm_mc = b.mc;
   return info;
 }
@@ -182,7 +195,7 @@ namespace {
 // The `present` column of kernels/isa_list.h: whether an entry runs where its level runs.
 [[maybe_unused]] bool LevelPresent() { return true; }
 #if defined(EDGEFOLD_HAVE_CORTEX_M_DSP)
-bool CortexMDspPresent() { return true; }   // compiled only for cores that have it
+bool CortexMDspPresent() { return true; }  // compiled only for cores that have it
 #endif
 #if defined(EDGEFOLD_HAVE_AVX512_VNNI)
 bool Avx512VnniPresent() {
@@ -210,10 +223,12 @@ IsaEntry ActiveEntry(Isa level) {
 const char* IsaEntryName(IsaEntry entry) {
   switch (entry) {
 #define EDGEFOLD_ENTRY_NAME(ns, level, parent, tables, name, present) \
-  case IsaEntry::ns: return name;
+  case IsaEntry::ns:                                                  \
+    return name;
     EDGEFOLD_FOR_EACH_ISA_ENTRY(EDGEFOLD_ENTRY_NAME)
 #undef EDGEFOLD_ENTRY_NAME
-    default: return "none";
+    default:
+      return "none";
   }
 }
 
@@ -221,14 +236,15 @@ const char* IsaEntryName(IsaEntry entry) {
 // level. An explicit level that this build/CPU lacks falls back to scalar.
 Isa ResolveIsa(Isa requested) {
 #if defined(EDGEFOLD_HOSTED)
-  (void)HostCaches();   // read the cache sizes now, at Create, not in the first GEMM of a run
+  (void)HostCaches();  // read the cache sizes now, at Create, not in the first GEMM of a run
 #endif
   Isa isa = requested;
   if (isa == Isa::kAuto) {
     isa = DetectBestIsa();
 #if defined(EDGEFOLD_HOSTED)
     Isa forced = Isa::kAuto;
-    if (ParseIsa(std::getenv("EDGEFOLD_ISA"), &forced) && forced != Isa::kAuto && IsaAvailable(forced))
+    if (ParseIsa(std::getenv("EDGEFOLD_ISA"), &forced) && forced != Isa::kAuto &&
+        IsaAvailable(forced))
       isa = forced;
 #endif
   }

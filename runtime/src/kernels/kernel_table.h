@@ -18,9 +18,9 @@
 namespace edgefold::kernels {
 
 struct KernelTable {
-  const char* name;          // the level: "scalar", "sse4.2", "avx2+fma", "avx512", "neon"
+  const char* name;  // the level: "scalar", "sse4.2", "avx2+fma", "avx512", "neon"
   Isa isa;
-  size_t simd_floats;        // lanes per float register (1 for scalar)
+  size_t simd_floats;  // lanes per float register (1 for scalar)
 
   // C = act(A·B + bias), see GemmParams.
   void (*gemm)(const GemmParams& p, const float* a, const float* b, float* c);

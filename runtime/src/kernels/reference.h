@@ -7,7 +7,7 @@
 
 #include "kernels/int8_params.h"
 #include "kernels/kernel_params.h"
-#include "kernels/ref/softmax_s8.h"   // SoftmaxS8
+#include "kernels/ref/softmax_s8.h"  // SoftmaxS8
 
 namespace edgefold::kernels::ref {
 
@@ -32,8 +32,8 @@ void Binary(BinaryKind kind, BroadcastMode mode, const float* a, const float* b,
 void Pool2d(const Pool2dParams& p, const float* x, float* y, size_t planes);
 void GlobalPool(PoolKind kind, const float* x, float* y, size_t channels, size_t spatial);
 void Softmax(const float* x, float* y, size_t outer, size_t axis_len, size_t inner);
-void LayerNorm(const float* x, const float* scale, const float* bias, float eps, float* y, float* mean,
-               float* inv_std, size_t rows, size_t cols);
+void LayerNorm(const float* x, const float* scale, const float* bias, float eps, float* y,
+               float* mean, float* inv_std, size_t rows, size_t cols);
 void Resize2d(const ResizeParams& p, const float* x, float* y, size_t planes);
 void Winograd23Input(const WinogradGeometry& g, const float* planes, float* v);
 void Winograd23Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
@@ -47,8 +47,8 @@ void LstmGates(const float* g, float* c, float* h, size_t hidden);
 void Reduce(ReduceKind kind, const float* x, float* y, size_t outer, size_t len, size_t inner);
 // int8 (kernels/int8_params.h).
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
-void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
-              int8_t* col);
+void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
+              size_t rows, int8_t* col);
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n);

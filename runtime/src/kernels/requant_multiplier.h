@@ -11,7 +11,7 @@ namespace edgefold::kernels {
 inline bool QuantizeMultiplier(double real, int32_t* multiplier, int32_t* shift) {
   if (!(real > 0.0) || !std::isfinite(real)) return false;
   int e = 0;
-  const double f = std::frexp(real, &e);   // real = f·2^e, f ∈ [0.5, 1)
+  const double f = std::frexp(real, &e);  // real = f·2^e, f ∈ [0.5, 1)
   int64_t m = static_cast<int64_t>(std::llround(f * 2147483648.0));
   if (m == (int64_t{1} << 31)) {
     m >>= 1;

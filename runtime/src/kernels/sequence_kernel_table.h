@@ -26,9 +26,11 @@ struct SequenceKernelTable {
   //   z = σ(gx_z + gh_z), r = σ(gx_r + gh_r), h̃ = tanh(gx_h + (lbr ? r ⊙ gh_h : gh_h)),
   //   h ← h̃ + z ⊙ (h − h̃)   (= (1 − z) ⊙ h̃ + z ⊙ h)
   // Without linear_before_reset the op has made gh_h = (r ⊙ h)·Rhᵀ + Rbh (gru_reset_hidden).
-  void (*gru_gates)(const float* gx, const float* gh, float* h, size_t hidden, bool linear_before_reset);
+  void (*gru_gates)(const float* gx, const float* gh, float* h, size_t hidden,
+                    bool linear_before_reset);
   // rh = σ(gx_r + gh_r) ⊙ h, with gx_r, gh_r pointing at the r parts.
-  void (*gru_reset_hidden)(const float* gx_r, const float* gh_r, const float* h, float* rh, size_t hidden);
+  void (*gru_reset_hidden)(const float* gx_r, const float* gh_r, const float* h, float* rh,
+                           size_t hidden);
   // LSTM: g = x·Wᵀ + Wb + h·Rᵀ + Rb, [i | o | f | c̃] (4·hidden): i, o, f = σ(·), c̃ = tanh(·);
   //   c ← f ⊙ c + i ⊙ c̃, h ← o ⊙ tanh(c)
   void (*lstm_gates)(const float* g, float* c, float* h, size_t hidden);

@@ -15,7 +15,7 @@ enum class IsaEntry : unsigned char {
 #define EDGEFOLD_ISA_ENTRY_ENUM(ns, level, parent, tables, name, present) ns,
   EDGEFOLD_FOR_EACH_ISA_ENTRY(EDGEFOLD_ISA_ENTRY_ENUM)
 #undef EDGEFOLD_ISA_ENTRY_ENUM
-  kNone
+      kNone
 };
 
 // The level a request runs at: kAuto becomes the best available level (or EDGEFOLD_ISA in
@@ -60,30 +60,33 @@ const Table& SelectTable(Isa requested) {
 // In a family's header, inside namespace edgefold::kernels: declares `var` in the namespace of
 // every entry that defines `family`'s table, and the family's lookups.
 #define EDGEFOLD_DECLARE_FAMILY(Table, var, DECLARE_ENTRY) \
-  EDGEFOLD_FOR_EACH_ISA_ENTRY(DECLARE_ENTRY)                \
-  template <>                                               \
-  const Table* TableAt<Table>(IsaEntry entry);              \
-  template <>                                               \
+  EDGEFOLD_FOR_EACH_ISA_ENTRY(DECLARE_ENTRY)               \
+  template <>                                              \
+  const Table* TableAt<Table>(IsaEntry entry);             \
+  template <>                                              \
   const Table* TableFor<Table>(Isa isa);
 // DECLARE_ENTRY for a family: EDGEFOLD_FAMILY_ENTRY(Table, var, family, tables, ns).
 #define EDGEFOLD_FAMILY_ENTRY(Table, var, family, tables, ns) \
-  EDGEFOLD_OWN_OR_PARENT(tables, family, namespace ns { extern const Table var; }, )
+  EDGEFOLD_OWN_OR_PARENT(                                     \
+      tables, family, namespace ns { extern const Table var; }, )
 
 // In a family's kernels/select/ file: TableAt (CASE(ns, level, parent, tables, name, present)
 // made of EDGEFOLD_FAMILY_CASE) and TableFor through the active entry.
 #define EDGEFOLD_FAMILY_CASE(Table, var, family, tables, ns, parent) \
-  case IsaEntry::ns: return EDGEFOLD_OWN_OR_PARENT(tables, family, &ns::var, TableAt<Table>(IsaEntry::parent));
-#define EDGEFOLD_DEFINE_FAMILY(Table, CASE)                           \
-  template <>                                                         \
-  const Table* TableAt<Table>(IsaEntry entry) {                       \
-    switch (entry) {                                                  \
-      EDGEFOLD_FOR_EACH_ISA_ENTRY(CASE)                               \
-      default: return nullptr;                                        \
-    }                                                                 \
-  }                                                                   \
-  template <>                                                         \
-  const Table* TableFor<Table>(Isa isa) {                             \
-    const IsaEntry entry = ActiveEntry(isa);                          \
+  case IsaEntry::ns:                                                 \
+    return EDGEFOLD_OWN_OR_PARENT(tables, family, &ns::var, TableAt<Table>(IsaEntry::parent));
+#define EDGEFOLD_DEFINE_FAMILY(Table, CASE)                            \
+  template <>                                                          \
+  const Table* TableAt<Table>(IsaEntry entry) {                        \
+    switch (entry) {                                                   \
+      EDGEFOLD_FOR_EACH_ISA_ENTRY(CASE)                                \
+      default:                                                         \
+        return nullptr;                                                \
+    }                                                                  \
+  }                                                                    \
+  template <>                                                          \
+  const Table* TableFor<Table>(Isa isa) {                              \
+    const IsaEntry entry = ActiveEntry(isa);                           \
     return entry == IsaEntry::kNone ? nullptr : TableAt<Table>(entry); \
   }
 
@@ -99,6 +102,7 @@ const Table& SelectTable(Isa requested) {
   const Table* TableFor<Table>(Isa isa) {      \
     switch (isa) {                             \
       EDGEFOLD_FOR_EACH_ISA(CASE)              \
-      default: return nullptr;                 \
+      default:                                 \
+        return nullptr;                        \
     }                                          \
   }

@@ -5,7 +5,8 @@
 namespace edgefold::kernels {
 
 #define EDGEFOLD_TABLE_CASE(ns, level) \
-  case Isa::level: return &train_##ns::kTable;
+  case Isa::level:                     \
+    return &train_##ns::kTable;
 EDGEFOLD_DEFINE_TABLE_FOR(TrainKernelTable, EDGEFOLD_TABLE_CASE)
 #undef EDGEFOLD_TABLE_CASE
 

@@ -21,9 +21,9 @@ struct TrainKernelTable {
   //   mean_c = Σx/m,  var_c = Σ(x − mean_c)²/m (biased; computed stably, no E[x²]−E[x]²),
   //   inv_std_c = 1/√(var_c + eps),  xhat = (x − mean_c)·inv_std_c,  y = γ_c·xhat + β_c.
   // xhat may be nullptr (not saved); mean/var/inv_std receive C values each.
-  void (*batchnorm_train_forward)(const float* x, const float* gamma, const float* beta,
-                                  float eps, float* y, float* xhat, float* mean, float* var,
-                                  float* inv_std, size_t batch, size_t channels, size_t spatial);
+  void (*batchnorm_train_forward)(const float* x, const float* gamma, const float* beta, float eps,
+                                  float* y, float* xhat, float* mean, float* var, float* inv_std,
+                                  size_t batch, size_t channels, size_t spatial);
 
   // BatchNorm backward (simplified form):
   //   dβ_c = Σ dy,  dγ_c = Σ dy·xhat,  dx = γ_c·inv_std_c/m · (m·dy − dβ_c − xhat·dγ_c).
@@ -87,7 +87,10 @@ struct TrainKernelTable {
 
 // Every level's training table: kernels::train_<level>::kTable, defined in
 // kernels/arch/train_<level>.cc (its own namespace: no symbol shared with the inference TU).
-#define EDGEFOLD_DECLARE_TRAIN_TABLE(ns, level) namespace train_##ns { extern const TrainKernelTable kTable; }
+#define EDGEFOLD_DECLARE_TRAIN_TABLE(ns, level) \
+  namespace train_##ns {                        \
+    extern const TrainKernelTable kTable;       \
+  }
 EDGEFOLD_DECLARE_TABLES(TrainKernelTable, EDGEFOLD_DECLARE_TRAIN_TABLE)
 #undef EDGEFOLD_DECLARE_TRAIN_TABLE
 

@@ -23,10 +23,10 @@ constexpr fb::OpOptions ExpectedOptions(fb::OpType type) {
 
 // The schema's OpType and OpOptions and the runtime's OpKind come from two lists (the schema,
 // edgefold/op_list.h): tie them here, where the cast from one to the other happens.
-#define EDGEFOLD_CHECK_OP(op)                                                                 \
-  static_assert(static_cast<int>(fb::OpType::op) == static_cast<int>(OpKind::k##op),        \
+#define EDGEFOLD_CHECK_OP(op)                                                                   \
+  static_assert(static_cast<int>(fb::OpType::op) == static_cast<int>(OpKind::k##op),            \
                 "OpType::" #op " and OpKind::k" #op " differ: keep op_list.h in schema order"); \
-  static_assert(ExpectedOptions(fb::OpType::op) == fb::OpOptions::op##Options,               \
+  static_assert(ExpectedOptions(fb::OpType::op) == fb::OpOptions::op##Options,                  \
                 "OpOptions::" #op "Options is not at OpType::" #op "'s place in the union");
 EDGEFOLD_FOR_EACH_OP(EDGEFOLD_CHECK_OP)
 #undef EDGEFOLD_CHECK_OP
@@ -43,13 +43,15 @@ size_t DTypeBytes(fb::DType d) { return d == fb::DType::Int8 ? 1 : 4; }
 // per tensor or one per index of the axis.
 const char* CheckQuant(const fb::Tensor* t) {
   const fb::QuantParams* q = t->quant();
-  if (q == nullptr) return t->dtype() == fb::DType::Int8 ? "int8 tensor without scale and zero point" : nullptr;
+  if (q == nullptr)
+    return t->dtype() == fb::DType::Int8 ? "int8 tensor without scale and zero point" : nullptr;
   if (q->scales() == nullptr || q->zero_points() == nullptr || q->scales()->size() == 0 ||
       q->scales()->size() != q->zero_points()->size())
     return "quantization needs as many zero points as scales (at least one)";
   const uint32_t n = q->scales()->size();
   const int32_t rank = static_cast<int32_t>(t->shape()->size());
-  if (n > 1 && (q->axis() < 0 || q->axis() >= rank || static_cast<uint32_t>(t->shape()->Get(static_cast<uint32_t>(q->axis()))) != n))
+  if (n > 1 && (q->axis() < 0 || q->axis() >= rank ||
+                static_cast<uint32_t>(t->shape()->Get(static_cast<uint32_t>(q->axis()))) != n))
     return "per-channel scales do not match the quantized axis";
   for (uint32_t i = 0; i < n; ++i) {
     const float sc = q->scales()->Get(i);
@@ -80,7 +82,8 @@ Status CheckTensor(const fb::Tensor* t, size_t index, const ModelSummary& s, siz
     if (elems > kMaxElems / static_cast<size_t>(d)) return fail("element count overflows");
     elems *= static_cast<size_t>(d);
   }
-  if (t->bytes() != elems * DTypeBytes(t->dtype())) return fail("byte size does not match its shape and dtype");
+  if (t->bytes() != elems * DTypeBytes(t->dtype()))
+    return fail("byte size does not match its shape and dtype");
   const bool planned = t->arena_offset() >= 0;
   const bool constant = t->weight_offset() >= 0;
   if (planned == constant) return fail("needs exactly one of arena_offset and weight_offset");
@@ -106,7 +109,8 @@ Status CheckIndexList(const flatbuffers::Vector<int32_t>* list, const fb::Model*
   for (int32_t i : *list) {
     if (i == -1 && allow_absent) continue;
     if (i < 0 || i >= n) {
-      errors.Report("op '%s': %s index %d out of range [0, %d)", op, what, static_cast<int>(i), static_cast<int>(n));
+      errors.Report("op '%s': %s index %d out of range [0, %d)", op, what, static_cast<int>(i),
+                    static_cast<int>(n));
       return Status::kInvalidModel;
     }
     if (must_be_planned && m->tensors()->Get(i)->arena_offset() < 0) {
@@ -154,16 +158,21 @@ bool IsPlannedView(const fb::Operator* op, const fb::Model* m, uint32_t pos, int
       const fb::SliceOptions* o = op->options_as_SliceOptions();
       const size_t rank = tin->shape()->size();
       if (pos != 0 || o == nullptr || o->starts() == nullptr || o->steps() == nullptr ||
-          tout->shape()->size() != rank || o->starts()->size() != rank || o->steps()->size() != rank)
+          tout->shape()->size() != rank || o->starts()->size() != rank ||
+          o->steps()->size() != rank)
         return false;
-      const int64_t start = ContiguousSliceStart(rank, *tin->shape(), *tout->shape(), *o->starts(), *o->steps());
+      const int64_t start =
+          ContiguousSliceStart(rank, *tin->shape(), *tout->shape(), *o->starts(), *o->steps());
       // CheckTensor has matched bytes to shape × dtype.
-      return start >= 0 && ro.begin == ri.begin + static_cast<uint64_t>(start) * DTypeBytes(tin->dtype()) &&
+      return start >= 0 &&
+             ro.begin == ri.begin + static_cast<uint64_t>(start) * DTypeBytes(tin->dtype()) &&
              ro.end <= ri.end;
     }
     case fb::OpType::Concat: {
       const fb::ConcatOptions* o = op->options_as_ConcatOptions();
-      if (o == nullptr || o->axis() < 0 || static_cast<uint32_t>(o->axis()) >= tout->shape()->size()) return false;
+      if (o == nullptr || o->axis() < 0 ||
+          static_cast<uint32_t>(o->axis()) >= tout->shape()->size())
+        return false;
       for (int32_t a = 0; a < o->axis(); ++a)
         if (tout->shape()->Get(static_cast<uint32_t>(a)) != 1) return false;
       uint64_t prefix = 0;
@@ -226,16 +235,18 @@ Status CheckNoAliasing(const fb::Operator* op, const fb::Model* m, const char* n
 // Pad, Transpose, Slice: ops/int8_operands.h CheckCopyDtypes) check their dtypes in Prepare.
 bool IsInt8Op(fb::OpType t) {
   return (t >= fb::OpType::Quantize && t <= fb::OpType::SoftmaxInt8) || t == fb::OpType::Reshape ||
-         t == fb::OpType::Concat || t == fb::OpType::Pad || t == fb::OpType::Transpose || t == fb::OpType::Slice;
+         t == fb::OpType::Concat || t == fb::OpType::Pad || t == fb::OpType::Transpose ||
+         t == fb::OpType::Slice;
 }
 
-Status CheckFloatOperands(const fb::Operator* op, const fb::Model* m, const char* name, ErrorReporter& errors) {
+Status CheckFloatOperands(const fb::Operator* op, const fb::Model* m, const char* name,
+                          ErrorReporter& errors) {
   if (IsInt8Op(op->type())) return Status::kOk;
   for (const auto* list : {op->inputs(), op->outputs()})
     for (int32_t i : *list)
       if (i >= 0 && m->tensors()->Get(static_cast<uint32_t>(i))->dtype() != fb::DType::Float32) {
-        errors.Report("op '%s': tensor '%s' is not float32 (only the int8 ops take other dtypes)", name,
-                      TensorName(m, i));
+        errors.Report("op '%s': tensor '%s' is not float32 (only the int8 ops take other dtypes)",
+                      name, TensorName(m, i));
         return Status::kInvalidModel;
       }
   return Status::kOk;
@@ -258,10 +269,9 @@ Status CheckOperator(const fb::Operator* op, size_t index, const fb::Model* m,
     errors.Report("op %zu '%s': has no output", index, name);
     return Status::kInvalidModel;
   }
-  if (op->scratch_bytes() > 0 &&
-      (op->scratch_offset() < 0 || op->scratch_offset() % 4 != 0 ||
-       !FitsIn(static_cast<uint64_t>(op->scratch_offset()), op->scratch_bytes(),
-               s.planned_arena_bytes))) {
+  if (op->scratch_bytes() > 0 && (op->scratch_offset() < 0 || op->scratch_offset() % 4 != 0 ||
+                                  !FitsIn(static_cast<uint64_t>(op->scratch_offset()),
+                                          op->scratch_bytes(), s.planned_arena_bytes))) {
     errors.Report("op %zu '%s': scratch outside the planned arena", index, name);
     return Status::kInvalidModel;
   }
@@ -309,7 +319,7 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     return Status::kInvalidModel;
   }
   ModelSummary s;
-  s.int8_format = m->format_version() >= kFormatVersionInt8;   // version 3 reads as version 2 does
+  s.int8_format = m->format_version() >= kFormatVersionInt8;  // version 3 reads as version 2 does
   s.num_tensors = m->tensors()->size();
   s.num_ops = m->operators()->size();
   s.num_inputs = m->inputs()->size();
@@ -327,15 +337,18 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     EDGEFOLD_RETURN_IF_ERROR(CheckTensor(m->tensors()->Get(i), i, s, weight_bytes, errors));
   for (size_t i = 0; i < s.num_ops; ++i)
     EDGEFOLD_RETURN_IF_ERROR(CheckOperator(m->operators()->Get(i), i, m, s, errors));
-  EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(m->inputs(), m, false, true, "graph input", "<graph>", errors));
-  EDGEFOLD_RETURN_IF_ERROR(CheckIndexList(m->outputs(), m, false, true, "graph output", "<graph>", errors));
+  EDGEFOLD_RETURN_IF_ERROR(
+      CheckIndexList(m->inputs(), m, false, true, "graph input", "<graph>", errors));
+  EDGEFOLD_RETURN_IF_ERROR(
+      CheckIndexList(m->outputs(), m, false, true, "graph output", "<graph>", errors));
   // Graph inputs and outputs: float32, or int8 with one scale and zero point (compile --io int8).
   for (const auto* list : {m->inputs(), m->outputs()})
     for (int32_t i : *list) {
       const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(i));
       if (t->dtype() == fb::DType::Float32) continue;
       if (t->dtype() != fb::DType::Int8 || t->quant()->scales()->size() != 1) {
-        errors.Report("graph input/output '%s' is not float32 or per-tensor int8", TensorName(m, i));
+        errors.Report("graph input/output '%s' is not float32 or per-tensor int8",
+                      TensorName(m, i));
         return Status::kInvalidModel;
       }
     }
@@ -367,7 +380,9 @@ void ReadTensor(const uint8_t* model, size_t index, uint8_t* planned_arena, Tens
   // Constants are never written by inference ops; the const_cast is confined to here.
   info.data = info.is_constant
                   ? reinterpret_cast<float*>(const_cast<uint8_t*>(weights + t->weight_offset()))
-                  : planned_arena != nullptr ? reinterpret_cast<float*>(planned_arena + t->arena_offset()) : nullptr;
+              : planned_arena != nullptr
+                  ? reinterpret_cast<float*>(planned_arena + t->arena_offset())
+                  : nullptr;
 }
 
 void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* out) {
@@ -381,7 +396,9 @@ void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* 
   d.outputs = op->outputs()->data();
   d.num_outputs = op->outputs()->size();
   if (op->scratch_bytes() > 0) {
-    d.scratch = planned_arena != nullptr ? reinterpret_cast<float*>(planned_arena + op->scratch_offset()) : nullptr;
+    d.scratch = planned_arena != nullptr
+                    ? reinterpret_cast<float*>(planned_arena + op->scratch_offset())
+                    : nullptr;
     d.scratch_bytes = static_cast<size_t>(op->scratch_bytes());
   }
   ReadOptions(op, &d.options);
@@ -389,7 +406,8 @@ void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* 
 
 void ReadModel(const uint8_t* model, uint8_t* planned_arena, TensorInfo* tensors, OpDesc* ops) {
   const fb::Model* m = fb::GetModel(model);
-  for (uint32_t i = 0; i < m->tensors()->size(); ++i) ReadTensor(model, i, planned_arena, &tensors[i]);
+  for (uint32_t i = 0; i < m->tensors()->size(); ++i)
+    ReadTensor(model, i, planned_arena, &tensors[i]);
   for (uint32_t i = 0; i < m->operators()->size(); ++i) ReadOp(model, i, planned_arena, &ops[i]);
 }
 

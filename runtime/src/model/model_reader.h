@@ -18,7 +18,7 @@ constexpr uint32_t kFormatVersionInt8 = 2;
 constexpr uint32_t kFormatVersionTraining = 3;
 
 struct ModelSummary {
-  bool int8_format = false;         // format version 2: int8/int32 tensors allowed
+  bool int8_format = false;  // format version 2: int8/int32 tensors allowed
   size_t num_tensors = 0;
   size_t num_ops = 0;
   size_t num_inputs = 0;

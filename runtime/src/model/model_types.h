@@ -25,9 +25,9 @@ struct TensorInfo {
   int32_t shape[kMaxRank] = {};
   int rank = 0;
   size_t elems = 0;
-  float* data = nullptr;     // into the arena, or into the model's weights (read-only)
+  float* data = nullptr;  // into the arena, or into the model's weights (read-only)
   bool is_constant = false;
-  int32_t producer = kNotProduced;   // op index that writes it, or kNotProduced / kGraphInput
+  int32_t producer = kNotProduced;  // op index that writes it, or kNotProduced / kGraphInput
   static constexpr int32_t kNotProduced = -1;
   static constexpr int32_t kGraphInput = -2;
 };
@@ -37,11 +37,11 @@ struct TensorInfo {
 enum class WeightPacking : uint8_t { kPlain = 0, kWinograd2x3 = 1, kWinograd4x3 = 2 };
 
 struct ConvOptions {
-  int32_t kernel[2], strides[2], dilations[2], pads[4];   // pads: top, left, bottom, right
+  int32_t kernel[2], strides[2], dilations[2], pads[4];  // pads: top, left, bottom, right
   int32_t group;
   kernels::Activation act;
   WeightPacking packing;
-  kernels::Activation expand_act;   // inputs 4, 5: the fused pointwise expansion's activation
+  kernels::Activation expand_act;  // inputs 4, 5: the fused pointwise expansion's activation
 };
 struct PoolOptions {
   kernels::PoolKind kind;
@@ -50,7 +50,7 @@ struct PoolOptions {
   bool ceil_mode;
 };
 struct PadOptions {
-  int32_t pads[2 * kMaxRank];   // begin_0..begin_{r-1}, end_0..end_{r-1}
+  int32_t pads[2 * kMaxRank];  // begin_0..begin_{r-1}, end_0..end_{r-1}
   int32_t num_pads;
   float value;
 };
@@ -66,11 +66,11 @@ struct SliceOptions {
 struct ResizeOptions {
   kernels::ResizeMode mode;
   kernels::NearestRounding rounding;
-  double scales[2], offsets[2];   // h, w
+  double scales[2], offsets[2];  // h, w
 };
-struct DepthSpaceOptions {   // DepthToSpace and SpaceToDepth
+struct DepthSpaceOptions {  // DepthToSpace and SpaceToDepth
   int32_t blocksize;
-  bool crd;                  // DepthToSpace CRD (else DCR)
+  bool crd;  // DepthToSpace CRD (else DCR)
 };
 struct BatchNormOptions {
   float epsilon;
@@ -78,20 +78,24 @@ struct BatchNormOptions {
   kernels::Activation act;
 };
 
-enum class RnnCell : uint8_t { kGru = 0, kLstm };                          // schema RnnCell
-enum class RnnDirection : uint8_t { kForward = 0, kReverse, kBidirectional };   // schema RnnDirection
+enum class RnnCell : uint8_t { kGru = 0, kLstm };  // schema RnnCell
+enum class RnnDirection : uint8_t {
+  kForward = 0,
+  kReverse,
+  kBidirectional
+};  // schema RnnDirection
 struct RnnOptions {
   RnnCell cell;
   RnnDirection direction;
   int32_t hidden_size;
   bool linear_before_reset;
-  bool output_sequence;   // Y follows Y_h in the outputs
-  bool output_cell;       // Y_c is the last output (LSTM)
+  bool output_sequence;  // Y follows Y_h in the outputs
+  bool output_cell;      // Y_c is the last output (LSTM)
 };
 
 union OpOptions {
-  OpOptions() : pad() {}   // zero-initialized; ReadOptions fills the live member
-  ConvOptions conv;                        // Conv and ConvTranspose
+  OpOptions() : pad() {}  // zero-initialized; ReadOptions fills the live member
+  ConvOptions conv;       // Conv and ConvTranspose
   PoolOptions pool;
   PadOptions pad;
   TransposeOptions transpose;
@@ -100,17 +104,29 @@ union OpOptions {
   DepthSpaceOptions depth_space;
   BatchNormOptions batchnorm;
   RnnOptions rnn;
-  kernels::Activation act;                 // Gemm, ChannelAffine, Activation
-  struct { kernels::BinaryKind kind; kernels::Activation act; } binary;
-  struct { int32_t axis; } axis;           // Concat, Softmax
-  struct { int32_t axis; float epsilon; } layer_norm;
-  struct { kernels::ReduceKind kind; int32_t axis; int32_t count; } reduce;
+  kernels::Activation act;  // Gemm, ChannelAffine, Activation
+  struct {
+    kernels::BinaryKind kind;
+    kernels::Activation act;
+  } binary;
+  struct {
+    int32_t axis;
+  } axis;  // Concat, Softmax
+  struct {
+    int32_t axis;
+    float epsilon;
+  } layer_norm;
+  struct {
+    kernels::ReduceKind kind;
+    int32_t axis;
+    int32_t count;
+  } reduce;
   kernels::PoolKind global_pool;
-  struct {   // ConvInt8 (window as conv, act as the int8 clamp), GemmInt8, AddInt8
+  struct {  // ConvInt8 (window as conv, act as the int8 clamp), GemmInt8, AddInt8
     int32_t kernel[2], strides[2], dilations[2], pads[4];
     int32_t group;
     int32_t act_min, act_max;
-    int32_t multiplier_a, multiplier_b, shift;   // AddInt8; MulInt8: multiplier_a and shift
+    int32_t multiplier_a, multiplier_b, shift;  // AddInt8; MulInt8: multiplier_a and shift
   } int8;
 };
 
@@ -120,11 +136,11 @@ constexpr size_t kPreparedBytes = 256;
 struct OpDesc {
   OpKind kind = OpKind::kCount;
   const char* name = "";
-  const int32_t* inputs = nullptr;   // tensor indices; -1 marks an absent optional input
+  const int32_t* inputs = nullptr;  // tensor indices; -1 marks an absent optional input
   uint32_t num_inputs = 0;
   const int32_t* outputs = nullptr;
   uint32_t num_outputs = 0;
-  float* scratch = nullptr;          // planned arena scratch for this op
+  float* scratch = nullptr;  // planned arena scratch for this op
   size_t scratch_bytes = 0;
   OpOptions options;
   alignas(8) unsigned char prepared[kPreparedBytes];

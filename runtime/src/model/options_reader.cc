@@ -79,23 +79,27 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
       const auto* o = op->options_as_ConvInt8Options();
       if (!CheckWindow(o->kernel(), o->strides(), o->dilations(), o->pads()) || o->group() < 1)
         return fail("conv kernel/strides/dilations need 2 positive values, pads 4, group >= 1");
-      return CheckClamp(o->act_min(), o->act_max()) || fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
+      return CheckClamp(o->act_min(), o->act_max()) ||
+             fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
     }
     case fb::OpType::GemmInt8: {
       const auto* o = op->options_as_GemmInt8Options();
-      return CheckClamp(o->act_min(), o->act_max()) || fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
+      return CheckClamp(o->act_min(), o->act_max()) ||
+             fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
     }
     case fb::OpType::AddInt8: {
       const auto* o = op->options_as_AddInt8Options();
       if (o->multiplier_a() < 0 || o->multiplier_b() < 0 || o->shift() < 1 || o->shift() > 62)
         return fail("AddInt8 multipliers must be >= 0 and shift in [1, 62]");
-      return CheckClamp(o->act_min(), o->act_max()) || fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
+      return CheckClamp(o->act_min(), o->act_max()) ||
+             fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
     }
     case fb::OpType::MulInt8: {
       const auto* o = op->options_as_MulInt8Options();
       if (o->multiplier() < (int32_t{1} << 30) || o->shift() < -30 || o->shift() > 31)
         return fail("MulInt8 multiplier must be in [2^30, 2^31) and shift in [-30, 31]");
-      return CheckClamp(o->act_min(), o->act_max()) || fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
+      return CheckClamp(o->act_min(), o->act_max()) ||
+             fail("act_min/act_max must satisfy -128 <= min <= max <= 127");
     }
     case fb::OpType::PoolInt8: {
       const auto* o = op->options_as_PoolInt8Options();
@@ -104,15 +108,18 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
       return static_cast<int>(o->kind()) <= 1 || fail("unknown pool kind");
     }
     case fb::OpType::GlobalPoolInt8:
-      return static_cast<int>(op->options_as_GlobalPoolInt8Options()->kind()) <= 1 || fail("unknown pool kind");
+      return static_cast<int>(op->options_as_GlobalPoolInt8Options()->kind()) <= 1 ||
+             fail("unknown pool kind");
     case fb::OpType::LayerNorm: {
       const float eps = op->options_as_LayerNormOptions()->epsilon();
-      return (std::isfinite(eps) && eps >= 0.0f) || fail("LayerNorm epsilon must be finite and >= 0");
+      return (std::isfinite(eps) && eps >= 0.0f) ||
+             fail("LayerNorm epsilon must be finite and >= 0");
     }
     case fb::OpType::ConvTranspose: {
       const auto* o = op->options_as_ConvTransposeOptions();
       if (!CheckWindow(o->kernel(), o->strides(), o->dilations(), o->pads()) || o->group() < 1)
-        return fail("conv transpose kernel/strides/dilations need 2 positive values, pads 4, group >= 1");
+        return fail(
+            "conv transpose kernel/strides/dilations need 2 positive values, pads 4, group >= 1");
       return CheckActivation(o->activation()) || fail("unknown activation");
     }
     case fb::OpType::Pool: {
@@ -126,7 +133,8 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
              fail("unknown pool kind");
     case fb::OpType::Reduce: {
       const auto* o = op->options_as_ReduceOptions();
-      if (static_cast<int>(o->kind()) > static_cast<int>(fb::ReduceKind::SumSquare)) return fail("unknown reduce kind");
+      if (static_cast<int>(o->kind()) > static_cast<int>(fb::ReduceKind::SumSquare))
+        return fail("unknown reduce kind");
       return (o->axis() >= 0 && o->count() >= 1 && o->axis() + o->count() <= kMaxRank) ||
              fail("reduce axis/count out of range");
     }
@@ -145,7 +153,8 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
     }
     case fb::OpType::Slice: {
       const auto* o = op->options_as_SliceOptions();
-      if (o->starts() == nullptr || o->steps() == nullptr || o->starts()->size() != o->steps()->size() ||
+      if (o->starts() == nullptr || o->steps() == nullptr ||
+          o->starts()->size() != o->steps()->size() ||
           o->starts()->size() > static_cast<uint32_t>(kMaxRank))
         return fail("slice needs starts and steps of the same length, at most 6");
       for (int32_t s : *o->steps())
@@ -170,27 +179,40 @@ bool CheckOptions(const fb::Operator* op, ErrorReporter& errors) {
     }
     case fb::OpType::Rnn: {
       const auto* o = op->options_as_RnnOptions();
-      if (static_cast<int>(o->cell()) > static_cast<int>(fb::RnnCell::Lstm)) return fail("unknown rnn cell");
+      if (static_cast<int>(o->cell()) > static_cast<int>(fb::RnnCell::Lstm))
+        return fail("unknown rnn cell");
       if (static_cast<int>(o->direction()) > static_cast<int>(fb::RnnDirection::Bidirectional))
         return fail("unknown rnn direction");
       if (o->hidden_size() < 1) return fail("rnn hidden_size must be >= 1");
-      return (o->cell() == fb::RnnCell::Lstm || !o->output_cell()) || fail("a GRU has no cell state output");
+      return (o->cell() == fb::RnnCell::Lstm || !o->output_cell()) ||
+             fail("a GRU has no cell state output");
     }
     case fb::OpType::DepthToSpace:
-      return (op->options_as_DepthToSpaceOptions()->blocksize() >= 1) || fail("blocksize must be >= 1");
+      return (op->options_as_DepthToSpaceOptions()->blocksize() >= 1) ||
+             fail("blocksize must be >= 1");
     case fb::OpType::SpaceToDepth:
-      return (op->options_as_SpaceToDepthOptions()->blocksize() >= 1) || fail("blocksize must be >= 1");
+      return (op->options_as_SpaceToDepthOptions()->blocksize() >= 1) ||
+             fail("blocksize must be >= 1");
     case fb::OpType::Binary: {
       const auto* o = op->options_as_BinaryOptions();
       if (static_cast<int>(o->kind()) > static_cast<int>(fb::BinaryKind::Max))
         return fail("unknown binary kind");
       return CheckActivation(o->activation()) || fail("unknown activation");
     }
-    case fb::OpType::Gemm: return CheckActivation(op->options_as_GemmOptions()->activation()) || fail("unknown activation");
-    case fb::OpType::BatchNorm: return CheckActivation(op->options_as_BatchNormOptions()->activation()) || fail("unknown activation");
-    case fb::OpType::ChannelAffine: return CheckActivation(op->options_as_ChannelAffineOptions()->activation()) || fail("unknown activation");
-    case fb::OpType::Activation: return CheckActivation(op->options_as_ActivationOptions()->activation()) || fail("unknown activation");
-    default: return true;
+    case fb::OpType::Gemm:
+      return CheckActivation(op->options_as_GemmOptions()->activation()) ||
+             fail("unknown activation");
+    case fb::OpType::BatchNorm:
+      return CheckActivation(op->options_as_BatchNormOptions()->activation()) ||
+             fail("unknown activation");
+    case fb::OpType::ChannelAffine:
+      return CheckActivation(op->options_as_ChannelAffineOptions()->activation()) ||
+             fail("unknown activation");
+    case fb::OpType::Activation:
+      return CheckActivation(op->options_as_ActivationOptions()->activation()) ||
+             fail("unknown activation");
+    default:
+      return true;
   }
 }
 
@@ -207,7 +229,7 @@ void ReadOptions(const fb::Operator* op, OpOptions* out) {
       out->conv.expand_act = ToActivation(o->expand_activation());
       break;
     }
-    case fb::OpType::ConvTranspose: {   // same window fields as Conv; packing is always the GEMM's A
+    case fb::OpType::ConvTranspose: {  // same window fields as Conv; packing is always the GEMM's A
       const auto* o = op->options_as_ConvTransposeOptions();
       CopyWindow(o->kernel(), o->strides(), o->dilations(), o->pads(), out->conv.kernel,
                  out->conv.strides, out->conv.dilations, out->conv.pads);
@@ -264,7 +286,8 @@ void ReadOptions(const fb::Operator* op, OpOptions* out) {
       break;
     }
     case fb::OpType::GlobalPoolInt8:
-      out->global_pool = static_cast<kernels::PoolKind>(op->options_as_GlobalPoolInt8Options()->kind());
+      out->global_pool =
+          static_cast<kernels::PoolKind>(op->options_as_GlobalPoolInt8Options()->kind());
       break;
     case fb::OpType::GlobalPool:
       out->global_pool = static_cast<kernels::PoolKind>(op->options_as_GlobalPoolOptions()->kind());
@@ -338,16 +361,27 @@ void ReadOptions(const fb::Operator* op, OpOptions* out) {
       out->batchnorm.act = ToActivation(o->activation());
       break;
     }
-    case fb::OpType::Gemm: out->act = ToActivation(op->options_as_GemmOptions()->activation()); break;
-    case fb::OpType::ChannelAffine: out->act = ToActivation(op->options_as_ChannelAffineOptions()->activation()); break;
-    case fb::OpType::Activation: out->act = ToActivation(op->options_as_ActivationOptions()->activation()); break;
-    case fb::OpType::Concat: out->axis.axis = op->options_as_ConcatOptions()->axis(); break;
-    case fb::OpType::Softmax: out->axis.axis = op->options_as_SoftmaxOptions()->axis(); break;
+    case fb::OpType::Gemm:
+      out->act = ToActivation(op->options_as_GemmOptions()->activation());
+      break;
+    case fb::OpType::ChannelAffine:
+      out->act = ToActivation(op->options_as_ChannelAffineOptions()->activation());
+      break;
+    case fb::OpType::Activation:
+      out->act = ToActivation(op->options_as_ActivationOptions()->activation());
+      break;
+    case fb::OpType::Concat:
+      out->axis.axis = op->options_as_ConcatOptions()->axis();
+      break;
+    case fb::OpType::Softmax:
+      out->axis.axis = op->options_as_SoftmaxOptions()->axis();
+      break;
     case fb::OpType::LayerNorm:
       out->layer_norm.axis = op->options_as_LayerNormOptions()->axis();
       out->layer_norm.epsilon = op->options_as_LayerNormOptions()->epsilon();
       break;
-    default: break;
+    default:
+      break;
   }
 }
 

@@ -18,22 +18,26 @@ Status CheckTrainingBatch(const fb::Model* m, ModelSummary* s, ErrorReporter& er
   constexpr int32_t kMaxTrainingBatch = 1 << 16;
   if (batch < 1 || batch > kMaxTrainingBatch || graph_batch < 1 || batch % graph_batch != 0) {
     errors.Report("training section: batch %d is not a multiple of graph input '%s''s batch %d",
-                  static_cast<int>(batch), in->name() ? in->name()->c_str() : "", static_cast<int>(graph_batch));
+                  static_cast<int>(batch), in->name() ? in->name()->c_str() : "",
+                  static_cast<int>(graph_batch));
     return Status::kInvalidModel;
   }
   s->training_batch_scale = static_cast<size_t>(batch / graph_batch);
   return Status::kOk;
 }
 
-Status CheckRecomputeSegments(const fb::TrainingSection* t, ModelSummary* s, ErrorReporter& errors) {
+Status CheckRecomputeSegments(const fb::TrainingSection* t, ModelSummary* s,
+                              ErrorReporter& errors) {
   const auto* seg = t->recompute_segments();
   if (seg == nullptr) return Status::kOk;
   for (uint32_t i = 0; i < seg->size(); ++i) {
     const int32_t op = seg->Get(i);
     const int32_t previous = i > 0 ? seg->Get(i - 1) : 0;
     if (op <= previous || static_cast<size_t>(op) >= s->num_ops) {
-      errors.Report("training section: recompute segment %u starts at op %d, not after op %d and "
-                    "inside the %zu ops", i, static_cast<int>(op), static_cast<int>(previous), s->num_ops);
+      errors.Report(
+          "training section: recompute segment %u starts at op %d, not after op %d and "
+          "inside the %zu ops",
+          i, static_cast<int>(op), static_cast<int>(previous), s->num_ops);
       return Status::kInvalidModel;
     }
   }
@@ -49,7 +53,8 @@ Status CheckTrainableList(const fb::Model* m, ModelSummary* s, ErrorReporter& er
     const int32_t t = list->Get(i);
     if (t < 0 || static_cast<size_t>(t) >= s->num_tensors ||
         m->tensors()->Get(static_cast<uint32_t>(t))->weight_offset() < 0) {
-      errors.Report("training section: trainable entry %u (tensor %d) is not a constant tensor", i, t);
+      errors.Report("training section: trainable entry %u (tensor %d) is not a constant tensor", i,
+                    t);
       return Status::kInvalidModel;
     }
   }
@@ -60,7 +65,8 @@ Status CheckTrainableList(const fb::Model* m, ModelSummary* s, ErrorReporter& er
 }
 
 bool SameRole(const fb::TrainingBufferRecord* a, const fb::TrainingBufferRecord* b) {
-  return a->kind() == b->kind() && a->owner() == b->owner() && a->index() == b->index() && a->life() == b->life();
+  return a->kind() == b->kind() && a->owner() == b->owner() && a->index() == b->index() &&
+         a->life() == b->life();
 }
 
 // Every record: a known kind, 64-byte aligned inside the planned bytes, its role unique. The
@@ -69,23 +75,29 @@ Status CheckPlannedBuffers(const fb::TrainingSection* t, ModelSummary* s, ErrorR
   const auto* buffers = t->buffers();
   const uint64_t planned = t->planned_bytes();
   if (planned > SIZE_MAX / 2) {
-    errors.Report("training section: planned training buffers of %llu bytes do not fit this machine",
-                  static_cast<unsigned long long>(planned));
+    errors.Report(
+        "training section: planned training buffers of %llu bytes do not fit this machine",
+        static_cast<unsigned long long>(planned));
     return Status::kInvalidModel;
   }
   for (uint32_t i = 0; i < buffers->size(); ++i) {
     const fb::TrainingBufferRecord* b = buffers->Get(i);
-    const bool known = b->kind() >= fb::TrainingBufferKind::MIN && b->kind() <= fb::TrainingBufferKind::MAX;
-    if (!known || b->offset() % 64 != 0 || b->offset() > planned || b->bytes() > planned - b->offset()) {
-      errors.Report("training section: buffer record %u (kind %d, owner %d) is of an unknown kind or not "
-                    "64-byte aligned inside the %llu planned bytes", i, static_cast<int>(b->kind()),
-                    static_cast<int>(b->owner()), static_cast<unsigned long long>(planned));
+    const bool known =
+        b->kind() >= fb::TrainingBufferKind::MIN && b->kind() <= fb::TrainingBufferKind::MAX;
+    if (!known || b->offset() % 64 != 0 || b->offset() > planned ||
+        b->bytes() > planned - b->offset()) {
+      errors.Report(
+          "training section: buffer record %u (kind %d, owner %d) is of an unknown kind or not "
+          "64-byte aligned inside the %llu planned bytes",
+          i, static_cast<int>(b->kind()), static_cast<int>(b->owner()),
+          static_cast<unsigned long long>(planned));
       return Status::kInvalidModel;
     }
     for (uint32_t j = 0; j < i; ++j)
       if (SameRole(b, buffers->Get(j))) {
-        errors.Report("training section: buffer records %u and %u name the same %s buffer of owner %d",
-                      j, i, fb::EnumNameTrainingBufferKind(b->kind()), static_cast<int>(b->owner()));
+        errors.Report(
+            "training section: buffer records %u and %u name the same %s buffer of owner %d", j, i,
+            fb::EnumNameTrainingBufferKind(b->kind()), static_cast<int>(b->owner()));
         return Status::kInvalidModel;
       }
   }
@@ -101,9 +113,11 @@ Status CheckTrainingSection(const fb::Model* m, ModelSummary* s, ErrorReporter& 
   const fb::TrainingSection* t = m->training();
   if (t == nullptr) return Status::kOk;
   if (m->format_version() < kFormatVersionTraining) {
-    errors.Report("training section of model format version %u (buffers placed by enumeration order) is "
-                  "no longer read: this runtime reads training sections of version %u; recompile with "
-                  "'edgefold compile --train'", m->format_version(), kFormatVersionTraining);
+    errors.Report(
+        "training section of model format version %u (buffers placed by enumeration order) is "
+        "no longer read: this runtime reads training sections of version %u; recompile with "
+        "'edgefold compile --train'",
+        m->format_version(), kFormatVersionTraining);
     return Status::kUnsupportedVersion;
   }
   s->refold_weights = t->refold_weights();
@@ -111,7 +125,8 @@ Status CheckTrainingSection(const fb::Model* m, ModelSummary* s, ErrorReporter& 
   s->new_classes = t->new_classes();
   s->saved_precision = static_cast<uint8_t>(t->saved_precision());
   if (s->saved_precision > static_cast<uint8_t>(fb::SavedPrecision::MAX)) {
-    errors.Report("training section: saved_precision %u is unknown", static_cast<unsigned>(s->saved_precision));
+    errors.Report("training section: saved_precision %u is unknown",
+                  static_cast<unsigned>(s->saved_precision));
     return Status::kInvalidModel;
   }
   if (s->new_classes < 0) {
@@ -136,7 +151,8 @@ Status CheckTrainingSection(const uint8_t* model, ModelSummary* s, ErrorReporter
 }
 
 void ReadPlannedBuffer(const uint8_t* model, size_t i, PlannedBuffer* out) {
-  const fb::TrainingBufferRecord* b = fb::GetModel(model)->training()->buffers()->Get(static_cast<uint32_t>(i));
+  const fb::TrainingBufferRecord* b =
+      fb::GetModel(model)->training()->buffers()->Get(static_cast<uint32_t>(i));
   out->kind = static_cast<uint8_t>(b->kind());
   out->owner = b->owner();
   out->index = b->index();

@@ -17,9 +17,9 @@ Status Eval(OpContext& ctx) {
   const float* x = ctx.input(0).data;
   float* y = ctx.output(0).data;
   // Sigmoid/Tanh/Erf cost tens of operations per value; the cheap ones still split when large.
-  ForEachRowRange(ctx.parallel, ctx.output(0).elems, 4 * kElementWork, 64, [&](size_t i0, size_t i1) {
-    ctx.k.activation(x + i0, y + i0, i1 - i0, ctx.op.options.act);
-  });
+  ForEachRowRange(
+      ctx.parallel, ctx.output(0).elems, 4 * kElementWork, 64,
+      [&](size_t i0, size_t i1) { ctx.k.activation(x + i0, y + i0, i1 - i0, ctx.op.options.act); });
   return Status::kOk;
 }
 

@@ -20,7 +20,8 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& y = ctx.output(0);
   EDGEFOLD_RETURN_IF_ERROR(CheckS8Elementwise(ctx, {"A", "B"}));
   if (!SameShape(a, y) || !SameShape(b, y))
-    return ctx.Fail(Status::kShapeMismatch, "A, B and Y must have the same shape (no broadcasting in int8)");
+    return ctx.Fail(Status::kShapeMismatch,
+                    "A, B and Y must have the same shape (no broadcasting in int8)");
   const auto& o = ctx.op.options.int8;
   kernels::AddS8Params p;
   p.a_zero_point = a.zero_points[0];
@@ -37,7 +38,8 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const AddInt8Prepared& p = ctx.prepared<AddInt8Prepared>();
-  p.int8->add_s8(p.params, S8Data(ctx.input(0)), S8Data(ctx.input(1)), S8Data(ctx.output(0)), ctx.output(0).elems);
+  p.int8->add_s8(p.params, S8Data(ctx.input(0)), S8Data(ctx.input(1)), S8Data(ctx.output(0)),
+                 ctx.output(0).elems);
   return Status::kOk;
 }
 

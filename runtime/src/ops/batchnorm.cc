@@ -17,8 +17,8 @@ Status Prepare(OpContext& ctx) {
   // Statistics are constants: check once here so Eval never divides by √(negative).
   for (size_t c = 0; c < p.channels; ++c) {
     if (!(var[c] + eps > 0.0f) || !std::isfinite(var[c]))
-      return ctx.Fail(Status::kNumericError, "variance[%zu] = %g (+ epsilon %g) is not positive",
-                      c, static_cast<double>(var[c]), static_cast<double>(eps));
+      return ctx.Fail(Status::kNumericError, "variance[%zu] = %g (+ epsilon %g) is not positive", c,
+                      static_cast<double>(var[c]), static_cast<double>(eps));
   }
   return Status::kOk;
 }

@@ -22,11 +22,12 @@ Status Eval(OpContext& ctx) {
   const auto kind = ctx.op.options.binary.kind;
   const auto act = ctx.op.options.binary.act;
   const auto& k = ctx.k;
-  if (p.outer == 1) {   // one run (same shapes, or one side a scalar): threads take pieces of it
+  if (p.outer == 1) {  // one run (same shapes, or one side a scalar): threads take pieces of it
     const bool a_moves = p.inner_mode != kernels::BroadcastMode::kScalarA;
     const bool b_moves = p.inner_mode != kernels::BroadcastMode::kScalarB;
     ForEachRowRange(ctx.parallel, p.inner, kElementWork, 64, [&](size_t i0, size_t i1) {
-      k.binary(kind, p.inner_mode, a + (a_moves ? i0 : 0), b + (b_moves ? i0 : 0), y + i0, i1 - i0, act);
+      k.binary(kind, p.inner_mode, a + (a_moves ? i0 : 0), b + (b_moves ? i0 : 0), y + i0, i1 - i0,
+               act);
     });
     return Status::kOk;
   }

@@ -30,7 +30,8 @@ bool PlanBroadcast(const TensorInfo& a, const TensorInfo& b, const TensorInfo& y
     if ((ad[i] == 1 && bd[i] == 1) != (yd == 1)) return false;
     if (yd == 1) continue;
     // Merge into the previous loop when both operands continue it seamlessly.
-    if (p.rank > 0 && p.a_stride[p.rank - 1] == as[i] * yd && p.b_stride[p.rank - 1] == bs[i] * yd) {
+    if (p.rank > 0 && p.a_stride[p.rank - 1] == as[i] * yd &&
+        p.b_stride[p.rank - 1] == bs[i] * yd) {
       p.dims[p.rank - 1] *= yd;
       p.a_stride[p.rank - 1] = as[i];
       p.b_stride[p.rank - 1] = bs[i];

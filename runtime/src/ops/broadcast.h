@@ -10,13 +10,13 @@
 namespace edgefold::internal {
 
 struct BroadcastPlan {
-  int rank = 0;                      // merged loop count (≥ 1)
+  int rank = 0;  // merged loop count (≥ 1)
   size_t dims[kMaxRank + 1] = {};
   size_t a_stride[kMaxRank + 1] = {};  // elements per step; 0 where the operand is broadcast
   size_t b_stride[kMaxRank + 1] = {};
   kernels::BroadcastMode inner_mode = kernels::BroadcastMode::kElementwise;
-  size_t inner = 1;                  // dims[rank-1]
-  size_t outer = 1;                  // product of dims[0, rank-1)
+  size_t inner = 1;  // dims[rank-1]
+  size_t outer = 1;  // product of dims[0, rank-1)
 };
 
 // False when a or b does not broadcast to y's shape.

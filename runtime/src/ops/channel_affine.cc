@@ -11,8 +11,7 @@ Status Eval(OpContext& ctx) {
   const size_t image = p.channels * p.spatial;
   for (size_t n = 0; n < p.batch; ++n) {
     ctx.k.channel_affine(ctx.input(0).data + n * image, ctx.input(1).data, ctx.input(2).data,
-                         ctx.output(0).data + n * image, p.channels, p.spatial,
-                         ctx.op.options.act);
+                         ctx.output(0).data + n * image, p.channels, p.spatial, ctx.op.options.act);
   }
   return Status::kOk;
 }

@@ -8,7 +8,7 @@ namespace edgefold::internal {
 struct ChannelPrepared {
   size_t batch;
   size_t channels;
-  size_t spatial;   // product of dims after the channel axis (1 for (N, C))
+  size_t spatial;  // product of dims after the channel axis (1 for (N, C))
 };
 
 // Checks Y has X's shape (rank ≥ 2) and every input in [first_param, first_param+count)

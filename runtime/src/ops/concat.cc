@@ -12,31 +12,37 @@ namespace edgefold::internal {
 namespace {
 
 struct ConcatPrepared {
-  size_t outer;   // product of dims before axis
-  size_t inner;   // product of dims after axis
+  size_t outer;  // product of dims before axis
+  size_t inner;  // product of dims after axis
   size_t elem_bytes;
 };
 
 Status Prepare(OpContext& ctx) {
   const TensorInfo& y = ctx.output(0);
   const int axis = ctx.op.options.axis.axis;
-  if (axis < 0 || axis >= y.rank) return ctx.Fail(Status::kInvalidModel, "axis %d out of range", axis);
+  if (axis < 0 || axis >= y.rank)
+    return ctx.Fail(Status::kInvalidModel, "axis %d out of range", axis);
   if (ctx.op.num_inputs == 0) return ctx.Fail(Status::kInvalidModel, "needs at least one input");
   long total = 0;
   for (uint32_t i = 0; i < ctx.op.num_inputs; ++i) {
     if (!ctx.has_input(i)) return ctx.Fail(Status::kInvalidModel, "input %u is missing", i);
     const TensorInfo& x = ctx.input(i);
-    if (x.rank != y.rank) return ctx.Fail(Status::kShapeMismatch, "input '%s' has rank %d, output %d", x.name, x.rank, y.rank);
+    if (x.rank != y.rank)
+      return ctx.Fail(Status::kShapeMismatch, "input '%s' has rank %d, output %d", x.name, x.rank,
+                      y.rank);
     EDGEFOLD_RETURN_IF_ERROR(CheckCopyDtypes(ctx, x, y));
     for (int d = 0; d < y.rank; ++d)
       if (d != axis && x.shape[d] != y.shape[d])
-        return ctx.Fail(Status::kShapeMismatch, "input '%s' differs from the output in dim %d", x.name, d);
+        return ctx.Fail(Status::kShapeMismatch, "input '%s' differs from the output in dim %d",
+                        x.name, d);
     total += x.shape[axis];
   }
   if (total != y.shape[axis])
-    return ctx.Fail(Status::kShapeMismatch, "inputs add up to %ld along axis %d, output has %d", total, axis, static_cast<int>(y.shape[axis]));
-  ctx.prepared<ConcatPrepared>() = ConcatPrepared{DimProduct(y, 0, axis), DimProduct(y, axis + 1, y.rank),
-                                                  y.dtype == DType::kInt8 ? 1 : sizeof(float)};
+    return ctx.Fail(Status::kShapeMismatch, "inputs add up to %ld along axis %d, output has %d",
+                    total, axis, static_cast<int>(y.shape[axis]));
+  ctx.prepared<ConcatPrepared>() =
+      ConcatPrepared{DimProduct(y, 0, axis), DimProduct(y, axis + 1, y.rank),
+                     y.dtype == DType::kInt8 ? 1 : sizeof(float)};
   return Status::kOk;
 }
 
@@ -57,7 +63,8 @@ Status Eval(OpContext& ctx) {
       offset += block;
       continue;
     }
-    for (size_t o = 0; o < p.outer; ++o) std::memcpy(out + o * out_block + offset, in + o * block, block);
+    for (size_t o = 0; o < p.outer; ++o)
+      std::memcpy(out + o * out_block + offset, in + o * block, block);
     offset += block;
   }
   return Status::kOk;

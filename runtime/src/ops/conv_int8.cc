@@ -26,7 +26,7 @@ struct ConvInt8Prepared {
   bool pointwise;
   bool depthwise_plane;
   int8_t x_zero_point;
-  size_t chunk_rows;   // output rows per im2col chunk: as many as the plan's scratch holds
+  size_t chunk_rows;  // output rows per im2col chunk: as many as the plan's scratch holds
   const kernels::Int8KernelTable* int8;
 };
 
@@ -45,15 +45,21 @@ Status Prepare(OpContext& ctx) {
   const size_t in_cg = s.in_c / s.group;
   if (s.in_c % s.group != 0 || s.out_c % s.group != 0 || static_cast<size_t>(w.shape[1]) != in_cg ||
       static_cast<size_t>(y.shape[1]) != s.out_c || y.shape[0] != x.shape[0] ||
-      static_cast<size_t>(w.shape[w.rank - 1]) != s.kw || (x.rank == 4 && static_cast<size_t>(w.shape[2]) != s.kh))
+      static_cast<size_t>(w.shape[w.rank - 1]) != s.kw ||
+      (x.rank == 4 && static_cast<size_t>(w.shape[2]) != s.kh))
     return ctx.Fail(Status::kShapeMismatch, "W, groups and channels do not agree");
   const int h_axis = x.rank == 4 ? 0 : -1;
-  const long want_w = WindowOutput(static_cast<long>(s.in_w), o.pads[1], o.pads[3], o.kernel[1], o.strides[1], o.dilations[1], false);
-  const long want_h = h_axis < 0 ? 1 : WindowOutput(static_cast<long>(s.in_h), o.pads[0], o.pads[2], o.kernel[0], o.strides[0], o.dilations[0], false);
+  const long want_w = WindowOutput(static_cast<long>(s.in_w), o.pads[1], o.pads[3], o.kernel[1],
+                                   o.strides[1], o.dilations[1], false);
+  const long want_h = h_axis < 0 ? 1
+                                 : WindowOutput(static_cast<long>(s.in_h), o.pads[0], o.pads[2],
+                                                o.kernel[0], o.strides[0], o.dilations[0], false);
   if (static_cast<long>(s.out_w) != want_w || static_cast<long>(s.out_h) != want_h)
-    return ctx.Fail(Status::kShapeMismatch, "Y spatial size does not follow from X and the options");
+    return ctx.Fail(Status::kShapeMismatch,
+                    "Y spatial size does not follow from X and the options");
   if (in_cg * s.kh * s.kw > kernels::kMaxGemmS8K)
-    return ctx.Fail(Status::kInvalidModel, "%zu products per output exceed the int32 accumulator's range",
+    return ctx.Fail(Status::kInvalidModel,
+                    "%zu products per output exceed the int32 accumulator's range",
                     in_cg * s.kh * s.kw);
   if (w.num_scales != 0 && w.num_scales != 1 && w.num_scales != s.out_c)
     return ctx.Fail(Status::kInvalidModel, "W needs one scale or one per output channel");
@@ -64,15 +70,23 @@ Status Prepare(OpContext& ctx) {
   // many rows per chunk as the plan's scratch holds (up to ConvS8Im2colRows): a model planned
   // by another version of the compiler, with other chunks, still runs.
   const size_t row_bytes = in_cg * s.kh * s.kw * s.out_w;
-  const size_t scratch = pointwise ? 0 : depthwise_plane ? kernels::ConvS8ScratchBytes(s) : row_bytes;
+  const size_t scratch = pointwise         ? 0
+                         : depthwise_plane ? kernels::ConvS8ScratchBytes(s)
+                                           : row_bytes;
   if (ctx.op.scratch_bytes < scratch)
-    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for %s, the plan gives %zu", scratch,
-                    depthwise_plane ? "its padded planes" : "one output row of im2col", ctx.op.scratch_bytes);
-  const size_t chunk_rows =
-      pointwise || depthwise_plane ? s.out_h
-                                   : std::min(kernels::ConvS8Im2colRows(s), ctx.op.scratch_bytes / std::max<size_t>(1, row_bytes));
-  ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{s, static_cast<size_t>(x.shape[0]), pointwise, depthwise_plane,
-                                                      static_cast<int8_t>(x.zero_points[0]), std::max<size_t>(1, chunk_rows),
+    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for %s, the plan gives %zu",
+                    scratch, depthwise_plane ? "its padded planes" : "one output row of im2col",
+                    ctx.op.scratch_bytes);
+  const size_t chunk_rows = pointwise || depthwise_plane
+                                ? s.out_h
+                                : std::min(kernels::ConvS8Im2colRows(s),
+                                           ctx.op.scratch_bytes / std::max<size_t>(1, row_bytes));
+  ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{s,
+                                                      static_cast<size_t>(x.shape[0]),
+                                                      pointwise,
+                                                      depthwise_plane,
+                                                      static_cast<int8_t>(x.zero_points[0]),
+                                                      std::max<size_t>(1, chunk_rows),
                                                       FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
@@ -90,7 +104,7 @@ Status Eval(OpContext& ctx) {
     SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
     for (size_t n = 0; n < pr.batch; ++n)
       pr.int8->conv2d_depthwise_s8(s, x + n * s.in_c * s.in_h * s.in_w, w, pr.x_zero_point, p, col,
-                                y + n * s.out_c * pixels);
+                                   y + n * s.out_c * pixels);
     return Status::kOk;
   }
   p.m = out_cg;

@@ -17,9 +17,9 @@ namespace edgefold::internal {
 namespace {
 
 struct ConvTransposePrepared {
-  kernels::Conv2dShape adjoint;   // the Conv whose adjoint this is: in_* = y, out_* = x
+  kernels::Conv2dShape adjoint;  // the Conv whose adjoint this is: in_* = y, out_* = x
   size_t batch;
-  bool gemm;                      // the plan gives the GEMM path's scratch
+  bool gemm;  // the plan gives the GEMM path's scratch
 };
 
 // Full output length along one axis, (in − 1)·s + (k − 1)·d + 1, less the two crops.
@@ -42,19 +42,25 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kShapeMismatch,
                     "X and Y must be rank 3 (1-D) or 4 (2-D), packed W [g, Cout/g, kh, kw, Cin/g]");
   if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
-  kernels::Conv2dShape s;   // the adjoint conv
+  kernels::Conv2dShape s;  // the adjoint conv
   s.in_c = static_cast<size_t>(y.shape[1]);
   s.out_c = static_cast<size_t>(x.shape[1]);
   SpatialDims(y, &s.in_h, &s.in_w);
   SpatialDims(x, &s.out_h, &s.out_w);
-  s.kh = static_cast<size_t>(o.kernel[0]); s.kw = static_cast<size_t>(o.kernel[1]);
-  s.stride_h = static_cast<size_t>(o.strides[0]); s.stride_w = static_cast<size_t>(o.strides[1]);
-  s.dilation_h = static_cast<size_t>(o.dilations[0]); s.dilation_w = static_cast<size_t>(o.dilations[1]);
-  s.pad_top = static_cast<size_t>(o.pads[0]); s.pad_left = static_cast<size_t>(o.pads[1]);
+  s.kh = static_cast<size_t>(o.kernel[0]);
+  s.kw = static_cast<size_t>(o.kernel[1]);
+  s.stride_h = static_cast<size_t>(o.strides[0]);
+  s.stride_w = static_cast<size_t>(o.strides[1]);
+  s.dilation_h = static_cast<size_t>(o.dilations[0]);
+  s.dilation_w = static_cast<size_t>(o.dilations[1]);
+  s.pad_top = static_cast<size_t>(o.pads[0]);
+  s.pad_left = static_cast<size_t>(o.pads[1]);
   s.group = static_cast<size_t>(o.group);
-  if (s.in_c % s.group != 0 || s.out_c % s.group != 0 || static_cast<size_t>(w.shape[0]) != s.group ||
-      static_cast<size_t>(w.shape[1]) != s.in_c / s.group || static_cast<size_t>(w.shape[2]) != s.kh ||
-      static_cast<size_t>(w.shape[3]) != s.kw || static_cast<size_t>(w.shape[4]) != s.out_c / s.group)
+  if (s.in_c % s.group != 0 || s.out_c % s.group != 0 ||
+      static_cast<size_t>(w.shape[0]) != s.group ||
+      static_cast<size_t>(w.shape[1]) != s.in_c / s.group ||
+      static_cast<size_t>(w.shape[2]) != s.kh || static_cast<size_t>(w.shape[3]) != s.kw ||
+      static_cast<size_t>(w.shape[4]) != s.out_c / s.group)
     return ctx.Fail(Status::kShapeMismatch, "W shape does not match channels, group and kernel");
   if (y.shape[0] != x.shape[0] ||
       !OutputFits(static_cast<long>(s.in_h), static_cast<long>(s.out_h), o.kernel[0], o.strides[0],
@@ -69,9 +75,10 @@ Status Prepare(OpContext& ctx) {
   if (scratch == SIZE_MAX) return ctx.Fail(Status::kShapeMismatch, "GEMM scratch size overflows");
   const bool gemm = ctx.op.scratch_bytes >= scratch;
   if (!gemm && ctx.op.scratch_bytes != 0)
-    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes (or none), the plan gives %zu", scratch,
-                    ctx.op.scratch_bytes);
-  ctx.prepared<ConvTransposePrepared>() = ConvTransposePrepared{s, static_cast<size_t>(x.shape[0]), gemm};
+    return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes (or none), the plan gives %zu",
+                    scratch, ctx.op.scratch_bytes);
+  ctx.prepared<ConvTransposePrepared>() =
+      ConvTransposePrepared{s, static_cast<size_t>(x.shape[0]), gemm};
   return Status::kOk;
 }
 
@@ -86,7 +93,8 @@ Status Eval(OpContext& ctx) {
   const size_t x_image = s.out_c * s.out_h * s.out_w, y_image = s.in_c * s.in_h * s.in_w;
   for (size_t n = 0; n < p.batch; ++n) {
     if (p.gemm)
-      kernels::ConvTranspose2dGemm(ctx.k, s, x + n * x_image, w, bias, act, y + n * y_image, ctx.op.scratch);
+      kernels::ConvTranspose2dGemm(ctx.k, s, x + n * x_image, w, bias, act, y + n * y_image,
+                                   ctx.op.scratch);
     else
       kernels::ref::ConvTranspose2d(s, x + n * x_image, w, bias, act, y + n * y_image);
   }

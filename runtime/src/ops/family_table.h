@@ -9,7 +9,7 @@ namespace edgefold::internal {
 
 template <class Table>
 const Table* FamilyTable(const OpContext& ctx) {
-  return kernels::TableFor<Table>(ctx.k.isa);   // ctx.k's level is in the build: never null
+  return kernels::TableFor<Table>(ctx.k.isa);  // ctx.k's level is in the build: never null
 }
 
 }  // namespace edgefold::internal

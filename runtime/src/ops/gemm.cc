@@ -17,7 +17,8 @@ Status Prepare(OpContext& ctx) {
   const size_t k = static_cast<size_t>(x.shape[x.rank - 1]);
   const size_t n = static_cast<size_t>(w.shape[1]);
   if (static_cast<size_t>(w.shape[0]) != k)
-    return ctx.Fail(Status::kShapeMismatch, "X has K=%zu but W is [%d,%d]", k, static_cast<int>(w.shape[0]), static_cast<int>(w.shape[1]));
+    return ctx.Fail(Status::kShapeMismatch, "X has K=%zu but W is [%d,%d]", k,
+                    static_cast<int>(w.shape[0]), static_cast<int>(w.shape[1]));
   if (static_cast<size_t>(y.shape[y.rank - 1]) != n ||
       DimProduct(y, 0, y.rank - 1) != DimProduct(x, 0, x.rank - 1))
     return ctx.Fail(Status::kShapeMismatch, "Y shape does not match X·W");
@@ -47,12 +48,13 @@ Status Eval(OpContext& ctx) {
   float* y = ctx.output(0).data;
   const size_t threads = ctx.parallel != nullptr ? ctx.parallel->threads : 1;
   if (prepared.m >= 8 * threads) {
-    ForEachRowRange(ctx.parallel, prepared.m, prepared.n * prepared.k, 8, [&](size_t r0, size_t r1) {
-      kernels::GemmParams p = prepared;
-      p.m = r1 - r0;
-      p.bias = bias;
-      ctx.k.gemm(p, x + r0 * p.lda, w, y + r0 * p.ldc);
-    });
+    ForEachRowRange(ctx.parallel, prepared.m, prepared.n * prepared.k, 8,
+                    [&](size_t r0, size_t r1) {
+                      kernels::GemmParams p = prepared;
+                      p.m = r1 - r0;
+                      p.bias = bias;
+                      ctx.k.gemm(p, x + r0 * p.lda, w, y + r0 * p.ldc);
+                    });
     return Status::kOk;
   }
   ForEachRowRange(ctx.parallel, prepared.n, prepared.m * prepared.k, 64, [&](size_t c0, size_t c1) {

@@ -21,13 +21,15 @@ Status Prepare(OpContext& ctx) {
   EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, y, "Y"));
   if (w.dtype != DType::kInt8 || !w.is_constant || w.rank != 2)
     return ctx.Fail(Status::kInvalidModel, "W '%s' must be a rank-2 int8 constant", w.name);
-  if (x.rank != 2 || y.rank != 2 || x.shape[1] != w.shape[1] || y.shape[0] != x.shape[0] || y.shape[1] != w.shape[0])
+  if (x.rank != 2 || y.rank != 2 || x.shape[1] != w.shape[1] || y.shape[0] != x.shape[0] ||
+      y.shape[1] != w.shape[0])
     return ctx.Fail(Status::kShapeMismatch, "X [M, K], W [N, K] and Y [M, N] do not agree");
   const size_t k = static_cast<size_t>(w.shape[1]), n = static_cast<size_t>(w.shape[0]);
   if (k > kernels::kMaxGemmS8K)
     return ctx.Fail(Status::kInvalidModel, "K = %zu exceeds the int32 accumulator's range", k);
   EDGEFOLD_RETURN_IF_ERROR(CheckRequantOperands(ctx, 2, n));
-  ctx.prepared<GemmInt8Prepared>() = GemmInt8Prepared{static_cast<size_t>(x.shape[0]), k, n, FamilyTable<kernels::Int8KernelTable>(ctx)};
+  ctx.prepared<GemmInt8Prepared>() = GemmInt8Prepared{static_cast<size_t>(x.shape[0]), k, n,
+                                                      FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
@@ -43,7 +45,8 @@ Status Eval(OpContext& ctx) {
   SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
   const int8_t* x = S8Data(ctx.input(0));
   int8_t* y = S8Data(ctx.output(0));
-  for (size_t i = 0; i < pr.rows; ++i) pr.int8->gemm_s8(p, S8Data(ctx.input(1)), x + i * pr.k, y + i * pr.n);
+  for (size_t i = 0; i < pr.rows; ++i)
+    pr.int8->gemm_s8(p, S8Data(ctx.input(1)), x + i * pr.k, y + i * pr.n);
   return Status::kOk;
 }
 

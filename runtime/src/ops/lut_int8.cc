@@ -13,8 +13,10 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& y = ctx.output(0);
   EDGEFOLD_RETURN_IF_ERROR(CheckS8Elementwise(ctx, {"X"}));
   if (t.dtype != DType::kInt8 || !t.is_constant || t.elems != 256)
-    return ctx.Fail(Status::kInvalidModel, "table '%s' must be an int8 constant of 256 values", t.name);
-  if (x.elems != y.elems) return ctx.Fail(Status::kShapeMismatch, "X and Y must have as many elements");
+    return ctx.Fail(Status::kInvalidModel, "table '%s' must be an int8 constant of 256 values",
+                    t.name);
+  if (x.elems != y.elems)
+    return ctx.Fail(Status::kShapeMismatch, "X and Y must have as many elements");
   return Status::kOk;
 }
 
@@ -23,7 +25,8 @@ Status Eval(OpContext& ctx) {
   const int8_t* table = S8Data(ctx.input(1));
   int8_t* y = S8Data(ctx.output(0));
   const size_t n = ctx.output(0).elems;
-  for (size_t i = 0; i < n; ++i) y[i] = table[static_cast<uint8_t>(x[i] ^ 0x80)];   // x + 128 ∈ [0, 256)
+  for (size_t i = 0; i < n; ++i)
+    y[i] = table[static_cast<uint8_t>(x[i] ^ 0x80)];  // x + 128 ∈ [0, 256)
   return Status::kOk;
 }
 

@@ -8,9 +8,9 @@ namespace {
 
 struct MatMulPrepared {
   kernels::GemmParams gemm;
-  int batch_rank;                       // number of batch dims of Y
-  int32_t batch[kMaxRank];              // Y's batch dims
-  size_t a_stride[kMaxRank];            // elements per batch step, 0 where broadcast
+  int batch_rank;             // number of batch dims of Y
+  int32_t batch[kMaxRank];    // Y's batch dims
+  size_t a_stride[kMaxRank];  // elements per batch step, 0 where broadcast
   size_t b_stride[kMaxRank];
   size_t batches;
 };
@@ -40,9 +40,11 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kShapeMismatch, "operands must be at least rank 2");
   MatMulPrepared& p = ctx.prepared<MatMulPrepared>();
   p = MatMulPrepared();
-  const size_t m = static_cast<size_t>(a.shape[a.rank - 2]), k = static_cast<size_t>(a.shape[a.rank - 1]);
+  const size_t m = static_cast<size_t>(a.shape[a.rank - 2]),
+               k = static_cast<size_t>(a.shape[a.rank - 1]);
   const size_t n = static_cast<size_t>(b.shape[b.rank - 1]);
-  if (static_cast<size_t>(b.shape[b.rank - 2]) != k || static_cast<size_t>(y.shape[y.rank - 2]) != m ||
+  if (static_cast<size_t>(b.shape[b.rank - 2]) != k ||
+      static_cast<size_t>(y.shape[y.rank - 2]) != m ||
       static_cast<size_t>(y.shape[y.rank - 1]) != n)
     return ctx.Fail(Status::kShapeMismatch, "inner dimensions of A, B and Y do not agree");
   p.batch_rank = y.rank - 2;
@@ -55,8 +57,12 @@ Status Prepare(OpContext& ctx) {
       !BatchStrides(a, p.batch, p.batch_rank, m * k, p.a_stride) ||
       !BatchStrides(b, p.batch, p.batch_rank, k * n, p.b_stride))
     return ctx.Fail(Status::kShapeMismatch, "batch dims of A and B do not broadcast to Y");
-  p.gemm.m = m; p.gemm.n = n; p.gemm.k = k;
-  p.gemm.lda = k; p.gemm.ldb = n; p.gemm.ldc = n;
+  p.gemm.m = m;
+  p.gemm.n = n;
+  p.gemm.k = k;
+  p.gemm.lda = k;
+  p.gemm.ldb = n;
+  p.gemm.ldc = n;
   return Status::kOk;
 }
 

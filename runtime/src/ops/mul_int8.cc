@@ -9,8 +9,8 @@ namespace edgefold::internal {
 namespace {
 
 struct MulInt8Prepared {
-  size_t outer;   // products of B's values: 1 (same shape) or N·C
-  size_t inner;   // elements of A per value of B
+  size_t outer;  // products of B's values: 1 (same shape) or N·C
+  size_t inner;  // elements of A per value of B
   int32_t a_zero_point, b_zero_point;
 };
 
@@ -26,10 +26,12 @@ Status Prepare(OpContext& ctx) {
     p.inner = 1;
   } else {
     // B = [N, C, 1, …] against A = [N, C, …]: one value per (n, c).
-    bool per_channel = a.rank >= 2 && b.rank == a.rank && b.shape[0] == a.shape[0] && b.shape[1] == a.shape[1];
+    bool per_channel =
+        a.rank >= 2 && b.rank == a.rank && b.shape[0] == a.shape[0] && b.shape[1] == a.shape[1];
     for (int d = 2; per_channel && d < b.rank; ++d) per_channel = b.shape[d] == 1;
     if (!per_channel)
-      return ctx.Fail(Status::kShapeMismatch, "B must have A's shape or be one value per (n, c) of A");
+      return ctx.Fail(Status::kShapeMismatch,
+                      "B must have A's shape or be one value per (n, c) of A");
     p.outer = b.elems;
     p.inner = a.elems / b.elems;
   }
@@ -48,8 +50,8 @@ Status Eval(OpContext& ctx) {
     const int32_t bv = int32_t{b[i]} - p.b_zero_point;
     const size_t base = i * p.inner;
     for (size_t j = 0; j < p.inner; ++j)
-      y[base + j] = kernels::RequantizeS8((int32_t{a[base + j]} - p.a_zero_point) * bv, o.multiplier_a, o.shift, zp_y,
-                                          o.act_min, o.act_max);
+      y[base + j] = kernels::RequantizeS8((int32_t{a[base + j]} - p.a_zero_point) * bv,
+                                          o.multiplier_a, o.shift, zp_y, o.act_min, o.act_max);
   }
   return Status::kOk;
 }

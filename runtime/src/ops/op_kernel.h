@@ -14,7 +14,7 @@
 #include "ops/parallel.h"
 
 namespace edgefold {
-class OpResolver;   // edgefold/op_resolver.h: the interpreter's side; ops only name it
+class OpResolver;  // edgefold/op_resolver.h: the interpreter's side; ops only name it
 }
 
 namespace edgefold::internal {
@@ -24,7 +24,7 @@ struct OpContext {
   TensorInfo* tensors;
   const kernels::KernelTable& k;
   ErrorReporter& errors;
-  const Parallel* parallel = nullptr;   // the caller's threads (ops/parallel.h); nullptr: one
+  const Parallel* parallel = nullptr;  // the caller's threads (ops/parallel.h); nullptr: one
 
   bool has_input(uint32_t i) const { return i < op.num_inputs && op.inputs[i] >= 0; }
   TensorInfo& input(uint32_t i) const { return tensors[op.inputs[i]]; }

@@ -11,9 +11,9 @@ namespace edgefold::internal {
 namespace {
 
 struct PadPrepared {
-  kernels::StridedCopyParams copy;   // x → y's interior
-  size_t offset;                     // flat output index of x[0, ..., 0]
-  int8_t value_s8;                   // int8 tensors: the pad value in their scale and zero point
+  kernels::StridedCopyParams copy;  // x → y's interior
+  size_t offset;                    // flat output index of x[0, ..., 0]
+  int8_t value_s8;                  // int8 tensors: the pad value in their scale and zero point
 };
 
 Status Prepare(OpContext& ctx) {
@@ -22,7 +22,8 @@ Status Prepare(OpContext& ctx) {
   const PadOptions& o = ctx.op.options.pad;
   EDGEFOLD_RETURN_IF_ERROR(CheckCopyDtypes(ctx, x, y));
   if (o.num_pads != 2 * x.rank || y.rank != x.rank)
-    return ctx.Fail(Status::kShapeMismatch, "pads has %d values for rank %d", static_cast<int>(o.num_pads), x.rank);
+    return ctx.Fail(Status::kShapeMismatch, "pads has %d values for rank %d",
+                    static_cast<int>(o.num_pads), x.rank);
   for (int d = x.rank - 1; d >= 0; --d) {
     // 64-bit sum: dims and pads are each up to INT32_MAX.
     if (static_cast<int64_t>(y.shape[d]) !=
@@ -35,7 +36,8 @@ Status Prepare(OpContext& ctx) {
   if (y.dtype == DType::kInt8) {
     const float q = std::nearbyint(o.value / y.scales[0]) + static_cast<float>(y.zero_points[0]);
     if (!(q >= -128.0f && q <= 127.0f))
-      return ctx.Fail(Status::kInvalidModel, "pad value %g is outside the int8 range of '%s'", double(o.value), y.name);
+      return ctx.Fail(Status::kInvalidModel, "pad value %g is outside the int8 range of '%s'",
+                      double(o.value), y.name);
     p.value_s8 = static_cast<int8_t>(q);
   }
   return Status::kOk;

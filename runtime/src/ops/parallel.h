@@ -59,19 +59,23 @@ void ForEachRowTask(const Parallel* p, size_t rows, size_t work_per_row, size_t 
     F* f;
     size_t rows, units, tasks, align;
   } split{&f, rows, (rows + align - 1) / align, tasks, align};
-  p->run(p->user, tasks, [](void* ctx, size_t i) {
-    const Split& s = *static_cast<const Split*>(ctx);
-    const size_t begin = std::min(s.rows, s.units * i / s.tasks * s.align);
-    const size_t end = std::min(s.rows, s.units * (i + 1) / s.tasks * s.align);
-    if (begin < end) (*s.f)(i, begin, end);
-  }, &split);
+  p->run(
+      p->user, tasks,
+      [](void* ctx, size_t i) {
+        const Split& s = *static_cast<const Split*>(ctx);
+        const size_t begin = std::min(s.rows, s.units * i / s.tasks * s.align);
+        const size_t end = std::min(s.rows, s.units * (i + 1) / s.tasks * s.align);
+        if (begin < end) (*s.f)(i, begin, end);
+      },
+      &split);
 }
 #endif
 
 // The same, f(begin, end) without the task's index.
 template <class F>
 void ForEachRowRange(const Parallel* p, size_t rows, size_t work_per_row, size_t align, F&& f) {
-  ForEachRowTask(p, rows, work_per_row, align, [&f](size_t, size_t begin, size_t end) { f(begin, end); });
+  ForEachRowTask(p, rows, work_per_row, align,
+                 [&f](size_t, size_t begin, size_t end) { f(begin, end); });
 }
 
 }  // namespace edgefold::internal

@@ -29,7 +29,8 @@ Status Prepare(OpContext& ctx) {
   const kernels::Pool2dParams p = MakePool2dParams(o, x, y);
   if (!OutputMatches(static_cast<long>(p.out_h), static_cast<long>(p.in_h), o, 0) ||
       !OutputMatches(static_cast<long>(p.out_w), static_cast<long>(p.in_w), o, 1))
-    return ctx.Fail(Status::kShapeMismatch, "Y spatial size does not follow from X and the options");
+    return ctx.Fail(Status::kShapeMismatch,
+                    "Y spatial size does not follow from X and the options");
   if (p.pad_top >= p.kh * p.dilation_h || p.pad_left >= p.kw * p.dilation_w)
     return ctx.Fail(Status::kInvalidModel, "padding must be smaller than the kernel window");
   ctx.prepared<PoolPrepared>() = PoolPrepared{p, DimProduct(x, 0, 2)};
@@ -38,11 +39,14 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const PoolPrepared& p = ctx.prepared<PoolPrepared>();
-  const size_t in_plane = p.params.in_h * p.params.in_w, out_plane = p.params.out_h * p.params.out_w;
+  const size_t in_plane = p.params.in_h * p.params.in_w,
+               out_plane = p.params.out_h * p.params.out_w;
   // Planes are independent: each thread takes a run of them.
-  ForEachRowRange(ctx.parallel, p.planes, out_plane * p.params.kh * p.params.kw, 1, [&](size_t c0, size_t c1) {
-    ctx.k.pool2d(p.params, ctx.input(0).data + c0 * in_plane, ctx.output(0).data + c0 * out_plane, c1 - c0);
-  });
+  ForEachRowRange(ctx.parallel, p.planes, out_plane * p.params.kh * p.params.kw, 1,
+                  [&](size_t c0, size_t c1) {
+                    ctx.k.pool2d(p.params, ctx.input(0).data + c0 * in_plane,
+                                 ctx.output(0).data + c0 * out_plane, c1 - c0);
+                  });
   return Status::kOk;
 }
 

@@ -19,12 +19,16 @@ struct BoundaryPrepared {
 Status PrepareBoundary(OpContext& ctx, bool int8_input) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& y = ctx.output(0);
-  EDGEFOLD_RETURN_IF_ERROR(int8_input ? CheckS8Activation(ctx, x, "X") : CheckFloatTensor(ctx, x, "X"));
-  EDGEFOLD_RETURN_IF_ERROR(int8_input ? CheckFloatTensor(ctx, y, "Y") : CheckS8Activation(ctx, y, "Y"));
-  if (x.elems != y.elems) return ctx.Fail(Status::kShapeMismatch, "X has %zu elements, Y %zu", x.elems, y.elems);
+  EDGEFOLD_RETURN_IF_ERROR(int8_input ? CheckS8Activation(ctx, x, "X")
+                                      : CheckFloatTensor(ctx, x, "X"));
+  EDGEFOLD_RETURN_IF_ERROR(int8_input ? CheckFloatTensor(ctx, y, "Y")
+                                      : CheckS8Activation(ctx, y, "Y"));
+  if (x.elems != y.elems)
+    return ctx.Fail(Status::kShapeMismatch, "X has %zu elements, Y %zu", x.elems, y.elems);
   const TensorInfo& q = int8_input ? x : y;
-  ctx.prepared<BoundaryPrepared>() = BoundaryPrepared{{q.scales[0], 1.0f / q.scales[0], q.zero_points[0]},
-                                                      FamilyTable<kernels::Int8KernelTable>(ctx)};
+  ctx.prepared<BoundaryPrepared>() =
+      BoundaryPrepared{{q.scales[0], 1.0f / q.scales[0], q.zero_points[0]},
+                       FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 

@@ -30,17 +30,21 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   const int axis = ctx.op.options.reduce.axis, end = axis + ctx.op.options.reduce.count;
   if (end > x.rank)
-    return ctx.Fail(Status::kInvalidModel, "reduced dims [%d, %d) exceed rank %d", axis, end, x.rank);
+    return ctx.Fail(Status::kInvalidModel, "reduced dims [%d, %d) exceed rank %d", axis, end,
+                    x.rank);
   if (!OutputShapeFits(x, ctx.output(0), axis, end))
-    return ctx.Fail(Status::kShapeMismatch, "output shape is not the input's with dims [%d, %d) reduced", axis, end);
-  ctx.prepared<ReducePrepared>() = ReducePrepared{DimProduct(x, 0, axis), DimProduct(x, axis, end),
-                                                  DimProduct(x, end, x.rank), FamilyTable<kernels::SequenceKernelTable>(ctx)};
+    return ctx.Fail(Status::kShapeMismatch,
+                    "output shape is not the input's with dims [%d, %d) reduced", axis, end);
+  ctx.prepared<ReducePrepared>() =
+      ReducePrepared{DimProduct(x, 0, axis), DimProduct(x, axis, end), DimProduct(x, end, x.rank),
+                     FamilyTable<kernels::SequenceKernelTable>(ctx)};
   return Status::kOk;
 }
 
 Status Eval(OpContext& ctx) {
   const ReducePrepared& p = ctx.prepared<ReducePrepared>();
-  p.sequence->reduce(ctx.op.options.reduce.kind, ctx.input(0).data, ctx.output(0).data, p.outer, p.len, p.inner);
+  p.sequence->reduce(ctx.op.options.reduce.kind, ctx.input(0).data, ctx.output(0).data, p.outer,
+                     p.len, p.inner);
   return Status::kOk;
 }
 

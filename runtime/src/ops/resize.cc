@@ -24,8 +24,7 @@ struct ResizePrepared {
 size_t FastFactor(const kernels::ResizeParams& p, const ResizeAxis& a) {
   if (a.out % a.in != 0) return 0;
   const size_t k = a.out / a.in;
-  if (p.mode == ResizeMode::kLinear)
-    return (k == 2 && a.scale == 0.5 && a.offset == -0.25) ? 2 : 0;
+  if (p.mode == ResizeMode::kLinear) return (k == 2 && a.scale == 0.5 && a.offset == -0.25) ? 2 : 0;
   for (size_t i = 0; i < a.out; ++i)
     if (kernels::ResizeNearestIndex(a, p.rounding, i) != i / k) return 0;
   return k;
@@ -36,12 +35,14 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& y = ctx.output(0);
   const ResizeOptions& o = ctx.op.options.resize;
   if (x.rank < 2 || y.rank != x.rank)
-    return ctx.Fail(Status::kShapeMismatch, "input rank %d, output rank %d: need equal ranks >= 2", x.rank, y.rank);
+    return ctx.Fail(Status::kShapeMismatch, "input rank %d, output rank %d: need equal ranks >= 2",
+                    x.rank, y.rank);
   size_t planes = 1;
   for (int d = 0; d + 2 < x.rank; ++d) {
     if (x.shape[d] != y.shape[d])
-      return ctx.Fail(Status::kShapeMismatch, "axis %d: input %d, output %d; only the last two axes are resized",
-                      d, x.shape[d], y.shape[d]);
+      return ctx.Fail(Status::kShapeMismatch,
+                      "axis %d: input %d, output %d; only the last two axes are resized", d,
+                      x.shape[d], y.shape[d]);
     planes *= static_cast<size_t>(x.shape[d]);
   }
   ResizePrepared& p = ctx.prepared<ResizePrepared>();
@@ -53,7 +54,8 @@ Status Prepare(OpContext& ctx) {
   for (int a = 0; a < 2; ++a) {
     const int d = x.rank - 2 + a;
     if (x.shape[d] <= 0 || y.shape[d] <= 0)
-      return ctx.Fail(Status::kShapeMismatch, "axis %d: input %d, output %d must be positive", d, x.shape[d], y.shape[d]);
+      return ctx.Fail(Status::kShapeMismatch, "axis %d: input %d, output %d must be positive", d,
+                      x.shape[d], y.shape[d]);
     ResizeAxis& ax = *axes[a];
     ax.in = static_cast<size_t>(x.shape[d]);
     ax.out = static_cast<size_t>(y.shape[d]);

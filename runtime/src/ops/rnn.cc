@@ -29,17 +29,20 @@ Status CheckStates(OpContext& ctx, const RnnOptions& o, size_t dirs, const kerne
   const size_t state[3] = {dirs, s.batch, s.hidden};
   const size_t seq[4] = {s.seq, dirs, s.batch, s.hidden};
   if (ctx.has_input(4) && !ShapeIs(ctx.input(4), 3, state))
-    return ctx.Fail(Status::kShapeMismatch, "initial_h must be [%zu, %zu, %zu]", dirs, s.batch, s.hidden);
-  if (ctx.has_input(5) && (!s.lstm || !ShapeIs(ctx.input(5), 3, state)))
-    return ctx.Fail(Status::kShapeMismatch, "initial_c must be [%zu, %zu, %zu] (LSTM only)", dirs, s.batch,
+    return ctx.Fail(Status::kShapeMismatch, "initial_h must be [%zu, %zu, %zu]", dirs, s.batch,
                     s.hidden);
+  if (ctx.has_input(5) && (!s.lstm || !ShapeIs(ctx.input(5), 3, state)))
+    return ctx.Fail(Status::kShapeMismatch, "initial_c must be [%zu, %zu, %zu] (LSTM only)", dirs,
+                    s.batch, s.hidden);
   const uint32_t outputs = 1u + (o.output_sequence ? 1u : 0u) + (o.output_cell ? 1u : 0u);
   if (ctx.op.num_outputs != outputs)
-    return ctx.Fail(Status::kInvalidModel, "has %u outputs, its options name %u", ctx.op.num_outputs, outputs);
+    return ctx.Fail(Status::kInvalidModel, "has %u outputs, its options name %u",
+                    ctx.op.num_outputs, outputs);
   if (!ShapeIs(ctx.output(0), 3, state))
     return ctx.Fail(Status::kShapeMismatch, "Y_h must be [%zu, %zu, %zu]", dirs, s.batch, s.hidden);
   if (o.output_sequence && !ShapeIs(ctx.output(1), 4, seq))
-    return ctx.Fail(Status::kShapeMismatch, "Y must be [%zu, %zu, %zu, %zu]", s.seq, dirs, s.batch, s.hidden);
+    return ctx.Fail(Status::kShapeMismatch, "Y must be [%zu, %zu, %zu, %zu]", s.seq, dirs, s.batch,
+                    s.hidden);
   if (o.output_cell && !ShapeIs(ctx.output(outputs - 1), 3, state))
     return ctx.Fail(Status::kShapeMismatch, "Y_c must be [%zu, %zu, %zu]", dirs, s.batch, s.hidden);
   return Status::kOk;
@@ -48,7 +51,8 @@ Status CheckStates(OpContext& ctx, const RnnOptions& o, size_t dirs, const kerne
 Status Prepare(OpContext& ctx) {
   const RnnOptions& o = ctx.op.options.rnn;
   const TensorInfo& x = ctx.input(0);
-  if (x.rank != 3) return ctx.Fail(Status::kShapeMismatch, "X must be [seq, batch, input], has rank %d", x.rank);
+  if (x.rank != 3)
+    return ctx.Fail(Status::kShapeMismatch, "X must be [seq, batch, input], has rank %d", x.rank);
   kernels::RnnShape s;
   s.seq = static_cast<size_t>(x.shape[0]);
   s.batch = static_cast<size_t>(x.shape[1]);
@@ -60,8 +64,9 @@ Status Prepare(OpContext& ctx) {
   const size_t gh = s.gates() * s.hidden;
   const size_t w[3] = {dirs, s.input, gh}, r[3] = {dirs, s.hidden, gh}, b[3] = {dirs, 2, gh};
   if (!ShapeIs(ctx.input(1), 3, w) || !ShapeIs(ctx.input(2), 3, r) || !ShapeIs(ctx.input(3), 3, b))
-    return ctx.Fail(Status::kShapeMismatch, "packed W, R, B must be [%zu, %zu, %zu], [%zu, %zu, %zu], [%zu, 2, %zu]",
-                    dirs, s.input, gh, dirs, s.hidden, gh, dirs, gh);
+    return ctx.Fail(Status::kShapeMismatch,
+                    "packed W, R, B must be [%zu, %zu, %zu], [%zu, %zu, %zu], [%zu, 2, %zu]", dirs,
+                    s.input, gh, dirs, s.hidden, gh, dirs, gh);
   if (!ctx.input(1).is_constant || !ctx.input(2).is_constant || !ctx.input(3).is_constant)
     return ctx.Fail(Status::kInvalidModel, "W, R and B must be constants");
   EDGEFOLD_RETURN_IF_ERROR(CheckStates(ctx, o, dirs, s));
@@ -69,7 +74,8 @@ Status Prepare(OpContext& ctx) {
   if (scratch == kSizeSaturated || ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
                     ctx.op.scratch_bytes);
-  ctx.prepared<RnnPrepared>() = RnnPrepared{s, dirs, o.direction == RnnDirection::kReverse, FamilyTable<kernels::SequenceKernelTable>(ctx)};
+  ctx.prepared<RnnPrepared>() = RnnPrepared{s, dirs, o.direction == RnnDirection::kReverse,
+                                            FamilyTable<kernels::SequenceKernelTable>(ctx)};
   return Status::kOk;
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 struct SlicePrepared {
   kernels::StridedCopyParams copy;
-  size_t base;   // x offset of the first element
+  size_t base;  // x offset of the first element
 };
 
 Status Prepare(OpContext& ctx) {
@@ -20,7 +20,8 @@ Status Prepare(OpContext& ctx) {
   const SliceOptions& o = ctx.op.options.slice;
   EDGEFOLD_RETURN_IF_ERROR(CheckCopyDtypes(ctx, x, y));
   if (o.rank != x.rank || y.rank != x.rank)
-    return ctx.Fail(Status::kShapeMismatch, "starts have %d axes, input rank %d, output rank %d", o.rank, x.rank, y.rank);
+    return ctx.Fail(Status::kShapeMismatch, "starts have %d axes, input rank %d, output rank %d",
+                    o.rank, x.rank, y.rank);
   SlicePrepared& p = ctx.prepared<SlicePrepared>();
   p.base = 0;
   ptrdiff_t in_step[kMaxRank];
@@ -29,8 +30,9 @@ Status Prepare(OpContext& ctx) {
     const int64_t start = o.starts[d], step = o.steps[d], n = y.shape[d];
     const int64_t last = start + (n - 1) * step;
     if (step == 0 || start < 0 || start >= x.shape[d] || last < 0 || last >= x.shape[d])
-      return ctx.Fail(Status::kShapeMismatch, "axis %d: start %d step %d for %d outputs leaves input dim %d",
-                      d, o.starts[d], o.steps[d], y.shape[d], x.shape[d]);
+      return ctx.Fail(Status::kShapeMismatch,
+                      "axis %d: start %d step %d for %d outputs leaves input dim %d", d,
+                      o.starts[d], o.steps[d], y.shape[d], x.shape[d]);
     p.base += static_cast<size_t>(start * stride);
     in_step[d] = static_cast<ptrdiff_t>(step) * stride;
     stride *= x.shape[d];

@@ -11,13 +11,14 @@ struct SoftmaxPrepared {
 
 Status Prepare(OpContext& ctx) {
   const TensorInfo& x = ctx.input(0);
-  if (!SameShape(x, ctx.output(0))) return ctx.Fail(Status::kShapeMismatch, "output shape differs from input");
+  if (!SameShape(x, ctx.output(0)))
+    return ctx.Fail(Status::kShapeMismatch, "output shape differs from input");
   int axis = ctx.op.options.axis.axis;
   if (axis < 0) axis += x.rank;
-  if (axis < 0 || axis >= x.rank) return ctx.Fail(Status::kInvalidModel, "axis out of range for rank %d", x.rank);
-  ctx.prepared<SoftmaxPrepared>() = SoftmaxPrepared{DimProduct(x, 0, axis),
-                                                    static_cast<size_t>(x.shape[axis]),
-                                                    DimProduct(x, axis + 1, x.rank)};
+  if (axis < 0 || axis >= x.rank)
+    return ctx.Fail(Status::kInvalidModel, "axis out of range for rank %d", x.rank);
+  ctx.prepared<SoftmaxPrepared>() = SoftmaxPrepared{
+      DimProduct(x, 0, axis), static_cast<size_t>(x.shape[axis]), DimProduct(x, axis + 1, x.rank)};
   return Status::kOk;
 }
 

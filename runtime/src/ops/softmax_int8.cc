@@ -19,13 +19,16 @@ struct SoftmaxInt8Prepared {
 
 Status CheckTable(OpContext& ctx, const TensorInfo& t) {
   if (t.dtype != DType::kInt32 || !t.is_constant || t.elems != kernels::kSoftmaxS8TableElems)
-    return ctx.Fail(Status::kInvalidModel, "exp table '%s' must be an int32 constant of 256 values", t.name);
+    return ctx.Fail(Status::kInvalidModel, "exp table '%s' must be an int32 constant of 256 values",
+                    t.name);
   const int32_t* v = S32Data(t);
   if (v[0] != kernels::kSoftmaxS8TableOne)
-    return ctx.Fail(Status::kInvalidModel, "exp table '%s' must start at 2^20 (found %d)", t.name, static_cast<int>(v[0]));
+    return ctx.Fail(Status::kInvalidModel, "exp table '%s' must start at 2^20 (found %d)", t.name,
+                    static_cast<int>(v[0]));
   for (size_t k = 1; k < kernels::kSoftmaxS8TableElems; ++k)
     if (v[k] < 0 || v[k] > v[k - 1])
-      return ctx.Fail(Status::kInvalidModel, "exp table '%s': entry %zu (%d) is not in [0, entry %zu]", t.name, k,
+      return ctx.Fail(Status::kInvalidModel,
+                      "exp table '%s': entry %zu (%d) is not in [0, entry %zu]", t.name, k,
                       static_cast<int>(v[k]), k - 1);
   return Status::kOk;
 }
@@ -34,19 +37,24 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& y = ctx.output(0);
   EDGEFOLD_RETURN_IF_ERROR(CheckS8Elementwise(ctx, {"X"}));
-  if (y.scales[0] != kernels::kSoftmaxS8OutputScale || y.zero_points[0] != kernels::kSoftmaxS8OutputZeroPoint)
-    return ctx.Fail(Status::kInvalidModel, "Y '%s' has scale %g and zero point %d; softmax outputs need 1/256 and -128",
+  if (y.scales[0] != kernels::kSoftmaxS8OutputScale ||
+      y.zero_points[0] != kernels::kSoftmaxS8OutputZeroPoint)
+    return ctx.Fail(Status::kInvalidModel,
+                    "Y '%s' has scale %g and zero point %d; softmax outputs need 1/256 and -128",
                     y.name, static_cast<double>(y.scales[0]), static_cast<int>(y.zero_points[0]));
-  if (!SameShape(x, y) || x.rank < 1) return ctx.Fail(Status::kShapeMismatch, "X and Y must have the same shape, rank >= 1");
+  if (!SameShape(x, y) || x.rank < 1)
+    return ctx.Fail(Status::kShapeMismatch, "X and Y must have the same shape, rank >= 1");
   EDGEFOLD_RETURN_IF_ERROR(CheckTable(ctx, ctx.input(1)));
   const size_t classes = static_cast<size_t>(x.shape[x.rank - 1]);
-  ctx.prepared<SoftmaxInt8Prepared>() = SoftmaxInt8Prepared{classes != 0 ? x.elems / classes : 0, classes, FamilyTable<kernels::Int8KernelTable>(ctx)};
+  ctx.prepared<SoftmaxInt8Prepared>() = SoftmaxInt8Prepared{
+      classes != 0 ? x.elems / classes : 0, classes, FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
 Status Eval(OpContext& ctx) {
   const SoftmaxInt8Prepared& p = ctx.prepared<SoftmaxInt8Prepared>();
-  p.int8->softmax_s8(S32Data(ctx.input(1)), S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.rows, p.classes);
+  p.int8->softmax_s8(S32Data(ctx.input(1)), S8Data(ctx.input(0)), S8Data(ctx.output(0)), p.rows,
+                     p.classes);
   return Status::kOk;
 }
 

@@ -81,9 +81,11 @@ inline kernels::StridedCopyParams RowMajorGather6(const size_t* dims, const ptrd
 // [n, c, h, i, w, j] (= y[n, c, h·b + i, w·b + j]) reading
 //   DCR: x[n, (i·b + j)·C + c, h, w]     CRD: x[n, c·b² + i·b + j, h, w].
 // Shapes must have been checked (ops/depth_space.cc).
-inline kernels::StridedCopyParams DepthToSpaceCopy(const TensorInfo& x, const TensorInfo& y, int32_t b, bool crd) {
+inline kernels::StridedCopyParams DepthToSpaceCopy(const TensorInfo& x, const TensorInfo& y,
+                                                   int32_t b, bool crd) {
   const size_t n = x.shape[0], c = y.shape[1], h = x.shape[2], w = x.shape[3], bs = b;
-  const ptrdiff_t plane = static_cast<ptrdiff_t>(h * w), image = static_cast<ptrdiff_t>(x.shape[1]) * plane;
+  const ptrdiff_t plane = static_cast<ptrdiff_t>(h * w),
+                  image = static_cast<ptrdiff_t>(x.shape[1]) * plane;
   const ptrdiff_t B = b, C = static_cast<ptrdiff_t>(c), W = static_cast<ptrdiff_t>(w);
   const size_t dims[6] = {n, c, h, bs, w, bs};
   const ptrdiff_t dcr[6] = {image, plane, W, B * C * plane, 1, C * plane};
@@ -93,7 +95,8 @@ inline kernels::StridedCopyParams DepthToSpaceCopy(const TensorInfo& x, const Te
 
 // SpaceToDepth (blocksize b) x[N, C, H·b, W·b] → y[N, C·b², H, W], y visited as
 // [n, i, j, c, h, w] (= y[n, (i·b + j)·C + c, h, w]) reading x[n, c, h·b + i, w·b + j].
-inline kernels::StridedCopyParams SpaceToDepthCopy(const TensorInfo& x, const TensorInfo& y, int32_t b) {
+inline kernels::StridedCopyParams SpaceToDepthCopy(const TensorInfo& x, const TensorInfo& y,
+                                                   int32_t b) {
   const size_t n = x.shape[0], c = x.shape[1], oh = y.shape[2], ow = y.shape[3], bs = b;
   const ptrdiff_t W = x.shape[3], plane = static_cast<ptrdiff_t>(x.shape[2]) * W, B = b;
   const size_t dims[6] = {n, bs, bs, c, oh, ow};

@@ -12,13 +12,17 @@ Status Prepare(OpContext& ctx) {
   const TransposeOptions& o = ctx.op.options.transpose;
   EDGEFOLD_RETURN_IF_ERROR(CheckCopyDtypes(ctx, x, y));
   if (o.rank != x.rank || y.rank != x.rank)
-    return ctx.Fail(Status::kShapeMismatch, "perm has %d axes, input rank %d, output rank %d", static_cast<int>(o.rank), x.rank, y.rank);
+    return ctx.Fail(Status::kShapeMismatch, "perm has %d axes, input rank %d, output rank %d",
+                    static_cast<int>(o.rank), x.rank, y.rank);
   bool seen[kMaxRank] = {};
   for (int d = 0; d < x.rank; ++d) {
     const int src = o.perm[d];
-    if (src < 0 || src >= x.rank || seen[src]) return ctx.Fail(Status::kInvalidModel, "perm is not a permutation");
+    if (src < 0 || src >= x.rank || seen[src])
+      return ctx.Fail(Status::kInvalidModel, "perm is not a permutation");
     seen[src] = true;
-    if (y.shape[d] != x.shape[src]) return ctx.Fail(Status::kShapeMismatch, "output dim %d does not match input dim %d", d, static_cast<int>(src));
+    if (y.shape[d] != x.shape[src])
+      return ctx.Fail(Status::kShapeMismatch, "output dim %d does not match input dim %d", d,
+                      static_cast<int>(src));
   }
   ctx.prepared<kernels::StridedCopyParams>() = TransposeCopy(x, y, o.perm);
   return Status::kOk;
@@ -26,8 +30,10 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const kernels::StridedCopyParams& p = ctx.prepared<kernels::StridedCopyParams>();
-  if (ctx.output(0).dtype == DType::kInt8) kernels::ref::StridedCopyS8(p, S8Data(ctx.input(0)), S8Data(ctx.output(0)));
-  else ctx.k.strided_copy(p, ctx.input(0).data, ctx.output(0).data);
+  if (ctx.output(0).dtype == DType::kInt8)
+    kernels::ref::StridedCopyS8(p, S8Data(ctx.input(0)), S8Data(ctx.output(0)));
+  else
+    ctx.k.strided_copy(p, ctx.input(0).data, ctx.output(0).data);
   return Status::kOk;
 }
 

@@ -67,8 +67,8 @@ struct ThreadPool::Impl {
   std::mutex mutex;
   std::condition_variable wake;
   std::atomic<size_t> generation{0};
-  std::atomic<size_t> active{0};     // workers inside a job
-  std::atomic<size_t> sleepers{0};   // workers waiting on `wake`
+  std::atomic<size_t> active{0};    // workers inside a job
+  std::atomic<size_t> sleepers{0};  // workers waiting on `wake`
   std::atomic<bool> stop{false};
   // The current job.
   void (*run)(void*, size_t) = nullptr;
@@ -122,7 +122,7 @@ struct ThreadPool::Impl {
       }
       if (stop.load()) return;
       ++active;
-      if (generation.load() != g) {   // the caller is writing the next job: look again
+      if (generation.load() != g) {  // the caller is writing the next job: look again
         --active;
         continue;
       }
@@ -134,13 +134,14 @@ struct ThreadPool::Impl {
 };
 
 ThreadPool::ThreadPool(size_t threads) : impl_(new Impl) {
-  for (size_t i = 1; i < std::max<size_t>(threads, 1); ++i) impl_->workers.emplace_back([this, i] { impl_->Loop(i); });
+  for (size_t i = 1; i < std::max<size_t>(threads, 1); ++i)
+    impl_->workers.emplace_back([this, i] { impl_->Loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
   impl_->stop = true;
   {
-    std::lock_guard<std::mutex> lock(impl_->mutex);   // a worker between its check and its wait
+    std::lock_guard<std::mutex> lock(impl_->mutex);  // a worker between its check and its wait
   }
   impl_->wake.notify_all();
   for (std::thread& t : impl_->workers) t.join();
@@ -155,24 +156,27 @@ void ThreadPool::Configure(Options* options) {
   options->num_threads = threads();
 }
 
-void ThreadPool::ParallelFor(void* pool, size_t tasks, void (*run)(void* ctx, size_t task), void* ctx) {
+void ThreadPool::ParallelFor(void* pool, size_t tasks, void (*run)(void* ctx, size_t task),
+                             void* ctx) {
   Impl& p = *static_cast<ThreadPool*>(pool)->impl_;
   if (tasks == 0) return;
   if (p.workers.empty() || tasks == 1) {
     for (size_t i = 0; i < tasks; ++i) run(ctx, i);
     return;
   }
-  ++p.generation;   // odd: writing
-  WaitUntil([&] { return p.active.load() == 0; });   // stragglers of the last job leave within a task
+  ++p.generation;  // odd: writing
+  WaitUntil(
+      [&] { return p.active.load() == 0; });  // stragglers of the last job leave within a task
   p.run = run;
   p.ctx = ctx;
   p.tasks = tasks;
   p.next.store(0, std::memory_order_relaxed);
-  p.untaken.store(tasks >= Impl::kMaskTasks ? ~uint64_t{0} : (uint64_t{1} << tasks) - 1, std::memory_order_relaxed);
+  p.untaken.store(tasks >= Impl::kMaskTasks ? ~uint64_t{0} : (uint64_t{1} << tasks) - 1,
+                  std::memory_order_relaxed);
   p.finished.store(0, std::memory_order_relaxed);
-  ++p.generation;   // even: published
+  ++p.generation;  // even: published
   if (p.sleepers.load() != 0) {
-    { std::lock_guard<std::mutex> lock(p.mutex); }   // a worker between its check and its wait
+    { std::lock_guard<std::mutex> lock(p.mutex); }  // a worker between its check and its wait
     p.wake.notify_all();
   }
   p.Work(0);

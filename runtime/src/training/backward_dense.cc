@@ -55,12 +55,23 @@ void BackwardConv(Trainer::State& s, const OpDesc& op) {
           col = s.col;
         }
         kernels::GemmParams p;
-        p.m = cout_g; p.n = k; p.k = hw; p.lda = hw; p.ldb = hw; p.ldc = k; p.accumulate = true;
+        p.m = cout_g;
+        p.n = k;
+        p.k = hw;
+        p.lda = hw;
+        p.ldb = hw;
+        p.ldc = k;
+        p.accumulate = true;
         s.tk->gemm_a_bt(p, dyg, col, dw + g * cout_g * k);
       }
       if (dxn == nullptr) continue;
       kernels::GemmParams p;
-      p.m = k; p.n = hw; p.k = cout_g; p.lda = k; p.ldb = hw; p.ldc = hw;
+      p.m = k;
+      p.n = hw;
+      p.k = cout_g;
+      p.lda = k;
+      p.ldb = hw;
+      p.ldc = hw;
       float* dxg = dxn + g * cin_g * in_plane;
       if (pointwise) {
         p.accumulate = true;
@@ -82,12 +93,24 @@ void BackwardGemm(Trainer::State& s, const OpDesc& op) {
   const float* dy = s.grads[op.outputs[0]];
   if (float* dx = s.grads[op.inputs[0]]) {
     kernels::GemmParams p;
-    p.m = mm; p.n = kk; p.k = nn; p.lda = nn; p.ldb = nn; p.ldc = kk; p.accumulate = true;
+    p.m = mm;
+    p.n = kk;
+    p.k = nn;
+    p.lda = nn;
+    p.ldb = nn;
+    p.ldc = kk;
+    p.accumulate = true;
     s.tk->gemm_a_bt(p, dy, w.data, dx);
   }
   if (float* dw = s.grads[op.inputs[1]]) {
     kernels::GemmParams p;
-    p.m = kk; p.n = nn; p.k = mm; p.lda = kk; p.ldb = nn; p.ldc = nn; p.accumulate = true;
+    p.m = kk;
+    p.n = nn;
+    p.k = mm;
+    p.lda = kk;
+    p.ldb = nn;
+    p.ldc = nn;
+    p.accumulate = true;
     s.tk->gemm_at_b(p, x.data, dy, dw);
   }
   if (op.num_inputs > 2 && op.inputs[2] >= 0)
@@ -109,7 +132,8 @@ namespace {
 void BackwardBatchNormSaved16(Trainer::State& s, const OpDesc& op, const BnState& bn) {
   const SavedPrecision precision = static_cast<SavedPrecision>(s.summary.saved_precision);
   const auto xhat = [&](size_t i) {
-    return precision == SavedPrecision::kFloat16 ? HalfToFloat(bn.xhat16[i]) : BFloat16ToFloat(bn.xhat16[i]);
+    return precision == SavedPrecision::kFloat16 ? HalfToFloat(bn.xhat16[i])
+                                                 : BFloat16ToFloat(bn.xhat16[i]);
   };
   float* dy = s.grads[op.outputs[0]];
   float* dx = s.grads[op.inputs[0]];
@@ -118,21 +142,24 @@ void BackwardBatchNormSaved16(Trainer::State& s, const OpDesc& op, const BnState
   const float* beta = s.tensors[op.inputs[2]].data;
   const kernels::Activation& act = op.options.batchnorm.act;
   float* dgamma = s.grads[op.inputs[1]] ? s.grads[op.inputs[1]] : bn.frozen_dparams;
-  float* dbeta = s.grads[op.inputs[2]] ? s.grads[op.inputs[2]] : (bn.frozen_dparams ? bn.frozen_dparams + bn.channels : nullptr);
+  float* dbeta = s.grads[op.inputs[2]]
+                     ? s.grads[op.inputs[2]]
+                     : (bn.frozen_dparams ? bn.frozen_dparams + bn.channels : nullptr);
   const float m = static_cast<float>(bn.batch * bn.spatial);
   for (size_t c = 0; c < bn.channels; ++c) {
     float sum_dy = 0.0f, sum_dy_xhat = 0.0f;
     for (size_t n = 0; n < bn.batch; ++n)
       for (size_t i = (n * bn.channels + c) * bn.spatial, e = i + bn.spatial; i < e; ++i) {
         const float h = xhat(i);
-        if (act.kind != kernels::ActKind::kNone) dy[i] *= ActGradFromInput(act, gamma[c] * h + beta[c]);
+        if (act.kind != kernels::ActKind::kNone)
+          dy[i] *= ActGradFromInput(act, gamma[c] * h + beta[c]);
         sum_dy += dy[i];
         sum_dy_xhat += dy[i] * h;
       }
     const float a = gamma[c] * bn.inv_std[c];
-    float b = 0.0f, c0 = 0.0f;   // frozen statistics: dx = a·dy
+    float b = 0.0f, c0 = 0.0f;  // frozen statistics: dx = a·dy
     if (s.frozen_stats) {
-      if (dbeta != nullptr) dbeta[c] += sum_dy;   // accumulated over the step's runs
+      if (dbeta != nullptr) dbeta[c] += sum_dy;  // accumulated over the step's runs
       if (dgamma != nullptr) dgamma[c] += sum_dy_xhat;
     } else {
       dbeta[c] = sum_dy;
@@ -168,7 +195,7 @@ void BackwardBatchNorm(Trainer::State& s, const OpDesc& op, const BnState& bn) {
           dy[i] *= ActGradFromInput(act, gamma[c] * xhat[i] + beta[c]);
       }
   }
-  if (s.frozen_stats) {   // eval form: y = γ·x̂ + β with fixed statistics, so dx = dy·γ·inv_std
+  if (s.frozen_stats) {  // eval form: y = γ·x̂ + β with fixed statistics, so dx = dy·γ·inv_std
     const float* gamma = s.tensors[op.inputs[1]].data;
     const float* dy = s.grads[op.outputs[0]];
     float* dgamma = s.grads[op.inputs[1]];
@@ -181,10 +208,12 @@ void BackwardBatchNorm(Trainer::State& s, const OpDesc& op, const BnState& bn) {
         for (size_t i = base; i < base + bn.spatial; ++i) {
           sum_dy += dy[i];
           sum_dy_xhat += dy[i] * xhat[i];
-          if (dx == dy) dx[i] = dy[i] * k;          // dx over dy (GradientShare): overwrite
-          else if (dx != nullptr) dx[i] += dy[i] * k;
+          if (dx == dy)
+            dx[i] = dy[i] * k;  // dx over dy (GradientShare): overwrite
+          else if (dx != nullptr)
+            dx[i] += dy[i] * k;
         }
-        if (dbeta != nullptr) dbeta[c] += sum_dy;     // accumulated over the step's runs
+        if (dbeta != nullptr) dbeta[c] += sum_dy;  // accumulated over the step's runs
         if (dgamma != nullptr) dgamma[c] += sum_dy_xhat;
       }
     return;
@@ -193,8 +222,8 @@ void BackwardBatchNorm(Trainer::State& s, const OpDesc& op, const BnState& bn) {
   float* dbeta = s.grads[op.inputs[2]] ? s.grads[op.inputs[2]] : bn.frozen_dparams + bn.channels;
   // dx straight into its gradient when the BN is x's only reader (nothing else adds to it).
   float* out = (dx == nullptr || bn.dx_direct) ? dx : s.temp;
-  s.tk->batchnorm_backward(s.grads[op.outputs[0]], xhat, s.tensors[op.inputs[1]].data,
-                           bn.inv_std, out, dgamma, dbeta, bn.batch, bn.channels, bn.spatial);
+  s.tk->batchnorm_backward(s.grads[op.outputs[0]], xhat, s.tensors[op.inputs[1]].data, bn.inv_std,
+                           out, dgamma, dbeta, bn.batch, bn.channels, bn.spatial);
   if (out == s.temp) AddInto(dx, s.temp, x.elems);
 }
 

@@ -13,8 +13,10 @@ namespace edgefold::internal {
 class BackwardSegments {
  public:
   BackwardSegments(const ModelSummary& s, int32_t first_backward)
-      : bounds_(s.recompute_segments), num_bounds_(s.num_recompute_segments),
-        first_(first_backward), n_(static_cast<int32_t>(s.num_ops)) {
+      : bounds_(s.recompute_segments),
+        num_bounds_(s.num_recompute_segments),
+        first_(first_backward),
+        n_(static_cast<int32_t>(s.num_ops)) {
     while (skip_ < num_bounds_ && bounds_[skip_] <= first_) ++skip_;
   }
   size_t count() const { return first_ < n_ ? 1 + (num_bounds_ - skip_) : 0; }

@@ -12,7 +12,9 @@
 namespace edgefold::internal {
 namespace {
 
-const TensorInfo& In(Trainer::State& s, const OpDesc& op, uint32_t i) { return s.tensors[op.inputs[i]]; }
+const TensorInfo& In(Trainer::State& s, const OpDesc& op, uint32_t i) {
+  return s.tensors[op.inputs[i]];
+}
 float* DIn(Trainer::State& s, const OpDesc& op, uint32_t i) { return s.grads[op.inputs[i]]; }
 const float* DOut(Trainer::State& s, const OpDesc& op) { return s.grads[op.outputs[0]]; }
 
@@ -62,14 +64,23 @@ void BackwardBinary(Trainer::State& s, const OpDesc& op) {
       const size_t ia = ao + i * sa, ib = bo + i * sb;
       const float g = dy[yo + i], va = a.data[ia], vb = b.data[ib];
       switch (kind) {
-        case kernels::BinaryKind::kAdd: if (da) da[ia] += g; if (db) db[ib] += g; break;
-        case kernels::BinaryKind::kSub: if (da) da[ia] += g; if (db) db[ib] -= g; break;
-        case kernels::BinaryKind::kMul: if (da) da[ia] += g * vb; if (db) db[ib] += g * va; break;
+        case kernels::BinaryKind::kAdd:
+          if (da) da[ia] += g;
+          if (db) db[ib] += g;
+          break;
+        case kernels::BinaryKind::kSub:
+          if (da) da[ia] += g;
+          if (db) db[ib] -= g;
+          break;
+        case kernels::BinaryKind::kMul:
+          if (da) da[ia] += g * vb;
+          if (db) db[ib] += g * va;
+          break;
         case kernels::BinaryKind::kDiv:
           if (da) da[ia] += g / vb;
           if (db) db[ib] -= g * va / (vb * vb);
           break;
-        case kernels::BinaryKind::kMin:   // to the smaller operand; ties split evenly (PyTorch)
+        case kernels::BinaryKind::kMin:  // to the smaller operand; ties split evenly (PyTorch)
         case kernels::BinaryKind::kMax: {
           const bool a_wins = kind == kernels::BinaryKind::kMax ? va > vb : va < vb;
           const float ga = va == vb ? 0.5f * g : a_wins ? g : 0.0f;
@@ -182,7 +193,8 @@ void BackwardSoftmax(Trainer::State& s, const OpDesc& op) {
     for (size_t in = 0; in < inner; ++in) {
       const size_t base = o * len * inner + in;
       double dot = 0;
-      for (size_t j = 0; j < len; ++j) dot += double(dy[base + j * inner]) * y.data[base + j * inner];
+      for (size_t j = 0; j < len; ++j)
+        dot += double(dy[base + j * inner]) * y.data[base + j * inner];
       for (size_t j = 0; j < len; ++j) {
         const size_t i = base + j * inner;
         dx[i] += y.data[i] * (dy[i] - static_cast<float>(dot));

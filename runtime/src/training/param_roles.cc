@@ -36,12 +36,14 @@ ParamRole RoleOf(const GraphView& g, int32_t tensor, Trainable trainable, int32_
       ParamRole r = ParamRole::kNone;
       if (op.kind == OpKind::kBatchNorm) {
         // γ, β: always trained under a preset; a recorded list may freeze some (a sparse update).
-        if (s == 1 || s == 2) r = (!from_list || Listed(g.summary(), tensor)) ? ParamRole::kTrainable : r;
+        if (s == 1 || s == 2)
+          r = (!from_list || Listed(g.summary(), tensor)) ? ParamRole::kTrainable : r;
         if (s >= 3) r = ParamRole::kStatistic;
       } else if ((op.kind == OpKind::kConv || op.kind == OpKind::kGemm) && s >= 1) {
         const bool head = static_cast<int32_t>(j) == head_op;
         if (from_list ? Listed(g.summary(), tensor)
-                      : trainable == Trainable::kAll || (trainable == Trainable::kBatchNormAndHead && head))
+                      : trainable == Trainable::kAll ||
+                            (trainable == Trainable::kBatchNormAndHead && head))
           r = ParamRole::kTrainable;
       }
       if (r > role) role = r;
@@ -62,16 +64,22 @@ Status CheckTrainableAgrees(const GraphView& g, Trainable requested, ErrorReport
       const int32_t t = static_cast<int32_t>(i);
       same = (RoleOf(g, t, preset, head) == ParamRole::kTrainable) == Listed(s, t);
     }
-    if (same) { recorded = TrainableName(preset); break; }
+    if (same) {
+      recorded = TrainableName(preset);
+      break;
+    }
   }
   for (size_t i = 0; i < s.num_tensors; ++i) {
     const int32_t t = static_cast<int32_t>(i);
     const bool listed = Listed(s, t);
-    if (requested != Trainable::kModel && (RoleOf(g, t, requested, head) == ParamRole::kTrainable) != listed) {
-      errors.Report("trainable set '%s' differs from the one the model was compiled for (%s, %zu "
-                    "tensors; first difference: '%s'): leave the option out to train what the model "
-                    "records, or recompile with --trainable %s", TrainableName(requested), recorded,
-                    s.num_trainable, g.tensor(i).name, TrainableName(requested));
+    if (requested != Trainable::kModel &&
+        (RoleOf(g, t, requested, head) == ParamRole::kTrainable) != listed) {
+      errors.Report(
+          "trainable set '%s' differs from the one the model was compiled for (%s, %zu "
+          "tensors; first difference: '%s'): leave the option out to train what the model "
+          "records, or recompile with --trainable %s",
+          TrainableName(requested), recorded, s.num_trainable, g.tensor(i).name,
+          TrainableName(requested));
       return Status::kInvalidArgument;
     }
   }
@@ -87,7 +95,7 @@ int32_t FoldableProducer(const GraphView& g, size_t bn_op) {
     const OpDesc op = g.op(j);
     if (op.outputs[0] == x) producer = static_cast<int32_t>(j);
     for (uint32_t k = 0; k < op.num_inputs; ++k)
-      if (op.inputs[k] == x && j != bn_op) return -1;   // another consumer needs the unfolded value
+      if (op.inputs[k] == x && j != bn_op) return -1;  // another consumer needs the unfolded value
   }
   if (producer < 0) return -1;
   const OpDesc p = g.op(static_cast<size_t>(producer));

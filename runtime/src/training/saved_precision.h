@@ -15,7 +15,8 @@ enum class SavedPrecision : uint8_t { kFloat32 = 0, kFloat16 = 1, kBFloat16 = 2 
 inline uint16_t FloatToBFloat16(float f) {
   uint32_t u;
   std::memcpy(&u, &f, sizeof(u));
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);   // NaN stays NaN
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u);  // NaN stays NaN
   u += 0x7fffu + ((u >> 16) & 1u);
   return static_cast<uint16_t>(u >> 16);
 }
@@ -32,16 +33,16 @@ inline uint16_t FloatToHalf(float f) {
   std::memcpy(&u, &f, sizeof(u));
   const uint32_t sign = (u >> 16) & 0x8000u;
   const uint32_t abs = u & 0x7fffffffu;
-  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);            // NaN
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);           // ≥ 65520: inf
-  if (abs < 0x38800000u) {                                                        // subnormal or 0
-    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);                    // < 2^-25: ±0
+  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // ≥ 65520: inf
+  if (abs < 0x38800000u) {                                               // subnormal or 0
+    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);           // < 2^-25: ±0
     const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126u - (abs >> 23);   // value / 2^-24 = mant · 2^(e − 126)
+    const uint32_t shift = 126u - (abs >> 23);  // value / 2^-24 = mant · 2^(e − 126)
     const uint32_t rounded = (mant + (1u << (shift - 1)) - 1u + ((mant >> shift) & 1u)) >> shift;
     return static_cast<uint16_t>(sign | rounded);
   }
-  const uint32_t rebias = abs - 0x38000000u;   // exponent 127 → 15
+  const uint32_t rebias = abs - 0x38000000u;  // exponent 127 → 15
   const uint32_t rounded = (rebias + 0xfffu + ((rebias >> 13) & 1u)) >> 13;
   return static_cast<uint16_t>(sign | rounded);
 }
@@ -53,9 +54,12 @@ inline float HalfToFloat(uint16_t h) {
   if (exp == 0) {
     if (mant == 0) {
       u = sign;
-    } else {   // subnormal: normalize
+    } else {  // subnormal: normalize
       uint32_t e = 113, m = mant;
-      while ((m & 0x400u) == 0) { m <<= 1; --e; }
+      while ((m & 0x400u) == 0) {
+        m <<= 1;
+        --e;
+      }
       u = sign | (e << 23) | ((m & 0x3ffu) << 13);
     }
   } else if (exp == 31) {
@@ -83,7 +87,8 @@ inline float Widen1(SavedPrecision p, uint16_t h) {
 // its rounded value; the neighbour on x̂'s side (one step toward x̂) is then on the right side,
 // still within one unit of x̂. `same_side(z_exact, z_stored)` says whether the two agree.
 template <class SameSide>
-inline uint16_t NarrowKeepingSide(SavedPrecision p, float xhat, float gamma, float beta, SameSide same_side) {
+inline uint16_t NarrowKeepingSide(SavedPrecision p, float xhat, float gamma, float beta,
+                                  SameSide same_side) {
   const uint16_t h = Narrow1(p, xhat);
   const float stored = Widen1(p, h);
   if (stored == xhat || same_side(gamma * xhat + beta, gamma * stored + beta)) return h;
@@ -91,7 +96,8 @@ inline uint16_t NarrowKeepingSide(SavedPrecision p, float xhat, float gamma, flo
   const bool away_from_zero = (xhat > stored) == (stored >= 0.0f);
   const uint16_t magnitude = h & 0x7fffu;
   if (magnitude == 0 && !away_from_zero) return h;
-  const uint16_t next = away_from_zero ? static_cast<uint16_t>(h + 1) : static_cast<uint16_t>(h - 1);
+  const uint16_t next =
+      away_from_zero ? static_cast<uint16_t>(h + 1) : static_cast<uint16_t>(h - 1);
   return magnitude == 0 ? static_cast<uint16_t>((xhat < 0.0f ? 0x8000u : 0u) | 1u) : next;
 }
 

@@ -16,10 +16,12 @@ namespace {
 // Which of the op's options act on dim 0 of its input (of rank `rank`), or nullptr.
 const char* MixesSamples(const OpDesc& op, int rank) {
   switch (op.kind) {
-    case OpKind::kTranspose: return op.options.transpose.perm[0] != 0 ? "its permutation moves dim 0" : nullptr;
+    case OpKind::kTranspose:
+      return op.options.transpose.perm[0] != 0 ? "its permutation moves dim 0" : nullptr;
     case OpKind::kConcat:
     case OpKind::kSoftmax: {
-      const int axis = op.options.axis.axis < 0 ? op.options.axis.axis + rank : op.options.axis.axis;
+      const int axis =
+          op.options.axis.axis < 0 ? op.options.axis.axis + rank : op.options.axis.axis;
       return axis == 0 ? "its axis is the batch" : nullptr;
     }
     case OpKind::kPad: {
@@ -28,8 +30,11 @@ const char* MixesSamples(const OpDesc& op, int rank) {
       return batch_padded ? "it pads the batch" : nullptr;
     }
     case OpKind::kSlice:
-      return (op.options.slice.starts[0] != 0 || op.options.slice.steps[0] != 1) ? "it slices the batch" : nullptr;
-    default: return nullptr;
+      return (op.options.slice.starts[0] != 0 || op.options.slice.steps[0] != 1)
+                 ? "it slices the batch"
+                 : nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -44,18 +49,22 @@ Status CheckBatchScalable(const GraphView& g, ErrorReporter& errors) {
     const TensorInfo t = g.tensor(i);
     if (t.is_constant) continue;
     if (t.rank < 1 || t.shape[0] != batch) {
-      errors.Report("tensor '%s' does not lead with the batch, so the graph cannot train at batch %d: "
-                    "compile with --infer-batch %d (graph and training at the same batch)",
-                    t.name, static_cast<int>(batch), static_cast<int>(batch));
+      errors.Report(
+          "tensor '%s' does not lead with the batch, so the graph cannot train at batch %d: "
+          "compile with --infer-batch %d (graph and training at the same batch)",
+          t.name, static_cast<int>(batch), static_cast<int>(batch));
       return Status::kInvalidModel;
     }
   }
   for (size_t j = 0; j < g.num_ops(); ++j) {
     const OpDesc op = g.op(j);
-    const int rank = op.num_inputs > 0 && op.inputs[0] >= 0 ? g.tensor(static_cast<size_t>(op.inputs[0])).rank : 0;
+    const int rank = op.num_inputs > 0 && op.inputs[0] >= 0
+                         ? g.tensor(static_cast<size_t>(op.inputs[0])).rank
+                         : 0;
     if (const char* why = MixesSamples(op, rank)) {
-      errors.Report("op '%s' (%s): %s, so the graph cannot train at batch %d: compile with --infer-batch %d",
-                    op.name, OpKindName(op.kind), why, static_cast<int>(batch), static_cast<int>(batch));
+      errors.Report(
+          "op '%s' (%s): %s, so the graph cannot train at batch %d: compile with --infer-batch %d",
+          op.name, OpKindName(op.kind), why, static_cast<int>(batch), static_cast<int>(batch));
       return Status::kInvalidModel;
     }
   }

@@ -7,12 +7,17 @@ namespace {
 
 bool HasFusedActivation(const OpDesc& op) {
   switch (op.kind) {
-    case OpKind::kConv: return op.options.conv.act.kind != kernels::ActKind::kNone;
+    case OpKind::kConv:
+      return op.options.conv.act.kind != kernels::ActKind::kNone;
     case OpKind::kGemm:
-    case OpKind::kChannelAffine: return op.options.act.kind != kernels::ActKind::kNone;
-    case OpKind::kBatchNorm: return op.options.batchnorm.act.kind != kernels::ActKind::kNone;
-    case OpKind::kBinary: return op.options.binary.act.kind != kernels::ActKind::kNone;
-    default: return false;
+    case OpKind::kChannelAffine:
+      return op.options.act.kind != kernels::ActKind::kNone;
+    case OpKind::kBatchNorm:
+      return op.options.batchnorm.act.kind != kernels::ActKind::kNone;
+    case OpKind::kBinary:
+      return op.options.binary.act.kind != kernels::ActKind::kNone;
+    default:
+      return false;
   }
 }
 
@@ -46,8 +51,13 @@ StepSpan Union(StepSpan a, StepSpan b) {
 }
 
 TrainSteps::TrainSteps(const GraphView& g, Trainable trainable, int32_t logits, int32_t skipped_op)
-    : g_(g), trainable_(trainable), head_(FindHeadOp(g)), logits_(logits), skipped_op_(skipped_op),
-      n_(static_cast<int32_t>(g.num_ops())), first_backward_(FirstTrainedOp(g, trainable, head_)),
+    : g_(g),
+      trainable_(trainable),
+      head_(FindHeadOp(g)),
+      logits_(logits),
+      skipped_op_(skipped_op),
+      n_(static_cast<int32_t>(g.num_ops())),
+      first_backward_(FirstTrainedOp(g, trainable, head_)),
       segments_(g.summary(), first_backward_) {}
 
 int32_t TrainSteps::SegmentBase(size_t k) const {
@@ -59,10 +69,11 @@ int32_t TrainSteps::SegmentBase(size_t k) const {
 
 int32_t TrainSteps::backward(int32_t op) const {
   const int32_t k = segments_.SegmentOf(op);
-  if (k < 0) {   // before the backward's start: after every segment, in reverse op order
+  if (k < 0) {  // before the backward's start: after every segment, in reverse op order
     const size_t count = segments_.count();
-    return (count == 0 ? n_ + 1 : SegmentBase(0) + (segments_.end(0) - segments_.start(0)) *
-                                                       (segments_.recomputed(0) ? 2 : 1)) +
+    return (count == 0 ? n_ + 1
+                       : SegmentBase(0) + (segments_.end(0) - segments_.start(0)) *
+                                              (segments_.recomputed(0) ? 2 : 1)) +
            (first_backward_ - 1 - op);
   }
   const size_t s = static_cast<size_t>(k);
@@ -105,7 +116,8 @@ int32_t TrainSteps::Producer(int32_t tensor) const {
 bool TrainSteps::OnlyReader(int32_t x, int32_t op) const {
   if (x < 0 || g_.tensor(static_cast<size_t>(x)).is_constant || x == logits_) return false;
   const int32_t producer = Producer(x);
-  if (producer < 0 || (RunsBackward(producer) && BackwardReadsOutput(g_.op(static_cast<size_t>(producer)))))
+  if (producer < 0 ||
+      (RunsBackward(producer) && BackwardReadsOutput(g_.op(static_cast<size_t>(producer)))))
     return false;
   for (size_t o = 0; o < g_.summary_outputs(); ++o)
     if (g_.output(o) == x) return false;
@@ -132,15 +144,15 @@ int32_t TrainSteps::InPlaceInput(int32_t tensor) const {
 bool TrainSteps::XhatInPlace(int32_t bn_op) const {
   const OpDesc op = g_.op(static_cast<size_t>(bn_op));
   return op.kind == OpKind::kBatchNorm && RunsBackward(bn_op) && OnlyReader(op.inputs[0], bn_op) &&
-         g_.summary().saved_precision == 0;   // a 16-bit x̂ has its own (smaller) buffer
+         g_.summary().saved_precision == 0;  // a 16-bit x̂ has its own (smaller) buffer
 }
 
 int32_t TrainSteps::GradientShare(int32_t x) const {
   if (x < 0 || !NeedsGradient(x)) return -1;
   for (size_t j = 0; j < g_.num_ops(); ++j) {
     const OpDesc op = g_.op(j);
-    if (op.kind == OpKind::kBatchNorm && op.inputs[0] == x && RunsBackward(static_cast<int32_t>(j)) &&
-        OverwritesInput(static_cast<int32_t>(j)))
+    if (op.kind == OpKind::kBatchNorm && op.inputs[0] == x &&
+        RunsBackward(static_cast<int32_t>(j)) && OverwritesInput(static_cast<int32_t>(j)))
       return op.outputs[0];
   }
   return -1;
@@ -161,7 +173,8 @@ bool TrainSteps::OverwritesInput(int32_t bn_op) const {
 int32_t TrainSteps::InPlaceOutput(int32_t tensor) const {
   for (size_t j = 0; j < g_.num_ops(); ++j) {
     const OpDesc op = g_.op(j);
-    if (op.kind == OpKind::kBatchNorm && op.inputs[0] == tensor && InPlaceInput(op.outputs[0]) == tensor)
+    if (op.kind == OpKind::kBatchNorm && op.inputs[0] == tensor &&
+        InPlaceInput(op.outputs[0]) == tensor)
       return op.outputs[0];
   }
   return -1;
@@ -184,20 +197,26 @@ bool TrainSteps::BackwardReads(const OpDesc& op, int32_t op_index, int32_t tenso
   if (op.inputs[0] != tensor && !(op.num_inputs > 1 && op.inputs[1] == tensor)) return false;
   const bool first = op.inputs[0] == tensor;
   switch (op.kind) {
-    case OpKind::kBatchNorm: return first && XhatInPlace(op_index);   // x̂ written over x
+    case OpKind::kBatchNorm:
+      return first && XhatInPlace(op_index);  // x̂ written over x
     case OpKind::kConv:
     case OpKind::kGemm:
       return first && RoleOf(g_, op.inputs[1], trainable_, head_) == ParamRole::kTrainable;
-    case OpKind::kActivation: case OpKind::kPRelu: return first;
-    case OpKind::kPool: return first && op.options.pool.kind == kernels::PoolKind::kMax;
-    case OpKind::kGlobalPool: return first && op.options.global_pool == kernels::PoolKind::kMax;
-    case OpKind::kBinary:   // Min/Max compare the operands to route the gradient
+    case OpKind::kActivation:
+    case OpKind::kPRelu:
+      return first;
+    case OpKind::kPool:
+      return first && op.options.pool.kind == kernels::PoolKind::kMax;
+    case OpKind::kGlobalPool:
+      return first && op.options.global_pool == kernels::PoolKind::kMax;
+    case OpKind::kBinary:  // Min/Max compare the operands to route the gradient
       return op.options.binary.kind == kernels::BinaryKind::kMul ||
              op.options.binary.kind == kernels::BinaryKind::kDiv ||
              op.options.binary.kind == kernels::BinaryKind::kMin ||
              op.options.binary.kind == kernels::BinaryKind::kMax;
-    default: return false;   // ChannelAffine, Concat, Reshape, Transpose, Pad,
-                             // DepthToSpace, SpaceToDepth
+    default:
+      return false;  // ChannelAffine, Concat, Reshape, Transpose, Pad,
+                     // DepthToSpace, SpaceToDepth
   }
 }
 
@@ -208,8 +227,10 @@ StepSpan TrainSteps::Activation(int32_t tensor) const {
   StepSpan s{born, born, again, again};
   // A use after the recomputation belongs to the second life.
   const auto use = [&](int32_t step) {
-    if (again >= 0 && step > again) s.again_last = std::max(s.again_last, step);
-    else s.last = std::max(s.last, step);
+    if (again >= 0 && step > again)
+      s.again_last = std::max(s.again_last, step);
+    else
+      s.last = std::max(s.last, step);
   };
   for (size_t j = 0; j < g_.num_ops(); ++j) {
     const OpDesc op = g_.op(j);

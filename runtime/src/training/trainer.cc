@@ -46,9 +46,13 @@ void UpdateRunningStats(Trainer::State& s, const internal::BnState& bn) {
 // A BatchNorm's operands (y may be x itself: InPlaceInput).
 struct BnOperands {
   BnOperands(const Trainer::State& s, const internal::OpDesc& op)
-      : x(s.tensors[op.inputs[0]].data), gamma(s.tensors[op.inputs[1]].data), beta(s.tensors[op.inputs[2]].data),
-        running_mean(s.tensors[op.inputs[3]].data), running_var(s.tensors[op.inputs[4]].data),
-        y(s.tensors[op.outputs[0]]), precision(static_cast<internal::SavedPrecision>(s.summary.saved_precision)) {}
+      : x(s.tensors[op.inputs[0]].data),
+        gamma(s.tensors[op.inputs[1]].data),
+        beta(s.tensors[op.inputs[2]].data),
+        running_mean(s.tensors[op.inputs[3]].data),
+        running_var(s.tensors[op.inputs[4]].data),
+        y(s.tensors[op.outputs[0]]),
+        precision(static_cast<internal::SavedPrecision>(s.summary.saved_precision)) {}
   const float *x, *gamma, *beta, *running_mean, *running_var;
   const internal::TensorInfo& y;
   internal::SavedPrecision precision;
@@ -56,8 +60,8 @@ struct BnOperands {
 
 // x̂ in 16 bits, rounded so that the fused activation's gradient piece (a ReLU's mask) the
 // backward recomputes from it is the one the forward used.
-uint16_t NarrowForBackward(const internal::OpDesc& op, internal::SavedPrecision p, float xhat, float gamma,
-                           float beta) {
+uint16_t NarrowForBackward(const internal::OpDesc& op, internal::SavedPrecision p, float xhat,
+                           float gamma, float beta) {
   const kernels::Activation& act = op.options.batchnorm.act;
   return internal::NarrowKeepingSide(p, xhat, gamma, beta, [&act](float z_exact, float z_stored) {
     return internal::SameActivationPiece(act, z_exact, z_stored);
@@ -70,7 +74,8 @@ void StoreXhat16(const internal::OpDesc& op, const internal::BnState& bn, const 
   for (size_t n = 0; n < bn.batch; ++n)
     for (size_t c = 0; c < bn.channels; ++c)
       for (size_t i = n * plane + c * bn.spatial, e = i + bn.spatial; i < e; ++i)
-        bn.xhat16[i] = NarrowForBackward(op, o.precision, (o.x[i] - bn.mean[c]) * bn.inv_std[c], o.gamma[c], o.beta[c]);
+        bn.xhat16[i] = NarrowForBackward(op, o.precision, (o.x[i] - bn.mean[c]) * bn.inv_std[c],
+                                         o.gamma[c], o.beta[c]);
 }
 
 // Eval-form BN that keeps x̂ for the backward (frozen statistics): the running statistics
@@ -84,8 +89,8 @@ void ForwardBatchNormFrozen(Trainer::State& s, const internal::BnState& bn) {
     bn.inv_std[c] = 1.0f / std::sqrt(o.running_var[c] + op.options.batchnorm.epsilon);
   }
   if (bn.xhat16 != nullptr) StoreXhat16(op, bn, o);
-  s.tk->batchnorm_normalize(o.x, bn.mean, bn.inv_std, o.gamma, o.beta, o.y.data, bn.xhat, bn.batch, bn.channels,
-                            bn.spatial);
+  s.tk->batchnorm_normalize(o.x, bn.mean, bn.inv_std, o.gamma, o.beta, o.y.data, bn.xhat, bn.batch,
+                            bn.channels, bn.spatial);
   if (op.options.batchnorm.act.kind != kernels::ActKind::kNone)
     s.k->activation(o.y.data, o.y.data, o.y.elems, op.options.batchnorm.act);
 }
@@ -99,8 +104,8 @@ void ForwardBatchNormSaved16(Trainer::State& s, const internal::BnState& bn, boo
   const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
   float* y = o.y.data;
   const size_t plane = bn.channels * bn.spatial;
-  s.tk->batchnorm_statistics(x, op.options.batchnorm.epsilon, bn.mean, bn.var, bn.inv_std, bn.batch, bn.channels,
-                             bn.spatial);
+  s.tk->batchnorm_statistics(x, op.options.batchnorm.epsilon, bn.mean, bn.var, bn.inv_std, bn.batch,
+                             bn.channels, bn.spatial);
   StoreXhat16(op, bn, o);
   if (update_running) UpdateRunningStats(s, bn);
   // The statistics are absorbed: mean and var now hold the affine map (the backward needs only
@@ -122,7 +127,8 @@ void ForwardBatchNormTrain(Trainer::State& s, const internal::BnState& bn, bool 
   const internal::TensorInfo& y = s.tensors[op.outputs[0]];
   s.tk->batchnorm_train_forward(s.tensors[op.inputs[0]].data, s.tensors[op.inputs[1]].data,
                                 s.tensors[op.inputs[2]].data, op.options.batchnorm.epsilon, y.data,
-                                bn.xhat, bn.mean, bn.var, bn.inv_std, bn.batch, bn.channels, bn.spatial);
+                                bn.xhat, bn.mean, bn.var, bn.inv_std, bn.batch, bn.channels,
+                                bn.spatial);
   if (op.options.batchnorm.act.kind != kernels::ActKind::kNone)
     s.k->activation(y.data, y.data, y.elems, op.options.batchnorm.act);
   if (update_running) UpdateRunningStats(s, bn);
@@ -140,7 +146,10 @@ Status PrepareFoldedOps(Trainer::State& s) {
     f.outputs = bn.folded_io + 3;
     f.num_outputs = 1;
     const kernels::Activation act = s.ops[bn.op].options.batchnorm.act;
-    if (f.kind == OpKind::kConv) f.options.conv.act = act; else f.options.act = act;
+    if (f.kind == OpKind::kConv)
+      f.options.conv.act = act;
+    else
+      f.options.act = act;
     internal::OpContext ctx{f, s.tensors, *s.k, s.errors};
     EDGEFOLD_RETURN_IF_ERROR(s.op_kernels[bn.producer]->prepare(ctx));
   }
@@ -161,8 +170,9 @@ void FoldInto(const Trainer::State& s, const internal::BnState& bn) {
   float* fb = s.tensors[bn.folded_io[2]].data;
   const size_t channels = bn.channels, per = w.elems / channels;
   for (size_t c = 0; c < channels; ++c) {
-    const double scale =
-        internal::FoldBatchNorm<double>(gamma[c], beta[c], mean[c], var[c], bn_op.options.batchnorm.epsilon).scale;
+    const double scale = internal::FoldBatchNorm<double>(gamma[c], beta[c], mean[c], var[c],
+                                                         bn_op.options.batchnorm.epsilon)
+                             .scale;
     const double bias = has_bias ? s.tensors[p.inputs[2]].data[c] : 0.0;
     fb[c] = static_cast<float>(internal::FoldedBias<double>(bias, beta[c], mean[c], scale));
     for (size_t i = 0; i < per; ++i) {
@@ -186,7 +196,8 @@ void UseFirstBuffers(Trainer::State& s) {
 }
 void UseSecondBuffers(Trainer::State& s, int32_t segment) {
   for (size_t i = 0; i < s.num_switches; ++i)
-    if (s.switches[i].segment == segment) std::memcpy(s.switches[i].slot, &s.switches[i].second, sizeof(void*));
+    if (s.switches[i].segment == segment)
+      std::memcpy(s.switches[i].slot, &s.switches[i].second, sizeof(void*));
 }
 
 // Runs ops [begin, end) in training form (BatchNorms as `mode` says).
@@ -194,11 +205,15 @@ Status ForwardOps(Trainer::State& s, size_t begin, size_t end, BnForward mode) {
   size_t next_bn = 0;
   while (next_bn < s.num_bns && s.bns[next_bn].op < static_cast<int32_t>(begin)) ++next_bn;
   for (size_t i = begin; i < end; ++i) {
-    if (mode != BnForward::kEval && next_bn < s.num_bns && s.bns[next_bn].op == static_cast<int32_t>(i)) {
+    if (mode != BnForward::kEval && next_bn < s.num_bns &&
+        s.bns[next_bn].op == static_cast<int32_t>(i)) {
       const internal::BnState& bn = s.bns[next_bn++];
-      if (mode == BnForward::kFrozenStatistics) ForwardBatchNormFrozen(s, bn);
-      else if (mode == BnForward::kStream) internal::ForwardBatchNormStream(s, bn);
-      else ForwardBatchNormTrain(s, bn, mode == BnForward::kBatchStatistics);
+      if (mode == BnForward::kFrozenStatistics)
+        ForwardBatchNormFrozen(s, bn);
+      else if (mode == BnForward::kStream)
+        internal::ForwardBatchNormStream(s, bn);
+      else
+        ForwardBatchNormTrain(s, bn, mode == BnForward::kBatchStatistics);
       continue;
     }
     internal::OpContext ctx{s.ops[i], s.tensors, *s.k, s.errors};
@@ -213,7 +228,7 @@ Status Forward(Trainer::State& s, const float* inputs, BnForward mode) {
   UseFirstBuffers(s);
   const internal::TensorInfo& x = s.tensors[s.input];
   std::memcpy(x.data, inputs, x.elems * sizeof(float));
-  if (training) s.refolded = false;   // parameters or statistics change: the fold is stale
+  if (training) s.refolded = false;  // parameters or statistics change: the fold is stale
   if (!training && s.refolded) {
     for (size_t i = 0; i < s.summary.num_ops; ++i) {
       if (s.exec[i] == nullptr) continue;
@@ -254,8 +269,9 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingModel(model, summary, train, errors));
   internal::TrainerLayout layout;
   EDGEFOLD_RETURN_IF_ERROR(internal::PlanTrainer(model, summary, train, errors, &layout));
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckArenaBytes(AddSat(layout.total_bytes, internal::kTrainerHandleBytes), arena_bytes,
-                                                     "training arena", errors));
+  EDGEFOLD_RETURN_IF_ERROR(
+      internal::CheckArenaBytes(AddSat(layout.total_bytes, internal::kTrainerHandleBytes),
+                                arena_bytes, "training arena", errors));
   uint8_t* base = static_cast<uint8_t*>(arena);
   State* s = internal::PlaceTrainer(model, summary, train, layout, base);
   s->model = model;
@@ -274,7 +290,9 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
 }
 
 size_t Trainer::batch_size() const { return state_->batch * state_->chunks; }
-size_t Trainer::sample_elems() const { return state_->tensors[state_->input].elems / state_->batch; }
+size_t Trainer::sample_elems() const {
+  return state_->tensors[state_->input].elems / state_->batch;
+}
 size_t Trainer::num_classes() const { return state_->classes; }
 
 namespace {
@@ -294,16 +312,17 @@ Status BackwardRun(Trainer::State& s, size_t run, size_t runs) {
       --segment;
       if (segments.recomputed(segment)) {
         UseSecondBuffers(s, static_cast<int32_t>(segment));
-        EDGEFOLD_RETURN_IF_ERROR(ForwardOps(s, static_cast<size_t>(segments.start(segment)), i + 1,
-                                            s.frozen_stats ? BnForward::kFrozenStatistics : BnForward::kRecompute));
+        EDGEFOLD_RETURN_IF_ERROR(
+            ForwardOps(s, static_cast<size_t>(segments.start(segment)), i + 1,
+                       s.frozen_stats ? BnForward::kFrozenStatistics : BnForward::kRecompute));
       }
     }
     if (op_index == s.skipped_op) continue;
     const internal::OpDesc& op = s.ops[i];
-    for (uint32_t k = 0; k <= op.num_inputs; ++k) {   // the inputs, then the output
+    for (uint32_t k = 0; k <= op.num_inputs; ++k) {  // the inputs, then the output
       const int32_t t = (k < op.num_inputs) ? op.inputs[k] : op.outputs[0];
       if (t < 0 || s.grads[t] == nullptr || s.grad_zero_before_op[t] != op_index) continue;
-      if (run > 0 && s.tensors[t].is_constant) continue;   // a parameter's, still accumulating
+      if (run > 0 && s.tensors[t].is_constant) continue;  // a parameter's, still accumulating
       std::memset(s.grads[t], 0, s.tensors[t].elems * sizeof(float));
     }
     s.col = s.op_col[i];
@@ -313,8 +332,8 @@ Status BackwardRun(Trainer::State& s, size_t run, size_t runs) {
     for (size_t p = 0; p < s.num_params; ++p) {
       const internal::Param& param = s.params[p];
       if (param.trainable && param.update_after_op == op_index)
-        s.tk->sgd_momentum(param.data, param.grad, param.velocity, param.elems, s.options.learning_rate,
-                           s.options.momentum, s.options.weight_decay);
+        s.tk->sgd_momentum(param.data, param.grad, param.velocity, param.elems,
+                           s.options.learning_rate, s.options.momentum, s.options.weight_decay);
     }
   }
   return Status::kOk;
@@ -327,20 +346,23 @@ Status Trainer::TrainStep(const float* inputs, const int32_t* labels, float* los
   if (labels == nullptr || inputs == nullptr) return Status::kInvalidArgument;
   for (size_t n = 0; n < batch_size(); ++n) {
     if (labels[n] < 0 || static_cast<size_t>(labels[n]) >= s.classes) {
-      s.errors.Report("label %d of sample %zu is outside [0, %zu)", static_cast<int>(labels[n]), n, s.classes);
+      s.errors.Report("label %d of sample %zu is outside [0, %zu)", static_cast<int>(labels[n]), n,
+                      s.classes);
       return Status::kInvalidArgument;
     }
   }
-  const BnForward mode = s.frozen_stats ? BnForward::kFrozenStatistics : BnForward::kBatchStatistics;
+  const BnForward mode =
+      s.frozen_stats ? BnForward::kFrozenStatistics : BnForward::kBatchStatistics;
   const internal::TensorInfo& z = s.tensors[s.logits];
   float loss_sum = 0.0f;
   int correct_sum = 0;
   for (size_t run = 0; run < s.chunks; ++run) {
     const int32_t* run_labels = labels + run * s.batch;
     EDGEFOLD_RETURN_IF_ERROR(Forward(s, inputs + run * ChunkElems(s), mode));
-    loss_sum += s.tk->softmax_cross_entropy(z.data, run_labels, s.grads[s.logits], s.batch, s.classes);
+    loss_sum +=
+        s.tk->softmax_cross_entropy(z.data, run_labels, s.grads[s.logits], s.batch, s.classes);
     correct_sum += CountCorrect(z.data, run_labels, s.batch, s.classes);
-    if (s.chunks > 1) {   // the loss is the mean over the whole batch
+    if (s.chunks > 1) {  // the loss is the mean over the whole batch
       const float share = 1.0f / static_cast<float>(s.chunks);
       for (size_t i = 0; i < z.elems; ++i) s.grads[s.logits][i] *= share;
     }
@@ -361,7 +383,8 @@ Status Trainer::AdaptStatistics(const float* inputs) {
 
 void Trainer::ResetStatistics() { state_->statistics_batches = 0; }
 
-Status Trainer::StreamStep(const float* inputs, float* logits, const StreamOptions& options, StreamReport* report) {
+Status Trainer::StreamStep(const float* inputs, float* logits, const StreamOptions& options,
+                           StreamReport* report) {
   State& s = *state_;
   if (inputs == nullptr || logits == nullptr) return Status::kInvalidArgument;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckStreamOptions(options, s.errors));
@@ -395,7 +418,7 @@ size_t Trainer::Refold() {
   for (size_t i = 0; i < s.summary.num_ops; ++i) s.exec[i] = &s.ops[i];
   for (size_t b = 0; b < s.num_bns; ++b) {
     const internal::BnState& bn = s.bns[b];
-    if (!s.summary.refold_weights) {   // eval-mode BN: the per-channel affine map, weights in flash
+    if (!s.summary.refold_weights) {  // eval-mode BN: the per-channel affine map, weights in flash
       ++folded;
       continue;
     }

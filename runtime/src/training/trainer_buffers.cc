@@ -10,18 +10,30 @@ namespace edgefold {
 
 const char* TrainingBufferKindName(TrainingBufferKind kind) {
   switch (kind) {
-    case TrainingBufferKind::kActivation: return "activation";
-    case TrainingBufferKind::kGradient: return "gradient";
-    case TrainingBufferKind::kParameter: return "parameter";
-    case TrainingBufferKind::kParameterGradient: return "parameter gradient";
-    case TrainingBufferKind::kVelocity: return "velocity";
-    case TrainingBufferKind::kNormalized: return "normalized input";
-    case TrainingBufferKind::kStatistics: return "statistics";
-    case TrainingBufferKind::kFrozenParamGradients: return "frozen parameter gradients";
-    case TrainingBufferKind::kFolded: return "folded weights";
-    case TrainingBufferKind::kScratch: return "scratch";
-    case TrainingBufferKind::kColumns: return "columns";
-    case TrainingBufferKind::kTemp: return "temp";
+    case TrainingBufferKind::kActivation:
+      return "activation";
+    case TrainingBufferKind::kGradient:
+      return "gradient";
+    case TrainingBufferKind::kParameter:
+      return "parameter";
+    case TrainingBufferKind::kParameterGradient:
+      return "parameter gradient";
+    case TrainingBufferKind::kVelocity:
+      return "velocity";
+    case TrainingBufferKind::kNormalized:
+      return "normalized input";
+    case TrainingBufferKind::kStatistics:
+      return "statistics";
+    case TrainingBufferKind::kFrozenParamGradients:
+      return "frozen parameter gradients";
+    case TrainingBufferKind::kFolded:
+      return "folded weights";
+    case TrainingBufferKind::kScratch:
+      return "scratch";
+    case TrainingBufferKind::kColumns:
+      return "columns";
+    case TrainingBufferKind::kTemp:
+      return "temp";
   }
   return "unknown";
 }
@@ -41,7 +53,8 @@ class Emitter {
   }
   void Lives(Kind kind, int32_t owner, uint8_t index, size_t floats, StepSpan span) const {
     Emit(kind, owner, index, 0, floats, span.first, span.last);
-    if (span.again_first >= 0) Emit(kind, owner, index, 1, floats, span.again_first, span.again_last);
+    if (span.again_first >= 0)
+      Emit(kind, owner, index, 1, floats, span.again_first, span.again_last);
   }
 
  private:
@@ -120,10 +133,12 @@ void BatchNormBuffers(const BufferContext& c, size_t j, const Emitter& e) {
   for (uint8_t k = 0; k < 3; ++k) e.Lives(Kind::kStatistics, bn, k, channels, span);
   // A BN the backward crosses but whose γ, β are frozen still computes dγ, dβ on the way to dx.
   if (runs_backward && RoleOf(c.g, op.inputs[1], c.trainable, c.head) != ParamRole::kTrainable)
-    e.One(Kind::kFrozenParamGradients, bn, 0, 2 * channels, StepSpan{steps.backward(bn), steps.backward(bn)});
+    e.One(Kind::kFrozenParamGradients, bn, 0, 2 * channels,
+          StepSpan{steps.backward(bn), steps.backward(bn)});
   const int32_t producer = c.g.summary().refold_weights ? FoldableProducer(c.g, j) : -1;
   if (producer < 0) return;
-  const TensorInfo w = c.g.tensor(static_cast<size_t>(c.g.op(static_cast<size_t>(producer)).inputs[1]));
+  const TensorInfo w =
+      c.g.tensor(static_cast<size_t>(c.g.op(static_cast<size_t>(producer)).inputs[1]));
   e.One(Kind::kFolded, bn, 0, w.elems, steps.whole());
   e.One(Kind::kFolded, bn, 1, channels, steps.whole());
 }
@@ -135,10 +150,12 @@ void OpBuffers(const BufferContext& c, size_t j, const Emitter& e) {
   const OpDesc op = c.g.op(j);
   const TrainSteps& steps = c.steps;
   const int32_t i = static_cast<int32_t>(j);
-  if (op.scratch_bytes > 0) e.Lives(Kind::kScratch, i, 0, FloatsOf(op.scratch_bytes), steps.AtForward(i));
+  if (op.scratch_bytes > 0)
+    e.Lives(Kind::kScratch, i, 0, FloatsOf(op.scratch_bytes), steps.AtForward(i));
   if (op.kind != OpKind::kConv || !steps.RunsBackward(i)) return;
-  const kernels::Conv2dShape sh = MakeConv2dShape(op.options.conv, c.g.tensor(op.inputs[0]),
-                                                  c.g.tensor(op.inputs[1]), c.g.tensor(op.outputs[0]));
+  const kernels::Conv2dShape sh =
+      MakeConv2dShape(op.options.conv, c.g.tensor(op.inputs[0]), c.g.tensor(op.inputs[1]),
+                      c.g.tensor(op.outputs[0]));
   if (kernels::ConvIsDepthwise(sh) || kernels::ConvIsPointwise(sh)) return;
   const size_t columns = FloatsOf(kernels::ConvIm2colScratchBytes(sh));
   const StepSpan backward{steps.backward(i), steps.backward(i)};
@@ -157,18 +174,21 @@ size_t TempElems(const BufferContext& c) {
     const int32_t i = static_cast<int32_t>(j);
     if (!c.steps.RunsBackward(i) || op.num_inputs == 0 || op.inputs[0] < 0) continue;
     const bool needs_dx = c.steps.NeedsGradient(op.inputs[0]);
-    const bool uses_temp =
-        op.kind == OpKind::kBatchNorm
-            ? needs_dx && !c.steps.OverwritesInput(i) && !s.frozen_statistics && s.saved_precision == 0
-            : op.kind == OpKind::kConv && !needs_dx;
-    if (uses_temp) temp_elems = std::max(temp_elems, c.g.tensor(static_cast<size_t>(op.inputs[0])).elems);
+    const bool uses_temp = op.kind == OpKind::kBatchNorm
+                               ? needs_dx && !c.steps.OverwritesInput(i) && !s.frozen_statistics &&
+                                     s.saved_precision == 0
+                               : op.kind == OpKind::kConv && !needs_dx;
+    if (uses_temp)
+      temp_elems = std::max(temp_elems, c.g.tensor(static_cast<size_t>(op.inputs[0])).elems);
   }
   return temp_elems;
 }
 
 }  // namespace
 
-size_t BatchNormChannels(const TensorInfo& x) { return x.rank >= 2 ? static_cast<size_t>(x.shape[1]) : 1; }
+size_t BatchNormChannels(const TensorInfo& x) {
+  return x.rank >= 2 ? static_cast<size_t>(x.shape[1]) : 1;
+}
 
 void ForEachTrainerBuffer(const BufferContext& c, TrainingBufferFn visit, void* user) {
   const Emitter e(visit, user);

@@ -15,7 +15,7 @@ struct BufferContext {
   const GraphView& g;
   const TrainSteps& steps;
   Trainable trainable;
-  int32_t head;   // FindHeadOp
+  int32_t head;  // FindHeadOp
 };
 
 // Calls visit once per buffer: the values (and their gradients), the parameter copies (their

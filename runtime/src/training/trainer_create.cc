@@ -29,16 +29,19 @@ Status CheckTrainableGraph(const GraphView& g, Trainable trainable, ErrorReporte
   const TensorInfo z = g.tensor(static_cast<size_t>(logits));
   const size_t batch = (x.rank >= 1) ? static_cast<size_t>(x.shape[0]) : 1;
   if (z.rank < 1 || static_cast<size_t>(z.shape[0]) != batch) {
-    errors.Report("output '%s' must be [N, classes] with N = %zu (the input's batch)", z.name, batch);
+    errors.Report("output '%s' must be [N, classes] with N = %zu (the input's batch)", z.name,
+                  batch);
     return Status::kShapeMismatch;
   }
   const int32_t head = FindHeadOp(g);
   size_t trained = 0;
   for (size_t i = 0; i < s.num_tensors; ++i)
-    trained += g.tensor(i).is_constant && RoleOf(g, static_cast<int32_t>(i), trainable, head) == ParamRole::kTrainable;
+    trained += g.tensor(i).is_constant &&
+               RoleOf(g, static_cast<int32_t>(i), trainable, head) == ParamRole::kTrainable;
   if (trained == 0) {
-    errors.Report("nothing to train: the model has no BatchNorm (folded away?) and no trainable "
-                  "weights under this trainable set; compile it with 'edgefold compile --train'");
+    errors.Report(
+        "nothing to train: the model has no BatchNorm (folded away?) and no trainable "
+        "weights under this trainable set; compile it with 'edgefold compile --train'");
     return Status::kInvalidModel;
   }
   for (size_t i = 0; i < s.num_ops; ++i) {
@@ -47,8 +50,9 @@ Status CheckTrainableGraph(const GraphView& g, Trainable trainable, ErrorReporte
       errors.Report("op '%s' (%s): cannot train through it: %s", op.name, OpKindName(op.kind), why);
       return Status::kUnsupportedOp;
     }
-    if (op.kind == OpKind::kBatchNorm && (!g.tensor(static_cast<size_t>(op.inputs[1])).is_constant ||
-                                          !g.tensor(static_cast<size_t>(op.inputs[2])).is_constant)) {
+    if (op.kind == OpKind::kBatchNorm &&
+        (!g.tensor(static_cast<size_t>(op.inputs[1])).is_constant ||
+         !g.tensor(static_cast<size_t>(op.inputs[2])).is_constant)) {
       errors.Report("op '%s': BatchNorm scale and bias must be constants to be trained", op.name);
       return Status::kInvalidModel;
     }
@@ -58,8 +62,8 @@ Status CheckTrainableGraph(const GraphView& g, Trainable trainable, ErrorReporte
 
 }  // namespace
 
-Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary, const TrainOptions& train,
-                          ErrorReporter& errors) {
+Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary,
+                          const TrainOptions& train, ErrorReporter& errors) {
   const GraphView g(model, summary);
   EDGEFOLD_RETURN_IF_ERROR(CheckTrainableAgrees(g, train.trainable, errors));
   EDGEFOLD_RETURN_IF_ERROR(CheckBatchScalable(g, errors));
@@ -89,15 +93,17 @@ Status ForEachTrainingBuffer(const uint8_t* model, size_t model_bytes, const Tra
   ModelSummary summary;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckModel(model, model_bytes, errors, &summary));
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckTrainingSection(model, &summary, errors));
-  EDGEFOLD_RETURN_IF_ERROR(internal::CheckBatchScalable(internal::GraphView(model, summary), errors));
-  internal::WithBufferContext(model, summary, train.trainable, [&](const internal::BufferContext& c) {
-    internal::ForEachTrainerBuffer(c, visit, user);
-  });
+  EDGEFOLD_RETURN_IF_ERROR(
+      internal::CheckBatchScalable(internal::GraphView(model, summary), errors));
+  internal::WithBufferContext(
+      model, summary, train.trainable,
+      [&](const internal::BufferContext& c) { internal::ForEachTrainerBuffer(c, visit, user); });
   return Status::kOk;
 }
 
-Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes, const TrainOptions& train,
-                                  size_t* arena_bytes, const Options& options) {
+Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes,
+                                  const TrainOptions& train, size_t* arena_bytes,
+                                  const Options& options) {
   if (arena_bytes == nullptr) return Status::kInvalidArgument;
   internal::ErrorReporter errors(options.log, options.log_user);
   ModelSummary summary;
@@ -114,10 +120,14 @@ Status RequiredTrainingArenaBytes(const uint8_t* model, size_t model_bytes, cons
 
 const char* TrainableName(Trainable trainable) {
   switch (trainable) {
-    case Trainable::kBatchNorm: return "bn";
-    case Trainable::kBatchNormAndHead: return "bn+head";
-    case Trainable::kAll: return "all";
-    case Trainable::kModel: return "model";
+    case Trainable::kBatchNorm:
+      return "bn";
+    case Trainable::kBatchNormAndHead:
+      return "bn+head";
+    case Trainable::kAll:
+      return "all";
+    case Trainable::kModel:
+      return "model";
   }
   return "unknown";
 }

@@ -14,8 +14,8 @@ constexpr size_t kTrainerHandleBytes = 64;
 // RequiredTrainingArenaBytes refuses what Create would): the requested trainable set agrees
 // with the model's, the graph runs at the training batch, one input and one output of logits
 // [N, classes], something to train, a backward for every op (the refusal names the op).
-Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary, const TrainOptions& train,
-                          ErrorReporter& errors);
+Status CheckTrainingModel(const uint8_t* model, const ModelSummary& summary,
+                          const TrainOptions& train, ErrorReporter& errors);
 
 // The placed graph's input, logits, batch, classes and chunks (CheckTrainingModel passed).
 void ReadTrainingShape(Trainer::State& s);

@@ -12,8 +12,8 @@ size_t Trainer::model_bytes() const { return state_->model_bytes; }
 Status Trainer::ExportModel(uint8_t* out, size_t out_bytes) const {
   State& s = *state_;
   if (out == nullptr || out_bytes < s.model_bytes) {
-    s.errors.Report("ExportModel: an output of %zu bytes, the model needs %zu", out == nullptr ? 0 : out_bytes,
-                    s.model_bytes);
+    s.errors.Report("ExportModel: an output of %zu bytes, the model needs %zu",
+                    out == nullptr ? 0 : out_bytes, s.model_bytes);
     return Status::kInvalidArgument;
   }
   std::memcpy(out, s.model, s.model_bytes);
@@ -21,7 +21,8 @@ Status Trainer::ExportModel(uint8_t* out, size_t out_bytes) const {
     const internal::Param& p = s.params[i];
     internal::TensorInfo in_model;
     internal::ReadTensor(s.model, static_cast<size_t>(p.tensor), nullptr, &in_model);
-    const size_t offset = static_cast<size_t>(reinterpret_cast<const uint8_t*>(in_model.data) - s.model);
+    const size_t offset =
+        static_cast<size_t>(reinterpret_cast<const uint8_t*>(in_model.data) - s.model);
     std::memcpy(out + offset, p.data, p.elems * sizeof(float));
   }
   return Status::kOk;

@@ -31,7 +31,8 @@ class SwitchList {
     return nullptr;
   }
   void FillFirsts() {
-    for (size_t i = 0; i < count_; ++i) std::memcpy(&entries_[i].first, entries_[i].slot, sizeof(void*));
+    for (size_t i = 0; i < count_; ++i)
+      std::memcpy(&entries_[i].first, entries_[i].slot, sizeof(void*));
   }
   size_t count() const { return count_; }
 
@@ -89,8 +90,8 @@ void FillParams(Trainer::State& st, const BufferContext& c) {
 
 // Refold's W' and b' as two more tensors (after the model's), and the producer's rewritten
 // inputs [x, W', b', y].
-void FillFold(Trainer::State& st, const BufferContext& c, const OpDesc& bn_op, size_t b, OpDesc* folded,
-              int32_t* folded_io) {
+void FillFold(Trainer::State& st, const BufferContext& c, const OpDesc& bn_op, size_t b,
+              OpDesc* folded, int32_t* folded_io) {
   BnState& bn = st.bns[b];
   const OpDesc producer = c.g.op(static_cast<size_t>(bn.producer));
   const int32_t wt = static_cast<int32_t>(c.g.num_tensors() + 2 * b), bt = wt + 1;
@@ -111,8 +112,8 @@ void FillFold(Trainer::State& st, const BufferContext& c, const OpDesc& bn_op, s
 
 // One record per BatchNorm: its shape, what its backward does, its deployed statistics (read
 // in place from the model) and, with refolding, its producer.
-void FillBatchNorms(Trainer::State& st, const BufferContext& c, const uint8_t* model, const TrainerLayout& l,
-                    uint8_t* arena) {
+void FillBatchNorms(Trainer::State& st, const BufferContext& c, const uint8_t* model,
+                    const TrainerLayout& l, uint8_t* arena) {
   size_t b = 0, f = 0;
   for (size_t j = 0; j < c.g.num_ops(); ++j) {
     const OpDesc op = c.g.op(j);
@@ -132,7 +133,8 @@ void FillBatchNorms(Trainer::State& st, const BufferContext& c, const uint8_t* m
     bn.deployed_var = deployed.data;
     bn.producer = st.summary.refold_weights ? FoldableProducer(c.g, j) : -1;
     if (bn.producer >= 0) {
-      FillFold(st, c, op, b, At<OpDesc>(arena, l.folded_ops) + f, At<int32_t>(arena, l.folded_io) + 4 * f);
+      FillFold(st, c, op, b, At<OpDesc>(arena, l.folded_ops) + f,
+               At<int32_t>(arena, l.folded_io) + 4 * f);
       ++f;
     }
     ++b;
@@ -165,8 +167,10 @@ size_t BnIndexOf(const Trainer::State& st, int32_t op) {
 // Life 0 sets the pointer; life 1 (a recomputed segment's) is the one it switches to.
 template <class T>
 void SetLife(Placer& p, T** slot, T* data, uint8_t life, int32_t segment) {
-  if (life == 0) *slot = data;
-  else p.switches.AddSecond(slot, data, segment);
+  if (life == 0)
+    *slot = data;
+  else
+    p.switches.AddSecond(slot, data, segment);
 }
 
 // A value, and the BatchNorm outputs written over it (InPlaceOutput), share its buffer.
@@ -178,7 +182,7 @@ void PlaceValue(Placer& p, int32_t tensor, uint8_t life, float* data) {
 void PlaceParameter(Placer& p, const TrainingBuffer& b, float* data) {
   Param& q = ParamOf(p.st, b.owner);
   TensorInfo& t = p.st.tensors[b.owner];
-  if (b.kind == TrainingBufferKind::kParameter) {   // the model bytes stay read-only
+  if (b.kind == TrainingBufferKind::kParameter) {  // the model bytes stay read-only
     std::memcpy(data, t.data, t.elems * sizeof(float));
     t.data = q.data = data;
   } else if (b.kind == TrainingBufferKind::kParameterGradient) {
@@ -195,14 +199,24 @@ void PlaceBatchNorm(Placer& p, const TrainingBuffer& b, float* data) {
   const int32_t segment = p.c.steps.segment(b.owner);
   switch (b.kind) {
     case TrainingBufferKind::kNormalized:
-      if (p.st.summary.saved_precision != 0) SetLife(p, &bn.xhat16, reinterpret_cast<uint16_t*>(data), b.life, segment);
-      else SetLife(p, &bn.xhat, data, b.life, segment);
+      if (p.st.summary.saved_precision != 0)
+        SetLife(p, &bn.xhat16, reinterpret_cast<uint16_t*>(data), b.life, segment);
+      else
+        SetLife(p, &bn.xhat, data, b.life, segment);
       break;
     case TrainingBufferKind::kStatistics:
-      SetLife(p, b.index == 0 ? &bn.mean : b.index == 1 ? &bn.var : &bn.inv_std, data, b.life, segment);
+      SetLife(p,
+              b.index == 0   ? &bn.mean
+              : b.index == 1 ? &bn.var
+                             : &bn.inv_std,
+              data, b.life, segment);
       break;
-    case TrainingBufferKind::kFrozenParamGradients: bn.frozen_dparams = data; break;
-    default: p.st.tensors[p.c.g.num_tensors() + 2 * index + b.index].data = data; break;   // kFolded
+    case TrainingBufferKind::kFrozenParamGradients:
+      bn.frozen_dparams = data;
+      break;
+    default:
+      p.st.tensors[p.c.g.num_tensors() + 2 * index + b.index].data = data;
+      break;  // kFolded
   }
 }
 
@@ -210,24 +224,36 @@ void PlaceBuffer(void* user, const TrainingBuffer& b) {
   Placer& p = *static_cast<Placer*>(user);
   size_t offset = 0;
   if (p.st.summary.has_training_plan) {
-    offset = PlannedOffset(p.model, p.st.summary, b);   // PlanTrainer found every one
+    offset = PlannedOffset(p.model, p.st.summary, b);  // PlanTrainer found every one
   } else {
     offset = RoundUpSat(p.bump_bytes, kArenaAlignment);
     p.bump_bytes = offset + b.bytes;
   }
   float* data = At<float>(p.arena, offset);
   switch (b.kind) {
-    case TrainingBufferKind::kActivation: PlaceValue(p, b.owner, b.life, data); break;
-    case TrainingBufferKind::kGradient: p.st.grads[b.owner] = data; break;
+    case TrainingBufferKind::kActivation:
+      PlaceValue(p, b.owner, b.life, data);
+      break;
+    case TrainingBufferKind::kGradient:
+      p.st.grads[b.owner] = data;
+      break;
     case TrainingBufferKind::kParameter:
     case TrainingBufferKind::kParameterGradient:
-    case TrainingBufferKind::kVelocity: PlaceParameter(p, b, data); break;
+    case TrainingBufferKind::kVelocity:
+      PlaceParameter(p, b, data);
+      break;
     case TrainingBufferKind::kScratch:
       SetLife(p, &p.st.ops[b.owner].scratch, data, b.life, p.c.steps.segment(b.owner));
       break;
-    case TrainingBufferKind::kColumns: (b.index == 0 ? p.st.op_col : p.st.op_dcol)[b.owner] = data; break;
-    case TrainingBufferKind::kTemp: p.st.temp = data; break;
-    default: PlaceBatchNorm(p, b, data); break;
+    case TrainingBufferKind::kColumns:
+      (b.index == 0 ? p.st.op_col : p.st.op_dcol)[b.owner] = data;
+      break;
+    case TrainingBufferKind::kTemp:
+      p.st.temp = data;
+      break;
+    default:
+      PlaceBatchNorm(p, b, data);
+      break;
   }
 }
 
@@ -258,7 +284,8 @@ void LinkSharedBuffers(Trainer::State& st, const BufferContext& c, SwitchList& s
     if (half || !c.steps.XhatInPlace(bn.op)) continue;
     const int32_t x = st.ops[bn.op].inputs[0];
     bn.xhat = st.tensors[x].data;
-    if (void* second = switches.SecondOf(&st.tensors[x].data)) switches.AddSecond(&bn.xhat, second, c.steps.segment(bn.op));
+    if (void* second = switches.SecondOf(&st.tensors[x].data))
+      switches.AddSecond(&bn.xhat, second, c.steps.segment(bn.op));
   }
   int32_t logits = -1, skipped_op = -1;
   FindLogits(c.g, &logits, &skipped_op);

@@ -36,7 +36,8 @@ size_t PlannedOffset(const uint8_t* model, const ModelSummary& s, const Training
   for (size_t i = 0; i < s.num_planned_buffers; ++i) {
     PlannedBuffer p;
     ReadPlannedBuffer(model, i, &p);
-    if (p.kind == static_cast<uint8_t>(b.kind) && p.owner == b.owner && p.index == b.index && p.life == b.life)
+    if (p.kind == static_cast<uint8_t>(b.kind) && p.owner == b.owner && p.index == b.index &&
+        p.life == b.life)
       return p.bytes == b.bytes ? p.offset : SIZE_MAX;
   }
   return SIZE_MAX;
@@ -60,24 +61,30 @@ void Tally(void* user, const TrainingBuffer& b) {
   t.bump_bytes = AddSat(RoundUpSat(t.bump_bytes, kArenaAlignment), b.bytes);
   if (!t.s.has_training_plan || !t.ok || PlannedOffset(t.model, t.s, b) != SIZE_MAX) return;
   const bool of_tensor = b.kind <= TrainingBufferKind::kVelocity;
-  const char* owner = b.owner < 0 ? "" : of_tensor ? t.g.tensor(static_cast<size_t>(b.owner)).name
-                                                   : t.g.op(static_cast<size_t>(b.owner)).name;
-  t.errors.Report("training section: no planned buffer of %zu bytes for %s '%s''s %s buffer (index %u, life %u); "
-                  "recompile with 'edgefold compile --train'", b.bytes, of_tensor ? "tensor" : "op", owner,
-                  TrainingBufferKindName(b.kind), static_cast<unsigned>(b.index), static_cast<unsigned>(b.life));
+  const char* owner = b.owner < 0 ? ""
+                      : of_tensor ? t.g.tensor(static_cast<size_t>(b.owner)).name
+                                  : t.g.op(static_cast<size_t>(b.owner)).name;
+  t.errors.Report(
+      "training section: no planned buffer of %zu bytes for %s '%s''s %s buffer (index %u, life "
+      "%u); "
+      "recompile with 'edgefold compile --train'",
+      b.bytes, of_tensor ? "tensor" : "op", owner, TrainingBufferKindName(b.kind),
+      static_cast<unsigned>(b.index), static_cast<unsigned>(b.life));
   t.ok = false;
 }
 
 // The trainer's buffers: their bytes, and with a plan, each found in it by role and size.
-Status PlanBuffers(const uint8_t* model, const ModelSummary& s, const TrainOptions& t, ErrorReporter& errors,
-                   size_t* buffer_bytes) {
+Status PlanBuffers(const uint8_t* model, const ModelSummary& s, const TrainOptions& t,
+                   ErrorReporter& errors, size_t* buffer_bytes) {
   Status status = Status::kOk;
   WithBufferContext(model, s, t.trainable, [&](const BufferContext& c) {
     BufferTally tally{model, s, c.g, errors};
     ForEachTrainerBuffer(c, Tally, &tally);
     if (tally.ok && s.has_training_plan && tally.count != s.num_planned_buffers) {
-      errors.Report("training section: %zu planned buffers, this trainer has %zu; recompile with "
-                    "'edgefold compile --train'", s.num_planned_buffers, tally.count);
+      errors.Report(
+          "training section: %zu planned buffers, this trainer has %zu; recompile with "
+          "'edgefold compile --train'",
+          s.num_planned_buffers, tally.count);
       tally.ok = false;
     }
     status = tally.ok ? Status::kOk : Status::kInvalidModel;
@@ -87,12 +94,14 @@ Status PlanBuffers(const uint8_t* model, const ModelSummary& s, const TrainOptio
 }
 
 // The records' counts: parameters, BatchNorms, folds and the pointers that switch.
-void CountRecords(const uint8_t* model, const ModelSummary& s, const TrainOptions& t, TrainerLayout* l) {
+void CountRecords(const uint8_t* model, const ModelSummary& s, const TrainOptions& t,
+                  TrainerLayout* l) {
   const GraphView g(model, s);
   const int32_t head = FindHeadOp(g);
   for (size_t i = 0; i < s.num_tensors; ++i) {
     const TensorInfo ti = g.tensor(i);
-    if (ti.is_constant && RoleOf(g, static_cast<int32_t>(i), t.trainable, head) != ParamRole::kNone) ++l->num_params;
+    if (ti.is_constant && RoleOf(g, static_cast<int32_t>(i), t.trainable, head) != ParamRole::kNone)
+      ++l->num_params;
     // A value with a second life (one entry per activation tensor, the outputs a BatchNorm
     // writes over its input included). Counted over every tensor and op, not only the
     // recomputed ones: a value whose producer runs before a segment can still live again in it.
@@ -104,7 +113,8 @@ void CountRecords(const uint8_t* model, const ModelSummary& s, const TrainOption
     l->num_bns += bn;
     l->num_folded += bn && s.refold_weights && FoldableProducer(g, j) >= 0;
     // A BatchNorm's x̂ (or its 16 bits), mean, var and inv_std; an op's scratch.
-    if (s.num_recompute_segments > 0) l->max_switches += (bn ? 4 : 0) + (op.scratch_bytes > 0 ? 1 : 0);
+    if (s.num_recompute_segments > 0)
+      l->max_switches += (bn ? 4 : 0) + (op.scratch_bytes > 0 ? 1 : 0);
   }
   l->num_tensors = s.num_tensors + (s.refold_weights ? 2 * l->num_bns : 0);
 }
@@ -128,8 +138,8 @@ class RecordCursor {
 
 }  // namespace
 
-Status PlanTrainer(const uint8_t* model, const ModelSummary& s, const TrainOptions& t, ErrorReporter& errors,
-                   TrainerLayout* out) {
+Status PlanTrainer(const uint8_t* model, const ModelSummary& s, const TrainOptions& t,
+                   ErrorReporter& errors, TrainerLayout* out) {
   TrainerLayout l;
   EDGEFOLD_RETURN_IF_ERROR(PlanBuffers(model, s, t, errors, &l.buffer_bytes));
   CountRecords(model, s, t, &l);

@@ -15,15 +15,16 @@ namespace edgefold::internal {
 
 // Offsets (bytes from the arena's start) and counts of the trainer's records.
 struct TrainerLayout {
-  size_t buffer_bytes = 0;    // the planned bytes, or every buffer one after the other
+  size_t buffer_bytes = 0;  // the planned bytes, or every buffer one after the other
   size_t state = 0, tensors = 0, ops = 0, op_kernels = 0, exec = 0, op_col = 0, op_dcol = 0;
-  size_t grads = 0, grad_starts = 0, params = 0, bns = 0, folded_ops = 0, folded_io = 0, switches = 0;
-  size_t num_tensors = 0;     // the model's, and with refolding two per BatchNorm (W', b')
-  size_t num_params = 0;      // constants copied into the arena (RoleOf != kNone)
+  size_t grads = 0, grad_starts = 0, params = 0, bns = 0, folded_ops = 0, folded_io = 0,
+         switches = 0;
+  size_t num_tensors = 0;  // the model's, and with refolding two per BatchNorm (W', b')
+  size_t num_params = 0;   // constants copied into the arena (RoleOf != kNone)
   size_t num_bns = 0;
-  size_t num_folded = 0;      // BatchNorms Refold folds into their producer
-  size_t max_switches = 0;    // PointerSwitch entries (compile --recompute)
-  size_t total_bytes = 0;     // the whole layout, 64-byte rounded
+  size_t num_folded = 0;    // BatchNorms Refold folds into their producer
+  size_t max_switches = 0;  // PointerSwitch entries (compile --recompute)
+  size_t total_bytes = 0;   // the whole layout, 64-byte rounded
 };
 
 // The layout of a trainer on `model` (CheckModel accepted it as `s`). kInvalidModel naming

@@ -20,33 +20,34 @@ namespace internal {
 // A constant the trainer copied into the arena: a trainable parameter or a BN statistic.
 struct Param {
   int32_t tensor = -1;
-  int32_t update_after_op = -1;   // its gradient is complete, so SGD runs, after this op's backward
-  float* data = nullptr;       // arena copy (the model bytes stay read-only)
-  float* grad = nullptr;       // trainable only
-  float* velocity = nullptr;   // trainable only (SGD momentum buffer)
+  int32_t update_after_op = -1;  // its gradient is complete, so SGD runs, after this op's backward
+  float* data = nullptr;         // arena copy (the model bytes stay read-only)
+  float* grad = nullptr;         // trainable only
+  float* velocity = nullptr;     // trainable only (SGD momentum buffer)
   size_t elems = 0;
   bool trainable = false;
 };
 
 struct BnState {
   int32_t op = -1;
-  float* xhat = nullptr;       // normalized input saved for backward
-  float* mean = nullptr;       // batch statistics of the last training forward
-  float* var = nullptr;        // biased
+  float* xhat = nullptr;  // normalized input saved for backward
+  float* mean = nullptr;  // batch statistics of the last training forward
+  float* var = nullptr;   // biased
   float* inv_std = nullptr;
   float* frozen_dparams = nullptr;
   // 16-bit saved x̂ (saved_precision.h): xhat is then float32 scratch of the forward only,
   // xhat16 holds it until the backward, which reads it directly.
   uint16_t* xhat16 = nullptr;
-  const float* deployed_mean = nullptr;   // the model's running statistics, read in place from
-  const float* deployed_var = nullptr;    // the model (StreamStep's prior and reset point)
-  bool dx_direct = false;            // the BN is x's only reader: dx written in place   // dγ, dβ (2·channels) of a frozen BN the backward crosses
+  const float* deployed_mean = nullptr;  // the model's running statistics, read in place from
+  const float* deployed_var = nullptr;   // the model (StreamStep's prior and reset point)
+  bool dx_direct =
+      false;  // the BN is x's only reader: dx written in place   // dγ, dβ (2·channels) of a frozen BN the backward crosses
   size_t channels = 0, spatial = 0, batch = 0;
   // Refolding for inference: the producing Conv/Gemm rewritten with W' = W·s, b' = (b−μ)·s + β,
   // s = γ/√(σ²+ε), the BN's activation and the BN's output (producer < 0: nothing to fold into).
   int32_t producer = -1;
   OpDesc* folded = nullptr;
-  int32_t* folded_io = nullptr;    // [x, W', b', y]
+  int32_t* folded_io = nullptr;  // [x, W', b', y]
 };
 
 // compile --recompute: a value, BatchNorm state or scratch of a recomputed segment has one
@@ -66,7 +67,7 @@ struct PointerSwitch {
 struct Trainer::State {
   State(LogFn log, void* user) : errors(log, user) {}
 
-  const uint8_t* model = nullptr;          // borrowed for the trainer's lifetime (ExportModel)
+  const uint8_t* model = nullptr;  // borrowed for the trainer's lifetime (ExportModel)
   size_t model_bytes = 0;
   internal::ModelSummary summary;
   TrainOptions options;
@@ -83,22 +84,22 @@ struct Trainer::State {
   size_t num_params = 0;
   internal::BnState* bns = nullptr;
   size_t num_bns = 0;
-  size_t statistics_batches = 0;           // batches absorbed by the cumulative average
+  size_t statistics_batches = 0;  // batches absorbed by the cumulative average
 
-  float* col = nullptr;                    // the conv being differentiated: im2col of its input
-  float* dcol = nullptr;                   // and the gradient of those columns
-  float** op_col = nullptr;                // per op: its col, dcol (nullptr when not needed)
+  float* col = nullptr;      // the conv being differentiated: im2col of its input
+  float* dcol = nullptr;     // and the gradient of those columns
+  float** op_col = nullptr;  // per op: its col, dcol (nullptr when not needed)
   float** op_dcol = nullptr;
-  float* temp = nullptr;                   // one tensor's worth, for overwrite-then-add
-  internal::PointerSwitch* switches = nullptr;   // compile --recompute (PointerSwitch)
+  float* temp = nullptr;                        // one tensor's worth, for overwrite-then-add
+  internal::PointerSwitch* switches = nullptr;  // compile --recompute (PointerSwitch)
   size_t num_switches = 0;
-  const internal::OpDesc** exec = nullptr; // eval order after Refold (nullptr: skipped)
+  const internal::OpDesc** exec = nullptr;  // eval order after Refold (nullptr: skipped)
   bool refolded = false;
   int32_t input = -1;
-  int32_t logits = -1;                     // tensor the loss reads (input of a final Softmax)
-  int32_t skipped_op = -1;                 // that final Softmax (no backward), or -1
-  int32_t first_backward_op = 0;           // the backward runs ops [first_backward_op, n)
-  size_t batch = 0, classes = 0;           // batch: the rows the graph's tensors hold
+  int32_t logits = -1;            // tensor the loss reads (input of a final Softmax)
+  int32_t skipped_op = -1;        // that final Softmax (no backward), or -1
+  int32_t first_backward_op = 0;  // the backward runs ops [first_backward_op, n)
+  size_t batch = 0, classes = 0;  // batch: the rows the graph's tensors hold
   // Frozen statistics: a training batch is `chunks` runs of the graph (gradients accumulated
   // over them, SGD after the last); 1 otherwise.
   bool frozen_stats = false;
@@ -107,8 +108,8 @@ struct Trainer::State {
   // reference (first) window's mean entropy (< 0: not measured yet), resets since Create.
   uint32_t stream_samples = 0, window_count = 0, stream_resets = 0;
   float window_entropy = 0.0f, reference_entropy = -1.0f;
-  float stream_decayed = -1.0f;            // momentum·decay^samples (< 0: restart at momentum)
-  const StreamOptions* stream = nullptr;   // during a StreamStep
+  float stream_decayed = -1.0f;           // momentum·decay^samples (< 0: restart at momentum)
+  const StreamOptions* stream = nullptr;  // during a StreamStep
 };
 
 namespace internal {

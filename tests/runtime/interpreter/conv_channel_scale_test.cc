@@ -15,12 +15,12 @@ namespace {
 
 struct ScaledConv {
   int cin = 5, cout = 7, h = 3, w = 4;
-  int kernel = 1;                 // 1: pointwise; 3: 3×3 with pad 1 (refused with a scale)
-  int scale_elems = -1;           // -1: cin
+  int kernel = 1;        // 1: pointwise; 3: 3×3 with pad 1 (refused with a scale)
+  int scale_elems = -1;  // -1: cin
   bool bias = true;
   bool scale_constant = false;
-  int64_t scratch_bytes = -1;     // -1: W' = cout·cin floats (pointwise: no path scratch before it;
-                                  // what every plan gave before late convs scaled the image instead)
+  int64_t scratch_bytes = -1;  // -1: W' = cout·cin floats (pointwise: no path scratch before it;
+                               // what every plan gave before late convs scaled the image instead)
 };
 
 struct Built {
@@ -64,7 +64,8 @@ Built Build(const ScaledConv& c) {
     for (int oc = 0; oc < c.cout; ++oc)
       for (int p = 0; p < c.h * c.w; ++p) {
         double acc = c.bias ? b[oc] : 0.0;
-        for (int ic = 0; ic < c.cin; ++ic) acc += double(w[oc * c.cin + ic]) * s[ic] * x[ic * c.h * c.w + p];
+        for (int ic = 0; ic < c.cin; ++ic)
+          acc += double(w[oc * c.cin + ic]) * s[ic] * x[ic * c.h * c.w + p];
         r.want.push_back(static_cast<float>(std::max(acc, 0.0)));
       }
   return r;
@@ -86,7 +87,7 @@ TEST(ConvChannelScale, MatchesReference) {
   ScaledConv no_bias;
   no_bias.bias = false;
   ExpectMatches(no_bias);
-  ScaledConv wide;   // K and M past a register, N odd
+  ScaledConv wide;  // K and M past a register, N odd
   wide.cin = 37, wide.cout = 19, wide.h = 5, wide.w = 7;
   wide.scale_constant = true;
   ExpectMatches(wide);
@@ -113,7 +114,8 @@ TEST(ConvChannelScale, RefusesBadModels) {
   small_scratch.scratch_bytes = 7 * 5 * 4 - 4;
   ExpectRefused(small_scratch, "scratch bytes");
   ScaledConv late_small_scratch;
-  late_small_scratch.cin = 13, late_small_scratch.cout = 40, late_small_scratch.h = 2, late_small_scratch.w = 3;
+  late_small_scratch.cin = 13, late_small_scratch.cout = 40, late_small_scratch.h = 2,
+  late_small_scratch.w = 3;
   late_small_scratch.scratch_bytes = 13 * 6 * 4 - 4;
   ExpectRefused(late_small_scratch, "scratch bytes");
 }

@@ -21,10 +21,10 @@ struct ExpandConv {
   int batch = 1, cin = 5, channels = 12, h = 11, w = 13;
   int k = 3, stride = 1, dilation = 1;
   int pad_top = 1, pad_left = 1, pad_bottom = 1, pad_right = 1;
-  int band_rows = 2;              // output rows per band the scratch is planned for
-  int64_t scratch_bytes = -1;     // -1: MakeExpandBands(band_rows)
-  int we_cin = -1;                // We's second dim; -1: cin
-  int group = -1;                 // -1: channels (depthwise)
+  int band_rows = 2;           // output rows per band the scratch is planned for
+  int64_t scratch_bytes = -1;  // -1: MakeExpandBands(band_rows)
+  int we_cin = -1;             // We's second dim; -1: cin
+  int group = -1;              // -1: channels (depthwise)
   bool expand_bias = true, expand_weights = true;
 };
 
@@ -67,11 +67,13 @@ Built Build(const ExpandConv& c) {
   o.pads = {c.pad_top, c.pad_left, c.pad_bottom, c.pad_right};
   o.group = c.group > 0 ? c.group : c.channels;
   o.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::HardSwish));
-  o.expand_activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Clip, 0, 6));
+  o.expand_activation =
+      std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Clip, 0, 6));
   fb::OpOptionsUnion opts;
   opts.Set(std::move(o));
-  const uint64_t scratch = c.scratch_bytes >= 0 ? uint64_t(c.scratch_bytes)
-                                                : uint64_t(kernels::MakeExpandBands(s, c.band_rows).scratch_bytes);
+  const uint64_t scratch = c.scratch_bytes >= 0
+                               ? uint64_t(c.scratch_bytes)
+                               : uint64_t(kernels::MakeExpandBands(s, c.band_rows).scratch_bytes);
   e.AddOp(fb::OpType::Conv, "fused", {xi, wdi, bdi, -1, wei, bei}, {yi}, std::move(opts), scratch);
   e.AddOutput(yi);
   r.model = e.Finish();
@@ -82,7 +84,8 @@ Built Build(const ExpandConv& c) {
       for (int p = 0; p < c.h * c.w; ++p) {
         double acc = c.expand_bias ? be[ch] : 0.0;
         // min: a refused model's We may have another Cin (its `want` is never compared).
-        for (int ic = 0; ic < std::min(c.cin, we_cin); ++ic) acc += double(we[ch * we_cin + ic]) * xn[ic * c.h * c.w + p];
+        for (int ic = 0; ic < std::min(c.cin, we_cin); ++ic)
+          acc += double(we[ch * we_cin + ic]) * xn[ic * c.h * c.w + p];
         t[size_t(ch) * c.h * c.w + p] = std::min(std::max(acc, 0.0), 6.0);
       }
     for (int ch = 0; ch < c.channels; ++ch)
@@ -104,11 +107,12 @@ Built Build(const ExpandConv& c) {
 
 void ExpectMatches(const ExpandConv& c, const std::string& name) {
   const Built b = Build(c);
-  ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5, name + ", bands of " + std::to_string(c.band_rows));
+  ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5,
+                         name + ", bands of " + std::to_string(c.band_rows));
 }
 
 TEST(ConvExpandOp, MatchesAnExpansionThenADepthwiseConv) {
-  for (int rows : {1, 2, 3, 100}) {   // 100: one band over the whole plane
+  for (int rows : {1, 2, 3, 100}) {  // 100: one band over the whole plane
     ExpandConv c;
     c.band_rows = rows;
     ExpectMatches(c, "3x3 stride 1");
@@ -121,16 +125,17 @@ TEST(ConvExpandOp, MatchesAnExpansionThenADepthwiseConv) {
 
 TEST(ConvExpandOp, DilationAsymmetricPaddingWidthsAndBatch) {
   ExpandConv dilated;
-  dilated.dilation = 2, dilated.pad_top = dilated.pad_left = dilated.pad_bottom = dilated.pad_right = 2;
+  dilated.dilation = 2,
+  dilated.pad_top = dilated.pad_left = dilated.pad_bottom = dilated.pad_right = 2;
   ExpectMatches(dilated, "dilation 2");
-  ExpandConv same_upper;   // stride 2 with the padding below and right only (TF "SAME")
+  ExpandConv same_upper;  // stride 2 with the padding below and right only (TF "SAME")
   same_upper.stride = 2, same_upper.h = 12, same_upper.w = 16;
   same_upper.pad_top = same_upper.pad_left = 0;
   ExpectMatches(same_upper, "pads 0, 0, 1, 1");
   ExpandConv unpadded;
   unpadded.pad_top = unpadded.pad_left = unpadded.pad_bottom = unpadded.pad_right = 0;
   ExpectMatches(unpadded, "no padding");
-  for (int w : {1, 7, 17, 33}) {   // around every register width
+  for (int w : {1, 7, 17, 33}) {  // around every register width
     ExpandConv c;
     c.w = w;
     ExpectMatches(c, "width " + std::to_string(w));
@@ -157,8 +162,8 @@ TEST(ConvExpandOp, BandRowsAreTheMostThatFit) {
           size_t want = 0;
           for (size_t r = 1; r <= s.out_h; ++r)
             if (kernels::MakeExpandBands(s, r).scratch_bytes <= bytes) want = r;
-          EXPECT_EQ(kernels::ExpandBandRowsFor(s, bytes), want) << "k " << k << " stride " << stride << " in_h "
-                                                                << in_h << " bytes " << bytes;
+          EXPECT_EQ(kernels::ExpandBandRowsFor(s, bytes), want)
+              << "k " << k << " stride " << stride << " in_h " << in_h << " bytes " << bytes;
         }
       }
 }
@@ -181,7 +186,7 @@ TEST(ConvExpandOp, RefusesBadModels) {
   ExpandConv bias_alone;
   bias_alone.expand_weights = false;
   ExpectRefused(bias_alone, "needs its weights");
-  ExpandConv all_padding;   // the last output row's window lies in the padding only
+  ExpandConv all_padding;  // the last output row's window lies in the padding only
   all_padding.pad_bottom = 3, all_padding.stride = 2;
   ExpectRefused(all_padding, "padding smaller than the window");
 }

@@ -18,9 +18,9 @@ namespace {
 
 struct WinogradConv {
   fb::WeightPacking packing = fb::WeightPacking::Winograd4x3;
-  int cin = 9, cout = 11, h = 13, w = 18;   // 13×18 output: partial tiles both ways
-  int alpha = -1;                           // W's first two dims; -1: the packing's
-  int64_t scratch_bytes = -1;               // -1: MakeWinogradLayout's
+  int cin = 9, cout = 11, h = 13, w = 18;  // 13×18 output: partial tiles both ways
+  int alpha = -1;                          // W's first two dims; -1: the packing's
+  int64_t scratch_bytes = -1;              // -1: MakeWinogradLayout's
 };
 
 struct Built {
@@ -36,7 +36,8 @@ Built Build(const WinogradConv& c) {
   const std::vector<float> g = RandomVector(size_t(c.cout) * c.cin * 9, 2, -1, 1);
   const std::vector<float> b = RandomVector(c.cout, 3, -1, 1);
   std::vector<float> u(size_t(alpha) * alpha * c.cout * c.cin);
-  kernels::WinogradTransformFilters(g.data(), c.cout, c.cin, static_cast<size_t>(alpha) - 2, u.data());
+  kernels::WinogradTransformFilters(g.data(), c.cout, c.cin, static_cast<size_t>(alpha) - 2,
+                                    u.data());
   kernels::Conv2dShape s;
   s.in_c = c.cin, s.out_c = c.cout, s.in_h = s.out_h = c.h, s.in_w = s.out_w = c.w, s.kh = s.kw = 3;
   s.pad_top = s.pad_left = 1;
@@ -55,8 +56,9 @@ Built Build(const WinogradConv& c) {
   o.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Relu));
   fb::OpOptionsUnion opts;
   opts.Set(std::move(o));
-  const uint64_t scratch = c.scratch_bytes >= 0 ? uint64_t(c.scratch_bytes)
-                                                : uint64_t(kernels::MakeWinogradLayout(s, tile).scratch_bytes);
+  const uint64_t scratch = c.scratch_bytes >= 0
+                               ? uint64_t(c.scratch_bytes)
+                               : uint64_t(kernels::MakeWinogradLayout(s, tile).scratch_bytes);
   e.AddOp(fb::OpType::Conv, "wconv", {xi, wi, bi}, {yi}, std::move(opts), scratch);
   e.AddOutput(yi);
   r.model = e.Finish();
@@ -69,7 +71,8 @@ Built Build(const WinogradConv& c) {
             for (int kx = 0; kx < 3; ++kx) {
               const int iy = oy + ky - 1, ix = ox + kx - 1;
               if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
-              acc += double(g[((oc * c.cin + ic) * 3 + ky) * 3 + kx]) * r.x[(ic * c.h + iy) * c.w + ix];
+              acc += double(g[((oc * c.cin + ic) * 3 + ky) * 3 + kx]) *
+                     r.x[(ic * c.h + iy) * c.w + ix];
             }
         r.want.push_back(static_cast<float>(std::max(acc, 0.0)));
       }
@@ -77,7 +80,8 @@ Built Build(const WinogradConv& c) {
 }
 
 TEST(ConvWinogradOp, BothTileSizesMatchADirectConvolution) {
-  for (const fb::WeightPacking packing : {fb::WeightPacking::Winograd2x3, fb::WeightPacking::Winograd4x3}) {
+  for (const fb::WeightPacking packing :
+       {fb::WeightPacking::Winograd2x3, fb::WeightPacking::Winograd4x3}) {
     WinogradConv c;
     c.packing = packing;
     const Built b = Build(c);
@@ -91,7 +95,7 @@ void ExpectRefused(const WinogradConv& c, const std::string& what) {
 }
 
 TEST(ConvWinogradOp, RefusesBadModels) {
-  WinogradConv f2_filters_as_f4;   // [4, 4, …] filters marked F(4,3)
+  WinogradConv f2_filters_as_f4;  // [4, 4, …] filters marked F(4,3)
   f2_filters_as_f4.alpha = 4;
   ExpectRefused(f2_filters_as_f4, "W [6, 6, Cout, Cin]");
   WinogradConv f4_filters_as_f2;

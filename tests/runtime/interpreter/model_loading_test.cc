@@ -19,8 +19,8 @@ struct CreateResult {
   std::string log;
 };
 
-CreateResult TryCreate(const uint8_t* model, size_t bytes, size_t arena_bytes, size_t arena_shift = 0,
-                       const OpResolver* resolver = nullptr) {
+CreateResult TryCreate(const uint8_t* model, size_t bytes, size_t arena_bytes,
+                       size_t arena_shift = 0, const OpResolver* resolver = nullptr) {
   CreateResult r;
   Options options;
   options.log = Collect;
@@ -28,7 +28,8 @@ CreateResult TryCreate(const uint8_t* model, size_t bytes, size_t arena_bytes, s
   options.resolver = resolver;
   AlignedBuffer arena(arena_bytes + 64);
   Interpreter* interp = nullptr;
-  r.status = Interpreter::Create(model, bytes, arena.data() + arena_shift, arena_bytes, options, &interp);
+  r.status =
+      Interpreter::Create(model, bytes, arena.data() + arena_shift, arena_bytes, options, &interp);
   return r;
 }
 
@@ -47,7 +48,8 @@ TEST(ModelLoading, TinyModelMatchesReferenceOnEveryIsa) {
     const RunResult r = RunModel(m.bytes, {x}, isa);
     ASSERT_EQ(r.status, Status::kOk) << IsaName(isa) << ": " << r.log;
     ASSERT_EQ(r.outputs.size(), 1u);
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(r.outputs[0][i], want[i], 1e-5) << IsaName(isa);
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(r.outputs[0][i], want[i], 1e-5) << IsaName(isa);
   }
 }
 
@@ -71,9 +73,11 @@ TEST(ModelLoading, WarnsOfAnIgnoredEdgefoldIsa) {
   for (Isa isa : {Isa::kNeon, Isa::kAvx512})
     if (!IsaAvailable(isa)) unavailable = log_with(IsaName(isa));
   outer != nullptr ? setenv("EDGEFOLD_ISA", saved.c_str(), 1) : unsetenv("EDGEFOLD_ISA");
-  EXPECT_NE(unknown.find("warning: EDGEFOLD_ISA=avx2 is not a level"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("warning: EDGEFOLD_ISA=avx2 is not a level"), std::string::npos)
+      << unknown;
   EXPECT_EQ(scalar, "");
-  EXPECT_NE(unavailable.find("is not available on this CPU/build; ignored"), std::string::npos) << unavailable;
+  EXPECT_NE(unavailable.find("is not available on this CPU/build; ignored"), std::string::npos)
+      << unavailable;
 }
 
 TEST(ModelLoading, ArenaTooSmallNamesTheBytesNeeded) {
@@ -136,7 +140,8 @@ TEST(ModelLoading, WrongIdentifierAndVersion) {
   model->format_version = 99;
   flatbuffers::FlatBufferBuilder fbb;
   fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, model.get()));
-  AlignedBuffer b2(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+  AlignedBuffer b2(
+      std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
   EXPECT_EQ(TryCreate(b2.data(), b2.size(), 1 << 16).status, Status::kUnsupportedVersion);
 }
 
@@ -148,7 +153,8 @@ CreateResult CreateEdited(Edit edit) {
   edit(*model);
   flatbuffers::FlatBufferBuilder fbb;
   fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, model.get()));
-  AlignedBuffer b(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+  AlignedBuffer b(
+      std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
   return TryCreate(b.data(), b.size(), 1 << 16);
 }
 
@@ -161,7 +167,10 @@ TEST(ModelLoading, SemanticErrorsNameTheTensorOrOp) {
   EXPECT_EQ(r.status, Status::kInvalidModel);
   EXPECT_NE(r.log.find("conv"), std::string::npos) << r.log;
 
-  r = CreateEdited([](fb::ModelT& m) { m.tensors[1]->shape = {3, 2, 3, 2}; m.tensors[1]->bytes = 3 * 2 * 3 * 2 * 4; });
+  r = CreateEdited([](fb::ModelT& m) {
+    m.tensors[1]->shape = {3, 2, 3, 2};
+    m.tensors[1]->bytes = 3 * 2 * 3 * 2 * 4;
+  });
   EXPECT_EQ(r.status, Status::kShapeMismatch);
   EXPECT_NE(r.log.find("Conv 'conv'"), std::string::npos) << r.log;
 
@@ -183,7 +192,7 @@ TEST(ModelLoading, TrimmedResolverReportsTheMissingOp) {
   OpResolver resolver;
   resolver.AddConv();
   resolver.AddGlobalPool();
-  resolver.AddReshape();   // no Gemm
+  resolver.AddReshape();  // no Gemm
   const CreateResult r = TryCreate(b.data(), b.size(), Required(m.bytes), 0, &resolver);
   EXPECT_EQ(r.status, Status::kUnsupportedOp);
   EXPECT_NE(r.log.find("Gemm"), std::string::npos) << r.log;

@@ -23,17 +23,35 @@ namespace {
 std::atomic<long> g_allocations{0};
 }
 
-extern "C" void* malloc(size_t n) { ++g_allocations; return __libc_malloc(n); }
-extern "C" void* calloc(size_t a, size_t b) { ++g_allocations; return __libc_calloc(a, b); }
-extern "C" void* realloc(void* p, size_t n) { ++g_allocations; return __libc_realloc(p, n); }
-extern "C" void* aligned_alloc(size_t a, size_t n) { ++g_allocations; return __libc_memalign(a, n); }
+extern "C" void* malloc(size_t n) {
+  ++g_allocations;
+  return __libc_malloc(n);
+}
+extern "C" void* calloc(size_t a, size_t b) {
+  ++g_allocations;
+  return __libc_calloc(a, b);
+}
+extern "C" void* realloc(void* p, size_t n) {
+  ++g_allocations;
+  return __libc_realloc(p, n);
+}
+extern "C" void* aligned_alloc(size_t a, size_t n) {
+  ++g_allocations;
+  return __libc_memalign(a, n);
+}
 extern "C" int posix_memalign(void** out, size_t a, size_t n) {
   ++g_allocations;
   *out = __libc_memalign(a, n);
   return *out ? 0 : 12;
 }
-void* operator new(size_t n) { ++g_allocations; return __libc_malloc(n ? n : 1); }
-void* operator new[](size_t n) { ++g_allocations; return __libc_malloc(n ? n : 1); }
+void* operator new(size_t n) {
+  ++g_allocations;
+  return __libc_malloc(n ? n : 1);
+}
+void* operator new[](size_t n) {
+  ++g_allocations;
+  return __libc_malloc(n ? n : 1);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
@@ -62,11 +80,14 @@ TEST(NoHeap, CreateAndInvokeAllocateNothing) {
   {
     AlignedBuffer warm(arena_bytes);
     Interpreter* w = nullptr;
-    ASSERT_EQ(Interpreter::Create(model.data(), model.size(), warm.data(), arena_bytes, Options(), &w), Status::kOk);
+    ASSERT_EQ(
+        Interpreter::Create(model.data(), model.size(), warm.data(), arena_bytes, Options(), &w),
+        Status::kOk);
   }
   const long before = g_allocations.load();
   Interpreter* interp = nullptr;
-  ASSERT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), arena_bytes, Options(), &interp),
+  ASSERT_EQ(Interpreter::Create(model.data(), model.size(), arena.data(), arena_bytes, Options(),
+                                &interp),
             Status::kOk);
   for (int run = 0; run < 5; ++run) {
     ASSERT_EQ(interp->SetInput(0, x.data(), x.size()), Status::kOk);
@@ -85,7 +106,8 @@ std::vector<uint8_t> TrainableModel() {
   const int c = b.AddTensor("conv.out", {2, 4, 5, 5});
   b.AddOp(fb::OpType::Conv, "conv", {x, w}, {c}, ConvOptions(3, 1), 2 * 9 * 25 * 4);
   const int bn = AddBatchNorm(b, "bn", c, 4, {2, 4, 5, 5}, fb::ActivationKind::Relu, 6);
-  AddClassifierHead(b, bn, 2, 4, RandomVector(12, 10), RandomVector(3, 11), {"gap", "flat", "logits"});
+  AddClassifierHead(b, bn, 2, 4, RandomVector(12, 10), RandomVector(3, 11),
+                    {"gap", "flat", "logits"});
   return b.Finish();
 }
 
@@ -94,10 +116,10 @@ std::vector<uint8_t> TrainableModel() {
 std::vector<uint8_t> RecomputedModel() {
   const std::vector<uint8_t> bytes = TrainableModel();
   auto m = fb::UnPackModel(bytes.data());
-  m->format_version = 3;   // a training section is read from version 3 on
+  m->format_version = 3;  // a training section is read from version 3 on
   m->training = std::make_unique<fb::TrainingSectionT>();
   m->training->batch_size = 2;
-  m->training->recompute_segments = {2};   // [conv, bn] | [gap, flat, logits]
+  m->training->recompute_segments = {2};  // [conv, bn] | [gap, flat, logits]
   flatbuffers::FlatBufferBuilder fbb;
   fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, m.get()));
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
@@ -109,25 +131,30 @@ void ExpectTrainingAllocatesNothing(const std::vector<uint8_t>& bytes) {
   const std::vector<int32_t> labels = {2, 0};
   std::vector<float> logits(6, 0.0f);
   TrainOptions train;
-  train.trainable = Trainable::kAll;   // the widest backward pass: every Conv/Gemm weight too
+  train.trainable = Trainable::kAll;  // the widest backward pass: every Conv/Gemm weight too
   size_t arena_bytes = 0;
-  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), train, &arena_bytes), Status::kOk);
+  ASSERT_EQ(RequiredTrainingArenaBytes(model.data(), model.size(), train, &arena_bytes),
+            Status::kOk);
   AlignedBuffer arena(arena_bytes);
   {
-    AlignedBuffer warm(arena_bytes);   // one-time statics (resolver, kernel tables) outside the window
+    AlignedBuffer warm(
+        arena_bytes);  // one-time statics (resolver, kernel tables) outside the window
     Trainer* w = nullptr;
-    ASSERT_EQ(Trainer::Create(model.data(), model.size(), warm.data(), arena_bytes, train, Options(), &w),
-              Status::kOk);
+    ASSERT_EQ(
+        Trainer::Create(model.data(), model.size(), warm.data(), arena_bytes, train, Options(), &w),
+        Status::kOk);
     ASSERT_EQ(w->TrainStep(x.data(), labels.data(), nullptr, nullptr), Status::kOk);
   }
   const long before = g_allocations.load();
   Trainer* trainer = nullptr;
-  ASSERT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), arena_bytes, train, Options(), &trainer),
+  ASSERT_EQ(Trainer::Create(model.data(), model.size(), arena.data(), arena_bytes, train, Options(),
+                            &trainer),
             Status::kOk);
   float first = 0, loss = 0;
   int correct = 0;
   for (int step = 0; step < 5; ++step)
-    ASSERT_EQ(trainer->TrainStep(x.data(), labels.data(), step == 0 ? &first : &loss, &correct), Status::kOk);
+    ASSERT_EQ(trainer->TrainStep(x.data(), labels.data(), step == 0 ? &first : &loss, &correct),
+              Status::kOk);
   ASSERT_EQ(trainer->AdaptStatistics(x.data()), Status::kOk);
   trainer->ResetStatistics();
   ASSERT_EQ(trainer->AdaptStatistics(x.data()), Status::kOk);
@@ -137,9 +164,13 @@ void ExpectTrainingAllocatesNothing(const std::vector<uint8_t>& bytes) {
   for (float v : logits) EXPECT_TRUE(std::isfinite(v));
 }
 
-TEST(NoHeap, TrainerCreateStepAdaptEvaluateAllocateNothing) { ExpectTrainingAllocatesNothing(TrainableModel()); }
+TEST(NoHeap, TrainerCreateStepAdaptEvaluateAllocateNothing) {
+  ExpectTrainingAllocatesNothing(TrainableModel());
+}
 
-TEST(NoHeap, ARecomputedBackwardAllocatesNothing) { ExpectTrainingAllocatesNothing(RecomputedModel()); }
+TEST(NoHeap, ARecomputedBackwardAllocatesNothing) {
+  ExpectTrainingAllocatesNothing(RecomputedModel());
+}
 
 }  // namespace
 }  // namespace edgefold::testing

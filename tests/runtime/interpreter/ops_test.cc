@@ -62,14 +62,22 @@ void ExpectOp(fb::OpType type, fb::OpOptionsUnion options, const std::vector<In>
 
 double Act(double v, fb::ActivationKind k, double a = 0, double b = 0) {
   switch (k) {
-    case fb::ActivationKind::Relu: return std::max(v, 0.0);
-    case fb::ActivationKind::Clip: return std::min(std::max(v, a), b);
-    case fb::ActivationKind::LeakyRelu: return v < 0 ? a * v : v;
-    case fb::ActivationKind::Sigmoid: return 1 / (1 + std::exp(-v));
-    case fb::ActivationKind::HardSigmoid: return std::max(0.0, std::min(1.0, a * v + b));
-    case fb::ActivationKind::HardSwish: return v * std::max(0.0, std::min(1.0, v / 6 + 0.5));
-    case fb::ActivationKind::SiLU: return v / (1 + std::exp(-v));
-    default: return v;
+    case fb::ActivationKind::Relu:
+      return std::max(v, 0.0);
+    case fb::ActivationKind::Clip:
+      return std::min(std::max(v, a), b);
+    case fb::ActivationKind::LeakyRelu:
+      return v < 0 ? a * v : v;
+    case fb::ActivationKind::Sigmoid:
+      return 1 / (1 + std::exp(-v));
+    case fb::ActivationKind::HardSigmoid:
+      return std::max(0.0, std::min(1.0, a * v + b));
+    case fb::ActivationKind::HardSwish:
+      return v * std::max(0.0, std::min(1.0, v / 6 + 0.5));
+    case fb::ActivationKind::SiLU:
+      return v / (1 + std::exp(-v));
+    default:
+      return v;
   }
 }
 
@@ -81,17 +89,18 @@ struct ConvCase {
 
 TEST(Ops, ConvMatchesReference) {
   const ConvCase cases[] = {
-      {1, 3, 4, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, false},    // plain 3×3
-      {2, 5, 7, 9, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, false, false},   // stride 2, batch 2
-      {1, 4, 6, 8, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2, true, false},    // dilation, groups 2
-      {1, 6, 6, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, true, false},    // depthwise
-      {1, 6, 6, 10, 9, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 6, true, false},   // depthwise 5×5 s2
-      {1, 8, 16, 5, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, false},   // pointwise
-      {1, 3, 5, 6, 7, 2, 3, 1, 2, 1, 1, 0, 1, 1, 0, 1, true, false},    // asymmetric
-      {1, 4, 3, 1, 17, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true, true},    // 1-D
-      {1, 6, 6, 1, 13, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 6, false, true},   // 1-D depthwise s2
-      {1, 4, 8, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, true, false},    // depthwise ×2 multiplier
-      {1, 32, 32, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, false},  // 7×7 plane: im2col (ConvPrefersIm2col)
+      {1, 3, 4, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, false},   // plain 3×3
+      {2, 5, 7, 9, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, false, false},  // stride 2, batch 2
+      {1, 4, 6, 8, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2, true, false},   // dilation, groups 2
+      {1, 6, 6, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, true, false},   // depthwise
+      {1, 6, 6, 10, 9, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 6, true, false},  // depthwise 5×5 s2
+      {1, 8, 16, 5, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, false},  // pointwise
+      {1, 3, 5, 6, 7, 2, 3, 1, 2, 1, 1, 0, 1, 1, 0, 1, true, false},   // asymmetric
+      {1, 4, 3, 1, 17, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true, true},   // 1-D
+      {1, 6, 6, 1, 13, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 6, false, true},  // 1-D depthwise s2
+      {1, 4, 8, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, true, false},   // depthwise ×2 multiplier
+      {1, 32, 32, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true,
+       false},  // 7×7 plane: im2col (ConvPrefersIm2col)
       {1, 32, 32, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, false},  // the same at stride 2
   };
   unsigned seed = 100;
@@ -100,7 +109,8 @@ TEST(Ops, ConvMatchesReference) {
     const int ow = (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1;
     const int cin_g = c.cin / c.group, cout_g = c.cout / c.group;
     In x = c.one_d ? Rand({c.n, c.cin, c.w}, ++seed) : Rand({c.n, c.cin, c.h, c.w}, ++seed);
-    In w = c.one_d ? Rand({c.cout, cin_g, c.kw}, ++seed, true) : Rand({c.cout, cin_g, c.kh, c.kw}, ++seed, true);
+    In w = c.one_d ? Rand({c.cout, cin_g, c.kw}, ++seed, true)
+                   : Rand({c.cout, cin_g, c.kh, c.kw}, ++seed, true);
     In bias = Rand({c.cout}, ++seed, true);
     std::vector<float> want;
     for (int n = 0; n < c.n; ++n)
@@ -126,15 +136,18 @@ TEST(Ops, ConvMatchesReference) {
     o.dilations = {c.dh, c.dw};
     o.pads = {c.pt, c.pl, c.pb, c.pr};
     o.group = c.group;
-    o.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Clip, -1, 1.5));
+    o.activation =
+        std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Clip, -1, 1.5));
     fb::OpOptionsUnion u;
     u.Set(std::move(o));
     std::vector<In> ins = {x, w};
     if (c.bias) ins.push_back(bias);
     const Shape out = c.one_d ? Shape{c.n, c.cout, ow} : Shape{c.n, c.cout, oh, ow};
     const bool depthwise = c.group == c.cin && c.group == c.cout;
-    const bool pointwise = c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.pt + c.pl + c.pb + c.pr == 0;
-    const uint64_t scratch = (depthwise || pointwise) ? 0 : uint64_t(cin_g) * c.kh * c.kw * oh * ow * 4;
+    const bool pointwise =
+        c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.pt + c.pl + c.pb + c.pr == 0;
+    const uint64_t scratch =
+        (depthwise || pointwise) ? 0 : uint64_t(cin_g) * c.kh * c.kw * oh * ow * 4;
     SCOPED_TRACE("conv case cin=" + std::to_string(c.cin) + " group=" + std::to_string(c.group));
     ExpectOp(fb::OpType::Conv, std::move(u), ins, out, want, scratch);
   }
@@ -167,7 +180,8 @@ TEST(Ops, GemmAndMatMul) {
       for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 5; ++c) {
           double acc = 0;
-          for (int q = 0; q < 4; ++q) acc += double(a.data[(i * 3 + r) * 4 + q]) * b.data[(j * 4 + q) * 5 + c];
+          for (int q = 0; q < 4; ++q)
+            acc += double(a.data[(i * 3 + r) * 4 + q]) * b.data[(j * 4 + q) * 5 + c];
           want.push_back(static_cast<float>(acc));
         }
   fb::OpOptionsUnion u;
@@ -192,8 +206,9 @@ size_t BroadcastIndex(size_t i, const Shape& y, const Shape& s) {
 TEST(Ops, BinaryBroadcasting) {
   const std::vector<std::pair<Shape, Shape>> shapes = {
       {{2, 3, 4, 5}, {3, 1, 1}}, {{2, 3, 4, 5}, {5}}, {{4, 5}, {2, 3, 4, 5}}, {{1}, {2, 3}},
-      {{2, 1, 4}, {1, 3, 1}},    {{3, 7}, {3, 7}},     {{1, 1}, {1, 1}},       {{6, 1}, {6, 17}}};
-  const fb::BinaryKind kinds[] = {fb::BinaryKind::Add, fb::BinaryKind::Sub, fb::BinaryKind::Mul, fb::BinaryKind::Div};
+      {{2, 1, 4}, {1, 3, 1}},    {{3, 7}, {3, 7}},    {{1, 1}, {1, 1}},       {{6, 1}, {6, 17}}};
+  const fb::BinaryKind kinds[] = {fb::BinaryKind::Add, fb::BinaryKind::Sub, fb::BinaryKind::Mul,
+                                  fb::BinaryKind::Div};
   unsigned seed = 10;
   for (const auto& [sa, sb] : shapes)
     for (fb::BinaryKind kind : kinds) {
@@ -206,13 +221,16 @@ TEST(Ops, BinaryBroadcasting) {
       std::vector<float> want(Count(y));
       for (size_t i = 0; i < want.size(); ++i) {
         const double va = a.data[BroadcastIndex(i, y, sa)], vb = b.data[BroadcastIndex(i, y, sb)];
-        const double v = kind == fb::BinaryKind::Add ? va + vb : kind == fb::BinaryKind::Sub ? va - vb
-                         : kind == fb::BinaryKind::Mul ? va * vb : va / vb;
+        const double v = kind == fb::BinaryKind::Add   ? va + vb
+                         : kind == fb::BinaryKind::Sub ? va - vb
+                         : kind == fb::BinaryKind::Mul ? va * vb
+                                                       : va / vb;
         want[i] = static_cast<float>(Act(v, fb::ActivationKind::LeakyRelu, 0.1));
       }
       fb::BinaryOptionsT o;
       o.kind = kind;
-      o.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::LeakyRelu, 0.1f));
+      o.activation =
+          std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::LeakyRelu, 0.1f));
       fb::OpOptionsUnion u;
       u.Set(std::move(o));
       ExpectOp(fb::OpType::Binary, std::move(u), {a, b}, y, want);
@@ -220,14 +238,17 @@ TEST(Ops, BinaryBroadcasting) {
 }
 
 TEST(Ops, PReluSharedPerChannelAndGeneral) {
-  const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{2, 3, 4, 5}, {1}}, {{2, 3, 4, 5}, {3, 1, 1}}, {{2, 3, 4, 5}, {3}}, {{3, 4, 5}, {5}}, {{3, 4, 5}, {3, 4, 5}}};
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{2, 3, 4, 5}, {1}},
+                                                       {{2, 3, 4, 5}, {3, 1, 1}},
+                                                       {{2, 3, 4, 5}, {3}},
+                                                       {{3, 4, 5}, {5}},
+                                                       {{3, 4, 5}, {3, 4, 5}}};
   unsigned seed = 50;
   for (const auto& [sx, ss] : shapes) {
     In x = Rand(sx, ++seed), slope = Rand(ss, ++seed, true, 0.0f, 0.5f);
     // [3] on (N,C,H,W) is ONNX-broadcast against W, not C: the reference follows numpy.
     // Skip before building the reference: it would index the slope out of bounds (ASan).
-    if (ss == Shape{3} && sx.back() != 3) continue;   // not broadcastable under numpy rules
+    if (ss == Shape{3} && sx.back() != 3) continue;  // not broadcastable under numpy rules
     std::vector<float> want(Count(sx));
     for (size_t i = 0; i < want.size(); ++i) {
       const float v = x.data[i];
@@ -241,9 +262,12 @@ TEST(Ops, PReluSharedPerChannelAndGeneral) {
 
 TEST(Ops, ActivationsStandAlone) {
   const std::pair<fb::ActivationKind, std::pair<float, float>> acts[] = {
-      {fb::ActivationKind::Relu, {0, 0}},        {fb::ActivationKind::Clip, {0, 6}},
-      {fb::ActivationKind::LeakyRelu, {0.2f, 0}}, {fb::ActivationKind::Sigmoid, {0, 0}},
-      {fb::ActivationKind::HardSigmoid, {0.2f, 0.5f}}, {fb::ActivationKind::HardSwish, {0, 0}},
+      {fb::ActivationKind::Relu, {0, 0}},
+      {fb::ActivationKind::Clip, {0, 6}},
+      {fb::ActivationKind::LeakyRelu, {0.2f, 0}},
+      {fb::ActivationKind::Sigmoid, {0, 0}},
+      {fb::ActivationKind::HardSigmoid, {0.2f, 0.5f}},
+      {fb::ActivationKind::HardSwish, {0, 0}},
       {fb::ActivationKind::SiLU, {0, 0}}};
   for (const auto& [kind, ab] : acts) {
     In x = Rand({2, 3, 37}, 7, false, -8, 8);
@@ -264,7 +288,9 @@ TEST(Ops, BatchNormAndChannelAffine) {
   In scale = Rand({5}, 6, true), shift = Rand({5}, 7, true);
   for (size_t i = 0; i < x.data.size(); ++i) {
     const size_t c = (i / 21) % 5;
-    const double bn = gamma.data[c] * (x.data[i] - mean.data[c]) / std::sqrt(double(var.data[c]) + 1e-3) + beta.data[c];
+    const double bn =
+        gamma.data[c] * (x.data[i] - mean.data[c]) / std::sqrt(double(var.data[c]) + 1e-3) +
+        beta.data[c];
     want_bn.push_back(static_cast<float>(Act(bn, fb::ActivationKind::Relu)));
     want_affine.push_back(static_cast<float>(x.data[i] * double(scale.data[c]) + shift.data[c]));
   }
@@ -299,7 +325,8 @@ TEST(Ops, ConcatTransposePadReshape) {
   std::vector<float> want;
   for (int n = 0; n < 2; ++n)
     for (const In* t : {&a, &b, &c})
-      want.insert(want.end(), t->data.begin() + n * t->shape[1] * 3, t->data.begin() + (n + 1) * t->shape[1] * 3);
+      want.insert(want.end(), t->data.begin() + n * t->shape[1] * 3,
+                  t->data.begin() + (n + 1) * t->shape[1] * 3);
   fb::ConcatOptionsT co;
   co.axis = 1;
   fb::OpOptionsUnion u;
@@ -307,7 +334,7 @@ TEST(Ops, ConcatTransposePadReshape) {
   ExpectOp(fb::OpType::Concat, std::move(u), {a, b, c}, {2, 7, 3}, want);
 
   In x = Rand({2, 3, 4}, 4);
-  std::vector<float> tw;   // perm [2,0,1] → y[k][i][j] = x[i][j][k]
+  std::vector<float> tw;  // perm [2,0,1] → y[k][i][j] = x[i][j][k]
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 3; ++j) tw.push_back(x.data[(i * 3 + j) * 4 + k]);
@@ -317,7 +344,7 @@ TEST(Ops, ConcatTransposePadReshape) {
   ExpectOp(fb::OpType::Transpose, std::move(u), {x}, {4, 2, 3}, tw);
 
   In p = Rand({1, 2, 3, 3}, 5);
-  std::vector<float> pw(1 * 2 * 6 * 6, 0.5f);   // pads H: 1 before, 2 after; W: 2 before, 1 after
+  std::vector<float> pw(1 * 2 * 6 * 6, 0.5f);  // pads H: 1 before, 2 after; W: 2 before, 1 after
   for (int ch = 0; ch < 2; ++ch)
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) pw[(ch * 6 + i + 1) * 6 + j + 2] = p.data[(ch * 3 + i) * 3 + j];
@@ -335,7 +362,7 @@ TEST(Ops, ConcatTransposePadReshape) {
 TEST(Ops, Slice) {
   In x = Rand({1, 4, 3, 5}, 11);
   auto at = [&](int c, int h, int w) { return x.data[(c * 3 + h) * 5 + w]; };
-  std::vector<float> half;   // channels 2..3
+  std::vector<float> half;  // channels 2..3
   for (int c = 2; c < 4; ++c)
     for (int h = 0; h < 3; ++h)
       for (int w = 0; w < 5; ++w) half.push_back(at(c, h, w));
@@ -346,7 +373,7 @@ TEST(Ops, Slice) {
   u.Set(std::move(so));
   ExpectOp(fb::OpType::Slice, std::move(u), {x}, {1, 2, 3, 5}, half);
 
-  std::vector<float> odd;    // channels 3,1 (step −2); rows 1..2; columns 0,2,4
+  std::vector<float> odd;  // channels 3,1 (step −2); rows 1..2; columns 0,2,4
   for (int c = 3; c >= 1; c -= 2)
     for (int h = 1; h < 3; ++h)
       for (int w = 0; w < 5; w += 2) odd.push_back(at(c, h, w));
@@ -404,7 +431,8 @@ TEST(Ops, PoolsMatchReference) {
     o.count_include_pad = c.include_pad;
     fb::OpOptionsUnion u;
     u.Set(std::move(o));
-    ExpectOp(fb::OpType::Pool, std::move(u), {x}, c.one_d ? Shape{2, 3, ow} : Shape{2, 3, oh, ow}, want);
+    ExpectOp(fb::OpType::Pool, std::move(u), {x}, c.one_d ? Shape{2, 3, ow} : Shape{2, 3, oh, ow},
+             want);
   }
 }
 
@@ -413,7 +441,10 @@ TEST(Ops, GlobalPoolAndSoftmax) {
   std::vector<float> avg, mx;
   for (int p = 0; p < 6; ++p) {
     double s = 0, m = -INFINITY;
-    for (int i = 0; i < 35; ++i) { s += x.data[p * 35 + i]; m = std::max(m, double(x.data[p * 35 + i])); }
+    for (int i = 0; i < 35; ++i) {
+      s += x.data[p * 35 + i];
+      m = std::max(m, double(x.data[p * 35 + i]));
+    }
     avg.push_back(static_cast<float>(s / 35));
     mx.push_back(static_cast<float>(m));
   }

@@ -9,7 +9,8 @@ namespace edgefold::testing {
 namespace {
 
 // x [2, 3, 4] reduced over dims [1, 3) (sum) into y of `y_shape`.
-std::vector<uint8_t> Build(const std::vector<int32_t>& y_shape, int32_t axis = 1, int32_t count = 2) {
+std::vector<uint8_t> Build(const std::vector<int32_t>& y_shape, int32_t axis = 1,
+                           int32_t count = 2) {
   EfbBuilder e;
   const int x = e.AddInput("x", {2, 3, 4});
   const int y = e.AddTensor("y", y_shape);
@@ -26,7 +27,8 @@ std::vector<uint8_t> Build(const std::vector<int32_t>& y_shape, int32_t axis = 1
 
 TEST(ReduceOp, KeepdimsOrNotSameSums) {
   const std::vector<float> x = RandomVector(24, 4, -1, 1);
-  for (const std::vector<int32_t>& shape : {std::vector<int32_t>{2, 1, 1}, std::vector<int32_t>{2}}) {
+  for (const std::vector<int32_t>& shape :
+       {std::vector<int32_t>{2, 1, 1}, std::vector<int32_t>{2}}) {
     for (Isa isa : AvailableIsas()) {
       const RunResult r = RunModel(Build(shape), {x}, isa);
       ASSERT_EQ(r.status, Status::kOk) << r.log;
@@ -41,12 +43,14 @@ TEST(ReduceOp, KeepdimsOrNotSameSums) {
 }
 
 TEST(ReduceOp, RefusesAWrongOutputNamingTheOp) {
-  for (const std::vector<int32_t>& shape : {std::vector<int32_t>{2, 3, 1}, std::vector<int32_t>{2, 1}}) {
+  for (const std::vector<int32_t>& shape :
+       {std::vector<int32_t>{2, 3, 1}, std::vector<int32_t>{2, 1}}) {
     const RunResult r = RunModel(Build(shape), {RandomVector(24, 4, -1, 1)});
     EXPECT_EQ(r.status, Status::kShapeMismatch) << r.log;
     EXPECT_NE(r.log.find("Reduce 'sum'"), std::string::npos) << r.log;
   }
-  const RunResult r = RunModel(Build({2, 3, 4}, 2, 2), {RandomVector(24, 4, -1, 1)});   // dims [2, 4) of rank 3
+  const RunResult r =
+      RunModel(Build({2, 3, 4}, 2, 2), {RandomVector(24, 4, -1, 1)});  // dims [2, 4) of rank 3
   EXPECT_EQ(r.status, Status::kInvalidModel) << r.log;
   EXPECT_NE(r.log.find("exceed rank"), std::string::npos) << r.log;
 }

@@ -13,7 +13,7 @@ namespace {
 
 // X [3, 1, 2], hidden 2, both directions: W [2, 2, 8], R [2, 2, 8], B [2, 2, 8].
 struct Lstm {
-  int scratch_bytes = (3 * 8 + 2) * 4;   // projection [S·B·4H] + c [B·H]
+  int scratch_bytes = (3 * 8 + 2) * 4;  // projection [S·B·4H] + c [B·H]
   std::vector<int32_t> w_shape = {2, 2, 8};
   std::vector<int32_t> yh_shape = {2, 1, 2};
   bool output_cell = true;
@@ -38,7 +38,8 @@ std::vector<uint8_t> Build(const Lstm& c) {
   o.output_cell = c.output_cell;
   fb::OpOptionsUnion u;
   u.Set(std::move(o));
-  e.AddOp(fb::OpType::Rnn, "lstm", {x, w, r, b}, {yh, y, yc}, std::move(u), uint64_t(c.scratch_bytes));
+  e.AddOp(fb::OpType::Rnn, "lstm", {x, w, r, b}, {yh, y, yc}, std::move(u),
+          uint64_t(c.scratch_bytes));
   e.AddOutput(yh);
   e.AddOutput(y);
   e.AddOutput(yc);
@@ -54,7 +55,7 @@ TEST(RnnOp, FinalStatesAreTheLastStepsOnEveryIsa) {
     const RunResult r = RunModel(model, {x}, isa);
     ASSERT_EQ(r.status, Status::kOk) << IsaName(isa) << ": " << r.log;
     const std::vector<float>& yh = r.outputs.at(0);
-    const std::vector<float>& y = r.outputs.at(1);   // [t][d][b][h]
+    const std::vector<float>& y = r.outputs.at(1);  // [t][d][b][h]
     for (int u = 0; u < 2; ++u) {
       EXPECT_EQ(yh[u], y[(2 * 2 + 0) * 2 + u]) << IsaName(isa);      // forward: t = 2
       EXPECT_EQ(yh[2 + u], y[(0 * 2 + 1) * 2 + u]) << IsaName(isa);  // reverse: t = 0
@@ -65,8 +66,8 @@ TEST(RnnOp, FinalStatesAreTheLastStepsOnEveryIsa) {
   }
 }
 
-void ExpectRefused(const std::vector<uint8_t>& model, size_t inputs, const std::string& op, Status status,
-                   const std::string& what) {
+void ExpectRefused(const std::vector<uint8_t>& model, size_t inputs, const std::string& op,
+                   Status status, const std::string& what) {
   const RunResult r = RunModel(model, {std::vector<float>(inputs, 0.5f)});
   EXPECT_EQ(r.status, status) << r.log;
   EXPECT_NE(r.log.find(op), std::string::npos) << r.log;
@@ -78,13 +79,13 @@ TEST(RnnOp, RefusesBadModelsNamingTheOp) {
   small_scratch.scratch_bytes = 16;
   ExpectRefused(Build(small_scratch), 6, "Rnn 'lstm'", Status::kInvalidModel, "scratch bytes");
   Lstm wrong_w;
-  wrong_w.w_shape = {2, 3, 8};   // input size 3 for X's 2
+  wrong_w.w_shape = {2, 3, 8};  // input size 3 for X's 2
   ExpectRefused(Build(wrong_w), 6, "Rnn 'lstm'", Status::kShapeMismatch, "packed W");
   Lstm wrong_yh;
-  wrong_yh.yh_shape = {1, 1, 2};   // one direction's state for a bidirectional op
+  wrong_yh.yh_shape = {1, 1, 2};  // one direction's state for a bidirectional op
   ExpectRefused(Build(wrong_yh), 6, "Rnn 'lstm'", Status::kShapeMismatch, "Y_h must be");
   Lstm no_cell;
-  no_cell.output_cell = false;     // three outputs, options name two
+  no_cell.output_cell = false;  // three outputs, options name two
   ExpectRefused(Build(no_cell), 6, "Rnn 'lstm'", Status::kInvalidModel, "outputs");
 }
 

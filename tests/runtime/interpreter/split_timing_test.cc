@@ -12,7 +12,8 @@ namespace {
 // Runs `runs` invocations whose split and alone ways take split_ns(run) and alone_ns(run);
 // returns the way each one went (true: alone).
 template <class SplitNs, class AloneNs>
-std::vector<bool> Simulate(SplitTiming* t, uint64_t first, uint64_t runs, SplitNs split_ns, AloneNs alone_ns) {
+std::vector<bool> Simulate(SplitTiming* t, uint64_t first, uint64_t runs, SplitNs split_ns,
+                           AloneNs alone_ns) {
   std::vector<bool> ways;
   for (uint64_t run = first; run < first + runs; ++run) {
     const bool alone = RunAloneThisTime(*t, run);
@@ -30,7 +31,8 @@ size_t CountAlone(const std::vector<bool>& ways, size_t from, size_t to) {
 
 TEST(SplitTiming, ProbesBothWaysThenRunsTheFasterAndRetimesTheOther) {
   SplitTiming t;
-  const std::vector<bool> ways = Simulate(&t, 0, 96, [](uint64_t) { return 200.0f; }, [](uint64_t) { return 100.0f; });
+  const std::vector<bool> ways = Simulate(
+      &t, 0, 96, [](uint64_t) { return 200.0f; }, [](uint64_t) { return 100.0f; });
   EXPECT_EQ(ways[0], false);
   EXPECT_EQ(ways[1], true);
   EXPECT_EQ(ways[2], false);
@@ -42,9 +44,10 @@ TEST(SplitTiming, ProbesBothWaysThenRunsTheFasterAndRetimesTheOther) {
 
 TEST(SplitTiming, KeepsSplittingWhenItIsFaster) {
   SplitTiming t;
-  const std::vector<bool> ways = Simulate(&t, 0, 64, [](uint64_t) { return 60.0f; }, [](uint64_t) { return 100.0f; });
+  const std::vector<bool> ways = Simulate(
+      &t, 0, 64, [](uint64_t) { return 60.0f; }, [](uint64_t) { return 100.0f; });
   EXPECT_FALSE(t.alone);
-  EXPECT_EQ(CountAlone(ways, 4, 64), 1u);   // run 32's re-timing
+  EXPECT_EQ(CountAlone(ways, 4, 64), 1u);  // run 32's re-timing
 }
 
 TEST(SplitTiming, FollowsAChangeOfSpellBothWays) {
@@ -58,7 +61,8 @@ TEST(SplitTiming, FollowsAChangeOfSpellBothWays) {
   for (uint64_t run = 100 + SplitTiming::kKept; run < 300; ++run)
     EXPECT_EQ(ways[run], run % kSplitReprobe != 0) << run;
   // Back to splitting within two re-timings of the split way.
-  EXPECT_LE(CountAlone(ways, 300 + 2 * kSplitReprobe, 400), (100 - 2 * kSplitReprobe) / kSplitReprobe + 1);
+  EXPECT_LE(CountAlone(ways, 300 + 2 * kSplitReprobe, 400),
+            (100 - 2 * kSplitReprobe) / kSplitReprobe + 1);
   EXPECT_FALSE(t.alone);
 }
 
@@ -67,7 +71,7 @@ TEST(SplitTiming, OneSlowRunDoesNotFlipTheChoice) {
   // One preempted split run (10×) must not send the runs after it alone.
   const auto split = [](uint64_t run) { return run == 10 ? 1000.0f : 100.0f; };
   const std::vector<bool> ways = Simulate(&t, 0, 40, split, [](uint64_t) { return 103.0f; });
-  EXPECT_EQ(CountAlone(ways, 4, 40), 1u);   // run 32's re-timing only
+  EXPECT_EQ(CountAlone(ways, 4, 40), 1u);  // run 32's re-timing only
   EXPECT_FALSE(t.alone);
 }
 

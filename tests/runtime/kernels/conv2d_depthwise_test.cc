@@ -25,17 +25,19 @@ Conv2dShape DwShape(const DwCase& c) {
 }
 
 // Compares table and reference for case c under activation act (with bias) and reports the case.
-::testing::AssertionResult SameAsReference(const ConvKernelTable& table, const DwCase& c, const Activation& act) {
+::testing::AssertionResult SameAsReference(const ConvKernelTable& table, const DwCase& c,
+                                           const Activation& act) {
   const Conv2dShape s = DwShape(c);
   const std::vector<float> x = RandomVector(c.channels * c.in_h * c.in_w, -4, 4),
-                           w = RandomVector(c.channels * c.k * c.k, -1, 1, 5), bias = RandomVector(c.channels, -1, 1, 6);
+                           w = RandomVector(c.channels * c.k * c.k, -1, 1, 5),
+                           bias = RandomVector(c.channels, -1, 1, 6);
   std::vector<float> want(c.channels * s.out_h * s.out_w), got(want.size(), -7.0f);
   ref::Conv2dDepthwise(s, x.data(), w.data(), bias.data(), act, want.data());
   table.conv2d_depthwise(s, x.data(), w.data(), bias.data(), act, got.data());
   ::testing::AssertionResult r = AllClose(want, got, 2e-5f);
   if (!r)
-    r << " in " << c.in_h << "x" << c.in_w << " k" << c.k << " s" << c.stride << " d" << c.dilation << " p" << c.pad
-      << " c" << c.channels << " act " << int(act.kind);
+    r << " in " << c.in_h << "x" << c.in_w << " k" << c.k << " s" << c.stride << " d" << c.dilation
+      << " p" << c.pad << " c" << c.channels << " act " << int(act.kind);
   return r;
 }
 
@@ -46,7 +48,8 @@ TEST_P(DepthwiseTest, MobileNetShapes) {
     for (size_t k : {3, 5})
       for (size_t stride : {1, 2}) {
         const DwCase c{hw, hw, k, stride, 1, k / 2, hw >= 56 ? size_t{2} : size_t{5}};
-        for (const Activation& act : {Activation{ActKind::kClip, 0, 6}, Activation{ActKind::kHardSwish, 0, 0}})
+        for (const Activation& act :
+             {Activation{ActKind::kClip, 0, 6}, Activation{ActKind::kHardSwish, 0, 0}})
           EXPECT_TRUE(SameAsReference(conv(), c, act));
       }
 }
@@ -58,30 +61,35 @@ TEST_P(DepthwiseTest, WidthsAroundTheRegister) {
     for (size_t in_h : {1, 2, 5, 9})
       for (size_t k : {3, 5})
         for (size_t stride : {1, 2})
-          EXPECT_TRUE(SameAsReference(conv(), {in_h, in_w, k, stride, 1, k / 2, 3}, {ActKind::kNone, 0, 0}));
+          EXPECT_TRUE(SameAsReference(conv(), {in_h, in_w, k, stride, 1, k / 2, 3},
+                                      {ActKind::kNone, 0, 0}));
 }
 
 // Output rows up to kDwMaskPitch (240) wide read their column masks from tables, wider ones
 // compare columns per register: both sides of the limit, strides 1 and 2, 3×3 and 5×5.
 TEST_P(DepthwiseTest, RowsAroundTheMaskTableWidth) {
-  for (const DwCase& c : {DwCase{3, 240, 3, 1, 1, 1, 2}, DwCase{3, 241, 3, 1, 1, 1, 2}, DwCase{4, 250, 5, 1, 1, 2, 2},
-                          DwCase{5, 480, 3, 2, 1, 1, 2}, DwCase{5, 483, 5, 2, 1, 2, 2}})
+  for (const DwCase& c :
+       {DwCase{3, 240, 3, 1, 1, 1, 2}, DwCase{3, 241, 3, 1, 1, 1, 2}, DwCase{4, 250, 5, 1, 1, 2, 2},
+        DwCase{5, 480, 3, 2, 1, 1, 2}, DwCase{5, 483, 5, 2, 1, 2, 2}})
     EXPECT_TRUE(SameAsReference(conv(), c, {ActKind::kClip, 0, 6}));
 }
 
 // Dilation and padding wider than k/2 keep out_w ≥ in_w (the flat path with pitch out_w) or
 // leave it (the fallbacks); a 1×1 kernel has no masked column at all.
 TEST_P(DepthwiseTest, DilationAndWidePadding) {
-  for (const DwCase& c : {DwCase{14, 14, 3, 1, 2, 2, 4}, DwCase{15, 13, 3, 2, 2, 2, 4}, DwCase{9, 9, 3, 1, 1, 2, 3},
-                          DwCase{10, 11, 5, 2, 1, 3, 3}, DwCase{7, 7, 1, 1, 1, 0, 3}, DwCase{8, 9, 1, 2, 1, 0, 3},
-                          DwCase{12, 12, 7, 1, 1, 3, 2}, DwCase{12, 12, 7, 2, 1, 3, 2}, DwCase{20, 21, 9, 1, 1, 4, 2}})
+  for (const DwCase& c :
+       {DwCase{14, 14, 3, 1, 2, 2, 4}, DwCase{15, 13, 3, 2, 2, 2, 4}, DwCase{9, 9, 3, 1, 1, 2, 3},
+        DwCase{10, 11, 5, 2, 1, 3, 3}, DwCase{7, 7, 1, 1, 1, 0, 3}, DwCase{8, 9, 1, 2, 1, 0, 3},
+        DwCase{12, 12, 7, 1, 1, 3, 2}, DwCase{12, 12, 7, 2, 1, 3, 2},
+        DwCase{20, 21, 9, 1, 1, 4, 2}})
     EXPECT_TRUE(SameAsReference(conv(), c, {ActKind::kRelu, 0, 0}));
 }
 
 // Every fused activation (the flat path compiles None/Relu/Clip apart, the rest go through ActBatch).
 TEST_P(DepthwiseTest, EveryActivation) {
   for (const Activation& act : AllActivations())
-    for (size_t stride : {1, 2}) EXPECT_TRUE(SameAsReference(conv(), {14, 14, 3, stride, 1, 1, 3}, act));
+    for (size_t stride : {1, 2})
+      EXPECT_TRUE(SameAsReference(conv(), {14, 14, 3, stride, 1, 1, 3}, act));
 }
 
 // Outputs up to 16 × 16 (inputs up to 32 × 32) go W channels at a time (one channel per lane: 16
@@ -97,12 +105,15 @@ TEST_P(DepthwiseTest, SmallPlanesInBlocksOfChannels) {
       for (size_t k : {1, 3, 5, 7})
         for (size_t stride : {1, 2}) {
           if (k > hw + k / 2 * 2) continue;
-          EXPECT_TRUE(SameAsReference(conv(), {hw, hw, k, stride, 1, k / 2, channels}, {ActKind::kClip, -1, 2}));
+          EXPECT_TRUE(SameAsReference(conv(), {hw, hw, k, stride, 1, k / 2, channels},
+                                      {ActKind::kClip, -1, 2}));
         }
-  for (const DwCase& c : {DwCase{14, 11, 3, 1, 2, 2, 9}, DwCase{16, 15, 3, 2, 2, 3, 12}, DwCase{7, 7, 5, 1, 1, 4, 10},
-                          DwCase{5, 16, 3, 2, 1, 0, 8}, DwCase{16, 16, 7, 2, 1, 3, 17}})
-    for (const Activation& act : {Activation{ActKind::kNone, 0, 0}, Activation{ActKind::kRelu, 0, 0},
-                                  Activation{ActKind::kSiLU, 0, 0}})
+  for (const DwCase& c :
+       {DwCase{14, 11, 3, 1, 2, 2, 9}, DwCase{16, 15, 3, 2, 2, 3, 12}, DwCase{7, 7, 5, 1, 1, 4, 10},
+        DwCase{5, 16, 3, 2, 1, 0, 8}, DwCase{16, 16, 7, 2, 1, 3, 17}})
+    for (const Activation& act :
+         {Activation{ActKind::kNone, 0, 0}, Activation{ActKind::kRelu, 0, 0},
+          Activation{ActKind::kSiLU, 0, 0}})
       EXPECT_TRUE(SameAsReference(conv(), c, act));
 }
 

@@ -68,16 +68,19 @@ TEST_P(ElementwiseTest, ChannelAffineAndBatchnorm) {
     for (size_t spatial : {size_t{1}, W(), W() + 1, size_t{13}, size_t{49}}) {
       const size_t n = channels * spatial;
       const std::vector<float> x = RandomVector(n, -4, 4), scale = RandomVector(channels, -2, 2, 3),
-                               shift = RandomVector(channels, -1, 1, 4), var = RandomVector(channels, 0.1f, 2, 5);
+                               shift = RandomVector(channels, -1, 1, 4),
+                               var = RandomVector(channels, 0.1f, 2, 5);
       for (const Activation& act : AllActivations()) {
         std::vector<float> want(n), got(n);
-        ref::ChannelAffine(x.data(), scale.data(), shift.data(), want.data(), channels, spatial, act);
-        table().channel_affine(x.data(), scale.data(), shift.data(), got.data(), channels, spatial, act);
+        ref::ChannelAffine(x.data(), scale.data(), shift.data(), want.data(), channels, spatial,
+                           act);
+        table().channel_affine(x.data(), scale.data(), shift.data(), got.data(), channels, spatial,
+                               act);
         ASSERT_TRUE(AllClose(want, got)) << "affine c=" << channels << " s=" << spatial;
-        ref::BatchnormInference(x.data(), scale.data(), shift.data(), x.data(), var.data(), 1e-5f, want.data(),
-                                channels, spatial, act);
-        table().batchnorm_inference(x.data(), scale.data(), shift.data(), x.data(), var.data(), 1e-5f,
-                                    got.data(), channels, spatial, act);
+        ref::BatchnormInference(x.data(), scale.data(), shift.data(), x.data(), var.data(), 1e-5f,
+                                want.data(), channels, spatial, act);
+        table().batchnorm_inference(x.data(), scale.data(), shift.data(), x.data(), var.data(),
+                                    1e-5f, got.data(), channels, spatial, act);
         ASSERT_TRUE(AllClose(want, got, 1e-5f)) << "bn c=" << channels << " s=" << spatial;
       }
     }
@@ -93,17 +96,21 @@ TEST_P(ElementwiseTest, PreluPerChannelAndShared) {
         std::vector<float> want(n), got(n);
         ref::Prelu(x.data(), slope.data(), want.data(), channels, spatial, per_channel);
         table().prelu(x.data(), slope.data(), got.data(), channels, spatial, per_channel);
-        ASSERT_TRUE(AllClose(want, got, 0, 0)) << "c=" << channels << " s=" << spatial << " pc=" << per_channel;
+        ASSERT_TRUE(AllClose(want, got, 0, 0))
+            << "c=" << channels << " s=" << spatial << " pc=" << per_channel;
       }
     }
   }
 }
 
 TEST_P(ElementwiseTest, BinaryEveryKindModeAndAlias) {
-  const BinaryKind kinds[] = {BinaryKind::kAdd, BinaryKind::kSub, BinaryKind::kMul, BinaryKind::kDiv,
-                             BinaryKind::kMin, BinaryKind::kMax};
-  const BroadcastMode modes[] = {BroadcastMode::kElementwise, BroadcastMode::kScalarB, BroadcastMode::kScalarA};
-  const Activation acts[] = {{ActKind::kNone, 0, 0}, {ActKind::kRelu, 0, 0}, {ActKind::kSigmoid, 0, 0},
+  const BinaryKind kinds[] = {BinaryKind::kAdd, BinaryKind::kSub, BinaryKind::kMul,
+                              BinaryKind::kDiv, BinaryKind::kMin, BinaryKind::kMax};
+  const BroadcastMode modes[] = {BroadcastMode::kElementwise, BroadcastMode::kScalarB,
+                                 BroadcastMode::kScalarA};
+  const Activation acts[] = {{ActKind::kNone, 0, 0},
+                             {ActKind::kRelu, 0, 0},
+                             {ActKind::kSigmoid, 0, 0},
                              {ActKind::kSiLU, 0, 0}};
   for (size_t n : AwkwardSizes()) {
     const std::vector<float> a = RandomVector(n, 0.5f, 2, 21), b = RandomVector(n, -2, -0.5f, 22);
@@ -113,7 +120,8 @@ TEST_P(ElementwiseTest, BinaryEveryKindModeAndAlias) {
           std::vector<float> want(n), got(n);
           ref::Binary(kind, mode, a.data(), b.data(), want.data(), n, act);
           table().binary(kind, mode, a.data(), b.data(), got.data(), n, act);
-          ASSERT_TRUE(AllClose(want, got)) << "n=" << n << " kind=" << int(kind) << " mode=" << int(mode);
+          ASSERT_TRUE(AllClose(want, got))
+              << "n=" << n << " kind=" << int(kind) << " mode=" << int(mode);
           std::vector<float> y = a;  // y aliases a
           table().binary(kind, mode, y.data(), b.data(), y.data(), n, act);
           if (mode != BroadcastMode::kScalarA) {

@@ -54,7 +54,8 @@ TEST_P(GemmTest, AllShapeTails) {
 // the column tail, with and without the packed B panel (m below and above twice the tile).
 TEST_P(GemmTest, EveryRowRemainder) {
   for (size_t m = 1; m <= 26; ++m)
-    for (size_t n : {2 * W(), 3 * W() + 1}) ASSERT_TRUE(Check({m, n, 19, 0, BiasMode::kPerRow, false, {}}));
+    for (size_t n : {2 * W(), 3 * W() + 1})
+      ASSERT_TRUE(Check({m, n, 19, 0, BiasMode::kPerRow, false, {}}));
 }
 
 TEST_P(GemmTest, StridedOperandsLeavePaddingAlone) {
@@ -63,7 +64,8 @@ TEST_P(GemmTest, StridedOperandsLeavePaddingAlone) {
 }
 
 TEST_P(GemmTest, BiasAccumulateAndEveryActivation) {
-  const size_t shapes[][3] = {{7, 33, 17}, {17, 17, 5}, {1, 40, 300}, {13, 1, 29}, {4, 2 * W(), 8}, {5, 3 * W(), 9}};
+  const size_t shapes[][3] = {{7, 33, 17}, {17, 17, 5},     {1, 40, 300},
+                              {13, 1, 29}, {4, 2 * W(), 8}, {5, 3 * W(), 9}};
   for (const auto& mnk : shapes) {
     GemmCase gc{mnk[0], mnk[1], mnk[2], 0, BiasMode::kNone, false, {}};
     for (BiasMode bias : {BiasMode::kNone, BiasMode::kPerRow, BiasMode::kPerCol}) {
@@ -88,14 +90,17 @@ TEST_P(GemmTest, LargeConvShaped) {
 // multiple of the 8-row tile; the activation and bias must be applied once, after the last K
 // block only.
 TEST_P(GemmTest, AcrossCacheBlocks) {
-  const size_t shapes[][3] = {{19, 2 * 256 + W() + 5, 600}, {11, 256 + 3, 257}, {9, 7, 513}, {3, 49, 1000},
-                              {13, 3 * 288 + 2 * W() + 7, 300}};   // 8×3 tiles over several N blocks
+  const size_t shapes[][3] = {{19, 2 * 256 + W() + 5, 600},
+                              {11, 256 + 3, 257},
+                              {9, 7, 513},
+                              {3, 49, 1000},
+                              {13, 3 * 288 + 2 * W() + 7, 300}};  // 8×3 tiles over several N blocks
   for (const auto& mnk : shapes)
     for (BiasMode bias : {BiasMode::kPerRow, BiasMode::kPerCol})
       for (bool accumulate : {false, true}) {
         GemmCase gc{mnk[0], mnk[1], mnk[2], 2, bias, accumulate, {ActKind::kClip, -0.5f, 0.75f}};
-        ASSERT_TRUE(Check(gc)) << mnk[0] << "x" << mnk[1] << "x" << mnk[2] << " bias="
-                               << static_cast<int>(bias) << " acc=" << accumulate;
+        ASSERT_TRUE(Check(gc)) << mnk[0] << "x" << mnk[1] << "x" << mnk[2]
+                               << " bias=" << static_cast<int>(bias) << " acc=" << accumulate;
       }
 }
 
@@ -103,9 +108,10 @@ TEST_P(GemmTest, AcrossCacheBlocks) {
 // from C's partial sum, so each output still sums over k in order. Packed panels (m ≥ two row
 // tiles) and B read in place (fewer rows), B rows through b_row_offsets, bias, accumulate.
 TEST_P(GemmTest, BlockingNeverChangesTheBits) {
-  const GemmBlocking blockings[] = {{64, 8}, {72, 16}, {256, 24}, {256, 4096},
-                                    GemmBlockingFor({48 * 1024, 2048 * 1024}, 8, 48)};
-  const size_t shapes[][3] = {{40, 5 * W() + 3, 300}, {7, 4 * W(), 130}, {17, 3 * W(), 257}, {64, 2 * W() + 1, 70}};
+  const GemmBlocking blockings[] = {
+      {64, 8}, {72, 16}, {256, 24}, {256, 4096}, GemmBlockingFor({48 * 1024, 2048 * 1024}, 8, 48)};
+  const size_t shapes[][3] = {
+      {40, 5 * W() + 3, 300}, {7, 4 * W(), 130}, {17, 3 * W(), 257}, {64, 2 * W() + 1, 70}};
   for (const auto& mnk : shapes) {
     for (bool offsets : {false, true}) {
       GemmParams p;
@@ -114,7 +120,7 @@ TEST_P(GemmTest, BlockingNeverChangesTheBits) {
       const std::vector<float> a = RandomVector(p.m * p.lda, -1, 1, 21);
       const std::vector<float> b = RandomVector(p.k * p.ldb + 7, -1, 1, 22);
       const std::vector<float> bias = RandomVector(p.m, -1, 1, 23);
-      std::vector<uint32_t> rows(p.k);   // rows of B in reverse order, shifted by 7
+      std::vector<uint32_t> rows(p.k);  // rows of B in reverse order, shifted by 7
       for (size_t q = 0; q < p.k; ++q) rows[q] = static_cast<uint32_t>((p.k - 1 - q) * p.ldb + 7);
       if (offsets) p.b_row_offsets = rows.data();
       p.bias = bias.data(), p.bias_per_row = true, p.accumulate = true;
@@ -131,8 +137,8 @@ TEST_P(GemmTest, BlockingNeverChangesTheBits) {
             << "kc=" << blocking.kc << " mc=" << blocking.mc;
         if (first.empty()) first = got;
         ASSERT_EQ(0, std::memcmp(first.data(), got.data(), got.size() * sizeof(float)))
-            << "m=" << p.m << " n=" << p.n << " k=" << p.k << " kc=" << blocking.kc << " mc=" << blocking.mc
-            << " offsets=" << offsets;
+            << "m=" << p.m << " n=" << p.n << " k=" << p.k << " kc=" << blocking.kc
+            << " mc=" << blocking.mc << " offsets=" << offsets;
       }
     }
   }
@@ -165,7 +171,8 @@ TEST_P(GemmTest, OneRowSumsLikeTheTiles) {
       want.resize(p.n);
       ASSERT_TRUE(AllClose(want, one, 2e-6f * static_cast<float>(p.k + 1), 1e-5f)) << "n=" << n;
       const size_t n_vec = n / W() * W();
-      ASSERT_EQ(0, std::memcmp(three.data(), one.data(), n_vec * sizeof(float))) << "n=" << n << " offsets=" << offsets;
+      ASSERT_EQ(0, std::memcmp(three.data(), one.data(), n_vec * sizeof(float)))
+          << "n=" << n << " offsets=" << offsets;
     }
   }
 }
@@ -173,17 +180,17 @@ TEST_P(GemmTest, OneRowSumsLikeTheTiles) {
 // The blocking a core's caches give (cpu_caches.h): the panel fills at most L1d, the A block at
 // most half of L2, kc within [64, kGemmMaxKc] and a multiple of 8, mc a multiple of the row tile.
 TEST(GemmBlockingTest, DerivedFromTheCaches) {
-  GemmBlocking zen4 = GemmBlockingFor({32 * 1024, 1024 * 1024}, 8, 48);   // AVX-512, 8 × 3 tiles
-  EXPECT_EQ(168u, zen4.kc);                                               // 32 KiB / 192 B = 170
-  EXPECT_EQ(776u, zen4.mc);                                               // 512 KiB / (168 · 4 B) = 780
+  GemmBlocking zen4 = GemmBlockingFor({32 * 1024, 1024 * 1024}, 8, 48);  // AVX-512, 8 × 3 tiles
+  EXPECT_EQ(168u, zen4.kc);                                              // 32 KiB / 192 B = 170
+  EXPECT_EQ(776u, zen4.mc);  // 512 KiB / (168 · 4 B) = 780
   GemmBlocking xeon = GemmBlockingFor({48 * 1024, 2048 * 1024}, 8, 48);
   EXPECT_EQ(kGemmMaxKc, xeon.kc);
   EXPECT_EQ(1024u, xeon.mc);
-  GemmBlocking small = GemmBlockingFor({16 * 1024, 128 * 1024}, 4, 16);   // AVX2 on a small core
+  GemmBlocking small = GemmBlockingFor({16 * 1024, 128 * 1024}, 4, 16);  // AVX2 on a small core
   EXPECT_EQ(256u, small.kc);
   EXPECT_EQ(64u, small.mc);
   GemmBlocking tiny = GemmBlockingFor({8 * 1024, 64 * 1024}, 8, 48);
-  EXPECT_EQ(64u, tiny.kc);                                                // floor
+  EXPECT_EQ(64u, tiny.kc);  // floor
   EXPECT_EQ(128u, tiny.mc);
   const CacheSizes& host = HostCaches();
   EXPECT_GE(host.l1d_bytes, 8u * 1024);

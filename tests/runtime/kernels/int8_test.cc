@@ -24,51 +24,60 @@ std::vector<int8_t> RandomS8(size_t n, unsigned seed) {
 
 TEST(Int8Reference, RequantizeRoundsHalfAwayFromZero) {
   // acc·M / 2^(31+shift) with M = 2^30, shift = 0: acc / 2.
-  EXPECT_EQ(RequantizeS8(5, 1 << 30, 0, 0, -128, 127), 3);     // 2.5 → 3
-  EXPECT_EQ(RequantizeS8(-5, 1 << 30, 0, 0, -128, 127), -3);   // −2.5 → −3
-  EXPECT_EQ(RequantizeS8(3, 1 << 30, 0, 10, -128, 127), 12);   // 1.5 → 2, + zp 10
-  EXPECT_EQ(RequantizeS8(4, 1 << 30, -1, 0, -128, 127), 4);    // shift −1: acc·1
+  EXPECT_EQ(RequantizeS8(5, 1 << 30, 0, 0, -128, 127), 3);    // 2.5 → 3
+  EXPECT_EQ(RequantizeS8(-5, 1 << 30, 0, 0, -128, 127), -3);  // −2.5 → −3
+  EXPECT_EQ(RequantizeS8(3, 1 << 30, 0, 10, -128, 127), 12);  // 1.5 → 2, + zp 10
+  EXPECT_EQ(RequantizeS8(4, 1 << 30, -1, 0, -128, 127), 4);   // shift −1: acc·1
   EXPECT_EQ(RequantizeS8(1000, 1 << 30, 0, 0, -128, 127), 127);
-  EXPECT_EQ(RequantizeS8(-9, 1 << 30, 0, 0, 0, 127), 0);       // fused Relu: clamp at zp
+  EXPECT_EQ(RequantizeS8(-9, 1 << 30, 0, 0, 0, 127), 0);  // fused Relu: clamp at zp
 }
 
 TEST(Int8Reference, QuantizeRoundsHalfToEvenAndSaturates) {
-  const float x[7] = {2.5f, 3.5f, -2.5f, 1000.0f, -1000.0f, std::numeric_limits<float>::quiet_NaN(), 0.26f};
+  const float x[7] = {2.5f, 3.5f, -2.5f, 1000.0f, -1000.0f, std::numeric_limits<float>::quiet_NaN(),
+                      0.26f};
   int8_t q[7];
-  ref::QuantizeS8(QuantS8Params{0.5f, 2.0f, 1}, x, q, 7);   // x/0.5 + 1
-  EXPECT_EQ(q[0], 6);     // 5 + 1
-  EXPECT_EQ(q[1], 8);     // 7 + 1
-  EXPECT_EQ(q[2], -4);    // −5 + 1
+  ref::QuantizeS8(QuantS8Params{0.5f, 2.0f, 1}, x, q, 7);  // x/0.5 + 1
+  EXPECT_EQ(q[0], 6);                                      // 5 + 1
+  EXPECT_EQ(q[1], 8);                                      // 7 + 1
+  EXPECT_EQ(q[2], -4);                                     // −5 + 1
   EXPECT_EQ(q[3], 127);
   EXPECT_EQ(q[4], -128);
-  EXPECT_EQ(q[5], 1);     // NaN → zero point
-  EXPECT_EQ(q[6], 2);     // 0.52 → 1, + 1
-  const float ties[2] = {0.25f, 0.75f};                     // /0.5: 0.5 → 0, 1.5 → 2
+  EXPECT_EQ(q[5], 1);                    // NaN → zero point
+  EXPECT_EQ(q[6], 2);                    // 0.52 → 1, + 1
+  const float ties[2] = {0.25f, 0.75f};  // /0.5: 0.5 → 0, 1.5 → 2
   ref::QuantizeS8(QuantS8Params{0.5f, 2.0f, 0}, ties, q, 2);
   EXPECT_EQ(q[0], 0);
   EXPECT_EQ(q[1], 2);
 }
 
 TEST(Int8Reference, GemmHandValue) {
-  const int8_t a[2] = {3, -2}, b[2] = {10, 7};   // 30 − 14 = 16, + bias 4 = 20 → /2 = 10
+  const int8_t a[2] = {3, -2}, b[2] = {10, 7};  // 30 − 14 = 16, + bias 4 = 20 → /2 = 10
   const int32_t bias = 4, mult = 1 << 30, shift = 0;
   GemmS8Params p;
-  p.m = 1; p.n = 1; p.k = 2; p.lda = 2; p.ldb = 1; p.ldy = 1;
-  p.bias = &bias; p.multiplier = &mult; p.shift = &shift; p.y_zero_point = -3;
+  p.m = 1;
+  p.n = 1;
+  p.k = 2;
+  p.lda = 2;
+  p.ldb = 1;
+  p.ldy = 1;
+  p.bias = &bias;
+  p.multiplier = &mult;
+  p.shift = &shift;
+  p.y_zero_point = -3;
   int8_t y = 0;
   ref::GemmS8(p, a, b, &y);
   EXPECT_EQ(y, 7);
 }
 
 TEST(Int8Reference, AveragePoolRoundsTheMean) {
-  const int8_t x[4] = {1, 2, 2, 2};   // mean 1.75 → 2; {-1,-2,-2,-2}: −1.75 → −2
-  const int8_t xn[4] = {-1, -2, -2, -3};   // −2 exactly
+  const int8_t x[4] = {1, 2, 2, 2};       // mean 1.75 → 2; {-1,-2,-2,-2}: −1.75 → −2
+  const int8_t xn[4] = {-1, -2, -2, -3};  // −2 exactly
   int8_t y = 0;
   ref::GlobalPoolS8(PoolKind::kAverage, x, &y, 1, 4);
   EXPECT_EQ(y, 2);
   ref::GlobalPoolS8(PoolKind::kAverage, xn, &y, 1, 4);
   EXPECT_EQ(y, -2);
-  const int8_t half[2] = {-1, -2};   // −1.5 → −2 (half away from zero)
+  const int8_t half[2] = {-1, -2};  // −1.5 → −2 (half away from zero)
   ref::GlobalPoolS8(PoolKind::kAverage, half, &y, 1, 2);
   EXPECT_EQ(y, -2);
 }
@@ -77,13 +86,24 @@ TEST(Int8Reference, AveragePoolRoundsTheMean) {
 // The max pool (row-wise maxima over the columns in bounds) against its definition: windows
 // with padding, strides 1 to 3, dilation, and windows that see no pixel (→ zero point).
 TEST(Int8Reference, MaxPoolMatchesTheDefinition) {
-  struct Geometry { size_t h, w, k, stride, dil, pad; };
-  for (const Geometry& g : {Geometry{7, 9, 3, 2, 1, 1}, Geometry{12, 300, 3, 1, 1, 1}, Geometry{5, 11, 2, 3, 1, 0},
-                            Geometry{9, 8, 3, 2, 2, 2}, Geometry{3, 3, 1, 3, 1, 2}, Geometry{6, 40, 5, 1, 1, 4}}) {
+  struct Geometry {
+    size_t h, w, k, stride, dil, pad;
+  };
+  for (const Geometry& g :
+       {Geometry{7, 9, 3, 2, 1, 1}, Geometry{12, 300, 3, 1, 1, 1}, Geometry{5, 11, 2, 3, 1, 0},
+        Geometry{9, 8, 3, 2, 2, 2}, Geometry{3, 3, 1, 3, 1, 2}, Geometry{6, 40, 5, 1, 1, 4}}) {
     Pool2dParams p;
     p.kind = PoolKind::kMax;
-    p.in_h = g.h; p.in_w = g.w; p.kh = g.k; p.kw = g.k; p.stride_h = g.stride; p.stride_w = g.stride;
-    p.dilation_h = g.dil; p.dilation_w = g.dil; p.pad_top = g.pad; p.pad_left = g.pad;
+    p.in_h = g.h;
+    p.in_w = g.w;
+    p.kh = g.k;
+    p.kw = g.k;
+    p.stride_h = g.stride;
+    p.stride_w = g.stride;
+    p.dilation_h = g.dil;
+    p.dilation_w = g.dil;
+    p.pad_top = g.pad;
+    p.pad_left = g.pad;
     p.out_h = (g.h + 2 * g.pad - g.dil * (g.k - 1) - 1) / g.stride + 1;
     p.out_w = (g.w + 2 * g.pad - g.dil * (g.k - 1) - 1) / g.stride + 1;
     const std::vector<int8_t> x = RandomS8(2 * g.h * g.w, 6);
@@ -97,16 +117,20 @@ TEST(Int8Reference, MaxPoolMatchesTheDefinition) {
           bool any = false;
           for (size_t r = 0; r < g.k; ++r)
             for (size_t t = 0; t < g.k; ++t) {
-              const long ih = static_cast<long>(oh * g.stride + r * g.dil) - static_cast<long>(g.pad);
-              const long iw = static_cast<long>(ow * g.stride + t * g.dil) - static_cast<long>(g.pad);
-              if (ih < 0 || iw < 0 || ih >= static_cast<long>(g.h) || iw >= static_cast<long>(g.w)) continue;
+              const long ih =
+                  static_cast<long>(oh * g.stride + r * g.dil) - static_cast<long>(g.pad);
+              const long iw =
+                  static_cast<long>(ow * g.stride + t * g.dil) - static_cast<long>(g.pad);
+              if (ih < 0 || iw < 0 || ih >= static_cast<long>(g.h) || iw >= static_cast<long>(g.w))
+                continue;
               const int v = x[(c * g.h + static_cast<size_t>(ih)) * g.w + static_cast<size_t>(iw)];
               want = any ? std::max(want, v) : v;
               any = true;
             }
           bad += got[(c * p.out_h + oh) * p.out_w + ow] != want;
         }
-    EXPECT_EQ(bad, 0u) << g.h << "x" << g.w << " k" << g.k << " s" << g.stride << " d" << g.dil << " p" << g.pad;
+    EXPECT_EQ(bad, 0u) << g.h << "x" << g.w << " k" << g.k << " s" << g.stride << " d" << g.dil
+                       << " p" << g.pad;
   }
 }
 
@@ -114,8 +138,15 @@ TEST(Int8Reference, Im2colMatchesTheDefinition) {
   for (size_t stride : {size_t{1}, size_t{2}, size_t{3}})
     for (size_t dil : {size_t{1}, size_t{2}}) {
       Conv2dShape s;
-      s.in_c = 3; s.in_h = 7; s.in_w = 9; s.kh = 3; s.kw = 2; s.stride_h = s.stride_w = stride;
-      s.dilation_h = s.dilation_w = dil; s.pad_top = 1; s.pad_left = 2;
+      s.in_c = 3;
+      s.in_h = 7;
+      s.in_w = 9;
+      s.kh = 3;
+      s.kw = 2;
+      s.stride_h = s.stride_w = stride;
+      s.dilation_h = s.dilation_w = dil;
+      s.pad_top = 1;
+      s.pad_left = 2;
       s.out_h = (7 + 2 - dil * 2 - 1) / stride + 1;
       s.out_w = (9 + 3 - dil * 1 - 1) / stride + 1;
       const std::vector<int8_t> x = RandomS8(3 * 63, 9);
@@ -127,8 +158,11 @@ TEST(Int8Reference, Im2colMatchesTheDefinition) {
           for (size_t t = 0; t < 2; ++t)
             for (size_t oh = 0; oh < s.out_h; ++oh)
               for (size_t ow = 0; ow < s.out_w; ++ow) {
-                const long ih = long(oh * stride + r * dil) - 1, iw = long(ow * stride + t * dil) - 2;
-                const int8_t want = (ih >= 0 && ih < 7 && iw >= 0 && iw < 9) ? x[(c * 7 + size_t(ih)) * 9 + size_t(iw)] : -9;
+                const long ih = long(oh * stride + r * dil) - 1,
+                           iw = long(ow * stride + t * dil) - 2;
+                const int8_t want = (ih >= 0 && ih < 7 && iw >= 0 && iw < 9)
+                                        ? x[(c * 7 + size_t(ih)) * 9 + size_t(iw)]
+                                        : -9;
                 bad += col[(((c * 3 + r) * 2 + t) * s.out_h + oh) * s.out_w + ow] != want;
               }
       EXPECT_EQ(bad, 0u) << "stride " << stride << " dilation " << dil;
@@ -146,12 +180,21 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
         for (size_t i = 0; i < m; ++i) {
           bias[i] = static_cast<int32_t>(i * 977) - 3000;
           mult[i] = (1 << 30) + static_cast<int32_t>(i * 123457);
-          shift[i] = static_cast<int32_t>(i % 12);   // real multipliers 2^−1 … 2^−13
+          shift[i] = static_cast<int32_t>(i % 12);  // real multipliers 2^−1 … 2^−13
         }
         GemmS8Params p;
-        p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n; p.ldy = n;
-        p.bias = bias.data(); p.multiplier = mult.data(); p.shift = shift.data();
-        p.y_zero_point = 5; p.act_min = -100; p.act_max = 120;
+        p.m = m;
+        p.n = n;
+        p.k = k;
+        p.lda = k;
+        p.ldb = n;
+        p.ldy = n;
+        p.bias = bias.data();
+        p.multiplier = mult.data();
+        p.shift = shift.data();
+        p.y_zero_point = 5;
+        p.act_min = -100;
+        p.act_max = 120;
         std::vector<int8_t> want(m * n), got(m * n, 99);
         ref::GemmS8(p, a.data(), b.data(), want.data());
         int8().gemm_s8(p, a.data(), b.data(), got.data());
@@ -167,12 +210,14 @@ std::vector<std::pair<const Int8KernelTable*, const Int8KernelTable*>> PlainAndE
   std::vector<std::pair<const Int8KernelTable*, const Int8KernelTable*>> tables;
 #if defined(EDGEFOLD_HAVE_AVX512_VNNI)
   if (IsaAvailable(Isa::kAvx512))
-    tables.emplace_back(&avx512::kInt8Table,
-                        ActiveEntry(Isa::kAvx512) == IsaEntry::avx512_vnni ? &avx512_vnni::kInt8Table : nullptr);
+    tables.emplace_back(&avx512::kInt8Table, ActiveEntry(Isa::kAvx512) == IsaEntry::avx512_vnni
+                                                 ? &avx512_vnni::kInt8Table
+                                                 : nullptr);
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
-  tables.emplace_back(&neon::kInt8Table,
-                      ActiveEntry(Isa::kNeon) == IsaEntry::neon_dotprod ? &neon_dotprod::kInt8Table : nullptr);
+  tables.emplace_back(&neon::kInt8Table, ActiveEntry(Isa::kNeon) == IsaEntry::neon_dotprod
+                                             ? &neon_dotprod::kInt8Table
+                                             : nullptr);
 #endif
   return tables;
 }
@@ -191,11 +236,13 @@ TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
         for (int kind = 0; kind < 3; ++kind) {
           std::vector<int8_t> a = RandomS8(m * k, 11), b = RandomS8(k * n, 12);
           for (size_t e = 0; e < a.size(); ++e) {
-            if (kind == 0) a[e] = static_cast<int8_t>(e % 3 == 0 ? -127 : 127);
-            else a[e] = std::max<int8_t>(a[e], -127);
+            if (kind == 0)
+              a[e] = static_cast<int8_t>(e % 3 == 0 ? -127 : 127);
+            else
+              a[e] = std::max<int8_t>(a[e], -127);
           }
           if (kind == 0) std::fill(b.begin(), b.end(), int8_t{-128});
-          if (kind == 2) {   // −128·−128 twice in lanes smull pairs (k and k + 8): 32,768
+          if (kind == 2) {  // −128·−128 twice in lanes smull pairs (k and k + 8): 32,768
             a[0] = -128;
             if (k > 8) {
               a[8] = -128;
@@ -208,9 +255,18 @@ TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
           while ((static_cast<int64_t>(k) * 16256 >> (s + 1)) > 100) ++s;
           std::vector<int32_t> bias(m, 17), mult(m, 1 << 30), shift(m, s);
           GemmS8Params p;
-          p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n; p.ldy = n;
-          p.bias = bias.data(); p.multiplier = mult.data(); p.shift = shift.data();
-          p.y_zero_point = -3; p.act_min = -128; p.act_max = 127;
+          p.m = m;
+          p.n = n;
+          p.k = k;
+          p.lda = k;
+          p.ldb = n;
+          p.ldy = n;
+          p.bias = bias.data();
+          p.multiplier = mult.data();
+          p.shift = shift.data();
+          p.y_zero_point = -3;
+          p.act_min = -128;
+          p.act_max = 127;
           std::vector<int8_t> want(m * n);
           ref::GemmS8(p, a.data(), b.data(), want.data());
           // This level's table and the plain tables of levels with an extension (sdot, VNNI):
@@ -221,8 +277,8 @@ TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
           for (const Int8KernelTable* t : checked) {
             std::vector<int8_t> got(m * n, 99);
             t->gemm_s8(p, a.data(), b.data(), got.data());
-            EXPECT_EQ(want, got) << (t == &int8() ? "selected" : "level") << " " << m << "x" << n << "x" << k
-                                 << " kind " << kind;
+            EXPECT_EQ(want, got) << (t == &int8() ? "selected" : "level") << " " << m << "x" << n
+                                 << "x" << k << " kind " << kind;
           }
         }
 }
@@ -238,12 +294,21 @@ TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
         for (size_t i = 0; i < m; ++i) {
           bias[i] = static_cast<int32_t>(i * 4099) - 50000;
           mult[i] = (1 << 30) + static_cast<int32_t>(i * 7654321);
-          shift[i] = static_cast<int32_t>(i % 17) - 2;   // some real multipliers above 1: saturation
+          shift[i] = static_cast<int32_t>(i % 17) - 2;  // some real multipliers above 1: saturation
         }
         GemmS8Params p;
-        p.m = m; p.n = n; p.k = k; p.lda = k; p.ldb = n + 2; p.ldy = n;
-        p.bias = bias.data(); p.multiplier = mult.data(); p.shift = shift.data();
-        p.y_zero_point = -7; p.act_min = -128; p.act_max = 127;
+        p.m = m;
+        p.n = n;
+        p.k = k;
+        p.lda = k;
+        p.ldb = n + 2;
+        p.ldy = n;
+        p.bias = bias.data();
+        p.multiplier = mult.data();
+        p.shift = shift.data();
+        p.y_zero_point = -7;
+        p.act_min = -128;
+        p.act_max = 127;
         std::vector<int8_t> want(m * n);
         ref::GemmS8(p, a.data(), b.data(), want.data());
         for (const auto& [plain, extended] : tables)
@@ -267,22 +332,32 @@ TEST(Int8Extensions, PlainAndExtendedDepthwiseMatchReference) {
       for (size_t hw : {size_t{7}, size_t{56}, size_t{97}}) {
         Conv2dShape s;
         s.in_c = s.out_c = s.group = 6;
-        s.in_h = hw; s.in_w = hw + 3; s.kh = s.kw = k; s.stride_h = s.stride_w = stride;
+        s.in_h = hw;
+        s.in_w = hw + 3;
+        s.kh = s.kw = k;
+        s.stride_h = s.stride_w = stride;
         s.pad_top = s.pad_left = k / 2;
         s.out_h = (s.in_h + 2 * (k / 2) - k) / stride + 1;
         s.out_w = (s.in_w + 2 * (k / 2) - k) / stride + 1;
-        const std::vector<int8_t> x = RandomS8(6 * s.in_h * s.in_w, 21), w = RandomS8(6 * k * k, 22);
-        std::vector<int32_t> bias = {-7000, 0, 321, 50000, -12, 9}, mult(6), shift = {-2, 0, 3, 6, 9, 12};
+        const std::vector<int8_t> x = RandomS8(6 * s.in_h * s.in_w, 21),
+                                  w = RandomS8(6 * k * k, 22);
+        std::vector<int32_t> bias = {-7000, 0, 321, 50000, -12, 9}, mult(6),
+                             shift = {-2, 0, 3, 6, 9, 12};
         for (size_t c = 0; c < 6; ++c) mult[c] = (1 << 30) + static_cast<int32_t>(c * 98765431);
         GemmS8Params rq;
-        rq.bias = bias.data(); rq.multiplier = mult.data(); rq.shift = shift.data();
-        rq.y_zero_point = 5; rq.act_min = -128; rq.act_max = 120;
+        rq.bias = bias.data();
+        rq.multiplier = mult.data();
+        rq.shift = shift.data();
+        rq.y_zero_point = 5;
+        rq.act_min = -128;
+        rq.act_max = 120;
         std::vector<int8_t> want(6 * s.out_h * s.out_w);
         ref::Conv2dDepthwiseS8(s, x.data(), w.data(), 11, rq, nullptr, want.data());
         for (const auto& [plain, extended] : tables)
           for (const Int8KernelTable* t : {plain, extended}) {
             if (t == nullptr) continue;
-            std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55), got(want.size(), 99);
+            std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55),
+                got(want.size(), 99);
             t->conv2d_depthwise_s8(s, x.data(), w.data(), 11, rq, plane.data(), got.data());
             EXPECT_EQ(want, got) << TableName(t, plain) << " " << hw << " k" << k << " s" << stride;
           }
@@ -292,33 +367,47 @@ TEST(Int8Extensions, PlainAndExtendedDepthwiseMatchReference) {
 // Depthwise stride 1 over the padded plane against the direct reference: kernel sizes,
 // dilation, asymmetric padding, rows narrower and wider than a register.
 TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
-  struct Geometry { size_t h, w, k, dil, pt, pl, pb, pr; };
+  struct Geometry {
+    size_t h, w, k, dil, pt, pl, pb, pr;
+  };
   for (size_t sh : {size_t{1}, size_t{2}})
     for (size_t sw : {size_t{1}, size_t{2}})
-      for (const Geometry& g : {Geometry{25, 5, 3, 1, 1, 1, 1, 1}, Geometry{7, W() + 1, 3, 2, 2, 2, 2, 2},
-                                Geometry{13, 17, 5, 1, 2, 1, 2, 3}, Geometry{1, 1, 1, 1, 0, 0, 0, 0},
-                                Geometry{9, W() - 1 + (W() == 1), 3, 1, 0, 0, 0, 0},
-                                Geometry{14, 2 * W() + 3, 3, 1, 0, 0, 1, 1}, Geometry{8, 3, 2, 1, 0, 1, 0, 0},
-                                Geometry{5, 133, 3, 1, 1, 1, 1, 1}}) {
+      for (const Geometry& g :
+           {Geometry{25, 5, 3, 1, 1, 1, 1, 1}, Geometry{7, W() + 1, 3, 2, 2, 2, 2, 2},
+            Geometry{13, 17, 5, 1, 2, 1, 2, 3}, Geometry{1, 1, 1, 1, 0, 0, 0, 0},
+            Geometry{9, W() - 1 + (W() == 1), 3, 1, 0, 0, 0, 0},
+            Geometry{14, 2 * W() + 3, 3, 1, 0, 0, 1, 1}, Geometry{8, 3, 2, 1, 0, 1, 0, 0},
+            Geometry{5, 133, 3, 1, 1, 1, 1, 1}}) {
         Conv2dShape s;
         s.in_c = s.out_c = s.group = 5;
-        s.in_h = g.h; s.in_w = g.w; s.kh = s.kw = g.k; s.dilation_h = s.dilation_w = g.dil;
-        s.stride_h = sh; s.stride_w = sw;
-        s.pad_top = g.pt; s.pad_left = g.pl;
+        s.in_h = g.h;
+        s.in_w = g.w;
+        s.kh = s.kw = g.k;
+        s.dilation_h = s.dilation_w = g.dil;
+        s.stride_h = sh;
+        s.stride_w = sw;
+        s.pad_top = g.pt;
+        s.pad_left = g.pl;
         const size_t span = (g.k - 1) * g.dil + 1;
         if (g.h + g.pt + g.pb < span || g.w + g.pl + g.pr < span) continue;
         s.out_h = (g.h + g.pt + g.pb - span) / sh + 1;
         s.out_w = (g.w + g.pl + g.pr - span) / sw + 1;
         const std::vector<int8_t> x = RandomS8(5 * g.h * g.w, 11), w = RandomS8(5 * g.k * g.k, 12);
-        std::vector<int32_t> bias = {-700, 0, 321, 5000, -12}, mult(5, (1 << 30) + 777), shift = {3, 4, 5, 6, 7};
+        std::vector<int32_t> bias = {-700, 0, 321, 5000, -12}, mult(5, (1 << 30) + 777),
+                             shift = {3, 4, 5, 6, 7};
         GemmS8Params rq;
-        rq.bias = bias.data(); rq.multiplier = mult.data(); rq.shift = shift.data();
-        rq.y_zero_point = -20; rq.act_min = -20; rq.act_max = 127;
+        rq.bias = bias.data();
+        rq.multiplier = mult.data();
+        rq.shift = shift.data();
+        rq.y_zero_point = -20;
+        rq.act_min = -20;
+        rq.act_max = 127;
         std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55);
         std::vector<int8_t> want(5 * s.out_h * s.out_w), got(want.size(), 99);
         ref::Conv2dDepthwiseS8(s, x.data(), w.data(), -3, rq, nullptr, want.data());
         int8().conv2d_depthwise_s8(s, x.data(), w.data(), -3, rq, plane.data(), got.data());
-        EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.k << " d" << g.dil << " s" << sh << "x" << sw;
+        EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.k << " d" << g.dil << " s" << sh
+                             << "x" << sw;
       }
 }
 
@@ -326,29 +415,41 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
 // reference: kernel sizes, dilation, asymmetric padding, images of one row or column, and
 // shapes that are not "same" (the reference's path).
 TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
-  struct Geometry { size_t h, w, kh, kw, dil, pt, pl, pb, pr, stride; };
-  for (const Geometry& g : {Geometry{8, 8, 3, 3, 1, 1, 1, 1, 1, 1}, Geometry{32, 32, 3, 3, 1, 1, 1, 1, 1, 1},
-                            Geometry{7, 9, 5, 5, 1, 2, 2, 2, 2, 1}, Geometry{9, 11, 3, 3, 2, 2, 2, 2, 2, 1},
-                            Geometry{6, 10, 2, 2, 1, 1, 1, 0, 0, 1}, Geometry{1, 12, 3, 3, 1, 1, 1, 1, 1, 1},
-                            Geometry{12, 1, 3, 3, 1, 1, 1, 1, 1, 1}, Geometry{5, 6, 1, 3, 1, 0, 1, 0, 1, 1},
-                            Geometry{4, 4, 3, 3, 1, 3, 1, 3, 1, 1}, Geometry{9, 9, 3, 3, 1, 1, 1, 1, 1, 2},
-                            Geometry{6, 7, 3, 3, 1, 0, 0, 0, 0, 1},
-                            // Strided rows long enough for the vector even-byte copies (16 and
-                            // 32 bytes a step), 32 columns exactly, a last tap that reads the
-                            // plane's last byte, stride 3, stride 2 with dilation.
-                            Geometry{12, 70, 3, 3, 1, 1, 1, 1, 1, 2}, Geometry{6, 64, 3, 3, 1, 1, 1, 1, 1, 2},
-                            Geometry{5, 65, 3, 3, 1, 0, 0, 0, 0, 2}, Geometry{10, 13, 3, 3, 1, 1, 1, 1, 1, 3},
-                            Geometry{11, 40, 3, 3, 2, 2, 2, 2, 2, 2}}) {
+  struct Geometry {
+    size_t h, w, kh, kw, dil, pt, pl, pb, pr, stride;
+  };
+  for (const Geometry& g :
+       {Geometry{8, 8, 3, 3, 1, 1, 1, 1, 1, 1}, Geometry{32, 32, 3, 3, 1, 1, 1, 1, 1, 1},
+        Geometry{7, 9, 5, 5, 1, 2, 2, 2, 2, 1}, Geometry{9, 11, 3, 3, 2, 2, 2, 2, 2, 1},
+        Geometry{6, 10, 2, 2, 1, 1, 1, 0, 0, 1}, Geometry{1, 12, 3, 3, 1, 1, 1, 1, 1, 1},
+        Geometry{12, 1, 3, 3, 1, 1, 1, 1, 1, 1}, Geometry{5, 6, 1, 3, 1, 0, 1, 0, 1, 1},
+        Geometry{4, 4, 3, 3, 1, 3, 1, 3, 1, 1}, Geometry{9, 9, 3, 3, 1, 1, 1, 1, 1, 2},
+        Geometry{6, 7, 3, 3, 1, 0, 0, 0, 0, 1},
+        // Strided rows long enough for the vector even-byte copies (16 and
+        // 32 bytes a step), 32 columns exactly, a last tap that reads the
+        // plane's last byte, stride 3, stride 2 with dilation.
+        Geometry{12, 70, 3, 3, 1, 1, 1, 1, 1, 2}, Geometry{6, 64, 3, 3, 1, 1, 1, 1, 1, 2},
+        Geometry{5, 65, 3, 3, 1, 0, 0, 0, 0, 2}, Geometry{10, 13, 3, 3, 1, 1, 1, 1, 1, 3},
+        Geometry{11, 40, 3, 3, 2, 2, 2, 2, 2, 2}}) {
     Conv2dShape s;
-    s.in_c = 3; s.group = 1; s.in_h = g.h; s.in_w = g.w; s.kh = g.kh; s.kw = g.kw;
-    s.dilation_h = s.dilation_w = g.dil; s.stride_h = s.stride_w = g.stride; s.pad_top = g.pt; s.pad_left = g.pl;
+    s.in_c = 3;
+    s.group = 1;
+    s.in_h = g.h;
+    s.in_w = g.w;
+    s.kh = g.kh;
+    s.kw = g.kw;
+    s.dilation_h = s.dilation_w = g.dil;
+    s.stride_h = s.stride_w = g.stride;
+    s.pad_top = g.pt;
+    s.pad_left = g.pl;
     s.out_h = (g.h + g.pt + g.pb - (g.kh - 1) * g.dil - 1) / g.stride + 1;
     s.out_w = (g.w + g.pl + g.pr - (g.kw - 1) * g.dil - 1) / g.stride + 1;
     const std::vector<int8_t> x = RandomS8(3 * g.h * g.w, 13);
     std::vector<int8_t> want(3 * g.kh * g.kw * s.out_h * s.out_w, 1), got(want.size(), 2);
     ref::Im2colS8(s, x.data(), -7, 0, s.out_h, want.data());
     int8().im2col_s8(s, x.data(), -7, 0, s.out_h, got.data());
-    EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.kh << "x" << g.kw << " d" << g.dil << " s" << g.stride;
+    EXPECT_EQ(want, got) << g.h << "x" << g.w << " k" << g.kh << "x" << g.kw << " d" << g.dil
+                         << " s" << g.stride;
     // Windows of output rows (ConvInt8's chunks): each the matching columns of the whole.
     const size_t taps = 3 * g.kh * g.kw, plane = s.out_h * s.out_w;
     for (size_t rows : {size_t{1}, size_t{2}, size_t{3}})
@@ -360,7 +461,8 @@ TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
           ASSERT_TRUE(std::equal(part.begin() + static_cast<long>(t * n * s.out_w),
                                  part.begin() + static_cast<long>((t + 1) * n * s.out_w),
                                  want.begin() + static_cast<long>(t * plane + row0 * s.out_w)))
-              << "rows " << row0 << "+" << n << " tap " << t << " of " << g.h << "x" << g.w << " k" << g.kh;
+              << "rows " << row0 << "+" << n << " tap " << t << " of " << g.h << "x" << g.w << " k"
+              << g.kh;
       }
   }
 }
@@ -368,7 +470,8 @@ TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
 TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
   for (size_t n : AwkwardSizes()) {
     std::vector<float> x = RandomVector(n, -40, 40, 7);
-    for (size_t i = 0; i < n; i += 5) x[i] = 0.25f * static_cast<float>(static_cast<int>(i % 64) - 32);   // ties
+    for (size_t i = 0; i < n; i += 5)
+      x[i] = 0.25f * static_cast<float>(static_cast<int>(i % 64) - 32);  // ties
     if (n > 3) x[3] = std::numeric_limits<float>::quiet_NaN();
     if (n > 2) x[2] = std::numeric_limits<float>::infinity();
     const QuantS8Params p{0.25f, 4.0f, -7};
@@ -405,8 +508,17 @@ TEST_P(Int8Test, AddAndPoolsMatchReferenceBitForBit) {
   }
   Pool2dParams pp;
   pp.kind = PoolKind::kAverage;
-  pp.in_h = 7; pp.in_w = 9; pp.kh = 3; pp.kw = 3; pp.stride_h = 2; pp.stride_w = 2; pp.pad_top = 1; pp.pad_left = 1;
-  pp.out_h = 4; pp.out_w = 5; pp.count_include_pad = true;
+  pp.in_h = 7;
+  pp.in_w = 9;
+  pp.kh = 3;
+  pp.kw = 3;
+  pp.stride_h = 2;
+  pp.stride_w = 2;
+  pp.pad_top = 1;
+  pp.pad_left = 1;
+  pp.out_h = 4;
+  pp.out_w = 5;
+  pp.count_include_pad = true;
   const std::vector<int8_t> x = RandomS8(3 * 63, 5);
   std::vector<int8_t> want(3 * 20), got(3 * 20, 99);
   ref::Pool2dS8(pp, -4, x.data(), want.data(), 3);

@@ -8,7 +8,8 @@ namespace {
 
 using ReduceTest = KernelTest;
 
-constexpr ReduceKind kKinds[] = {ReduceKind::kMean, ReduceKind::kSum, ReduceKind::kMax, ReduceKind::kSumSquare};
+constexpr ReduceKind kKinds[] = {ReduceKind::kMean, ReduceKind::kSum, ReduceKind::kMax,
+                                 ReduceKind::kSumSquare};
 
 TEST(ReduceReference, HandValues) {
   // x [2, 3, 2]: reduce the middle axis.

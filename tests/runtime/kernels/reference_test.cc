@@ -29,24 +29,26 @@ TEST(ReferenceKernels, StridedCopyMatchesAnOdometer) {
     bool accumulate;
   };
   const std::vector<Case> cases = {
-      {{1, 5, 2, 3, 4}, {120, 12, 60, 4, 1}, {120, 24, 12, 4, 1}, false},   // channel shuffle
+      {{1, 5, 2, 3, 4}, {120, 12, 60, 4, 1}, {120, 24, 12, 4, 1}, false},  // channel shuffle
       {{2, 3, 4}, {12, 4, 1}, {12, 4, 1}, false},                          // all one run
-      {{3, 1, 4}, {1, 7, 3}, {4, 4, 1}, false},                            // transposed, a 1 between
-      {{2, 3, 4}, {0, 4, 1}, {12, 4, 1}, false},                           // broadcast read
-      {{2, 3, 4}, {12, 4, 1}, {0, 4, 1}, true},                            // summed over dim 0
-      {{4, 2, 3}, {6, 3, 1}, {0, 0, 1}, true},                             // summed over two dims
-      {{1, 1}, {5, 3}, {2, 1}, false},                                     // one element
-      {{3, 0, 2}, {2, 2, 1}, {2, 2, 1}, false},                            // no element
+      {{3, 1, 4}, {1, 7, 3}, {4, 4, 1}, false},   // transposed, a 1 between
+      {{2, 3, 4}, {0, 4, 1}, {12, 4, 1}, false},  // broadcast read
+      {{2, 3, 4}, {12, 4, 1}, {0, 4, 1}, true},   // summed over dim 0
+      {{4, 2, 3}, {6, 3, 1}, {0, 0, 1}, true},    // summed over two dims
+      {{1, 1}, {5, 3}, {2, 1}, false},            // one element
+      {{3, 0, 2}, {2, 2, 1}, {2, 2, 1}, false},   // no element
   };
   for (const Case& c : cases) {
     StridedCopyParams p;
     p.rank = static_cast<int>(c.dims.size());
     p.accumulate = c.accumulate;
     size_t total = 1;
-    for (int d = 0; d < p.rank; ++d) p.dims[d] = c.dims[d], p.src_step[d] = c.src[d], p.dst_step[d] = c.dst[d], total *= c.dims[d];
+    for (int d = 0; d < p.rank; ++d)
+      p.dims[d] = c.dims[d], p.src_step[d] = c.src[d], p.dst_step[d] = c.dst[d], total *= c.dims[d];
     std::vector<float> src(256), want(256), got(256);
-    for (size_t i = 0; i < src.size(); ++i) src[i] = 0.5f + static_cast<float>(i) * 1.25f, want[i] = got[i] = -static_cast<float>(i);
-    for (size_t e = 0; e < total; ++e) {   // the odometer: element e's index per dim, last fastest
+    for (size_t i = 0; i < src.size(); ++i)
+      src[i] = 0.5f + static_cast<float>(i) * 1.25f, want[i] = got[i] = -static_cast<float>(i);
+    for (size_t e = 0; e < total; ++e) {  // the odometer: element e's index per dim, last fastest
       ptrdiff_t s = 0, t = 0;
       size_t rest = e;
       for (int d = p.rank - 1; d >= 0; --d) {
@@ -81,7 +83,8 @@ TEST(ReferenceKernels, Im2colByHand) {
   std::vector<float> col(16);
   ref::Im2col(s, x, col.data());
   EXPECT_EQ(col, (std::vector<float>{1, 2, 4, 5, 2, 3, 5, 6, 4, 5, 7, 8, 5, 6, 8, 9}));
-  s.pad_top = s.pad_left = 1, s.stride_h = s.stride_w = 2;  // taps over outputs at (−1,−1),(−1,1),(1,−1),(1,1)
+  s.pad_top = s.pad_left = 1,
+  s.stride_h = s.stride_w = 2;  // taps over outputs at (−1,−1),(−1,1),(1,−1),(1,1)
   ref::Im2col(s, x, col.data());
   EXPECT_EQ(col, (std::vector<float>{0, 0, 0, 5, 0, 0, 4, 6, 0, 2, 0, 8, 1, 3, 7, 9}));
 }

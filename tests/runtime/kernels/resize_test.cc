@@ -34,7 +34,8 @@ TEST(ResizeReference, NearestAsymmetricFloorDuplicates) {
   p.h = Axis(2, 4, 0.5, 0.0);
   p.w = Axis(2, 6, 1.0 / 3.0, 0.0);
   const std::vector<float> y = RunRef(p, {1, 2, 3, 4}, 1);
-  const std::vector<float> want = {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4};
+  const std::vector<float> want = {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
+                                   3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4};
   EXPECT_TRUE(AllClose(want, y));
 }
 
@@ -78,7 +79,8 @@ TEST(ResizeReference, HugeScalesStayInBounds) {
 
 using ResizeTest = KernelTest;
 
-void ExpectMatchesReference(const SequenceKernelTable& t, const ResizeParams& p, size_t planes, const char* what) {
+void ExpectMatchesReference(const SequenceKernelTable& t, const ResizeParams& p, size_t planes,
+                            const char* what) {
   const std::vector<float> x = RandomVector(planes * p.h.in * p.w.in, -2, 2, 5);
   std::vector<float> got(planes * p.h.out * p.w.out, -7.0f);
   t.resize2d(p, x.data(), got.data(), planes);
@@ -96,7 +98,7 @@ TEST_P(ResizeTest, IntegerNearestMatchesReference) {
         p.h = Axis(in_h, in_h * k, 1.0 / k, 0.0, k);
         p.w = Axis(in_w, in_w * k, 1.0 / k, 0.0, k);
         ExpectMatchesReference(sequence(), p, 2, "nearest integer");
-        p.h.factor = 2;   // mixed: 2 rows, k columns
+        p.h.factor = 2;  // mixed: 2 rows, k columns
         p.h.out = in_h * 2;
         p.h.scale = 0.5;
         ExpectMatchesReference(sequence(), p, 2, "nearest 2 x k");
@@ -139,7 +141,8 @@ TEST_P(ResizeTest, SeparableBilinearUpsamplingMatchesReference) {
     p.w = HalfPixel(in_w, 8 * in_w, 8.0);
     ExpectMatchesReference(sequence(), p, 3, "bilinear 8x");
     p.h = Axis(4, 14, 3.0 / 13.0, 0.0);
-    p.w = Axis(in_w, in_w * 7 / 2 + 1, in_w > 1 ? static_cast<double>(in_w - 1) / (in_w * 7 / 2) : 0.0, 0.0);
+    p.w = Axis(in_w, in_w * 7 / 2 + 1,
+               in_w > 1 ? static_cast<double>(in_w - 1) / (in_w * 7 / 2) : 0.0, 0.0);
     ExpectMatchesReference(sequence(), p, 2, "bilinear align_corners 3.5x");
     p.h = Axis(3, 7, 3.0 / 7.0, 0.0);
     p.w = Axis(in_w, 3 * in_w, 1.0 / 3.0, 0.0);

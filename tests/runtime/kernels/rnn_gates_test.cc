@@ -16,7 +16,7 @@ using RnnGatesTest = KernelTest;
 TEST_P(RnnGatesTest, GruGatesMatchTheReference) {
   for (size_t n : AwkwardSizes()) {
     std::vector<float> gx = RandomVector(3 * n, -6, 6, 1), gh = RandomVector(3 * n, -6, 6, 2);
-    gx[0] = 95.0f, gh[3 * n - 1] = -95.0f;   // σ and tanh far into saturation
+    gx[0] = 95.0f, gh[3 * n - 1] = -95.0f;  // σ and tanh far into saturation
     const std::vector<float> h0 = RandomVector(n, -1, 1, 3);
     for (bool lbr : {false, true}) {
       std::vector<float> want = h0, got = h0;
@@ -54,7 +54,7 @@ TEST(RnnGatesReference, FollowsTheOnnxFormulas) {
     const double n = std::tanh(1.1 + (lbr ? r * -0.9 : -0.9));
     EXPECT_NEAR(h, (1 - z) * n + z * 0.6, 1e-6) << lbr;
   }
-  const float g[4] = {0.5f, -1.5f, 2.0f, -0.25f};   // i o f c̃
+  const float g[4] = {0.5f, -1.5f, 2.0f, -0.25f};  // i o f c̃
   float c = 0.8f, h = 0.0f;
   ref::LstmGates(g, &c, &h, 1);
   const double cn = Sig(2.0) * 0.8 + Sig(0.5) * std::tanh(-0.25);
@@ -64,8 +64,9 @@ TEST(RnnGatesReference, FollowsTheOnnxFormulas) {
 
 // ONNX GRU/LSTM in double over W [G·H, I], R [G·H, H], B [2·G·H]; returns Y [S, B, H], and the
 // final c through *c_out.
-std::vector<double> DirectRnn(const RnnShape& s, bool reverse, const std::vector<float>& x, const std::vector<float>& w,
-                              const std::vector<float>& r, const std::vector<float>& b, const std::vector<float>& h0,
+std::vector<double> DirectRnn(const RnnShape& s, bool reverse, const std::vector<float>& x,
+                              const std::vector<float>& w, const std::vector<float>& r,
+                              const std::vector<float>& b, const std::vector<float>& h0,
                               const std::vector<float>& c0, std::vector<double>* c_out) {
   const size_t H = s.hidden, G = s.gates() * H;
   std::vector<double> y(s.seq * s.batch * H), h(h0.begin(), h0.end()), c(c0.begin(), c0.end());
@@ -76,14 +77,16 @@ std::vector<double> DirectRnn(const RnnShape& s, bool reverse, const std::vector
       for (size_t q = 0; q < G; ++q) {
         gx[q] = b[q];
         gh[q] = b[G + q];
-        for (size_t i = 0; i < s.input; ++i) gx[q] += w[q * s.input + i] * x[(t * s.batch + n) * s.input + i];
+        for (size_t i = 0; i < s.input; ++i)
+          gx[q] += w[q * s.input + i] * x[(t * s.batch + n) * s.input + i];
         for (size_t k = 0; k < H; ++k) gh[q] += r[q * H + k] * h[n * H + k];
       }
       for (size_t u = 0; u < H; ++u) {
         double* hu = &h[n * H + u];
         if (s.lstm) {
           double* cu = &c[n * H + u];
-          *cu = Sig(gx[2 * H + u] + gh[2 * H + u]) * *cu + Sig(gx[u] + gh[u]) * std::tanh(gx[3 * H + u] + gh[3 * H + u]);
+          *cu = Sig(gx[2 * H + u] + gh[2 * H + u]) * *cu +
+                Sig(gx[u] + gh[u]) * std::tanh(gx[3 * H + u] + gh[3 * H + u]);
           hn[u] = Sig(gx[H + u] + gh[H + u]) * std::tanh(*cu);
           continue;
         }
@@ -116,27 +119,42 @@ std::vector<float> Transposed(const std::vector<float>& w, size_t rows, size_t c
 }
 
 TEST_P(RnnGatesTest, SequenceMatchesADirectRnn) {
-  for (int cell = 0; cell < 3; ++cell) {   // GRU, GRU linear_before_reset, LSTM
+  for (int cell = 0; cell < 3; ++cell) {  // GRU, GRU linear_before_reset, LSTM
     for (bool reverse : {false, true}) {
       RnnShape s;
-      s.seq = 5; s.batch = 2; s.input = 3; s.hidden = W() + 3;
+      s.seq = 5;
+      s.batch = 2;
+      s.input = 3;
+      s.hidden = W() + 3;
       s.lstm = cell == 2;
       s.linear_before_reset = cell == 1;
       const size_t G = s.gates() * s.hidden, bh = s.batch * s.hidden;
       const unsigned seed = static_cast<unsigned>(10 * cell + reverse);
       const std::vector<float> x = RandomVector(s.seq * s.batch * s.input, -1, 1, seed);
-      const std::vector<float> w = RandomVector(G * s.input, -1, 1, seed + 1), r = RandomVector(G * s.hidden, -0.5f, 0.5f, seed + 2);
-      const std::vector<float> b = RandomVector(2 * G, -1, 1, seed + 3), h0 = RandomVector(bh, -1, 1, seed + 4), c0 = RandomVector(bh, -1, 1, seed + 5);
+      const std::vector<float> w = RandomVector(G * s.input, -1, 1, seed + 1),
+                               r = RandomVector(G * s.hidden, -0.5f, 0.5f, seed + 2);
+      const std::vector<float> b = RandomVector(2 * G, -1, 1, seed + 3),
+                               h0 = RandomVector(bh, -1, 1, seed + 4),
+                               c0 = RandomVector(bh, -1, 1, seed + 5);
       std::vector<double> c_want;
       const std::vector<double> y_want = DirectRnn(s, reverse, x, w, r, b, h0, c0, &c_want);
       const std::vector<float> wt = Transposed(w, G, s.input), rt = Transposed(r, G, s.hidden);
       std::vector<float> scratch(RnnScratchFloats(s)), y(s.seq * bh), h(bh), c(bh);
       RnnDirectionIo io;
-      io.x = x.data(); io.w_t = wt.data(); io.r_t = rt.data(); io.bias = b.data();
-      io.h0 = h0.data(); io.c0 = s.lstm ? c0.data() : nullptr; io.reverse = reverse;
-      io.y = y.data(); io.y_step = bh; io.h = h.data(); io.c = s.lstm ? c.data() : nullptr;
+      io.x = x.data();
+      io.w_t = wt.data();
+      io.r_t = rt.data();
+      io.bias = b.data();
+      io.h0 = h0.data();
+      io.c0 = s.lstm ? c0.data() : nullptr;
+      io.reverse = reverse;
+      io.y = y.data();
+      io.y_step = bh;
+      io.h = h.data();
+      io.c = s.lstm ? c.data() : nullptr;
       RnnRunDirection(table(), sequence(), s, io, scratch.data());
-      for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], y_want[i], 2e-5) << "cell " << cell << " rev " << reverse << " i " << i;
+      for (size_t i = 0; i < y.size(); ++i)
+        ASSERT_NEAR(y[i], y_want[i], 2e-5) << "cell " << cell << " rev " << reverse << " i " << i;
       const size_t last = reverse ? 0 : s.seq - 1;
       for (size_t i = 0; i < bh; ++i) ASSERT_EQ(h[i], y[last * bh + i]);
       if (s.lstm)

@@ -38,7 +38,8 @@ TEST(KernelSelect, TablesDescribeThemselves) {
   EXPECT_EQ(ScalarTable<KernelTable>().simd_floats, 1u);
   EXPECT_EQ(TableFor<KernelTable>(Isa::kScalar), &ScalarTable<KernelTable>());
   EXPECT_EQ(TableFor<KernelTable>(Isa::kAuto), nullptr);
-  const std::pair<Isa, size_t> lanes[] = {{Isa::kSse42, 4}, {Isa::kAvx2Fma, 8}, {Isa::kAvx512, 16}, {Isa::kNeon, 4}};
+  const std::pair<Isa, size_t> lanes[] = {
+      {Isa::kSse42, 4}, {Isa::kAvx2Fma, 8}, {Isa::kAvx512, 16}, {Isa::kNeon, 4}};
   for (auto [isa, floats] : lanes) {
     const KernelTable* t = TableFor<KernelTable>(isa);
     if (t == nullptr) continue;
@@ -55,29 +56,31 @@ TEST(KernelSelect, TablesDescribeThemselves) {
 // only where the CPU has it.
 TEST(KernelSelect, ExtensionsOverrideTheirFamilyAndInheritTheRest) {
   int extensions = 0;
-#define EDGEFOLD_CHECK_ENTRY(ns, level, parent, tables, name, present)                                   \
-  {                                                                                                     \
-    const IsaEntry entry = IsaEntry::ns, up = IsaEntry::parent;                                         \
-    EXPECT_NE(TableAt<KernelTable>(entry), nullptr) << name;                                           \
-    EXPECT_NE(TableAt<ConvKernelTable>(entry), nullptr) << name;                                       \
-    EXPECT_NE(TableAt<Int8KernelTable>(entry), nullptr) << name;                                       \
-    EXPECT_NE(TableAt<SequenceKernelTable>(entry), nullptr) << name;                                   \
-    if (entry != up) {                                                                                  \
-      ++extensions;                                                                                     \
-      EXPECT_EQ(TableAt<KernelTable>(entry), TableAt<KernelTable>(up)) << name;                        \
-      EXPECT_EQ(TableAt<ConvKernelTable>(entry), TableAt<ConvKernelTable>(up)) << name;                \
-      EXPECT_EQ(TableAt<SequenceKernelTable>(entry), TableAt<SequenceKernelTable>(up)) << name;        \
-      EXPECT_NE(TableAt<Int8KernelTable>(entry), TableAt<Int8KernelTable>(up)) << name;                \
-      const bool active = ActiveEntry(Isa::level) == entry;                                             \
-      EXPECT_EQ(TableFor<Int8KernelTable>(Isa::level),                                                  \
-                active ? TableAt<Int8KernelTable>(entry) : TableAt<Int8KernelTable>(up)) << name;      \
-      EXPECT_EQ(std::string(IsaEntryName(ActiveEntry(Isa::level))), active ? name : IsaName(Isa::level)); \
-    }                                                                                                   \
+#define EDGEFOLD_CHECK_ENTRY(ns, level, parent, tables, name, present)                          \
+  {                                                                                             \
+    const IsaEntry entry = IsaEntry::ns, up = IsaEntry::parent;                                 \
+    EXPECT_NE(TableAt<KernelTable>(entry), nullptr) << name;                                    \
+    EXPECT_NE(TableAt<ConvKernelTable>(entry), nullptr) << name;                                \
+    EXPECT_NE(TableAt<Int8KernelTable>(entry), nullptr) << name;                                \
+    EXPECT_NE(TableAt<SequenceKernelTable>(entry), nullptr) << name;                            \
+    if (entry != up) {                                                                          \
+      ++extensions;                                                                             \
+      EXPECT_EQ(TableAt<KernelTable>(entry), TableAt<KernelTable>(up)) << name;                 \
+      EXPECT_EQ(TableAt<ConvKernelTable>(entry), TableAt<ConvKernelTable>(up)) << name;         \
+      EXPECT_EQ(TableAt<SequenceKernelTable>(entry), TableAt<SequenceKernelTable>(up)) << name; \
+      EXPECT_NE(TableAt<Int8KernelTable>(entry), TableAt<Int8KernelTable>(up)) << name;         \
+      const bool active = ActiveEntry(Isa::level) == entry;                                     \
+      EXPECT_EQ(TableFor<Int8KernelTable>(Isa::level),                                          \
+                active ? TableAt<Int8KernelTable>(entry) : TableAt<Int8KernelTable>(up))        \
+          << name;                                                                              \
+      EXPECT_EQ(std::string(IsaEntryName(ActiveEntry(Isa::level))),                             \
+                active ? name : IsaName(Isa::level));                                           \
+    }                                                                                           \
   }
   EDGEFOLD_FOR_EACH_ISA_ENTRY(EDGEFOLD_CHECK_ENTRY)
 #undef EDGEFOLD_CHECK_ENTRY
 #if defined(__x86_64__)
-  EXPECT_EQ(extensions, 1);   // avx512_vnni
+  EXPECT_EQ(extensions, 1);  // avx512_vnni
 #endif
   EXPECT_EQ(ActiveEntry(Isa::kAuto), IsaEntry::kNone);
   EXPECT_EQ(TableFor<ConvKernelTable>(Isa::kAuto), nullptr);

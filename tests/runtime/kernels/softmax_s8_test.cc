@@ -17,7 +17,8 @@ namespace {
 using SoftmaxS8Test = KernelTest;
 
 // The rule as written: S in 64 bits, q = ⌊(2·256·T + S) / (2S)⌋, clamp, no 32-bit shortcut.
-std::vector<int8_t> Oracle(const int32_t* table, const std::vector<int8_t>& x, size_t rows, size_t classes) {
+std::vector<int8_t> Oracle(const int32_t* table, const std::vector<int8_t>& x, size_t rows,
+                           size_t classes) {
   std::vector<int8_t> y(x.size());
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* xr = x.data() + r * classes;
@@ -27,7 +28,8 @@ std::vector<int8_t> Oracle(const int32_t* table, const std::vector<int8_t>& x, s
     for (size_t i = 0; i < classes; ++i) s += static_cast<uint64_t>(table[max - xr[i]]);
     for (size_t i = 0; i < classes; ++i) {
       const uint64_t q = (2 * 256 * static_cast<uint64_t>(table[max - xr[i]]) + s) / (2 * s);
-      y[r * classes + i] = static_cast<int8_t>(std::min<int64_t>(static_cast<int64_t>(q) - 128, 127));
+      y[r * classes + i] =
+          static_cast<int8_t>(std::min<int64_t>(static_cast<int64_t>(q) - 128, 127));
     }
   }
   return y;
@@ -106,9 +108,11 @@ TEST_P(SoftmaxS8Test, MatchesOracleAtAwkwardSizes) {
   for (float scale : {0.0001f, 0.03f, 0.125f, 1.0f}) {
     std::vector<int32_t> t(kSoftmaxS8TableElems);
     SoftmaxS8ExpTable(scale, t.data());
-    for (size_t classes : {size_t{1}, size_t{2}, size_t{3}, size_t{10}, size_t{17}, size_t{1000}, size_t{4099}}) {
+    for (size_t classes :
+         {size_t{1}, size_t{2}, size_t{3}, size_t{10}, size_t{17}, size_t{1000}, size_t{4099}}) {
       const size_t rows = 3;
-      const std::vector<int8_t> x = RandomRows(rows * classes, static_cast<unsigned>(classes) * 7u + 1u);
+      const std::vector<int8_t> x =
+          RandomRows(rows * classes, static_cast<unsigned>(classes) * 7u + 1u);
       std::vector<int8_t> got(x.size(), 99);
       int8().softmax_s8(t.data(), x.data(), got.data(), rows, classes);
       EXPECT_EQ(got, Oracle(t.data(), x, rows, classes)) << classes << " classes, scale " << scale;
@@ -120,13 +124,20 @@ TEST_P(SoftmaxS8Test, MatchesOracleAtAwkwardSizes) {
 TEST_P(SoftmaxS8Test, AllEqualInputs) {
   std::vector<int32_t> t(kSoftmaxS8TableElems);
   SoftmaxS8ExpTable(0.05f, t.data());
-  for (const auto& [n, want] : std::vector<std::pair<size_t, int>>{{1, 127}, {2, 0}, {3, -43}, {10, -102}, {17, -113},
-                                                                   {256, -127}, {511, -127}, {513, -128}}) {
+  for (const auto& [n, want] : std::vector<std::pair<size_t, int>>{{1, 127},
+                                                                   {2, 0},
+                                                                   {3, -43},
+                                                                   {10, -102},
+                                                                   {17, -113},
+                                                                   {256, -127},
+                                                                   {511, -127},
+                                                                   {513, -128}}) {
     for (int8_t v : {int8_t{-128}, int8_t{0}, int8_t{127}}) {
       const std::vector<int8_t> x(n, v);
       std::vector<int8_t> got(n, 99);
       int8().softmax_s8(t.data(), x.data(), got.data(), 1, n);
-      EXPECT_EQ(got, std::vector<int8_t>(n, static_cast<int8_t>(want))) << n << " values of " << int{v};
+      EXPECT_EQ(got, std::vector<int8_t>(n, static_cast<int8_t>(want)))
+          << n << " values of " << int{v};
     }
   }
 }
@@ -156,7 +167,8 @@ TEST_P(SoftmaxS8Test, RowSumsOfTwoToThe32AndMore) {
   SoftmaxS8ExpTable(0.0001f, t.data());
   for (size_t classes : {size_t{4095}, size_t{4096}, size_t{5000}}) {
     for (unsigned seed : {0u, 1u}) {
-      const std::vector<int8_t> x = seed == 0 ? std::vector<int8_t>(classes, 3) : RandomRows(classes, 11u, 120, 127);
+      const std::vector<int8_t> x =
+          seed == 0 ? std::vector<int8_t>(classes, 3) : RandomRows(classes, 11u, 120, 127);
       std::vector<int8_t> got(classes, 99);
       int8().softmax_s8(t.data(), x.data(), got.data(), 1, classes);
       EXPECT_EQ(got, Oracle(t.data(), x, 1, classes)) << classes;

@@ -34,7 +34,8 @@ TEST_P(SoftmaxTest, RowsAndColumnsMatchReference) {
 TEST_P(SoftmaxTest, LargeLogitsStayFinite) {
   const size_t axis_len = 2 * W() + 3;
   std::vector<float> x(axis_len);
-  for (size_t a = 0; a < axis_len; ++a) x[a] = 500.0f + static_cast<float>(a);  // e^500 overflows float
+  for (size_t a = 0; a < axis_len; ++a)
+    x[a] = 500.0f + static_cast<float>(a);  // e^500 overflows float
   std::vector<float> want(axis_len), got(axis_len);
   ref::Softmax(x.data(), want.data(), 1, axis_len, 1);
   table().softmax(x.data(), got.data(), 1, axis_len, 1);

@@ -39,7 +39,8 @@ TEST_P(WindowTest, DepthwiseConv) {
     s.pad_top = s.pad_left = wc.pad;
     s.out_h = OutLen(wc.in_h, wc), s.out_w = OutLen(wc.in_w, wc);
     if (s.out_h == 0 || s.out_w == 0) continue;
-    const std::vector<float> x = RandomVector(channels * s.in_h * s.in_w), w = RandomVector(channels * wc.k * wc.k, -1, 1, 5),
+    const std::vector<float> x = RandomVector(channels * s.in_h * s.in_w),
+                             w = RandomVector(channels * wc.k * wc.k, -1, 1, 5),
                              bias = RandomVector(channels, -1, 1, 6);
     for (bool with_bias : {false, true}) {
       for (Activation act : {Activation{ActKind::kNone, 0, 0}, Activation{ActKind::kClip, 0, 6}}) {
@@ -47,8 +48,9 @@ TEST_P(WindowTest, DepthwiseConv) {
         const float* b = with_bias ? bias.data() : nullptr;
         ref::Conv2dDepthwise(s, x.data(), w.data(), b, act, want.data());
         conv().conv2d_depthwise(s, x.data(), w.data(), b, act, got.data());
-        ASSERT_TRUE(AllClose(want, got, 1e-5f)) << "in " << wc.in_h << "x" << wc.in_w << " k" << wc.k << " s"
-                                                << wc.stride << " d" << wc.dilation << " p" << wc.pad;
+        ASSERT_TRUE(AllClose(want, got, 1e-5f))
+            << "in " << wc.in_h << "x" << wc.in_w << " k" << wc.k << " s" << wc.stride << " d"
+            << wc.dilation << " p" << wc.pad;
       }
     }
   }
@@ -58,21 +60,25 @@ TEST_P(WindowTest, DepthwiseConv) {
 // channel: different strides/pads per axis (pad above the stride, pad dropped at the far edge) and
 // many channels check that no value of one channel leaks into the next one's padding.
 TEST_P(WindowTest, DepthwiseAnisotropicStridePad) {
-  struct Aniso { size_t in_h, in_w, k, sh, sw, pt, pl, channels; };
-  for (const Aniso& a : {Aniso{9, 14, 3, 1, 2, 3, 1, 5}, Aniso{14, 9, 3, 2, 1, 0, 3, 4}, Aniso{17, 33, 5, 2, 3, 2, 4, 7},
-                         Aniso{16, 16, 3, 2, 2, 0, 1, 6}, Aniso{5, 31, 3, 3, 2, 1, 2, 3}}) {
+  struct Aniso {
+    size_t in_h, in_w, k, sh, sw, pt, pl, channels;
+  };
+  for (const Aniso& a : {Aniso{9, 14, 3, 1, 2, 3, 1, 5}, Aniso{14, 9, 3, 2, 1, 0, 3, 4},
+                         Aniso{17, 33, 5, 2, 3, 2, 4, 7}, Aniso{16, 16, 3, 2, 2, 0, 1, 6},
+                         Aniso{5, 31, 3, 3, 2, 1, 2, 3}}) {
     Conv2dShape s;
     s.in_c = s.out_c = s.group = a.channels;
     s.in_h = a.in_h, s.in_w = a.in_w, s.kh = s.kw = a.k;
     s.stride_h = a.sh, s.stride_w = a.sw, s.pad_top = a.pt, s.pad_left = a.pl;
-    s.out_h = (a.in_h + a.pt - a.k) / a.sh + 1, s.out_w = (a.in_w + a.pl - a.k) / a.sw + 1;   // no bottom/right pad
+    s.out_h = (a.in_h + a.pt - a.k) / a.sh + 1,
+    s.out_w = (a.in_w + a.pl - a.k) / a.sw + 1;  // no bottom/right pad
     const std::vector<float> x = RandomVector(a.channels * s.in_h * s.in_w, 1, 2),
                              w = RandomVector(a.channels * a.k * a.k, -1, 1, 5);
     std::vector<float> want(a.channels * s.out_h * s.out_w), got(want.size());
     ref::Conv2dDepthwise(s, x.data(), w.data(), nullptr, {}, want.data());
     conv().conv2d_depthwise(s, x.data(), w.data(), nullptr, {}, got.data());
-    ASSERT_TRUE(AllClose(want, got, 1e-5f)) << "in " << a.in_h << "x" << a.in_w << " s" << a.sh << "," << a.sw
-                                            << " p" << a.pt << "," << a.pl;
+    ASSERT_TRUE(AllClose(want, got, 1e-5f)) << "in " << a.in_h << "x" << a.in_w << " s" << a.sh
+                                            << "," << a.sw << " p" << a.pt << "," << a.pl;
   }
 }
 
@@ -92,8 +98,9 @@ TEST_P(WindowTest, Pool2dMaxAndAverage) {
         std::vector<float> want(planes * p.out_h * p.out_w), got(want.size());
         ref::Pool2d(p, x.data(), want.data(), planes);
         table().pool2d(p, x.data(), got.data(), planes);
-        ASSERT_TRUE(AllClose(want, got)) << "kind " << int(kind) << " in " << wc.in_h << "x" << wc.in_w << " k"
-                                         << wc.k << " s" << wc.stride << " d" << wc.dilation << " p" << wc.pad;
+        ASSERT_TRUE(AllClose(want, got))
+            << "kind " << int(kind) << " in " << wc.in_h << "x" << wc.in_w << " k" << wc.k << " s"
+            << wc.stride << " d" << wc.dilation << " p" << wc.pad;
       }
     }
   }

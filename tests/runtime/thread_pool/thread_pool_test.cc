@@ -27,7 +27,7 @@ void AddTag(void* ctx, size_t task) {
 
 void RunJobs(size_t threads, int jobs, bool with_gaps) {
   ThreadPool pool(threads);
-  Job a, b;   // alternating contexts: a stale context would write into the other job's slots
+  Job a, b;  // alternating contexts: a stale context would write into the other job's slots
   // Up to 100 tasks: the pool hands out jobs of up to 64 through a bit mask, larger ones by count.
   a.slots.assign(100, 0);
   b.slots.assign(100, 0);
@@ -39,7 +39,8 @@ void RunJobs(size_t threads, int jobs, bool with_gaps) {
     const size_t tasks = 1 + static_cast<size_t>(j) % 100;
     ThreadPool::ParallelFor(&pool, tasks, &AddTag, &job);
     for (size_t t = 0; t < tasks; ++t) want[t] += job.tag + static_cast<long>(t);
-    ASSERT_EQ(job.slots, want) << "job " << j << " of " << tasks << " tasks on " << threads << " threads";
+    ASSERT_EQ(job.slots, want) << "job " << j << " of " << tasks << " tasks on " << threads
+                               << " threads";
     if (with_gaps && j % 50 == 49) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_EQ(a.slots, want_a);

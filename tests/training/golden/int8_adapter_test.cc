@@ -20,7 +20,7 @@ namespace edgefold::tools {
 namespace {
 
 const std::string kData = EDGEFOLD_TRAINING_DATA;
-constexpr int64_t kBatch = 16;   // calib.onnx was calibrated in batches of 16
+constexpr int64_t kBatch = 16;  // calib.onnx was calibrated in batches of 16
 
 NpyArray Npy(const std::string& name) {
   NpyArray a;
@@ -33,8 +33,10 @@ std::map<std::string, std::vector<float>> Initializers(const onnx::ModelProto& m
   std::map<std::string, std::vector<float>> out;
   for (const auto& t : m.graph().initializer()) {
     std::vector<float> v(t.raw_data().size() / sizeof(float));
-    if (!v.empty()) std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(float));
-    else v.assign(t.float_data().begin(), t.float_data().end());
+    if (!v.empty())
+      std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(float));
+    else
+      v.assign(t.float_data().begin(), t.float_data().end());
     out[t.name()] = v;
   }
   return out;
@@ -47,9 +49,11 @@ onnx::ModelProto Load(const std::string& file) {
   std::string error;
   EXPECT_TRUE(LoadOnnx(kData + "/" + file, &proto, &error)) << error;
   proto.mutable_graph()->clear_value_info();
-  for (auto* list : {proto.mutable_graph()->mutable_input(), proto.mutable_graph()->mutable_output()})
+  for (auto* list :
+       {proto.mutable_graph()->mutable_input(), proto.mutable_graph()->mutable_output()})
     for (auto& v : *list)
-      v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(kBatch);
+      v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(
+          kBatch);
   return proto;
 }
 
@@ -93,7 +97,8 @@ struct Adapter {
     status = RequiredInt8AdapterArenaBytes(model.data.get(), model.bytes, &need, o);
     if (status != Status::kOk) return;
     arena = AllocateAligned(need);
-    status = Int8Adapter::Create(model.data.get(), model.bytes, arena.data.get(), need, o, &adapter);
+    status =
+        Int8Adapter::Create(model.data.get(), model.bytes, arena.data.get(), need, o, &adapter);
   }
 };
 
@@ -116,7 +121,9 @@ std::vector<float> RunModel(const std::vector<uint8_t>& bytes, const NpyArray& x
   EXPECT_EQ(RequiredArenaBytes(model.data.get(), model.bytes, &need), Status::kOk);
   AlignedBuffer arena = AllocateAligned(need);
   Interpreter* interp = nullptr;
-  EXPECT_EQ(Interpreter::Create(model.data.get(), model.bytes, arena.data.get(), need, Options(), &interp), Status::kOk);
+  EXPECT_EQ(Interpreter::Create(model.data.get(), model.bytes, arena.data.get(), need, Options(),
+                                &interp),
+            Status::kOk);
   return interp == nullptr ? std::vector<float>() : RunAll(interp, x);
 }
 
@@ -144,8 +151,10 @@ onnx::ModelProto Deployed(const NpyArray& x) {
   onnx::ModelProto proto = Load("model.onnx");
   compiler::CalibrationReport report;
   std::string error;
-  EXPECT_TRUE(compiler::CalibrateBatchNorm(&proto, compiler::CompileOptions(), x.f32.data(), x.f32.size(),
-                                           static_cast<int>(kBatch), -1.0f, &report, &error)) << error;
+  EXPECT_TRUE(compiler::CalibrateBatchNorm(&proto, compiler::CompileOptions(), x.f32.data(),
+                                           x.f32.size(), static_cast<int>(kBatch), -1.0f, &report,
+                                           &error))
+      << error;
   return proto;
 }
 
@@ -167,9 +176,12 @@ TEST(Int8Adapter, FollowsPyTorchRecalibrationOnDriftedData) {
   const std::vector<float> after = RunAll(a.adapter->interpreter(), drift);
   const double sqnr_before = SqnrDb(want, before), sqnr_after = SqnrDb(want, after);
   // The bound int8 sets: the recalibrated float network quantized on the drifted data itself.
-  const double sqnr_direct = SqnrDb(want, RunModel(Compile(calibrated, Int8Options(drift, false)), drift));
-  std::printf("int8 vs the recalibrated float network: SQNR %.1f dB before adapting, %.1f dB after "
-              "(%.1f dB quantizing the recalibrated network directly)\n", sqnr_before, sqnr_after, sqnr_direct);
+  const double sqnr_direct =
+      SqnrDb(want, RunModel(Compile(calibrated, Int8Options(drift, false)), drift));
+  std::printf(
+      "int8 vs the recalibrated float network: SQNR %.1f dB before adapting, %.1f dB after "
+      "(%.1f dB quantizing the recalibrated network directly)\n",
+      sqnr_before, sqnr_after, sqnr_direct);
   EXPECT_GT(sqnr_after, 20.0);
   EXPECT_GT(sqnr_after, sqnr_before + 15.0);
   EXPECT_GT(sqnr_after, sqnr_direct - 6.0);
@@ -195,8 +207,8 @@ TEST(Int8Adapter, FollowsPyTorchRecalibrationOnDriftedData) {
       worst_mean = std::max(worst_mean, std::fabs(l.mean[c] - want_mean) / std::sqrt(want_var));
       worst_var = std::max(worst_var, std::fabs(l.var[c] - want_var) / want_var);
     }
-    std::printf("%s: mean within %.3f standard deviations, variance within %.1f %%\n", bns[i], worst_mean,
-                100 * worst_var);
+    std::printf("%s: mean within %.3f standard deviations, variance within %.1f %%\n", bns[i],
+                worst_mean, 100 * worst_var);
     EXPECT_LT(worst_mean, 0.05) << p;
     EXPECT_LT(worst_var, 0.05) << p;
   }
@@ -231,7 +243,8 @@ TEST(Int8Adapter, ResetExportAndMomentum) {
   // kMomentum with m = 0.5 over one batch: halfway between the deployed and the batch's.
   const float deployed_mean = a.adapter->layer(0).mean[0];
   AdaptOptions cumulative;
-  ASSERT_EQ(a.adapter->interpreter()->SetInput(0, drift.f32.data(), a.adapter->interpreter()->input(0).elems),
+  ASSERT_EQ(a.adapter->interpreter()->SetInput(0, drift.f32.data(),
+                                               a.adapter->interpreter()->input(0).elems),
             Status::kOk);
   ASSERT_EQ(a.adapter->Adapt(cumulative), Status::kOk);
   const float batch_mean = a.adapter->layer(0).mean[0];
@@ -239,7 +252,8 @@ TEST(Int8Adapter, ResetExportAndMomentum) {
   AdaptOptions half;
   half.mode = StatsMode::kMomentum;
   half.momentum = 0.5f;
-  ASSERT_EQ(a.adapter->interpreter()->SetInput(0, drift.f32.data(), a.adapter->interpreter()->input(0).elems),
+  ASSERT_EQ(a.adapter->interpreter()->SetInput(0, drift.f32.data(),
+                                               a.adapter->interpreter()->input(0).elems),
             Status::kOk);
   ASSERT_EQ(a.adapter->Adapt(half), Status::kOk);
   EXPECT_NEAR(a.adapter->layer(0).mean[0], 0.5f * (deployed_mean + batch_mean), 1e-4f);
@@ -252,7 +266,8 @@ TEST(Int8Adapter, RefusesModelsThatCannotAdapt) {
   const NpyArray x = Npy("x.npy");
   Adapter plain(Compile(Load("model.onnx"), Int8Options(x, false)));
   EXPECT_EQ(plain.status, Status::kInvalidArgument);
-  EXPECT_NE(plain.log.find("no adaptable int8 layer (compile it with --quantize int8 --adaptable)"), std::string::npos)
+  EXPECT_NE(plain.log.find("no adaptable int8 layer (compile it with --quantize int8 --adaptable)"),
+            std::string::npos)
       << plain.log;
 
   const std::vector<uint8_t> bytes = Compile(Load("model.onnx"), Int8Options(x, true));
@@ -261,10 +276,11 @@ TEST(Int8Adapter, RefusesModelsThatCannotAdapt) {
   for (const fb::Operator* o : *m->operators())
     if (o->bn_adapt() != nullptr && op == nullptr) op = o;
   ASSERT_NE(op, nullptr);
-  const size_t at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(op->bn_adapt()->eps_k2()->data()) - bytes.data());
+  const size_t at = static_cast<size_t>(
+      reinterpret_cast<const uint8_t*>(op->bn_adapt()->eps_k2()->data()) - bytes.data());
   for (float bad : {-1.0f, NAN}) {
     std::vector<uint8_t> broken = bytes;
-    std::memcpy(broken.data() + at + 4, &bad, 4);   // channel 1
+    std::memcpy(broken.data() + at + 4, &bad, 4);  // channel 1
     Adapter b(broken);
     EXPECT_EQ(b.status, Status::kInvalidModel);
     EXPECT_NE(b.log.find("op '" + op->name()->str() + "': bn_adapt"), std::string::npos) << b.log;

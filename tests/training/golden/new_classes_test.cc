@@ -39,7 +39,13 @@ onnx::ModelProto NineClassDigits() {
     t->set_raw_data(raw);
     t->set_dims(0, 9);
   }
-  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(9);
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(9);
   return m;
 }
 
@@ -54,7 +60,8 @@ std::unique_ptr<Session> Compile(const onnx::ModelProto& m, int new_classes, uin
   training.batch = 10;
   training.trainable = compiler::TrainableSet::kBatchNormAndHead;
   training.new_classes = new_classes;
-  const compiler::TrainingCompileResult r = compiler::CompileForTraining(m, compiler::CompileOptions(), training);
+  const compiler::TrainingCompileResult r =
+      compiler::CompileForTraining(m, compiler::CompileOptions(), training);
   EXPECT_TRUE(r.compiled.ok) << r.compiled.error;
   auto s = std::make_unique<Session>();
   s->efb = r.compiled.model;
@@ -65,8 +72,9 @@ std::unique_ptr<Session> Compile(const onnx::ModelProto& m, int new_classes, uin
   t.learning_rate = 0.05f;
   t.momentum = 0.9f;
   s->arena = AllocateAligned(r.training.arena_bytes);
-  EXPECT_EQ(Trainer::Create(s->model.data.get(), s->efb.size(), s->arena.data.get(), r.training.arena_bytes, t,
-                            Options(), &s->trainer), Status::kOk);
+  EXPECT_EQ(Trainer::Create(s->model.data.get(), s->efb.size(), s->arena.data.get(),
+                            r.training.arena_bytes, t, Options(), &s->trainer),
+            Status::kOk);
   return s;
 }
 
@@ -74,7 +82,8 @@ std::unique_ptr<Session> Compile(const onnx::ModelProto& m, int new_classes, uin
 ParameterView HeadWeight(Trainer& t) {
   ParameterView w;
   for (size_t i = 0; i < t.num_parameters(); ++i)
-    if (t.parameter(i).trainable && t.parameter(i).elems == 32 * t.num_classes()) w = t.parameter(i);
+    if (t.parameter(i).trainable && t.parameter(i).elems == 32 * t.num_classes())
+      w = t.parameter(i);
   return w;
 }
 
@@ -90,7 +99,7 @@ void ExpectUniform(const std::vector<float>& v, double bound, const char* what) 
     EXPECT_LT(std::fabs(x), bound) << what;
     sum2 += double(x) * x;
   }
-  const double var = sum2 / v.size(), want = bound * bound / 3;   // U(−b, b): b²/3
+  const double var = sum2 / v.size(), want = bound * bound / 3;  // U(−b, b): b²/3
   EXPECT_GT(var, 0.5 * want) << what;
   EXPECT_LT(var, 1.6 * want) << what;
   std::printf("%s: bound %.4f, variance %.5f (uniform: %.5f)\n", what, bound, var, want);
@@ -107,7 +116,8 @@ TEST(NewClasses, TheAddedOutputIsXavierUniformSeededAndTheOthersAreUnchanged) {
   ExpectUniform(Column(w, 10, 9), std::sqrt(6.0 / (32 + 10)), "Xavier");
   EXPECT_EQ(Column(w, 10, 9), Column(HeadWeight(*b->trainer), 10, 9)) << "same seed, same weights";
   EXPECT_NE(Column(w, 10, 9), Column(HeadWeight(*c->trainer), 10, 9)) << "another seed";
-  const onnx::TensorProto& trained = *Initializer(const_cast<onnx::ModelProto*>(&nine), "head.4.weight");
+  const onnx::TensorProto& trained =
+      *Initializer(const_cast<onnx::ModelProto*>(&nine), "head.4.weight");
   std::vector<float> original(9 * 32);
   std::memcpy(original.data(), trained.raw_data().data(), original.size() * sizeof(float));
   for (size_t cls = 0; cls < 9; ++cls)
@@ -131,7 +141,7 @@ TEST(NewClasses, AReluAfterTheClassifierGivesKaimingUniform) {
     const std::vector<float> col = Column(w, 12, c);
     added.insert(added.end(), col.begin(), col.end());
   }
-  ExpectUniform(added, std::sqrt(6.0 / 32), "Kaiming");   // √2 · √(3 / fan_in)
+  ExpectUniform(added, std::sqrt(6.0 / 32), "Kaiming");  // √2 · √(3 / fan_in)
 }
 
 // A class the features never saw: photographic negatives (1 − x) of the digits become class
@@ -181,10 +191,11 @@ TEST(NewClasses, TheDeviceLearnsANewClass) {
   const double before = evaluate(&recall_before);
   for (int epoch = 0; epoch < 4; ++epoch)
     for (size_t b = 0; b + 10 <= 2 * split; b += 10)
-      ASSERT_EQ(t.TrainStep(images.data() + b * per, labels.data() + b, nullptr, nullptr), Status::kOk);
+      ASSERT_EQ(t.TrainStep(images.data() + b * per, labels.data() + b, nullptr, nullptr),
+                Status::kOk);
   const double after = evaluate(&recall_after);
-  std::printf("new class (negatives): recall %.2f -> %.2f; digits accuracy %.4f -> %.4f\n", recall_before,
-              recall_after, before, after);
+  std::printf("new class (negatives): recall %.2f -> %.2f; digits accuracy %.4f -> %.4f\n",
+              recall_before, recall_after, before, after);
   EXPECT_GE(recall_after, 0.9);
   EXPECT_GT(recall_after, recall_before + 0.3);
   EXPECT_GT(after, 0.85);

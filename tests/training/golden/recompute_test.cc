@@ -35,7 +35,8 @@ compiler::TrainingCompileResult Compile(const Case& c, compiler::TrainingOptions
   std::string error;
   EXPECT_TRUE(LoadOnnx(c.onnx, &proto, &error)) << error;
   t.batch = c.batch;
-  compiler::TrainingCompileResult r = compiler::CompileForTraining(proto, compiler::CompileOptions(), t);
+  compiler::TrainingCompileResult r =
+      compiler::CompileForTraining(proto, compiler::CompileOptions(), t);
   EXPECT_TRUE(r.compiled.ok) << r.compiled.error;
   return r;
 }
@@ -54,11 +55,12 @@ std::unique_ptr<Session> Create(const std::vector<uint8_t>& efb) {
   Options o;
   o.log = [](void* user, const char* m) { *static_cast<std::string*>(user) += m; };
   o.log_user = &s->log;
-  if (RequiredTrainingArenaBytes(s->model.data.get(), efb.size(), TrainOptions(), &s->arena_bytes, o) != Status::kOk)
+  if (RequiredTrainingArenaBytes(s->model.data.get(), efb.size(), TrainOptions(), &s->arena_bytes,
+                                 o) != Status::kOk)
     return s;
   s->arena = AllocateAligned(s->arena_bytes);
-  if (Trainer::Create(s->model.data.get(), efb.size(), s->arena.data.get(), s->arena_bytes, TrainOptions(), o,
-                      &s->trainer) != Status::kOk)
+  if (Trainer::Create(s->model.data.get(), efb.size(), s->arena.data.get(), s->arena_bytes,
+                      TrainOptions(), o, &s->trainer) != Status::kOk)
     s->trainer = nullptr;
   return s;
 }
@@ -80,10 +82,12 @@ void ExpectSameTraining(const std::vector<uint8_t>& kept, const std::vector<uint
   std::vector<int32_t> labels(n);
   for (int step = 0; step < 4; ++step) {
     for (float& v : x) v = dist(gen);
-    for (size_t i = 0; i < n; ++i) labels[i] = static_cast<int32_t>((i + step) % a->trainer->num_classes());
+    for (size_t i = 0; i < n; ++i)
+      labels[i] = static_cast<int32_t>((i + step) % a->trainer->num_classes());
     float loss_a = 0, loss_b = 0;
     ASSERT_EQ(a->trainer->TrainStep(x.data(), labels.data(), &loss_a, nullptr), Status::kOk);
-    ASSERT_EQ(b->trainer->TrainStep(x.data(), labels.data(), &loss_b, nullptr), Status::kOk) << b->log;
+    ASSERT_EQ(b->trainer->TrainStep(x.data(), labels.data(), &loss_b, nullptr), Status::kOk)
+        << b->log;
     EXPECT_EQ(loss_a, loss_b) << "step " << step;
   }
   ASSERT_EQ(a->trainer->num_parameters(), b->trainer->num_parameters());
@@ -107,8 +111,10 @@ struct Variant {
 TEST(Recompute, UpdatesBitForBitWhateverIsTrained) {
   using Set = compiler::TrainableSet;
   using Saved = compiler::TrainingOptions::Saved;
-  const Variant variants[] = {{Set::kBatchNorm, Saved::kFloat32, false}, {Set::kBatchNormAndHead, Saved::kFloat16, false},
-                              {Set::kAll, Saved::kFloat32, false}, {Set::kBatchNormAndHead, Saved::kFloat32, true}};
+  const Variant variants[] = {{Set::kBatchNorm, Saved::kFloat32, false},
+                              {Set::kBatchNormAndHead, Saved::kFloat16, false},
+                              {Set::kAll, Saved::kFloat32, false},
+                              {Set::kBatchNormAndHead, Saved::kFloat32, true}};
   int split = 0;
   for (const Case* c : {&kGolden, &kDigits, &kDsCnn, &kMobileNet})
     for (const Variant& v : variants) {
@@ -157,8 +163,11 @@ TEST(Recompute, BuffersLiveAtTheSameStepNeverOverlap) {
     AlignedBuffer bytes = AllocateAligned(efb.size());
     std::memcpy(bytes.data.get(), efb.data(), efb.size());
     std::vector<TrainingBuffer> buffers;
-    auto visit = [](void* user, const TrainingBuffer& b) { static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b); };
-    ASSERT_EQ(ForEachTrainingBuffer(bytes.data.get(), efb.size(), TrainOptions(), visit, &buffers), Status::kOk);
+    auto visit = [](void* user, const TrainingBuffer& b) {
+      static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b);
+    };
+    ASSERT_EQ(ForEachTrainingBuffer(bytes.data.get(), efb.size(), TrainOptions(), visit, &buffers),
+              Status::kOk);
     ASSERT_EQ(buffers.size(), s->buffers()->size());
     for (size_t i = 0; i < buffers.size(); ++i) {
       const uint64_t a = PlannedOffsetOf(s, buffers[i]);
@@ -166,7 +175,8 @@ TEST(Recompute, BuffersLiveAtTheSameStepNeverOverlap) {
       for (size_t j = i + 1; j < buffers.size(); ++j) {
         const uint64_t b = PlannedOffsetOf(s, buffers[j]);
         const bool memory = a < b + buffers[j].bytes && b < a + buffers[i].bytes;
-        const bool live = buffers[i].first_step <= buffers[j].last_step && buffers[j].first_step <= buffers[i].last_step;
+        const bool live = buffers[i].first_step <= buffers[j].last_step &&
+                          buffers[j].first_step <= buffers[i].last_step;
         EXPECT_FALSE(memory && live) << c->onnx << ": buffers " << i << " and " << j;
       }
     }
@@ -181,7 +191,8 @@ TEST(Recompute, ASegmentListOutOfOrderIsRefused) {
   std::swap(model->training->recompute_segments[0], model->training->recompute_segments[1]);
   flatbuffers::FlatBufferBuilder fbb;
   fb::FinishModelBuffer(fbb, fb::Model::Pack(fbb, model.get()));
-  auto s = Create(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+  auto s =
+      Create(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
   EXPECT_EQ(s->trainer, nullptr);
   EXPECT_NE(s->log.find("recompute segment 1"), std::string::npos) << s->log;
 }

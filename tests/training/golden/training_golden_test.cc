@@ -71,10 +71,12 @@ std::unique_ptr<Trained> CompileAndCreate(Trainable set) {
   opt.bn_momentum = 0.1f;
   opt.trainable = set;
   size_t bytes = 0;
-  EXPECT_EQ(RequiredTrainingArenaBytes(t->model.data.get(), r.model.size(), opt, &bytes), Status::kOk);
+  EXPECT_EQ(RequiredTrainingArenaBytes(t->model.data.get(), r.model.size(), opt, &bytes),
+            Status::kOk);
   t->arena = AllocateAligned(bytes);
-  EXPECT_EQ(Trainer::Create(t->model.data.get(), r.model.size(), t->arena.data.get(), bytes, opt, Options(),
-                            &t->trainer), Status::kOk);
+  EXPECT_EQ(Trainer::Create(t->model.data.get(), r.model.size(), t->arena.data.get(), bytes, opt,
+                            Options(), &t->trainer),
+            Status::kOk);
   return t;
 }
 
@@ -85,7 +87,8 @@ std::unique_ptr<Trained> CompileSectionAndCreate(const compiler::TrainingOptions
   onnx::ModelProto proto;
   std::string error;
   EXPECT_TRUE(LoadOnnx(kData + "/model.onnx", &proto, &error)) << error;
-  const compiler::TrainingCompileResult r = compiler::CompileForTraining(proto, compiler::CompileOptions(), training);
+  const compiler::TrainingCompileResult r =
+      compiler::CompileForTraining(proto, compiler::CompileOptions(), training);
   EXPECT_TRUE(r.compiled.ok) << r.compiled.error;
   *report = r.training;
   auto t = std::make_unique<Trained>();
@@ -98,18 +101,21 @@ std::unique_ptr<Trained> CompileSectionAndCreate(const compiler::TrainingOptions
   opt.bn_momentum = 0.1f;
   const size_t bytes = r.training.arena_bytes;
   t->arena = AllocateAligned(bytes);
-  EXPECT_EQ(Trainer::Create(t->model.data.get(), r.compiled.model.size(), t->arena.data.get(), bytes, opt,
-                            Options(), &t->trainer), Status::kOk);
+  EXPECT_EQ(Trainer::Create(t->model.data.get(), r.compiled.model.size(), t->arena.data.get(),
+                            bytes, opt, Options(), &t->trainer),
+            Status::kOk);
   return t;
 }
 
-void ExpectEpochMatchesPyTorch(std::unique_ptr<Trained> t, const std::string& tag, int min_matched = 12);
+void ExpectEpochMatchesPyTorch(std::unique_ptr<Trained> t, const std::string& tag,
+                               int min_matched = 12);
 
 void ExpectEpochMatchesPyTorch(Trainable set, const std::string& tag) {
   ExpectEpochMatchesPyTorch(CompileAndCreate(set), tag);
 }
 
-void ExpectEpochMatchesPyTorch(std::unique_ptr<Trained> t, const std::string& tag, int min_matched) {
+void ExpectEpochMatchesPyTorch(std::unique_ptr<Trained> t, const std::string& tag,
+                               int min_matched) {
   ASSERT_NE(t->trainer, nullptr);
   Trainer& tr = *t->trainer;
   const NpyArray x = Npy("x.npy"), y = Npy("y.npy");
@@ -130,7 +136,7 @@ void ExpectEpochMatchesPyTorch(std::unique_ptr<Trained> t, const std::string& ta
   for (size_t i = 0; i < tr.num_parameters(); ++i) {
     const ParameterView p = tr.parameter(i);
     auto it = want.find(p.name);
-    if (it == want.end() || it->second.size() != p.elems) continue;   // e.g. Gemm W stored [K,N]
+    if (it == want.end() || it->second.size() != p.elems) continue;  // e.g. Gemm W stored [K,N]
     if (p.trainable && MaxRelError(p.data, initial.at(p.name)) > 1e-6) ++trained;
     const double err = MaxRelError(p.data, it->second);
     worst = std::max(worst, err);
@@ -142,15 +148,21 @@ void ExpectEpochMatchesPyTorch(std::unique_ptr<Trained> t, const std::string& ta
   const NpyArray eval = Npy("sgd_" + tag + "_eval.npy");
   std::vector<float> out(eval.f32.size());
   for (size_t b = 0; b < 4; ++b)
-    ASSERT_EQ(tr.Evaluate(x.f32.data() + b * per, out.data() + b * 8 * tr.num_classes()), Status::kOk);
+    ASSERT_EQ(tr.Evaluate(x.f32.data() + b * per, out.data() + b * 8 * tr.num_classes()),
+              Status::kOk);
   const double eval_err = MaxRelError(out.data(), eval.f32);
   EXPECT_LT(eval_err, 1e-4) << tag << ": eval outputs";
-  std::printf("[%s] %d parameters vs PyTorch (%d trained): max rel error %.3g; eval outputs: %.3g\n", tag.c_str(),
-              matched, trained, worst, eval_err);
+  std::printf(
+      "[%s] %d parameters vs PyTorch (%d trained): max rel error %.3g; eval outputs: %.3g\n",
+      tag.c_str(), matched, trained, worst, eval_err);
 }
 
-TEST(TrainingGolden, OneEpochOfSgdOnEverythingEqualsPyTorch) { ExpectEpochMatchesPyTorch(Trainable::kAll, "all"); }
-TEST(TrainingGolden, OneEpochOfSgdOnBatchNormEqualsPyTorch) { ExpectEpochMatchesPyTorch(Trainable::kBatchNorm, "bn"); }
+TEST(TrainingGolden, OneEpochOfSgdOnEverythingEqualsPyTorch) {
+  ExpectEpochMatchesPyTorch(Trainable::kAll, "all");
+}
+TEST(TrainingGolden, OneEpochOfSgdOnBatchNormEqualsPyTorch) {
+  ExpectEpochMatchesPyTorch(Trainable::kBatchNorm, "bn");
+}
 
 // Sparse updates: PyTorch trains with the earlier layers frozen (requires_grad off, BatchNorm
 // still in train mode: batch statistics, running statistics updated); the backward stops at
@@ -162,14 +174,15 @@ TEST(TrainingGolden, SparseUpdateOfTheLastBatchNormAndHeadEqualsPyTorch) {
   training.trainable_last = 1;
   compiler::TrainingReport sparse, full;
   auto t = CompileSectionAndCreate(training, &sparse);
-  EXPECT_EQ(sparse.trainable_tensors, 4);   // γ, β of the last BN; W, b of the head
+  EXPECT_EQ(sparse.trainable_tensors, 4);  // γ, β of the last BN; W, b of the head
   EXPECT_EQ(sparse.first_trained_op, "/head/head.1/BatchNormalization");
-  ExpectEpochMatchesPyTorch(std::move(t), "last1", 8);   // + 6 running statistics
+  ExpectEpochMatchesPyTorch(std::move(t), "last1", 8);  // + 6 running statistics
   training.trainable_last = 0;
   CompileSectionAndCreate(training, &full);
   EXPECT_LT(sparse.arena_bytes, full.arena_bytes);
   std::printf("bn+head: training arena %llu bytes, last BN + head only %llu\n",
-              static_cast<unsigned long long>(full.arena_bytes), static_cast<unsigned long long>(sparse.arena_bytes));
+              static_cast<unsigned long long>(full.arena_bytes),
+              static_cast<unsigned long long>(sparse.arena_bytes));
 }
 
 TEST(TrainingGolden, SparseUpdateFromTheSecondConvEqualsPyTorch) {
@@ -245,8 +258,10 @@ TEST(TrainingGolden, SixteenBitSavedActivationsTrackTheFloat32Path) {
     double worst = 0;
     for (size_t b = 0; b < 4; ++b) {
       std::vector<int32_t> labels(y.i64.begin() + b * 8, y.i64.begin() + (b + 1) * 8);
-      ASSERT_EQ(full->trainer->TrainStep(x.f32.data() + b * per, labels.data(), nullptr, nullptr), Status::kOk);
-      ASSERT_EQ(half->trainer->TrainStep(x.f32.data() + b * per, labels.data(), nullptr, nullptr), Status::kOk);
+      ASSERT_EQ(full->trainer->TrainStep(x.f32.data() + b * per, labels.data(), nullptr, nullptr),
+                Status::kOk);
+      ASSERT_EQ(half->trainer->TrainStep(x.f32.data() + b * per, labels.data(), nullptr, nullptr),
+                Status::kOk);
       for (size_t i = 0; i < full->trainer->num_parameters(); ++i) {
         const ParameterView a = full->trainer->parameter(i), h = half->trainer->parameter(i);
         if (!a.trainable) continue;
@@ -255,9 +270,11 @@ TEST(TrainingGolden, SixteenBitSavedActivationsTrackTheFloat32Path) {
         EXPECT_LT(err, bound) << a.name << " step " << b;
       }
     }
-    std::printf("saved %s: γ, β within %.3g of float32's over 4 steps; lower bound %llu vs %llu bytes\n",
-                saved == Saved::kFloat16 ? "fp16" : "bf16", worst, static_cast<unsigned long long>(report.lower_bound),
-                static_cast<unsigned long long>(fp32_report.lower_bound));
+    std::printf(
+        "saved %s: γ, β within %.3g of float32's over 4 steps; lower bound %llu vs %llu bytes\n",
+        saved == Saved::kFloat16 ? "fp16" : "bf16", worst,
+        static_cast<unsigned long long>(report.lower_bound),
+        static_cast<unsigned long long>(fp32_report.lower_bound));
   }
 }
 
@@ -268,7 +285,8 @@ TEST(TrainingGolden, ASparseUpdateNamesWhatItCannotFind) {
   compiler::TrainingOptions training;
   training.batch = 8;
   training.train_from = "/no/such/Conv";
-  compiler::TrainingCompileResult r = compiler::CompileForTraining(proto, compiler::CompileOptions(), training);
+  compiler::TrainingCompileResult r =
+      compiler::CompileForTraining(proto, compiler::CompileOptions(), training);
   EXPECT_FALSE(r.compiled.ok);
   EXPECT_NE(r.compiled.error.find("'/no/such/Conv'"), std::string::npos) << r.compiled.error;
   training.train_from.clear();
@@ -285,8 +303,9 @@ TEST(TrainingGolden, CalibrationEqualsPyTorchCumulativeAverage) {
   ASSERT_TRUE(LoadOnnx(kData + "/calib.onnx", &want_proto, &error)) << error;
   compiler::CalibrationReport report;
   const NpyArray drift = Npy("x_drift.npy");
-  ASSERT_TRUE(compiler::CalibrateBatchNorm(&proto, compiler::CompileOptions(), drift.f32.data(), drift.f32.size(),
-                                           16, -1.0f, &report, &error)) << error;
+  ASSERT_TRUE(compiler::CalibrateBatchNorm(&proto, compiler::CompileOptions(), drift.f32.data(),
+                                           drift.f32.size(), 16, -1.0f, &report, &error))
+      << error;
   EXPECT_EQ(report.batchnorms, 3);
   EXPECT_EQ(report.batches, 2u);
   const auto got = Initializers(proto), want = Initializers(want_proto);
@@ -318,7 +337,8 @@ std::vector<int32_t> TrainableTensors(const AlignedBuffer& model, size_t bytes, 
   if (*status != Status::kOk) return out;
   AlignedBuffer arena = AllocateAligned(arena_bytes);
   Trainer* trainer = nullptr;
-  *status = Trainer::Create(model.data.get(), bytes, arena.data.get(), arena_bytes, opt, o, &trainer);
+  *status =
+      Trainer::Create(model.data.get(), bytes, arena.data.get(), arena_bytes, opt, o, &trainer);
   if (*status != Status::kOk) return out;
   for (size_t i = 0; i < trainer->num_parameters(); ++i)
     if (trainer->parameter(i).trainable) out.push_back(trainer->parameter(i).tensor);
@@ -341,18 +361,22 @@ TEST(TrainingSection, TheModelsTrainableSetIsTheDefaultAndOthersAreRefused) {
 
     Status status;
     std::string log;
-    const std::vector<int32_t> by_default = TrainableTensors(model, r.model.size(), Trainable::kModel, &status, &log);
+    const std::vector<int32_t> by_default =
+        TrainableTensors(model, r.model.size(), Trainable::kModel, &status, &log);
     ASSERT_EQ(status, Status::kOk) << log;
-    const std::vector<int32_t> explicit_same = TrainableTensors(model, r.model.size(), compiled, &status, &log);
+    const std::vector<int32_t> explicit_same =
+        TrainableTensors(model, r.model.size(), compiled, &status, &log);
     ASSERT_EQ(status, Status::kOk) << log;
     EXPECT_EQ(by_default, explicit_same) << TrainableName(compiled);
     for (Trainable other : sets) {
       if (other == compiled) continue;
       log.clear();
       TrainableTensors(model, r.model.size(), other, &status, &log);
-      EXPECT_EQ(status, Status::kInvalidArgument) << TrainableName(other) << " on " << TrainableName(compiled);
+      EXPECT_EQ(status, Status::kInvalidArgument)
+          << TrainableName(other) << " on " << TrainableName(compiled);
       EXPECT_NE(log.find(std::string("'") + TrainableName(other) + "'"), std::string::npos) << log;
-      EXPECT_NE(log.find(std::string("(") + TrainableName(compiled) + ","), std::string::npos) << log;
+      EXPECT_NE(log.find(std::string("(") + TrainableName(compiled) + ","), std::string::npos)
+          << log;
     }
   }
 }
@@ -361,8 +385,9 @@ TEST(TrainingSection, AModelWithoutOneTrainsBatchNorm) {
   auto t = CompileAndCreate(Trainable::kModel);
   ASSERT_NE(t->trainer, nullptr);
   size_t trainable = 0;
-  for (size_t i = 0; i < t->trainer->num_parameters(); ++i) trainable += t->trainer->parameter(i).trainable;
-  EXPECT_EQ(trainable, 6u);   // γ and β of the model's three BatchNorms
+  for (size_t i = 0; i < t->trainer->num_parameters(); ++i)
+    trainable += t->trainer->parameter(i).trainable;
+  EXPECT_EQ(trainable, 6u);  // γ and β of the model's three BatchNorms
 }
 
 }  // namespace

@@ -65,10 +65,12 @@ std::unique_ptr<Session> Create(const std::vector<uint8_t>& efb, Trainable set) 
   Options o;
   o.log = [](void* user, const char* m) { *static_cast<std::string*>(user) += m; };
   o.log_user = &s->log;
-  if (RequiredTrainingArenaBytes(s->model.data.get(), efb.size(), t, &s->arena_bytes, o) != Status::kOk) return s;
-  s->arena = AllocateAligned(s->arena_bytes);
-  if (Trainer::Create(s->model.data.get(), efb.size(), s->arena.data.get(), s->arena_bytes, t, o, &s->trainer) !=
+  if (RequiredTrainingArenaBytes(s->model.data.get(), efb.size(), t, &s->arena_bytes, o) !=
       Status::kOk)
+    return s;
+  s->arena = AllocateAligned(s->arena_bytes);
+  if (Trainer::Create(s->model.data.get(), efb.size(), s->arena.data.get(), s->arena_bytes, t, o,
+                      &s->trainer) != Status::kOk)
     s->trainer = nullptr;
   return s;
 }
@@ -77,8 +79,11 @@ std::vector<TrainingBuffer> Buffers(const std::vector<uint8_t>& efb) {
   AlignedBuffer bytes = AllocateAligned(efb.size());
   std::memcpy(bytes.data.get(), efb.data(), efb.size());
   std::vector<TrainingBuffer> out;
-  auto visit = [](void* user, const TrainingBuffer& b) { static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b); };
-  EXPECT_EQ(ForEachTrainingBuffer(bytes.data.get(), efb.size(), TrainOptions(), visit, &out), Status::kOk);
+  auto visit = [](void* user, const TrainingBuffer& b) {
+    static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b);
+  };
+  EXPECT_EQ(ForEachTrainingBuffer(bytes.data.get(), efb.size(), TrainOptions(), visit, &out),
+            Status::kOk);
   return out;
 }
 
@@ -97,8 +102,10 @@ void ExpectBitForBit(const Case& c, Trainable set) {
   for (size_t b = 0; b < 4; ++b) {
     std::vector<int32_t> labels(y.i64.begin() + b * n, y.i64.begin() + (b + 1) * n);
     float loss_a = 0, loss_b = 0;
-    ASSERT_EQ(plain->trainer->TrainStep(x.f32.data() + b * per, labels.data(), &loss_a, nullptr), Status::kOk);
-    ASSERT_EQ(planned->trainer->TrainStep(x.f32.data() + b * per, labels.data(), &loss_b, nullptr), Status::kOk);
+    ASSERT_EQ(plain->trainer->TrainStep(x.f32.data() + b * per, labels.data(), &loss_a, nullptr),
+              Status::kOk);
+    ASSERT_EQ(planned->trainer->TrainStep(x.f32.data() + b * per, labels.data(), &loss_b, nullptr),
+              Status::kOk);
     EXPECT_EQ(loss_a, loss_b) << "step " << b;
   }
   ASSERT_EQ(plain->trainer->num_parameters(), planned->trainer->num_parameters());
@@ -142,7 +149,9 @@ onnx::ModelProto MinMaxNet() {
   };
   testing::OnnxBuilder b;
   b.Input("x", {kBatch, 2, 5, 5});
-  b.Init("wa", {4, 2, 3, 3}, values(72)).Init("wb", {4, 2, 1, 1}, values(8)).Init("fc", {4, 3}, values(12));
+  b.Init("wa", {4, 2, 3, 3}, values(72))
+      .Init("wb", {4, 2, 1, 1}, values(8))
+      .Init("fc", {4, 3}, values(12));
   b.Init("fc_b", {3}, values(3));
   testing::SetInts(b.Node("Conv", {"x", "wa"}, {"ca"}, "conv_a"), "pads", {1, 1, 1, 1});
   testing::AddBatchNorm(b, "bn_a", "ca", "na", 4, 1);
@@ -197,7 +206,8 @@ TEST(TrainingPlan, BuffersLiveAtTheSameStepNeverOverlap) {
     for (size_t j = i + 1; j < buffers.size(); ++j) {
       const uint64_t b = PlannedOffsetOf(t, buffers[j]);
       const bool memory = a < b + buffers[j].bytes && b < a + buffers[i].bytes;
-      const bool live = buffers[i].first_step <= buffers[j].last_step && buffers[j].first_step <= buffers[i].last_step;
+      const bool live = buffers[i].first_step <= buffers[j].last_step &&
+                        buffers[j].first_step <= buffers[i].last_step;
       EXPECT_FALSE(memory && live) << "buffers " << i << " and " << j;
       shared += memory;
     }
@@ -219,7 +229,8 @@ TEST(TrainingPlan, TheRuntimeUsesThePlannedOffsetsVerbatim) {
   for (size_t i = 0; i < a->trainer->num_parameters(); ++i) {
     const auto* pa = reinterpret_cast<const uint8_t*>(a->trainer->parameter(i).data);
     const auto* pb = reinterpret_cast<const uint8_t*>(b->trainer->parameter(i).data);
-    EXPECT_EQ(pa - a->arena.data.get() + 64, pb - b->arena.data.get()) << a->trainer->parameter(i).name;
+    EXPECT_EQ(pa - a->arena.data.get() + 64, pb - b->arena.data.get())
+        << a->trainer->parameter(i).name;
   }
 }
 
@@ -248,8 +259,10 @@ TEST(TrainingPlan, RecordsInAnotherOrderPlaceEveryBufferAlike) {
   for (size_t step = 0; step < 3; ++step) {
     std::vector<int32_t> labels(y.i64.begin() + step * n, y.i64.begin() + (step + 1) * n);
     float loss_a = 0, loss_b = 0;
-    ASSERT_EQ(a->trainer->TrainStep(x.f32.data() + step * per, labels.data(), &loss_a, nullptr), Status::kOk);
-    ASSERT_EQ(b->trainer->TrainStep(x.f32.data() + step * per, labels.data(), &loss_b, nullptr), Status::kOk);
+    ASSERT_EQ(a->trainer->TrainStep(x.f32.data() + step * per, labels.data(), &loss_a, nullptr),
+              Status::kOk);
+    ASSERT_EQ(b->trainer->TrainStep(x.f32.data() + step * per, labels.data(), &loss_b, nullptr),
+              Status::kOk);
     EXPECT_EQ(loss_a, loss_b) << "step " << step;
   }
   for (size_t i = 0; i < a->trainer->num_parameters(); ++i) {
@@ -298,9 +311,11 @@ TEST(TrainingPlan, ATrainingSectionOfAnOlderFormatVersionIsRefusedByName) {
     model->format_version = old;
     auto s = Create(Repack(*model), Trainable::kModel);
     EXPECT_EQ(s->trainer, nullptr);
-    EXPECT_NE(s->log.find("training section of model format version " + std::to_string(old)), std::string::npos)
+    EXPECT_NE(s->log.find("training section of model format version " + std::to_string(old)),
+              std::string::npos)
         << s->log;
-    EXPECT_NE(s->log.find("recompile with 'edgefold compile --train'"), std::string::npos) << s->log;
+    EXPECT_NE(s->log.find("recompile with 'edgefold compile --train'"), std::string::npos)
+        << s->log;
   }
 }
 

@@ -15,8 +15,8 @@ constexpr double kEps = 1e-5;
 struct FdCase {
   const char* name;
   size_t batch, channels, spatial;
-  double h;          // finite-difference step for x: 1e-3 of the data's spread (≥ √eps)
-  double max_err;    // bound on max|kernel − FD| / max|FD| per gradient
+  double h;        // finite-difference step for x: 1e-3 of the data's spread (≥ √eps)
+  double max_err;  // bound on max|kernel − FD| / max|FD| per gradient
   std::vector<float> x, gamma, beta, dy;
 };
 
@@ -31,7 +31,8 @@ double BnLoss(const FdCase& k, const std::vector<double>& x, const std::vector<d
       for (size_t s = 0; s < k.spatial; ++s) mu += x[(n * k.channels + c) * k.spatial + s];
     mu /= m;
     for (size_t n = 0; n < k.batch; ++n)
-      for (size_t s = 0; s < k.spatial; ++s) var += std::pow(x[(n * k.channels + c) * k.spatial + s] - mu, 2);
+      for (size_t s = 0; s < k.spatial; ++s)
+        var += std::pow(x[(n * k.channels + c) * k.spatial + s] - mu, 2);
     const double inv_std = 1.0 / std::sqrt(var / m + kEps);
     for (size_t n = 0; n < k.batch; ++n)
       for (size_t s = 0; s < k.spatial; ++s) {
@@ -45,8 +46,9 @@ double BnLoss(const FdCase& k, const std::vector<double>& x, const std::vector<d
 }
 
 // Central difference (L(v + h) − L(v − h)) / 2h for every element of *v.
-std::vector<double> FiniteDiff(const FdCase& k, std::vector<double>* v, double h, std::vector<double>& x,
-                               std::vector<double>& g, std::vector<double>& b) {
+std::vector<double> FiniteDiff(const FdCase& k, std::vector<double>* v, double h,
+                               std::vector<double>& x, std::vector<double>& g,
+                               std::vector<double>& b) {
   std::vector<double> grad(v->size());
   for (size_t i = 0; i < v->size(); ++i) {
     const double keep = (*v)[i];
@@ -60,10 +62,12 @@ std::vector<double> FiniteDiff(const FdCase& k, std::vector<double>* v, double h
   return grad;
 }
 
-std::vector<double> ToDouble(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
+std::vector<double> ToDouble(const std::vector<float>& v) {
+  return std::vector<double>(v.begin(), v.end());
+}
 
-FdCase MakeCase(const char* name, size_t batch, size_t channels, size_t spatial, double h, double max_err,
-                float center, float spread, int constant_channel = -1) {
+FdCase MakeCase(const char* name, size_t batch, size_t channels, size_t spatial, double h,
+                double max_err, float center, float spread, int constant_channel = -1) {
   FdCase k{name, batch, channels, spatial, h, max_err, {}, {}, {}, {}};
   const size_t n = batch * channels * spatial;
   std::mt19937 gen(static_cast<unsigned>(n * 31 + channels));
@@ -71,7 +75,8 @@ FdCase MakeCase(const char* name, size_t batch, size_t channels, size_t spatial,
   for (size_t i = 0; i < n; ++i) k.x.push_back(center + spread * normal(gen));
   if (constant_channel >= 0)
     for (size_t b = 0; b < batch; ++b)
-      for (size_t s = 0; s < spatial; ++s) k.x[(b * channels + constant_channel) * spatial + s] = 0.75f;
+      for (size_t s = 0; s < spatial; ++s)
+        k.x[(b * channels + constant_channel) * spatial + s] = 0.75f;
   k.gamma = RandomVector(channels, 0.5f, 1.5f, 3);
   k.gamma[0] = -k.gamma[0];
   k.beta = RandomVector(channels, -0.5f, 0.5f, 4);
@@ -93,10 +98,11 @@ TEST_P(BnFiniteDiffTest, ForwardAndGradientsMatchDoubleFiniteDifferences) {
   for (FdCase k : Cases()) {
     const size_t n = k.x.size(), c = k.channels;
     std::vector<float> y(n), xhat(n), mean(c), var(c), inv_std(c), dx(n), dg(c), db(c);
-    table().batchnorm_train_forward(k.x.data(), k.gamma.data(), k.beta.data(), static_cast<float>(kEps), y.data(),
-                                    xhat.data(), mean.data(), var.data(), inv_std.data(), k.batch, c, k.spatial);
-    table().batchnorm_backward(k.dy.data(), xhat.data(), k.gamma.data(), inv_std.data(), dx.data(), dg.data(),
-                               db.data(), k.batch, c, k.spatial);
+    table().batchnorm_train_forward(k.x.data(), k.gamma.data(), k.beta.data(),
+                                    static_cast<float>(kEps), y.data(), xhat.data(), mean.data(),
+                                    var.data(), inv_std.data(), k.batch, c, k.spatial);
+    table().batchnorm_backward(k.dy.data(), xhat.data(), k.gamma.data(), inv_std.data(), dx.data(),
+                               dg.data(), db.data(), k.batch, c, k.spatial);
     std::vector<double> x = ToDouble(k.x), g = ToDouble(k.gamma), b = ToDouble(k.beta), y_ref(n);
     BnLoss(k, x, g, b, &y_ref);
     const double y_err = ScaledMaxError(ToDouble(y), y_ref);
@@ -110,7 +116,7 @@ TEST_P(BnFiniteDiffTest, ForwardAndGradientsMatchDoubleFiniteDifferences) {
     EXPECT_LE(dx_err, k.max_err) << k.name;
     EXPECT_LE(dg_err, k.max_err) << k.name;
     EXPECT_LE(db_err, k.max_err) << k.name;
-    if (std::string(k.name) == "constant_channel") {   // variance 0 → inv_std = 1/√eps, xhat = 0
+    if (std::string(k.name) == "constant_channel") {  // variance 0 → inv_std = 1/√eps, xhat = 0
       EXPECT_EQ(var[1], 0.0f);
       EXPECT_NEAR(inv_std[1], 1.0 / std::sqrt(kEps), 1e-6 / std::sqrt(kEps));
       for (size_t bb = 0; bb < k.batch; ++bb) EXPECT_EQ(xhat[(bb * c + 1) * k.spatial], 0.0f);

@@ -11,7 +11,7 @@ TEST_P(LossSgdTest, SoftmaxCrossEntropyMatchesDoubleReference) {
   for (size_t classes : {size_t{1}, size_t{2}, W() + 1, size_t{10}, size_t{37}})
     for (size_t batch : {1, 2, 3, 8}) {
       std::vector<float> z = RandomVector(batch * classes, -6, 6, 51);
-      z[0] += 80.0f;   // a large logit: the max shift must keep exp finite
+      z[0] += 80.0f;  // a large logit: the max shift must keep exp finite
       std::vector<int32_t> labels(batch);
       for (size_t n = 0; n < batch; ++n) labels[n] = static_cast<int32_t>((n * 7 + 3) % classes);
       std::vector<float> dz(z.size(), 9.0f), want_dz(z.size());
@@ -23,11 +23,15 @@ TEST_P(LossSgdTest, SoftmaxCrossEntropyMatchesDoubleReference) {
         for (size_t j = 0; j < classes; ++j) sum += std::exp(zr[j] - mx);
         want_loss += (mx + std::log(sum) - zr[labels[n]]) / batch;
         for (size_t j = 0; j < classes; ++j)
-          want_dz[n * classes + j] = static_cast<float>((std::exp(zr[j] - mx) / sum - (int(j) == labels[n])) / batch);
+          want_dz[n * classes + j] =
+              static_cast<float>((std::exp(zr[j] - mx) / sum - (int(j) == labels[n])) / batch);
       }
-      const float loss = table().softmax_cross_entropy(z.data(), labels.data(), dz.data(), batch, classes);
-      EXPECT_NEAR(loss, want_loss, 1e-5 * (1 + want_loss)) << "batch " << batch << " classes " << classes;
-      EXPECT_TRUE(AllClose(want_dz, dz, 1e-6f, 1e-5f)) << "batch " << batch << " classes " << classes;
+      const float loss =
+          table().softmax_cross_entropy(z.data(), labels.data(), dz.data(), batch, classes);
+      EXPECT_NEAR(loss, want_loss, 1e-5 * (1 + want_loss))
+          << "batch " << batch << " classes " << classes;
+      EXPECT_TRUE(AllClose(want_dz, dz, 1e-6f, 1e-5f))
+          << "batch " << batch << " classes " << classes;
       for (size_t n = 0; n < batch; ++n) {
         double row = 0.0;
         for (size_t j = 0; j < classes; ++j) row += dz[n * classes + j];
@@ -66,7 +70,8 @@ TEST_P(LossSgdTest, ChannelMomentsMatchDoubleSums) {
       for (float& v : x) v += 100.0f;
       const std::vector<float> shift = RandomVector(channels, 99.5f, 100.5f, 72);
       std::vector<float> sum_d(channels, 7.0f), sum_d2(channels, 7.0f);
-      table().channel_moments(x.data(), shift.data(), sum_d.data(), sum_d2.data(), channels, spatial);
+      table().channel_moments(x.data(), shift.data(), sum_d.data(), sum_d2.data(), channels,
+                              spatial);
       for (size_t c = 0; c < channels; ++c) {
         double s = 0, q = 0;
         for (size_t i = 0; i < spatial; ++i) {

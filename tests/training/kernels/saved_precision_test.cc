@@ -14,13 +14,13 @@ TEST(SavedPrecision, HalfBitPatterns) {
   EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
   EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
   EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);
-  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);                  // rounds past the largest: inf
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -24)), 0x0001);     // smallest subnormal
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -25)), 0x0000);     // tie to even: 0
-  EXPECT_EQ(FloatToHalf(std::ldexp(3.0f, -25)), 0x0002);     // 1.5 ulp: tie to even 2
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -14)), 0x0400);     // smallest normal
-  EXPECT_EQ(FloatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);   // tie: even (down)
-  EXPECT_EQ(FloatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);   // tie: even (up)
+  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);                          // rounds past the largest: inf
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -24)), 0x0001);             // smallest subnormal
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -25)), 0x0000);             // tie to even: 0
+  EXPECT_EQ(FloatToHalf(std::ldexp(3.0f, -25)), 0x0002);             // 1.5 ulp: tie to even 2
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -14)), 0x0400);             // smallest normal
+  EXPECT_EQ(FloatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);      // tie: even (down)
+  EXPECT_EQ(FloatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);  // tie: even (up)
   EXPECT_TRUE(std::isnan(HalfToFloat(FloatToHalf(std::numeric_limits<float>::quiet_NaN()))));
   EXPECT_EQ(HalfToFloat(0x0001), std::ldexp(1.0f, -24));
   EXPECT_EQ(HalfToFloat(0x03ff), std::ldexp(1023.0f, -24));
@@ -29,18 +29,21 @@ TEST(SavedPrecision, HalfBitPatterns) {
 
 TEST(SavedPrecision, BFloat16BitPatterns) {
   EXPECT_EQ(FloatToBFloat16(1.0f), 0x3f80);
-  EXPECT_EQ(FloatToBFloat16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);        // tie: even (down)
-  EXPECT_EQ(FloatToBFloat16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);    // tie: even (up)
-  EXPECT_TRUE(std::isnan(BFloat16ToFloat(FloatToBFloat16(std::numeric_limits<float>::quiet_NaN()))));
+  EXPECT_EQ(FloatToBFloat16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);      // tie: even (down)
+  EXPECT_EQ(FloatToBFloat16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);  // tie: even (up)
+  EXPECT_TRUE(
+      std::isnan(BFloat16ToFloat(FloatToBFloat16(std::numeric_limits<float>::quiet_NaN()))));
   EXPECT_EQ(BFloat16ToFloat(0x3f80), 1.0f);
 }
 
 TEST(SavedPrecision, RoundTripErrorIsHalfAnUlp) {
   for (int i = -4000; i <= 4000; ++i) {
-    const float v = static_cast<float>(i) * 0.00173f;   // x̂-like values in [−7, 7]
+    const float v = static_cast<float>(i) * 0.00173f;  // x̂-like values in [−7, 7]
     const float h = HalfToFloat(FloatToHalf(v)), b = BFloat16ToFloat(FloatToBFloat16(v));
-    if (std::fabs(v) >= std::ldexp(1.0f, -14)) EXPECT_LE(std::fabs(h - v), std::fabs(v) * std::ldexp(1.0f, -11)) << v;
-    else EXPECT_LE(std::fabs(h - v), std::ldexp(1.0f, -25)) << v;
+    if (std::fabs(v) >= std::ldexp(1.0f, -14))
+      EXPECT_LE(std::fabs(h - v), std::fabs(v) * std::ldexp(1.0f, -11)) << v;
+    else
+      EXPECT_LE(std::fabs(h - v), std::ldexp(1.0f, -25)) << v;
     EXPECT_LE(std::fabs(b - v), std::fabs(v) * std::ldexp(1.0f, -8)) << v;
   }
 }
@@ -54,14 +57,15 @@ TEST(SavedPrecision, NarrowingKeepsTheReluMaskOfEveryValue) {
     const float gamma = 1.0f;
     int moved = 0;
     for (int i = -2000; i <= 2000; ++i) {
-      const float beta = -1.0f - static_cast<float>(i) * 1e-4f;   // threshold t = −β
+      const float beta = -1.0f - static_cast<float>(i) * 1e-4f;  // threshold t = −β
       for (float d : {1e-6f, 1e-5f, 1e-4f, -1e-6f, -1e-5f, -1e-4f}) {
         const float xhat = -beta + d;
         const float z = gamma * xhat + beta;
         const uint16_t h = NarrowKeepingSide(p, xhat, gamma, beta, relu_side);
         const float stored = Widen1(p, h);
         EXPECT_EQ(z > 0.0f, gamma * stored + beta > 0.0f) << "x̂ " << xhat << " β " << beta;
-        const float ulp = p == SavedPrecision::kFloat16 ? std::ldexp(1.0f, -10) : std::ldexp(1.0f, -7);
+        const float ulp =
+            p == SavedPrecision::kFloat16 ? std::ldexp(1.0f, -10) : std::ldexp(1.0f, -7);
         EXPECT_LE(std::fabs(stored - xhat), ulp * std::fabs(xhat) + 1e-30f) << "x̂ " << xhat;
         moved += h != Narrow1(p, xhat);
       }

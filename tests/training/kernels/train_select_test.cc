@@ -24,7 +24,8 @@ TEST(TrainSelectTest, EveryEntryIsFilled) {
     EXPECT_STREQ(t->name, IsaName(isa));
     const void* entries[] = {reinterpret_cast<const void*>(t->batchnorm_train_forward),
                              reinterpret_cast<const void*>(t->batchnorm_backward),
-                             reinterpret_cast<const void*>(t->gemm_at_b), reinterpret_cast<const void*>(t->gemm_a_bt),
+                             reinterpret_cast<const void*>(t->gemm_at_b),
+                             reinterpret_cast<const void*>(t->gemm_a_bt),
                              reinterpret_cast<const void*>(t->col2im),
                              reinterpret_cast<const void*>(t->conv2d_depthwise_backward),
                              reinterpret_cast<const void*>(t->pool2d_backward),

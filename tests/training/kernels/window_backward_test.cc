@@ -25,7 +25,8 @@ double Loss(Forward forward, const std::vector<float>& r, size_t out_elems) {
 
 // ∂L/∂v by central differences, v perturbed in place.
 template <class Forward>
-std::vector<float> FiniteDiff(Forward forward, std::vector<float>* v, const std::vector<float>& r, size_t out_elems) {
+std::vector<float> FiniteDiff(Forward forward, std::vector<float>* v, const std::vector<float>& r,
+                              size_t out_elems) {
   std::vector<float> g(v->size());
   for (size_t i = 0; i < v->size(); ++i) {
     const float keep = (*v)[i];
@@ -56,19 +57,26 @@ TEST_P(WindowBackwardTest, DepthwiseMatchesFiniteDifferences) {
     s.in_c = s.out_c = s.group = 3, s.in_h = 7, s.in_w = 6, s.kh = s.kw = 3;
     s.stride_h = s.stride_w = stride, s.pad_top = s.pad_left = 1;
     s.dilation_h = stride, s.dilation_w = 1;
-    s.out_h = (s.in_h + 2 - s.dilation_h * 2 - 1) / stride + 1, s.out_w = (s.in_w + 2 - 2 - 1) / stride + 1;
+    s.out_h = (s.in_h + 2 - s.dilation_h * 2 - 1) / stride + 1,
+    s.out_w = (s.in_w + 2 - 2 - 1) / stride + 1;
     const size_t out_elems = s.out_c * s.out_h * s.out_w;
-    std::vector<float> x = RandomVector(s.in_c * s.in_h * s.in_w, -1, 1, 41), w = RandomVector(s.in_c * 9, -1, 1, 42);
+    std::vector<float> x = RandomVector(s.in_c * s.in_h * s.in_w, -1, 1, 41),
+                       w = RandomVector(s.in_c * 9, -1, 1, 42);
     const std::vector<float> r = RandomVector(out_elems, -1, 1, 43);
-    auto forward = [&](float* y) { ref::Conv2dDepthwise(s, x.data(), w.data(), nullptr, Activation{}, y); };
-    const std::vector<float> dx0 = RandomVector(x.size(), -1, 1, 44), dw0 = RandomVector(w.size(), -1, 1, 45);
+    auto forward = [&](float* y) {
+      ref::Conv2dDepthwise(s, x.data(), w.data(), nullptr, Activation{}, y);
+    };
+    const std::vector<float> dx0 = RandomVector(x.size(), -1, 1, 44),
+                             dw0 = RandomVector(w.size(), -1, 1, 45);
     std::vector<float> dx = dx0, dw = dw0, dx_only = dx0;
     table().conv2d_depthwise_backward(s, x.data(), w.data(), r.data(), dx.data(), dw.data());
     table().conv2d_depthwise_backward(s, x.data(), w.data(), r.data(), dx_only.data(), nullptr);
-    for (size_t i = 0; i < dx.size(); ++i) dx[i] -= dx0[i], dx_only[i] -= dx0[i];   // accumulated
+    for (size_t i = 0; i < dx.size(); ++i) dx[i] -= dx0[i], dx_only[i] -= dx0[i];  // accumulated
     for (size_t i = 0; i < dw.size(); ++i) dw[i] -= dw0[i];
-    EXPECT_TRUE(AllClose(FiniteDiff(forward, &x, r, out_elems), dx, 2e-4f, 1e-4f)) << "dx stride " << stride;
-    EXPECT_TRUE(AllClose(FiniteDiff(forward, &w, r, out_elems), dw, 2e-4f, 1e-4f)) << "dw stride " << stride;
+    EXPECT_TRUE(AllClose(FiniteDiff(forward, &x, r, out_elems), dx, 2e-4f, 1e-4f))
+        << "dx stride " << stride;
+    EXPECT_TRUE(AllClose(FiniteDiff(forward, &w, r, out_elems), dw, 2e-4f, 1e-4f))
+        << "dw stride " << stride;
     EXPECT_EQ(dx, dx_only);
   }
 }
@@ -88,13 +96,18 @@ TEST_P(WindowBackwardTest, DepthwiseMatchesTheReferenceAtAwkwardWidths) {
         const std::vector<float> x = RandomVector(s.in_c * s.in_h * s.in_w, -1, 1, 51);
         const std::vector<float> w = RandomVector(s.in_c * 9, -1, 1, 52);
         const std::vector<float> dy = RandomVector(s.out_c * s.out_h * s.out_w, -1, 1, 53);
-        std::vector<float> dx_ref = RandomVector(x.size(), -1, 1, 54), dw_ref = RandomVector(w.size(), -1, 1, 55);
+        std::vector<float> dx_ref = RandomVector(x.size(), -1, 1, 54),
+                           dw_ref = RandomVector(w.size(), -1, 1, 55);
         std::vector<float> dx = dx_ref, dw = dw_ref, dx_only = dx_ref;
-        ref::Conv2dDepthwiseBackward(s, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data());
+        ref::Conv2dDepthwiseBackward(s, x.data(), w.data(), dy.data(), dx_ref.data(),
+                                     dw_ref.data());
         table().conv2d_depthwise_backward(s, x.data(), w.data(), dy.data(), dx.data(), dw.data());
-        table().conv2d_depthwise_backward(s, x.data(), w.data(), dy.data(), dx_only.data(), nullptr);
-        EXPECT_TRUE(AllClose(dx_ref, dx, 1e-5f, 1e-5f)) << "dx width " << width << " stride " << stride << " dilation " << dilation;
-        EXPECT_TRUE(AllClose(dw_ref, dw, 1e-5f, 1e-5f)) << "dw width " << width << " stride " << stride << " dilation " << dilation;
+        table().conv2d_depthwise_backward(s, x.data(), w.data(), dy.data(), dx_only.data(),
+                                          nullptr);
+        EXPECT_TRUE(AllClose(dx_ref, dx, 1e-5f, 1e-5f))
+            << "dx width " << width << " stride " << stride << " dilation " << dilation;
+        EXPECT_TRUE(AllClose(dw_ref, dw, 1e-5f, 1e-5f))
+            << "dw width " << width << " stride " << stride << " dilation " << dilation;
         EXPECT_EQ(dx, dx_only);
       }
 }
@@ -104,18 +117,22 @@ TEST_P(WindowBackwardTest, PoolMatchesFiniteDifferences) {
     for (bool include_pad : {false, true})
       for (size_t stride : {1, 2}) {
         Pool2dParams p;
-        p.kind = kind, p.count_include_pad = include_pad, p.in_h = 7, p.in_w = 9, p.kh = 3, p.kw = 2;
+        p.kind = kind, p.count_include_pad = include_pad, p.in_h = 7, p.in_w = 9, p.kh = 3,
+        p.kw = 2;
         p.stride_h = p.stride_w = stride, p.pad_top = 1, p.pad_left = 1, p.dilation_w = stride;
-        p.out_h = (p.in_h + 2 - 2 - 1) / stride + 1, p.out_w = (p.in_w + 2 - stride - 1) / stride + 1;
+        p.out_h = (p.in_h + 2 - 2 - 1) / stride + 1,
+        p.out_w = (p.in_w + 2 - stride - 1) / stride + 1;
         const size_t planes = 2, out_elems = planes * p.out_h * p.out_w;
         std::vector<float> x = GridValues(planes * p.in_h * p.in_w, 46);
-        const std::vector<float> r = RandomVector(out_elems, -1, 1, 47), dx0 = RandomVector(x.size(), -1, 1, 48);
+        const std::vector<float> r = RandomVector(out_elems, -1, 1, 47),
+                                 dx0 = RandomVector(x.size(), -1, 1, 48);
         auto forward = [&](float* y) { ref::Pool2d(p, x.data(), y, planes); };
         std::vector<float> dx = dx0;
         table().pool2d_backward(p, x.data(), r.data(), dx.data(), planes);
         for (size_t i = 0; i < dx.size(); ++i) dx[i] -= dx0[i];
         EXPECT_TRUE(AllClose(FiniteDiff(forward, &x, r, out_elems), dx, 2e-4f, 1e-4f))
-            << (kind == PoolKind::kMax ? "max" : "avg") << " include_pad " << include_pad << " stride " << stride;
+            << (kind == PoolKind::kMax ? "max" : "avg") << " include_pad " << include_pad
+            << " stride " << stride;
       }
 }
 

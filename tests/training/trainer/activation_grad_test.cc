@@ -11,24 +11,30 @@
 namespace edgefold::internal {
 namespace {
 
-using kernels::ActKind;
 using kernels::Activation;
+using kernels::ActKind;
 
 TEST(ActivationGrad, FromInputMatchesFiniteDifferencesForEveryKind) {
-  const Activation acts[] = {{ActKind::kRelu, 0, 0},      {ActKind::kClip, -0.5f, 0.6f},
-                             {ActKind::kLeakyRelu, 0.1f, 0}, {ActKind::kSigmoid, 0, 0},
-                             {ActKind::kHardSigmoid, 0.2f, 0.5f}, {ActKind::kHardSwish, 0, 0},
+  const Activation acts[] = {{ActKind::kRelu, 0, 0},
+                             {ActKind::kClip, -0.5f, 0.6f},
+                             {ActKind::kLeakyRelu, 0.1f, 0},
+                             {ActKind::kSigmoid, 0, 0},
+                             {ActKind::kHardSigmoid, 0.2f, 0.5f},
+                             {ActKind::kHardSwish, 0, 0},
                              {ActKind::kSiLU, 0, 0}};
   // Kinks: 0, −0.5, 0.6, ±2.5 (HardSigmoid 0.2/0.5), ±3 (HardSwish); the grid steps by 0.37 from −5.9.
   for (const Activation& a : acts) {
     int checked = 0;
     for (float x = -5.9f; x < 6.0f; x += 0.37f) {
       const float h = 1e-3f;
-      const double fd = (double(kernels::ApplyActivation(x + h, a)) - kernels::ApplyActivation(x - h, a)) / (2.0 * h);
+      const double fd =
+          (double(kernels::ApplyActivation(x + h, a)) - kernels::ApplyActivation(x - h, a)) /
+          (2.0 * h);
       const float g = ActGradFromInput(a, x);
       EXPECT_NEAR(g, fd, 2e-3 + 1e-3 * std::fabs(fd)) << "kind " << int(a.kind) << " x " << x;
       if (GradFromOutputSupported(a.kind))
-        EXPECT_NEAR(ActGradFromOutput(a, kernels::ApplyActivation(x, a)), g, 1e-6) << "kind " << int(a.kind) << " x " << x;
+        EXPECT_NEAR(ActGradFromOutput(a, kernels::ApplyActivation(x, a)), g, 1e-6)
+            << "kind " << int(a.kind) << " x " << x;
       ++checked;
     }
     EXPECT_GT(checked, 30);
@@ -38,22 +44,29 @@ TEST(ActivationGrad, FromInputMatchesFiniteDifferencesForEveryKind) {
 // The unary math kinds, each on a grid inside its domain (Log, Sqrt, Reciprocal and Pow 2.5 on
 // x > 0; Abs away from 0), from the input and, where supported, from the output.
 TEST(ActivationGrad, UnaryMathKindsMatchFiniteDifferences) {
-  struct Case { Activation a; float lo, hi; };
-  const Case cases[] = {{{ActKind::kTanh, 0, 0}, -4, 4},       {{ActKind::kExp, 0, 0}, -4, 4},
-                        {{ActKind::kLog, 0, 0}, 0.05f, 6},     {{ActKind::kSqrt, 0, 0}, 0.05f, 6},
-                        {{ActKind::kReciprocal, 0, 0}, 0.2f, 6}, {{ActKind::kNeg, 0, 0}, -4, 4},
-                        {{ActKind::kAbs, 0, 0}, -4.05f, 4},    {{ActKind::kErf, 0, 0}, -3, 3},
-                        {{ActKind::kGelu, 0, 0}, -5, 5},       {{ActKind::kSquare, 0, 0}, -4, 4},
-                        {{ActKind::kPow, 3, 0}, -3, 3},        {{ActKind::kPow, 2.5f, 0}, 0.05f, 4}};
+  struct Case {
+    Activation a;
+    float lo, hi;
+  };
+  const Case cases[] = {
+      {{ActKind::kTanh, 0, 0}, -4, 4},         {{ActKind::kExp, 0, 0}, -4, 4},
+      {{ActKind::kLog, 0, 0}, 0.05f, 6},       {{ActKind::kSqrt, 0, 0}, 0.05f, 6},
+      {{ActKind::kReciprocal, 0, 0}, 0.2f, 6}, {{ActKind::kNeg, 0, 0}, -4, 4},
+      {{ActKind::kAbs, 0, 0}, -4.05f, 4},      {{ActKind::kErf, 0, 0}, -3, 3},
+      {{ActKind::kGelu, 0, 0}, -5, 5},         {{ActKind::kSquare, 0, 0}, -4, 4},
+      {{ActKind::kPow, 3, 0}, -3, 3},          {{ActKind::kPow, 2.5f, 0}, 0.05f, 4}};
   for (const Case& c : cases) {
     int checked = 0;
     for (float x = c.lo; x < c.hi; x += (c.hi - c.lo) / 37) {
       const float h = 1e-3f;
-      const double fd = (double(kernels::ApplyActivation(x + h, c.a)) - kernels::ApplyActivation(x - h, c.a)) / (2.0 * h);
+      const double fd =
+          (double(kernels::ApplyActivation(x + h, c.a)) - kernels::ApplyActivation(x - h, c.a)) /
+          (2.0 * h);
       const float g = ActGradFromInput(c.a, x);
       EXPECT_NEAR(g, fd, 2e-3 + 1e-3 * std::fabs(fd)) << "kind " << int(c.a.kind) << " x " << x;
       if (GradFromOutputSupported(c.a.kind))
-        EXPECT_NEAR(ActGradFromOutput(c.a, kernels::ApplyActivation(x, c.a)), g, 1e-5 * (1 + std::fabs(g)))
+        EXPECT_NEAR(ActGradFromOutput(c.a, kernels::ApplyActivation(x, c.a)), g,
+                    1e-5 * (1 + std::fabs(g)))
             << "kind " << int(c.a.kind) << " x " << x;
       ++checked;
     }

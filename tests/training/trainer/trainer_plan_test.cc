@@ -26,7 +26,8 @@ fb::ModelT TrainableModel() {
   const int c = b.AddTensor("conv.out", {2, 4, 5, 5});
   b.AddOp(fb::OpType::Conv, "conv", {x, w}, {c}, ConvOptions(3, 1), 2 * 9 * 25 * 4);
   const int bn = AddBatchNorm(b, "bn", c, 4, {2, 4, 5, 5}, fb::ActivationKind::Relu, 6);
-  AddClassifierHead(b, bn, 2, 4, RandomVector(12, 10), RandomVector(3, 11), {"gap", "flat", "logits"});
+  AddClassifierHead(b, bn, 2, 4, RandomVector(12, 10), RandomVector(3, 11),
+                    {"gap", "flat", "logits"});
   const std::vector<uint8_t> bytes = b.Finish();
   fb::ModelT m;
   fb::GetModel(bytes.data())->UnPackTo(&m);
@@ -35,8 +36,10 @@ fb::ModelT TrainableModel() {
   m.training->batch_size = 2;
   m.training->refold_weights = true;
   m.training->recompute_segments = {2};
-  for (const auto& op : m.operators) {   // γ, β (inputs 1, 2); the head's weights and bias
-    const size_t end = op->type == fb::OpType::BatchNorm ? 3 : op->type == fb::OpType::Gemm ? op->inputs.size() : 0;
+  for (const auto& op : m.operators) {  // γ, β (inputs 1, 2); the head's weights and bias
+    const size_t end = op->type == fb::OpType::BatchNorm ? 3
+                       : op->type == fb::OpType::Gemm    ? op->inputs.size()
+                                                         : 0;
     for (size_t k = 1; k < end; ++k) m.training->trainable.push_back(op->inputs[k]);
   }
   std::sort(m.training->trainable.begin(), m.training->trainable.end());
@@ -52,8 +55,11 @@ std::vector<uint8_t> Pack(const fb::ModelT& m) {
 std::vector<TrainingBuffer> Buffers(const std::vector<uint8_t>& bytes) {
   AlignedBuffer model(bytes);
   std::vector<TrainingBuffer> out;
-  auto visit = [](void* user, const TrainingBuffer& b) { static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b); };
-  EXPECT_EQ(ForEachTrainingBuffer(model.data(), bytes.size(), TrainOptions(), visit, &out), Status::kOk);
+  auto visit = [](void* user, const TrainingBuffer& b) {
+    static_cast<std::vector<TrainingBuffer>*>(user)->push_back(b);
+  };
+  EXPECT_EQ(ForEachTrainingBuffer(model.data(), bytes.size(), TrainOptions(), visit, &out),
+            Status::kOk);
   return out;
 }
 
@@ -86,16 +92,18 @@ TEST(TrainerPlan, EveryBufferHasARoleOfItsOwn) {
         << TrainingBufferKindName(b.kind) << " of " << b.owner << " listed twice";
     const bool of_tensor = b.kind <= TrainingBufferKind::kVelocity;
     const size_t owners = of_tensor ? m.tensors.size() : m.operators.size();
-    if (b.kind != TrainingBufferKind::kTemp) EXPECT_LT(static_cast<size_t>(b.owner), owners) << TrainingBufferKindName(b.kind);
+    if (b.kind != TrainingBufferKind::kTemp)
+      EXPECT_LT(static_cast<size_t>(b.owner), owners) << TrainingBufferKindName(b.kind);
     EXPECT_GT(b.bytes, 0u);
     kinds.insert(b.kind);
     second_lives += b.life == 1;
   }
   EXPECT_GT(second_lives, 0u) << "the recomputed segment gives no buffer a second life";
-  for (TrainingBufferKind k : {TrainingBufferKind::kActivation, TrainingBufferKind::kGradient, TrainingBufferKind::kParameter,
-                               TrainingBufferKind::kParameterGradient, TrainingBufferKind::kVelocity,
-                               TrainingBufferKind::kStatistics, TrainingBufferKind::kFolded, TrainingBufferKind::kScratch,
-                               TrainingBufferKind::kTemp})
+  for (TrainingBufferKind k :
+       {TrainingBufferKind::kActivation, TrainingBufferKind::kGradient,
+        TrainingBufferKind::kParameter, TrainingBufferKind::kParameterGradient,
+        TrainingBufferKind::kVelocity, TrainingBufferKind::kStatistics, TrainingBufferKind::kFolded,
+        TrainingBufferKind::kScratch, TrainingBufferKind::kTemp})
     EXPECT_EQ(kinds.count(k), 1u) << TrainingBufferKindName(k);
 }
 
@@ -127,8 +135,9 @@ TEST(TrainerPlan, APlanMissingABufferOrMisstatingItsSizeIsRefusedNamingIt) {
   fb::ModelT m = TrainableModel();
   PlanBackwards(&m, Buffers(Pack(m)));
   auto& records = m.training->buffers;
-  const auto scratch = std::find_if(records.begin(), records.end(),
-                                    [](const auto& r) { return r->kind == fb::TrainingBufferKind::Scratch; });
+  const auto scratch = std::find_if(records.begin(), records.end(), [](const auto& r) {
+    return r->kind == fb::TrainingBufferKind::Scratch;
+  });
   ASSERT_NE(scratch, records.end());
   (*scratch)->bytes -= 4;
   auto s = CreateTrainer(Pack(m), TrainOptions());

@@ -25,32 +25,37 @@ namespace {
 // `standalone` replaces the SiLU and `residual` the Add; split_conv1_act: conv1_act as its own
 // Activation op after conv1; expanded_dw: the depthwise conv reads a fused 1×1 expansion (inputs
 // 4 and 5), as 'edgefold compile' writes for inverted residuals without --train.
-std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind::None, bool winograd_conv1 = false,
-                              bool depth_space = false, fb::ActivationKind standalone = fb::ActivationKind::SiLU,
-                              fb::BinaryKind residual = fb::BinaryKind::Add, bool split_conv1_act = false,
-                              bool expanded_dw = false) {
+std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind::None,
+                              bool winograd_conv1 = false, bool depth_space = false,
+                              fb::ActivationKind standalone = fb::ActivationKind::SiLU,
+                              fb::BinaryKind residual = fb::BinaryKind::Add,
+                              bool split_conv1_act = false, bool expanded_dw = false) {
   EfbBuilder b;
   const int x = b.AddInput("x", {2, 3, 6, 6});
   const int c1 = b.AddTensor("conv1.out", {2, 4, 6, 6});
   if (winograd_conv1) {
     kernels::Conv2dShape s;
-    s.in_c = 3, s.out_c = 4, s.in_h = s.in_w = s.out_h = s.out_w = 6, s.kh = s.kw = 3, s.pad_top = s.pad_left = 1;
+    s.in_c = 3, s.out_c = 4, s.in_h = s.in_w = s.out_h = s.out_w = 6, s.kh = s.kw = 3,
+    s.pad_top = s.pad_left = 1;
     const int u1 = b.AddConstant("conv1.u", {4, 4, 4, 3}, RandomVector(192, 11, -0.5f, 0.5f));
     fb::OpOptionsUnion o = ConvOptions(3, 1, 1, conv1_act);
     o.AsConvOptions()->packing = fb::WeightPacking::Winograd2x3;
-    b.AddOp(fb::OpType::Conv, "conv1", {x, u1}, {c1}, std::move(o), kernels::MakeWinogradLayout(s, 2).scratch_bytes);
+    b.AddOp(fb::OpType::Conv, "conv1", {x, u1}, {c1}, std::move(o),
+            kernels::MakeWinogradLayout(s, 2).scratch_bytes);
   } else {
     const int w1 = b.AddConstant("conv1.w", {4, 3, 3, 3}, RandomVector(108, 11, -0.5f, 0.5f));
     if (split_conv1_act) {
       const int z = b.AddTensor("conv1.z", {2, 4, 6, 6});
-      b.AddOp(fb::OpType::Conv, "conv1", {x, w1}, {z}, ConvOptions(3, 1, 1, fb::ActivationKind::None), 3 * 9 * 36 * 4);
+      b.AddOp(fb::OpType::Conv, "conv1", {x, w1}, {z},
+              ConvOptions(3, 1, 1, fb::ActivationKind::None), 3 * 9 * 36 * 4);
       fb::ActivationOptionsT ao;
       ao.activation = std::make_unique<fb::Activation>(MakeActivation(conv1_act));
       fb::OpOptionsUnion u;
       u.Set(std::move(ao));
       b.AddOp(fb::OpType::Activation, "act1", {z}, {c1}, std::move(u));
     } else {
-      b.AddOp(fb::OpType::Conv, "conv1", {x, w1}, {c1}, ConvOptions(3, 1, 1, conv1_act), 3 * 9 * 36 * 4);
+      b.AddOp(fb::OpType::Conv, "conv1", {x, w1}, {c1}, ConvOptions(3, 1, 1, conv1_act),
+              3 * 9 * 36 * 4);
     }
   }
   const int r1 = AddBatchNorm(b, "bn1", c1, 4, {2, 4, 6, 6}, fb::ActivationKind::Relu, 20);
@@ -62,10 +67,12 @@ std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind:
     s.in_c = s.out_c = s.group = 4, s.in_h = s.in_w = s.out_h = s.out_w = 6, s.kh = s.kw = 3;
     s.pad_top = s.pad_left = 1;
     const int we = b.AddConstant("dw.expand", {4, 4, 1, 1}, RandomVector(16, 14, -0.5f, 0.5f));
-    b.AddOp(fb::OpType::Conv, "dw", {r1, w2, b2, -1, we}, {c2}, ConvOptions(3, 1, 4, fb::ActivationKind::None),
+    b.AddOp(fb::OpType::Conv, "dw", {r1, w2, b2, -1, we}, {c2},
+            ConvOptions(3, 1, 4, fb::ActivationKind::None),
             kernels::MakeExpandBands(s, 2).scratch_bytes);
   } else {
-    b.AddOp(fb::OpType::Conv, "dw", {r1, w2, b2}, {c2}, ConvOptions(3, 1, 4, fb::ActivationKind::None));
+    b.AddOp(fb::OpType::Conv, "dw", {r1, w2, b2}, {c2},
+            ConvOptions(3, 1, 4, fb::ActivationKind::None));
   }
   const int n2 = AddBatchNorm(b, "bn2", c2, 4, {2, 4, 6, 6}, fb::ActivationKind::None, 30);
   const int sum = b.AddTensor("sum", {2, 4, 6, 6});
@@ -76,7 +83,7 @@ std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind:
   u.Set(std::move(add));
   b.AddOp(fb::OpType::Binary, "residual", {n2, r1}, {sum}, std::move(u));
   int pool_in = sum;
-  if (depth_space) {   // [2,4,6,6] → SpaceToDepth → [2,16,3,3] → DepthToSpace CRD → [2,4,6,6]
+  if (depth_space) {  // [2,4,6,6] → SpaceToDepth → [2,16,3,3] → DepthToSpace CRD → [2,4,6,6]
     const int depth = b.AddTensor("s2d", {2, 16, 3, 3});
     fb::SpaceToDepthOptionsT s2d;
     s2d.blocksize = 2;
@@ -105,13 +112,14 @@ std::vector<uint8_t> SmallCnn(fb::ActivationKind conv1_act = fb::ActivationKind:
   so.activation = std::make_unique<fb::Activation>(MakeActivation(standalone));
   u.Set(std::move(so));
   b.AddOp(fb::OpType::Activation, "silu", {pooled}, {silu}, std::move(u));
-  AddClassifierHead(b, silu, 2, 4, RandomVector(12, 14), RandomVector(3, 15), {"gap", "flat", "logits"});
+  AddClassifierHead(b, silu, 2, 4, RandomVector(12, 14), RandomVector(3, 15),
+                    {"gap", "flat", "logits"});
   return b.Finish();
 }
 
 // The trainer of `bytes` (created in an arena of the size it asks for).
-std::unique_ptr<TrainerSession> MakeTrainer(const std::vector<uint8_t>& bytes, const TrainOptions& t,
-                                            Isa isa = Isa::kAuto) {
+std::unique_ptr<TrainerSession> MakeTrainer(const std::vector<uint8_t>& bytes,
+                                            const TrainOptions& t, Isa isa = Isa::kAuto) {
   std::unique_ptr<TrainerSession> s = CreateTrainer(bytes, t, isa);
   EXPECT_EQ(s->status, Status::kOk) << s->log;
   return s;
@@ -145,7 +153,8 @@ std::vector<std::vector<float>> AnalyticGradients(Trainer& tr, TrainOptions t) {
   return grad;
 }
 
-void ExpectGradientsMatchFiniteDifferences(const std::vector<uint8_t>& model, const std::string& what) {
+void ExpectGradientsMatchFiniteDifferences(const std::vector<uint8_t>& model,
+                                           const std::string& what) {
   SCOPED_TRACE(what);
   const std::vector<float>& x = TrainInput();
   for (Isa isa : AvailableIsas()) {
@@ -176,7 +185,8 @@ void ExpectGradientsMatchFiniteDifferences(const std::vector<uint8_t>& model, co
         const double down = loss_at();
         p.data[j] = keep;
         const double fd = (up - down) / (2 * h);
-        EXPECT_NEAR(grad[i][j], fd, 2e-3 + 3e-2 * std::fabs(fd)) << IsaName(isa) << " " << p.name << "[" << j << "]";
+        EXPECT_NEAR(grad[i][j], fd, 2e-3 + 3e-2 * std::fabs(fd))
+            << IsaName(isa) << " " << p.name << "[" << j << "]";
         ++checked;
       }
     }
@@ -194,9 +204,12 @@ TEST(Trainer, GradientsMatchFiniteDifferences) {
 TEST(Trainer, UnaryMathAndMinMaxGradientsMatchFiniteDifferences) {
   using K = fb::ActivationKind;
   for (K k : {K::Tanh, K::Gelu, K::Exp, K::Erf, K::Neg, K::Abs})
-    ExpectGradientsMatchFiniteDifferences(SmallCnn(K::None, false, false, k), fb::EnumNameActivationKind(k));
-  ExpectGradientsMatchFiniteDifferences(SmallCnn(K::None, false, false, K::SiLU, fb::BinaryKind::Max), "Max");
-  ExpectGradientsMatchFiniteDifferences(SmallCnn(K::None, false, false, K::SiLU, fb::BinaryKind::Min), "Min");
+    ExpectGradientsMatchFiniteDifferences(SmallCnn(K::None, false, false, k),
+                                          fb::EnumNameActivationKind(k));
+  ExpectGradientsMatchFiniteDifferences(
+      SmallCnn(K::None, false, false, K::SiLU, fb::BinaryKind::Max), "Max");
+  ExpectGradientsMatchFiniteDifferences(
+      SmallCnn(K::None, false, false, K::SiLU, fb::BinaryKind::Min), "Min");
 }
 
 // A Tanh or Sigmoid fused into conv1 (gradient from its output y) against the same activation
@@ -210,7 +223,8 @@ TEST(Trainer, FusedTanhGradientFromOutputMatchesStandAlone) {
     TrainOptions t;
     t.trainable = Trainable::kAll;
     auto fused = MakeTrainer(SmallCnn(k), t);
-    auto split = MakeTrainer(SmallCnn(k, false, false, K::SiLU, fb::BinaryKind::Add, /*split_conv1_act=*/true), t);
+    auto split = MakeTrainer(
+        SmallCnn(k, false, false, K::SiLU, fb::BinaryKind::Add, /*split_conv1_act=*/true), t);
     const auto a = AnalyticGradients(*fused->trainer, t), b = AnalyticGradients(*split->trainer, t);
     ASSERT_EQ(a.size(), b.size());
     int compared = 0;
@@ -239,13 +253,17 @@ TEST(Trainer, RunningStatisticsFollowPyTorchAndAlgorithm2) {
   b.AddOp(fb::OpType::Gemm, "fc", {flat, fw}, {z}, std::move(u));
   b.AddOutput(z);
   const std::vector<uint8_t> model = b.Finish();
-  const std::vector<float> old_mean = RandomVector(3, 42), old_var = RandomVector(3, 43, 0.5f, 2.0f);
-  const std::vector<float> x1 = RandomVector(60, 50, -3, 5), x2 = RandomVector(60, 51, 1000, 1000.5f);
+  const std::vector<float> old_mean = RandomVector(3, 42),
+                           old_var = RandomVector(3, 43, 0.5f, 2.0f);
+  const std::vector<float> x1 = RandomVector(60, 50, -3, 5),
+                           x2 = RandomVector(60, 51, 1000, 1000.5f);
   auto batch_stats = [](const std::vector<float>& v, int c, double* mean, double* unbiased) {
     double s = 0, ss = 0;
-    for (int n = 0; n < 4; ++n) for (int i = 0; i < 5; ++i) s += v[(n * 3 + c) * 5 + i];
+    for (int n = 0; n < 4; ++n)
+      for (int i = 0; i < 5; ++i) s += v[(n * 3 + c) * 5 + i];
     *mean = s / 20;
-    for (int n = 0; n < 4; ++n) for (int i = 0; i < 5; ++i) ss += std::pow(v[(n * 3 + c) * 5 + i] - *mean, 2);
+    for (int n = 0; n < 4; ++n)
+      for (int i = 0; i < 5; ++i) ss += std::pow(v[(n * 3 + c) * 5 + i] - *mean, 2);
     *unbiased = ss / 19;
   };
   auto stat = [](Trainer& tr, const char* name) {
@@ -292,19 +310,22 @@ TEST(Trainer, EvalModeMatchesTheInterpreterAndTrainingLowersTheLoss) {
   const std::vector<int32_t> labels = {1, 2};
   float first = 0, last = 0;
   for (int step = 0; step < 30; ++step)
-    ASSERT_EQ(box->trainer->TrainStep(x.data(), labels.data(), step == 0 ? &first : &last, nullptr), Status::kOk);
+    ASSERT_EQ(box->trainer->TrainStep(x.data(), labels.data(), step == 0 ? &first : &last, nullptr),
+              Status::kOk);
   EXPECT_LT(last, 0.5f * first);
   // Refolding in the arena: the folded graph gives the unfolded graph's outputs.
   std::vector<float> unfolded(6), folded(6);
   ASSERT_EQ(box->trainer->Evaluate(x.data(), unfolded.data()), Status::kOk);
   EXPECT_EQ(box->trainer->Refold(), 2u);
   ASSERT_EQ(box->trainer->Evaluate(x.data(), folded.data()), Status::kOk);
-  for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(folded[i], unfolded[i], 1e-5 * (1 + std::fabs(unfolded[i])));
+  for (size_t i = 0; i < 6; ++i)
+    EXPECT_NEAR(folded[i], unfolded[i], 1e-5 * (1 + std::fabs(unfolded[i])));
   bool differs_from_start = false;
   for (size_t i = 0; i < 6; ++i) differs_from_start |= std::fabs(folded[i] - eval[i]) > 1e-3;
   EXPECT_TRUE(differs_from_start) << "training should have changed the outputs";
   const std::vector<int32_t> bad = {1, 3};
-  EXPECT_EQ(box->trainer->TrainStep(x.data(), bad.data(), nullptr, nullptr), Status::kInvalidArgument);
+  EXPECT_EQ(box->trainer->TrainStep(x.data(), bad.data(), nullptr, nullptr),
+            Status::kInvalidArgument);
   EXPECT_NE(box->log.find("label 3"), std::string::npos) << box->log;
 }
 
@@ -334,7 +355,8 @@ TEST(Trainer, RecurrentOpsAreRejectedNamingTheOp) {
   for (fb::RnnCell cell : {fb::RnnCell::Gru, fb::RnnCell::Lstm}) {
     const int32_t g = cell == fb::RnnCell::Lstm ? 8 : 6;
     EfbBuilder b;
-    const int x = b.AddInput("x", {1, 1, 3});   // one time step: the trainer reads dim 0 as the batch
+    const int x =
+        b.AddInput("x", {1, 1, 3});  // one time step: the trainer reads dim 0 as the batch
     const int w = b.AddConstant("rnn.w", {1, 3, g}, RandomVector(size_t(3 * g), 60));
     const int r = b.AddConstant("rnn.r", {1, 2, g}, RandomVector(size_t(2 * g), 61));
     const int bias = b.AddConstant("rnn.b", {1, 2, g}, RandomVector(size_t(2 * g), 62));
@@ -344,7 +366,8 @@ TEST(Trainer, RecurrentOpsAreRejectedNamingTheOp) {
     o.hidden_size = 2;
     fb::OpOptionsUnion u;
     u.Set(std::move(o));
-    b.AddOp(fb::OpType::Rnn, "rnn", {x, w, r, bias}, {h}, std::move(u), uint64_t((3 * g + 2) * 4));   // GRU: P, gh, r⊙h; LSTM: P, c
+    b.AddOp(fb::OpType::Rnn, "rnn", {x, w, r, bias}, {h}, std::move(u),
+            uint64_t((3 * g + 2) * 4));  // GRU: P, gh, r⊙h; LSTM: P, c
     const int wide = b.AddTensor("wide", {1, 2, 2});
     u.Set(fb::ExpandOptionsT());
     b.AddOp(fb::OpType::Expand, "widen", {h}, {wide}, std::move(u));
@@ -357,25 +380,26 @@ TEST(Trainer, RecurrentOpsAreRejectedNamingTheOp) {
     b.AddOp(fb::OpType::Gemm, "fc", {flat, fw}, {z}, std::move(u));
     b.AddOutput(z);
     const std::vector<uint8_t> model = b.Finish();
-    ASSERT_EQ(CreateInterpreter(model)->status, Status::kOk);   // the model itself runs
+    ASSERT_EQ(CreateInterpreter(model)->status, Status::kOk);  // the model itself runs
     ExpectRefusedNaming(model, {"'rnn'", cell == fb::RnnCell::Lstm ? "LSTM" : "GRU"});
   }
 }
 
 TEST(Trainer, FoldedModelWithNothingToTrainIsRejected) {
-  const std::vector<uint8_t> model = MakeTinyModel().bytes;   // no BatchNorm: as 'edgefold compile' without --train
+  const std::vector<uint8_t> model =
+      MakeTinyModel().bytes;  // no BatchNorm: as 'edgefold compile' without --train
   TrainOptions t;
   std::string log;
   EXPECT_EQ(CreateStatus(model, t, &log), Status::kInvalidModel);
   EXPECT_NE(log.find("--train"), std::string::npos) << log;
-  t.trainable = Trainable::kBatchNormAndHead;   // the head is trainable even without BN
+  t.trainable = Trainable::kBatchNormAndHead;  // the head is trainable even without BN
   EXPECT_EQ(CreateStatus(model, t, &log), Status::kOk) << log;
 }
 
 // A fused epilogue keeps only y; SiLU's derivative needs x, so the trainer refuses and says why.
 TEST(Trainer, FusedSiluOrHardSwishIsRejectedNamingTheOp) {
-  for (fb::ActivationKind act : {fb::ActivationKind::SiLU, fb::ActivationKind::HardSwish, fb::ActivationKind::Gelu,
-                                 fb::ActivationKind::Abs})
+  for (fb::ActivationKind act : {fb::ActivationKind::SiLU, fb::ActivationKind::HardSwish,
+                                 fb::ActivationKind::Gelu, fb::ActivationKind::Abs})
     ExpectRefusedNaming(SmallCnn(act), {"'conv1'", "SiLU", "Gelu"});
 }
 
@@ -383,14 +407,16 @@ TEST(Trainer, FusedSiluOrHardSwishIsRejectedNamingTheOp) {
 // refuses the packed conv by name and points at --train.
 TEST(Trainer, WinogradPackedConvIsRejectedNamingTheOp) {
   const std::vector<uint8_t> model = SmallCnn(fb::ActivationKind::None, /*winograd_conv1=*/true);
-  ASSERT_EQ(CreateInterpreter(model)->status, Status::kOk);   // the model itself is valid: the interpreter runs it
+  ASSERT_EQ(CreateInterpreter(model)->status,
+            Status::kOk);  // the model itself is valid: the interpreter runs it
   ExpectRefusedNaming(model, {"'conv1'", "Winograd", "--train"});
 }
 
 // A fused expansion's t is never stored, so there is nothing to take its gradient through.
 TEST(Trainer, FusedExpansionIsRejectedNamingTheOp) {
-  const std::vector<uint8_t> model = SmallCnn(fb::ActivationKind::None, false, false, fb::ActivationKind::SiLU,
-                                              fb::BinaryKind::Add, false, /*expanded_dw=*/true);
+  const std::vector<uint8_t> model =
+      SmallCnn(fb::ActivationKind::None, false, false, fb::ActivationKind::SiLU,
+               fb::BinaryKind::Add, false, /*expanded_dw=*/true);
   ASSERT_EQ(CreateInterpreter(model)->status, Status::kOk);
   ExpectRefusedNaming(model, {"'dw'", "expansion", "--train"});
 }
@@ -411,9 +437,10 @@ TEST(Trainer, ConvTransposeIsRejectedNamingTheOp) {
   u.Set(std::move(o));
   b.AddOp(fb::OpType::ConvTranspose, "up", {x, w}, {up}, std::move(u), 4 * 4 * 9 * 4);
   const int bn = AddBatchNorm(b, "bn", up, 4, {2, 4, 6, 6}, fb::ActivationKind::Relu, 40);
-  AddClassifierHead(b, bn, 2, 4, RandomVector(12, 17), RandomVector(3, 18), {"gap", "flat", "logits"});
+  AddClassifierHead(b, bn, 2, 4, RandomVector(12, 17), RandomVector(3, 18),
+                    {"gap", "flat", "logits"});
   const std::vector<uint8_t> model = b.Finish();
-  ASSERT_EQ(CreateInterpreter(model)->status, Status::kOk);   // the model itself runs
+  ASSERT_EQ(CreateInterpreter(model)->status, Status::kOk);  // the model itself runs
   ExpectRefusedNaming(model, {"'up'", "ConvTranspose"});
 }
 
@@ -427,7 +454,7 @@ namespace {
 // graph whose ops mix samples is refused, naming the op (here a Transpose moving dim 0).
 std::vector<uint8_t> WithTrainingBatch(const std::vector<uint8_t>& efb, int batch) {
   auto m = fb::UnPackModel(efb.data());
-  m->format_version = 3;   // a training section is read from version 3 on
+  m->format_version = 3;  // a training section is read from version 3 on
   m->training = std::make_unique<fb::TrainingSectionT>();
   m->training->batch_size = batch;
   flatbuffers::FlatBufferBuilder fbb;
@@ -487,7 +514,7 @@ TEST(Trainer, StreamStepAdaptsStatisticsAndResetsToTheDeployedOnes) {
   for (size_t i = 0; i < tr.num_parameters(); ++i)
     if (!tr.parameter(i).trainable)
       deployed.emplace_back(tr.parameter(i).data, tr.parameter(i).data + tr.parameter(i).elems);
-  ASSERT_EQ(deployed.size(), 4u);   // mean and variance of two BatchNorms
+  ASSERT_EQ(deployed.size(), 4u);  // mean and variance of two BatchNorms
   auto statistics_moved = [&] {
     size_t j = 0;
     bool moved = false;
@@ -496,7 +523,8 @@ TEST(Trainer, StreamStepAdaptsStatisticsAndResetsToTheDeployedOnes) {
         moved |= !std::equal(deployed[j].begin(), deployed[j].end(), tr.parameter(i).data), ++j;
     return moved;
   };
-  std::vector<float> x = RandomVector(tr.batch_size() * tr.sample_elems(), 5, 2.0f, 4.0f);   // shifted input
+  std::vector<float> x =
+      RandomVector(tr.batch_size() * tr.sample_elems(), 5, 2.0f, 4.0f);  // shifted input
   std::vector<float> logits(tr.batch_size() * tr.num_classes()), eval(logits.size());
   StreamOptions o;
   StreamReport report;
@@ -509,7 +537,8 @@ TEST(Trainer, StreamStepAdaptsStatisticsAndResetsToTheDeployedOnes) {
   o.prior = 0.0f;
   ASSERT_EQ(tr.StreamStep(x.data(), logits.data(), o, &report), Status::kOk);
   ASSERT_EQ(tr.Evaluate(x.data(), eval.data()), Status::kOk);
-  for (size_t i = 0; i < eval.size(); ++i) EXPECT_NEAR(eval[i], logits[i], 1e-5f + 1e-4f * std::fabs(eval[i])) << i;
+  for (size_t i = 0; i < eval.size(); ++i)
+    EXPECT_NEAR(eval[i], logits[i], 1e-5f + 1e-4f * std::fabs(eval[i])) << i;
   tr.ResetStream();
   EXPECT_FALSE(statistics_moved());
 
@@ -517,7 +546,7 @@ TEST(Trainer, StreamStepAdaptsStatisticsAndResetsToTheDeployedOnes) {
   // the deployed statistics only, so each input's entropy is fixed: take the most and the least
   // certain of a few inputs.
   o.prior = 1.0f;
-  o.window = static_cast<uint32_t>(tr.batch_size());   // one window per step
+  o.window = static_cast<uint32_t>(tr.batch_size());  // one window per step
   o.entropy_rise = 0.0f;
   std::vector<std::vector<float>> inputs;
   std::vector<float> entropy;
@@ -532,7 +561,8 @@ TEST(Trainer, StreamStepAdaptsStatisticsAndResetsToTheDeployedOnes) {
   ASSERT_GT(entropy[unsure], entropy[calm] + 1e-3f);
   tr.ResetStream();
   const uint32_t resets_before = report.resets;
-  ASSERT_EQ(tr.StreamStep(inputs[calm].data(), logits.data(), o, &report), Status::kOk);   // the reference
+  ASSERT_EQ(tr.StreamStep(inputs[calm].data(), logits.data(), o, &report),
+            Status::kOk);  // the reference
   EXPECT_FALSE(report.reset);
   ASSERT_EQ(tr.StreamStep(inputs[unsure].data(), logits.data(), o, &report), Status::kOk);
   EXPECT_TRUE(report.reset);

@@ -23,10 +23,10 @@
 namespace edgefold::kernels::avx512_vnni {
 namespace {
 
-constexpr size_t kLanes = 16;              // int32 accumulators per register
-constexpr size_t kCols = 2 * kLanes;       // columns per panel
-constexpr size_t kPanelBytes = 160 * 1024; // k up to 5120 per panel; larger k falls back
-constexpr size_t kRowChunk = 1024;         // rows whose corrections live on the stack at once
+constexpr size_t kLanes = 16;               // int32 accumulators per register
+constexpr size_t kCols = 2 * kLanes;        // columns per panel
+constexpr size_t kPanelBytes = 160 * 1024;  // k up to 5120 per panel; larger k falls back
+constexpr size_t kRowChunk = 1024;          // rows whose corrections live on the stack at once
 
 // Four rows of 16 bytes (b + 128) interleaved so that dword c holds column c's four bytes.
 inline __m512i InterleaveFour(__m128i r0, __m128i r1, __m128i r2, __m128i r3) {
@@ -61,8 +61,8 @@ void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, __
     const int8_t* col = b + j + v * kLanes;
     for (size_t q = 0; q < full; ++q) {
       const int8_t* row = col + 4 * q * p.ldb;
-      panel[2 * q + v] = InterleaveFour(LoadRow(row, c), LoadRow(row + p.ldb, c), LoadRow(row + 2 * p.ldb, c),
-                                        LoadRow(row + 3 * p.ldb, c));
+      panel[2 * q + v] = InterleaveFour(LoadRow(row, c), LoadRow(row + p.ldb, c),
+                                        LoadRow(row + 2 * p.ldb, c), LoadRow(row + 3 * p.ldb, c));
     }
     if (p.k % 4 != 0) {
       __m128i r[4] = {zero, zero, zero, zero};
@@ -79,7 +79,8 @@ void RowStarts(const GemmS8Params& p, const int8_t* a, size_t i0, size_t rows, i
     const int8_t* row = a + (i0 + r) * p.lda;
     __m512i acc = _mm512_setzero_si512();
     size_t q = 0;
-    for (; q + 64 <= p.k; q += 64) acc = _mm512_dpbusd_epi32(acc, ones, _mm512_loadu_si512(row + q));
+    for (; q + 64 <= p.k; q += 64)
+      acc = _mm512_dpbusd_epi32(acc, ones, _mm512_loadu_si512(row + q));
     int32_t sum = _mm512_reduce_add_epi32(acc);
     for (; q < p.k; ++q) sum += row[q];
     start[r] = (p.bias != nullptr ? p.bias[i0 + r] : 0) - 128 * sum;
@@ -88,8 +89,8 @@ void RowStarts(const GemmS8Params& p, const int8_t* a, size_t i0, size_t rows, i
 
 // R rows from i over V registers of the panel (columns [j, j + cols), cols ≤ 16·V).
 template <size_t R, size_t V>
-void Tile(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start, size_t i, size_t j,
-          size_t cols, int8_t* y) {
+void Tile(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start,
+          size_t i, size_t j, size_t cols, int8_t* y) {
   __m512i acc[R][V];
   for (size_t r = 0; r < R; ++r)
     for (size_t v = 0; v < V; ++v) acc[r][v] = _mm512_set1_epi32(start[r]);
@@ -106,7 +107,7 @@ void Tile(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const in
       for (size_t v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], bq[v], aw);
     }
   }
-  if (p.k % 4 != 0) {   // the last bytes of each row, zero-padded (never read past the row)
+  if (p.k % 4 != 0) {  // the last bytes of each row, zero-padded (never read past the row)
     __m512i bq[V];
     for (size_t v = 0; v < V; ++v) bq[v] = _mm512_load_si512(panel + 2 * full + v);
     for (size_t r = 0; r < R; ++r) {
@@ -120,14 +121,14 @@ void Tile(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const in
     const size_t c = std::min(kLanes, cols - v * kLanes);
     const __mmask16 keep = static_cast<__mmask16>((1u << c) - 1);
     for (size_t r = 0; r < R; ++r)
-      avx512_requant::StoreS8(acc[r][v], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max,
-                              keep, y + (i + r) * p.ldy + j + v * kLanes);
+      avx512_requant::StoreS8(acc[r][v], p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
+                              p.act_min, p.act_max, keep, y + (i + r) * p.ldy + j + v * kLanes);
   }
 }
 
 template <size_t V>
-void Rows(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start, size_t i0,
-          size_t rows, size_t j, size_t cols, int8_t* y) {
+void Rows(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start,
+          size_t i0, size_t rows, size_t j, size_t cols, int8_t* y) {
   size_t r = 0;
   for (; r + 8 <= rows; r += 8) Tile<8, V>(p, a, panel, start + r, i0 + r, j, cols, y);
   if (rows - r >= 4) {
@@ -145,7 +146,8 @@ void FlipSigns(int8_t* plane, size_t bytes) {
     _mm512_storeu_si512(plane + i, _mm512_xor_si512(_mm512_loadu_si512(plane + i), flip));
   if (i < bytes) {
     const __mmask64 keep = (__mmask64{1} << (bytes - i)) - 1;
-    _mm512_mask_storeu_epi8(plane + i, keep, _mm512_xor_si512(_mm512_maskz_loadu_epi8(keep, plane + i), flip));
+    _mm512_mask_storeu_epi8(plane + i, keep,
+                            _mm512_xor_si512(_mm512_maskz_loadu_epi8(keep, plane + i), flip));
   }
 }
 
@@ -155,10 +157,13 @@ void FlipSigns(int8_t* plane, size_t bytes) {
 inline __m512i Reorder(__m128i q0, __m128i q1, __m128i q2, __m128i q3) {
   const __m128i t0 = _mm_unpacklo_epi32(q0, q1), t1 = _mm_unpacklo_epi32(q2, q3);
   const __m128i t2 = _mm_unpackhi_epi32(q0, q1), t3 = _mm_unpackhi_epi32(q2, q3);
-  const __m512i lo = _mm512_castsi256_si512(
-      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(t0, t1)), _mm_unpackhi_epi64(t0, t1), 1));
+  const __m512i lo = _mm512_castsi256_si512(_mm256_inserti128_si256(
+      _mm256_castsi128_si256(_mm_unpacklo_epi64(t0, t1)), _mm_unpackhi_epi64(t0, t1), 1));
   return _mm512_inserti64x4(
-      lo, _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(t2, t3)), _mm_unpackhi_epi64(t2, t3), 1), 1);
+      lo,
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(t2, t3)),
+                              _mm_unpackhi_epi64(t2, t3), 1),
+      1);
 }
 
 }  // namespace
@@ -167,9 +172,9 @@ inline __m512i Reorder(__m128i q0, __m128i q1, __m128i q2, __m128i q3) {
 // byte-wise (outputs × 4 taps, the layout vpdpbusd reads) and multiplied by the group's four
 // weights in one instruction per 16 outputs. The sign flip's 128·Σw comes out of the start
 // value, as in GemmS8. Outputs past a row (pitch − out_w) are computed and not stored.
-void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
-                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
-                        int8_t* plane, int8_t* yc) {
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
+                        const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
+                        int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc) {
   FlipSigns(plane, g.phases * g.phase_bytes);
   constexpr size_t kGroups = (kMaxDepthwiseS8Taps + 3) / 4;
   const size_t groups = (taps + 3) / 4;
@@ -180,7 +185,7 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     uint32_t packed = 0;
     for (size_t t = 0; t < 4; ++t) {
       const size_t k = 4 * q + t;
-      const int8_t wk = k < taps ? wc[k] : 0;   // a missing tap: weight 0 over tap 0's bytes
+      const int8_t wk = k < taps ? wc[k] : 0;  // a missing tap: weight 0 over tap 0's bytes
       off[k] = k < taps ? offset[k] : offset[0];
       packed |= static_cast<uint32_t>(static_cast<uint8_t>(wk)) << (8 * t);
       sum += wk;
@@ -194,8 +199,10 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     __m512i acc0 = start, acc1 = start, acc2 = start, acc3 = start;
     for (size_t q = 0; q < groups; ++q) {
       const int8_t* base = plane + i;
-      const __m512i r0 = _mm512_loadu_si512(base + off[4 * q]), r1 = _mm512_loadu_si512(base + off[4 * q + 1]);
-      const __m512i r2 = _mm512_loadu_si512(base + off[4 * q + 2]), r3 = _mm512_loadu_si512(base + off[4 * q + 3]);
+      const __m512i r0 = _mm512_loadu_si512(base + off[4 * q]),
+                    r1 = _mm512_loadu_si512(base + off[4 * q + 1]);
+      const __m512i r2 = _mm512_loadu_si512(base + off[4 * q + 2]),
+                    r3 = _mm512_loadu_si512(base + off[4 * q + 3]);
       const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
       const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
       const __m512i w = _mm512_set1_epi32(weights[q]);
@@ -205,16 +212,19 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
       acc3 = _mm512_dpbusd_epi32(acc3, _mm512_unpackhi_epi16(ab_hi, cd_hi), w);
     }
     const auto rq16 = [&](__m512i acc) {
-      return avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
+      return avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min,
+                                             rq.act_max);
     };
     const __m512i out = Reorder(rq16(acc0), rq16(acc1), rq16(acc2), rq16(acc3));
     // Store the block's outputs row by row: each run one masked store at its own offset.
     const size_t lanes = std::min<size_t>(64, flat - i);
     for (size_t l = 0; l < lanes;) {
-      const size_t run = ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
+      const size_t run =
+          ow < s.out_w ? std::min(s.out_w - ow, lanes - l) : std::min(g.pitch - ow, lanes - l);
       if (ow < s.out_w) {
         const __mmask64 keep = (run == 64 ? ~__mmask64{0} : (__mmask64{1} << run) - 1) << l;
-        _mm512_mask_storeu_epi8(yc + oh * s.out_w + ow - l, keep, out);   // masked-off bytes untouched
+        _mm512_mask_storeu_epi8(yc + oh * s.out_w + ow - l, keep,
+                                out);  // masked-off bytes untouched
       }
       l += run;
       ow += run;
@@ -228,7 +238,8 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t groups = (p.k + 3) / 4;
-  if (p.n < 4 || 2 * groups * sizeof(__m512i) > kPanelBytes) return avx512::kInt8Table.gemm_s8(p, a, b, y);
+  if (p.n < 4 || 2 * groups * sizeof(__m512i) > kPanelBytes)
+    return avx512::kInt8Table.gemm_s8(p, a, b, y);
   alignas(64) __m512i panel[kPanelBytes / sizeof(__m512i)];
   int32_t start[kRowChunk];
   for (size_t i0 = 0; i0 < p.m; i0 += kRowChunk) {
@@ -237,8 +248,10 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     for (size_t j = 0; j < p.n; j += kCols) {
       const size_t cols = std::min(kCols, p.n - j);
       PackPanel(p, b, j, cols, panel);
-      if (cols > kLanes) Rows<2>(p, a, panel, start, i0, rows, j, cols, y);
-      else Rows<1>(p, a, panel, start, i0, rows, j, cols, y);
+      if (cols > kLanes)
+        Rows<2>(p, a, panel, start, i0, rows, j, cols, y);
+      else
+        Rows<1>(p, a, panel, start, i0, rows, j, cols, y);
     }
   }
 }

@@ -21,7 +21,7 @@ namespace edgefold::kernels::neon_dotprod {
 namespace {
 
 constexpr size_t kCols = 16;
-constexpr size_t kPanelBytes = 128 * 1024;   // k up to 8192; larger k falls back
+constexpr size_t kPanelBytes = 128 * 1024;  // k up to 8192; larger k falls back
 
 inline int8x16_t LoadRow(const int8_t* p, size_t cols) {
   if (cols == kCols) return vld1q_s8(p);
@@ -64,8 +64,8 @@ inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32
 }
 
 template <size_t R>
-void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j, size_t cols,
-          int8_t* y) {
+void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j,
+          size_t cols, int8_t* y) {
   int32x4_t acc[R][4];
   for (size_t r = 0; r < R; ++r)
     for (size_t v = 0; v < 4; ++v) acc[r][v] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
@@ -73,7 +73,7 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
   const size_t full = p.k / 4;
   size_t q = 0;
-  for (; q + 4 <= full; q += 4) {   // 16 k: one load per row, its four groups by lane
+  for (; q + 4 <= full; q += 4) {  // 16 k: one load per row, its four groups by lane
     int8x16_t ar[R];
     for (size_t r = 0; r < R; ++r) ar[r] = vld1q_s8(rows[r] + 4 * q);
     const int8x16_t* g = panel + 4 * q;
@@ -90,7 +90,7 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
     for (size_t r = 0; r < R; ++r) std::memcpy(&words[r], rows[r] + 4 * q, 4);
     DotGroup<R>(acc, panel + 4 * q, words);
   }
-  if (p.k % 4 != 0) {   // never read past a row
+  if (p.k % 4 != 0) {  // never read past a row
     for (size_t r = 0; r < R; ++r) {
       words[r] = 0;
       std::memcpy(&words[r], rows[r] + 4 * full, p.k % 4);
@@ -98,8 +98,8 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
     DotGroup<R>(acc, panel + 4 * full, words);
   }
   for (size_t r = 0; r < R; ++r) {
-    const int8x16_t q = neon_requant::RequantizeS8x16(acc[r], p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
-                                                      p.act_min, p.act_max);
+    const int8x16_t q = neon_requant::RequantizeS8x16(acc[r], p.multiplier[i + r], p.shift[i + r],
+                                                      p.y_zero_point, p.act_min, p.act_max);
     if (cols == kCols) {
       vst1q_s8(y + (i + r) * p.ldy + j, q);
     } else {
@@ -116,18 +116,18 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
 // (Interleave: register v holds outputs 4v..4v+3, four taps each, the layout sdot reads) and
 // multiplied by the group's four weights, one sdot per 4 outputs; signed by signed, so no
 // correction. Outputs past a row (pitch − out_w) are computed and not stored (flat_rows_s8.h).
-void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
-                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
-                        int8_t* plane, int8_t* yc) {
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
+                        const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
+                        int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc) {
   constexpr size_t kGroups = (kMaxDepthwiseS8Taps + 3) / 4;
   const size_t groups = (taps + 3) / 4;
   int8x16_t weights[kGroups];
   size_t off[4 * kGroups];
   for (size_t q = 0; q < groups; ++q) {
-    uint32_t packed = 0;   // the group's four weights, tap t in byte t, in every lane
+    uint32_t packed = 0;  // the group's four weights, tap t in byte t, in every lane
     for (size_t t = 0; t < 4; ++t) {
       const size_t k = 4 * q + t;
-      off[k] = k < taps ? offset[k] : offset[0];   // a missing tap: weight 0 over tap 0's bytes
+      off[k] = k < taps ? offset[k] : offset[0];  // a missing tap: weight 0 over tap 0's bytes
       packed |= static_cast<uint32_t>(static_cast<uint8_t>(k < taps ? wc[k] : 0)) << (8 * t);
     }
     weights[q] = vreinterpretq_s8_u32(vdupq_n_u32(packed));
@@ -138,17 +138,19 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     for (size_t k = 0; k < groups; ++k) {
       const int8_t* base = plane + i;
       int8x16_t x[4];
-      Interleave(vld1q_s8(base + off[4 * k]), vld1q_s8(base + off[4 * k + 1]), vld1q_s8(base + off[4 * k + 2]),
-                 vld1q_s8(base + off[4 * k + 3]), x);
+      Interleave(vld1q_s8(base + off[4 * k]), vld1q_s8(base + off[4 * k + 1]),
+                 vld1q_s8(base + off[4 * k + 2]), vld1q_s8(base + off[4 * k + 3]), x);
       for (size_t v = 0; v < 4; ++v) acc[v] = vdotq_s32(acc[v], x[v], weights[k]);
     }
-    vst1q_s8(q, neon_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max));
+    vst1q_s8(q, neon_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min,
+                                              rq.act_max));
   });
 }
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t groups = (p.k + 3) / 4;
-  if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes) return neon::kInt8Table.gemm_s8(p, a, b, y);
+  if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes)
+    return neon::kInt8Table.gemm_s8(p, a, b, y);
   alignas(16) int8x16_t panel[kPanelBytes / sizeof(int8x16_t)];
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);

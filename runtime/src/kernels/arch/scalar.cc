@@ -26,14 +26,15 @@ const KernelTable kTable = {"scalar",
                             &ref::GlobalPool,
                             &ref::Softmax};
 
-const ConvKernelTable kConvTable = {&Conv2dDepthwiseClipped, &ref::Winograd23Input, &ref::Winograd23Output,
-                                    &ref::Winograd43Input, &ref::Winograd43Output};
+const ConvKernelTable kConvTable = {&Conv2dDepthwiseClipped, &ref::Winograd23Input,
+                                    &ref::Winograd23Output, &ref::Winograd43Input,
+                                    &ref::Winograd43Output};
 
 const Int8KernelTable kInt8Table = {&ref::GemmS8,     &ref::Im2colS8,     &ref::Conv2dDepthwiseS8,
                                     &ref::QuantizeS8, &ref::DequantizeS8, &ref::AddS8,
                                     &ref::Pool2dS8,   &ref::GlobalPoolS8, &ref::SoftmaxS8};
 
-const SequenceKernelTable kSequenceTable = {&ref::LayerNorm, &ref::Reduce,   &ref::Resize2d,
+const SequenceKernelTable kSequenceTable = {&ref::LayerNorm, &ref::Reduce,         &ref::Resize2d,
                                             &ref::GruGates,  &ref::GruResetHidden, &ref::LstmGates};
 
 }  // namespace edgefold::kernels::scalar

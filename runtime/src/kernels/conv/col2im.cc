@@ -24,11 +24,11 @@ void Col2im(const Conv2dShape& s, const float* col, float* x_group) {
         size_t lo = 0, hi = 0;
         ValidColumns(s, off_w, &lo, &hi);
         for (size_t oh = 0; oh < s.out_h; ++oh) {
-          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) -
-                          static_cast<long>(s.pad_top);
+          const long ih =
+              static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
           if (ih < 0 || ih >= in_h) continue;
           const float* src = row + oh * s.out_w;
-          float* dst = x_c + static_cast<size_t>(ih) * s.in_w + off_w;   // column ow at dst[ow·sw]
+          float* dst = x_c + static_cast<size_t>(ih) * s.in_w + off_w;  // column ow at dst[ow·sw]
           for (size_t ow = lo; ow < hi; ++ow) dst[ow * s.stride_w] += src[ow];
         }
       }

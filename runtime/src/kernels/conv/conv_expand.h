@@ -47,8 +47,9 @@ size_t ExpandBandRowsFor(const Conv2dShape& s, size_t bytes);
 // One image, channels [c_begin, c_end) of t and y through every band: y = act(dwconv(t, w) +
 // bias) with t = act_e(e.w·x + e.bias). x is [e.in_c, in_h, in_w], y [in_c, out_h, out_w];
 // scratch: bands.scratch_bytes, shared by the callers of disjoint channel ranges.
-void Conv2dExpandDepthwise(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const ExpandBands& bands,
-                           const PointwiseExpansion& e, const float* x, const float* w, const float* bias,
-                           Activation act, float* y, float* scratch, size_t c_begin, size_t c_end);
+void Conv2dExpandDepthwise(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                           const ExpandBands& bands, const PointwiseExpansion& e, const float* x,
+                           const float* w, const float* bias, Activation act, float* y,
+                           float* scratch, size_t c_begin, size_t c_end);
 
 }  // namespace edgefold::kernels

@@ -17,11 +17,12 @@ size_t PlaneExtent(size_t out, size_t stride, size_t kernel, size_t dilation) {
 
 // Plane row or column q of phase `phase` reads input index q·stride + phase − pad; the q with
 // that index inside [0, in) form [*lo, *hi) (clamped to [0, plane)).
-void ValidRange(size_t plane, size_t stride, size_t phase, size_t pad, size_t in, size_t* lo, size_t* hi) {
-  const long shift = static_cast<long>(pad) - static_cast<long>(phase);   // q·stride ≥ shift
+void ValidRange(size_t plane, size_t stride, size_t phase, size_t pad, size_t in, size_t* lo,
+                size_t* hi) {
+  const long shift = static_cast<long>(pad) - static_cast<long>(phase);  // q·stride ≥ shift
   const long s = static_cast<long>(stride);
   const long first = shift <= 0 ? 0 : (shift + s - 1) / s;
-  const long last_in = static_cast<long>(in) - 1 + shift;                  // q·stride ≤ last_in
+  const long last_in = static_cast<long>(in) - 1 + shift;  // q·stride ≤ last_in
   const long end = last_in < 0 ? 0 : last_in / s + 1;
   *lo = std::min(static_cast<size_t>(first), plane);
   *hi = std::max(*lo, std::min(static_cast<size_t>(end), plane));
@@ -36,8 +37,8 @@ void ValidRange(size_t plane, size_t stride, size_t phase, size_t pad, size_t in
 // vectorizes (one pass per phase, with its pad columns zeroed per row, had cost a Winograd
 // F(4×4) fill of 56-wide rows 9 instructions per float).
 template <size_t SW>
-void UnzipRow(const float* src, size_t in_w, size_t pad, size_t plane_w, size_t plane_floats, uint64_t phases,
-              float* dst) {
+void UnzipRow(const float* src, size_t in_w, size_t pad, size_t plane_w, size_t plane_floats,
+              uint64_t phases, float* dst) {
   float* d[SW];
   bool read[SW];
   for (size_t b = 0; b < SW; ++b) d[b] = dst + b * plane_floats, read[b] = (phases >> b & 1) != 0;
@@ -64,8 +65,9 @@ void UnzipRow(const float* src, size_t in_w, size_t pad, size_t plane_w, size_t 
   for (x += groups * SW; x < in_w; ++x) put(x);
 }
 
-void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes,
-                     size_t c_begin, size_t c_end, size_t row_begin, size_t row_end) {
+void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group,
+                     float* planes, size_t c_begin, size_t c_end, size_t row_begin,
+                     size_t row_end) {
   const size_t channels = s.in_c / s.group;
   c_end = std::min(c_end, channels);
   row_end = std::min(row_end, l.plane_h);
@@ -93,22 +95,29 @@ void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float
         const float* src = xc + (r * s.stride_h + a - s.pad_top) * s.in_w;
         float* dst = row_phase + r * l.plane_w;
         switch (sw) {
-          case 1: UnzipRow<1>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst); break;
-          case 2: UnzipRow<2>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst); break;
-          case 4: UnzipRow<4>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst); break;   // Winograd F(4×4)
+          case 1:
+            UnzipRow<1>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst);
+            break;
+          case 2:
+            UnzipRow<2>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst);
+            break;
+          case 4:
+            UnzipRow<4>(src, s.in_w, s.pad_left, l.plane_w, l.plane_floats, phases, dst);
+            break;  // Winograd F(4×4)
           default:
             for (size_t b = 0; b < sw; ++b) {
               if (b < 64 && (phases >> b & 1) == 0) continue;
               size_t q_lo = 0, q_hi = 0;
               ValidRange(l.plane_w, sw, b, s.pad_left, s.in_w, &q_lo, &q_hi);
-              for (size_t q = q_lo; q < q_hi; ++q) dst[b * l.plane_floats + q] = src[q * sw + b - s.pad_left];
+              for (size_t q = q_lo; q < q_hi; ++q)
+                dst[b * l.plane_floats + q] = src[q * sw + b - s.pad_left];
             }
         }
       }
     }
   }
   if (c_end < channels || row_end < l.plane_h) return;
-  const size_t used = channels * l.channel_floats;   // slack past the last plane: junk reads
+  const size_t used = channels * l.channel_floats;  // slack past the last plane: junk reads
   std::memset(planes + used, 0, (l.planes_floats - used) * sizeof(float));
 }
 
@@ -130,22 +139,24 @@ ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
   l.planes_floats = RoundUpSat(AddSat(MulSat(cin_g, l.channel_floats), slack), 16);
   l.row_gemms = l.plane_w != s.out_w && s.out_w >= kPhaseRowGemmMinWidth;
   l.pitched_floats = l.plane_w == s.out_w || l.row_gemms ? 0 : MulSat(cout_g, l.gemm_n);
-  if (MulSat(s.stride_h, s.stride_w) <= 64) {   // ky·dh mod sh repeats with period sh: ky < sh covers it
+  if (MulSat(s.stride_h, s.stride_w) <=
+      64) {  // ky·dh mod sh repeats with period sh: ky < sh covers it
     l.phases_read = 0;
     for (size_t ky = 0; ky < std::min(s.kh, s.stride_h); ++ky)
       for (size_t kx = 0; kx < std::min(s.kw, s.stride_w); ++kx)
-        l.phases_read |= uint64_t{1} << ((ky * s.dilation_h % s.stride_h) * s.stride_w + kx * s.dilation_w % s.stride_w);
+        l.phases_read |= uint64_t{1} << ((ky * s.dilation_h % s.stride_h) * s.stride_w +
+                                         kx * s.dilation_w % s.stride_w);
   }
   l.k = MulSat(MulSat(cin_g, s.kh), s.kw);
   l.offsets_bytes = RoundUpSat(MulSat(l.k, sizeof(uint32_t)), 64);
-  if (l.planes_floats > UINT32_MAX) return l;   // offsets are 32-bit
+  if (l.planes_floats > UINT32_MAX) return l;  // offsets are 32-bit
   l.scratch_bytes =
       AddSat(MulSat(AddSat(l.planes_floats, l.pitched_floats), sizeof(float)), l.offsets_bytes);
   return l;
 }
 
-void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* scratch,
-                     size_t c_begin, size_t c_end) {
+void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group,
+                     float* scratch, size_t c_begin, size_t c_end) {
   float* planes = scratch;
   auto* offsets = reinterpret_cast<uint32_t*>(planes + l.planes_floats + l.pitched_floats);
   FillPhasePlanes(s, l, x_group, planes, c_begin, c_end);
@@ -161,23 +172,24 @@ void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& l, const float
       }
 }
 
-void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l, const float* w_group,
-                     const float* bias, Activation act, float* y_group, float* scratch, size_t o_begin,
-                     size_t o_end) {
+void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l,
+                     const float* w_group, const float* bias, Activation act, float* y_group,
+                     float* scratch, size_t o_begin, size_t o_end) {
   const float* planes = scratch;
   float* pitched = scratch + l.planes_floats;
   const auto* offsets = reinterpret_cast<const uint32_t*>(pitched + l.pitched_floats);
   const size_t out_plane = s.out_h * s.out_w;
-  const bool direct = l.plane_w == s.out_w;   // no junk columns
+  const bool direct = l.plane_w == s.out_w;  // no junk columns
   GemmParams p;
   p.m = o_end - o_begin, p.n = l.gemm_n, p.k = l.k;
   p.lda = l.k, p.ldc = direct ? out_plane : l.gemm_n;
   p.b_row_offsets = offsets;
   p.bias = bias != nullptr ? bias + o_begin : nullptr, p.bias_per_row = true, p.act = act;
-  if (l.row_gemms) {   // output row oy reads every tap's run oy·plane_w further on
+  if (l.row_gemms) {  // output row oy reads every tap's run oy·plane_w further on
     p.n = s.out_w, p.ldc = out_plane;
     for (size_t oy = 0; oy < s.out_h; ++oy)
-      t.gemm(p, w_group + o_begin * l.k, planes + oy * l.plane_w, y_group + o_begin * out_plane + oy * s.out_w);
+      t.gemm(p, w_group + o_begin * l.k, planes + oy * l.plane_w,
+             y_group + o_begin * out_plane + oy * s.out_w);
     return;
   }
   float* rows = direct ? y_group + o_begin * out_plane : pitched + o_begin * l.gemm_n;
@@ -193,8 +205,9 @@ size_t Conv2dPhasePixelUnits(const Conv2dShape& s, const ConvPhaseLayout& l) {
   return l.row_gemms ? s.out_h : l.gemm_n;
 }
 
-void Conv2dPhasePixels(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l, const float* w_group,
-                       const float* bias, Activation act, float* y_group, float* scratch, size_t begin, size_t end) {
+void Conv2dPhasePixels(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l,
+                       const float* w_group, const float* bias, Activation act, float* y_group,
+                       float* scratch, size_t begin, size_t end) {
   const float* planes = scratch;
   float* pitched = scratch + l.planes_floats;
   const auto* offsets = reinterpret_cast<const uint32_t*>(pitched + l.pitched_floats);
@@ -205,23 +218,24 @@ void Conv2dPhasePixels(const KernelTable& t, const Conv2dShape& s, const ConvPha
   p.lda = l.k, p.ldc = direct || l.row_gemms ? out_plane : l.gemm_n;
   p.b_row_offsets = offsets;
   p.bias = bias, p.bias_per_row = true, p.act = act;
-  if (l.row_gemms) {   // output rows [begin, end), one GEMM each
+  if (l.row_gemms) {  // output rows [begin, end), one GEMM each
     p.n = s.out_w;
-    for (size_t oy = begin; oy < end; ++oy) t.gemm(p, w_group, planes + oy * l.plane_w, y_group + oy * s.out_w);
+    for (size_t oy = begin; oy < end; ++oy)
+      t.gemm(p, w_group, planes + oy * l.plane_w, y_group + oy * s.out_w);
     return;
   }
-  p.n = end - begin;   // columns [begin, end) of every output channel
+  p.n = end - begin;  // columns [begin, end) of every output channel
   t.gemm(p, w_group, planes + begin, (direct ? y_group : pitched) + begin);
 }
 
-void Conv2dPhaseCompact(const Conv2dShape& s, const ConvPhaseLayout& l, float* y_group, const float* scratch,
-                        size_t o_begin, size_t o_end) {
-  if (l.row_gemms || l.plane_w == s.out_w) return;   // written in place
+void Conv2dPhaseCompact(const Conv2dShape& s, const ConvPhaseLayout& l, float* y_group,
+                        const float* scratch, size_t o_begin, size_t o_end) {
+  if (l.row_gemms || l.plane_w == s.out_w) return;  // written in place
   const float* pitched = scratch + l.planes_floats;
   for (size_t o = o_begin; o < o_end; ++o)
     for (size_t oy = 0; oy < s.out_h; ++oy)
-      std::memcpy(y_group + o * s.out_h * s.out_w + oy * s.out_w, pitched + o * l.gemm_n + oy * l.plane_w,
-                  s.out_w * sizeof(float));
+      std::memcpy(y_group + o * s.out_h * s.out_w + oy * s.out_w,
+                  pitched + o * l.gemm_n + oy * l.plane_w, s.out_w * sizeof(float));
 }
 
 void Conv2dPhaseGemm(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l,

@@ -53,9 +53,9 @@ constexpr size_t kPhaseRowGemmMinWidth = 64;
 // only, so threads can split the fill either way; the range that ends at the last channel and
 // row also zeroes the slack after them.
 constexpr size_t kAllChannels = ~size_t{0};
-void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group, float* planes,
-                     size_t c_begin = 0, size_t c_end = kAllChannels, size_t row_begin = 0,
-                     size_t row_end = ~size_t{0});
+void FillPhasePlanes(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group,
+                     float* planes, size_t c_begin = 0, size_t c_end = kAllChannels,
+                     size_t row_begin = 0, size_t row_end = ~size_t{0});
 
 // One group of one image: y_group[og × out_h·out_w] = act(W_g · conv-rows(x_group) + bias), using
 // `scratch` (64-byte aligned, ≥ layout.scratch_bytes) for the planes, the pitched result and the
@@ -67,11 +67,11 @@ void Conv2dPhaseGemm(const KernelTable& t, const Conv2dShape& s, const ConvPhase
 // The same in two steps, so both can be split over threads: the planes and offsets of input
 // channels [c_begin, c_end) into scratch, then the output channels [o_begin, o_end) of the group
 // (rows of the GEMM).
-void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& layout, const float* x_group, float* scratch,
-                     size_t c_begin = 0, size_t c_end = kAllChannels);
-void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& layout, const float* w_group,
-                     const float* bias, Activation act, float* y_group, float* scratch, size_t o_begin,
-                     size_t o_end);
+void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& layout, const float* x_group,
+                     float* scratch, size_t c_begin = 0, size_t c_end = kAllChannels);
+void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& layout,
+                     const float* w_group, const float* bias, Activation act, float* y_group,
+                     float* scratch, size_t o_begin, size_t o_end);
 
 // The same GEMM split over pixels instead, for few output channels over many pixels: units
 // [begin, end) of Conv2dPhasePixelUnits — output rows (row_gemms) or pitched columns (split in
@@ -81,9 +81,9 @@ void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhase
 // (nothing to do when the GEMM wrote y).
 size_t Conv2dPhasePixelUnits(const Conv2dShape& s, const ConvPhaseLayout& layout);
 void Conv2dPhasePixels(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& layout,
-                       const float* w_group, const float* bias, Activation act, float* y_group, float* scratch,
-                       size_t begin, size_t end);
-void Conv2dPhaseCompact(const Conv2dShape& s, const ConvPhaseLayout& layout, float* y_group, const float* scratch,
-                        size_t o_begin, size_t o_end);
+                       const float* w_group, const float* bias, Activation act, float* y_group,
+                       float* scratch, size_t begin, size_t end);
+void Conv2dPhaseCompact(const Conv2dShape& s, const ConvPhaseLayout& layout, float* y_group,
+                        const float* scratch, size_t o_begin, size_t o_end);
 
 }  // namespace edgefold::kernels

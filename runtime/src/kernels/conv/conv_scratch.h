@@ -40,8 +40,8 @@ inline DepthwiseS8Planes DepthwiseS8PlaneGeometry(const Conv2dShape& s) {
 }
 constexpr size_t kMaxDepthwiseS8Taps = 64;
 inline bool ConvS8UsesDepthwisePlane(const Conv2dShape& s) {
-  return s.group > 1 && s.group == s.in_c && s.group == s.out_c && s.stride_h <= 2 && s.stride_w <= 2 &&
-         s.kh * s.kw <= kMaxDepthwiseS8Taps;
+  return s.group > 1 && s.group == s.in_c && s.group == s.out_c && s.stride_h <= 2 &&
+         s.stride_w <= 2 && s.kh * s.kw <= kMaxDepthwiseS8Taps;
 }
 inline size_t ConvS8DepthwisePlaneBytes(const Conv2dShape& s) {
   const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
@@ -64,7 +64,8 @@ inline size_t ConvS8Im2colRows(const Conv2dShape& s) {
   const size_t per_row = MulSat(MulSat((s.in_c / s.group) * s.kh, s.kw), s.out_w);
   const size_t quarter = (s.out_h + kS8Im2colChunksPerImage - 1) / kS8Im2colChunksPerImage;
   const size_t min_rows = (kS8Im2colMinColumns + s.out_w - 1) / s.out_w;
-  const size_t rows = std::max({quarter, min_rows, per_row == 0 ? s.out_h : kS8Im2colChunkBytes / per_row});
+  const size_t rows =
+      std::max({quarter, min_rows, per_row == 0 ? s.out_h : kS8Im2colChunkBytes / per_row});
   return std::max<size_t>(1, std::min(rows, s.out_h));
 }
 
@@ -113,12 +114,14 @@ inline size_t ConvScaledWeightsOffsetBytes(const Conv2dShape& s) {
   return RoundUpSat(ConvScratchBytes(s), 64);
 }
 
-inline bool ConvChannelScaleScalesInput(const Conv2dShape& s) { return MulSat(s.in_h, s.in_w) < s.out_c; }
+inline bool ConvChannelScaleScalesInput(const Conv2dShape& s) {
+  return MulSat(s.in_h, s.in_w) < s.out_c;
+}
 
 // Scratch of a Conv with a channel scale: the path's scratch, then the scaled operand (saturating).
 inline size_t ConvChannelScaleScratchBytes(const Conv2dShape& s) {
-  const size_t values =
-      ConvChannelScaleScalesInput(s) ? MulSat(s.in_c, MulSat(s.in_h, s.in_w)) : MulSat(s.out_c, s.in_c);
+  const size_t values = ConvChannelScaleScalesInput(s) ? MulSat(s.in_c, MulSat(s.in_h, s.in_w))
+                                                       : MulSat(s.out_c, s.in_c);
   return AddSat(ConvScaledWeightsOffsetBytes(s), MulSat(values, sizeof(float)));
 }
 

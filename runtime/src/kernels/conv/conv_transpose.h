@@ -27,7 +27,8 @@ inline size_t ConvTransposeScratchBytes(const Conv2dShape& s) {
 // One image through the table's GEMM and col2im: y = act(bias + Σ_g col2im(A_g · x_g)).
 // x: [s.out_c, s.out_h, s.out_w]; y: [s.in_c, s.in_h, s.in_w]; bias: s.in_c values or nullptr;
 // scratch: ConvTransposeScratchBytes(s) bytes, 64-byte aligned.
-void ConvTranspose2dGemm(const KernelTable& t, const Conv2dShape& s, const float* x, const float* w_packed,
-                         const float* bias, Activation act, float* y, float* scratch);
+void ConvTranspose2dGemm(const KernelTable& t, const Conv2dShape& s, const float* x,
+                         const float* w_packed, const float* bias, Activation act, float* y,
+                         float* scratch);
 
 }  // namespace edgefold::kernels

@@ -11,13 +11,14 @@ namespace {
 
 // Bands of about this many floats of V + M (α²·(in_c + out_c) per tile) stay near L2.
 constexpr size_t kBandFloats = 192 * 1024;
-constexpr size_t kMinBandTiles = 48;   // three 16-float registers of GEMM columns
+constexpr size_t kMinBandTiles = 48;  // three 16-float registers of GEMM columns
 
 // The padded input's columns by phase modulo the tile (even and odd for F(2,3), four phases for
 // F(4,3)), per channel: the phase planes of a stride-1 × tile layout (kernels/conv_phase.h),
 // which fills them. Patch column j of tile tx is then phase j mod tile at column tx + j / tile.
 void FillColumnPlanes(const Conv2dShape& s, const WinogradLayout& l, const float* x, float* planes,
-                      size_t c_begin, size_t c_end, size_t row_begin = 0, size_t row_end = ~size_t{0}) {
+                      size_t c_begin, size_t c_end, size_t row_begin = 0,
+                      size_t row_end = ~size_t{0}) {
   Conv2dShape phases = s;
   phases.stride_h = 1, phases.stride_w = l.tile;
   ConvPhaseLayout pl;
@@ -70,7 +71,9 @@ namespace {
 
 // Scratch: [column planes | V, α² matrices | M, α² matrices].
 float* VOf(const WinogradLayout& l, float* scratch) { return scratch + l.planes_floats; }
-float* MOf(const WinogradLayout& l, float* scratch) { return scratch + l.planes_floats + l.v_floats; }
+float* MOf(const WinogradLayout& l, float* scratch) {
+  return scratch + l.planes_floats + l.v_floats;
+}
 
 // The band of tile rows starting at row0.
 WinogradGeometry BandOf(const WinogradLayout& l, size_t row0) {
@@ -90,8 +93,8 @@ size_t WholeColumns(const KernelTable& t, const WinogradGeometry& g) {
 
 // The input transform of g's tiles (its g.in_c channels of `planes`) into v, then zeros in the
 // columns past the tiles that the GEMMs' whole registers read.
-void TransformInput(const KernelTable& t, const ConvKernelTable& ct, const WinogradLayout& l, const WinogradGeometry& g, const float* planes,
-                    float* v) {
+void TransformInput(const KernelTable& t, const ConvKernelTable& ct, const WinogradLayout& l,
+                    const WinogradGeometry& g, const float* planes, float* v) {
   (l.tile == 4 ? ct.winograd43_input : ct.winograd23_input)(g, planes, v);
   const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(t, g);
   for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
@@ -100,60 +103,66 @@ void TransformInput(const KernelTable& t, const ConvKernelTable& ct, const Winog
 }
 
 // M_ξ = U_ξ·V_ξ over g's whole-register columns, ξ ∈ [xi_begin, xi_end).
-void MultiplyTiles(const KernelTable& t, const Conv2dShape& s, const WinogradGeometry& g, const float* u,
-                   const float* v, float* m, size_t xi_begin, size_t xi_end) {
+void MultiplyTiles(const KernelTable& t, const Conv2dShape& s, const WinogradGeometry& g,
+                   const float* u, const float* v, float* m, size_t xi_begin, size_t xi_end) {
   GemmParams p;
   p.m = s.out_c, p.n = WholeColumns(t, g), p.k = s.in_c;
   p.lda = s.in_c, p.ldb = g.ld, p.ldc = g.ld;
-  p.prefetch_a = true;   // each U_ξ serves one band's columns, then the next ξ's streams in
+  p.prefetch_a = true;  // each U_ξ serves one band's columns, then the next ξ's streams in
   for (size_t xi = xi_begin; xi < xi_end; ++xi)
     t.gemm(p, u + xi * s.out_c * s.in_c, v + xi * g.v_stride, m + xi * g.m_stride);
 }
 
-void TransformOutput(const ConvKernelTable& ct, const WinogradLayout& l, const WinogradGeometry& g, const float* m,
-                     const float* bias, Activation act, float* y) {
+void TransformOutput(const ConvKernelTable& ct, const WinogradLayout& l, const WinogradGeometry& g,
+                     const float* m, const float* bias, Activation act, float* y) {
   (l.tile == 4 ? ct.winograd43_output : ct.winograd23_output)(g, m, bias, act, y);
 }
 
 }  // namespace
 
-size_t WinogradBands(const WinogradLayout& l) { return (l.tiles_h + l.band_rows - 1) / l.band_rows; }
+size_t WinogradBands(const WinogradLayout& l) {
+  return (l.tiles_h + l.band_rows - 1) / l.band_rows;
+}
 
 void WinogradFill(const Conv2dShape& s, const WinogradLayout& l, const float* x, float* scratch,
                   size_t c_begin, size_t c_end) {
   FillColumnPlanes(s, l, x, scratch, c_begin, c_end);
 }
 
-void WinogradFillTileRows(const Conv2dShape& s, const WinogradLayout& l, const float* x, float* scratch,
-                          size_t row_begin, size_t row_end) {
+void WinogradFillTileRows(const Conv2dShape& s, const WinogradLayout& l, const float* x,
+                          float* scratch, size_t row_begin, size_t row_end) {
   // Tile row ty reads plane rows tile·ty … tile·ty + tile + 1: the last range fills the rest.
   const size_t end = row_end >= l.tiles_h ? l.geometry.plane_rows : l.tile * row_end;
   FillColumnPlanes(s, l, x, scratch, 0, s.in_c, l.tile * row_begin, end);
 }
 
-void WinogradBandInput(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& l, size_t band,
-                       float* scratch, size_t c_begin, size_t c_end) {
+void WinogradBandInput(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                       const WinogradLayout& l, size_t band, float* scratch, size_t c_begin,
+                       size_t c_end) {
   c_end = std::min(c_end, s.in_c);
   if (c_begin >= c_end) return;
   WinogradGeometry g = BandOf(l, band * l.band_rows);
   g.in_c = c_end - c_begin;
-  TransformInput(t, ct, l, g, scratch + c_begin * g.channel_floats, VOf(l, scratch) + c_begin * g.ld);
+  TransformInput(t, ct, l, g, scratch + c_begin * g.channel_floats,
+                 VOf(l, scratch) + c_begin * g.ld);
 }
 
-void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l, size_t band,
-                       const float* u, float* scratch, size_t xi_begin, size_t xi_end) {
+void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l,
+                       size_t band, const float* u, float* scratch, size_t xi_begin,
+                       size_t xi_end) {
   MultiplyTiles(t, s, BandOf(l, band * l.band_rows), u, VOf(l, scratch), MOf(l, scratch), xi_begin,
                 std::min(xi_end, l.alpha * l.alpha));
 }
 
-void WinogradBandOutput(const ConvKernelTable& ct, const WinogradLayout& l, size_t band, const float* bias,
-                        Activation act, float* y, float* scratch, size_t o_begin, size_t o_end) {
+void WinogradBandOutput(const ConvKernelTable& ct, const WinogradLayout& l, size_t band,
+                        const float* bias, Activation act, float* y, float* scratch, size_t o_begin,
+                        size_t o_end) {
   WinogradGeometry g = BandOf(l, band * l.band_rows);
   o_end = std::min(o_end, g.out_c);
   if (o_begin >= o_end) return;
   g.out_c = o_end - o_begin;
-  TransformOutput(ct, l, g, MOf(l, scratch) + o_begin * g.ld, bias != nullptr ? bias + o_begin : nullptr, act,
-                  y + o_begin * g.out_h * g.out_w);
+  TransformOutput(ct, l, g, MOf(l, scratch) + o_begin * g.ld,
+                  bias != nullptr ? bias + o_begin : nullptr, act, y + o_begin * g.out_h * g.out_w);
 }
 
 WinogradRowSplit MakeWinogradRowSplit(const WinogradLayout& l, size_t slices) {
@@ -165,7 +174,8 @@ WinogradRowSplit MakeWinogradRowSplit(const WinogradLayout& l, size_t slices) {
   // threads 0.82–0.89 → 0.71–0.75 ms per conv on AMD Zen 5; its 28² × 128 with a U of 2.4 MB
   // against 1.8 MB ran slower split by rows).
   const WinogradGeometry& band = l.geometry;
-  if (slices > 1 && MulSat(band.in_c, band.out_c) > MulSat(AddSat(band.in_c, band.out_c), l.band_rows * band.tiles_w))
+  if (slices > 1 && MulSat(band.in_c, band.out_c) >
+                        MulSat(AddSat(band.in_c, band.out_c), l.band_rows * band.tiles_w))
     return split;
   const size_t xis = l.alpha * l.alpha;
   // Fewer rows per chunk until `slices` slices fit where the layout has room for one band: each
@@ -182,9 +192,10 @@ WinogradRowSplit MakeWinogradRowSplit(const WinogradLayout& l, size_t slices) {
   return split;
 }
 
-void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& l,
-                      const WinogradRowSplit& split, size_t slice, const float* u, const float* bias, Activation act,
-                      float* y, float* scratch, size_t row_begin, size_t row_end) {
+void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                      const WinogradLayout& l, const WinogradRowSplit& split, size_t slice,
+                      const float* u, const float* bias, Activation act, float* y, float* scratch,
+                      size_t row_begin, size_t row_end) {
   const size_t xis = l.alpha * l.alpha;
   WinogradGeometry g = l.geometry;
   SetColumns(split.ld, &g);
@@ -199,9 +210,9 @@ void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Con
   }
 }
 
-void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& l,
-                    const float* x, const float* u, const float* bias, Activation act, float* y,
-                    float* scratch) {
+void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                    const WinogradLayout& l, const float* x, const float* u, const float* bias,
+                    Activation act, float* y, float* scratch) {
   WinogradFill(s, l, x, scratch);
   for (size_t band = 0; band < WinogradBands(l); ++band) {
     WinogradBandInput(t, ct, s, l, band, scratch);
@@ -212,15 +223,18 @@ void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2
 
 void WinogradTransformFilters(const float* w, size_t out_c, size_t in_c, size_t tile, float* u) {
   static const double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  static const double kG4[6][3] = {{0.25, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                   {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  static const double kG4[6][3] = {{0.25, 0, 0},
+                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                   {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                   {0, 0, 1}};
   const size_t alpha = tile + 2;
   const double(*kG)[3] = tile == 4 ? kG4 : kG2;
   for (size_t o = 0; o < out_c; ++o)
     for (size_t c = 0; c < in_c; ++c) {
       const float* g = w + (o * in_c + c) * 9;
-      double gg[6][3];   // G·g
+      double gg[6][3];  // G·g
       for (size_t i = 0; i < alpha; ++i)
         for (size_t k = 0; k < 3; ++k)
           gg[i][k] = kG[i][0] * g[0 * 3 + k] + kG[i][1] * g[1 * 3 + k] + kG[i][2] * g[2 * 3 + k];

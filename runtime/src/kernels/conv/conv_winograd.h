@@ -20,12 +20,12 @@
 namespace edgefold::kernels {
 
 struct WinogradLayout {
-  size_t tile = 0;               // outputs per tile side: 2 or 4
-  size_t alpha = 0;              // tile + 2: input patch side; α² GEMMs per band
+  size_t tile = 0;   // outputs per tile side: 2 or 4
+  size_t alpha = 0;  // tile + 2: input patch side; α² GEMMs per band
   size_t tiles_h = 0, band_rows = 0;
-  WinogradGeometry geometry;     // row0/rows are set per band
+  WinogradGeometry geometry;  // row0/rows are set per band
   size_t planes_floats = 0, v_floats = 0, m_floats = 0;
-  size_t scratch_bytes = 0;      // SIZE_MAX when a size overflows or the tile size is not 2 or 4
+  size_t scratch_bytes = 0;  // SIZE_MAX when a size overflows or the tile size is not 2 or 4
 };
 
 // 3×3, stride 1, dilation 1, group 1: the shapes the transforms are exact for.
@@ -35,9 +35,9 @@ WinogradLayout MakeWinogradLayout(const Conv2dShape& s, size_t tile);
 
 // One image: y = act(conv(x, g) + bias) with u = the transformed filters [α²][out_c][in_c].
 // scratch: 64-byte aligned, layout.scratch_bytes.
-void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& layout,
-                    const float* x, const float* u, const float* bias, Activation act, float* y,
-                    float* scratch);
+void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                    const WinogradLayout& layout, const float* x, const float* u, const float* bias,
+                    Activation act, float* y, float* scratch);
 
 // The same in steps, so the α² GEMMs of a band can be split over threads: the column planes
 // once, then per band of tile rows its input transform, the GEMMs ξ ∈ [xi_begin, xi_end) (each
@@ -45,14 +45,16 @@ void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2
 size_t WinogradBands(const WinogradLayout& layout);
 // The fill and the input transform take input channels [c_begin, c_end), the output transform
 // output channels [o_begin, o_end), so threads can split them too (ends clamp to the count).
-void WinogradFill(const Conv2dShape& s, const WinogradLayout& layout, const float* x, float* scratch,
-                  size_t c_begin = 0, size_t c_end = ~size_t{0});
-void WinogradBandInput(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& layout, size_t band,
-                       float* scratch, size_t c_begin = 0, size_t c_end = ~size_t{0});
-void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout, size_t band,
-                       const float* u, float* scratch, size_t xi_begin, size_t xi_end);
-void WinogradBandOutput(const ConvKernelTable& ct, const WinogradLayout& layout, size_t band, const float* bias,
-                        Activation act, float* y, float* scratch, size_t o_begin = 0, size_t o_end = ~size_t{0});
+void WinogradFill(const Conv2dShape& s, const WinogradLayout& layout, const float* x,
+                  float* scratch, size_t c_begin = 0, size_t c_end = ~size_t{0});
+void WinogradBandInput(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                       const WinogradLayout& layout, size_t band, float* scratch,
+                       size_t c_begin = 0, size_t c_end = ~size_t{0});
+void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout,
+                       size_t band, const float* u, float* scratch, size_t xi_begin, size_t xi_end);
+void WinogradBandOutput(const ConvKernelTable& ct, const WinogradLayout& layout, size_t band,
+                        const float* bias, Activation act, float* y, float* scratch,
+                        size_t o_begin = 0, size_t o_end = ~size_t{0});
 
 // Or split by tile rows, each thread on its own rows from the fill to the output in two steps
 // (WinogradFillTileRows, then WinogradTileRows): split by channels and ξ, every step read half
@@ -70,12 +72,13 @@ struct WinogradRowSplit {
 WinogradRowSplit MakeWinogradRowSplit(const WinogradLayout& layout, size_t slices);
 // The column planes' rows that tile rows [row_begin, row_end) start on (the last range: to the
 // end), so each thread fills the rows it reads, but for the two each reads of the next range.
-void WinogradFillTileRows(const Conv2dShape& s, const WinogradLayout& layout, const float* x, float* scratch,
-                          size_t row_begin, size_t row_end);
+void WinogradFillTileRows(const Conv2dShape& s, const WinogradLayout& layout, const float* x,
+                          float* scratch, size_t row_begin, size_t row_end);
 // Tile rows [row_begin, row_end) in slice `slice`, once the fill is done.
-void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s, const WinogradLayout& layout,
-                      const WinogradRowSplit& split, size_t slice, const float* u, const float* bias, Activation act,
-                      float* y, float* scratch, size_t row_begin, size_t row_end);
+void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                      const WinogradLayout& layout, const WinogradRowSplit& split, size_t slice,
+                      const float* u, const float* bias, Activation act, float* y, float* scratch,
+                      size_t row_begin, size_t row_end);
 
 // U[ξ = α·i + j][o][c] = (G g[o][c] Gᵀ)[i][j] for w [out_c][in_c][3][3], in double precision.
 // tile 2: G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]

@@ -61,9 +61,10 @@ inline void CopySmallBytes(int8_t* dst, const int8_t* src, size_t count) {
 constexpr size_t kFlatBlockBytes = 1024;
 
 template <size_t kLanes, class Step>
-inline void StoreFlatRowsS8(const Conv2dShape& s, const DepthwiseS8Planes& g, int8_t* yc, Step&& step) {
+inline void StoreFlatRowsS8(const Conv2dShape& s, const DepthwiseS8Planes& g, int8_t* yc,
+                            Step&& step) {
   static_assert(kFlatBlockBytes % kLanes == 0, "steps tile a block");
-  alignas(64) int8_t block[kFlatBlockBytes + 16];   // + a 16-byte copy's reach past the last row
+  alignas(64) int8_t block[kFlatBlockBytes + 16];  // + a 16-byte copy's reach past the last row
   const size_t flat = s.out_h * g.pitch;
   const int8_t* const y_end = yc + s.out_h * s.out_w;
   for (size_t i0 = 0; i0 < flat; i0 += kFlatBlockBytes) {
@@ -89,7 +90,8 @@ inline void StoreFlatRowsS8(const Conv2dShape& s, const DepthwiseS8Planes& g, in
       dst += s.out_w;
     }
     if (r * g.pitch < i1) CopySmallBytes(dst, src, i1 - r * g.pitch);
-    const size_t first = i0 / g.pitch;   // a row begun before i0 (rows wider than a block: in the middle too)
+    const size_t first =
+        i0 / g.pitch;  // a row begun before i0 (rows wider than a block: in the middle too)
     const size_t first_end = std::min(first * g.pitch + s.out_w, i1);
     if (first * g.pitch < i0 && i0 < first_end)
       CopySmallBytes(yc + first * s.out_w + (i0 - first * g.pitch), block, first_end - i0);

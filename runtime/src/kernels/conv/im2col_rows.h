@@ -18,7 +18,7 @@ struct PlainRunCopy {
   void operator()(T* dst, const T* in, size_t count, size_t stride, const T* /*in_end*/) const {
     if (stride == 1) {
       std::memcpy(dst, in, count * sizeof(T));
-    } else if (stride == 2) {   // a constant stride the compiler vectorizes
+    } else if (stride == 2) {  // a constant stride the compiler vectorizes
       for (size_t j = 0; j < count; ++j) dst[j] = in[2 * j];
     } else {
       for (size_t j = 0; j < count; ++j, in += stride) dst[j] = *in;
@@ -28,8 +28,8 @@ struct PlainRunCopy {
 
 // Output rows [row0, row0 + rows) only (default: all): col then has rows·out_w columns.
 template <class T, class CopyRun = PlainRunCopy>
-void Im2colRows(const Conv2dShape& s, const T* x_group, T pad, T* col, size_t row0 = 0, size_t rows = ~size_t{0},
-                CopyRun copy_run = CopyRun()) {
+void Im2colRows(const Conv2dShape& s, const T* x_group, T pad, T* col, size_t row0 = 0,
+                size_t rows = ~size_t{0}, CopyRun copy_run = CopyRun()) {
   rows = std::min(rows, s.out_h - std::min(row0, s.out_h));
   const size_t channels = s.in_c / s.group, out_plane = rows * s.out_w;
   for (size_t c = 0; c < channels; ++c)
@@ -42,12 +42,14 @@ void Im2colRows(const Conv2dShape& s, const T* x_group, T pad, T* col, size_t ro
         ValidColumns(s, off_w, &lo, &hi);
         for (size_t oh = row0; oh < row0 + rows; ++oh) {
           T* dst = row + (oh - row0) * s.out_w;
-          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
+          const long ih =
+              static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
           if (ih < 0 || ih >= static_cast<long>(s.in_h) || lo == hi) {
             std::fill_n(dst, s.out_w, pad);
             continue;
           }
-          const T* in = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w + (static_cast<long>(lo * s.stride_w) + off_w);
+          const T* in = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w +
+                        (static_cast<long>(lo * s.stride_w) + off_w);
           std::fill_n(dst, lo, pad);
           copy_run(dst + lo, in, hi - lo, s.stride_w, x_group + (c + 1) * s.in_h * s.in_w);
           std::fill_n(dst + hi, s.out_w - hi, pad);

@@ -32,7 +32,7 @@ constexpr size_t kAccOutputs = 128;
 //   acc0 += SMLAD(even(x[0..3]), (w_t, w_t+2)) + SMLAD(odd(x[0..3]), (w_t+1, w_t+3))
 //   acc1 += SMLAD(odd(x[0..3]), (w_t, w_t+2))  + SMLAD(even(x[2..5]), (w_t+1, w_t+3))
 EDGEFOLD_DSP_INLINE void RowsGroup(const int8_t* x, size_t pitch, const uint32_t* wp, size_t kh,
-                                    int32_t& acc0, int32_t& acc1) {
+                                   int32_t& acc0, int32_t& acc1) {
   uint32_t v, v2, we, wo, e;
   __asm__ volatile(
       "1:\n\t"
@@ -57,53 +57,56 @@ EDGEFOLD_DSP_INLINE void RowsGroup(const int8_t* x, size_t pitch, const uint32_t
 
 // Any window (dilation 1): outputs [ow0, ow0 + n) of one row into acc (acc[0] = output ow0), in
 // steps of two plane columns: stride 1 takes both outputs of a step, stride 2 the first.
-void RowAnyWindow(const int8_t* x, size_t pitch, const uint32_t* wp, size_t groups, size_t kh, size_t sw,
-                  int32_t bias, size_t n, int32_t* acc) {
+void RowAnyWindow(const int8_t* x, size_t pitch, const uint32_t* wp, size_t groups, size_t kh,
+                  size_t sw, int32_t bias, size_t n, int32_t* acc) {
   for (size_t o = 0; o < n; o += 3 - sw, x += 2) {
     int32_t acc0 = bias, acc1 = bias;
-    for (size_t g = 0; g < groups; ++g) RowsGroup(x + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
+    for (size_t g = 0; g < groups; ++g)
+      RowsGroup(x + 4 * g, pitch, wp + 2 * kh * g, kh, acc0, acc1);
     acc[o] = acc0;
     if (sw == 1) acc[o + 1] = acc1;
   }
 }
 
 // The rows of a 3 × 3 step: per tap row, w = (w0, w2), (w1, ·) at wp, wp + 8, wp + 16.
-#define EDGEFOLD_DSP_DW3_S1_ROW(off)                 \
-  "ldrd   %[w02], %[w1], [%[wp], #" off "]\n\t"      \
-  "ldr    %[v], [%[x]]\n\t"                          \
-  "sxtb16 %[e], %[v]\n\t"                            \
-  "smlad  %[c0], %[e], %[w02], %[c0]\n\t"            \
-  "sxtb16 %[v], %[v], ror #8\n\t"                    \
-  "smlabb %[c0], %[v], %[w1], %[c0]\n\t"             \
-  "smlad  %[c1], %[v], %[w02], %[c1]\n\t"            \
-  "ldr    %[v], [%[x], #2]\n\t"                      \
-  "sxtb16 %[e], %[v]\n\t"                            \
-  "smlabb %[c1], %[e], %[w1], %[c1]\n\t"             \
-  "smlad  %[c2], %[e], %[w02], %[c2]\n\t"            \
-  "smlatb %[c3], %[e], %[w1], %[c3]\n\t"             \
-  "sxtb16 %[v], %[v], ror #8\n\t"                    \
-  "smlabb %[c2], %[v], %[w1], %[c2]\n\t"             \
+#define EDGEFOLD_DSP_DW3_S1_ROW(off)      \
+  "ldrd   %[w02], %[w1], [%[wp], #" off   \
+  "]\n\t"                                 \
+  "ldr    %[v], [%[x]]\n\t"               \
+  "sxtb16 %[e], %[v]\n\t"                 \
+  "smlad  %[c0], %[e], %[w02], %[c0]\n\t" \
+  "sxtb16 %[v], %[v], ror #8\n\t"         \
+  "smlabb %[c0], %[v], %[w1], %[c0]\n\t"  \
+  "smlad  %[c1], %[v], %[w02], %[c1]\n\t" \
+  "ldr    %[v], [%[x], #2]\n\t"           \
+  "sxtb16 %[e], %[v]\n\t"                 \
+  "smlabb %[c1], %[e], %[w1], %[c1]\n\t"  \
+  "smlad  %[c2], %[e], %[w02], %[c2]\n\t" \
+  "smlatb %[c3], %[e], %[w1], %[c3]\n\t"  \
+  "sxtb16 %[v], %[v], ror #8\n\t"         \
+  "smlabb %[c2], %[v], %[w1], %[c2]\n\t"  \
   "smlad  %[c3], %[v], %[w02], %[c3]\n\t"
 
-#define EDGEFOLD_DSP_DW3_S2_ROW(off)                 \
-  "ldrd   %[w02], %[w1], [%[wp], #" off "]\n\t"      \
-  "ldr    %[v], [%[x]]\n\t"                          \
-  "sxtb16 %[e], %[v]\n\t"                            \
-  "smlad  %[c0], %[e], %[w02], %[c0]\n\t"            \
-  "sxtb16 %[v], %[v], ror #8\n\t"                    \
-  "smlabb %[c0], %[v], %[w1], %[c0]\n\t"             \
-  "smlatb %[c1], %[v], %[w1], %[c1]\n\t"             \
-  "ldr    %[v], [%[x], #2]\n\t"                      \
-  "sxtb16 %[v], %[v]\n\t"                            \
-  "smlad  %[c1], %[v], %[w02], %[c1]\n\t"            \
-  "ldr    %[v], [%[x], #4]\n\t"                      \
-  "sxtb16 %[e], %[v]\n\t"                            \
-  "smlad  %[c2], %[e], %[w02], %[c2]\n\t"            \
-  "sxtb16 %[v], %[v], ror #8\n\t"                    \
-  "smlabb %[c2], %[v], %[w1], %[c2]\n\t"             \
-  "smlatb %[c3], %[v], %[w1], %[c3]\n\t"             \
-  "ldr    %[v], [%[x], #6]\n\t"                      \
-  "sxtb16 %[v], %[v]\n\t"                            \
+#define EDGEFOLD_DSP_DW3_S2_ROW(off)      \
+  "ldrd   %[w02], %[w1], [%[wp], #" off   \
+  "]\n\t"                                 \
+  "ldr    %[v], [%[x]]\n\t"               \
+  "sxtb16 %[e], %[v]\n\t"                 \
+  "smlad  %[c0], %[e], %[w02], %[c0]\n\t" \
+  "sxtb16 %[v], %[v], ror #8\n\t"         \
+  "smlabb %[c0], %[v], %[w1], %[c0]\n\t"  \
+  "smlatb %[c1], %[v], %[w1], %[c1]\n\t"  \
+  "ldr    %[v], [%[x], #2]\n\t"           \
+  "sxtb16 %[v], %[v]\n\t"                 \
+  "smlad  %[c1], %[v], %[w02], %[c1]\n\t" \
+  "ldr    %[v], [%[x], #4]\n\t"           \
+  "sxtb16 %[e], %[v]\n\t"                 \
+  "smlad  %[c2], %[e], %[w02], %[c2]\n\t" \
+  "sxtb16 %[v], %[v], ror #8\n\t"         \
+  "smlabb %[c2], %[v], %[w1], %[c2]\n\t"  \
+  "smlatb %[c3], %[v], %[w1], %[c3]\n\t"  \
+  "ldr    %[v], [%[x], #6]\n\t"           \
+  "sxtb16 %[v], %[v]\n\t"                 \
   "smlad  %[c3], %[v], %[w02], %[c3]\n\t"
 
 // 3 × 3 window, stride sw ∈ {1, 2}: steps of four outputs (n rounded up; acc has the room)
@@ -162,7 +165,7 @@ void CopyChannel(const Conv2dShape& s, const int8_t* xc, size_t rows, size_t pit
   for (size_t h = 0; h < s.in_h && h + s.pad_top < rows; ++h) {
     const int8_t* src = xc + h * s.in_w;
     int8_t* dst = pl + (h + s.pad_top) * pitch + s.pad_left;
-    size_t i = 0;   // a few bytes a row: words (unaligned LDR/STR), then bytes, no memcpy call
+    size_t i = 0;  // a few bytes a row: words (unaligned LDR/STR), then bytes, no memcpy call
     for (; i + 4 <= cols; i += 4) {
       uint32_t v;
       std::memcpy(&v, src + i, sizeof(v));
@@ -174,7 +177,8 @@ void CopyChannel(const Conv2dShape& s, const int8_t* xc, size_t rows, size_t pit
 
 // Channel c's weights: 3 × 3 as Row3x3 reads them (bias in words 6, 7), others per group of
 // four taps and tap row: (w_t, w_t+2), (w_t+1, w_t+3), zeros past kw.
-void PackChannelWeights(const Conv2dShape& s, const int8_t* wc, int32_t bias, bool k3x3, uint32_t* wp) {
+void PackChannelWeights(const Conv2dShape& s, const int8_t* wc, int32_t bias, bool k3x3,
+                        uint32_t* wp) {
   if (k3x3) {
     for (size_t r = 0; r < 3; ++r) {
       const uint32_t v = LoadTail(wc + 3 * r, 3);
@@ -203,8 +207,8 @@ void PackChannelWeights(const Conv2dShape& s, const int8_t* wc, int32_t bias, bo
 // A 3 × 3 step reads up to 6 bytes, a RowsGroup 5, past a row's last window: the plane's slack.
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y) {
-  if (plane == nullptr || s.stride_h > 2 || s.stride_w > 2 || s.dilation_h != 1 || s.dilation_w != 1 ||
-      s.kh * s.kw > kMaxDepthwiseS8Taps || s.out_w == 0) {
+  if (plane == nullptr || s.stride_h > 2 || s.stride_w > 2 || s.dilation_h != 1 ||
+      s.dilation_w != 1 || s.kh * s.kw > kMaxDepthwiseS8Taps || s.out_w == 0) {
     ref::Conv2dDepthwiseS8(s, x, w, x_zero_point, rq, plane, y);
     return;
   }
@@ -224,9 +228,9 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
     int8_t* yc = y + c * s.out_h * s.out_w;
     for (size_t oh = 0; oh < s.out_h; oh += batch_rows) {
       const size_t batch = std::min(batch_rows, s.out_h - oh);
-      for (size_t ow = 0; ow < s.out_w; ow += kAccOutputs) {   // batch > 1: one chunk, whole rows
+      for (size_t ow = 0; ow < s.out_w; ow += kAccOutputs) {  // batch > 1: one chunk, whole rows
         const size_t n = std::min(kAccOutputs, s.out_w - ow);
-        for (size_t r = 0; r < batch; ++r) {   // a row's step slack lands on the next row's sums
+        for (size_t r = 0; r < batch; ++r) {  // a row's step slack lands on the next row's sums
           const int8_t* xr = plane + (oh + r) * s.stride_h * pitch + ow * sw;
           if (k3x3)
             Row3x3(xr, pitch, wp, sw, n, acc + r * n);

@@ -18,11 +18,13 @@ namespace edgefold::kernels::cortex_m_dsp {
 
 EDGEFOLD_DSP_INLINE uint32_t Load32(const int8_t* p) {
   uint32_t v;
-  std::memcpy(&v, p, sizeof(v));   // unaligned LDR (allowed on ARMv7E-M)
+  std::memcpy(&v, p, sizeof(v));  // unaligned LDR (allowed on ARMv7E-M)
   return v;
 }
 EDGEFOLD_DSP_INLINE int32_t Even(uint32_t w) { return __sxtb16(static_cast<int32_t>(w)); }
-EDGEFOLD_DSP_INLINE int32_t Odd(uint32_t w) { return __sxtb16(static_cast<int32_t>((w >> 8) | (w << 24))); }
+EDGEFOLD_DSP_INLINE int32_t Odd(uint32_t w) {
+  return __sxtb16(static_cast<int32_t>((w >> 8) | (w << 24)));
+}
 // The first n < 4 bytes of p as a word, the rest zero (a tail: no read past the row).
 EDGEFOLD_DSP_INLINE uint32_t LoadTail(const int8_t* p, size_t n) {
   uint32_t w = 0;
@@ -37,13 +39,13 @@ EDGEFOLD_DSP_INLINE uint32_t LoadTail(const int8_t* p, size_t n) {
 // 2^n, so the floor is unchanged; |hi32| < 2^30 + 2^21 + 2^29 cannot overflow for t ≤ 22).
 // The clamp runs on four packed bytes (SSUB8/SEL); SSAT first keeps each byte exact.
 // Other shifts take RequantizeS8 per output.
-struct ActRequant {                    // shared by every row of a call
+struct ActRequant {  // shared by every row of a call
   int32_t zero_point = 0, act_min = -128, act_max = 127;
-  uint32_t min4 = 0, max4 = 0;         // act_min, act_max in each byte
+  uint32_t min4 = 0, max4 = 0;  // act_min, act_max in each byte
 };
-struct RowRequant {                    // one output channel
+struct RowRequant {  // one output channel
   int32_t multiplier = 0, shift = 0, t = 0;
-  uint32_t high = 0;                   // hi32(2^(n−1)) + zp·2^t
+  uint32_t high = 0;  // hi32(2^(n−1)) + zp·2^t
   bool Fast() const { return t >= 1 && t <= 22; }
 };
 ActRequant MakeActRequant(int32_t zero_point, int32_t act_min, int32_t act_max);
@@ -52,7 +54,8 @@ RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, const ActRequant& a
 // y[0, n) = RequantizeS8(acc[j], …): 8.5 instructions per output in the fast case. acc must be
 // readable up to n rounded up to a multiple of 4 (the values past n are ignored); y may be
 // unaligned.
-void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequant& act, int8_t* y);
+void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequant& act,
+                int8_t* y);
 
 }  // namespace edgefold::kernels::cortex_m_dsp
 #endif

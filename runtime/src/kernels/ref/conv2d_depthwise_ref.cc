@@ -15,8 +15,8 @@ void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const
       for (size_t ow = 0; ow < s.out_w; ++ow) {
         float acc = bias != nullptr ? bias[c] : 0.0f;
         for (size_t r = 0; r < s.kh; ++r) {
-          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) -
-                          static_cast<long>(s.pad_top);
+          const long ih =
+              static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
           if (ih < 0 || ih >= in_h) continue;
           for (size_t t = 0; t < s.kw; ++t) {
             const long iw = static_cast<long>(ow * s.stride_w + t * s.dilation_w) -

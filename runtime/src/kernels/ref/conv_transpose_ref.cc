@@ -23,7 +23,8 @@ void ConvTranspose2d(const Conv2dShape& s, const float* x, const float* w_packed
           const long ny = static_cast<long>(oy + s.pad_top) - static_cast<long>(ky * s.dilation_h);
           if (ny < 0 || ny % sh != 0 || ny / sh >= static_cast<long>(s.out_h)) continue;
           for (size_t kx = 0; kx < s.kw; ++kx) {
-            const long nx = static_cast<long>(ox + s.pad_left) - static_cast<long>(kx * s.dilation_w);
+            const long nx =
+                static_cast<long>(ox + s.pad_left) - static_cast<long>(kx * s.dilation_w);
             if (nx < 0 || nx % sw != 0 || nx / sw >= static_cast<long>(s.out_w)) continue;
             const size_t at = static_cast<size_t>(ny / sh) * s.out_w + static_cast<size_t>(nx / sw);
             const float* wt = w_packed + (((g * cout_g + j) * s.kh + ky) * s.kw + kx) * cin_g;

@@ -31,7 +31,7 @@ void BatchnormInference(const float* x, const float* gamma, const float* beta, c
 // table's depthwise convolution (and its GEMM, for activations other than Relu) applies its
 // activation through here.
 void ActivationKernel(const float* x, float* y, size_t n, Activation act) {
-  if (act.kind == ActKind::kRelu) {   // std::max(v, 0), std::min(std::max(v, α), β) by value
+  if (act.kind == ActKind::kRelu) {  // std::max(v, 0), std::min(std::max(v, α), β) by value
     for (size_t i = 0; i < n; ++i) {
       const float v = x[i];
       y[i] = v < 0.0f ? 0.0f : v;
@@ -67,12 +67,24 @@ void Binary(BinaryKind kind, BroadcastMode mode, const float* a, const float* b,
     const float vb = b[mode == BroadcastMode::kScalarB ? 0 : i];
     float r = 0.0f;
     switch (kind) {
-      case BinaryKind::kAdd: r = va + vb; break;
-      case BinaryKind::kSub: r = va - vb; break;
-      case BinaryKind::kMul: r = va * vb; break;
-      case BinaryKind::kDiv: r = va / vb; break;
-      case BinaryKind::kMin: r = (std::isnan(va) || std::isnan(vb)) ? va + vb : std::min(va, vb); break;
-      case BinaryKind::kMax: r = (std::isnan(va) || std::isnan(vb)) ? va + vb : std::max(va, vb); break;
+      case BinaryKind::kAdd:
+        r = va + vb;
+        break;
+      case BinaryKind::kSub:
+        r = va - vb;
+        break;
+      case BinaryKind::kMul:
+        r = va * vb;
+        break;
+      case BinaryKind::kDiv:
+        r = va / vb;
+        break;
+      case BinaryKind::kMin:
+        r = (std::isnan(va) || std::isnan(vb)) ? va + vb : std::min(va, vb);
+        break;
+      case BinaryKind::kMax:
+        r = (std::isnan(va) || std::isnan(vb)) ? va + vb : std::max(va, vb);
+        break;
     }
     y[i] = ApplyActivation(r, act);
   }

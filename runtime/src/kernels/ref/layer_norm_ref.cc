@@ -6,8 +6,8 @@
 
 namespace edgefold::kernels::ref {
 
-void LayerNorm(const float* x, const float* scale, const float* bias, float eps, float* y, float* mean_out,
-               float* inv_std_out, size_t rows, size_t cols) {
+void LayerNorm(const float* x, const float* scale, const float* bias, float eps, float* y,
+               float* mean_out, float* inv_std_out, size_t rows, size_t cols) {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
     double sum = 0.0, sq = 0.0;
@@ -18,7 +18,8 @@ void LayerNorm(const float* x, const float* scale, const float* bias, float eps,
     if (mean_out != nullptr) mean_out[r] = static_cast<float>(mean);
     if (inv_std_out != nullptr) inv_std_out[r] = static_cast<float>(inv);
     for (size_t i = 0; i < cols; ++i)
-      y[r * cols + i] = static_cast<float>((xr[i] - mean) * inv * scale[i] + (bias ? bias[i] : 0.0f));
+      y[r * cols + i] =
+          static_cast<float>((xr[i] - mean) * inv * scale[i] + (bias ? bias[i] : 0.0f));
   }
 }
 

@@ -17,8 +17,8 @@ void Pool2d(const Pool2dParams& p, const float* x, float* y, size_t planes) {
         float acc = p.kind == PoolKind::kMax ? -INFINITY : 0.0f;
         size_t count = 0;
         for (size_t r = 0; r < p.kh; ++r) {
-          const long ih = static_cast<long>(oh * p.stride_h + r * p.dilation_h) -
-                          static_cast<long>(p.pad_top);
+          const long ih =
+              static_cast<long>(oh * p.stride_h + r * p.dilation_h) - static_cast<long>(p.pad_top);
           if (ih < 0 || ih >= in_h) continue;
           for (size_t t = 0; t < p.kw; ++t) {
             const long iw = static_cast<long>(ow * p.stride_w + t * p.dilation_w) -
@@ -43,7 +43,8 @@ void GlobalPool(PoolKind kind, const float* x, float* y, size_t channels, size_t
   for (size_t c = 0; c < channels; ++c) {
     const float* row = x + c * spatial;
     float acc = kind == PoolKind::kMax ? -INFINITY : 0.0f;
-    for (size_t i = 0; i < spatial; ++i) acc = kind == PoolKind::kMax ? std::max(acc, row[i]) : acc + row[i];
+    for (size_t i = 0; i < spatial; ++i)
+      acc = kind == PoolKind::kMax ? std::max(acc, row[i]) : acc + row[i];
     y[c] = kind == PoolKind::kMax ? acc : acc / static_cast<float>(spatial);
   }
 }

@@ -13,9 +13,12 @@ constexpr size_t kRefBlock = 64;
 // acc ⊕ v in double; Max keeps the first NaN.
 inline double Fold(ReduceKind kind, double acc, double v) {
   switch (kind) {
-    case ReduceKind::kMax: return (std::isnan(v) || v > acc) && !std::isnan(acc) ? v : acc;
-    case ReduceKind::kSumSquare: return acc + v * v;
-    default: return acc + v;
+    case ReduceKind::kMax:
+      return (std::isnan(v) || v > acc) && !std::isnan(acc) ? v : acc;
+    case ReduceKind::kSumSquare:
+      return acc + v * v;
+    default:
+      return acc + v;
   }
 }
 

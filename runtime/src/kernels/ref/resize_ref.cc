@@ -27,10 +27,18 @@ size_t ResizeNearestIndex(const ResizeAxis& a, NearestRounding r, size_t i) {
   const double s = Coord(a, i);
   double v;
   switch (r) {
-    case NearestRounding::kFloor: v = std::floor(s + kCoordEps); break;
-    case NearestRounding::kCeil: v = std::ceil(s - kCoordEps); break;
-    case NearestRounding::kRoundPreferCeil: v = std::floor(s + 0.5 + kCoordEps); break;
-    default: v = std::ceil(s - 0.5 - kCoordEps); break;   // round half down
+    case NearestRounding::kFloor:
+      v = std::floor(s + kCoordEps);
+      break;
+    case NearestRounding::kCeil:
+      v = std::ceil(s - kCoordEps);
+      break;
+    case NearestRounding::kRoundPreferCeil:
+      v = std::floor(s + 0.5 + kCoordEps);
+      break;
+    default:
+      v = std::ceil(s - 0.5 - kCoordEps);
+      break;  // round half down
   }
   if (v <= 0.0) return 0;
   const size_t k = static_cast<size_t>(v);
@@ -53,7 +61,8 @@ namespace {
 
 constexpr size_t kColumns = 64;
 
-void NearestBlock(const ResizeParams& p, const float* x, float* y, size_t planes, size_t ow0, size_t n) {
+void NearestBlock(const ResizeParams& p, const float* x, float* y, size_t planes, size_t ow0,
+                  size_t n) {
   size_t col[kColumns];
   for (size_t j = 0; j < n; ++j) col[j] = ResizeNearestIndex(p.w, p.rounding, ow0 + j);
   for (size_t oh = 0; oh < p.h.out; ++oh) {
@@ -68,7 +77,8 @@ void NearestBlock(const ResizeParams& p, const float* x, float* y, size_t planes
 
 // y = v0·(1 − fw) + v1·fw with v_k = x[h0][w_k]·(1 − fh) + x[h1][w_k]·fh: rows first, as the
 // SIMD kernels blend them.
-void LinearBlock(const ResizeParams& p, const float* x, float* y, size_t planes, size_t ow0, size_t n) {
+void LinearBlock(const ResizeParams& p, const float* x, float* y, size_t planes, size_t ow0,
+                 size_t n) {
   ResizeTap col[kColumns];
   for (size_t j = 0; j < n; ++j) col[j] = ResizeLinearTap(p.w, ow0 + j);
   for (size_t oh = 0; oh < p.h.out; ++oh) {
@@ -93,8 +103,10 @@ void LinearBlock(const ResizeParams& p, const float* x, float* y, size_t planes,
 void Resize2d(const ResizeParams& p, const float* x, float* y, size_t planes) {
   for (size_t ow0 = 0; ow0 < p.w.out; ow0 += kColumns) {
     const size_t n = std::min(kColumns, p.w.out - ow0);
-    if (p.mode == ResizeMode::kNearest) NearestBlock(p, x, y, planes, ow0, n);
-    else LinearBlock(p, x, y, planes, ow0, n);
+    if (p.mode == ResizeMode::kNearest)
+      NearestBlock(p, x, y, planes, ow0, n);
+    else
+      LinearBlock(p, x, y, planes, ow0, n);
   }
 }
 

@@ -20,7 +20,8 @@ void GruGates(const float* gx, const float* gh, float* h, size_t hidden, bool li
   }
 }
 
-void GruResetHidden(const float* gx_r, const float* gh_r, const float* h, float* rh, size_t hidden) {
+void GruResetHidden(const float* gx_r, const float* gh_r, const float* h, float* rh,
+                    size_t hidden) {
   for (size_t i = 0; i < hidden; ++i) rh[i] = Sigmoid(gx_r[i] + gh_r[i]) * h[i];
 }
 

@@ -13,7 +13,8 @@ void SoftmaxS8(const int32_t* exp_table, const int8_t* x, int8_t* y, size_t rows
     for (size_t i = 0; i < classes; ++i) sum += static_cast<uint32_t>(exp_table[max - x[i]]);
     const uint32_t s = sum > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(sum), half = s / 2;
     for (size_t i = 0; i < classes; ++i) {
-      const uint32_t q = ((static_cast<uint32_t>(exp_table[max - x[i]]) << 8) + half) / s;   // ∈ [0, 256]
+      const uint32_t q =
+          ((static_cast<uint32_t>(exp_table[max - x[i]]) << 8) + half) / s;  // ∈ [0, 256]
       y[i] = static_cast<int8_t>((q > 255 ? 255 : static_cast<int32_t>(q)) - 128);
     }
   }

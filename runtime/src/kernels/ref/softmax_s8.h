@@ -13,7 +13,7 @@
 namespace edgefold::kernels {
 
 constexpr size_t kSoftmaxS8TableElems = 256;
-constexpr int32_t kSoftmaxS8TableOne = int32_t{1} << 20;   // T[0] = 2^20·exp(0)
+constexpr int32_t kSoftmaxS8TableOne = int32_t{1} << 20;  // T[0] = 2^20·exp(0)
 constexpr float kSoftmaxS8OutputScale = 1.0f / 256.0f;
 constexpr int32_t kSoftmaxS8OutputZeroPoint = -128;
 
@@ -21,8 +21,8 @@ constexpr int32_t kSoftmaxS8OutputZeroPoint = -128;
 // stores (host code; the kernel itself never touches a float).
 inline void SoftmaxS8ExpTable(float input_scale, int32_t* table) {
   for (size_t k = 0; k < kSoftmaxS8TableElems; ++k)
-    table[k] = static_cast<int32_t>(
-        std::round(std::ldexp(std::exp(-static_cast<double>(k) * static_cast<double>(input_scale)), 20)));
+    table[k] = static_cast<int32_t>(std::round(
+        std::ldexp(std::exp(-static_cast<double>(k) * static_cast<double>(input_scale)), 20)));
 }
 
 namespace ref {

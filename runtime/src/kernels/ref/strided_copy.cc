@@ -8,7 +8,8 @@ namespace edgefold::kernels::ref {
 namespace {
 
 template <typename T>
-void CopyRun(const T* src, ptrdiff_t src_step, T* dst, ptrdiff_t dst_step, size_t n, bool accumulate) {
+void CopyRun(const T* src, ptrdiff_t src_step, T* dst, ptrdiff_t dst_step, size_t n,
+             bool accumulate) {
   if (!accumulate && src_step == 1 && dst_step == 1) {
     std::memcpy(dst, src, n * sizeof(T));
     return;
@@ -73,8 +74,12 @@ void StridedCopyT(const StridedCopyParams& params, const T* src, T* dst) {
 
 }  // namespace
 
-void StridedCopy(const StridedCopyParams& p, const float* src, float* dst) { StridedCopyT(p, src, dst); }
+void StridedCopy(const StridedCopyParams& p, const float* src, float* dst) {
+  StridedCopyT(p, src, dst);
+}
 
-void StridedCopyS8(const StridedCopyParams& p, const int8_t* src, int8_t* dst) { StridedCopyT(p, src, dst); }
+void StridedCopyS8(const StridedCopyParams& p, const int8_t* src, int8_t* dst) {
+  StridedCopyT(p, src, dst);
+}
 
 }  // namespace edgefold::kernels::ref

@@ -32,12 +32,13 @@ float ChannelSum(const float* x, size_t c, size_t batch, size_t channels, size_t
 struct ChannelStats {
   float mu0, delta, var;
 };
-ChannelStats ChannelStatistics(const float* x, size_t c, size_t batch, size_t channels, size_t spatial) {
+ChannelStats ChannelStatistics(const float* x, size_t c, size_t batch, size_t channels,
+                               size_t spatial) {
   const float m = static_cast<float>(batch * spatial);
   const float mu0 = ChannelSum(x, c, batch, channels, spatial, [](float v) { return v; }) / m;
   const float sd = ChannelSum(x, c, batch, channels, spatial, [mu0](float v) { return v - mu0; });
-  const float sd2 = ChannelSum(x, c, batch, channels, spatial,
-                               [mu0](float v) { return (v - mu0) * (v - mu0); });
+  const float sd2 =
+      ChannelSum(x, c, batch, channels, spatial, [mu0](float v) { return (v - mu0) * (v - mu0); });
   return {mu0, sd / m, std::fmax((sd2 - sd * sd / m) / m, 0.0f)};
 }
 
@@ -72,9 +73,9 @@ void BatchnormTrainForward(const float* x, const float* gamma, const float* beta
 }
 
 // dβ = Σdy,  dγ = Σdy·xhat,  dx = γ·inv_std/m · (m·dy − dβ − xhat·dγ)   per channel.
-void BatchnormBackward(const float* dy, const float* xhat, const float* gamma,
-                       const float* inv_std, float* dx, float* dgamma, float* dbeta, size_t batch,
-                       size_t channels, size_t spatial) {
+void BatchnormBackward(const float* dy, const float* xhat, const float* gamma, const float* inv_std,
+                       float* dx, float* dgamma, float* dbeta, size_t batch, size_t channels,
+                       size_t spatial) {
   const float m = static_cast<float>(batch * spatial);
   for (size_t c = 0; c < channels; ++c) {
     KahanSum kdy, kdyx;
@@ -124,8 +125,8 @@ void BatchnormNormalize(const float* x, const float* mean, const float* inv_std,
     }
 }
 
-void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2, size_t channels,
-                    size_t spatial) {
+void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2,
+                    size_t channels, size_t spatial) {
   for (size_t c = 0; c < channels; ++c) {
     float s = 0.0f, q = 0.0f;
     for (size_t i = 0; i < spatial; ++i) {

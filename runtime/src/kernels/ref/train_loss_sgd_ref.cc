@@ -7,8 +7,8 @@ namespace edgefold::kernels::ref {
 
 // Per row n with M = max z:  lse = M + log Σ e^(z − M),  loss_n = lse − z[label],
 //   dz = (e^(z − lse) − onehot(label)) / N.   Returns (1/N) Σ loss_n.
-float SoftmaxCrossEntropy(const float* logits, const int32_t* labels, float* dlogits,
-                          size_t batch, size_t classes) {
+float SoftmaxCrossEntropy(const float* logits, const int32_t* labels, float* dlogits, size_t batch,
+                          size_t classes) {
   if (batch == 0 || classes == 0) return 0.0f;
   const float inv_n = 1.0f / static_cast<float>(batch);
   float loss = 0.0f;

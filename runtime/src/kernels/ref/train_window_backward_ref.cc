@@ -7,8 +7,8 @@ namespace edgefold::kernels::ref {
 namespace {
 
 // Input offset of tap (r, t) of output (oh, ow), or −1 when it falls in the padding.
-long TapOffset(size_t oh, size_t ow, size_t r, size_t t, size_t sh, size_t sw, size_t dh,
-               size_t dw, size_t pt, size_t pl, size_t in_h, size_t in_w) {
+long TapOffset(size_t oh, size_t ow, size_t r, size_t t, size_t sh, size_t sw, size_t dh, size_t dw,
+               size_t pt, size_t pl, size_t in_h, size_t in_w) {
   const long ih = static_cast<long>(oh * sh + r * dh) - static_cast<long>(pt);
   const long iw = static_cast<long>(ow * sw + t * dw) - static_cast<long>(pl);
   if (ih < 0 || iw < 0 || ih >= static_cast<long>(in_h) || iw >= static_cast<long>(in_w)) return -1;
@@ -19,8 +19,8 @@ long TapOffset(size_t oh, size_t ow, size_t r, size_t t, size_t sh, size_t sw, s
 
 // Forward (ref::Conv2dDepthwise, no bias/act): y[c,o] = Σ_taps w[c,r,t]·x[c, tap(o,r,t)], so
 //   dx[c, tap] += w[c,r,t]·dy[c,o]     dw[c,r,t] += x[c, tap]·dy[c,o]   (both accumulated).
-void Conv2dDepthwiseBackward(const Conv2dShape& s, const float* x, const float* w,
-                             const float* dy, float* dx, float* dw) {
+void Conv2dDepthwiseBackward(const Conv2dShape& s, const float* x, const float* w, const float* dy,
+                             float* dx, float* dw) {
   const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
   for (size_t c = 0; c < s.out_c; ++c) {
     for (size_t oh = 0; oh < s.out_h; ++oh) {

@@ -62,22 +62,26 @@ void WinogradInput(const WinogradGeometry& g, const float* planes, float* v) {
         float d[kAlpha][kAlpha], t[kAlpha][kAlpha];
         for (size_t i = 0; i < kAlpha; ++i) {
           const size_t row = (kTile * ty + i) * g.plane_w + tx;
-          for (size_t j = 0; j < kAlpha; ++j) d[i][j] = phases[(j % kTile) * plane_floats + row + j / kTile];
+          for (size_t j = 0; j < kAlpha; ++j)
+            d[i][j] = phases[(j % kTile) * plane_floats + row + j / kTile];
         }
-        for (size_t i = 0; i < kAlpha; ++i) WinogradRows<kTile>::Input(d[i], t[i]);   // t = d·B, row by row
+        for (size_t i = 0; i < kAlpha; ++i)
+          WinogradRows<kTile>::Input(d[i], t[i]);  // t = d·B, row by row
         const size_t tile = (ty - g.row0) * g.tiles_w + tx;
-        for (size_t j = 0; j < kAlpha; ++j) {   // V = Bᵀ·t, column by column
+        for (size_t j = 0; j < kAlpha; ++j) {  // V = Bᵀ·t, column by column
           float col[kAlpha], out[kAlpha];
           for (size_t i = 0; i < kAlpha; ++i) col[i] = t[i][j];
           WinogradRows<kTile>::Input(col, out);
-          for (size_t i = 0; i < kAlpha; ++i) v[(i * kAlpha + j) * g.v_stride + c * g.ld + tile] = out[i];
+          for (size_t i = 0; i < kAlpha; ++i)
+            v[(i * kAlpha + j) * g.v_stride + c * g.ld + tile] = out[i];
         }
       }
   }
 }
 
 template <size_t kTile>
-void WinogradOutput(const WinogradGeometry& g, const float* m, const float* bias, Activation act, float* y) {
+void WinogradOutput(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
+                    float* y) {
   constexpr size_t kAlpha = kTile + 2;
   for (size_t o = 0; o < g.out_c; ++o) {
     const float b = bias != nullptr ? bias[o] : 0.0f;
@@ -85,20 +89,22 @@ void WinogradOutput(const WinogradGeometry& g, const float* m, const float* bias
       for (size_t tx = 0; tx < g.tiles_w; ++tx) {
         const size_t tile = (ty - g.row0) * g.tiles_w + tx;
         float s[kTile][kAlpha];
-        for (size_t j = 0; j < kAlpha; ++j) {   // rows: s = Aᵀ·m
+        for (size_t j = 0; j < kAlpha; ++j) {  // rows: s = Aᵀ·m
           float mm[kAlpha], col[kTile];
-          for (size_t i = 0; i < kAlpha; ++i) mm[i] = m[(i * kAlpha + j) * g.m_stride + o * g.ld + tile];
+          for (size_t i = 0; i < kAlpha; ++i)
+            mm[i] = m[(i * kAlpha + j) * g.m_stride + o * g.ld + tile];
           WinogradRows<kTile>::Output(mm, col);
           for (size_t a = 0; a < kTile; ++a) s[a][j] = col[a];
         }
-        for (size_t a = 0; a < kTile; ++a) {   // columns: Y = s·A
+        for (size_t a = 0; a < kTile; ++a) {  // columns: Y = s·A
           const size_t oy = kTile * ty + a;
           if (oy >= g.out_h) break;
           float out[kTile];
           WinogradRows<kTile>::Output(s[a], out);
           for (size_t bcol = 0; bcol < kTile; ++bcol) {
             const size_t ox = kTile * tx + bcol;
-            if (ox < g.out_w) y[(o * g.out_h + oy) * g.out_w + ox] = ApplyActivation(out[bcol] + b, act);
+            if (ox < g.out_w)
+              y[(o * g.out_h + oy) * g.out_w + ox] = ApplyActivation(out[bcol] + b, act);
           }
         }
       }
@@ -107,12 +113,18 @@ void WinogradOutput(const WinogradGeometry& g, const float* m, const float* bias
 
 }  // namespace
 
-void Winograd23Input(const WinogradGeometry& g, const float* planes, float* v) { WinogradInput<2>(g, planes, v); }
-void Winograd43Input(const WinogradGeometry& g, const float* planes, float* v) { WinogradInput<4>(g, planes, v); }
-void Winograd23Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act, float* y) {
+void Winograd23Input(const WinogradGeometry& g, const float* planes, float* v) {
+  WinogradInput<2>(g, planes, v);
+}
+void Winograd43Input(const WinogradGeometry& g, const float* planes, float* v) {
+  WinogradInput<4>(g, planes, v);
+}
+void Winograd23Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
+                      float* y) {
   WinogradOutput<2>(g, m, bias, act, y);
 }
-void Winograd43Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act, float* y) {
+void Winograd43Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
+                      float* y) {
   WinogradOutput<4>(g, m, bias, act, y);
 }
 

@@ -18,14 +18,14 @@ namespace edgefold::kernels {
 struct RnnShape {
   size_t seq = 0, batch = 0, input = 0, hidden = 0;
   bool lstm = false;
-  bool linear_before_reset = false;   // GRU only
+  bool linear_before_reset = false;  // GRU only
   size_t gates() const { return lstm ? 4 : 3; }
 };
 
 // Scratch in floats, in this order: P [S·B·G·H], gh [B·G·H] (GRU: h·Rᵀ + Rb), rh [B·H] (GRU
 // without linear_before_reset: r ⊙ h), c [B·H] (LSTM cell state). Saturating.
 inline size_t RnnScratchFloats(const RnnShape& s) {
-  const size_t row = MulSat(s.batch, MulSat(s.gates(), s.hidden));   // B·G·H
+  const size_t row = MulSat(s.batch, MulSat(s.gates(), s.hidden));  // B·G·H
   const size_t bh = MulSat(s.batch, s.hidden);
   size_t n = MulSat(s.seq, row);
   if (!s.lstm) n = AddSat(n, row);
@@ -33,7 +33,9 @@ inline size_t RnnScratchFloats(const RnnShape& s) {
   if (s.lstm) n = AddSat(n, bh);
   return n;
 }
-inline size_t RnnScratchBytes(const RnnShape& s) { return MulSat(RnnScratchFloats(s), sizeof(float)); }
+inline size_t RnnScratchBytes(const RnnShape& s) {
+  return MulSat(RnnScratchFloats(s), sizeof(float));
+}
 
 // One direction. The hidden state lives in h (the op's Y_h rows of this direction, [B, H]).
 struct RnnDirectionIo {
@@ -46,11 +48,12 @@ struct RnnDirectionIo {
   bool reverse = false;         // run t = S−1 … 0
   float* y = nullptr;           // h of step t written at y + t·y_step ([B, H]), or nullptr
   size_t y_step = 0;
-  float* h = nullptr;           // [B, H]: the final hidden state
-  float* c = nullptr;           // [B, H] or nullptr: the final cell state (LSTM)
+  float* h = nullptr;  // [B, H]: the final hidden state
+  float* c = nullptr;  // [B, H] or nullptr: the final cell state (LSTM)
 };
 
 // scratch: RnnScratchBytes(s) bytes, float-aligned.
-void RnnRunDirection(const KernelTable& t, const SequenceKernelTable& st, const RnnShape& s, const RnnDirectionIo& io, float* scratch);
+void RnnRunDirection(const KernelTable& t, const SequenceKernelTable& st, const RnnShape& s,
+                     const RnnDirectionIo& io, float* scratch);
 
 }  // namespace edgefold::kernels

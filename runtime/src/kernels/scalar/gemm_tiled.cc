@@ -40,7 +40,8 @@ EDGEFOLD_TILE_INLINE void MacStep(float (&acc)[MR][NR], const float* (&a)[MR], c
 // from `b` (B's rows as GemmBRow gives them, shifted by the same column). Out of line: the
 // caller's loops would take the registers the tile needs.
 template <int MR, int NR>
-__attribute__((noinline)) void Tile(const GemmParams& p, const float* a, const float* b, float* sums) {
+__attribute__((noinline)) void Tile(const GemmParams& p, const float* a, const float* b,
+                                    float* sums) {
   float acc[MR][NR] = {};
   const float* rows[MR];
 #pragma GCC unroll 4
@@ -66,7 +67,8 @@ __attribute__((noinline)) void Tile(const GemmParams& p, const float* a, const f
 
 // C[i + r, j + t] = (accumulate ? C : 0) + sums[r·cols + t] + bias for r < rows, t < cols, and
 // Relu (ActOne's max(v, 0)); other activations run over C's rows once every tile is stored.
-void StoreTile(const GemmParams& p, const float* sums, size_t rows, size_t cols, size_t i, size_t j, float* c) {
+void StoreTile(const GemmParams& p, const float* sums, size_t rows, size_t cols, size_t i, size_t j,
+               float* c) {
   const bool accumulate = p.accumulate, relu = p.act.kind == ActKind::kRelu;
   const float* bias = p.bias == nullptr ? nullptr : p.bias + (p.bias_per_row ? i : j);
   const size_t bias_row_step = p.bias_per_row ? 1 : 0, bias_col_step = 1 - bias_row_step;
@@ -90,7 +92,7 @@ void GemmTiled(const GemmParams& p, const float* a, const float* b, float* c) {
     rows = p.m - i >= 4 ? 4 : 1;
     for (size_t j = 0; j < p.n; j += cols) {
       cols = p.n - j >= 4 ? 4 : 1;
-      if (p.k == 0) {   // no products (the tiles need k ≥ 1): sums stay 0
+      if (p.k == 0) {  // no products (the tiles need k ≥ 1): sums stay 0
         StoreTile(p, sums, rows, cols, i, j, c);
         continue;
       }
@@ -99,14 +101,15 @@ void GemmTiled(const GemmParams& p, const float* a, const float* b, float* c) {
         StoreTile(p, sums, 4, 4, i, j, c);
         continue;
       }
-      for (size_t r = i; r < i + rows; ++r) {   // a column tail or a row tail: one row at a time
+      for (size_t r = i; r < i + rows; ++r) {  // a column tail or a row tail: one row at a time
         (cols == 4 ? Tile<1, 4> : Tile<1, 1>)(p, a + r * p.lda, b + j, sums);
         StoreTile(p, sums, 1, cols, r, j, c);
       }
     }
   }
   if (p.act.kind != ActKind::kNone && p.act.kind != ActKind::kRelu)
-    for (size_t r = 0; r < p.m; ++r) ref::ActivationKernel(c + r * p.ldc, c + r * p.ldc, p.n, p.act);
+    for (size_t r = 0; r < p.m; ++r)
+      ref::ActivationKernel(c + r * p.ldc, c + r * p.ldc, p.n, p.act);
 }
 
 }  // namespace edgefold::kernels::scalar

@@ -35,10 +35,14 @@ template <class Arch, class Run>
 void DwWithActivation(const Activation& act, const Run& run) {
   using B = FBatch<Arch>;
   switch (act.kind) {
-    case ActKind::kNone: return run(DwActNone<Arch>{});
-    case ActKind::kRelu: return run(DwActRelu<Arch>{});
-    case ActKind::kClip: return run(DwActClip<Arch>{B(act.alpha), B(act.beta)});
-    default: return run(DwActNone<Arch>{});
+    case ActKind::kNone:
+      return run(DwActNone<Arch>{});
+    case ActKind::kRelu:
+      return run(DwActRelu<Arch>{});
+    case ActKind::kClip:
+      return run(DwActClip<Arch>{B(act.alpha), B(act.beta)});
+    default:
+      return run(DwActNone<Arch>{});
   }
 }
 

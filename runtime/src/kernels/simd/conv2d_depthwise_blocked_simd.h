@@ -40,7 +40,7 @@
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 #if defined(__AVX512F__)
-using DwBlockArch = xsimd::avx512bw;   // the avx512 table's arch (kernels/arch/avx512.cc)
+using DwBlockArch = xsimd::avx512bw;  // the avx512 table's arch (kernels/arch/avx512.cc)
 #elif defined(__AVX2__)
 using DwBlockArch = xsimd::fma3<xsimd::avx2>;
 #elif defined(__aarch64__)
@@ -50,7 +50,7 @@ using DwBlockArch = xsimd::neon;
 #endif
 using DwBlock = FBatch<DwBlockArch>;
 constexpr size_t kDwBlockLanes = DwBlock::size;
-constexpr size_t kDwBlockAlign = kDwBlockLanes * sizeof(float);   // load_aligned of one register
+constexpr size_t kDwBlockAlign = kDwBlockLanes * sizeof(float);  // load_aligned of one register
 
 // Outputs up to 16 × 16 from inputs up to 32 × 32 (stride 2). Measured on AMD Zen 3 against
 // the flat path: 7² and 14² outputs 1.3–3× faster (stride 1 and 2, 3×3 and 5×5); 28² and 32²
@@ -58,12 +58,13 @@ constexpr size_t kDwBlockAlign = kDwBlockLanes * sizeof(float);   // load_aligne
 // AVX-512 on AMD Zen 5, 16 channels a block, one-op medians flat → blocks: 7² 5×5 (1152 ch)
 // 0.114 → 0.058 ms, 14² → 7² stride 2 (576) 0.067–0.081 → 0.036, 14² 5×5 (672) 0.17–0.19 →
 // 0.12–0.13, 28² → 14² 5×5 stride 2 (240) 0.088–0.106 → 0.060.
-constexpr size_t kDwBlockedMaxOutSide = 16;      // out_h, out_w
-constexpr size_t kDwBlockedMaxIn = 32;           // in_h, in_w
+constexpr size_t kDwBlockedMaxOutSide = 16;  // out_h, out_w
+constexpr size_t kDwBlockedMaxIn = 32;       // in_h, in_w
 // The zero-bordered plane's rows are kDwBlockedPitch registers apart whatever the shape, so the
 // 3×3 and 5×5 loops (dilation 1) address every tap at a constant offset.
 constexpr size_t kDwBlockedPitch = 40;
-constexpr size_t kDwBlockedMaxPadded = 40 * kDwBlockedPitch;  // registers of the zero-bordered plane
+constexpr size_t kDwBlockedMaxPadded =
+    40 * kDwBlockedPitch;  // registers of the zero-bordered plane
 constexpr size_t kDwBlockedMaxOut = kDwBlockedMaxOutSide * kDwBlockedMaxOutSide;
 constexpr size_t kDwBlockedMaxTaps = 7 * 7;
 
@@ -77,16 +78,20 @@ inline void DwTransposeBlock(DwBlock (&v)[kDwBlockLanes]) {
   for (size_t i = 0; i < 16; i += 2)
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
   for (size_t g = 0; g < 16; g += 4) {
-    r[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44), r[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
-    r[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44), r[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    r[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44),
+    r[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+    r[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44),
+          r[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
   }
   for (size_t j = 0; j < 4; ++j) {
-    t[j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88), t[4 + j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
+    t[j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88),
+    t[4 + j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
     t[8 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88);
     t[12 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
   }
   for (size_t j = 0; j < 4; ++j) {
-    v[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88), v[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
+    v[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88),
+    v[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
     v[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88);
     v[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xDD);
   }
@@ -153,8 +158,8 @@ struct DwBlockedTaps {
 // stored at out[j]. KH/KW fixed (3, 5: undilated, taps at constant offsets) or 0 (kh, kw
 // and the taps' strides at run time).
 template <size_t KH, size_t KW, size_t N>
-inline void DwBlockedGroup(const float* const (&px)[N], const DwBlockedTaps& k, size_t kh, size_t kw,
-                           size_t tap_row, size_t tap_col, DwBlock* out) {
+inline void DwBlockedGroup(const float* const (&px)[N], const DwBlockedTaps& k, size_t kh,
+                           size_t kw, size_t tap_row, size_t tap_col, DwBlock* out) {
   using B = DwBlock;
   constexpr size_t W = kDwBlockLanes;
   if constexpr (KH != 0) kh = KH, tap_row = kDwBlockedPitch * W;
@@ -169,7 +174,8 @@ inline void DwBlockedGroup(const float* const (&px)[N], const DwBlockedTaps& k, 
 #pragma GCC unroll 8
     for (size_t r = 1; r < kh; ++r) {
       const B wr = B::load_aligned(k.wv + (r * kw + t) * W);
-      for (size_t j = 0; j < N; ++j) sum[j] = xsimd::fma(wr, B::load_aligned(px[j] + r * tap_row + t * tap_col), sum[j]);
+      for (size_t j = 0; j < N; ++j)
+        sum[j] = xsimd::fma(wr, B::load_aligned(px[j] + r * tap_row + t * tap_col), sum[j]);
     }
     for (size_t j = 0; j < N; ++j) acc[j] += sum[j];
   }
@@ -183,14 +189,16 @@ inline void DwBlockedGroup(const float* const (&px)[N], const DwBlockedTaps& k, 
 // out[p] = the W channels' output p, four outputs at a time in flat order (across row
 // ends); window[p] is where output p's window starts in padded (floats).
 template <size_t KH, size_t KW>
-void DwBlockedOutputs(const Conv2dShape& s, const float* padded, const uint32_t* window, const DwBlockedTaps& k,
-                      DwBlock* out) {
+void DwBlockedOutputs(const Conv2dShape& s, const float* padded, const uint32_t* window,
+                      const DwBlockedTaps& k, DwBlock* out) {
   constexpr size_t N = 4;
   constexpr size_t W = kDwBlockLanes;
-  const size_t tap_row = s.dilation_h * kDwBlockedPitch * W, tap_col = s.dilation_w * W, n = s.out_h * s.out_w;
+  const size_t tap_row = s.dilation_h * kDwBlockedPitch * W, tap_col = s.dilation_w * W,
+               n = s.out_h * s.out_w;
   size_t p = 0;
   for (; p + N <= n; p += N) {
-    const float* px[N] = {padded + window[p], padded + window[p + 1], padded + window[p + 2], padded + window[p + 3]};
+    const float* px[N] = {padded + window[p], padded + window[p + 1], padded + window[p + 2],
+                          padded + window[p + 3]};
     DwBlockedGroup<KH, KW, N>(px, k, s.kh, s.kw, tap_row, tap_col, out + p);
   }
   for (; p < n; ++p) {
@@ -201,13 +209,15 @@ void DwBlockedOutputs(const Conv2dShape& s, const float* padded, const uint32_t*
 
 // All channels of one image; false (nothing written) when the shape is not for this path.
 template <class Arch>
-bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const float* bias, const Activation& act,
-                    float* y) {
+bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const float* bias,
+                    const Activation& act, float* y) {
   using B = DwBlock;
   constexpr size_t W = kDwBlockLanes;
-  if (s.in_h > kDwBlockedMaxIn || s.in_w > kDwBlockedMaxIn || s.stride_h > 2 || s.stride_w > 2) return false;
+  if (s.in_h > kDwBlockedMaxIn || s.in_w > kDwBlockedMaxIn || s.stride_h > 2 || s.stride_w > 2)
+    return false;
   if (s.out_h > kDwBlockedMaxOutSide || s.out_w > kDwBlockedMaxOutSide) return false;
-  if (s.kh * s.kw > kDwBlockedMaxTaps || s.out_h == 0 || s.out_w == 0 || s.in_h == 0 || s.in_w == 0) return false;
+  if (s.kh * s.kw > kDwBlockedMaxTaps || s.out_h == 0 || s.out_w == 0 || s.in_h == 0 || s.in_w == 0)
+    return false;
 #if defined(__aarch64__)
   // Undilated 3×3 keeps AArch64's flat kernel (conv2d_depthwise_flat_neon64.h) except at stride
   // 2 into 8 × 8 or less. Instructions under QEMU, flat → blocks: 3×3 7² over 960 channels
@@ -220,37 +230,42 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   // Undilated 3×3 at stride 1 into rows wider than 8 keeps the flat path, whose 16-lane rows
   // hold a 14-wide row in one register: 14² over 384 channels (AMD Zen 5) flat 0.038–0.043 ms,
   // blocks 0.043–0.051 (the transposes); at 7² the blocks win, 0.043–0.049 → 0.035–0.040.
-  if (s.kh == 3 && s.kw == 3 && s.dilation_h == 1 && s.dilation_w == 1 && s.stride_h == 1 && s.stride_w == 1 &&
-      s.out_w > 8)
+  if (s.kh == 3 && s.kw == 3 && s.dilation_h == 1 && s.dilation_w == 1 && s.stride_h == 1 &&
+      s.stride_w == 1 && s.out_w > 8)
     return false;
 #endif
   // The plane with its zero border: every tap of every output lands inside it.
-  const size_t ph = std::max((s.out_h - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1, s.pad_top + s.in_h);
-  const size_t pw = std::max((s.out_w - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1, s.pad_left + s.in_w);
+  const size_t ph =
+      std::max((s.out_h - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1, s.pad_top + s.in_h);
+  const size_t pw =
+      std::max((s.out_w - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1, s.pad_left + s.in_w);
   const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w, taps = s.kh * s.kw;
-  if (pw > kDwBlockedPitch || ph * kDwBlockedPitch > kDwBlockedMaxPadded || out_plane > kDwBlockedMaxOut) return false;
+  if (pw > kDwBlockedPitch || ph * kDwBlockedPitch > kDwBlockedMaxPadded ||
+      out_plane > kDwBlockedMaxOut)
+    return false;
 
   alignas(kDwBlockAlign) float padded[kDwBlockedMaxPadded * W];
   B out[kDwBlockedMaxOut];
   alignas(kDwBlockAlign) float wv[kDwBlockedMaxTaps * W];
   alignas(kDwBlockAlign) float zeros[kDwBlockedMaxIn * kDwBlockedMaxIn] = {};
   std::memset(padded, 0, ph * kDwBlockedPitch * W * sizeof(float));
-  uint16_t at[kDwBlockedMaxIn * kDwBlockedMaxIn];   // register of input pixel p in padded
+  uint16_t at[kDwBlockedMaxIn * kDwBlockedMaxIn];  // register of input pixel p in padded
   for (size_t i = 0, p = 0; i < s.in_h; ++i)
     for (size_t j = 0; j < s.in_w; ++j, ++p)
       at[p] = static_cast<uint16_t>((i + s.pad_top) * kDwBlockedPitch + j + s.pad_left);
-  uint32_t window[kDwBlockedMaxOut];   // first float of output p's window in padded
+  uint32_t window[kDwBlockedMaxOut];  // first float of output p's window in padded
   for (size_t oh = 0, p = 0; oh < s.out_h; ++oh)
     for (size_t ow = 0; ow < s.out_w; ++ow, ++p)
       window[p] = static_cast<uint32_t>((oh * s.stride_h * kDwBlockedPitch + ow * s.stride_w) * W);
 
-  const bool clamp = act.kind == ActKind::kNone || act.kind == ActKind::kRelu || act.kind == ActKind::kClip;
+  const bool clamp =
+      act.kind == ActKind::kNone || act.kind == ActKind::kRelu || act.kind == ActKind::kClip;
   DwBlockedTaps k;
   k.wv = wv, k.clamp = act.kind == ActKind::kRelu || act.kind == ActKind::kClip;
   k.lo = B(act.kind == ActKind::kClip ? act.alpha : 0.0f);
   k.hi = B(act.kind == ActKind::kClip ? act.beta : std::numeric_limits<float>::infinity());
-  void (*outputs)(const Conv2dShape&, const float*, const uint32_t*, const DwBlockedTaps&, DwBlock*) =
-      &DwBlockedOutputs<0, 0>;
+  void (*outputs)(const Conv2dShape&, const float*, const uint32_t*, const DwBlockedTaps&,
+                  DwBlock*) = &DwBlockedOutputs<0, 0>;
   const bool undilated = s.dilation_h == 1 && s.dilation_w == 1;
   if (undilated && s.kh == 3 && s.kw == 3) outputs = &DwBlockedOutputs<3, 3>;
   if (undilated && s.kh == 5 && s.kw == 5) outputs = &DwBlockedOutputs<5, 5>;
@@ -260,7 +275,7 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
     const size_t nc = std::min(W, s.out_c - c0);
     const float* rows[W];
     for (size_t ch = 0; ch < W; ++ch) rows[ch] = ch < nc ? x + (c0 + ch) * x_plane : zeros;
-    for (size_t p = 0; p < in_plane; p += W) {   // W pixels of the W channels → W registers
+    for (size_t p = 0; p < in_plane; p += W) {  // W pixels of the W channels → W registers
       const size_t left = std::min(W, in_plane - p);
       B r[W];
       for (size_t ch = 0; ch < W; ++ch)
@@ -275,13 +290,14 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
     for (size_t ch = 0; ch < W; ++ch) b[ch] = ch < nc && bias != nullptr ? bias[c0 + ch] : 0.0f;
     k.bias = B::load_aligned(b);
     outputs(s, padded, window, k, out);
-    if (!clamp) ActBatchMany<DwBlockArch>(out, out_plane, act);   // SiLU, Sigmoid, HardSwish, …
-    for (size_t p = 0; p < out_plane; p += W) {   // W outputs of the W channels → their planes
+    if (!clamp) ActBatchMany<DwBlockArch>(out, out_plane, act);  // SiLU, Sigmoid, HardSwish, …
+    for (size_t p = 0; p < out_plane; p += W) {  // W outputs of the W channels → their planes
       const size_t left = std::min(W, out_plane - p);
       B r[W];
       for (size_t q = 0; q < W; ++q) r[q] = q < left ? out[p + q] : B(0.0f);
       DwTransposeBlock(r);
-      for (size_t ch = 0; ch < nc; ++ch) DwBlockStoreFirst(y + (c0 + ch) * y_plane + p, r[ch], left);
+      for (size_t ch = 0; ch < nc; ++ch)
+        DwBlockStoreFirst(y + (c0 + ch) * y_plane + p, r[ch], left);
     }
   }
   return true;

@@ -24,40 +24,44 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
-constexpr size_t kDwFlatMaxFloats = 16384;   // stack floats for all phase planes of a channel
-constexpr size_t kDwFlatMaxK = 8;            // kh, kw
+constexpr size_t kDwFlatMaxFloats = 16384;  // stack floats for all phase planes of a channel
+constexpr size_t kDwFlatMaxK = 8;           // kh, kw
 
 struct DwFlatPlan {
   size_t sh, sw, kh, kw, pitch, n, step;  // pitch = out_w, n = out_h·out_w, step = W mod pitch
   size_t rows[2], cols[2];                // per phase a / b: input rows / columns it holds
   size_t lead, plane_floats;              // zero floats before each plane's data; floats per plane
-  long row_off[kDwFlatMaxK], col_off[kDwFlatMaxK];   // tap (r,t) at row_off[r] + col_off[t]
-  float col_lo[kDwFlatMaxK], col_hi[kDwFlatMaxK];    // lanes of column t kept: lo ≤ ow < hi
+  long row_off[kDwFlatMaxK], col_off[kDwFlatMaxK];  // tap (r,t) at row_off[r] + col_off[t]
+  float col_lo[kDwFlatMaxK], col_hi[kDwFlatMaxK];   // lanes of column t kept: lo ≤ ow < hi
   bool col_masked[kDwFlatMaxK];
-  alignas(64) float ow_first[16];   // ow of lanes 0..W−1 and of lanes n−W..n−1
+  alignas(64) float ow_first[16];  // ow of lanes 0..W−1 and of lanes n−W..n−1
   alignas(64) float ow_last[16];
   // Stride 1 with pitch == in_w on a large plane ("banded"): registers [p_lo, p_mid) read x_c in
   // place; those before read the first top_copy floats copied after `lead` zeros, those after
   // read x_c[bot_start, in_h·in_w) copied to buf + bot_at and followed by zeros.
   bool banded;
   size_t p_lo, p_mid, top_copy, bot_start, bot_at;
-  size_t buf_floats;   // floats of buf in use (zeroed once per image)
+  size_t buf_floats;  // floats of buf in use (zeroed once per image)
 };
 
 inline long DwFloorDiv(long v, long d) { return v >= 0 ? v / d : -((-v + d - 1) / d); }
 
 // Sets the banded fields of g (see DwFlatPlan); min_off/max_off bound the tap offsets.
-inline void DwFlatBands(const Conv2dShape& s, size_t lanes, long min_off, long max_off, DwFlatPlan* g) {
+inline void DwFlatBands(const Conv2dShape& s, size_t lanes, long min_off, long max_off,
+                        DwFlatPlan* g) {
   g->banded = false;
   g->buf_floats = g->sh * g->sw * g->plane_floats;
   if (g->sh != 1 || g->sw != 1 || g->pitch != s.in_w) return;
-  const long w = static_cast<long>(lanes), data = static_cast<long>(s.in_h * s.in_w), n = static_cast<long>(g->n);
-  const long p_lo = (std::max(0L, -min_off) + w - 1) / w * w;   // first register reading no lead zero
-  const long last = data - w - max_off;                         // last start reading no tail zero
+  const long w = static_cast<long>(lanes), data = static_cast<long>(s.in_h * s.in_w),
+             n = static_cast<long>(g->n);
+  const long p_lo =
+      (std::max(0L, -min_off) + w - 1) / w * w;  // first register reading no lead zero
+  const long last = data - w - max_off;          // last start reading no tail zero
   const long p_mid = last >= 0 ? std::min(n / w * w, (last / w + 1) * w) : 0;
-  if (p_mid < p_lo + 4 * w) return;   // small plane: one copy is cheaper than three segments
-  const long top_need = p_lo + max_off;   // registers below p_lo read flat indices < top_need
-  const long p_bot = n % w != 0 ? std::min(p_mid, n - w) : p_mid;   // first register from the tail copy
+  if (p_mid < p_lo + 4 * w) return;      // small plane: one copy is cheaper than three segments
+  const long top_need = p_lo + max_off;  // registers below p_lo read flat indices < top_need
+  const long p_bot =
+      n % w != 0 ? std::min(p_mid, n - w) : p_mid;  // first register from the tail copy
   const long bot_start = std::max(0L, p_bot + min_off);
   const long bot_reach = std::max(n, w) + max_off - bot_start;
   const size_t top_floats = (g->lead + static_cast<size_t>(top_need) + 15) / 16 * 16;
@@ -84,11 +88,13 @@ inline bool DwFlatPlanFor(const Conv2dShape& s, size_t lanes, DwFlatPlan* g) {
   const long pitch = static_cast<long>(g->pitch);
   long min_row = 0, max_row = 0, min_col = 0, max_col = 0;
   for (size_t r = 0; r < s.kh; ++r) {
-    const long sr = DwFloorDiv(static_cast<long>(r * s.dilation_h) - static_cast<long>(s.pad_top), g->sh);
+    const long sr =
+        DwFloorDiv(static_cast<long>(r * s.dilation_h) - static_cast<long>(s.pad_top), g->sh);
     min_row = r == 0 ? sr : std::min(min_row, sr), max_row = r == 0 ? sr : std::max(max_row, sr);
   }
   for (size_t t = 0; t < s.kw; ++t) {
-    const long sc = DwFloorDiv(static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left), g->sw);
+    const long sc =
+        DwFloorDiv(static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left), g->sw);
     min_col = t == 0 ? sc : std::min(min_col, sc), max_col = t == 0 ? sc : std::max(max_col, sc);
   }
   const long min_off = min_row * pitch + min_col, max_off = max_row * pitch + max_col;
@@ -152,7 +158,8 @@ inline void DwColumnMasksFor(const DwFlatPlan& g, size_t lanes, DwColumnMasks* m
     if (!g.col_masked[t]) continue;
     for (size_t r = 0; r < g.pitch + lanes; ++r) {
       const float ow = static_cast<float>(r % g.pitch);
-      std::memcpy(&m->bits[t][r], ow >= g.col_lo[t] && ow < g.col_hi[t] ? &ones : &none, sizeof(float));
+      std::memcpy(&m->bits[t][r], ow >= g.col_lo[t] && ow < g.col_hi[t] ? &ones : &none,
+                  sizeof(float));
     }
   }
 }
@@ -171,7 +178,7 @@ void DwFlatFill(const Conv2dShape& s, const DwFlatPlan& g, const float* x_c, flo
     std::memcpy(base, x_c, s.in_h * s.in_w * sizeof(float));
     return;
   }
-  const size_t row_shift = g.sh - 1, row_phase = g.sh - 1;   // sh is 1 or 2: no division per row
+  const size_t row_shift = g.sh - 1, row_phase = g.sh - 1;  // sh is 1 or 2: no division per row
   for (size_t i = 0; i < s.in_h; ++i) {
     float* row = base + (i & row_phase) * g.sw * g.plane_floats + (i >> row_shift) * g.pitch;
     if (g.sw == 1)
@@ -197,7 +204,7 @@ inline FBatch<Arch> DwFma(FBatch<Arch> a, FBatch<Arch> b, FBatch<Arch> c) {
 // 56², 28², 14²: −23, −21, −6 %; the AVX2 table 3×3 −4, −6, 0 %, 5×5 at 56² −30 %.
 template <class Arch>
 constexpr bool DwSlidePays(size_t kw) {
-#if defined(__AVX2__)   // AVX-512 builds define it too: 16 lanes there, 8 with AVX2
+#if defined(__AVX2__)  // AVX-512 builds define it too: 16 lanes there, 8 with AVX2
   return FBatch<Arch>::size >= 8 && kw >= 2 && kw <= 5;
 #else
   (void)kw;
@@ -208,29 +215,40 @@ constexpr bool DwSlidePays(size_t kw) {
 // Lanes [t, t + W) of the 2·W floats lo, hi (t ≤ 4: the fixed 3×3 and 5×5 loops; a constant
 // once the caller's loop over t is unrolled). Only for the archs DwSlidePays names.
 template <class Arch>
-inline __attribute__((always_inline)) FBatch<Arch> DwSlide(FBatch<Arch> lo, FBatch<Arch> hi, size_t t) {
+inline __attribute__((always_inline)) FBatch<Arch> DwSlide(FBatch<Arch> lo, FBatch<Arch> hi,
+                                                           size_t t) {
 #if defined(__AVX512F__)
   if constexpr (FBatch<Arch>::size == 16) {
     const __m512i l = _mm512_castps_si512(lo), h = _mm512_castps_si512(hi);
     switch (t) {
-      case 0: return lo;
-      case 1: return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 1));
-      case 2: return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 2));
-      case 3: return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 3));
-      default: return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 4));
+      case 0:
+        return lo;
+      case 1:
+        return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 1));
+      case 2:
+        return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 2));
+      case 3:
+        return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 3));
+      default:
+        return _mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 4));
     }
   }
 #endif
 #if defined(__AVX2__)
-  if constexpr (FBatch<Arch>::size == 8) {   // per 128-bit half: alignr of (lo, mid) and (mid, hi)
+  if constexpr (FBatch<Arch>::size == 8) {  // per 128-bit half: alignr of (lo, mid) and (mid, hi)
     const __m256i l = _mm256_castps_si256(lo);
     const __m256i mid = _mm256_castps_si256(_mm256_permute2f128_ps(lo, hi, 0x21));
     switch (t) {
-      case 0: return lo;
-      case 1: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 4));
-      case 2: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 8));
-      case 3: return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 12));
-      default: return _mm256_castsi256_ps(mid);
+      case 0:
+        return lo;
+      case 1:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 4));
+      case 2:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 8));
+      case 3:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(mid, l, 12));
+      default:
+        return _mm256_castsi256_ps(mid);
     }
   }
 #endif
@@ -250,7 +268,7 @@ struct DwFlatTaps {
   float wv[MH * MW], lo[MW], hi[MW], bias;
   long row_off[MH], col_off[MW];
   bool masked[MW];
-  const float* mask[MW];   // DwColumnMasks rows when tables are in use, else nullptr
+  const float* mask[MW];  // DwColumnMasks rows when tables are in use, else nullptr
   bool tables;
 
   DwFlatTaps(const DwFlatPlan& g, const DwColumnMasks& m, const float* w_c, float b)
@@ -260,7 +278,9 @@ struct DwFlatTaps {
       col_off[t] = g.col_off[t];
       lo[t] = g.col_lo[t], hi[t] = g.col_hi[t], masked[t] = g.col_masked[t];
       // An unmasked column reads a row of all ones (the sliding run ands every column).
-      mask[t] = !m.tables ? nullptr : masked[t] ? m.bits[t] : reinterpret_cast<const float*>(kDwAllLanes.bits);
+      mask[t] = !m.tables   ? nullptr
+                : masked[t] ? m.bits[t]
+                            : reinterpret_cast<const float*>(kDwAllLanes.bits);
       for (size_t r = 0; r < kh; ++r) wv[r * kw + t] = w_c[r * kw + t];
     }
   }
@@ -300,7 +320,8 @@ struct DwFlatTaps {
     for (size_t t = 0; t < MW; ++t) {
       B sum = B(wv[t]) * DwSlide<Arch>(lo[0], hi[0], t);
 #pragma GCC unroll 8
-      for (size_t r = 1; r < MH; ++r) sum = DwFma<Arch>(B(wv[r * MW + t]), DwSlide<Arch>(lo[r], hi[r], t), sum);
+      for (size_t r = 1; r < MH; ++r)
+        sum = DwFma<Arch>(B(wv[r * MW + t]), DwSlide<Arch>(lo[r], hi[r], t), sum);
       acc += sum & B::load_unaligned(mask[t] + col);
     }
     return acc;
@@ -316,7 +337,8 @@ struct DwFlatTaps {
     B acc(bias);
 #pragma GCC unroll 8
     for (size_t t = 0; t < kw; ++t)
-      acc += masked[t] ? xsimd::select((ow >= B(lo[t])) & (ow < B(hi[t])), sum[t], B(0.0f)) : sum[t];
+      acc +=
+          masked[t] ? xsimd::select((ow >= B(lo[t])) & (ow < B(hi[t])), sum[t], B(0.0f)) : sum[t];
     return acc;
   }
 };
@@ -327,14 +349,17 @@ struct DwFlatTaps {
 // Always inlined: out of line, its taps and state went through memory (MobileNetV2's depthwise
 // convs +7 M instructions when an unrelated change in the same file moved GCC's inlining budget).
 template <class Arch, size_t KH, size_t KW, bool Slide, class Act>
-inline __attribute__((always_inline)) void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps, const DwFlatPlan& g,
-                                                     const float* src, size_t shift, const Act& act, size_t p,
-                                                     size_t end, FBatch<Arch>& ow, size_t& col, float* y_c) {
+inline __attribute__((always_inline)) void DwFlatRun(const DwFlatTaps<Arch, KH, KW>& taps,
+                                                     const DwFlatPlan& g, const float* src,
+                                                     size_t shift, const Act& act, size_t p,
+                                                     size_t end, FBatch<Arch>& ow, size_t& col,
+                                                     float* y_c) {
   using B = FBatch<Arch>;
   if (taps.tables) {
     const size_t pitch = g.pitch, step = g.step;
     if constexpr (Slide) {
-      static_assert(KH != 0 && KW != 0 && DwSlidePays<Arch>(KW), "sliding runs need a fixed window");
+      static_assert(KH != 0 && KW != 0 && DwSlidePays<Arch>(KW),
+                    "sliding runs need a fixed window");
       if (p + B::size < end) {
         // Row r's window for register p: W + kw − 1 floats from src + p − shift + row_off[r] +
         // col_off[0], held as lo[r] (this register's W) and hi[r] (the next W, which is the next
@@ -369,15 +394,15 @@ inline __attribute__((always_inline)) void DwFlatRun(const DwFlatTaps<Arch, KH, 
   const B pitch(static_cast<float>(g.pitch)), step(static_cast<float>(g.step));
   for (; p < end; p += B::size) {
     act(taps.At(src, static_cast<long>(p - shift), ow)).store_unaligned(y_c + p);
-    ow += step;   // (ow + W) mod pitch, ow and step both < pitch
+    ow += step;  // (ow + W) mod pitch, ow and step both < pitch
     ow = xsimd::select(ow >= pitch, ow - pitch, ow);
   }
 }
 
 // y_c = act(conv(x_c) + bias) for one channel whose phase planes (or bands) are in buf.
 template <class Arch, size_t KH, size_t KW, bool Slide, class Act>
-void DwFlatChannel(const DwFlatPlan& g, const DwColumnMasks& masks, const float* buf, const float* x_c,
-                   const float* w_c, float bias, const Act& act, float* y_c) {
+void DwFlatChannel(const DwFlatPlan& g, const DwColumnMasks& masks, const float* buf,
+                   const float* x_c, const float* w_c, float bias, const Act& act, float* y_c) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const DwFlatTaps<Arch, KH, KW> taps(g, masks, w_c, bias);
@@ -392,12 +417,13 @@ void DwFlatChannel(const DwFlatPlan& g, const DwColumnMasks& masks, const float*
     DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, top, 0, act, 0, g.p_lo, ow, col, y_c);
     DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, x_c, 0, act, g.p_lo, g.p_mid, ow, col, y_c);
     last_src = buf + g.bot_at, last_shift = g.bot_start;
-    DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, col, y_c);
+    DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, last_src, last_shift, act, g.p_mid, full, ow, col,
+                                        y_c);
   } else {
     DwFlatRun<Arch, KH, KW, Slide, Act>(taps, g, top, 0, act, 0, full, ow, col, y_c);
   }
   if (full == n) return;
-  if (n >= W) {   // last partial register: recompute the overlapping one ending at n
+  if (n >= W) {  // last partial register: recompute the overlapping one ending at n
     const long p = static_cast<long>(n - W - last_shift);
     const B last = taps.tables ? taps.AtRow(last_src, p, (n - W) % g.pitch)
                                : taps.At(last_src, p, B::load_aligned(g.ow_last));
@@ -419,15 +445,15 @@ namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 // All channels of one image; false (nothing written) when the shape is not for this path.
 template <class Arch>
-bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const float* bias, const Activation& act,
-                 float* y) {
+bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const float* bias,
+                 const Activation& act, float* y) {
   DwFlatPlan g;
   if (!DwFlatPlanFor(s, FBatch<Arch>::size, &g)) return false;
   alignas(64) float buf[kDwFlatMaxFloats];
   std::memset(buf, 0, g.buf_floats * sizeof(float));
-  bool column_tables = true;   // the channels below read DwColumnMasks
+  bool column_tables = true;  // the channels below read DwColumnMasks
 #if defined(__aarch64__)
-  DwNeonMasks masks;   // 3×3 on AArch64: conv2d_depthwise_flat_neon64.h, its own tables
+  DwNeonMasks masks;  // 3×3 on AArch64: conv2d_depthwise_flat_neon64.h, its own tables
   const bool neon3x3 = FBatch<Arch>::size == 4 && DwNeonMasksFor(g, &masks);
   column_tables = !neon3x3;
 #endif
@@ -438,17 +464,20 @@ bool DwFlatImage(const Conv2dShape& s, const float* x, const float* w, const flo
   const bool fuse = fixed && DwActInline(act);
   // A row's taps are consecutive floats (AtSlide) at stride 1 without column dilation, and
   // the masks come from the tables. Its own instantiation, so the other paths compile as before.
-  const bool slide = fixed && column_tables && masks_x.tables && DwSlidePays<Arch>(s.kw) && s.stride_w == 1 &&
-                     s.dilation_w == 1;
+  const bool slide = fixed && column_tables && masks_x.tables && DwSlidePays<Arch>(s.kw) &&
+                     s.stride_w == 1 && s.dilation_w == 1;
   DwWithActivation<Arch>(fuse ? act : Activation{}, [&](const auto& f) {
     using Act = std::decay_t<decltype(f)>;
-    void (*channel)(const DwFlatPlan&, const DwColumnMasks&, const float*, const float*, const float*, float,
-                  const Act&, float*) = nullptr;
-    if constexpr (std::is_same_v<Act, DwActNone<Arch>>) channel = &DwFlatChannel<Arch, 0, 0, false, Act>;
-    if (s.kh == 3 && s.kw == 3) channel = slide ? &DwFlatChannel<Arch, 3, 3, DwSlidePays<Arch>(3), Act>
-                                                : &DwFlatChannel<Arch, 3, 3, false, Act>;
-    if (s.kh == 5 && s.kw == 5) channel = slide ? &DwFlatChannel<Arch, 5, 5, DwSlidePays<Arch>(5), Act>
-                                                : &DwFlatChannel<Arch, 5, 5, false, Act>;
+    void (*channel)(const DwFlatPlan&, const DwColumnMasks&, const float*, const float*,
+                    const float*, float, const Act&, float*) = nullptr;
+    if constexpr (std::is_same_v<Act, DwActNone<Arch>>)
+      channel = &DwFlatChannel<Arch, 0, 0, false, Act>;
+    if (s.kh == 3 && s.kw == 3)
+      channel = slide ? &DwFlatChannel<Arch, 3, 3, DwSlidePays<Arch>(3), Act>
+                      : &DwFlatChannel<Arch, 3, 3, false, Act>;
+    if (s.kh == 5 && s.kw == 5)
+      channel = slide ? &DwFlatChannel<Arch, 5, 5, DwSlidePays<Arch>(5), Act>
+                      : &DwFlatChannel<Arch, 5, 5, false, Act>;
     const size_t taps = s.kh * s.kw;
     for (size_t c = 0; c < s.out_c; ++c) {
       const float* x_c = x + c * ConvXPlane(s);

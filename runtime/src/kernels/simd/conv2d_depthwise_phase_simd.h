@@ -40,14 +40,16 @@ inline DwPhaseGeometry DwPhaseGeom(const Conv2dShape& s, size_t lanes) {
 // True when one channel's buffers fit the stack budget.
 inline bool DwPhaseFits(const Conv2dShape& s, size_t lanes) {
   const DwPhaseGeometry g = DwPhaseGeom(s, lanes);
-  return g.plane_floats * s.stride_h * s.stride_w <= kDwPhaseMaxFloats && g.out_floats <= kDwPhaseMaxFloats;
+  return g.plane_floats * s.stride_h * s.stride_w <= kDwPhaseMaxFloats &&
+         g.out_floats <= kDwPhaseMaxFloats;
 }
 
 // Scatters one channel plane x_c into the phase planes q. Only positions inside the image are
 // written; the padding positions are the same for every channel, so the caller zeroes q once
 // per image and the zeros survive. Columns of phase b are those with (j + pad_left) mod sw == b;
 // stride 1 is a plain row copy.
-inline void DwPhaseFill(const Conv2dShape& s, const DwPhaseGeometry& g, const float* x_c, float* q) {
+inline void DwPhaseFill(const Conv2dShape& s, const DwPhaseGeometry& g, const float* x_c,
+                        float* q) {
   const size_t rows = g.hp > s.pad_top ? std::min(s.in_h, g.hp - s.pad_top) : 0;
   const size_t cols = g.wp > s.pad_left ? std::min(s.in_w, g.wp - s.pad_left) : 0;
   const size_t sw = s.stride_w;
@@ -65,7 +67,7 @@ inline void DwPhaseFill(const Conv2dShape& s, const DwPhaseGeometry& g, const fl
       const size_t count = (cols - j0 + sw - 1) / sw;
       float* dst = qrow + b * g.plane_floats + (j0 + s.pad_left) / sw;
       const float* src = xr + j0;
-      if (sw == 2) {   // a constant stride the compiler turns into vector permutes
+      if (sw == 2) {  // a constant stride the compiler turns into vector permutes
         for (size_t d = 0; d < count; ++d) dst[d] = src[2 * d];
       } else {
         for (size_t d = 0; d < count; ++d) dst[d] = src[d * sw];
@@ -77,7 +79,8 @@ inline void DwPhaseFill(const Conv2dShape& s, const DwPhaseGeometry& g, const fl
 // out[p] = bias + Σ_k w_c[k]·tap_ptr[k][p] for p < n_vec (a multiple of W). Vectors over p,
 // four at a time so four independent FMA chains hide the FMA latency.
 template <class Arch>
-void DwPhaseTaps(const float* const* tap_ptr, const float* w_c, size_t taps, float bias, size_t n_vec, float* out) {
+void DwPhaseTaps(const float* const* tap_ptr, const float* w_c, size_t taps, float bias,
+                 size_t n_vec, float* out) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   size_t p = 0;
@@ -98,15 +101,17 @@ void DwPhaseTaps(const float* const* tap_ptr, const float* w_c, size_t taps, flo
   }
   for (; p < n_vec; p += W) {
     B acc(bias);
-    for (size_t k = 0; k < taps; ++k) acc = xsimd::fma(B(w_c[k]), B::load_unaligned(tap_ptr[k] + p), acc);
+    for (size_t k = 0; k < taps; ++k)
+      acc = xsimd::fma(B(w_c[k]), B::load_unaligned(tap_ptr[k] + p), acc);
     acc.store_unaligned(out + p);
   }
 }
 
 // y_c = act(conv(x_c, w_c) + bias) for one channel; q and out are the caller's stack buffers.
 template <class Arch>
-void DwPhaseChannel(const Conv2dShape& s, const DwPhaseGeometry& g, const float* x_c, const float* w_c,
-                    float bias, const Activation& act, float* q, float* out, float* y_c) {
+void DwPhaseChannel(const Conv2dShape& s, const DwPhaseGeometry& g, const float* x_c,
+                    const float* w_c, float bias, const Activation& act, float* q, float* out,
+                    float* y_c) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   constexpr size_t kMaxTaps = 64;
@@ -117,7 +122,8 @@ void DwPhaseChannel(const Conv2dShape& s, const DwPhaseGeometry& g, const float*
     for (size_t t = 0; t < s.kw; ++t) {
       const size_t dr = r * s.dilation_h, dc = t * s.dilation_w;
       const size_t phase = (dr % s.stride_h) * s.stride_w + dc % s.stride_w;
-      tap_ptr[r * s.kw + t] = q + phase * g.plane_floats + (dr / s.stride_h) * g.we + dc / s.stride_w;
+      tap_ptr[r * s.kw + t] =
+          q + phase * g.plane_floats + (dr / s.stride_h) * g.we + dc / s.stride_w;
     }
   DwPhaseTaps<Arch>(tap_ptr, w_c, taps, bias, (s.out_h * g.we + W - 1) / W * W, out);
   // Whole registers while they end inside this channel's plane: the part past out_w lands in
@@ -141,10 +147,11 @@ void DwPhaseImage(const Conv2dShape& s, const float* x, const float* w, const fl
   alignas(64) float q[kDwPhaseMaxFloats];
   alignas(64) float out[kDwPhaseMaxFloats];
   const DwPhaseGeometry g = DwPhaseGeom(s, W);
-  std::memset(q, 0, s.stride_h * s.stride_w * g.plane_floats * sizeof(float));   // padding, see DwPhaseFill
+  std::memset(
+      q, 0, s.stride_h * s.stride_w * g.plane_floats * sizeof(float));  // padding, see DwPhaseFill
   for (size_t c = 0; c < s.out_c; ++c)
-    DwPhaseChannel<Arch>(s, g, x + c * ConvXPlane(s), w + c * s.kh * s.kw, bias != nullptr ? bias[c] : 0.0f,
-                         act, q, out, y + c * ConvYPlane(s));
+    DwPhaseChannel<Arch>(s, g, x + c * ConvXPlane(s), w + c * s.kh * s.kw,
+                         bias != nullptr ? bias[c] : 0.0f, act, q, out, y + c * ConvYPlane(s));
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

@@ -14,14 +14,15 @@
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 // bias + Σ_{r,t} w[r,t]·x[oh·sh − pt + r·dh, ow·sw − pl + t·dw], taps outside skipped.
-inline float DwPixel(const Conv2dShape& s, const float* x_c, const float* w_c, float bias, size_t oh,
-                     size_t ow) {
+inline float DwPixel(const Conv2dShape& s, const float* x_c, const float* w_c, float bias,
+                     size_t oh, size_t ow) {
   float acc = bias;
   for (size_t r = 0; r < s.kh; ++r) {
     const long ih = TapRow(oh, r, s.stride_h, s.dilation_h, s.pad_top, s.in_h);
     if (ih < 0) continue;
     for (size_t t = 0; t < s.kw; ++t) {
-      const long iw = static_cast<long>(ow * s.stride_w + t * s.dilation_w) - static_cast<long>(s.pad_left);
+      const long iw =
+          static_cast<long>(ow * s.stride_w + t * s.dilation_w) - static_cast<long>(s.pad_left);
       if (iw < 0 || iw >= static_cast<long>(s.in_w)) continue;
       acc += w_c[r * s.kw + t] * x_c[ih * static_cast<long>(s.in_w) + iw];
     }
@@ -46,8 +47,8 @@ FBatch<Arch> DwVector(const Conv2dShape& s, const Load& load, const float* x_c, 
 
 // All output rows of all channels with one column loader (unit-stride or gather).
 template <class Arch, class Load>
-void DwImage(const Conv2dShape& s, const Load& load, const float* x, const float* w, const float* bias,
-             const Activation& act, float* y) {
+void DwImage(const Conv2dShape& s, const Load& load, const float* x, const float* w,
+             const float* bias, const Activation& act, float* y) {
   constexpr size_t W = FBatch<Arch>::size;
   const Span cols = InteriorCols(s.in_w, s.out_w, s.kw, s.stride_w, s.dilation_w, s.pad_left);
   for (size_t c = 0; c < s.out_c; ++c) {
@@ -61,7 +62,8 @@ void DwImage(const Conv2dShape& s, const Load& load, const float* x, const float
       for (; ow < cols.lo; ++ow) y_row[ow] = ActOne(DwPixel(s, x_c, w_c, b, oh, ow), act);
       if (cols.hi - cols.lo >= W) {
         for (; ow + W <= cols.hi; ow += W)
-          ActBatch<Arch>(DwVector<Arch, Load>(s, load, x_c, w_c, b, oh, taps, ow), act).store_unaligned(y_row + ow);
+          ActBatch<Arch>(DwVector<Arch, Load>(s, load, x_c, w_c, b, oh, taps, ow), act)
+              .store_unaligned(y_row + ow);
         if (ow < cols.hi) {  // last partial register: recompute the overlapping one ending at hi
           ow = cols.hi;
           ActBatch<Arch>(DwVector<Arch, Load>(s, load, x_c, w_c, b, oh, taps, ow - W), act)
@@ -81,7 +83,8 @@ void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const
   if (DwBlockedImage<Arch>(s, x, w, bias, act, y)) return;
 #endif
   if (DwFlatImage<Arch>(s, x, w, bias, act, y)) return;
-  if (s.kh * s.kw <= 64 && DwPhaseFits(s, FBatch<Arch>::size)) return DwPhaseImage<Arch>(s, x, w, bias, act, y);
+  if (s.kh * s.kw <= 64 && DwPhaseFits(s, FBatch<Arch>::size))
+    return DwPhaseImage<Arch>(s, x, w, bias, act, y);
   if (s.stride_w == 1) return DwImage<Arch>(s, UnitLoader<Arch>{}, x, w, bias, act, y);
   DwImage<Arch>(s, StridedLoader<Arch>(s.stride_w), x, w, bias, act, y);
 }

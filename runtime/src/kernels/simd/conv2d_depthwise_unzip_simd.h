@@ -26,7 +26,8 @@ inline __mmask16 DwLowMask(size_t count) {
 #if defined(__AVX2__)
 // Lanes [0, count) of a 256-bit load/store mask set, count ≤ 8.
 inline __m256i DwAvx2LowMask(size_t count) {
-  alignas(32) static constexpr int32_t kLanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  alignas(32) static constexpr int32_t kLanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                     0,  0,  0,  0,  0,  0,  0,  0};
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes + 8 - count));
 }
 
@@ -60,7 +61,8 @@ inline void DwUnzip(const float* src, size_t n, float* even, float* odd) {
       const size_t left = n - i;
       const __m512 a = _mm512_maskz_loadu_ps(DwLowMask(left), src + i);
       const __m512 b = _mm512_maskz_loadu_ps(DwLowMask(left > 16 ? left - 16 : 0), src + i + 16);
-      _mm512_mask_storeu_ps(even + i / 2, DwLowMask((left + 1) / 2), _mm512_permutex2var_ps(a, ie, b));
+      _mm512_mask_storeu_ps(even + i / 2, DwLowMask((left + 1) / 2),
+                            _mm512_permutex2var_ps(a, ie, b));
       _mm512_mask_storeu_ps(odd + i / 2, DwLowMask(left / 2), _mm512_permutex2var_ps(a, io, b));
     }
     return;
@@ -73,8 +75,10 @@ inline void DwUnzip(const float* src, size_t n, float* even, float* odd) {
       // shuffle_ps works per 128-bit lane: [a0 a2 b0 b2 | a4 a6 b4 b6] → reorder the 64-bit pairs.
       const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
       const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-      _mm256_storeu_ps(even + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
-      _mm256_storeu_ps(odd + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
+      _mm256_storeu_ps(even + i / 2,
+                       _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
+      _mm256_storeu_ps(odd + i / 2,
+                       _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)));
     }
     // The last 1–15 floats through masked loads (and DwStoreFirst): the scalar tail of 14-wide
     // rows had been 77 % of a 14² → 7² stride-2 depthwise conv's instructions.
@@ -84,8 +88,10 @@ inline void DwUnzip(const float* src, size_t n, float* even, float* odd) {
       const __m256 b = _mm256_maskload_ps(src + i + 8, DwAvx2LowMask(left > 8 ? left - 8 : 0));
       const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
       const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-      DwStoreFirst(even + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)), (left + 1) / 2);
-      DwStoreFirst(odd + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)), left / 2);
+      DwStoreFirst(even + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)),
+                   (left + 1) / 2);
+      DwStoreFirst(odd + i / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8)),
+                   left / 2);
     }
     return;
   }

@@ -12,7 +12,8 @@ void AffineRow(const float* x, float s, float t, float* y, size_t n, const Activ
   constexpr size_t W = B::size;
   const B vs(s), vt(t);
   size_t i = 0;
-  for (; i + W <= n; i += W) ActBatch<Arch>(xsimd::fma(B::load_unaligned(x + i), vs, vt), act).store_unaligned(y + i);
+  for (; i + W <= n; i += W)
+    ActBatch<Arch>(xsimd::fma(B::load_unaligned(x + i), vs, vt), act).store_unaligned(y + i);
   for (; i < n; ++i) y[i] = ActOne(x[i] * s + t, act);
 }
 
@@ -24,7 +25,8 @@ void AffineAcross(const float* x, const float* scale, const float* shift, float*
   constexpr size_t W = B::size;
   size_t i = 0;
   for (; i + W <= n; i += W) {
-    const B v = xsimd::fma(B::load_unaligned(x + i), B::load_unaligned(scale + i), B::load_unaligned(shift + i));
+    const B v = xsimd::fma(B::load_unaligned(x + i), B::load_unaligned(scale + i),
+                           B::load_unaligned(shift + i));
     ActBatch<Arch>(v, act).store_unaligned(y + i);
   }
   for (; i < n; ++i) y[i] = ActOne(x[i] * scale[i] + shift[i], act);
@@ -103,7 +105,8 @@ void Prelu(const float* x, const float* slope, float* y, size_t channels, size_t
            bool slope_per_channel) {
   if (spatial == 1 && slope_per_channel) return PreluRow<Arch>(x, slope, 1, y, channels);
   for (size_t c = 0; c < channels; ++c) {
-    PreluRow<Arch>(x + c * spatial, slope + (slope_per_channel ? c : 0), 0, y + c * spatial, spatial);
+    PreluRow<Arch>(x + c * spatial, slope + (slope_per_channel ? c : 0), 0, y + c * spatial,
+                   spatial);
   }
 }
 
@@ -111,8 +114,12 @@ void Prelu(const float* x, const float* slope, float* y, size_t channels, size_t
 // x86's min/max return their second operand when either is NaN, so only a NaN first operand
 // needs the select; NEON's propagate NaN already. xsimd::isnan, not u != u: xsimd 8.1's AVX and
 // AVX-512 != is an ordered compare (false for NaN), SSE's is unordered.
-inline float MinNan(float u, float v) { return (std::isnan(u) || std::isnan(v)) ? u + v : std::min(u, v); }
-inline float MaxNan(float u, float v) { return (std::isnan(u) || std::isnan(v)) ? u + v : std::max(u, v); }
+inline float MinNan(float u, float v) {
+  return (std::isnan(u) || std::isnan(v)) ? u + v : std::min(u, v);
+}
+inline float MaxNan(float u, float v) {
+  return (std::isnan(u) || std::isnan(v)) ? u + v : std::max(u, v);
+}
 template <class Arch>
 inline xsimd::batch<float, Arch> MinNan(xsimd::batch<float, Arch> u, xsimd::batch<float, Arch> v) {
   return xsimd::select(xsimd::isnan(u), u, xsimd::min(u, v));
@@ -143,12 +150,18 @@ template <class Arch>
 void Binary(BinaryKind kind, BroadcastMode mode, const float* a, const float* b, float* y, size_t n,
             Activation act) {
   switch (kind) {
-    case BinaryKind::kAdd: return BinaryLoop<Arch>([](auto u, auto v) { return u + v; }, mode, a, b, y, n, act);
-    case BinaryKind::kSub: return BinaryLoop<Arch>([](auto u, auto v) { return u - v; }, mode, a, b, y, n, act);
-    case BinaryKind::kMul: return BinaryLoop<Arch>([](auto u, auto v) { return u * v; }, mode, a, b, y, n, act);
-    case BinaryKind::kDiv: return BinaryLoop<Arch>([](auto u, auto v) { return u / v; }, mode, a, b, y, n, act);
-    case BinaryKind::kMin: return BinaryLoop<Arch>([](auto u, auto v) { return MinNan(u, v); }, mode, a, b, y, n, act);
-    case BinaryKind::kMax: return BinaryLoop<Arch>([](auto u, auto v) { return MaxNan(u, v); }, mode, a, b, y, n, act);
+    case BinaryKind::kAdd:
+      return BinaryLoop<Arch>([](auto u, auto v) { return u + v; }, mode, a, b, y, n, act);
+    case BinaryKind::kSub:
+      return BinaryLoop<Arch>([](auto u, auto v) { return u - v; }, mode, a, b, y, n, act);
+    case BinaryKind::kMul:
+      return BinaryLoop<Arch>([](auto u, auto v) { return u * v; }, mode, a, b, y, n, act);
+    case BinaryKind::kDiv:
+      return BinaryLoop<Arch>([](auto u, auto v) { return u / v; }, mode, a, b, y, n, act);
+    case BinaryKind::kMin:
+      return BinaryLoop<Arch>([](auto u, auto v) { return MinNan(u, v); }, mode, a, b, y, n, act);
+    case BinaryKind::kMax:
+      return BinaryLoop<Arch>([](auto u, auto v) { return MaxNan(u, v); }, mode, a, b, y, n, act);
   }
 }
 

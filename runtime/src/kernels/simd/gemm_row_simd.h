@@ -13,9 +13,10 @@ template <class Arch>
 void GemmRowVector(const GemmParams& p, const float* a, const float* b, float* c) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
-  constexpr size_t kRows = 4;       // rows of B a pass: C's chunk is loaded and stored once per kRows
+  constexpr size_t kRows = 4;  // rows of B a pass: C's chunk is loaded and stored once per kRows
   constexpr size_t kChunk = 1024;
-  constexpr size_t kAhead = 8;   // rows ahead the next passes' B is prefetched (below)   // columns: 4 KiB of C, kRows × 4 KiB of B in flight
+  constexpr size_t kAhead =
+      8;  // rows ahead the next passes' B is prefetched (below)   // columns: 4 KiB of C, kRows × 4 KiB of B in flight
   for (size_t j0 = 0; j0 < p.n; j0 += kChunk) {
     const size_t j1 = std::min(p.n, j0 + kChunk), j_vec = j0 + (j1 - j0) / W * W;
     float* cj = c + j0;
@@ -32,7 +33,8 @@ void GemmRowVector(const GemmParams& p, const float* a, const float* b, float* c
         if (j % 16 == 0)
           for (size_t r = 0; r < kRows; ++r) __builtin_prefetch(rows[r] + j + kAhead * p.ldb);
         B acc = B::load_unaligned(c + j);
-        for (size_t r = 0; r < kRows; ++r) acc = xsimd::fma(av[r], B::load_unaligned(rows[r] + j), acc);
+        for (size_t r = 0; r < kRows; ++r)
+          acc = xsimd::fma(av[r], B::load_unaligned(rows[r] + j), acc);
         acc.store_unaligned(c + j);
       }
       for (size_t j = j_vec; j < j1; ++j)

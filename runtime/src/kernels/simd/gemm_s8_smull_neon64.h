@@ -17,7 +17,7 @@ namespace neon_smull {
 
 constexpr size_t kCols = 4;
 constexpr size_t kChunkBytes = 16 * kCols;
-constexpr size_t kPanelBytes = 64 * 1024;   // k up to 16,384; larger k takes the other kernel
+constexpr size_t kPanelBytes = 64 * 1024;  // k up to 16,384; larger k takes the other kernel
 
 inline bool HasLowestByte(const int8_t* a, size_t m, size_t k, size_t lda) {
   const int8x16_t lowest = vdupq_n_s8(-128);
@@ -34,7 +34,8 @@ inline bool HasLowestByte(const int8_t* a, size_t m, size_t k, size_t lda) {
 }
 
 // Columns [j, j + cols) of B into panel (zero-filled past k and past cols).
-inline void PackColumns(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, int8_t* panel) {
+inline void PackColumns(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols,
+                        int8_t* panel) {
   std::memset(panel, 0, (p.k + 15) / 16 * kChunkBytes);
   for (size_t q = 0; q < p.k; ++q) {
     const int8_t* row = b + q * p.ldb + j;
@@ -49,14 +50,15 @@ inline void Step(int32x4_t (&acc)[R][kCols], const int8x16_t (&av)[R], const int
   for (size_t c = 0; c < kCols; ++c) bv[c] = vld1q_s8(chunk + 16 * c);
   for (size_t r = 0; r < R; ++r)
     for (size_t c = 0; c < kCols; ++c) {
-      const int16x8_t pairs = vmlal_high_s8(vmull_s8(vget_low_s8(av[r]), vget_low_s8(bv[c])), av[r], bv[c]);
+      const int16x8_t pairs =
+          vmlal_high_s8(vmull_s8(vget_low_s8(av[r]), vget_low_s8(bv[c])), av[r], bv[c]);
       acc[r][c] = vpadalq_s16(acc[r][c], pairs);
     }
 }
 
 template <size_t R>
-void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j, size_t cols,
-          int8_t* y) {
+void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j,
+          size_t cols, int8_t* y) {
   int32x4_t acc[R][kCols];
   for (size_t r = 0; r < R; ++r)
     for (size_t c = 0; c < kCols; ++c) acc[r][c] = vdupq_n_s32(0);
@@ -68,7 +70,7 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
     for (size_t r = 0; r < R; ++r) av[r] = vld1q_s8(rows[r] + 16 * g);
     Step<R>(acc, av, panel + g * kChunkBytes);
   }
-  if (p.k % 16 != 0) {   // never read past a row
+  if (p.k % 16 != 0) {  // never read past a row
     for (size_t r = 0; r < R; ++r) {
       alignas(16) int8_t tail[16] = {};
       std::memcpy(tail, rows[r] + 16 * full, p.k % 16);
@@ -81,18 +83,22 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
     int32x4_t sum = vpaddq_s32(vpaddq_s32(acc[r][0], acc[r][1]), vpaddq_s32(acc[r][2], acc[r][3]));
     if (p.bias != nullptr) sum = vaddq_s32(sum, vdupq_n_s32(p.bias[i + r]));
     alignas(4) int8_t q[kCols];
-    neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(sum, p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
-                                                          p.act_min, p.act_max),
+    neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(sum, p.multiplier[i + r], p.shift[i + r],
+                                                          p.y_zero_point, p.act_min, p.act_max),
                             q);
-    if (cols == kCols) std::memcpy(y + (i + r) * p.ldy + j, q, kCols);   // one 32-bit store
-    else std::memcpy(y + (i + r) * p.ldy + j, q, cols);
+    if (cols == kCols)
+      std::memcpy(y + (i + r) * p.ldy + j, q, kCols);  // one 32-bit store
+    else
+      std::memcpy(y + (i + r) * p.ldy + j, q, cols);
   }
 }
 
 // False (nothing written) where this kernel does not apply: fewer than 4 columns, k past the
 // panel, or a −128 in A.
 inline bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
-  if (p.n < kCols || (p.k + 15) / 16 * kChunkBytes > kPanelBytes || HasLowestByte(a, p.m, p.k, p.lda)) return false;
+  if (p.n < kCols || (p.k + 15) / 16 * kChunkBytes > kPanelBytes ||
+      HasLowestByte(a, p.m, p.k, p.lda))
+    return false;
   alignas(16) int8_t panel[kPanelBytes];
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);

@@ -36,7 +36,8 @@ inline constexpr float kGemmNegZeros[8] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0
 
 // C rows of a tile: f(acc + b_row) stored at c0 (row pitch ldc).
 template <class Arch, size_t MR, size_t NV, class F>
-inline void GemmStoreRows(FBatch<Arch> (&acc)[MR][NV], const float* bias_rows, float* c0, size_t ldc, F f) {
+inline void GemmStoreRows(FBatch<Arch> (&acc)[MR][NV], const float* bias_rows, float* c0,
+                          size_t ldc, F f) {
   using B = FBatch<Arch>;
   for (size_t r = 0; r < MR; ++r) {
     const B b(bias_rows[r]);
@@ -54,8 +55,8 @@ inline void GemmStoreRows(FBatch<Arch> (&acc)[MR][NV], const float* bias_rows, f
 // as they are stored; a bias per column or another activation takes the general path
 // (ActBatchMany once per tile, through a copy of the tile).
 template <class Arch, size_t MR, size_t NV>
-inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0, size_t j0,
-                          bool last) {
+inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0,
+                          size_t j0, bool last) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   static_assert(MR <= 8, "kGemmNegZeros holds 8 rows");
@@ -69,23 +70,29 @@ inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], floa
     const bool clip = last && kind == ActKind::kClip;
     const B lo(!last || kind == ActKind::kNone ? -kInf : clip ? p.act.alpha : 0.0f);
     const B hi(clip ? p.act.beta : kInf);
-    GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, [&](B x) { return xsimd::min(hi, xsimd::max(lo, x)); });
+    GemmStoreRows<Arch>(acc, bias_rows, c0, ldc,
+                        [&](B x) { return xsimd::min(hi, xsimd::max(lo, x)); });
     return;
   }
   if (bias == nullptr || p.bias_per_row) {
     const float* bias_rows = bias != nullptr ? bias + i0 : kGemmNegZeros;
     switch (kind) {
-      case ActKind::kSiLU: return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SiluBatch<Arch>);
-      case ActKind::kSigmoid: return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SigmoidBatch<Arch>);
-      case ActKind::kHardSwish: return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, HardSwishBatch<Arch>);
-      default: break;
+      case ActKind::kSiLU:
+        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SiluBatch<Arch>);
+      case ActKind::kSigmoid:
+        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SigmoidBatch<Arch>);
+      case ActKind::kHardSwish:
+        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, HardSwishBatch<Arch>);
+      default:
+        break;
     }
   }
   B tile[MR * NV];
   for (size_t r = 0; r < MR; ++r)
     for (size_t v = 0; v < NV; ++v)
-      tile[r * NV + v] = acc[r][v] + (bias == nullptr ? B(-0.0f)
-                                      : p.bias_per_row ? B(bias[i0 + r]) : B::load_unaligned(bias + j0 + v * W));
+      tile[r * NV + v] = acc[r][v] + (bias == nullptr  ? B(-0.0f)
+                                      : p.bias_per_row ? B(bias[i0 + r])
+                                                       : B::load_unaligned(bias + j0 + v * W));
   ActBatchMany<Arch>(tile, MR * NV, p.act);
   for (size_t r = 0; r < MR; ++r)
     for (size_t v = 0; v < NV; ++v) tile[r * NV + v].store_unaligned(c0 + r * ldc + v * W);
@@ -99,12 +106,15 @@ struct GemmBRows {
   const float* base = nullptr;
   size_t stride = 0;
   size_t col = 0;
-  const float* Row(size_t q) const { return rows != nullptr ? rows[q] + col : base + q * stride + col; }
+  const float* Row(size_t q) const {
+    return rows != nullptr ? rows[q] + col : base + q * stride + col;
+  }
 };
 
 // One k of a register tile: acc[r][v] += A[r, q] · B[q, v·W..].
 template <class Arch, size_t MR, size_t NV>
-inline void GemmKStep(FBatch<Arch> (&acc)[MR][NV], const float* a0, size_t lda, size_t q, const float* bq) {
+inline void GemmKStep(FBatch<Arch> (&acc)[MR][NV], const float* a0, size_t lda, size_t q,
+                      const float* bq) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   B bv[NV];
@@ -121,8 +131,8 @@ inline void GemmKStep(FBatch<Arch> (&acc)[MR][NV], const float* a0, size_t lda, 
 // The k loop is unrolled by 4: its increment, compare and branch were 3 of 24 instructions per
 // k of a 6 × 2 AVX2 tile.
 template <class Arch, size_t MR, size_t NV>
-void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0, size_t j0, size_t k0,
-              size_t kc) {
+void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
+              size_t j0, size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
@@ -174,7 +184,8 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
 // ldb == 1 (each dot runs over k in registers); one such column, the matrix·vector case, goes
 // through GemmDotAllRows (the same sums, 8 rows at a time).
 template <class Arch, size_t MR>
-void GemmTailMatVec(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0) {
+void GemmTailMatVec(const GemmParams& p, const float* a, const float* b, float* c, size_t i0,
+                    size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   for (size_t r = 0; r < MR; ++r) {
@@ -184,7 +195,8 @@ void GemmTailMatVec(const GemmParams& p, const float* a, const float* b, float* 
       size_t q = 0;
       if (p.ldb == 1 && p.b_row_offsets == nullptr) {
         B acc(0.0f);
-        for (; q + W <= p.k; q += W) acc = xsimd::fma(B::load_unaligned(ar + q), B::load_unaligned(b + q + j), acc);
+        for (; q + W <= p.k; q += W)
+          acc = xsimd::fma(B::load_unaligned(ar + q), B::load_unaligned(b + q + j), acc);
         sum = xsimd::hadd(acc);
       }
       for (; q < p.k; ++q) sum += ar[q] * GemmBRow(p, b, q)[j];
@@ -198,8 +210,8 @@ void GemmTailMatVec(const GemmParams& p, const float* a, const float* b, float* 
 // columns packed zero-padded into bt[kc × W]. C is read and written through a register-wide
 // stack copy so only the `cols` valid values are touched.
 template <class Arch, size_t MR>
-void GemmTailPackedTile(const GemmParams& p, const float* a, const float* bt, float* c, size_t i0, size_t j0,
-                  size_t cols, size_t k0, size_t kc) {
+void GemmTailPackedTile(const GemmParams& p, const float* a, const float* bt, float* c, size_t i0,
+                        size_t j0, size_t cols, size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
@@ -219,7 +231,8 @@ void GemmTailPackedTile(const GemmParams& p, const float* a, const float* bt, fl
     for (size_t r = 0; r < MR; ++r) acc[r] = xsimd::fma(B(a0[r * p.lda + q]), bv, acc[r]);
   }
   alignas(64) float bias_cols[W] = {};
-  if (last && p.bias != nullptr && !p.bias_per_row) std::copy(p.bias + j0, p.bias + j0 + cols, bias_cols);
+  if (last && p.bias != nullptr && !p.bias_per_row)
+    std::copy(p.bias + j0, p.bias + j0 + cols, bias_cols);
   for (size_t r = 0; r < MR; ++r) {
     B val = acc[r];
     if (last) {
@@ -235,7 +248,8 @@ void GemmTailPackedTile(const GemmParams& p, const float* a, const float* bt, fl
 // k (kc·W floats on the stack, per k block), then GemmTailPackedTile over tiles of MR rows
 // (single rows for the remainder).
 template <class Arch, size_t MR>
-void GemmTailPackedColumns(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
+void GemmTailPackedColumns(const GemmParams& p, const float* a, const float* b, float* c,
+                           size_t j0) {
   constexpr size_t W = FBatch<Arch>::size;
   constexpr size_t kmax = 256;
   const size_t cols = p.n - j0;
@@ -257,14 +271,15 @@ void GemmTailPackedColumns(const GemmParams& p, const float* a, const float* b, 
 // per load. A register-wide tile would spend W lanes on each of these few columns: for a 7×7
 // pointwise conv (n = 49) that is a fourth of the FMAs for 1/49 of the outputs.
 constexpr size_t kGemmDotCols = 8;
-constexpr size_t kGemmDotFloats = 8192;   // bt lives on the stack: cols · k ≤ this many floats
+constexpr size_t kGemmDotFloats = 8192;  // bt lives on the stack: cols · k ≤ this many floats
 
 // Rows [i, i + R) of those dot products, C columns each: R·C independent FMA chains (a single
 // column's dot is one chain as long as k, bound by the FMA latency, not its throughput). Each
 // output sums the same way whatever R is: W-lane partial sums along k, their horizontal sum,
 // then the k mod W rest.
 template <class Arch, size_t R, size_t C>
-void GemmDotRows(const GemmParams& p, const float* a, const float* bt, float* c, size_t i, size_t j0) {
+void GemmDotRows(const GemmParams& p, const float* a, const float* bt, float* c, size_t i,
+                 size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const size_t k_vec = p.k / W * W;
@@ -299,7 +314,8 @@ void GemmDotAllRows(const GemmParams& p, const float* a, const float* bt, float*
 }
 
 template <class Arch>
-void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b, float* c, size_t j0) {
+void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b, float* c,
+                            size_t j0) {
   const size_t cols = p.n - j0;
   alignas(64) float bt[kGemmDotFloats];
   for (size_t q = 0; q < p.k; ++q) {
@@ -307,14 +323,22 @@ void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b,
     for (size_t col = 0; col < cols; ++col) bt[col * p.k + q] = bq[col];
   }
   switch (cols) {
-    case 1: return GemmDotAllRows<Arch, 1>(p, a, bt, c, j0);
-    case 2: return GemmDotAllRows<Arch, 2>(p, a, bt, c, j0);
-    case 3: return GemmDotAllRows<Arch, 3>(p, a, bt, c, j0);
-    case 4: return GemmDotAllRows<Arch, 4>(p, a, bt, c, j0);
-    case 5: return GemmDotAllRows<Arch, 5>(p, a, bt, c, j0);
-    case 6: return GemmDotAllRows<Arch, 6>(p, a, bt, c, j0);
-    case 7: return GemmDotAllRows<Arch, 7>(p, a, bt, c, j0);
-    default: return GemmDotAllRows<Arch, 8>(p, a, bt, c, j0);
+    case 1:
+      return GemmDotAllRows<Arch, 1>(p, a, bt, c, j0);
+    case 2:
+      return GemmDotAllRows<Arch, 2>(p, a, bt, c, j0);
+    case 3:
+      return GemmDotAllRows<Arch, 3>(p, a, bt, c, j0);
+    case 4:
+      return GemmDotAllRows<Arch, 4>(p, a, bt, c, j0);
+    case 5:
+      return GemmDotAllRows<Arch, 5>(p, a, bt, c, j0);
+    case 6:
+      return GemmDotAllRows<Arch, 6>(p, a, bt, c, j0);
+    case 7:
+      return GemmDotAllRows<Arch, 7>(p, a, bt, c, j0);
+    default:
+      return GemmDotAllRows<Arch, 8>(p, a, bt, c, j0);
   }
 }
 
@@ -338,8 +362,8 @@ size_t GemmTileRegisters(size_t j, size_t j1) {
 // Rows [i0, i1) of one column tile of NV registers over the k block [k0, k0+kc): tiles of MR
 // rows, then 5 (after 6-row tiles) or 4, then 3/2/1.
 template <class Arch, size_t MR, size_t NV>
-void GemmColumnTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0, size_t i1,
-                    size_t j, size_t k0, size_t kc) {
+void GemmColumnTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
+                    size_t i1, size_t j, size_t k0, size_t kc) {
   size_t i = i0;
   // 6-row tiles leave 1 or 2 rows as often as not: one 6 fewer turns those into 4 + 3 or 4 + 4
   // (a 1- or 2-row tile runs 2 or 4 FMA chains, far below the FMA latency × throughput).
@@ -360,16 +384,20 @@ void GemmColumnTile(const GemmParams& p, const float* a, const GemmBRows& b, flo
   if constexpr (MR > 4)
     for (; i + 4 <= i1; i += 4) GemmTile<Arch, 4, NV>(p, a, b, c, i, j, k0, kc);
   switch (i1 - i) {
-    case 3: return GemmTile<Arch, 3, NV>(p, a, b, c, i, j, k0, kc);
-    case 2: return GemmTile<Arch, 2, NV>(p, a, b, c, i, j, k0, kc);
-    case 1: return GemmTile<Arch, 1, NV>(p, a, b, c, i, j, k0, kc);
-    default: return;
+    case 3:
+      return GemmTile<Arch, 3, NV>(p, a, b, c, i, j, k0, kc);
+    case 2:
+      return GemmTile<Arch, 2, NV>(p, a, b, c, i, j, k0, kc);
+    case 1:
+      return GemmTile<Arch, 1, NV>(p, a, b, c, i, j, k0, kc);
+    default:
+      return;
   }
 }
 
 template <class Arch, size_t MR>
-void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
-                      size_t i1, size_t j, size_t k0, size_t kc) {
+void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const GemmBRows& b, float* c,
+                      size_t i0, size_t i1, size_t j, size_t k0, size_t kc) {
   if (nv == 3) return GemmColumnTile<Arch, MR, 3>(p, a, b, c, i0, i1, j, k0, kc);
   if (nv == 2) return GemmColumnTile<Arch, MR, 2>(p, a, b, c, i0, i1, j, k0, kc);
   GemmColumnTile<Arch, MR, 1>(p, a, b, c, i0, i1, j, k0, kc);
@@ -379,18 +407,20 @@ void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const Gemm
 // Copies B's rows [k0, k0+kc), columns [j, j + NV·W), into panel (contiguous, NV·W floats a
 // row). (NV fixed per copy: with a run-time count GCC made each row a memcpy call.)
 template <class Arch, size_t NV>
-void GemmPackPanelOf(const GemmParams& p, const float* b_matrix, size_t j, size_t k0, size_t kc, float* panel) {
+void GemmPackPanelOf(const GemmParams& p, const float* b_matrix, size_t j, size_t k0, size_t kc,
+                     float* panel) {
   constexpr size_t W = FBatch<Arch>::size;
   for (size_t q = 0; q < kc; ++q) {
     const float* src = GemmBRow(p, b_matrix, k0 + q) + j;
     float* dst = panel + q * NV * W;
-    for (size_t v = 0; v < NV; ++v) FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
+    for (size_t v = 0; v < NV; ++v)
+      FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
   }
 }
 
 template <class Arch>
-void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t nv, size_t k0, size_t kc,
-                   float* panel) {
+void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t nv, size_t k0,
+                   size_t kc, float* panel) {
   if (nv == 3) return GemmPackPanelOf<Arch, 3>(p, b_matrix, j, k0, kc, panel);
   if (nv == 2) return GemmPackPanelOf<Arch, 2>(p, b_matrix, j, k0, kc, panel);
   GemmPackPanelOf<Arch, 1>(p, b_matrix, j, k0, kc, panel);
@@ -401,8 +431,8 @@ void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t 
 // FMAs). None, Relu and Clip are one max and one min, as in ActBatch; other activations go
 // through GemmStoreTile.
 template <class Arch, size_t NV>
-void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float* c, size_t i0, size_t j0,
-                        bool last) {
+void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float* c, size_t i0,
+                        size_t j0, bool last) {
   float* c0 = c + i0 * p.ldc + j0;
   const ActKind kind = p.act.kind;
   if (last && kind != ActKind::kNone && kind != ActKind::kRelu && kind != ActKind::kClip) {
@@ -422,9 +452,11 @@ void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float
   const float* bias = p.bias;
   const bool per_row = p.bias_per_row, clamp = kind != ActKind::kNone;
   const float32x4_t lo = vdupq_n_f32(kind == ActKind::kRelu ? 0.0f : p.act.alpha);
-  const float32x4_t hi = vdupq_n_f32(kind == ActKind::kRelu ? std::numeric_limits<float>::infinity() : p.act.beta);
+  const float32x4_t hi =
+      vdupq_n_f32(kind == ActKind::kRelu ? std::numeric_limits<float>::infinity() : p.act.beta);
   float32x4_t bias_col[NV];
-  for (size_t v = 0; v < NV; ++v) bias_col[v] = bias != nullptr && !per_row ? vld1q_f32(bias + j0 + 4 * v) : lo;
+  for (size_t v = 0; v < NV; ++v)
+    bias_col[v] = bias != nullptr && !per_row ? vld1q_f32(bias + j0 + 4 * v) : lo;
   for (size_t r = 0; r < 8; ++r) {
     float* out = c0 + r * ldc;
     const float32x4_t bias_row = bias != nullptr && per_row ? vdupq_n_f32(bias[i0 + r]) : lo;
@@ -440,8 +472,8 @@ void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float
 // An 8-row tile of the AArch64 GEMM over A packed by GemmPackA8 (pa), as GemmTile; B is a
 // packed panel (kRows false: b = the panel) or read in place (b = B's row pointers, + bcol).
 template <class Arch, size_t NV, bool kRows>
-void GemmTileNeon8(const GemmParams& p, const float* pa, const void* b, size_t bcol, float* c, size_t i0,
-                   size_t j0, size_t k0, size_t kc) {
+void GemmTileNeon8(const GemmParams& p, const float* pa, const void* b, size_t bcol, float* c,
+                   size_t i0, size_t j0, size_t k0, size_t kc) {
   alignas(16) float raw[8][NV][4];
   const bool zero = k0 == 0 && !p.accumulate;
   for (size_t r = 0; r < 8; ++r)
@@ -452,8 +484,8 @@ void GemmTileNeon8(const GemmParams& p, const float* pa, const void* b, size_t b
 }
 
 template <class Arch, bool kRows>
-void GemmTileNeon8Of(size_t nv, const GemmParams& p, const float* pa, const void* b, size_t bcol, float* c,
-                     size_t i0, size_t j0, size_t k0, size_t kc) {
+void GemmTileNeon8Of(size_t nv, const GemmParams& p, const float* pa, const void* b, size_t bcol,
+                     float* c, size_t i0, size_t j0, size_t k0, size_t kc) {
   if (nv == 3) return GemmTileNeon8<Arch, 3, kRows>(p, pa, b, bcol, c, i0, j0, k0, kc);
   if (nv == 2) return GemmTileNeon8<Arch, 2, kRows>(p, pa, b, bcol, c, i0, j0, k0, kc);
   GemmTileNeon8<Arch, 1, kRows>(p, pa, b, bcol, c, i0, j0, k0, kc);
@@ -468,8 +500,8 @@ void GemmTileNeon8Of(size_t nv, const GemmParams& p, const float* pa, const void
 constexpr size_t kNeonInPlaceTiles = 4;
 
 template <class Arch>
-void GemmKBlockNeon(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t n_vec,
-                    size_t k0, size_t kc, size_t mc) {
+void GemmKBlockNeon(const GemmParams& p, const float* a, const float* b_matrix, float* c,
+                    size_t n_vec, size_t k0, size_t kc, size_t mc) {
   constexpr size_t MR = kNeonTileRows;
   alignas(64) float panel[kGemmMaxKc * 3 * 4];
   alignas(64) float pa[kNeonPackAFloats];
@@ -479,20 +511,23 @@ void GemmKBlockNeon(const GemmParams& p, const float* a, const float* b_matrix, 
   for (size_t i0 = 0; i0 < p.m; i0 += mb) {
     const size_t i1 = std::min(p.m, i0 + mb), tiles_end = i0 + (i1 - i0) / MR * MR;
     const bool in_place = (tiles_end - i0) / MR <= kNeonInPlaceTiles;
-    for (size_t i = i0; i < tiles_end; i += MR) GemmPackA8(a + i * p.lda + k0, p.lda, kc, pa + (i - i0) * kc);
+    for (size_t i = i0; i < tiles_end; i += MR)
+      GemmPackA8(a + i * p.lda + k0, p.lda, kc, pa + (i - i0) * kc);
     for (size_t j = 0; j < n_vec;) {
       const size_t nv = GemmTileRegisters<Arch>(j, n_vec);
       if (in_place) {
         for (size_t i = i0; i < tiles_end; i += MR)
           GemmTileNeon8Of<Arch, true>(nv, p, pa + (i - i0) * kc, rows, j, c, i, j, k0, kc);
         if (tiles_end < i1)
-          GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{rows, nullptr, 0, j}, c, tiles_end, i1, j, k0, kc);
+          GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{rows, nullptr, 0, j}, c, tiles_end, i1, j,
+                                     k0, kc);
       } else {
         GemmPackPanel<Arch>(p, b_matrix, j, nv, k0, kc, panel);
         for (size_t i = i0; i < tiles_end; i += MR)
           GemmTileNeon8Of<Arch, false>(nv, p, pa + (i - i0) * kc, panel, 0, c, i, j, k0, kc);
         if (tiles_end < i1)
-          GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{nullptr, panel, nv * 4, 0}, c, tiles_end, i1, j, k0, kc);
+          GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{nullptr, panel, nv * 4, 0}, c, tiles_end,
+                                     i1, j, k0, kc);
       }
       j += nv * 4;
     }
@@ -504,8 +539,9 @@ void GemmKBlockNeon(const GemmParams& p, const float* a, const float* b_matrix, 
 // selection has already read at Create: the first GEMM reads no file).
 template <class Arch>
 const GemmBlocking& GemmBlockingForHost() {
-  static const GemmBlocking blocking = GemmBlockingFor(HostCaches(), GemmTileRows(kManyVectorRegisters<Arch>),
-                                                       GemmPanelFloats(FBatch<Arch>::size, kManyVectorRegisters<Arch>));
+  static const GemmBlocking blocking =
+      GemmBlockingFor(HostCaches(), GemmTileRows(kManyVectorRegisters<Arch>),
+                      GemmPanelFloats(FBatch<Arch>::size, kManyVectorRegisters<Arch>));
   return blocking;
 }
 
@@ -548,16 +584,18 @@ void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, floa
       const size_t nv = GemmTileRegisters<Arch>(j, n_vec), cols = nv * W;
       for (size_t q = 0; q < kc; ++q) {
         const float* src = GemmBRow(p, b_matrix, k0 + q) + j;
-        __builtin_prefetch(src + 2 * cols);   // the panel after next: one stream per row of B
+        __builtin_prefetch(src + 2 * cols);  // the panel after next: one stream per row of B
         float* dst = panel + q * cols;
-        for (size_t v = 0; v < nv; ++v) FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
+        for (size_t v = 0; v < nv; ++v)
+          FBatch<Arch>::load_unaligned(src + v * W).store_aligned(dst + v * W);
       }
       // The next panel's lines of C, for writing: the row tiles store one register row to each
       // of mc rows of C per panel, mc write streams (a 96-channel 112² output: 0.28 of 1.29 ms).
       if (j + 2 * cols <= n_vec)
         for (size_t i = i0; i < i1; ++i)
           for (size_t v = 0; v < cols; v += 16) __builtin_prefetch(c + i * p.ldc + j + cols + v, 1);
-      GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{nullptr, panel, cols, 0}, c, i0, i1, j, k0, kc);
+      GemmColumnTileOf<Arch, MR>(nv, p, a, GemmBRows{nullptr, panel, cols, 0}, c, i0, i1, j, k0,
+                                 kc);
       j += cols;
     }
   }
@@ -571,7 +609,7 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   constexpr size_t W = FBatch<Arch>::size;
   constexpr size_t MR = GemmTileRows(kManyVectorRegisters<Arch>);
   const size_t n_vec = p.n / W * W;
-  if (p.k == 0) {   // C = act((accumulate ? C : 0) + bias): the tail path handles it per value
+  if (p.k == 0) {  // C = act((accumulate ? C : 0) + bias): the tail path handles it per value
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, 0);
     return;
   }
@@ -580,9 +618,11 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   const size_t kc_max = std::min(blocking.kc, kGemmMaxKc);
   if (n_vec > 0)
     for (size_t k0 = 0; k0 < p.k; k0 += kc_max)
-      GemmKBlock<Arch, MR>(p, a, b, c, n_vec, k0, std::min(kc_max, p.k - k0), std::max(blocking.mc, MR));
+      GemmKBlock<Arch, MR>(p, a, b, c, n_vec, k0, std::min(kc_max, p.k - k0),
+                           std::max(blocking.mc, MR));
   if (n_vec == p.n) return;
-  if (p.ldb == 1 && p.b_row_offsets == nullptr) {   // n == 1 (matrix·vector): B's column is contiguous
+  if (p.ldb == 1 &&
+      p.b_row_offsets == nullptr) {  // n == 1 (matrix·vector): B's column is contiguous
     // One column: it is already the transposed panel the dot-product rows read, and they run
     // 8 rows' chains at once (the squeeze-and-excitation FCs: m = 96–1152, k = 4–48) with the
     // same sums per output as one row at a time.

@@ -43,8 +43,9 @@ struct Regs<8> {
     return _mm256_madd_epi16(pairs, _mm256_set1_epi32(word));
   }
   static R Pairs(const int8_t* r0, const int8_t* r1) {
-    return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0)),
-                                                  _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r1))));
+    return _mm256_cvtepi8_epi16(
+        _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0)),
+                          _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r1))));
   }
 };
 #endif
@@ -70,7 +71,8 @@ struct Regs<16> {
 // panel[q] = (B[2q, j + c], B[2q + 1, j + c]) for c < cols (zero columns past cols and a zero
 // row past an odd k).
 template <size_t W>
-void PackPairs(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, typename Regs<W>::R* panel) {
+void PackPairs(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols,
+               typename Regs<W>::R* panel) {
   alignas(64) int8_t r0[W], r1[W];
   const size_t pairs = (p.k + 1) / 2;
   for (size_t q = 0; q < pairs; ++q) {
@@ -91,8 +93,9 @@ void PackPairs(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, ty
 
 // R rows from i over the panel: acc = bias + Σ_q madd(panel[q], A pair q).
 template <class Arch, size_t R>
-void PairsTile(const GemmS8Params& p, const int16_t* wide, size_t ld_wide, const typename Regs<IBatch<Arch>::size>::R* panel,
-               size_t i, size_t j, size_t cols, int8_t* y) {
+void PairsTile(const GemmS8Params& p, const int16_t* wide, size_t ld_wide,
+               const typename Regs<IBatch<Arch>::size>::R* panel, size_t i, size_t j, size_t cols,
+               int8_t* y) {
   constexpr size_t W = IBatch<Arch>::size;
   using I = IBatch<Arch>;
   I acc[R];
@@ -105,8 +108,9 @@ void PairsTile(const GemmS8Params& p, const int16_t* wide, size_t ld_wide, const
   for (size_t r = 0; r < R; ++r) {
 #if defined(__AVX512F__)
     if constexpr (W == 16) {
-      avx512_requant::StoreS8(acc[r], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max,
-                              static_cast<__mmask16>((1u << cols) - 1), y + (i + r) * p.ldy + j);
+      avx512_requant::StoreS8(acc[r], p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
+                              p.act_min, p.act_max, static_cast<__mmask16>((1u << cols) - 1),
+                              y + (i + r) * p.ldy + j);
       continue;
     }
 #endif
@@ -117,7 +121,8 @@ void PairsTile(const GemmS8Params& p, const int16_t* wide, size_t ld_wide, const
 }
 
 // Rows [i, i + R) of A widened to int16, k rounded up to even with a zero.
-inline void WidenRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t rows, int16_t* wide, size_t ld_wide) {
+inline void WidenRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t rows, int16_t* wide,
+                      size_t ld_wide) {
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* src = a + (i + r) * p.lda;
     int16_t* dst = wide + r * ld_wide;
@@ -132,7 +137,8 @@ bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   constexpr size_t W = IBatch<Arch>::size;
   using Reg = typename Regs<W>::R;
   const size_t pairs = (p.k + 1) / 2, ld_wide = 2 * pairs;
-  const size_t chunk = kWideBytes / (ld_wide * sizeof(int16_t)) / kRows * kRows;   // rows widened at once
+  const size_t chunk =
+      kWideBytes / (ld_wide * sizeof(int16_t)) / kRows * kRows;  // rows widened at once
   if (pairs * sizeof(Reg) > kPanelBytes || chunk == 0) return false;
   alignas(64) Reg panel[kPanelBytes / sizeof(Reg)];
   alignas(64) int16_t wide[kWideBytes / sizeof(int16_t)];
@@ -143,8 +149,10 @@ bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
       const size_t cols = std::min(W, p.n - j);
       PackPairs<W>(p, b, j, cols, panel);
       size_t r = 0;
-      for (; r + kRows <= rows; r += kRows) PairsTile<Arch, kRows>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
-      for (; r < rows; ++r) PairsTile<Arch, 1>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
+      for (; r + kRows <= rows; r += kRows)
+        PairsTile<Arch, kRows>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
+      for (; r < rows; ++r)
+        PairsTile<Arch, 1>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
     }
   }
   return true;

@@ -36,10 +36,12 @@ template <class Arch>
 inline IBatch<Arch> LoadS8(const int8_t* p) {
   constexpr size_t W = IBatch<Arch>::size;
 #if defined(__AVX512F__)
-  if constexpr (W == 16) return IBatch<Arch>(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+  if constexpr (W == 16)
+    return IBatch<Arch>(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
 #endif
 #if defined(__AVX2__)
-  if constexpr (W == 8) return IBatch<Arch>(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+  if constexpr (W == 8)
+    return IBatch<Arch>(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 #endif
 #if defined(__SSE4_1__)
   if constexpr (W == 4) {
@@ -55,33 +57,37 @@ inline IBatch<Arch> LoadS8(const int8_t* p) {
 }
 
 // Requantizes `count` accumulators of row i into y.
-inline void StoreRowS8(const GemmS8Params& p, size_t i, const int32_t* acc, int8_t* y, size_t count) {
+inline void StoreRowS8(const GemmS8Params& p, size_t i, const int32_t* acc, int8_t* y,
+                       size_t count) {
   for (size_t j = 0; j < count; ++j)
     y[j] = RequantizeS8(acc[j], p.multiplier[i], p.shift[i], p.y_zero_point, p.act_min, p.act_max);
 }
 
 // RequantizeS8 of every lane of acc (one output row's multiplier and shift) into q[W].
 template <class Arch>
-inline void RequantizeLanes(const IBatch<Arch>& acc, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
-                            int8_t* q) {
+inline void RequantizeLanes(const IBatch<Arch>& acc, int32_t multiplier, int32_t shift,
+                            const GemmS8Params& rq, int8_t* q) {
   constexpr size_t W = IBatch<Arch>::size;
 #if defined(__AVX512F__)
   if constexpr (W == 16) {
-    _mm_store_si128(reinterpret_cast<__m128i*>(q), avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point,
-                                                                                   rq.act_min, rq.act_max));
+    _mm_store_si128(reinterpret_cast<__m128i*>(q),
+                    avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point,
+                                                    rq.act_min, rq.act_max));
     return;
   }
 #endif
 #if defined(__AVX2__)
   if constexpr (W == 8) {
-    avx2_requant::RequantizeS8x8(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max, q);
+    avx2_requant::RequantizeS8x8(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max,
+                                 q);
     return;
   }
 #endif
 #if defined(__ARM_NEON)
   if constexpr (W == 4) {
-    neon_requant::StoreS8x4(
-        neon_requant::RequantizeS32x4(acc, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max), q);
+    neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(acc, multiplier, shift, rq.y_zero_point,
+                                                          rq.act_min, rq.act_max),
+                            q);
     return;
   }
 #endif
@@ -111,7 +117,8 @@ void GemmS8MatVec(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_
 // A partial last register (cols < V·W) reads its columns through a zero-padded copy and
 // stores only them, so the tail runs the same integer sums as the body.
 template <class Arch, size_t R, size_t V>
-void GemmS8Tile(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t i, size_t j, size_t cols) {
+void GemmS8Tile(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t i,
+                size_t j, size_t cols) {
   using I = IBatch<Arch>;
   constexpr size_t W = I::size;
   const bool full = cols == V * W;
@@ -126,7 +133,8 @@ void GemmS8Tile(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t*
       if (full) {
         bv[v] = LoadS8<Arch>(row + v * W);
       } else {
-        std::memcpy(padded, row + v * W, cols - v * W);   // cols > v·W: only the last register is partial
+        std::memcpy(padded, row + v * W,
+                    cols - v * W);  // cols > v·W: only the last register is partial
         bv[v] = LoadS8<Arch>(padded);
       }
     }
@@ -140,8 +148,9 @@ void GemmS8Tile(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t*
     for (size_t r = 0; r < R; ++r)
       for (size_t v = 0; v < V; ++v) {
         const size_t count = std::min(W, cols - v * W);
-        avx512_requant::StoreS8(acc[r][v], p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min,
-                                p.act_max, static_cast<__mmask16>((1u << count) - 1), y + (i + r) * p.ldy + j + v * W);
+        avx512_requant::StoreS8(acc[r][v], p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
+                                p.act_min, p.act_max, static_cast<__mmask16>((1u << count) - 1),
+                                y + (i + r) * p.ldy + j + v * W);
       }
     return;
   }
@@ -156,7 +165,8 @@ void GemmS8Tile(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t*
 
 // All rows over the columns [j, j + cols).
 template <class Arch, size_t V>
-void GemmS8Columns(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t j, size_t cols) {
+void GemmS8Columns(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t j,
+                   size_t cols) {
   size_t i = 0;
   for (; i + 4 <= p.m; i += 4) GemmS8Tile<Arch, 4, V>(p, a, b, y, i, j, cols);
   for (; i < p.m; ++i) GemmS8Tile<Arch, 1, V>(p, a, b, y, i, j, cols);
@@ -193,17 +203,21 @@ inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count, const in
   for (; j + 32 <= count && src + 2 * j + 64 <= src_end; j += 32)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j),
                         _mm512_cvtepi16_epi8(_mm512_loadu_si512(src + 2 * j)));
-  if (j < count && count - j <= 32) {   // the last even bytes masked: never reads past src[2·(count − 1)]
-    const size_t rest = count - j;      // 1 to 32: 2·rest − 1 ≤ 63 bytes
+  if (j < count &&
+      count - j <= 32) {  // the last even bytes masked: never reads past src[2·(count − 1)]
+    const size_t rest = count - j;  // 1 to 32: 2·rest − 1 ≤ 63 bytes
     const __mmask64 even = 0x5555555555555555ull & ((uint64_t{1} << (2 * rest - 1)) - 1);
     const __m512i words = _mm512_maskz_loadu_epi8(even, src + 2 * j);
-    _mm256_mask_storeu_epi8(dst + j, static_cast<__mmask32>((uint64_t{1} << rest) - 1), _mm512_cvtepi16_epi8(words));
+    _mm256_mask_storeu_epi8(dst + j, static_cast<__mmask32>((uint64_t{1} << rest) - 1),
+                            _mm512_cvtepi16_epi8(words));
     return;
   }
 #endif
 #if defined(__ARM_NEON)
-  for (; j + 16 <= count && src + 2 * j + 32 <= src_end; j += 16) vst1q_s8(dst + j, vld2q_s8(src + 2 * j).val[0]);
-  for (; j + 8 <= count && src + 2 * j + 16 <= src_end; j += 8) vst1_s8(dst + j, vld2_s8(src + 2 * j).val[0]);
+  for (; j + 16 <= count && src + 2 * j + 32 <= src_end; j += 16)
+    vst1q_s8(dst + j, vld2q_s8(src + 2 * j).val[0]);
+  for (; j + 8 <= count && src + 2 * j + 16 <= src_end; j += 8)
+    vst1_s8(dst + j, vld2_s8(src + 2 * j).val[0]);
 #endif
   for (; j < count; ++j) dst[j] = src[2 * j];
 }
@@ -215,10 +229,11 @@ inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count, const in
 // the padding. Small images (ResNet-8's 32×32 down to 8×8) otherwise cost three library calls
 // per 8- to 32-byte row.
 // Output rows [row0, row0 + rows) (col: rows·out_w columns).
-inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
-                         int8_t* col) {
+inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
+                         size_t rows, int8_t* col) {
   const size_t channels = s.in_c / s.group, out_plane = rows * s.out_w, in_plane = s.in_h * s.in_w;
-  const long in_h = static_cast<long>(s.in_h), r0 = static_cast<long>(row0), out_h = r0 + static_cast<long>(rows);
+  const long in_h = static_cast<long>(s.in_h), r0 = static_cast<long>(row0),
+             out_h = r0 + static_cast<long>(rows);
   for (size_t c = 0; c < channels; ++c)
     for (size_t r = 0; r < s.kh; ++r)
       for (size_t t = 0; t < s.kw; ++t) {
@@ -228,17 +243,21 @@ inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad
         size_t lo = 0, hi = 0;
         ref::ValidColumns(s, off_w, &lo, &hi);
         // Output rows [oh0, oh1) of the window read inside the image (row index oh − r0 in col).
-        const long oh0 = std::min(out_h, std::max<long>(r0, -dy)), oh1 = std::max(oh0, std::min(out_h, in_h - dy));
+        const long oh0 = std::min(out_h, std::max<long>(r0, -dy)),
+                   oh1 = std::max(oh0, std::min(out_h, in_h - dy));
         const long w = static_cast<long>(s.out_w);
         std::memset(row, pad_value, static_cast<size_t>((oh0 - r0) * w));
         std::memset(row + (oh1 - r0) * w, pad_value, static_cast<size_t>((out_h - oh1) * w));
         if (oh1 == oh0) continue;
-        const long begin = (oh0 + dy) * static_cast<long>(s.in_w) + off_w;   // source of (oh0, 0)
+        const long begin = (oh0 + dy) * static_cast<long>(s.in_w) + off_w;  // source of (oh0, 0)
         const long end = begin + (oh1 - oh0) * w;
-        const long s0 = std::max<long>(begin, 0), s1 = std::min<long>(end, static_cast<long>(in_plane));
+        const long s0 = std::max<long>(begin, 0),
+                   s1 = std::min<long>(end, static_cast<long>(in_plane));
         int8_t* dst = row + (oh0 - r0) * w;
-        if (s1 > s0) std::memcpy(dst + (s0 - begin), x_group + c * in_plane + s0, static_cast<size_t>(s1 - s0));
-        for (long oh = oh0; oh < oh1; ++oh) {   // the columns that read across a row end
+        if (s1 > s0)
+          std::memcpy(dst + (s0 - begin), x_group + c * in_plane + s0,
+                      static_cast<size_t>(s1 - s0));
+        for (long oh = oh0; oh < oh1; ++oh) {  // the columns that read across a row end
           int8_t* line = row + (oh - r0) * w;
           for (size_t ow = 0; ow < lo; ++ow) line[ow] = pad_value;
           for (size_t ow = hi; ow < s.out_w; ++ow) line[ow] = pad_value;
@@ -250,15 +269,19 @@ inline void Im2colS8Same(const Conv2dShape& s, const int8_t* x_group, int8_t pad
 // read inside the image as one run, the padding around them set) with this level's byte copies
 // for the run: two overlapping pieces or masked (stride 1), de-interleaving loads (stride 2).
 struct S8RunCopy {
-  void operator()(int8_t* dst, const int8_t* in, size_t count, size_t stride, const int8_t* in_end) const {
-    if (stride == 1) CopySmallBytes(dst, in, count);
-    else if (stride == 2) CopyEvenBytes(dst, in, count, in_end);
-    else for (size_t j = 0; j < count; ++j) dst[j] = in[j * stride];
+  void operator()(int8_t* dst, const int8_t* in, size_t count, size_t stride,
+                  const int8_t* in_end) const {
+    if (stride == 1)
+      CopySmallBytes(dst, in, count);
+    else if (stride == 2)
+      CopyEvenBytes(dst, in, count, in_end);
+    else
+      for (size_t j = 0; j < count; ++j) dst[j] = in[j * stride];
   }
 };
 
-inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0, size_t rows,
-                     int8_t* col) {
+inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
+                     size_t rows, int8_t* col) {
   rows = std::min(rows, s.out_h - std::min(row0, s.out_h));
   if (s.stride_h == 1 && s.stride_w == 1 && s.out_w == s.in_w)
     return Im2colS8Same(s, x_group, pad_value, row0, rows, col);
@@ -272,16 +295,20 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
   size_t i = 0;
 #if defined(__AVX512F__)
   if constexpr (IBatch<Arch>::size == 16) {
-    const __m512i zp_a = _mm512_set1_epi32(p.a_zero_point), zp_b = _mm512_set1_epi32(p.b_zero_point);
+    const __m512i zp_a = _mm512_set1_epi32(p.a_zero_point),
+                  zp_b = _mm512_set1_epi32(p.b_zero_point);
     const __m512i ma = _mm512_set1_epi64(p.multiplier_a), mb = _mm512_set1_epi64(p.multiplier_b);
     for (; i + 16 <= n; i += 16) {
-      const __m512i da = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i))), zp_a);
-      const __m512i db = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i))), zp_b);
+      const __m512i da = _mm512_sub_epi32(
+          _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i))), zp_a);
+      const __m512i db = _mm512_sub_epi32(
+          _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i))), zp_b);
       const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(da, ma), _mm512_mul_epi32(db, mb));
       const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(da, 32), ma),
                                            _mm512_mul_epi32(_mm512_srli_epi64(db, 32), mb));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
-                       avx512_requant::NarrowS8(even, odd, p.shift, p.y_zero_point, p.act_min, p.act_max));
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(y + i),
+          avx512_requant::NarrowS8(even, odd, p.shift, p.y_zero_point, p.act_min, p.act_max));
     }
   }
 #endif
@@ -296,16 +323,19 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
     const int32x4_t ma = vdupq_n_s32(p.multiplier_a), mb = vdupq_n_s32(p.multiplier_b);
     const int64x2_t right = vdupq_n_s64(-p.shift);
     const int16x8_t zp_y = vdupq_n_s16(static_cast<int16_t>(p.y_zero_point));
-    const int16x8_t lo = vdupq_n_s16(static_cast<int16_t>(p.act_min)), hi = vdupq_n_s16(static_cast<int16_t>(p.act_max));
-    const auto round = [&](int64x2_t v) {   // |v| rounded and shifted, saturated to 32 bits
+    const int16x8_t lo = vdupq_n_s16(static_cast<int16_t>(p.act_min)),
+                    hi = vdupq_n_s16(static_cast<int16_t>(p.act_max));
+    const auto round = [&](int64x2_t v) {  // |v| rounded and shifted, saturated to 32 bits
       return vqmovn_u64(vrshlq_u64(vreinterpretq_u64_s64(vabsq_s64(v)), right));
     };
     const auto four = [&](int32x4_t da, int32x4_t db) {
-      const int64x2_t v0 = vmlal_s32(vmull_s32(vget_low_s32(da), vget_low_s32(ma)), vget_low_s32(db), vget_low_s32(mb));
+      const int64x2_t v0 = vmlal_s32(vmull_s32(vget_low_s32(da), vget_low_s32(ma)),
+                                     vget_low_s32(db), vget_low_s32(mb));
       const int64x2_t v1 = vmlal_high_s32(vmull_high_s32(da, ma), db, mb);
       const int32x4_t magnitude =
           vreinterpretq_s32_u32(vminq_u32(vcombine_u32(round(v0), round(v1)), vdupq_n_u32(65536)));
-      const uint32x4_t negative = vcombine_u32(vmovn_u64(vcltzq_s64(v0)), vmovn_u64(vcltzq_s64(v1)));
+      const uint32x4_t negative =
+          vcombine_u32(vmovn_u64(vcltzq_s64(v0)), vmovn_u64(vcltzq_s64(v1)));
       return vbslq_s32(negative, vnegq_s32(magnitude), magnitude);
     };
     for (; i + 8 <= n; i += 8) {
@@ -323,8 +353,8 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
 }
 
 // Fills the phase planes of one channel (conv_scratch.h, DepthwiseS8PlaneGeometry).
-inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g, const int8_t* xc, int8_t zp,
-                                int8_t* plane) {
+inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g, const int8_t* xc,
+                                int8_t zp, int8_t* plane) {
   std::memset(plane, zp, g.phases * g.phase_bytes);
   for (size_t a = 0; a < s.stride_h; ++a)
     for (size_t b = 0; b < s.stride_w; ++b) {
@@ -333,20 +363,26 @@ inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g
       const long first = static_cast<long>(b) - static_cast<long>(s.pad_left);
       const long sw = static_cast<long>(s.stride_w), in_w = static_cast<long>(s.in_w);
       const long lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
-      const long hi = std::min<long>(static_cast<long>(g.pitch), in_w - 1 - first >= 0 ? (in_w - 1 - first) / sw + 1 : 0);
+      const long hi = std::min<long>(static_cast<long>(g.pitch),
+                                     in_w - 1 - first >= 0 ? (in_w - 1 - first) / sw + 1 : 0);
       if (hi <= lo) continue;
       // Plane rows i read input row i·sh + a − pad_top: those in [0, in_h), by pointer steps.
-      const long sh = static_cast<long>(s.stride_h), top = static_cast<long>(a) - static_cast<long>(s.pad_top);
+      const long sh = static_cast<long>(s.stride_h),
+                 top = static_cast<long>(a) - static_cast<long>(s.pad_top);
       const long i_lo = top >= 0 ? 0 : (-top + sh - 1) / sh;
       const long i_hi = std::min<long>(static_cast<long>(g.rows),
-                                       static_cast<long>(s.in_h) - 1 - top >= 0 ? (static_cast<long>(s.in_h) - 1 - top) / sh + 1 : 0);
+                                       static_cast<long>(s.in_h) - 1 - top >= 0
+                                           ? (static_cast<long>(s.in_h) - 1 - top) / sh + 1
+                                           : 0);
       if (i_hi <= i_lo) continue;
       const size_t count = static_cast<size_t>(hi - lo);
       const int8_t* src = xc + static_cast<size_t>(i_lo * sh + top) * s.in_w + (lo * sw + first);
       int8_t* dst = phase + static_cast<size_t>(i_lo) * g.pitch + lo;
       for (long i = i_lo; i < i_hi; ++i, src += s.stride_h * s.in_w, dst += g.pitch) {
-        if (sw == 1) CopySmallBytes(dst, src, count);
-        else CopyEvenBytes(dst, src, count, xc + s.in_h * s.in_w);
+        if (sw == 1)
+          CopySmallBytes(dst, src, count);
+        else
+          CopyEvenBytes(dst, src, count, xc + s.in_h * s.in_w);
       }
     }
 }
@@ -354,16 +390,16 @@ inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g
 // One channel over its phase planes: kTaps taps (0: `taps`, known only at run time) at the
 // byte offsets `offset`, weights `wc`.
 template <class Arch, size_t kTaps>
-void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, const size_t* offset,
-                        const int8_t* wc, int32_t bias, int32_t multiplier, int32_t shift, const GemmS8Params& rq,
-                        const int8_t* plane, int8_t* yc) {
+void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
+                        const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
+                        int32_t shift, const GemmS8Params& rq, const int8_t* plane, int8_t* yc) {
   using I = IBatch<Arch>;
   constexpr size_t W = I::size;
   const size_t n_taps = kTaps != 0 ? kTaps : taps;
   int32_t weight[kMaxDepthwiseS8Taps];
   for (size_t k = 0; k < n_taps; ++k) weight[k] = wc[k];
-  // NEON: 8 outputs a step, the int8 taps widened to int16 and multiplied into int32 by vmlal
-  // (one instruction per 4 products, against a widening load, a multiply and an add per 4).
+    // NEON: 8 outputs a step, the int8 taps widened to int16 and multiplied into int32 by vmlal
+    // (one instruction per 4 products, against a widening load, a multiply and an add per 4).
 #if defined(__ARM_NEON)
   constexpr size_t L = W == 4 ? 8 : W;
 #else
@@ -378,8 +414,11 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
         lo = vmlal_n_s16(lo, vget_low_s16(xv), static_cast<int16_t>(weight[k]));
         hi = vmlal_n_s16(hi, vget_high_s16(xv), static_cast<int16_t>(weight[k]));
       }
-      neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(lo, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max), q);
-      neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(hi, multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max),
+      neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(lo, multiplier, shift, rq.y_zero_point,
+                                                            rq.act_min, rq.act_max),
+                              q);
+      neon_requant::StoreS8x4(neon_requant::RequantizeS32x4(hi, multiplier, shift, rq.y_zero_point,
+                                                            rq.act_min, rq.act_max),
                               q + 4);
     }
 #endif
@@ -398,10 +437,11 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 // `channel`, when given, computes each channel from its planes instead (a CPU extension's
 // kernel: kernel_table.h, DepthwiseChannelS8Fn).
 template <class Arch>
-void Conv2dDepthwiseS8Using(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                            const GemmS8Params& rq, int8_t* plane, int8_t* y, DepthwiseChannelS8Fn channel) {
+void Conv2dDepthwiseS8Using(const Conv2dShape& s, const int8_t* x, const int8_t* w,
+                            int8_t x_zero_point, const GemmS8Params& rq, int8_t* plane, int8_t* y,
+                            DepthwiseChannelS8Fn channel) {
   const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
-  const size_t taps = s.kh * s.kw;   // ≤ kMaxDepthwiseS8Taps (ConvS8UsesDepthwisePlane)
+  const size_t taps = s.kh * s.kw;  // ≤ kMaxDepthwiseS8Taps (ConvS8UsesDepthwisePlane)
   size_t offset[kMaxDepthwiseS8Taps];
   for (size_t r = 0; r < s.kh; ++r)
     for (size_t t = 0; t < s.kw; ++t) {
@@ -417,11 +457,14 @@ void Conv2dDepthwiseS8Using(const Conv2dShape& s, const int8_t* x, const int8_t*
     if (channel != nullptr)
       channel(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
     else if (taps == 9)
-      DepthwiseChannelS8<Arch, 9>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
+      DepthwiseChannelS8<Arch, 9>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq,
+                                  plane, yc);
     else if (taps == 25)
-      DepthwiseChannelS8<Arch, 25>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
+      DepthwiseChannelS8<Arch, 25>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq,
+                                   plane, yc);
     else
-      DepthwiseChannelS8<Arch, 0>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq, plane, yc);
+      DepthwiseChannelS8<Arch, 0>(s, g, taps, offset, wc, bias, rq.multiplier[c], rq.shift[c], rq,
+                                  plane, yc);
   }
 }
 
@@ -443,7 +486,7 @@ void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
   size_t i = 0;
   for (; i + W <= n; i += W) {
     B v = B::load_unaligned(x + i) * inv;
-    v = xsimd::select(v == v, v, zero);   // not v != v: xsimd's AVX != is an ordered compare
+    v = xsimd::select(v == v, v, zero);  // not v != v: xsimd's AVX != is an ordered compare
     v = xsimd::min(xsimd::max(v, lo), hi);
     v = (v + magic) - magic;
     v = xsimd::min(xsimd::max(v + zp, qlo), qhi);

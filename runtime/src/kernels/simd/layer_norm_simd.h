@@ -8,8 +8,8 @@
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 template <class Arch>
-void LayerNorm(const float* x, const float* scale, const float* bias, float eps, float* y, float* mean_out,
-               float* inv_std_out, size_t rows, size_t cols) {
+void LayerNorm(const float* x, const float* scale, const float* bias, float eps, float* y,
+               float* mean_out, float* inv_std_out, size_t rows, size_t cols) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   for (size_t r = 0; r < rows; ++r) {

@@ -15,7 +15,8 @@ inline float PoolPixel(const Pool2dParams& p, const float* xp, size_t oh, size_t
     const long ih = TapRow(oh, r, p.stride_h, p.dilation_h, p.pad_top, p.in_h);
     if (ih < 0) continue;
     for (size_t t = 0; t < p.kw; ++t) {
-      const long iw = static_cast<long>(ow * p.stride_w + t * p.dilation_w) - static_cast<long>(p.pad_left);
+      const long iw =
+          static_cast<long>(ow * p.stride_w + t * p.dilation_w) - static_cast<long>(p.pad_left);
       if (iw < 0 || iw >= static_cast<long>(p.in_w)) continue;
       const float v = xp[ih * static_cast<long>(p.in_w) + iw];
       acc = is_max ? std::max(acc, v) : acc + v;
@@ -56,14 +57,17 @@ void PoolImage(const Pool2dParams& p, const Load& load, const float* x, float* y
     for (size_t oh = 0; oh < p.out_h; ++oh) {
       float* y_row = y + (pl * p.out_h + oh) * p.out_w;
       const Span taps = ValidTaps(oh, p.kh, p.stride_h, p.dilation_h, p.pad_top, p.in_h);
-      const B inv(1.0f / static_cast<float>(p.count_include_pad ? p.kh * p.kw : (taps.hi - taps.lo) * p.kw));
+      const B inv(1.0f / static_cast<float>(p.count_include_pad ? p.kh * p.kw
+                                                                : (taps.hi - taps.lo) * p.kw));
       size_t ow = 0;
       for (; ow < cols.lo; ++ow) y_row[ow] = PoolPixel(p, xp, oh, ow);
       if (taps.hi > taps.lo && cols.hi - cols.lo >= W) {
-        for (; ow + W <= cols.hi; ow += W) PoolVector<Arch, Load>(p, load, xp, oh, taps, ow, inv).store_unaligned(y_row + ow);
+        for (; ow + W <= cols.hi; ow += W)
+          PoolVector<Arch, Load>(p, load, xp, oh, taps, ow, inv).store_unaligned(y_row + ow);
         if (ow < cols.hi) {  // last partial register: recompute the overlapping one ending at hi
           ow = cols.hi;
-          PoolVector<Arch, Load>(p, load, xp, oh, taps, ow - W, inv).store_unaligned(y_row + ow - W);
+          PoolVector<Arch, Load>(p, load, xp, oh, taps, ow - W, inv)
+              .store_unaligned(y_row + ow - W);
         }
       }
       for (; ow < p.out_w; ++ow) y_row[ow] = PoolPixel(p, xp, oh, ow);
@@ -89,7 +93,8 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
   const size_t sw = p.stride_w, phase_len = (p.in_w + p.pad_left) / sw + 1;
   const Span cols = InteriorCols(p.in_w, p.out_w, p.kw, sw, p.dilation_w, p.pad_left);
   alignas(64) float row[kPoolRowFloats + 16];
-  alignas(64) float phases[kPoolRowFloats + 16 * 8];   // sw · (phase_len + W) ≤ in_w + pl + sw·(W + 1)
+  alignas(
+      64) float phases[kPoolRowFloats + 16 * 8];  // sw · (phase_len + W) ≤ in_w + pl + sw·(W + 1)
   // Tap t reads phase (t·dw) mod sw from element ⌊t·dw/sw⌋ on: one offset per tap, found once
   // (a division per tap and register was most of the instructions of a 3×3 stride-2 max pool).
   size_t tap_at[kPoolStridedMaxTaps];
@@ -107,7 +112,7 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
       if (taps.hi > taps.lo && cols.hi > cols.lo) {
         const float* x0 = xp + (oh * p.stride_h + taps.lo * p.dilation_h - p.pad_top) * p.in_w;
         size_t c = 0;
-        for (; c + W <= p.in_w; c += W) {   // (1)
+        for (; c + W <= p.in_w; c += W) {  // (1)
           B acc = B::load_unaligned(x0 + c);
           for (size_t r = taps.lo + 1; r < taps.hi; ++r) {
             const B v = B::load_unaligned(x0 + (r - taps.lo) * p.dilation_h * p.in_w + c);
@@ -123,19 +128,21 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
           }
           row[c] = acc;
         }
-        if (sw == 2) {   // (2) in registers: column q is padded column q + pl, phase (q + pl) mod 2
+        if (sw == 2) {  // (2) in registers: column q is padded column q + pl, phase (q + pl) mod 2
           const size_t pl = p.pad_left;
           DwUnzip<Arch>(row, p.in_w, phases + (pl % 2) * (phase_len + W) + pl / 2,
                         phases + ((pl + 1) % 2) * (phase_len + W) + (pl + 1) / 2);
         } else {
-          for (size_t ph = 0; ph < sw; ++ph) {   // (2): phase ph holds padded columns ph + u·sw
+          for (size_t ph = 0; ph < sw; ++ph) {  // (2): phase ph holds padded columns ph + u·sw
             float* dst = phases + ph * (phase_len + W);
-            size_t u = ph >= p.pad_left ? 0 : (p.pad_left - ph + sw - 1) / sw;   // first in-image u
+            size_t u = ph >= p.pad_left ? 0 : (p.pad_left - ph + sw - 1) / sw;  // first in-image u
             for (size_t q = u * sw + ph - p.pad_left; q < p.in_w; q += sw, ++u) dst[u] = row[q];
           }
         }
-        const float inv = 1.0f / static_cast<float>(p.count_include_pad ? p.kh * p.kw : (taps.hi - taps.lo) * p.kw);
-        for (; ow < cols.hi; ow += W) {   // (3); the last register may recompute earlier columns
+        const float inv =
+            1.0f /
+            static_cast<float>(p.count_include_pad ? p.kh * p.kw : (taps.hi - taps.lo) * p.kw);
+        for (; ow < cols.hi; ow += W) {  // (3); the last register may recompute earlier columns
           const size_t o = std::min(ow, cols.hi - std::min(W, cols.hi - cols.lo));
           const size_t n = std::min(W, cols.hi - o);
           B acc(is_max ? -INFINITY : 0.0f);
@@ -146,7 +153,7 @@ void PoolImageStrided(const Pool2dParams& p, const float* x, float* y, size_t pl
           if (!is_max) acc *= B(inv);
           if (n == W) {
             acc.store_unaligned(y_row + o);
-          } else {   // interior narrower than a register
+          } else {  // interior narrower than a register
             alignas(64) float lanes[W];
             acc.store_aligned(lanes);
             std::copy(lanes, lanes + n, y_row + o);

@@ -10,16 +10,34 @@ namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
 // acc ⊕ v for one kind (valid for float and FBatch), and the merge of two partial results.
 struct ReduceSumOp {
-  template <class T> T operator()(T acc, T v) const { return acc + v; }
-  template <class T> T Merge(T a, T b) const { return a + b; }
+  template <class T>
+  T operator()(T acc, T v) const {
+    return acc + v;
+  }
+  template <class T>
+  T Merge(T a, T b) const {
+    return a + b;
+  }
 };
 struct ReduceSumSquareOp {
-  template <class T> T operator()(T acc, T v) const { return acc + v * v; }
-  template <class T> T Merge(T a, T b) const { return a + b; }
+  template <class T>
+  T operator()(T acc, T v) const {
+    return acc + v * v;
+  }
+  template <class T>
+  T Merge(T a, T b) const {
+    return a + b;
+  }
 };
-struct ReduceMaxOp {   // NaN propagates (MaxNan), as numpy's max
-  template <class T> T operator()(T acc, T v) const { return MaxNan(acc, v); }
-  template <class T> T Merge(T a, T b) const { return MaxNan(a, b); }
+struct ReduceMaxOp {  // NaN propagates (MaxNan), as numpy's max
+  template <class T>
+  T operator()(T acc, T v) const {
+    return MaxNan(acc, v);
+  }
+  template <class T>
+  T Merge(T a, T b) const {
+    return MaxNan(a, b);
+  }
 };
 
 // ⊕ over x[0..n), starting from `init` (the kind's identity).
@@ -53,13 +71,15 @@ void ReduceColumns(const float* x, float* y, size_t len, size_t inner, float ini
   for (size_t a = 0; a < len; ++a) {
     const float* xa = x + a * inner;
     size_t i = 0;
-    for (; i + W <= inner; i += W) op(B::load_unaligned(y + i), B::load_unaligned(xa + i)).store_unaligned(y + i);
+    for (; i + W <= inner; i += W)
+      op(B::load_unaligned(y + i), B::load_unaligned(xa + i)).store_unaligned(y + i);
     for (; i < inner; ++i) y[i] = op(y[i], xa[i]);
   }
 }
 
 template <class Arch, class Op>
-void ReduceWith(Op op, float init, const float* x, float* y, size_t outer, size_t len, size_t inner) {
+void ReduceWith(Op op, float init, const float* x, float* y, size_t outer, size_t len,
+                size_t inner) {
   for (size_t o = 0; o < outer; ++o) {
     if (inner == 1)
       y[o] = ReduceRow<Arch>(x + o * len, len, init, op);
@@ -72,13 +92,20 @@ void ReduceWith(Op op, float init, const float* x, float* y, size_t outer, size_
 template <class Arch>
 void ReduceAxis(ReduceKind kind, const float* x, float* y, size_t outer, size_t len, size_t inner) {
   switch (kind) {
-    case ReduceKind::kMax: ReduceWith<Arch>(ReduceMaxOp(), -INFINITY, x, y, outer, len, inner); return;
-    case ReduceKind::kSumSquare: ReduceWith<Arch>(ReduceSumSquareOp(), 0.0f, x, y, outer, len, inner); return;
-    case ReduceKind::kSum: ReduceWith<Arch>(ReduceSumOp(), 0.0f, x, y, outer, len, inner); return;
+    case ReduceKind::kMax:
+      ReduceWith<Arch>(ReduceMaxOp(), -INFINITY, x, y, outer, len, inner);
+      return;
+    case ReduceKind::kSumSquare:
+      ReduceWith<Arch>(ReduceSumSquareOp(), 0.0f, x, y, outer, len, inner);
+      return;
+    case ReduceKind::kSum:
+      ReduceWith<Arch>(ReduceSumOp(), 0.0f, x, y, outer, len, inner);
+      return;
     case ReduceKind::kMean: {
       ReduceWith<Arch>(ReduceSumOp(), 0.0f, x, y, outer, len, inner);
-      const float inv = 1.0f / static_cast<float>(len);   // len = 0: 0·∞ = NaN, the empty mean
-      Binary<Arch>(BinaryKind::kMul, BroadcastMode::kScalarB, y, &inv, y, outer * inner, Activation());
+      const float inv = 1.0f / static_cast<float>(len);  // len = 0: 0·∞ = NaN, the empty mean
+      Binary<Arch>(BinaryKind::kMul, BroadcastMode::kScalarB, y, &inv, y, outer * inner,
+                   Activation());
       return;
     }
   }

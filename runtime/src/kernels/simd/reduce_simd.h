@@ -71,7 +71,8 @@ void SoftmaxColumns(const float* x, float* y, size_t axis_len, size_t inner) {
     sum += e;
   }
   const B inv = B(1.0f) / sum;
-  for (size_t a = 0; a < axis_len; ++a) (B::load_unaligned(y + a * inner) * inv).store_unaligned(y + a * inner);
+  for (size_t a = 0; a < axis_len; ++a)
+    (B::load_unaligned(y + a * inner) * inv).store_unaligned(y + a * inner);
 }
 
 // One column (stride `inner`), scalar.

@@ -13,7 +13,7 @@ namespace edgefold::kernels::neon_requant {
 // exact below 2^30, clamped to ±65536 (past every int8 either way) above.
 inline int32x4_t RoundShiftS32x4(int32x4_t acc, int32_t multiplier, int32_t shift) {
   const int n = 31 + shift;
-  const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc));   // |INT32_MIN| reads as 2^31
+  const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc));  // |INT32_MIN| reads as 2^31
   const uint32x2_t m = vdup_n_u32(static_cast<uint32_t>(multiplier));
   // A rounding shift by a negative count: (x + 2^(n−1)) >> n, the rounding half up of the rule
   // (no overflow: |acc|·M < 2^62).
@@ -28,8 +28,8 @@ inline int32x4_t RoundShiftS32x4(int32x4_t acc, int32_t multiplier, int32_t shif
   return vbslq_s32(vcltq_s32(acc, vdupq_n_s32(0)), vnegq_s32(q), q);
 }
 
-inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shift, int32_t zero_point, int32_t act_min,
-                                 int32_t act_max) {
+inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shift,
+                                 int32_t zero_point, int32_t act_min, int32_t act_max) {
   const int32x4_t q = vaddq_s32(RoundShiftS32x4(acc, multiplier, shift), vdupq_n_s32(zero_point));
   return vminq_s32(vmaxq_s32(q, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
@@ -38,12 +38,13 @@ inline int32x4_t RequantizeS32x4(int32x4_t acc, int32_t multiplier, int32_t shif
 // with the zero point and clamp done once on eight int16 lanes. Exact: the signed values are
 // saturated to int16 first, and a saturated value ± |zp| ≤ 128 still lies past the int8 clamp on
 // its own side, so it clamps to the same bound.
-inline int8x16_t RequantizeS8x16(const int32x4_t (&acc)[4], int32_t multiplier, int32_t shift, int32_t zero_point,
-                                 int32_t act_min, int32_t act_max) {
+inline int8x16_t RequantizeS8x16(const int32x4_t (&acc)[4], int32_t multiplier, int32_t shift,
+                                 int32_t zero_point, int32_t act_min, int32_t act_max) {
   int32x4_t q[4];
   for (int v = 0; v < 4; ++v) q[v] = RoundShiftS32x4(acc[v], multiplier, shift);
   const int16x8_t zp = vdupq_n_s16(static_cast<int16_t>(zero_point));
-  const int16x8_t lo_clamp = vdupq_n_s16(static_cast<int16_t>(act_min)), hi_clamp = vdupq_n_s16(static_cast<int16_t>(act_max));
+  const int16x8_t lo_clamp = vdupq_n_s16(static_cast<int16_t>(act_min)),
+                  hi_clamp = vdupq_n_s16(static_cast<int16_t>(act_max));
   int16x8_t h0 = vqaddq_s16(vcombine_s16(vqmovn_s32(q[0]), vqmovn_s32(q[1])), zp);
   int16x8_t h1 = vqaddq_s16(vcombine_s16(vqmovn_s32(q[2]), vqmovn_s32(q[3])), zp);
   h0 = vminq_s16(vmaxq_s16(h0, lo_clamp), hi_clamp);

@@ -71,7 +71,7 @@ void ResizeBilinear2x(const ResizeParams& p, const float* x, float* y, size_t pl
   constexpr size_t W = B::size;
   const size_t in_w = p.w.in;
   alignas(64) float buf[kResizeRowFloats + 2 * 16];
-  float* t = buf + W;   // t[-1] and t[in_w] are the clamped edges
+  float* t = buf + W;  // t[-1] and t[in_w] are the clamped edges
   const B quarter(0.25f), three_quarters(0.75f);
   for (size_t pl = 0; pl < planes; ++pl)
     for (size_t oh = 0; oh < p.h.out; ++oh) {
@@ -153,7 +153,8 @@ template <class Arch>
 void Resize2d(const ResizeParams& p, const float* x, float* y, size_t planes) {
   if (p.mode == ResizeMode::kNearest && p.h.factor > 0 && p.w.factor > 0)
     return ResizeNearestInteger<Arch>(p, x, y, planes);
-  if (p.mode == ResizeMode::kLinear && p.h.factor == 2 && p.w.factor == 2 && p.w.in <= kResizeRowFloats)
+  if (p.mode == ResizeMode::kLinear && p.h.factor == 2 && p.w.factor == 2 &&
+      p.w.in <= kResizeRowFloats)
     return ResizeBilinear2x<Arch>(p, x, y, planes);
   if (p.mode == ResizeMode::kLinear && p.w.out <= kResizeSeparableFloats && p.h.out >= p.h.in)
     return ResizeBilinearSeparable<Arch>(p, x, y, planes);

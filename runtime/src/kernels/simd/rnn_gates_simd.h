@@ -16,22 +16,24 @@ inline void ForEachRegister(size_t n, Body body) {
   constexpr size_t W = B::size;
   size_t i = 0;
   for (; i + W <= n; i += W) {
-    body(i, [i](const float* p) { return B::load_unaligned(p + i); },
-         [i](B v, float* p) { v.store_unaligned(p + i); });
+    body(
+        i, [i](const float* p) { return B::load_unaligned(p + i); },
+        [i](B v, float* p) { v.store_unaligned(p + i); });
   }
   if (i == n) return;
   const size_t rest = n - i;
-  body(i,
-       [i, rest](const float* p) {
-         alignas(64) float t[B::size] = {};
-         for (size_t k = 0; k < rest; ++k) t[k] = p[i + k];
-         return B::load_aligned(t);
-       },
-       [i, rest](B v, float* p) {
-         alignas(64) float t[B::size];
-         v.store_aligned(t);
-         for (size_t k = 0; k < rest; ++k) p[i + k] = t[k];
-       });
+  body(
+      i,
+      [i, rest](const float* p) {
+        alignas(64) float t[B::size] = {};
+        for (size_t k = 0; k < rest; ++k) t[k] = p[i + k];
+        return B::load_aligned(t);
+      },
+      [i, rest](B v, float* p) {
+        alignas(64) float t[B::size];
+        v.store_aligned(t);
+        for (size_t k = 0; k < rest; ++k) p[i + k] = t[k];
+      });
 }
 
 template <class Arch>
@@ -48,7 +50,8 @@ void GruGates(const float* gx, const float* gh, float* h, size_t hidden, bool li
 }
 
 template <class Arch>
-void GruResetHidden(const float* gx_r, const float* gh_r, const float* h, float* rh, size_t hidden) {
+void GruResetHidden(const float* gx_r, const float* gh_r, const float* h, float* rh,
+                    size_t hidden) {
   ForEachRegister<Arch>(hidden, [&](size_t, auto load, auto store) {
     store(SigmoidBatch<Arch>(load(gx_r) + load(gh_r)) * load(h), rh);
   });

@@ -6,7 +6,8 @@
 // AVX-512 copy of a helper for the SSE4.2 table (an inline function compiled with different
 // -m flags in two TUs is one weak symbol, and the linker keeps either copy).
 #ifndef EDGEFOLD_ARCH_NS
-#error "kernels/simd/*.h are included only by runtime/src/kernels/arch/*.cc, after defining EDGEFOLD_ARCH_NS"
+#error \
+    "kernels/simd/*.h are included only by runtime/src/kernels/arch/*.cc, after defining EDGEFOLD_ARCH_NS"
 #endif
 #pragma once
 #include <xsimd/xsimd.hpp>
@@ -43,7 +44,8 @@ template <class Arch>
 EDGEFOLD_ACT_INLINE FBatch<Arch> SiluBatch(FBatch<Arch> x) {
   using B = FBatch<Arch>;
   const B y = x / (B(1.0f) + ExpClamped<Arch>(-x));
-  return xsimd::select(x == B(-std::numeric_limits<float>::infinity()), B(std::numeric_limits<float>::quiet_NaN()), y);
+  return xsimd::select(x == B(-std::numeric_limits<float>::infinity()),
+                       B(std::numeric_limits<float>::quiet_NaN()), y);
 }
 
 // ExpClamped keeps e^−x in [e^−87, e^87]: 1/(1 + e^−87) == 1 in float, and for x < −87 the
@@ -70,24 +72,40 @@ FBatch<Arch> ActBatchOther(FBatch<Arch> x, const Activation& a) {
   switch (a.kind) {
     case ActKind::kNone:
     case ActKind::kRelu:
-    case ActKind::kClip: break;   // ActBatch
-    case ActKind::kLeakyRelu: return xsimd::select(x < zero, x * B(a.alpha), x);
-    case ActKind::kSigmoid: return SigmoidBatch<Arch>(x);
+    case ActKind::kClip:
+      break;  // ActBatch
+    case ActKind::kLeakyRelu:
+      return xsimd::select(x < zero, x * B(a.alpha), x);
+    case ActKind::kSigmoid:
+      return SigmoidBatch<Arch>(x);
     case ActKind::kHardSigmoid:
       return xsimd::max(zero, xsimd::min(one, xsimd::fma(x, B(a.alpha), B(a.beta))));
-    case ActKind::kHardSwish: return HardSwishBatch<Arch>(x);
-    case ActKind::kSiLU: return SiluBatch<Arch>(x);
-    case ActKind::kTanh: return Tanh<Arch>(x);
-    case ActKind::kExp: return ExpFull<Arch>(x);
-    case ActKind::kLog: return xsimd::log(x);
-    case ActKind::kSqrt: return SqrtExact<Arch>(x);
-    case ActKind::kReciprocal: return DivExact<Arch>(one, x);
-    case ActKind::kNeg: return -x;
-    case ActKind::kAbs: return xsimd::abs(x);
-    case ActKind::kErf: return Erf<Arch>(x);
-    case ActKind::kGelu: return B(0.5f) * x * (one + Erf<Arch>(x * B(0.70710678118654752f)));
-    case ActKind::kSquare: return x * x;
-    case ActKind::kPow: return Pow<Arch>(x, a.alpha);
+    case ActKind::kHardSwish:
+      return HardSwishBatch<Arch>(x);
+    case ActKind::kSiLU:
+      return SiluBatch<Arch>(x);
+    case ActKind::kTanh:
+      return Tanh<Arch>(x);
+    case ActKind::kExp:
+      return ExpFull<Arch>(x);
+    case ActKind::kLog:
+      return xsimd::log(x);
+    case ActKind::kSqrt:
+      return SqrtExact<Arch>(x);
+    case ActKind::kReciprocal:
+      return DivExact<Arch>(one, x);
+    case ActKind::kNeg:
+      return -x;
+    case ActKind::kAbs:
+      return xsimd::abs(x);
+    case ActKind::kErf:
+      return Erf<Arch>(x);
+    case ActKind::kGelu:
+      return B(0.5f) * x * (one + Erf<Arch>(x * B(0.70710678118654752f)));
+    case ActKind::kSquare:
+      return x * x;
+    case ActKind::kPow:
+      return Pow<Arch>(x, a.alpha);
   }
   return x;
 }
@@ -96,12 +114,16 @@ template <class Arch>
 inline FBatch<Arch> ActBatch(FBatch<Arch> x, const Activation& a) {
   using B = FBatch<Arch>;
   switch (a.kind) {
-    case ActKind::kNone: return x;
+    case ActKind::kNone:
+      return x;
     // x goes second: x86 max/min return the second operand when either is NaN, so a NaN
     // input stays NaN as in the scalar reference (std::max(x, 0) keeps a NaN x).
-    case ActKind::kRelu: return xsimd::max(B(0.0f), x);
-    case ActKind::kClip: return xsimd::min(B(a.beta), xsimd::max(B(a.alpha), x));
-    default: return ActBatchOther<Arch>(x, a);
+    case ActKind::kRelu:
+      return xsimd::max(B(0.0f), x);
+    case ActKind::kClip:
+      return xsimd::min(B(a.beta), xsimd::max(B(a.alpha), x));
+    default:
+      return ActBatchOther<Arch>(x, a);
   }
 }
 

@@ -71,10 +71,10 @@ inline __attribute__((always_inline)) FBatch<Arch> ExpReduced(FBatch<Arch> x, FB
 template <class Arch>
 inline __attribute__((always_inline)) FBatch<Arch> ExpClamped(FBatch<Arch> x) {
   using B = FBatch<Arch>;
-  x = xsimd::min(B(87.0f), xsimd::max(B(-87.0f), x));   // x second: NaN passes through
+  x = xsimd::min(B(87.0f), xsimd::max(B(-87.0f), x));  // x second: NaN passes through
   B n;
   const B p = ExpReduced<Arch>(x, &n);
-  const auto bits = (xsimd::to_int(n) + 127) << 23;   // 2^n, n in [−126, 126]
+  const auto bits = (xsimd::to_int(n) + 127) << 23;  // 2^n, n in [−126, 126]
   return p * xsimd::bitwise_cast<B>(bits);
 }
 
@@ -129,7 +129,7 @@ inline FBatch<Arch> Erf(FBatch<Arch> x) {
   p = xsimd::fma(p, x2, B(-3.761252839094832e-01f));
   p = xsimd::fma(p, x2, B(1.128379154774254e+00f));
   const B small = x * p;
-  const B a = xsimd::min(B(10.0f), ax);   // ax second: NaN passes through
+  const B a = xsimd::min(B(10.0f), ax);  // ax second: NaN passes through
   const B z = DivExact<Arch>(a, B(1.0f) + a) - B(0.4f);
   B q = B(-2.628299919293280e+00f);
   q = xsimd::fma(q, z, B(6.702908785399893e+00f));
@@ -169,9 +169,10 @@ inline FBatch<Arch> PowInt(FBatch<Arch> x, int n) {
 template <class Arch>
 inline FBatch<Arch> Pow(FBatch<Arch> x, float e) {
   using B = FBatch<Arch>;
-  if (std::nearbyint(e) == e && std::fabs(e) <= kPowMaxIntExponent) return PowInt<Arch>(x, static_cast<int>(e));
+  if (std::nearbyint(e) == e && std::fabs(e) <= kPowMaxIntExponent)
+    return PowInt<Arch>(x, static_cast<int>(e));
   const B r = ExpFull<Arch>(B(e) * xsimd::log(xsimd::abs(x)));
-  if (std::nearbyint(e) == e) {   // a large integer: the sign of x when odd
+  if (std::nearbyint(e) == e) {  // a large integer: the sign of x when odd
     const bool odd = std::fmod(e, 2.0f) != 0.0f;
     return odd ? xsimd::bitwise_or(r, xsimd::bitofsign(x)) : r;
   }

@@ -42,13 +42,13 @@ constexpr KernelTable MakeCoreTable(const char* name, Isa isa) {
 
 template <class Arch>
 constexpr ConvKernelTable MakeConvTable() {
-  return ConvKernelTable{&Conv2dDepthwise<Arch>,   &Winograd23Input<Arch>, &Winograd23Output<Arch>,
-                         &Winograd43Input<Arch>,   &Winograd43Output<Arch>};
+  return ConvKernelTable{&Conv2dDepthwise<Arch>, &Winograd23Input<Arch>, &Winograd23Output<Arch>,
+                         &Winograd43Input<Arch>, &Winograd43Output<Arch>};
 }
 
 template <class Arch>
 constexpr SequenceKernelTable MakeSequenceTable() {
-  return SequenceKernelTable{&LayerNorm<Arch>, &ReduceAxis<Arch>,      &Resize2d<Arch>,
+  return SequenceKernelTable{&LayerNorm<Arch>, &ReduceAxis<Arch>,     &Resize2d<Arch>,
                              &GruGates<Arch>,  &GruResetHidden<Arch>, &LstmGates<Arch>};
 }
 
@@ -57,23 +57,23 @@ constexpr SequenceKernelTable MakeSequenceTable() {
 // AVX-512 code and is the reference elsewhere.
 template <class Arch>
 constexpr Int8KernelTable MakeInt8Table() {
-  return Int8KernelTable{&GemmS8<Arch>,       &Im2colS8,           &Conv2dDepthwiseS8<Arch>,
-                         &QuantizeS8<Arch>,   &DequantizeS8<Arch>, &AddS8<Arch>,
-                         &ref::Pool2dS8,      &ref::GlobalPoolS8,  &ref::SoftmaxS8};
+  return Int8KernelTable{&GemmS8<Arch>,     &Im2colS8,           &Conv2dDepthwiseS8<Arch>,
+                         &QuantizeS8<Arch>, &DequantizeS8<Arch>, &AddS8<Arch>,
+                         &ref::Pool2dS8,    &ref::GlobalPoolS8,  &ref::SoftmaxS8};
 }
 
 // The depthwise kernel of this level with a CPU extension's channel arithmetic.
 template <class Arch, DepthwiseChannelS8Fn kChannel>
-void Conv2dDepthwiseS8With(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
-                           const GemmS8Params& rq, int8_t* plane, int8_t* y) {
+void Conv2dDepthwiseS8With(const Conv2dShape& s, const int8_t* x, const int8_t* w,
+                           int8_t x_zero_point, const GemmS8Params& rq, int8_t* plane, int8_t* y) {
   Conv2dDepthwiseS8Using<Arch>(s, x, w, x_zero_point, rq, plane, y, kChannel);
 }
 
 // The int8 table of a CPU extension (VNNI, sdot) of this level: its GEMM and the arithmetic of
 // one depthwise channel; every other entry is the level's.
 template <class Arch, DepthwiseChannelS8Fn kChannel>
-constexpr Int8KernelTable MakeInt8ExtensionTable(
-    void (*gemm_s8)(const GemmS8Params&, const int8_t*, const int8_t*, int8_t*)) {
+constexpr Int8KernelTable MakeInt8ExtensionTable(void (*gemm_s8)(const GemmS8Params&, const int8_t*,
+                                                                 const int8_t*, int8_t*)) {
   Int8KernelTable t = MakeInt8Table<Arch>();
   t.gemm_s8 = gemm_s8;
   t.conv2d_depthwise_s8 = &Conv2dDepthwiseS8With<Arch, kChannel>;

@@ -74,8 +74,8 @@ void BnRowNormalize(const float* x, size_t n, float mu0, float delta, float inv_
 
 // See train_kernel_table.h (channel_moments).
 template <class Arch>
-void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2, size_t channels,
-                    size_t spatial) {
+void ChannelMoments(const float* x, const float* shift, float* sum_d, float* sum_d2,
+                    size_t channels, size_t spatial) {
   for (size_t c = 0; c < channels; ++c) {
     sum_d[c] = 0.0f;
     sum_d2[c] = 0.0f;
@@ -89,7 +89,8 @@ struct BnChannelStats {
   float mu0, delta, var;
 };
 template <class Arch>
-BnChannelStats BnChannelStatistics(const float* x, size_t c, size_t batch, size_t channels, size_t spatial) {
+BnChannelStats BnChannelStatistics(const float* x, size_t c, size_t batch, size_t channels,
+                                   size_t spatial) {
   const float m = static_cast<float>(batch * spatial);
   float sum = 0.0f;
   for (size_t n = 0; n < batch; ++n) sum += RowSum<Arch>(x + (n * channels + c) * spatial, spatial);
@@ -120,17 +121,18 @@ void BatchnormNormalize(const float* x, const float* mean, const float* inv_std,
                         const float* beta, float* y, float* xhat, size_t batch, size_t channels,
                         size_t spatial) {
   if (spatial < FBatch<Arch>::size)
-    return ref::BatchnormNormalize(x, mean, inv_std, gamma, beta, y, xhat, batch, channels, spatial);
+    return ref::BatchnormNormalize(x, mean, inv_std, gamma, beta, y, xhat, batch, channels,
+                                   spatial);
   const bool stream = batch * channels * spatial * sizeof(float) >= kStreamMinBytes;
   for (size_t n = 0; n < batch; ++n)
     for (size_t c = 0; c < channels; ++c) {
       const size_t off = (n * channels + c) * spatial;
       if (xhat != nullptr)
-        BnRowNormalize<Arch, true>(x + off, spatial, mean[c], 0.0f, inv_std[c], gamma[c], beta[c], y + off,
-                                   xhat + off, stream);
+        BnRowNormalize<Arch, true>(x + off, spatial, mean[c], 0.0f, inv_std[c], gamma[c], beta[c],
+                                   y + off, xhat + off, stream);
       else
-        BnRowNormalize<Arch, false>(x + off, spatial, mean[c], 0.0f, inv_std[c], gamma[c], beta[c], y + off,
-                                    nullptr, stream);
+        BnRowNormalize<Arch, false>(x + off, spatial, mean[c], 0.0f, inv_std[c], gamma[c], beta[c],
+                                    y + off, nullptr, stream);
     }
   StreamFence<Arch>(stream);
 }
@@ -166,7 +168,8 @@ void BatchnormTrainForward(const float* x, const float* gamma, const float* beta
 
 // Σdy and Σdy·xhat over one row, added to *sum_dy and *sum_dy_xhat.
 template <class Arch>
-void BnRowGradSums(const float* dy, const float* xhat, size_t n, float* sum_dy, float* sum_dy_xhat) {
+void BnRowGradSums(const float* dy, const float* xhat, size_t n, float* sum_dy,
+                   float* sum_dy_xhat) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   B s0(0.0f), s1(0.0f), p0(0.0f), p1(0.0f);
@@ -194,13 +197,14 @@ void BnRowGradSums(const float* dy, const float* xhat, size_t n, float* sum_dy, 
 
 // dx = a·dy + (b·xhat + c0) over one row (streamed as BnRowNormalize).
 template <class Arch>
-void BnRowInputGrad(const float* dy, const float* xhat, size_t n, float a, float b, float c0, float* dx,
-                    bool stream) {
+void BnRowInputGrad(const float* dy, const float* xhat, size_t n, float a, float b, float c0,
+                    float* dx, bool stream) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const B va(a), vb(b), vc(c0);
   size_t i = 0;
-  for (const size_t peel = StreamPeel<Arch>(dx, n, stream); i < peel; ++i) dx[i] = a * dy[i] + (b * xhat[i] + c0);
+  for (const size_t peel = StreamPeel<Arch>(dx, n, stream); i < peel; ++i)
+    dx[i] = a * dy[i] + (b * xhat[i] + c0);
   for (; i + W <= n; i += W) {
     const B t = xsimd::fma(B::load_unaligned(xhat + i), vb, vc);
     StoreMaybeStream<Arch>(xsimd::fma(B::load_unaligned(dy + i), va, t), dx + i, stream);
@@ -214,7 +218,8 @@ void BatchnormBackward(const float* dy, const float* xhat, const float* gamma, c
                        float* dx, float* dgamma, float* dbeta, size_t batch, size_t channels,
                        size_t spatial) {
   if (spatial < FBatch<Arch>::size)
-    return ref::BatchnormBackward(dy, xhat, gamma, inv_std, dx, dgamma, dbeta, batch, channels, spatial);
+    return ref::BatchnormBackward(dy, xhat, gamma, inv_std, dx, dgamma, dbeta, batch, channels,
+                                  spatial);
   const float m = static_cast<float>(batch * spatial);
   const bool stream = batch * channels * spatial * sizeof(float) >= kStreamMinBytes;
   for (size_t c = 0; c < channels; ++c) {

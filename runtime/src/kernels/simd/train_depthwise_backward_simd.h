@@ -31,7 +31,8 @@ void Conv2dDepthwiseBackward(const Conv2dShape& s, const float* x, const float* 
         B acc(0.0f);
         float acc_tail = 0.0f;
         for (size_t oh = 0; oh < s.out_h && lo < hi; ++oh) {
-          const long ih = static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
+          const long ih =
+              static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
           if (ih < 0 || ih >= static_cast<long>(s.in_h)) continue;
           const float* g = dyc + oh * s.out_w + lo;
           // Input index of column lo: inside the row, so the pointers below stay in bounds.

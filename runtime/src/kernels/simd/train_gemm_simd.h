@@ -10,7 +10,8 @@ namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 // C[i0..i0+MR, j0..j0+NV·W): rows of B are contiguous in j and A[q, i0..i0+MR) is contiguous
 // in i, so each k step loads NV registers of B and broadcasts MR values of A.
 template <class Arch, size_t MR, size_t NV>
-void GemmAtBTile(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0) {
+void GemmAtBTile(const GemmParams& p, const float* a, const float* b, float* c, size_t i0,
+                 size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   B acc[MR][NV];
@@ -63,7 +64,8 @@ void GemmAtB(const GemmParams& p, const float* a, const float* b, float* c) {
 // C[i0..i0+MR, j0..j0+NR): MR·NR dot products along k, each in its own register, reduced at
 // the end; the last k mod W terms are added in scalar.
 template <class Arch, size_t MR, size_t NR>
-void GemmABtTile(const GemmParams& p, const float* a, const float* b, float* c, size_t i0, size_t j0) {
+void GemmABtTile(const GemmParams& p, const float* a, const float* b, float* c, size_t i0,
+                 size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   B acc[MR][NR];

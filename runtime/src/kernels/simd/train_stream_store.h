@@ -29,13 +29,16 @@ constexpr bool kHasStreamStore =
 // Stores v at p: streamed when `stream` and p is register-aligned, else a plain store.
 template <class Arch>
 inline void StoreMaybeStream(FBatch<Arch> v, float* p, bool stream) {
-#if defined(__SSE2__)   // the intrinsics exist only on x86 targets
+#if defined(__SSE2__)  // the intrinsics exist only on x86 targets
   constexpr size_t kBytes = FBatch<Arch>::size * sizeof(float);
   if constexpr (kHasStreamStore<Arch>) {
     if (stream && reinterpret_cast<uintptr_t>(p) % kBytes == 0) {
-      if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) _mm512_stream_ps(p, v);
-      else if constexpr (std::is_base_of<xsimd::avx, Arch>::value) _mm256_stream_ps(p, v);
-      else _mm_stream_ps(p, v);
+      if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value)
+        _mm512_stream_ps(p, v);
+      else if constexpr (std::is_base_of<xsimd::avx, Arch>::value)
+        _mm256_stream_ps(p, v);
+      else
+        _mm_stream_ps(p, v);
       return;
     }
   }

@@ -20,7 +20,8 @@ inline Span InteriorCols(size_t in_w, size_t out_w, size_t kw, size_t sw, size_t
 }
 
 // Window rows r (contiguous) with 0 ≤ oh·sh − pt + r·dh < in_h.
-inline Span ValidTaps(size_t oh, size_t k, size_t stride, size_t dilation, size_t pad, size_t in_len) {
+inline Span ValidTaps(size_t oh, size_t k, size_t stride, size_t dilation, size_t pad,
+                      size_t in_len) {
   const long base = static_cast<long>(oh * stride) - static_cast<long>(pad);
   const long d = static_cast<long>(dilation);
   size_t lo = 0;
@@ -31,7 +32,8 @@ inline Span ValidTaps(size_t oh, size_t k, size_t stride, size_t dilation, size_
 }
 
 // Input row of tap r for output row oh, or −1 when it falls in the padding.
-inline long TapRow(size_t oh, size_t r, size_t stride_h, size_t dilation_h, size_t pad_top, size_t in_h) {
+inline long TapRow(size_t oh, size_t r, size_t stride_h, size_t dilation_h, size_t pad_top,
+                   size_t in_h) {
   const long ih = static_cast<long>(oh * stride_h + r * dilation_h) - static_cast<long>(pad_top);
   return ih < static_cast<long>(in_h) ? ih : -1;
 }

@@ -23,7 +23,8 @@ inline void Interleave(FBatch<Arch> a, FBatch<Arch> b, FBatch<Arch>* lo, FBatch<
 #if defined(__AVX512F__)
   if constexpr (W == 16) {
     const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const __m512i second = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const __m512i second =
+        _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
     *lo = _mm512_permutex2var_ps(a, first, b);
     *hi = _mm512_permutex2var_ps(a, second, b);
     return;
@@ -114,8 +115,8 @@ inline void InterleaveTileColumns(const FBatch<Arch> (&y)[kTile], FBatch<Arch> (
     Interleave<Arch>(y[0], y[1], &out[0], &out[1]);
   } else {
     FBatch<Arch> even_lo, even_hi, odd_lo, odd_hi;
-    Interleave<Arch>(y[0], y[2], &even_lo, &even_hi);   // y0 y2 pairs
-    Interleave<Arch>(y[1], y[3], &odd_lo, &odd_hi);     // y1 y3 pairs
+    Interleave<Arch>(y[0], y[2], &even_lo, &even_hi);  // y0 y2 pairs
+    Interleave<Arch>(y[1], y[3], &odd_lo, &odd_hi);    // y1 y3 pairs
     Interleave<Arch>(even_lo, odd_lo, &out[0], &out[1]);
     Interleave<Arch>(even_hi, odd_hi, &out[2], &out[3]);
   }
@@ -129,30 +130,32 @@ void WinogradInputSimd(const WinogradGeometry& g, const float* planes, float* v)
   const size_t plane_floats = g.plane_rows * g.plane_w;
   const size_t xi_stride = g.v_stride;
   for (size_t c = 0; c < g.in_c; ++c) {
-    const float* phase[kTile];   // the column planes of channel c, phase 0 … tile − 1
-    #pragma GCC unroll 6
+    const float* phase[kTile];  // the column planes of channel c, phase 0 … tile − 1
+#pragma GCC unroll 6
     for (size_t k = 0; k < kTile; ++k) phase[k] = planes + c * g.channel_floats + k * plane_floats;
     for (size_t ty = g.row0; ty < g.row0 + g.rows; ++ty) {
       float* vrow = v + c * g.ld + (ty - g.row0) * g.tiles_w;
       for (size_t tx = 0; tx < g.tiles_w; tx += W) {
         B t[kAlpha][kAlpha];
-        #pragma GCC unroll 6
-        for (size_t i = 0; i < kAlpha; ++i) {   // t = d·B along the columns of each patch row
+#pragma GCC unroll 6
+        for (size_t i = 0; i < kAlpha; ++i) {  // t = d·B along the columns of each patch row
           const size_t r = (kTile * ty + i) * g.plane_w + tx;
           B d[kAlpha];
-          #pragma GCC unroll 6
-          for (size_t j = 0; j < kAlpha; ++j) d[j] = B::load_unaligned(phase[j % kTile] + r + j / kTile);
+#pragma GCC unroll 6
+          for (size_t j = 0; j < kAlpha; ++j)
+            d[j] = B::load_unaligned(phase[j % kTile] + r + j / kTile);
           Rows::Input(d, t[i]);
         }
         float* out = vrow + tx;
-        #pragma GCC unroll 6
-        for (size_t j = 0; j < kAlpha; ++j) {   // V = Bᵀ·t down each column
+#pragma GCC unroll 6
+        for (size_t j = 0; j < kAlpha; ++j) {  // V = Bᵀ·t down each column
           B col[kAlpha], vcol[kAlpha];
-          #pragma GCC unroll 6
+#pragma GCC unroll 6
           for (size_t i = 0; i < kAlpha; ++i) col[i] = t[i][j];
           Rows::Input(col, vcol);
-          #pragma GCC unroll 6
-          for (size_t i = 0; i < kAlpha; ++i) vcol[i].store_unaligned(out + (i * kAlpha + j) * xi_stride);
+#pragma GCC unroll 6
+          for (size_t i = 0; i < kAlpha; ++i)
+            vcol[i].store_unaligned(out + (i * kAlpha + j) * xi_stride);
         }
       }
     }
@@ -160,7 +163,8 @@ void WinogradInputSimd(const WinogradGeometry& g, const float* planes, float* v)
 }
 
 template <class Arch, size_t kTile>
-void WinogradOutputSimd(const WinogradGeometry& g, const float* m, const float* bias, Activation act, float* y) {
+void WinogradOutputSimd(const WinogradGeometry& g, const float* m, const float* bias,
+                        Activation act, float* y) {
   using B = FBatch<Arch>;
   using Rows = WinogradRowsSimd<Arch, kTile>;
   constexpr size_t W = B::size, kAlpha = kTile + 2;
@@ -172,23 +176,24 @@ void WinogradOutputSimd(const WinogradGeometry& g, const float* m, const float* 
       const float* mrow = m + o * g.ld + (ty - g.row0) * g.tiles_w;
       for (size_t tx = 0; tx < g.tiles_w; tx += W) {
         B s[kTile][kAlpha];
-        #pragma GCC unroll 6
-        for (size_t j = 0; j < kAlpha; ++j) {   // s = Aᵀ·m down each column
+#pragma GCC unroll 6
+        for (size_t j = 0; j < kAlpha; ++j) {  // s = Aᵀ·m down each column
           B col[kAlpha], sc[kTile];
-          #pragma GCC unroll 6
-          for (size_t i = 0; i < kAlpha; ++i) col[i] = B::load_unaligned(mrow + (i * kAlpha + j) * xi_stride + tx);
+#pragma GCC unroll 6
+          for (size_t i = 0; i < kAlpha; ++i)
+            col[i] = B::load_unaligned(mrow + (i * kAlpha + j) * xi_stride + tx);
           Rows::Output(col, sc);
-          #pragma GCC unroll 6
+#pragma GCC unroll 6
           for (size_t a = 0; a < kTile; ++a) s[a][j] = sc[a];
         }
         // Y = s·A along each row, back into output rows tile·ty … tile·ty + tile − 1 (whole
         // registers, or a stack copy at the row's end).
         const size_t cols = std::min(kTile * W, g.out_w - kTile * tx);
-        #pragma GCC unroll 6
+#pragma GCC unroll 6
         for (size_t a = 0; a < kTile && kTile * ty + a < g.out_h; ++a) {
           B yv[kTile], tiles[kTile];
           Rows::Output(s[a], yv);
-          #pragma GCC unroll 6
+#pragma GCC unroll 6
           for (size_t k = 0; k < kTile; ++k) yv[k] = ActBatch<Arch>(yv[k] + b, act);
           InterleaveTileColumns<Arch, kTile>(yv, tiles);
           StoreRegistersOrFirst<Arch>(tiles, cols, yo + (kTile * ty + a) * g.out_w + kTile * tx);
@@ -207,11 +212,13 @@ void Winograd43Input(const WinogradGeometry& g, const float* planes, float* v) {
   WinogradInputSimd<Arch, 4>(g, planes, v);
 }
 template <class Arch>
-void Winograd23Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act, float* y) {
+void Winograd23Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
+                      float* y) {
   WinogradOutputSimd<Arch, 2>(g, m, bias, act, y);
 }
 template <class Arch>
-void Winograd43Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act, float* y) {
+void Winograd43Output(const WinogradGeometry& g, const float* m, const float* bias, Activation act,
+                      float* y) {
   WinogradOutputSimd<Arch, 4>(g, m, bias, act, y);
 }
 
