@@ -52,26 +52,26 @@ struct Int8KernelTable {
 EDGEFOLD_DECLARE_FAMILY(Int8KernelTable, kInt8Table, EDGEFOLD_DECLARE_INT8)
 #undef EDGEFOLD_DECLARE_INT8
 
+// What an int8 ISA extension's own translation unit defines (compiled alone with the
+// extension's flags); the entry's table, defined in its parent level's arch file, wraps them.
+// DepthwiseChannelS8 is one depthwise channel over its phase planes (simd/int8_simd.h
+// Conv2dDepthwiseS8Using).
+#define EDGEFOLD_DECLARE_INT8_EXTENSION(ns)                                              \
+  namespace ns {                                                                         \
+  void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);       \
+  void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps, \
+                          const size_t* offset, const int8_t* wc, int32_t bias,          \
+                          int32_t multiplier, int32_t shift, const GemmS8Params& rq,     \
+                          int8_t* plane, int8_t* yc);                                    \
+  }
 #if defined(EDGEFOLD_HAVE_AVX512_VNNI)
-// The AVX-512 VNNI kernels (kernels/arch/avx512_vnni.cc, compiled alone with -mavx512vnni); the
-// entry's table is defined in kernels/arch/avx512.cc, whose depthwise template it wraps.
-namespace avx512_vnni {
-void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
-// One depthwise channel over its phase planes (simd/int8_simd.h Conv2dDepthwiseS8Using).
-void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
-                        const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
-                        int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc);
-}  // namespace avx512_vnni
+// kernels/arch/avx512_vnni.cc (-mavx512vnni), table in kernels/arch/avx512.cc.
+EDGEFOLD_DECLARE_INT8_EXTENSION(avx512_vnni)
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
-// The AArch64 sdot kernels (kernels/arch/neon_dotprod.cc, compiled with +dotprod); the entry's
-// table is defined in kernels/arch/neon.cc.
-namespace neon_dotprod {
-void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
-void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t taps,
-                        const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
-                        int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc);
-}  // namespace neon_dotprod
+// kernels/arch/neon_dotprod.cc (+dotprod), table in kernels/arch/neon.cc.
+EDGEFOLD_DECLARE_INT8_EXTENSION(neon_dotprod)
 #endif
+#undef EDGEFOLD_DECLARE_INT8_EXTENSION
 
 }  // namespace edgefold::kernels
