@@ -26,8 +26,8 @@ class Trainer:
         return self._native.step(x, labels)
 
     def stream_step(self, x, **stream_options):
-        """Label-free adaptation on one sample (the graph's batch; a model compiled with
-        infer_batch < batch and batch statistics streams the training batch); returns the logits.
+        """Label-free adaptation on one sample (the graph's batch, 1 unless compiled with
+        infer_batch); returns the logits.
         stream_options: momentum, momentum_decay, momentum_min, prior, variance_floor, window,
         entropy_rise (edgefold::StreamOptions). last_stream has the step's entropy and resets."""
         return self._native.stream_step(x, stream_options)

@@ -4,7 +4,6 @@
 
 #include <cstring>
 
-#include "edgefold/model_generated.h"
 #include "py_arrays.h"
 #include "py_errors.h"
 
@@ -84,9 +83,8 @@ PyTrainer::PyTrainer(const PyModel& model, const py::dict& options)
   if (!arena_.data) throw std::bad_alloc();
   Check("Trainer::Create", Trainer::Create(bytes_->data.get(), bytes_->bytes, arena_.data.get(),
                                            arena_.bytes, options_, runtime, &trainer_));
-  const bool frozen = fb::GetModel(bytes_->data.get())->training()->frozen_statistics();
   graph_batch_ = static_cast<size_t>(shape[0]);
-  stream_batch_ = frozen ? graph_batch_ : trainer_->batch_size();
+  stream_batch_ = graph_batch_;  // StreamStep adapts on the graph's batch
 }
 
 FloatArrayC PyTrainer::Samples(py::handle x, size_t n, const char* call,
@@ -139,13 +137,7 @@ py::array PyTrainer::StreamStep(py::handle x, const py::dict& options) {
   Read(options, "variance_floor", &so.variance_floor);
   Read(options, "window", &so.window);
   Read(options, "entropy_rise", &so.entropy_rise);
-  const std::string why =
-      stream_batch_ > graph_batch_
-          ? " (this model runs its graph scaled to the training batch with batch statistics, so a "
-            "stream step adapts on that many samples; compile with train=True and batch=1, or "
-            "bn_stats='frozen', to stream one at a time)"
-          : "";
-  auto xs = Samples(x, stream_batch_, "stream_step", why);
+  auto xs = Samples(x, stream_batch_, "stream_step");
   py::array_t<float> logits(
       std::vector<int64_t>{int64_t(stream_batch_), int64_t(trainer_->num_classes())});
   float* out = logits.mutable_data();

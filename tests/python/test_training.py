@@ -96,13 +96,21 @@ def test_digits_adapt_example_prints_what_drift_demo_prints(digits_onnx, cli, tm
 
 
 def test_stream_step_with_a_graph_smaller_than_the_batch(digits_onnx, drift):
-    """infer_batch < batch with batch statistics: the trainer runs the graph scaled to the
-    batch, and streams that many samples; frozen statistics stream the graph's batch."""
-    x = drift[0]
-    scaled = ef.Trainer(ef.compile(digits_onnx, train=True, batch=4, infer_batch=2))
-    assert scaled.stream_step(x[:4]).shape == (4, 10)
-    with pytest.raises(ValueError, match=r"\[4, 1, 8, 8\]"):
+    """A trainer compiled at batch 8 (the graph at batch 1, run scaled with batch statistics)
+    streams one sample at a time exactly as one compiled at batch 1: the same statistics, the
+    same logits, the same sample count; frozen statistics stream the graph's batch too."""
+    x = drift[2]
+    scaled = ef.Trainer(ef.compile(digits_onnx, train=True, batch=8, trainable="bn"))
+    single = ef.Trainer(ef.compile(digits_onnx, train=True, batch=1, trainable="bn"))
+    for i in range(40):
+        a, b = scaled.stream_step(x[i:i + 1]), single.stream_step(x[i:i + 1])
+        assert a.shape == (1, 10)
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    assert scaled.last_stream["samples"] == single.last_stream["samples"]
+    with pytest.raises(ValueError, match=r"\[1, 1, 8, 8\]"):
         scaled.stream_step(x[:2])
+    two = ef.Trainer(ef.compile(digits_onnx, train=True, batch=4, infer_batch=2))
+    assert two.stream_step(x[:2]).shape == (2, 10)
     frozen = ef.Trainer(ef.compile(digits_onnx, train=True, batch=4, infer_batch=2, bn_stats="frozen"))
     assert frozen.stream_step(x[:2]).shape == (2, 10)
     assert frozen.step(x[:4], drift[1][:4])[1] >= 0

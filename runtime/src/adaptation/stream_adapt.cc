@@ -30,7 +30,7 @@ void ForwardBatchNormStream(Trainer::State& s, const BnState& bn) {
   if (spatial >= 2) {
     const float inv_n = 1.0f / static_cast<float>(spatial);
     const float unbias = static_cast<float>(spatial) / static_cast<float>(spatial - 1);
-    for (size_t n = 0; n < bn.batch; ++n) {
+    for (size_t n = 0; n < StreamSamples(s); ++n) {
       const float m = Momentum(o, s.stream_decayed < 0.0f ? o.momentum : s.stream_decayed, n);
       // BN's x̂ statistics buffers hold the sums (this BN runs no backward in a stream step).
       float* sum_d = bn.mean;
@@ -79,12 +79,25 @@ void ResetStreamStatistics(Trainer::State& s) {
   s.refolded = false;
 }
 
+size_t StreamSamples(const Trainer::State& s) {
+  const bool scaled = s.summary.training_batch_scale > 1 && !s.summary.frozen_statistics;
+  return scaled ? s.batch / s.summary.training_batch_scale : s.batch;
+}
+
+void StageStreamInputs(Trainer::State& s, const float* inputs) {
+  const TensorInfo& x = s.tensors[s.input];
+  const size_t step_elems = x.elems / s.batch * StreamSamples(s);
+  for (size_t at = 0; at < x.elems; at += step_elems)
+    std::memcpy(x.data + at, inputs, step_elems * sizeof(float));
+}
+
 void FinishStreamStep(Trainer::State& s, StreamReport* report) {
   const StreamOptions& o = *s.stream;
   const float* z = s.tensors[s.logits].data;
   const float log_k = std::log(static_cast<float>(std::max<size_t>(s.classes, 2)));
   StreamReport r;
-  for (size_t n = 0; n < s.batch; ++n) {
+  const size_t samples = StreamSamples(s);
+  for (size_t n = 0; n < samples; ++n) {
     const float* row = z + n * s.classes;
     const float top = *std::max_element(row, row + s.classes);
     float sum = 0.0f, weighted = 0.0f;  // H = log Σe − Σ e·(z − top) / Σe, with e = exp(z − top)
@@ -94,7 +107,7 @@ void FinishStreamStep(Trainer::State& s, StreamReport* report) {
       weighted += e * (row[c] - top);
     }
     const float entropy = (std::log(sum) - weighted / sum) / log_k;
-    r.entropy += entropy / static_cast<float>(s.batch);
+    r.entropy += entropy / static_cast<float>(samples);
     s.window_entropy += entropy;
     if (++s.window_count < o.window) continue;
     const float mean = s.window_entropy / static_cast<float>(s.window_count);
@@ -110,9 +123,9 @@ void FinishStreamStep(Trainer::State& s, StreamReport* report) {
   }
   if (!r.reset) {
     float decayed = s.stream_decayed < 0.0f ? o.momentum : s.stream_decayed;
-    for (size_t n = 0; n < s.batch; ++n) decayed *= o.momentum_decay;
+    for (size_t n = 0; n < samples; ++n) decayed *= o.momentum_decay;
     s.stream_decayed = decayed;
-    s.stream_samples += static_cast<uint32_t>(s.batch);
+    s.stream_samples += static_cast<uint32_t>(samples);
   }
   r.resets = s.stream_resets;
   r.samples = s.stream_samples;

@@ -5,6 +5,14 @@
 
 namespace edgefold::internal {
 
+// The samples a stream step adapts on: the graph's batch. A trainer that runs the graph scaled
+// to the training batch (batch statistics, infer batch < training batch) holds
+// training_batch_scale copies of them (StageStreamInputs), whose statistics count once.
+size_t StreamSamples(const Trainer::State& s);
+
+// Copies the step's samples into the input tensor, repeated to fill its rows.
+void StageStreamInputs(Trainer::State& s, const float* inputs);
+
 // Updates the BN's running statistics from each sample of its input (per channel over the
 // spatial dims; inputs without spatial dims are not adapted), then normalizes the input with
 // them mixed with the deployed statistics.

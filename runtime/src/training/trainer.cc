@@ -227,7 +227,7 @@ Status Forward(Trainer::State& s, const float* inputs, BnForward mode) {
   if (inputs == nullptr) return Status::kInvalidArgument;
   UseFirstBuffers(s);
   const internal::TensorInfo& x = s.tensors[s.input];
-  std::memcpy(x.data, inputs, x.elems * sizeof(float));
+  if (inputs != x.data) std::memcpy(x.data, inputs, x.elems * sizeof(float));
   if (training) s.refolded = false;  // parameters or statistics change: the fold is stale
   if (!training && s.refolded) {
     for (size_t i = 0; i < s.summary.num_ops; ++i) {
@@ -389,10 +389,11 @@ Status Trainer::StreamStep(const float* inputs, float* logits, const StreamOptio
   if (inputs == nullptr || logits == nullptr) return Status::kInvalidArgument;
   EDGEFOLD_RETURN_IF_ERROR(internal::CheckStreamOptions(options, s.errors));
   s.stream = &options;
-  const Status status = Forward(s, inputs, BnForward::kStream);
+  internal::StageStreamInputs(s, inputs);
+  const Status status = Forward(s, s.tensors[s.input].data, BnForward::kStream);
   if (status == Status::kOk) {
     const internal::TensorInfo& y = s.tensors[s.summary.outputs[0]];
-    std::memcpy(logits, y.data, y.elems * sizeof(float));
+    std::memcpy(logits, y.data, y.elems / s.batch * internal::StreamSamples(s) * sizeof(float));
     internal::FinishStreamStep(s, report);
   }
   s.stream = nullptr;
