@@ -4,12 +4,14 @@
 
 namespace edgefold::internal {
 
+#if !defined(EDGEFOLD_NO_LOG)
 void ErrorReporter::Report(const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
   ReportV("", fmt, args);
   va_end(args);
 }
+#endif
 
 void ErrorReporter::ReportV(const char* prefix, const char* fmt, va_list args) {
 #if defined(EDGEFOLD_NO_LOG)

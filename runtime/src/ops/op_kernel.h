@@ -30,8 +30,16 @@ struct OpContext {
   TensorInfo& input(uint32_t i) const { return tensors[op.inputs[i]]; }
   TensorInfo& output(uint32_t i) const { return tensors[op.outputs[i]]; }
 
-  // Reports "<op kind> '<name>': <message>" and returns `s`.
+  // Reports "<op kind> '<name>': <message>" and returns `s` (only returns `s` under
+  // EDGEFOLD_NO_LOG: base/error_reporter.h).
+#if defined(EDGEFOLD_NO_LOG)
+  template <class... Args>
+  Status Fail(Status s, const char*, const Args&...) const {
+    return s;
+  }
+#else
   Status Fail(Status s, const char* fmt, ...) const EDGEFOLD_PRINTF_LIKE(3, 4);
+#endif
 
   template <class T>
   T& prepared() const {

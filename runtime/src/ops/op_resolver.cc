@@ -48,6 +48,7 @@ const char* OpKindName(OpKind kind) {
   return (i >= 0 && i < Index(OpKind::kCount)) ? kNames[i] : "Unknown";
 }
 
+#if !defined(EDGEFOLD_NO_LOG)
 Status OpContext::Fail(Status s, const char* fmt, ...) const {
   char prefix[96];
   std::snprintf(prefix, sizeof(prefix), "%s '%s': ", OpKindName(op.kind), op.name);
@@ -57,6 +58,7 @@ Status OpContext::Fail(Status s, const char* fmt, ...) const {
   va_end(args);
   return s;
 }
+#endif
 
 }  // namespace internal
 }  // namespace edgefold
