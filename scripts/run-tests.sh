@@ -7,6 +7,7 @@ cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEFOLD_
 cmake --build "$BUILD_DIR" -j"$JOBS"
 bash "$ROOT/scripts/check-layers.sh" "$ROOT"   # no include runs up a layer (STYLE.md)
 python3 "$ROOT/scripts/check-docs.py"              # doc links resolve; result tables match their records
+python3 "$ROOT/scripts/check-house.py"             # functions <= 60 lines, files <= 400, or allow-listed
 cd "$BUILD_DIR"
 ctest --output-on-failure -j"$JOBS" "$@"
 
