@@ -1,0 +1,141 @@
+// Conv's direct and GEMM paths: the depthwise kernel (kDirect), and per group a GEMM that reads
+// the taps from phase planes (kPhasePlanes), from im2col's columns (kIm2col) or, pointwise, from
+// the input itself (kDirect).
+#include "kernels/conv/conv_scratch.h"
+#include "ops/conv_paths.h"
+
+namespace edgefold::internal::conv {
+namespace {
+
+// Threads split a conv's GEMM over output channels (rows) unless there are too few of them for
+// whole 8-row tiles per thread to balance (24 channels over 2 threads: 16 + 8) while the pixels
+// are many: then over pixels, and each thread reads only its columns of the input.
+bool SplitGemmColumns(const Parallel* parallel, size_t rows, size_t columns) {
+  const size_t threads = parallel != nullptr ? parallel->threads : 1;
+  return threads > 1 && rows < 32 * threads && columns >= 256 * threads;
+}
+
+// One group's operands for the GEMM paths.
+struct GroupIo {
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+};
+
+// kPhasePlanes, one group: the planes split over input channels, then the GEMM over output
+// channels in whole register tiles, or over pixels when the channels are few.
+void PhasePlanesGroup(OpContext& ctx, const ConvPrepared& p, const GroupIo& g) {
+  const kernels::Conv2dShape& s = p.shape;
+  const kernels::Activation act = ctx.op.options.conv.act;
+  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group, out_plane = s.out_h * s.out_w;
+  const size_t k = cin_g * s.kh * s.kw;
+  ForEachRowRange(ctx.parallel, cin_g, s.in_h * s.in_w * kElementWork, 1,
+                  [&](size_t c0, size_t c1) {
+                    kernels::Conv2dPhaseFill(s, p.phase, g.x, ctx.op.scratch, c0, c1);
+                  });
+  if (!SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {
+    ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
+      kernels::Conv2dPhaseRows(ctx.k, s, p.phase, g.w, g.bias, act, g.y, ctx.op.scratch, o0, o1);
+    });
+    return;
+  }
+  const size_t units = kernels::Conv2dPhasePixelUnits(s, p.phase);
+  const bool rows = p.phase.row_gemms;
+  ForEachRowRange(ctx.parallel, units, cout_g * k * (rows ? s.out_w : 1), rows ? 1 : 64,
+                  [&](size_t u0, size_t u1) {
+                    kernels::Conv2dPhasePixels(ctx.k, s, p.phase, g.w, g.bias, act, g.y,
+                                               ctx.op.scratch, u0, u1);
+                  });
+  ForEachRowRange(ctx.parallel, cout_g, out_plane * kElementWork, 1, [&](size_t o0, size_t o1) {
+    kernels::Conv2dPhaseCompact(s, p.phase, g.y, ctx.op.scratch, o0, o1);
+  });
+}
+
+// kIm2col (and pointwise kDirect, whose columns are the input itself), one group: input channel
+// c fills column rows [c·kh·kw, (c+1)·kh·kw), then the GEMM's rows (output channels) split over
+// threads in whole register tiles, or its columns in runs of 64 when the channels are few
+// (MobileNetV2's 144 → 24 projection at 56²: each thread reads its part of B; 64 is a multiple
+// of every vector width, so the column tail and the bits do not change).
+void Im2colGemmGroup(OpContext& ctx, const ConvPrepared& p, const GroupIo& g) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group, out_plane = s.out_h * s.out_w;
+  const size_t k = cin_g * s.kh * s.kw, in_plane = s.in_h * s.in_w;
+  const float* col = g.x;
+  if (!kernels::ConvIsPointwise(s)) {
+    ForEachRowRange(ctx.parallel, cin_g, s.kh * s.kw * out_plane, 1, [&](size_t c0, size_t c1) {
+      kernels::Conv2dShape part = s;
+      part.in_c = c1 - c0, part.group = 1;
+      ctx.k.im2col(part, g.x + c0 * in_plane, ctx.op.scratch + c0 * s.kh * s.kw * out_plane);
+    });
+    col = ctx.op.scratch;
+  }
+  kernels::GemmParams gp;
+  gp.m = cout_g, gp.n = out_plane, gp.k = k;
+  gp.lda = k, gp.ldb = out_plane, gp.ldc = out_plane;
+  gp.bias = g.bias, gp.bias_per_row = true;
+  gp.act = ctx.op.options.conv.act;
+  if (SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {
+    ForEachRowRange(ctx.parallel, out_plane, cout_g * k, 64, [&](size_t j0, size_t j1) {
+      kernels::GemmParams part = gp;
+      part.n = j1 - j0;
+      ctx.k.gemm(part, g.w, col + j0, g.y + j0);
+    });
+    return;
+  }
+  ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
+    kernels::GemmParams part = gp;
+    part.m = o1 - o0;
+    part.bias = g.bias ? g.bias + o0 : nullptr;
+    ctx.k.gemm(part, g.w + o0 * k, col, g.y + o0 * out_plane);
+  });
+}
+
+}  // namespace
+
+// kDirect, depthwise: channels are independent, each task takes a run of them.
+void RunDepthwise(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  for (size_t n = 0; n < p.batch; ++n) {
+    const float* xn = io.x + n * s.in_c * plane;
+    float* yn = io.y + n * s.out_c * out_plane;
+    ForEachRowRange(ctx.parallel, s.out_c, out_plane * s.kh * s.kw, 1, [&](size_t c0, size_t c1) {
+      kernels::Conv2dShape part = s;
+      part.in_c = part.out_c = part.group = c1 - c0;
+      p.conv->conv2d_depthwise(part, xn + c0 * plane, io.w + c0 * s.kh * s.kw,
+                               io.bias ? io.bias + c0 : nullptr, ctx.op.options.conv.act,
+                               yn + c0 * out_plane);
+    });
+  }
+}
+
+// kPhasePlanes, kIm2col and pointwise kDirect: per image (scaled first when the channel scale
+// is on the image) and group.
+void RunGroupGemms(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group, k = cin_g * s.kh * s.kw;
+  for (size_t n = 0; n < p.batch; ++n) {
+    const float* xn = io.x + n * s.in_c * plane;
+    if (io.scaled_input != nullptr) {  // x'[c, j] = x[c, j]·s[c]
+      ForEachRowRange(ctx.parallel, s.in_c, plane * kElementWork, 1, [&](size_t c0, size_t c1) {
+        for (size_t c = c0; c < c1; ++c)
+          for (size_t j = 0; j < plane; ++j)
+            io.scaled_input[c * plane + j] = xn[c * plane + j] * io.scale[c];
+      });
+      xn = io.scaled_input;
+    }
+    for (size_t g = 0; g < s.group; ++g) {
+      const GroupIo group{xn + g * cin_g * plane, io.w + g * cout_g * k,
+                          io.bias ? io.bias + g * cout_g : nullptr,
+                          io.y + (n * s.out_c + g * cout_g) * out_plane};
+      if (p.path == ConvPath::kPhasePlanes)
+        PhasePlanesGroup(ctx, p, group);
+      else
+        Im2colGemmGroup(ctx, p, group);
+    }
+  }
+}
+
+}  // namespace edgefold::internal::conv
