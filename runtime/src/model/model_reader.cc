@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "base/contiguous_slice.h"
 #include "edgefold/model_generated.h"
+#include "model/aliasing_check.h"
 #include "model/options_reader.h"
 #include "model/training_section_reader.h"
 
@@ -36,8 +36,6 @@ static_assert(static_cast<int>(fb::OpType::MAX) + 1 == static_cast<int>(OpKind::
 bool FitsIn(uint64_t offset, uint64_t bytes, uint64_t limit) {
   return offset <= limit && bytes <= limit - offset;
 }
-
-size_t DTypeBytes(fb::DType d) { return d == fb::DType::Int8 ? 1 : 4; }
 
 // Scales finite and > 0, zero points within the dtype (int8 per-channel weights: 0), one scale
 // per tensor or one per index of the axis.
@@ -121,116 +119,6 @@ Status CheckIndexList(const flatbuffers::Vector<int32_t>* list, const fb::Model*
   return Status::kOk;
 }
 
-// Bytes [begin, end) a planned tensor occupies in the arena; empty for constants and absent inputs.
-struct Region {
-  uint64_t begin = 0, end = 0;
-};
-
-Region PlannedRegion(const fb::Model* m, int32_t tensor) {
-  if (tensor < 0) return Region();
-  const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(tensor));
-  if (t->arena_offset() < 0) return Region();
-  const uint64_t begin = static_cast<uint64_t>(t->arena_offset());
-  return Region{begin, begin + t->bytes()};
-}
-
-bool Overlap(Region a, Region b) { return a.begin < b.end && b.begin < a.end; }
-
-const char* TensorName(const fb::Model* m, int32_t tensor) {
-  const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(tensor));
-  return (t->name() != nullptr) ? t->name()->c_str() : "";
-}
-
-// Whether input `pos` of op and its output `out` overlap as one of the views the compiler plans
-// (compiler plan/tensor_views.h), which those ops recognise and do not copy: a Reshape's output
-// on exactly its input; a contiguous Slice's output on exactly the run it selects; an input of a
-// Concat with one outer block on exactly its block of the output.
-bool IsPlannedView(const fb::Operator* op, const fb::Model* m, uint32_t pos, int32_t out) {
-  const int32_t in = op->inputs()->Get(pos);
-  const Region ri = PlannedRegion(m, in), ro = PlannedRegion(m, out);
-  const fb::Tensor* tin = m->tensors()->Get(static_cast<uint32_t>(in));
-  const fb::Tensor* tout = m->tensors()->Get(static_cast<uint32_t>(out));
-  if (ri.begin == ri.end || ro.begin == ro.end || tin->dtype() != tout->dtype()) return false;
-  switch (op->type()) {
-    case fb::OpType::Reshape:
-      return pos == 0 && ri.begin == ro.begin && ri.end == ro.end;
-    case fb::OpType::Slice: {
-      const fb::SliceOptions* o = op->options_as_SliceOptions();
-      const size_t rank = tin->shape()->size();
-      if (pos != 0 || o == nullptr || o->starts() == nullptr || o->steps() == nullptr ||
-          tout->shape()->size() != rank || o->starts()->size() != rank ||
-          o->steps()->size() != rank)
-        return false;
-      const int64_t start =
-          ContiguousSliceStart(rank, *tin->shape(), *tout->shape(), *o->starts(), *o->steps());
-      // CheckTensor has matched bytes to shape × dtype.
-      return start >= 0 &&
-             ro.begin == ri.begin + static_cast<uint64_t>(start) * DTypeBytes(tin->dtype()) &&
-             ro.end <= ri.end;
-    }
-    case fb::OpType::Concat: {
-      const fb::ConcatOptions* o = op->options_as_ConcatOptions();
-      if (o == nullptr || o->axis() < 0 ||
-          static_cast<uint32_t>(o->axis()) >= tout->shape()->size())
-        return false;
-      for (int32_t a = 0; a < o->axis(); ++a)
-        if (tout->shape()->Get(static_cast<uint32_t>(a)) != 1) return false;
-      uint64_t prefix = 0;
-      for (uint32_t i = 0; i < pos; ++i) {
-        const int32_t t = op->inputs()->Get(i);
-        if (t < 0) return false;
-        prefix += m->tensors()->Get(static_cast<uint32_t>(t))->bytes();
-      }
-      return ri.begin == ro.begin + prefix && ri.end <= ro.end;
-    }
-    default:
-      return false;
-  }
-}
-
-// An op must never write over what it reads: each output's arena bytes are disjoint from every
-// input's (but for the planned views above), from every other output's and from its scratch
-// (kernels read and write in any order).
-Status CheckNoAliasing(const fb::Operator* op, const fb::Model* m, const char* name,
-                       ErrorReporter& errors) {
-  const Region scratch =
-      op->scratch_bytes() > 0
-          ? Region{static_cast<uint64_t>(op->scratch_offset()),
-                   static_cast<uint64_t>(op->scratch_offset()) + op->scratch_bytes()}
-          : Region();
-  const auto* outs = op->outputs();
-  for (uint32_t o = 0; o < outs->size(); ++o) {
-    const int32_t out = outs->Get(o);
-    const Region ro = PlannedRegion(m, out);
-    for (uint32_t pos = 0; pos < op->inputs()->size(); ++pos) {
-      const int32_t in = op->inputs()->Get(pos);
-      if (in == out || (Overlap(ro, PlannedRegion(m, in)) && !IsPlannedView(op, m, pos, out))) {
-        errors.Report("op '%s': output '%s' is also (or overlaps) its input '%s'", name,
-                      TensorName(m, out), TensorName(m, in));
-        return Status::kInvalidModel;
-      }
-    }
-    for (uint32_t p = 0; p < o; ++p) {
-      if (outs->Get(p) == out || Overlap(ro, PlannedRegion(m, outs->Get(p)))) {
-        errors.Report("op '%s': outputs '%s' and '%s' share arena bytes", name,
-                      TensorName(m, outs->Get(p)), TensorName(m, out));
-        return Status::kInvalidModel;
-      }
-    }
-    if (Overlap(ro, scratch)) {
-      errors.Report("op '%s': output '%s' overlaps the op's scratch", name, TensorName(m, out));
-      return Status::kInvalidModel;
-    }
-  }
-  for (int32_t in : *op->inputs()) {
-    if (Overlap(PlannedRegion(m, in), scratch)) {
-      errors.Report("op '%s': input '%s' overlaps the op's scratch", name, TensorName(m, in));
-      return Status::kInvalidModel;
-    }
-  }
-  return Status::kOk;
-}
-
 // The float ops read and write float32 only; the int8 ops and the copies (Reshape, Concat,
 // Pad, Transpose, Slice: ops/int8_operands.h CheckCopyDtypes) check their dtypes in Prepare.
 bool IsInt8Op(fb::OpType t) {
@@ -281,10 +169,8 @@ Status CheckOperator(const fb::Operator* op, size_t index, const fb::Model* m,
   return Status::kOk;
 }
 
-}  // namespace
-
-Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& errors,
-                  ModelSummary* summary) {
+// The bytes: size, alignment, identifier, FlatBuffers verification.
+Status CheckBuffer(const uint8_t* model, size_t model_bytes, ErrorReporter& errors) {
   if (model == nullptr || model_bytes < 8) {
     errors.Report("model buffer is null or shorter than a FlatBuffer header");
     return Status::kInvalidModel;
@@ -302,7 +188,11 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
     errors.Report("model failed FlatBuffers verification (corrupt or truncated)");
     return Status::kInvalidModel;
   }
-  const fb::Model* m = fb::GetModel(model);
+  return Status::kOk;
+}
+
+// The model table: format version, the lists every graph has, an arena this machine can address.
+Status CheckModelTable(const fb::Model* m, ErrorReporter& errors) {
   if (m->format_version() < kFormatVersion || m->format_version() > kFormatVersionTraining) {
     errors.Report("model format version %u, this runtime reads %u to %u", m->format_version(),
                   kFormatVersion, kFormatVersionTraining);
@@ -318,6 +208,10 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
                   static_cast<unsigned long long>(m->arena_bytes()));
     return Status::kInvalidModel;
   }
+  return Status::kOk;
+}
+
+ModelSummary Summarize(const fb::Model* m) {
   ModelSummary s;
   s.int8_format = m->format_version() >= kFormatVersionInt8;  // version 3 reads as version 2 does
   s.num_tensors = m->tensors()->size();
@@ -327,21 +221,16 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
   s.planned_arena_bytes = static_cast<size_t>(m->arena_bytes());
   s.inputs = m->inputs()->data();
   s.outputs = m->outputs()->data();
-  const size_t weight_bytes = (m->weights() != nullptr) ? m->weights()->size() : 0;
-  // FlatBuffers does not align an empty vector; only a non-empty blob must be aligned.
-  if (weight_bytes > 0 && reinterpret_cast<uintptr_t>(m->weights()->data()) % 64 != 0) {
-    errors.Report("weights blob is not 64-byte aligned inside the model");
-    return Status::kInvalidModel;
-  }
-  for (size_t i = 0; i < s.num_tensors; ++i)
-    EDGEFOLD_RETURN_IF_ERROR(CheckTensor(m->tensors()->Get(i), i, s, weight_bytes, errors));
-  for (size_t i = 0; i < s.num_ops; ++i)
-    EDGEFOLD_RETURN_IF_ERROR(CheckOperator(m->operators()->Get(i), i, m, s, errors));
+  return s;
+}
+
+// Graph inputs and outputs: valid indices, float32 or int8 with one scale and zero point
+// (compile --io int8).
+Status CheckGraphIo(const fb::Model* m, ErrorReporter& errors) {
   EDGEFOLD_RETURN_IF_ERROR(
       CheckIndexList(m->inputs(), m, false, true, "graph input", "<graph>", errors));
   EDGEFOLD_RETURN_IF_ERROR(
       CheckIndexList(m->outputs(), m, false, true, "graph output", "<graph>", errors));
-  // Graph inputs and outputs: float32, or int8 with one scale and zero point (compile --io int8).
   for (const auto* list : {m->inputs(), m->outputs()})
     for (int32_t i : *list) {
       const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(i));
@@ -352,6 +241,28 @@ Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& error
         return Status::kInvalidModel;
       }
     }
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status CheckModel(const uint8_t* model, size_t model_bytes, ErrorReporter& errors,
+                  ModelSummary* summary) {
+  EDGEFOLD_RETURN_IF_ERROR(CheckBuffer(model, model_bytes, errors));
+  const fb::Model* m = fb::GetModel(model);
+  EDGEFOLD_RETURN_IF_ERROR(CheckModelTable(m, errors));
+  const ModelSummary s = Summarize(m);
+  const size_t weight_bytes = (m->weights() != nullptr) ? m->weights()->size() : 0;
+  // FlatBuffers does not align an empty vector; only a non-empty blob must be aligned.
+  if (weight_bytes > 0 && reinterpret_cast<uintptr_t>(m->weights()->data()) % 64 != 0) {
+    errors.Report("weights blob is not 64-byte aligned inside the model");
+    return Status::kInvalidModel;
+  }
+  for (size_t i = 0; i < s.num_tensors; ++i)
+    EDGEFOLD_RETURN_IF_ERROR(CheckTensor(m->tensors()->Get(i), i, s, weight_bytes, errors));
+  for (size_t i = 0; i < s.num_ops; ++i)
+    EDGEFOLD_RETURN_IF_ERROR(CheckOperator(m->operators()->Get(i), i, m, s, errors));
+  EDGEFOLD_RETURN_IF_ERROR(CheckGraphIo(m, errors));
   if (summary != nullptr) *summary = s;
   return Status::kOk;
 }
