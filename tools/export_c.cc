@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "edgefold/model_generated.h"
+
 namespace edgefold::tools {
 namespace {
 
@@ -22,6 +24,22 @@ void AppendBytes(const uint8_t* model, size_t model_bytes, std::string* out) {
     out->append(cell);
     out->append(i % kBytesPerLine == kBytesPerLine - 1 || i + 1 == model_bytes ? "\n" : " ");
   }
+}
+
+// The registration of Conv that runs every Conv of the model with the fewest schedules linked
+// (OpResolver::AddConvPlain, AddConvWinograd, AddConvExpansion, or AddConv for both).
+std::string ConvRegistration(const uint8_t* model) {
+  bool winograd = false, expansion = false;
+  const fb::Model* m = fb::GetModel(model);
+  for (flatbuffers::uoffset_t i = 0; m->operators() != nullptr && i < m->operators()->size(); ++i) {
+    const fb::Operator* op = m->operators()->Get(i);
+    if (op->type() != fb::OpType::Conv) continue;
+    const fb::ConvOptions* o = op->options_as_ConvOptions();
+    winograd |= o != nullptr && o->packing() != fb::WeightPacking::Plain;
+    expansion |= op->inputs() != nullptr && op->inputs()->size() > 4 && op->inputs()->Get(4) >= 0;
+  }
+  if (winograd && expansion) return "Conv";
+  return winograd ? "ConvWinograd" : expansion ? "ConvExpansion" : "ConvPlain";
 }
 
 }  // namespace
@@ -59,7 +77,8 @@ std::string ExportC(const uint8_t* model, size_t model_bytes, const ExportCInfo&
   out += "\n";
   out += "// Registers exactly this model's operators on an edgefold::OpResolver.\n";
   out += "#define " + N + "_REGISTER_OPS(resolver) do {";
-  for (const std::string& op : info.op_kinds) out += " (resolver).Add" + op + "();";
+  for (const std::string& op : info.op_kinds)
+    out += " (resolver).Add" + (op == "Conv" ? ConvRegistration(model) : op) + "();";
   out += " } while (0)\n\n";
   // C11 spells the alignment _Alignas; C++ alignas. The header serves both.
   out += "#ifdef __cplusplus\n#define " + N + "_ALIGN64 alignas(64)\n#else\n#define " + N +

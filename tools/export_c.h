@@ -22,7 +22,8 @@ bool IsCIdentifier(const std::string& name);
 //   alignas(64) const unsigned char NAME_model[] = {...};  (static, internal linkage)
 //   NAME_MODEL_BYTES, NAME_PLANNED_ARENA_BYTES, NAME_ARENA_BYTES, and for a model compiled
 //   with --train NAME_TRAIN_ARENA_BYTES (the trainer's arena, the same kind of upper bound),
-//   NAME_REGISTER_OPS(resolver) — calls resolver.AddX() for exactly the model's ops.
+//   NAME_REGISTER_OPS(resolver) — calls resolver.AddX() for exactly the model's ops (for Conv,
+//   the registration with only the schedules the model's convs use: AddConvPlain, ...).
 // NAME_ARENA_BYTES is the host's RequiredArenaBytes rounded up to 64: the interpreter state
 // inside the arena holds pointers and size_t, so a 32-bit target needs the same or less.
 // Firmware that wants the exact figure calls edgefold::RequiredArenaBytes at startup.

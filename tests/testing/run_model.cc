@@ -5,9 +5,9 @@
 namespace edgefold::testing {
 
 RunResult RunModel(const std::vector<uint8_t>& model, const std::vector<std::vector<float>>& inputs,
-                   Isa isa) {
+                   Isa isa, const OpResolver* resolver) {
   RunResult r;
-  const std::unique_ptr<InterpreterSession> s = CreateInterpreter(model, isa);
+  const std::unique_ptr<InterpreterSession> s = CreateInterpreter(model, isa, resolver);
   r.status = s->status;
   for (size_t i = 0; r.status == Status::kOk && i < inputs.size(); ++i)
     r.status = s->interp->input(i).dtype == DType::kInt8

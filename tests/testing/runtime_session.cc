@@ -16,9 +16,11 @@ Options LoggingOptions(std::string* log, Isa isa) {
   return options;
 }
 
-std::unique_ptr<InterpreterSession> CreateInterpreter(const std::vector<uint8_t>& bytes, Isa isa) {
+std::unique_ptr<InterpreterSession> CreateInterpreter(const std::vector<uint8_t>& bytes, Isa isa,
+                                                      const OpResolver* resolver) {
   auto s = std::make_unique<InterpreterSession>(bytes);
-  const Options options = LoggingOptions(&s->log, isa);
+  Options options = LoggingOptions(&s->log, isa);
+  options.resolver = resolver;
   size_t arena_bytes = 0;
   s->status = RequiredArenaBytes(s->model.data(), s->model.size(), &arena_bytes, options);
   s->sized = s->status == Status::kOk;

@@ -32,8 +32,10 @@ struct InterpreterSession : Session {
   using Session::Session;
   Interpreter* interp = nullptr;  // null unless status is kOk
 };
+// resolver: Options::resolver (nullptr: every op of this build).
 std::unique_ptr<InterpreterSession> CreateInterpreter(const std::vector<uint8_t>& bytes,
-                                                      Isa isa = Isa::kAuto);
+                                                      Isa isa = Isa::kAuto,
+                                                      const OpResolver* resolver = nullptr);
 
 struct TrainerSession : Session {
   using Session::Session;

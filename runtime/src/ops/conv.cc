@@ -72,27 +72,12 @@ Status PrepareChannelScale(OpContext& ctx, const kernels::Conv2dShape& s) {
   return Status::kOk;
 }
 
-Status Prepare(OpContext& ctx) {
+// Direct, phase planes or im2col: the shapes, then the path the planned scratch allows.
+Status PreparePlain(OpContext& ctx, const kernels::Conv2dShape& s, bool channel_scale) {
   const ConvOptions& o = ctx.op.options.conv;
-  if (ctx.op.num_inputs < 2 || !ctx.has_input(0) || !ctx.has_input(1))
-    return ctx.Fail(Status::kInvalidModel, "needs inputs X and W");
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& w = ctx.input(1);
   const TensorInfo& y = ctx.output(0);
-  if ((x.rank != 3 && x.rank != 4) || w.rank != x.rank || y.rank != x.rank)
-    return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
-  if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
-  const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
-  if (ctx.has_input(4)) return PrepareExpand(ctx, s);
-  if (ctx.has_input(5))
-    return ctx.Fail(Status::kInvalidModel,
-                    "an expansion bias (input 5) needs its weights (input 4)");
-  const bool channel_scale = ctx.has_input(3);
-  if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
-  if (o.packing == WeightPacking::kWinograd2x3)
-    return PrepareWinograd(ctx, s, ConvPath::kWinograd23);
-  if (o.packing == WeightPacking::kWinograd4x3)
-    return PrepareWinograd(ctx, s, ConvPath::kWinograd43);
   size_t wk_h = 1, wk_w = 1;
   SpatialDims(w, &wk_h, &wk_w);
   if (s.in_c % s.group != 0 || s.out_c % s.group != 0 ||
@@ -121,6 +106,48 @@ Status Prepare(OpContext& ctx) {
   return Status::kOk;
 }
 
+// The schedules a registration links besides the plain paths: Winograd weights and the fused
+// expansion, each nullptr when not registered (OpResolver::AddConvPlain, ...).
+struct ConvSchedules {
+  Status (*prepare_winograd)(OpContext& ctx, kernels::Conv2dShape s, ConvPath path);
+  void (*run_winograd)(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
+  Status (*prepare_expand)(OpContext& ctx, kernels::Conv2dShape s);
+  void (*run_expand)(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
+};
+
+Status PrepareWith(OpContext& ctx, const ConvSchedules& k) {
+  const ConvOptions& o = ctx.op.options.conv;
+  if (ctx.op.num_inputs < 2 || !ctx.has_input(0) || !ctx.has_input(1))
+    return ctx.Fail(Status::kInvalidModel, "needs inputs X and W");
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& w = ctx.input(1);
+  const TensorInfo& y = ctx.output(0);
+  if ((x.rank != 3 && x.rank != 4) || w.rank != x.rank || y.rank != x.rank)
+    return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
+  if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
+  const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
+  if (ctx.has_input(4)) {
+    if (k.prepare_expand == nullptr)
+      return ctx.Fail(Status::kUnsupportedOp,
+                      "a fused expansion needs Conv registered with that schedule "
+                      "(OpResolver::AddConv or AddConvExpansion)");
+    return k.prepare_expand(ctx, s);
+  }
+  if (ctx.has_input(5))
+    return ctx.Fail(Status::kInvalidModel,
+                    "an expansion bias (input 5) needs its weights (input 4)");
+  const bool channel_scale = ctx.has_input(3);
+  if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
+  if (o.packing == WeightPacking::kPlain) return PreparePlain(ctx, s, channel_scale);
+  if (k.prepare_winograd == nullptr)
+    return ctx.Fail(Status::kUnsupportedOp,
+                    "Winograd weights need Conv registered with that schedule "
+                    "(OpResolver::AddConv or AddConvWinograd)");
+  return k.prepare_winograd(
+      ctx, s,
+      o.packing == WeightPacking::kWinograd2x3 ? ConvPath::kWinograd23 : ConvPath::kWinograd43);
+}
+
 ConvIo ConvIoOf(OpContext& ctx, const ConvPrepared& p) {
   const kernels::Conv2dShape& s = p.shape;
   ConvIo io{ctx.input(0).data,  ctx.input(1).data, ctx.has_input(2) ? ctx.input(2).data : nullptr,
@@ -138,16 +165,17 @@ ConvIo ConvIoOf(OpContext& ctx, const ConvPrepared& p) {
   return io;
 }
 
-Status Eval(OpContext& ctx) {
+// Prepare chose a path of the same registration, so a schedule's run is there.
+Status EvalWith(OpContext& ctx, const ConvSchedules& k) {
   const ConvPrepared& p = ctx.prepared<ConvPrepared>();
   const ConvIo io = ConvIoOf(ctx, p);
   switch (p.path) {
     case ConvPath::kExpandDepthwise:
-      RunExpandDepthwise(ctx, p, io);
+      k.run_expand(ctx, p, io);
       break;
     case ConvPath::kWinograd23:
     case ConvPath::kWinograd43:
-      RunWinograd(ctx, p, io);
+      k.run_winograd(ctx, p, io);
       break;
     case ConvPath::kDirect:
       if (kernels::ConvIsDepthwise(p.shape))
@@ -163,10 +191,33 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kConv = {Prepare, Eval, 2, 6};
+// One OpKernel per registration: only the schedules its table names are linked.
+constexpr ConvSchedules kPlainOnly = {nullptr, nullptr, nullptr, nullptr};
+constexpr ConvSchedules kWinograd = {PrepareWinograd, RunWinograd, nullptr, nullptr};
+constexpr ConvSchedules kExpansion = {nullptr, nullptr, PrepareExpand, RunExpandDepthwise};
+constexpr ConvSchedules kEverySchedule = {PrepareWinograd, RunWinograd, PrepareExpand,
+                                          RunExpandDepthwise};
+
+template <const ConvSchedules& kSchedules>
+Status Prepare(OpContext& ctx) {
+  return PrepareWith(ctx, kSchedules);
+}
+
+template <const ConvSchedules& kSchedules>
+Status Eval(OpContext& ctx) {
+  return EvalWith(ctx, kSchedules);
+}
+
+const OpKernel kConv = {Prepare<kEverySchedule>, Eval<kEverySchedule>, 2, 6};
+const OpKernel kConvPlain = {Prepare<kPlainOnly>, Eval<kPlainOnly>, 2, 6};
+const OpKernel kConvWinograd = {Prepare<kWinograd>, Eval<kWinograd>, 2, 6};
+const OpKernel kConvExpansion = {Prepare<kExpansion>, Eval<kExpansion>, 2, 6};
 
 }  // namespace
 
 const OpKernel* RegisterConv() { return &kConv; }
+const OpKernel* RegisterConvPlain() { return &kConvPlain; }
+const OpKernel* RegisterConvWinograd() { return &kConvWinograd; }
+const OpKernel* RegisterConvExpansion() { return &kConvExpansion; }
 
 }  // namespace edgefold::internal

@@ -70,5 +70,9 @@ const OpResolver& DefaultOpResolver();
 #define EDGEFOLD_OP_REGISTER(op) const OpKernel* Register##op();
 EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_REGISTER)
 #undef EDGEFOLD_OP_REGISTER
+// Conv with some of its schedules (ops/conv.cc; RegisterConv has them all).
+const OpKernel* RegisterConvPlain();
+const OpKernel* RegisterConvWinograd();
+const OpKernel* RegisterConvExpansion();
 
 }  // namespace edgefold::internal

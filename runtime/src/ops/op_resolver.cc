@@ -16,6 +16,14 @@ constexpr int Index(OpKind kind) { return static_cast<int>(kind); }
 EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_ADD)
 #undef EDGEFOLD_OP_ADD
 
+void OpResolver::AddConvPlain() { ops_[Index(OpKind::kConv)] = internal::RegisterConvPlain(); }
+void OpResolver::AddConvWinograd() {
+  ops_[Index(OpKind::kConv)] = internal::RegisterConvWinograd();
+}
+void OpResolver::AddConvExpansion() {
+  ops_[Index(OpKind::kConv)] = internal::RegisterConvExpansion();
+}
+
 void OpResolver::AddAll() {
 #define EDGEFOLD_OP_ADD_CALL(op) Add##op();
   EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_ADD_CALL)

@@ -191,5 +191,27 @@ TEST(ConvExpandOp, RefusesBadModels) {
   ExpectRefused(all_padding, "padding smaller than the window");
 }
 
+// Registered without the expansion schedule (AddConvPlain, AddConvWinograd), Conv refuses a
+// fused expansion by name; with AddConvExpansion it computes the bits AddConv computes.
+TEST(ConvExpandOp, RunsOnlyWhereItsScheduleIsRegistered) {
+  const Built b = Build(ExpandConv());
+  OpResolver every, plain, winograd, expansion;
+  every.AddConv();
+  plain.AddConvPlain();
+  winograd.AddConvWinograd();
+  expansion.AddConvExpansion();
+  const RunResult want = RunModel(b.model, {b.x}, Isa::kAuto, &every);
+  ASSERT_EQ(want.status, Status::kOk) << want.log;
+  const RunResult got = RunModel(b.model, {b.x}, Isa::kAuto, &expansion);
+  ASSERT_EQ(got.status, Status::kOk) << got.log;
+  EXPECT_EQ(got.outputs, want.outputs);
+  for (const OpResolver* without : {&plain, &winograd}) {
+    const RunResult r = RunModel(b.model, {b.x}, Isa::kAuto, without);
+    EXPECT_EQ(r.status, Status::kUnsupportedOp);
+    EXPECT_NE(r.log.find("fused"), std::string::npos) << r.log;
+    EXPECT_NE(r.log.find("AddConvExpansion"), std::string::npos) << r.log;
+  }
+}
+
 }  // namespace
 }  // namespace edgefold::testing

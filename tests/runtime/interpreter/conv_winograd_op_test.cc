@@ -111,5 +111,27 @@ TEST(ConvWinogradOp, RefusesBadModels) {
   ExpectRefused(unknown, "unknown weight packing");
 }
 
+// Registered with only the plain paths (OpResolver::AddConvPlain), Conv refuses Winograd weights
+// by name; with AddConvWinograd it computes the bits AddConv (every schedule) computes.
+TEST(ConvWinogradOp, RunsOnlyWhereItsScheduleIsRegistered) {
+  const Built b = Build(WinogradConv());
+  OpResolver every, plain, winograd, expansion;
+  every.AddConv();
+  plain.AddConvPlain();
+  winograd.AddConvWinograd();
+  expansion.AddConvExpansion();
+  const RunResult want = RunModel(b.model, {b.x}, Isa::kAuto, &every);
+  ASSERT_EQ(want.status, Status::kOk) << want.log;
+  const RunResult got = RunModel(b.model, {b.x}, Isa::kAuto, &winograd);
+  ASSERT_EQ(got.status, Status::kOk) << got.log;
+  EXPECT_EQ(got.outputs, want.outputs);
+  for (const OpResolver* without : {&plain, &expansion}) {
+    const RunResult r = RunModel(b.model, {b.x}, Isa::kAuto, without);
+    EXPECT_EQ(r.status, Status::kUnsupportedOp);
+    EXPECT_NE(r.log.find("wconv"), std::string::npos) << r.log;
+    EXPECT_NE(r.log.find("AddConvWinograd"), std::string::npos) << r.log;
+  }
+}
+
 }  // namespace
 }  // namespace edgefold::testing
