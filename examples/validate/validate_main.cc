@@ -120,8 +120,7 @@ void OnOpEnd(void* user, size_t op_index) {
     WriteU32(t->out, static_cast<uint32_t>(op_index), &t->failed);
     WriteU32(t->out, static_cast<uint32_t>(ti), &t->failed);
     WriteU32(t->out, static_cast<uint32_t>(bytes), &t->failed);
-    if (std::fwrite(t->arena + tensor->arena_offset(), 1, bytes, t->out) != bytes)
-      t->failed = true;
+    if (std::fwrite(t->arena + tensor->arena_offset(), 1, bytes, t->out) != bytes) t->failed = true;
   }
 }
 
@@ -133,12 +132,13 @@ size_t TotalElems(edgefold::Interpreter& interp, bool inputs) {
 }
 
 // One slice of every input from `in`, one run, every output to `out`.
-edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE* out,
-                         float* io, const char** error) {
+edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE* out, float* io,
+                         const char** error) {
   using edgefold::Status;
   for (size_t i = 0; i < interp.num_inputs(); ++i) {
     const edgefold::TensorView v = interp.input(i);
-    if (std::fread(io, sizeof(float), v.elems, in) != v.elems) return *error = v.name, Status::kInvalidArgument;
+    if (std::fread(io, sizeof(float), v.elems, in) != v.elems)
+      return *error = v.name, Status::kInvalidArgument;
     const Status st = v.dtype == edgefold::DType::kInt8 ? interp.QuantizeInput(i, io, v.elems)
                                                         : interp.SetInput(i, io, v.elems);
     if (st != Status::kOk) return *error = v.name, st;
@@ -149,7 +149,8 @@ edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE
     const edgefold::TensorView v = interp.output(o);
     Status d = interp.DequantizeOutput(o, io, v.elems);
     if (d != Status::kOk) return *error = v.name, d;
-    if (std::fwrite(io, sizeof(float), v.elems, out) != v.elems) return *error = "OUTPUTS.bin", Status::kInvalidArgument;
+    if (std::fwrite(io, sizeof(float), v.elems, out) != v.elems)
+      return *error = "OUTPUTS.bin", Status::kInvalidArgument;
   }
   return Status::kOk;
 }
@@ -158,7 +159,8 @@ edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE
 
 int main(int argc, char** argv) {
   PaintStack();
-  if (argc < 4) return Fail("usage", "edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS.bin]");
+  if (argc < 4)
+    return Fail("usage", "edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS.bin]");
   const char* error = "";
   size_t model_bytes = 0;
   const uint8_t* model = ReadWhole(argv[1], ModelBuffer, &model_bytes, &error);
@@ -176,7 +178,8 @@ int main(int argc, char** argv) {
   edgefold::Status st = edgefold::RequiredArenaBytes(model, model_bytes, &arena_bytes, options);
   if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
   uint8_t* arena = ArenaBuffer(arena_bytes, &arena_capacity);
-  if (!arena || arena_capacity < arena_bytes) return Fail("arena", "does not fit the program's arena buffer");
+  if (!arena || arena_capacity < arena_bytes)
+    return Fail("arena", "does not fit the program's arena buffer");
   edgefold::Interpreter* interp = nullptr;
   st = edgefold::Interpreter::Create(model, model_bytes, arena, arena_bytes, options, &interp);
   if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
@@ -197,7 +200,8 @@ int main(int argc, char** argv) {
   } else {
     size_t io_capacity = 0;
     io = reinterpret_cast<float*>(ArenaBuffer(io_elems * sizeof(float), &io_capacity));
-    if (!io || io_capacity < io_elems * sizeof(float)) return Fail("arena", "no room for the input staging buffer");
+    if (!io || io_capacity < io_elems * sizeof(float))
+      return Fail("arena", "no room for the input staging buffer");
   }
 
   std::FILE* in = std::fopen(argv[2], "rb");
