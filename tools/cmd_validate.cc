@@ -24,7 +24,7 @@ constexpr char kUsage[] =
     "usage: edgefold validate MODEL.efb --inputs X.npy [--inputs X2.npy ...]\n"
     "                         [--expected Y.npy ...] [--target host|aarch64|armv7|m4|m7]\n"
     "                         [--target-build DIR] [--per-layer] [--min-top1 F] [--max-abs E]\n"
-    "                         [--json FILE]\n"
+    "                         [--tolerance T [--min-within F]] [--json FILE]\n"
     "\n"
     "Runs MODEL.efb on the target and on the host runtime on the same inputs and reports per\n"
     "output the largest absolute error and the top-1 agreement (argmax over the last dim) of\n"
@@ -38,7 +38,10 @@ constexpr char kUsage[] =
     "--per-layer: every op output of the target against the host's, as in `edgefold diff`.\n"
     "Inputs: one float32 .npy per model input, the leading dim a multiple of the model's batch\n"
     "(one run per slice). Fails (exit 1) when a top-1 agreement is below --min-top1 (default\n"
-    "0.99) or an error above --max-abs (default: no limit). --json FILE: the report as JSON.\n";
+    "0.99), an error above --max-abs (default: no limit), or, with --tolerance T, fewer than\n"
+    "--min-within F (default 0.99) of the values lie within T (an int8 output: T = its\n"
+    "quantization step accepts a requantization rounded the other way). --json FILE: the report\n"
+    "as JSON.\n";
 
 // Every input's slice `run`, inputs in graph order: the layout the target program reads.
 bool LoadInputs(const std::vector<std::string>& paths, Interpreter& interp,
@@ -53,16 +56,20 @@ bool LoadInputs(const std::vector<std::string>& paths, Interpreter& interp,
     if (!ReadNpy(paths[i], &a, error)) return false;
     const TensorView v = interp.input(i);
     std::vector<int64_t> want(v.shape, v.shape + v.rank);
+    // [k·batch, rest...] (runs stacked along the leading dim) or [k, shape...] (a stack of
+    // model-shaped inputs).
+    const bool stacked = a.shape.size() == want.size() + 1 &&
+                         std::equal(want.begin(), want.end(), a.shape.begin() + 1);
     bool tail_equal = a.shape.size() == want.size() && !want.empty() && want[0] > 0;
     for (size_t d = 1; tail_equal && d < want.size(); ++d) tail_equal = a.shape[d] == want[d];
-    if (a.dtype != NpyDType::kFloat32 || !tail_equal || a.shape[0] % want[0] != 0 ||
-        a.shape[0] == 0)
+    if (a.dtype != NpyDType::kFloat32 || !(stacked || tail_equal) || a.shape[0] == 0 ||
+        (tail_equal && a.shape[0] % want[0] != 0))
       return *error = "input " + std::to_string(i) + " '" + v.name + "': " + paths[i] + " holds " +
                       (a.dtype == NpyDType::kFloat32 ? "float32 " : "non-float32 ") +
                       ShapeToString(a.shape) + ", the model wants float32 " + ShapeToString(want) +
-                      " (or a multiple of its leading dim)",
+                      " (or a multiple of its leading dim, or a stack of it)",
              false;
-    const size_t k = static_cast<size_t>(a.shape[0] / want[0]);
+    const size_t k = static_cast<size_t>(stacked ? a.shape[0] : a.shape[0] / want[0]);
     if (i > 0 && k != *runs)
       return *error = "input " + std::to_string(i) + " '" + v.name + "': " + paths[i] + " holds " +
                       std::to_string(k) + " runs, input 0 " + std::to_string(*runs),
@@ -141,8 +148,8 @@ bool LoadExpected(const std::vector<std::string>& paths, Interpreter& interp, si
 
 int ValidateCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--inputs",   "--expected", "--target", "--target-build",
-                      "--min-top1", "--max-abs",  "--json"};
+  spec.value_flags = {"--inputs",  "--expected", "--target",    "--target-build", "--min-top1",
+                      "--max-abs", "--json",     "--tolerance", "--min-within"};
   spec.bool_flags = {"--per-layer"};
   spec.aliases = {{"-i", "--inputs"}, {"--input", "--inputs"}};
   spec.min_positional = spec.max_positional = 1;
@@ -155,6 +162,8 @@ int ValidateCommand(int argc, char** argv) {
   limits.min_top1 = std::atof(args.Get("--min-top1", "0.99").c_str());
   limits.max_abs = args.Has("--max-abs") ? std::atof(args.Get("--max-abs", "").c_str())
                                          : std::numeric_limits<double>::infinity();
+  limits.tolerance = std::atof(args.Get("--tolerance", "-1").c_str());
+  limits.min_within = std::atof(args.Get("--min-within", "0.99").c_str());
   std::string usage_error;
   if (target == nullptr && target_name != "host")
     usage_error = "unknown --target '" + target_name + "' (host, aarch64, armv7, m4, m7)";
@@ -164,6 +173,10 @@ int ValidateCommand(int argc, char** argv) {
     usage_error = "--min-top1 must be in [0, 1]";
   else if (!(limits.max_abs >= 0))
     usage_error = "--max-abs must be >= 0";
+  else if (args.Has("--tolerance") && !(limits.tolerance >= 0))
+    usage_error = "--tolerance must be >= 0";
+  else if (!(limits.min_within >= 0 && limits.min_within <= 1))
+    usage_error = "--min-within must be in [0, 1]";
   if (!usage_error.empty()) {
     std::fprintf(stderr, "edgefold validate: %s\n\n%s", usage_error.c_str(), kUsage);
     return kExitUsage;

@@ -14,11 +14,15 @@ size_t ArgMax(const float* v, size_t n) {
   return static_cast<size_t>(std::max_element(v, v + n) - v);
 }
 
-// Largest |a − b| and the share of rows of `row` values whose argmax agree.
-void Compare(const float* a, const float* b, size_t elems, size_t row, double* max_abs,
-             size_t* agree) {
-  for (size_t i = 0; i < elems; ++i)
-    *max_abs = std::max(*max_abs, std::fabs(static_cast<double>(a[i]) - b[i]));
+// Largest |a − b|, how many values lie within `tolerance` and how many rows of `row` values
+// have the same argmax.
+void Compare(const float* a, const float* b, size_t elems, size_t row, double tolerance,
+             double* max_abs, size_t* within, size_t* agree) {
+  for (size_t i = 0; i < elems; ++i) {
+    const double d = std::fabs(static_cast<double>(a[i]) - b[i]);
+    *max_abs = std::max(*max_abs, d);
+    *within += d <= tolerance;
+  }
   for (size_t r = 0; r + row <= elems; r += row) *agree += ArgMax(a + r, row) == ArgMax(b + r, row);
 }
 
@@ -109,15 +113,20 @@ bool BuildReport(Interpreter& host, const ValidateRun& run, const std::vector<fl
     out.name = v.name;
     const size_t row =
         v.rank > 0 && v.shape[v.rank - 1] > 0 ? static_cast<size_t>(v.shape[v.rank - 1]) : 1;
-    size_t agree_host = 0, agree_expected = 0;
+    size_t agree_host = 0, agree_expected = 0, within_host = 0, within_expected = 0;
     out.has_expected = !expected.empty();
     for (size_t r = 0; r < run.runs; ++r) {
       const size_t at = r * run_elems + offset;
       Compare(run.host_outputs.data() + at, run.target_outputs.data() + at, v.elems, row,
-              &out.max_abs_host, &agree_host);
+              limits.tolerance, &out.max_abs_host, &within_host, &agree_host);
       if (out.has_expected)
         Compare(expected.data() + at, run.target_outputs.data() + at, v.elems, row,
-                &out.max_abs_expected, &agree_expected);
+                limits.tolerance, &out.max_abs_expected, &within_expected, &agree_expected);
+    }
+    if (limits.tolerance >= 0 && run.runs * v.elems > 0) {
+      const double values = static_cast<double>(run.runs * v.elems);
+      out.within_host = static_cast<double>(within_host) / values;
+      out.within_expected = static_cast<double>(within_expected) / values;
     }
     out.rows = run.runs * (v.elems / row);
     if (row > 1 && out.rows > 0) {
@@ -127,8 +136,10 @@ bool BuildReport(Interpreter& host, const ValidateRun& run, const std::vector<fl
       out.rows = 0;  // a last dim of 1: no argmax to compare
     }
     const bool fail = out.top1_host < limits.min_top1 || out.max_abs_host > limits.max_abs ||
+                      out.within_host < limits.min_within ||
                       (out.has_expected && (out.top1_expected < limits.min_top1 ||
-                                            out.max_abs_expected > limits.max_abs));
+                                            out.max_abs_expected > limits.max_abs ||
+                                            out.within_expected < limits.min_within));
     if (fail) report->pass = false;
   }
   if (target_layers &&
@@ -165,6 +176,8 @@ void PrintReport(const ValidateReport& r, const ValidateLimits& limits) {
   }
   std::printf("%s: top-1 agreement >= %.2f%%", r.pass ? "PASS" : "FAIL", 100 * limits.min_top1);
   if (std::isfinite(limits.max_abs)) std::printf(", max abs error <= %g", limits.max_abs);
+  if (limits.tolerance >= 0)
+    std::printf(", >= %.2f%% of the values within %g", 100 * limits.min_within, limits.tolerance);
   std::printf("\n");
 }
 

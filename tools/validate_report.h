@@ -14,6 +14,8 @@ namespace edgefold::tools {
 struct ValidateLimits {
   double min_top1 = 0.99;  // least top-1 agreement, against the host and the expected outputs
   double max_abs = 0;      // largest absolute error allowed (infinity: no limit)
+  double tolerance = -1;   // >= 0: count the values within it; at least min_within of them
+  double min_within = 0.99;
 };
 
 // One validation's raw results; outputs run after run, graph outputs in order, dequantized.
@@ -27,9 +29,9 @@ struct ValidateRun {
 struct OutputReport {
   std::string name;
   size_t rows = 0;  // argmax rows compared (runs × elems / last dim)
-  double max_abs_host = 0, top1_host = 1;
+  double max_abs_host = 0, top1_host = 1, within_host = 1;  // within: share within tolerance
   bool has_expected = false;
-  double max_abs_expected = 0, top1_expected = 1;
+  double max_abs_expected = 0, top1_expected = 1, within_expected = 1;
 };
 
 struct LayerReport {
