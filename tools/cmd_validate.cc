@@ -205,6 +205,8 @@ int ValidateCommand(int argc, char** argv) {
     ok = local_target.Open(model, efb_path + " (target host)", &error) &&
          RunInProcess(local_target, inputs, run.runs, &run.target_outputs, &target_layers, &error);
     run.kernels = local_target.interpreter().kernel_isa_name();
+    run.model_bytes = static_cast<long>(model.size());
+    run.arena_bytes = static_cast<long>(local_target.interpreter().arena_used_bytes());
   } else if (ok) {
     TargetResult r;
     ok = RunOnTarget(*target, runner, model, inputs, per_layer, &r, &error) &&

@@ -101,8 +101,10 @@ bool BuildReport(Interpreter& host, const ValidateRun& run, const std::vector<fl
   report->target = run.target;
   report->runs = run.runs;
   report->kernels = run.kernels.empty() ? Field(run.summary, "kernels") : run.kernels;
-  report->model_bytes = SummaryField(run.summary, "model_bytes");
-  report->arena_bytes = SummaryField(run.summary, "arena_bytes");
+  report->model_bytes =
+      run.summary.empty() ? run.model_bytes : SummaryField(run.summary, "model_bytes");
+  report->arena_bytes =
+      run.summary.empty() ? run.arena_bytes : SummaryField(run.summary, "arena_bytes");
   report->stack_bytes = SummaryField(run.summary, "stack_bytes");
   report->outputs.resize(host.num_outputs());
   size_t run_elems = 0;

@@ -22,6 +22,7 @@ struct ValidateLimits {
 struct ValidateRun {
   std::string target, kernels, summary;  // summary: the target program's "ok" line, if any
   size_t runs = 0;
+  long model_bytes = -1, arena_bytes = -1;  // in-process runs; a target's come in `summary`
   std::vector<float> host_outputs, target_outputs;
   std::vector<LayerValue> host_layers;  // every run's op outputs, run after run
 };
