@@ -87,9 +87,13 @@ const TargetInfo* FindTarget(const std::string& name) {
   return nullptr;
 }
 
+std::string TargetBuildDir(const TargetInfo& t, const std::string& build_dir) {
+  return build_dir.empty() ? HostBuildParent() + "/" + t.build_dir : build_dir;
+}
+
 bool FindRunner(const TargetInfo& t, const std::string& build_dir, std::string* runner,
                 std::string* error) {
-  const std::string dir = build_dir.empty() ? HostBuildParent() + "/" + t.build_dir : build_dir;
+  const std::string dir = TargetBuildDir(t, build_dir);
   *runner = dir + "/bin/edgefold_validate" + (t.bare_metal ? ".elf" : "");
   if (Exists(*runner)) return true;
   *error = std::string("no validation program for --target ") + t.name + ": " + *runner +

@@ -20,6 +20,10 @@ struct TargetInfo {
 // nullptr for a name that is not an emulated target.
 const TargetInfo* FindTarget(const std::string& name);
 
+// `build_dir`, or when empty build-<target> next to the host build this edgefold binary
+// belongs to.
+std::string TargetBuildDir(const TargetInfo& target, const std::string& build_dir);
+
 // The validation program of `target` in `build_dir` (empty: build-<target> next to the host
 // build this edgefold binary belongs to). On a missing program `error` says what to build.
 bool FindRunner(const TargetInfo& target, const std::string& build_dir, std::string* runner,

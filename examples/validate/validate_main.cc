@@ -69,6 +69,20 @@ void PaintStack() {}
 long StackBytes() { return -1; }
 #endif
 
+#if defined(EDGEFOLD_VALIDATE_LINKED_OPS)
+}  // namespace
+// linked_ops.cc: the ops whose registration objects are on the link line.
+void EdgefoldValidateRegisterLinkedOps(edgefold::OpResolver& r);
+namespace {
+edgefold::OpResolver g_resolver;
+const edgefold::OpResolver* Resolver() {
+  EdgefoldValidateRegisterLinkedOps(g_resolver);
+  return &g_resolver;
+}
+#else
+const edgefold::OpResolver* Resolver() { return nullptr; }  // every op of the build
+#endif
+
 int Fail(const char* what, const char* detail) {
   std::printf("edgefold_validate: error: %s%s%s\n", what, detail[0] ? ": " : "", detail);
   return 1;
@@ -131,6 +145,15 @@ size_t TotalElems(edgefold::Interpreter& interp, bool inputs) {
   return n;
 }
 
+}  // namespace
+// io_int8.cc, linked where the model has int8 inputs or outputs.
+edgefold::Status EdgefoldValidateQuantizeInput(edgefold::Interpreter& interp, size_t i,
+                                               const float* data, size_t elems)
+    __attribute__((weak));
+edgefold::Status EdgefoldValidateDequantizeOutput(const edgefold::Interpreter& interp, size_t i,
+                                                  float* out, size_t elems) __attribute__((weak));
+namespace {
+
 // One slice of every input from `in`, one run, every output to `out`.
 edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE* out, float* io,
                          const char** error) {
@@ -139,17 +162,24 @@ edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE
     const edgefold::TensorView v = interp.input(i);
     if (std::fread(io, sizeof(float), v.elems, in) != v.elems)
       return *error = v.name, Status::kInvalidArgument;
-    const Status st = v.dtype == edgefold::DType::kInt8 ? interp.QuantizeInput(i, io, v.elems)
-                                                        : interp.SetInput(i, io, v.elems);
+    const bool int8 = v.dtype == edgefold::DType::kInt8;
+    if (int8 && !EdgefoldValidateQuantizeInput) return *error = v.name, Status::kUnsupportedOp;
+    const Status st = int8 ? EdgefoldValidateQuantizeInput(interp, i, io, v.elems)
+                           : interp.SetInput(i, io, v.elems);
     if (st != Status::kOk) return *error = v.name, st;
   }
   const Status st = interp.Invoke();
   if (st != Status::kOk) return *error = "Invoke", st;
   for (size_t o = 0; o < interp.num_outputs(); ++o) {
     const edgefold::TensorView v = interp.output(o);
-    Status d = interp.DequantizeOutput(o, io, v.elems);
-    if (d != Status::kOk) return *error = v.name, d;
-    if (std::fwrite(io, sizeof(float), v.elems, out) != v.elems)
+    const float* values = v.data;
+    if (v.dtype == edgefold::DType::kInt8) {
+      if (!EdgefoldValidateDequantizeOutput) return *error = v.name, Status::kUnsupportedOp;
+      const Status d = EdgefoldValidateDequantizeOutput(interp, o, io, v.elems);
+      if (d != Status::kOk) return *error = v.name, d;
+      values = io;
+    }
+    if (std::fwrite(values, sizeof(float), v.elems, out) != v.elems)
       return *error = "OUTPUTS.bin", Status::kInvalidArgument;
   }
   return Status::kOk;
@@ -168,6 +198,7 @@ int main(int argc, char** argv) {
 
   Taps taps;
   edgefold::Options options;
+  options.resolver = Resolver();
   if (argc > 4) {
     taps.out = std::fopen(argv[4], "wb");
     if (!taps.out) return Fail(argv[4], "cannot create");
