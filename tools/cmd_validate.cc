@@ -41,7 +41,7 @@ constexpr char kUsage[] =
     "0.99), an error above --max-abs (default: no limit), or, with --tolerance T, fewer than\n"
     "--min-within F (default 0.99) of the values lie within T (an int8 output: T = its\n"
     "quantization step accepts a requantization rounded the other way). --json FILE: the report\n"
-    "as JSON.\n";
+    "as JSON (on an error: {\"error\": message}); --quiet: no table.\n";
 
 // Every input's slice `run`, inputs in graph order: the layout the target program reads.
 bool LoadInputs(const std::vector<std::string>& paths, Interpreter& interp,
@@ -150,7 +150,7 @@ int ValidateCommand(int argc, char** argv) {
   ArgSpec spec;
   spec.value_flags = {"--inputs",  "--expected", "--target",    "--target-build", "--min-top1",
                       "--max-abs", "--json",     "--tolerance", "--min-within"};
-  spec.bool_flags = {"--per-layer"};
+  spec.bool_flags = {"--per-layer", "--quiet"};
   spec.aliases = {{"-i", "--inputs"}, {"--input", "--inputs"}};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
@@ -225,9 +225,10 @@ int ValidateCommand(int argc, char** argv) {
   if (ok && args.Has("--json")) ok = WriteReportJson(args.Get("--json", ""), report, &error);
   if (!ok) {
     std::fprintf(stderr, "edgefold validate: %s\n", error.c_str());
+    if (args.Has("--json")) WriteErrorJson(args.Get("--json", ""), error);
     return kExitFailure;
   }
-  PrintReport(report, limits);
+  if (!args.Has("--quiet")) PrintReport(report, limits);
   return report.pass ? kExitOk : kExitFailure;
 }
 

@@ -183,6 +183,19 @@ void PrintReport(const ValidateReport& r, const ValidateLimits& limits) {
   std::printf("\n");
 }
 
+std::string LayersJson(const std::vector<LayerReport>& layers) {
+  std::string j = "[";
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const LayerReport& l = layers[i];
+    j += std::string(i ? ", " : "") + "{\"layer\": " + JsonString(l.op_name) +
+         ", \"type\": " + JsonString(l.op_type) + ", \"tensor\": " + JsonString(l.tensor) +
+         ", \"int8\": " + (l.int8 ? "true" : "false") + ", \"max_abs\": " + JsonNumber(l.max_abs) +
+         ", \"max_rel\": " + JsonNumber(l.max_ref > 0 ? l.max_abs / l.max_ref : 0.0) +
+         ", \"sqnr_db\": " + JsonNumber(l.SqnrDb()) + "}";
+  }
+  return j + "]";
+}
+
 bool WriteReportJson(const std::string& path, const ValidateReport& r, std::string* error) {
   std::string j = "{\"target\": " + JsonString(r.target) +
                   ", \"kernels\": " + JsonString(r.kernels) +
@@ -202,21 +215,19 @@ bool WriteReportJson(const std::string& path, const ValidateReport& r, std::stri
         ", \"top1_vs_expected\": " +
         (o.has_expected && o.rows ? JsonNumber(o.top1_expected) : "null") + "}";
   }
-  j += "], \"layers\": [";
-  for (size_t i = 0; i < r.layers.size(); ++i) {
-    const LayerReport& l = r.layers[i];
-    j += std::string(i ? ", " : "") + "{\"layer\": " + JsonString(l.op_name) +
-         ", \"type\": " + JsonString(l.op_type) + ", \"tensor\": " + JsonString(l.tensor) +
-         ", \"int8\": " + (l.int8 ? "true" : "false") + ", \"max_abs\": " + JsonNumber(l.max_abs) +
-         ", \"max_rel\": " + JsonNumber(l.max_ref > 0 ? l.max_abs / l.max_ref : 0.0) +
-         ", \"sqnr_db\": " + JsonNumber(l.SqnrDb()) + "}";
-  }
-  j += "]}\n";
+  j += "], \"layers\": " + LayersJson(r.layers) + "}\n";
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return *error = path + ": cannot write", false;
   const bool ok = std::fwrite(j.data(), 1, j.size(), f) == j.size();
   if (std::fclose(f) != 0 || !ok) return *error = path + ": write failed", false;
   return true;
+}
+
+void WriteErrorJson(const std::string& path, const std::string& message) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  std::fprintf(f, "{\"error\": %s}\n", JsonString(message).c_str());
+  std::fclose(f);
 }
 
 }  // namespace edgefold::tools

@@ -56,6 +56,11 @@ bool BuildReport(Interpreter& host, const ValidateRun& run, const std::vector<fl
                  const std::vector<LayerValue>* target_layers, const ValidateLimits& limits,
                  ValidateReport* report, std::string* error);
 void PrintReport(const ValidateReport& report, const ValidateLimits& limits);
+// [{"layer", "type", "tensor", "int8", "max_abs", "max_rel", "sqnr_db"}, …]; an infinite SQNR
+// is written 1e999 (Python's json reads it as inf).
+std::string LayersJson(const std::vector<LayerReport>& layers);
 bool WriteReportJson(const std::string& path, const ValidateReport& report, std::string* error);
+// {"error": message}, best effort (for callers that read the JSON, as Python's Model.validate).
+void WriteErrorJson(const std::string& path, const std::string& message);
 
 }  // namespace edgefold::tools
