@@ -6,6 +6,8 @@
 #   armv7    NEON (-mfpu=neon-vfpv4), suites under qemu-arm     (build-armv7/)
 #   M4, M7   scalar kernels, tests/mcu harness + examples/mcu under qemu-system-arm
 #            (mps2-an386, mps2-an500), incl. scores vs host and the flash budget
+#   every cross target also runs `edgefold validate --target <it>` on the bundled examples
+#            and the QDQ goldens (tests/validate): its edgefold_validate under QEMU vs the host
 # Usage: scripts/cross-test.sh [--no-install] [targets...]   (default: x86 aarch64 armv7 m4 m7)
 # env: HOST_BUILD (native build dir providing bin/edgefold; default build/ if it has one,
 #      else build-x86q/), JOBS=2
@@ -73,8 +75,10 @@ run_stage host-tools host_tools || true
 for t in "${targets[@]}"; do
   case "$t" in
     x86) run_stage x86 x86_levels ;;
-    aarch64) run_stage aarch64 cross_build build-aarch64 aarch64-linux-gnu Release ;;
-    armv7) run_stage armv7 cross_build build-armv7 arm-linux-gnueabihf Release ;;
+    aarch64) run_stage aarch64 cross_build build-aarch64 aarch64-linux-gnu Release \
+               -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
+    armv7) run_stage armv7 cross_build build-armv7 arm-linux-gnueabihf Release \
+             -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
     m4|m7) run_stage "$t" cross_build "build-$t" "arm-none-eabi-cortex-$t" MinSizeRel \
              -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
     *) echo "unknown target '$t'"; exit 2 ;;

@@ -25,6 +25,8 @@ constexpr Command kCommands[] = {
     {"train", edgefold::tools::TrainCommand,
      "fine-tune BN (and more) on .npy data, on-device path"},
     {"diff", edgefold::tools::DiffCommand, "compare a .efb with its ONNX model layer by layer"},
+    {"validate", edgefold::tools::ValidateCommand,
+     "run a .efb on a target (host, QEMU) and compare with the host run"},
 };
 
 void PrintUsage(std::FILE* out) {

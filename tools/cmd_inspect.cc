@@ -9,12 +9,14 @@
 #include "efb_describe.h"
 #include "file_io.h"
 #include "memory_plot.h"
+#include "target_footprint.h"
 
 namespace edgefold::tools {
 namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold inspect MODEL.efb [--dot GRAPH.dot] [--memory-plot PLAN.svg|PLAN.png]\n"
+    "                        [--target m4|m7 [--target-build DIR]]\n"
     "\n"
     "Prints the format version, producer, graph inputs/outputs (with their dtype, and scale and\n"
     "zero point when int8), every operator (type,\n"
@@ -28,7 +30,12 @@ constexpr char kUsage[] =
     "                       (render: dot -Tsvg PATH -o graph.svg)\n"
     "  --memory-plot PATH   draw the arena over time (.svg or .png): x = op step, y = arena\n"
     "                       offset, each tensor a bar over [producer, last consumer], op\n"
-    "                       scratch in grey, planned total and lower bound as dashed lines\n";
+    "                       scratch in grey, planned total and lower bound as dashed lines\n"
+    "  --target m4|m7       flash and RAM on that target: the validation firmware of its cross\n"
+    "                       build (--target-build DIR, default build-<target> next to this\n"
+    "                       build) linked with this model's ops, from its link map, plus the\n"
+    "                       arena and the stack high-water mark of one run under QEMU\n"
+    "                       (docs/validate.md)\n";
 
 // Writes the --dot and --memory-plot files that were asked for. False after printing why.
 bool WritePictures(const fb::Model& m, const std::string& model_path, const ParsedArgs& args) {
@@ -119,7 +126,7 @@ void PrintMemory(const fb::Model& m, const AlignedBuffer& buf) {
 
 int InspectCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--dot", "--memory-plot"};
+  spec.value_flags = {"--dot", "--memory-plot", "--target", "--target-build"};
   spec.min_positional = spec.max_positional = 1;
   ParsedArgs args;
   int exit_code = kExitOk;
@@ -148,6 +155,22 @@ int InspectCommand(int argc, char** argv) {
   PrintOperators(m);
   PrintTensors(m);
   PrintMemory(m, buf);
+  if (args.Has("--target")) {
+    const TargetInfo* target = FindTarget(args.Get("--target", ""));
+    TargetFootprint footprint;
+    if (target == nullptr) {
+      error = "unknown --target '" + args.Get("--target", "") + "' (m4, m7)";
+    } else if (MeasureTargetFootprint(
+                   *target, args.Get("--target-build", ""),
+                   std::vector<uint8_t>(buf.data.get(), buf.data.get() + buf.bytes), &footprint,
+                   &error)) {
+      PrintTargetFootprint(*target, footprint);
+    }
+    if (!error.empty()) {
+      std::fprintf(stderr, "edgefold inspect: %s\n", error.c_str());
+      return kExitFailure;
+    }
+  }
   return WritePictures(m, path, args) ? kExitOk : kExitFailure;
 }
 

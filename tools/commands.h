@@ -11,5 +11,6 @@ int BenchCommand(int argc, char** argv);
 int ExportCCommand(int argc, char** argv);
 int TrainCommand(int argc, char** argv);
 int DiffCommand(int argc, char** argv);
+int ValidateCommand(int argc, char** argv);
 
 }  // namespace edgefold::tools

@@ -102,6 +102,23 @@ class Model:
             f.write(text)
         return path
 
+    def validate(self, inputs, target="host", expected=None, per_layer=False, target_build=None,
+                 min_top1=0.99, max_abs=None, tolerance=None, min_within=0.99):
+        """Runs this model on `target` ("host", or under QEMU "aarch64", "armv7", "m4", "m7": the
+        generic validation program of the target's cross build, target_build or build-<target>
+        next to this package's build) and compares with the host run, as `edgefold validate`.
+        inputs (and expected, one array per output with every run's values): an array or a
+        tuple of arrays. Returns the report: a dict with target, kernels, runs, arena_bytes,
+        stack_bytes (Cortex-M; -1 elsewhere), outputs (per output max_abs_vs_host,
+        top1_vs_host, max_abs_vs_expected, top1_vs_expected, within_...), layers (with
+        per_layer=True: the diff table of the target against the host) and pass (the limits:
+        min_top1, max_abs, tolerance with min_within). Raises edgefold.Error when it cannot run."""
+        from . import _validate
+        return _validate.validate(self, inputs, target=target, expected=expected,
+                                  per_layer=per_layer, target_build=target_build,
+                                  min_top1=min_top1, max_abs=max_abs, tolerance=tolerance,
+                                  min_within=min_within)
+
     def __repr__(self):
         ins = ", ".join(f"{n}: {d}{list(s)}" for n, s, d, _, _ in self.inputs)
         return (f"<edgefold.Model {self._native.name}: {len(self.ops)} ops, inputs ({ins}), "

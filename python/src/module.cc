@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_main.h"
+#include "layer_diff.h"
 #include "model_bytes.h"
 #include "model_tools.h"
 #include "py_compile.h"
@@ -45,6 +46,24 @@ int CliMain(const std::vector<std::string>& args) {
   std::fflush(stdout);
   std::fflush(stderr);
   return rc;
+}
+
+// ef.diff: the per-layer table of `edgefold diff` as JSON (edgefold/_diff.py parses it).
+std::string DiffJson(const std::string& onnx_path, const std::string& efb_path,
+                     const std::vector<std::string>& inputs, double jump_db) {
+  edgefold::tools::AlignedBuffer efb;
+  edgefold::tools::LayerDiff diff;
+  std::string error;
+  bool ok;
+  {
+    py::gil_scoped_release release;
+    ok = edgefold::tools::ReadFileAligned(efb_path, &efb, &error) &&
+         edgefold::tools::DiffLayers(
+             onnx_path, std::vector<uint8_t>(efb.data.get(), efb.data.get() + efb.bytes), inputs,
+             jump_db, &diff, &error);
+  }
+  if (!ok) throw edgefold::python::EdgefoldError("diff: " + error);
+  return edgefold::tools::LayerDiffJson(diff);
 }
 
 }  // namespace
@@ -99,4 +118,6 @@ PYBIND11_MODULE(_edgefold, m) {
   m.def("load_file", &LoadFile, py::arg("path"));
   m.def("load_bytes", &LoadBytes, py::arg("data"), py::arg("name"));
   m.def("cli_main", &CliMain, py::arg("args"));
+  m.def("diff_json", &DiffJson, py::arg("onnx_path"), py::arg("efb_path"), py::arg("inputs"),
+        py::arg("jump_db"));
 }

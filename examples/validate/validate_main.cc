@@ -1,0 +1,264 @@
+// edgefold_validate: the generic validation program `edgefold validate --target` runs, and the
+// one a user copies to a board. It reads the model and its inputs from files at run time (the
+// .efb bytes that run are the bytes that ship), runs the model once per input slice and writes
+// the outputs (and, asked for, every op's output) back to files. Built for every target:
+// hosted Linux (aarch64, armv7 under qemu-user) through stdio, and bare-metal Cortex-M through
+// newlib's semihosting stdio (qemu-system-arm -semihosting-config enable=on,target=native:
+// file names are relative to QEMU's working directory).
+//
+//   edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS.bin]
+//
+// INPUTS.bin   float32 little-endian, run after run, each run every graph input in order
+//              (an int8 input is quantized on the target by Interpreter::QuantizeInput)
+// OUTPUTS.bin  float32, run after run, each run every graph output (int8 dequantized)
+// TAPS.bin     after each op, for each of its outputs planned in the arena (not int32):
+//              u32 op index, u32 tensor index, u32 byte count, the tensor's raw bytes
+// stdout       one line "edgefold_validate: ok runs=R kernels=K model_bytes=M arena_bytes=A
+//              arena_used_bytes=U stack_bytes=S" (S: the deepest stack byte touched, measured
+//              below main by painting the stack; -1 where not measured), or "edgefold_validate: error: ...".
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "edgefold/interpreter.h"
+#include "edgefold/model_generated.h"
+
+namespace {
+
+#if defined(EDGEFOLD_VALIDATE_MODEL_KB)
+// Bare metal: static buffers (RAM on the board; sizes set by the build).
+alignas(64) uint8_t g_model[EDGEFOLD_VALIDATE_MODEL_KB * 1024];
+alignas(64) uint8_t g_arena[EDGEFOLD_VALIDATE_ARENA_KB * 1024];
+uint8_t* ModelBuffer(size_t, size_t* capacity) { return *capacity = sizeof(g_model), g_model; }
+uint8_t* ArenaBuffer(size_t, size_t* capacity) { return *capacity = sizeof(g_arena), g_arena; }
+#else
+uint8_t* Allocate(size_t bytes, size_t* capacity) {
+  *capacity = (bytes + 63) / 64 * 64;
+  return static_cast<uint8_t*>(std::aligned_alloc(64, *capacity == 0 ? 64 : *capacity));
+}
+uint8_t* ModelBuffer(size_t bytes, size_t* capacity) { return Allocate(bytes, capacity); }
+uint8_t* ArenaBuffer(size_t bytes, size_t* capacity) { return Allocate(bytes, capacity); }
+#endif
+
+#if defined(EDGEFOLD_VALIDATE_PAINT_STACK_KB)
+// The stack is painted below main's frame before the model is created; after the runs the
+// lowest word no longer holding the paint is the deepest the stack went. Reported from the
+// stack pointer at main's entry (the C runtime's frames above it are a few words).
+constexpr uint32_t kPaint = 0xC5A1AB1Eu;
+constexpr size_t kPaintWords = EDGEFOLD_VALIDATE_PAINT_STACK_KB * 1024 / 4;
+uint32_t* g_paint_low = nullptr;
+uintptr_t g_main_sp = 0;
+
+__attribute__((noinline)) void PaintStack() {
+  uint32_t sp;
+  __asm volatile("mov %0, sp" : "=r"(sp));
+  g_main_sp = sp;
+  uint32_t* top = reinterpret_cast<uint32_t*>((sp - 256) & ~3u);
+  g_paint_low = top - kPaintWords;
+  for (uint32_t* p = g_paint_low; p < top; ++p) *p = kPaint;
+}
+long StackBytes() {
+  const uint32_t* p = g_paint_low;
+  while (*p == kPaint) ++p;
+  if (p == g_paint_low) return -1;  // overflowed the painted area: not measured
+  return static_cast<long>(g_main_sp - reinterpret_cast<uintptr_t>(p));
+}
+#else
+void PaintStack() {}
+long StackBytes() { return -1; }
+#endif
+
+#if defined(EDGEFOLD_VALIDATE_LINKED_OPS)
+}  // namespace
+// linked_ops.cc: the ops whose registration objects are on the link line.
+void EdgefoldValidateRegisterLinkedOps(edgefold::OpResolver& r);
+namespace {
+edgefold::OpResolver g_resolver;
+const edgefold::OpResolver* Resolver() {
+  EdgefoldValidateRegisterLinkedOps(g_resolver);
+  return &g_resolver;
+}
+#else
+const edgefold::OpResolver* Resolver() { return nullptr; }  // every op of the build
+#endif
+
+int Fail(const char* what, const char* detail) {
+  std::printf("edgefold_validate: error: %s%s%s\n", what, detail[0] ? ": " : "", detail);
+  return 1;
+}
+
+// Reads a whole file into a buffer from `get`; `bytes` gets its size.
+uint8_t* ReadWhole(const char* path, uint8_t* (*get)(size_t, size_t*), size_t* bytes,
+                   const char** error) {
+  std::FILE* f = std::fopen(path, "rb");
+  if (!f) return *error = "cannot open", nullptr;
+  std::fseek(f, 0, SEEK_END);
+  const long size = std::ftell(f);
+  std::fseek(f, 0, SEEK_SET);
+  size_t capacity = 0;
+  uint8_t* buf = size < 0 ? nullptr : get(static_cast<size_t>(size), &capacity);
+  if (!buf || static_cast<size_t>(size) > capacity) {
+    std::fclose(f);
+    return *error = "does not fit the program's model buffer", nullptr;
+  }
+  *bytes = std::fread(buf, 1, static_cast<size_t>(size), f);
+  std::fclose(f);
+  if (*bytes != static_cast<size_t>(size)) return *error = "short read", nullptr;
+  return buf;
+}
+
+struct Taps {
+  const edgefold::fb::Model* model = nullptr;
+  const uint8_t* arena = nullptr;
+  std::FILE* out = nullptr;
+  bool failed = false;
+};
+
+void WriteU32(std::FILE* f, uint32_t v, bool* failed) {
+  uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
+  if (std::fwrite(b, 1, 4, f) != 4) *failed = true;
+}
+
+void OnOpEnd(void* user, size_t op_index) {
+  Taps* t = static_cast<Taps*>(user);
+  const edgefold::fb::Operator* op = t->model->operators()->Get(static_cast<uint32_t>(op_index));
+  if (!op->outputs()) return;
+  for (int32_t ti : *op->outputs()) {
+    if (ti < 0) continue;
+    const edgefold::fb::Tensor* tensor = t->model->tensors()->Get(static_cast<uint32_t>(ti));
+    if (tensor->arena_offset() < 0 || tensor->dtype() == edgefold::fb::DType::Int32) continue;
+    size_t bytes = tensor->dtype() == edgefold::fb::DType::Float32 ? 4 : 1;
+    if (tensor->shape())
+      for (int32_t d : *tensor->shape()) bytes *= static_cast<size_t>(d);
+    WriteU32(t->out, static_cast<uint32_t>(op_index), &t->failed);
+    WriteU32(t->out, static_cast<uint32_t>(ti), &t->failed);
+    WriteU32(t->out, static_cast<uint32_t>(bytes), &t->failed);
+    if (std::fwrite(t->arena + tensor->arena_offset(), 1, bytes, t->out) != bytes) t->failed = true;
+  }
+}
+
+size_t TotalElems(edgefold::Interpreter& interp, bool inputs) {
+  size_t n = 0;
+  const size_t count = inputs ? interp.num_inputs() : interp.num_outputs();
+  for (size_t i = 0; i < count; ++i) n += (inputs ? interp.input(i) : interp.output(i)).elems;
+  return n;
+}
+
+}  // namespace
+// io_int8.cc, linked where the model has int8 inputs or outputs.
+edgefold::Status EdgefoldValidateQuantizeInput(edgefold::Interpreter& interp, size_t i,
+                                               const float* data, size_t elems)
+    __attribute__((weak));
+edgefold::Status EdgefoldValidateDequantizeOutput(const edgefold::Interpreter& interp, size_t i,
+                                                  float* out, size_t elems) __attribute__((weak));
+namespace {
+
+// One slice of every input from `in`, one run, every output to `out`.
+edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE* out, float* io,
+                         const char** error) {
+  using edgefold::Status;
+  for (size_t i = 0; i < interp.num_inputs(); ++i) {
+    const edgefold::TensorView v = interp.input(i);
+    if (std::fread(io, sizeof(float), v.elems, in) != v.elems)
+      return *error = v.name, Status::kInvalidArgument;
+    const bool int8 = v.dtype == edgefold::DType::kInt8;
+    if (int8 && !EdgefoldValidateQuantizeInput) return *error = v.name, Status::kUnsupportedOp;
+    const Status st = int8 ? EdgefoldValidateQuantizeInput(interp, i, io, v.elems)
+                           : interp.SetInput(i, io, v.elems);
+    if (st != Status::kOk) return *error = v.name, st;
+  }
+  const Status st = interp.Invoke();
+  if (st != Status::kOk) return *error = "Invoke", st;
+  for (size_t o = 0; o < interp.num_outputs(); ++o) {
+    const edgefold::TensorView v = interp.output(o);
+    const float* values = v.data;
+    if (v.dtype == edgefold::DType::kInt8) {
+      if (!EdgefoldValidateDequantizeOutput) return *error = v.name, Status::kUnsupportedOp;
+      const Status d = EdgefoldValidateDequantizeOutput(interp, o, io, v.elems);
+      if (d != Status::kOk) return *error = v.name, d;
+      values = io;
+    }
+    if (std::fwrite(values, sizeof(float), v.elems, out) != v.elems)
+      return *error = "OUTPUTS.bin", Status::kInvalidArgument;
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  PaintStack();
+  if (argc < 4)
+    return Fail("usage", "edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS.bin]");
+  const char* error = "";
+  size_t model_bytes = 0;
+  const uint8_t* model = ReadWhole(argv[1], ModelBuffer, &model_bytes, &error);
+  if (!model) return Fail(argv[1], error);
+
+  Taps taps;
+  edgefold::Options options;
+  options.resolver = Resolver();
+  if (argc > 4) {
+    taps.out = std::fopen(argv[4], "wb");
+    if (!taps.out) return Fail(argv[4], "cannot create");
+    options.on_op_end = OnOpEnd;
+    options.on_op_end_user = &taps;
+  }
+  size_t arena_bytes = 0, arena_capacity = 0;
+  edgefold::Status st = edgefold::RequiredArenaBytes(model, model_bytes, &arena_bytes, options);
+  if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
+  uint8_t* arena = ArenaBuffer(arena_bytes, &arena_capacity);
+  if (!arena || arena_capacity < arena_bytes)
+    return Fail("arena", "does not fit the program's arena buffer");
+  edgefold::Interpreter* interp = nullptr;
+  st = edgefold::Interpreter::Create(model, model_bytes, arena, arena_bytes, options, &interp);
+  if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
+  taps.model = edgefold::fb::GetModel(model);
+  taps.arena = arena;
+
+  size_t io_elems = TotalElems(*interp, true);
+  for (size_t o = 0; o < interp->num_outputs(); ++o)
+    if (interp->output(o).elems > io_elems) io_elems = interp->output(o).elems;
+  for (size_t i = 0; i < interp->num_inputs(); ++i)
+    if (interp->input(i).elems > io_elems) io_elems = interp->input(i).elems;
+  // The one float staging buffer for an input or output, placed after the arena's used bytes
+  // when it fits there (bare metal), else allocated.
+  float* io = nullptr;
+  const size_t io_at = (arena_bytes + 63) / 64 * 64;
+  if (io_at + io_elems * sizeof(float) <= arena_capacity) {
+    io = reinterpret_cast<float*>(arena + io_at);
+  } else {
+    size_t io_capacity = 0;
+    io = reinterpret_cast<float*>(ArenaBuffer(io_elems * sizeof(float), &io_capacity));
+    if (!io || io_capacity < io_elems * sizeof(float))
+      return Fail("arena", "no room for the input staging buffer");
+  }
+
+  std::FILE* in = std::fopen(argv[2], "rb");
+  if (!in) return Fail(argv[2], "cannot open");
+  std::fseek(in, 0, SEEK_END);
+  const long in_bytes = std::ftell(in);
+  std::fseek(in, 0, SEEK_SET);
+  const size_t run_bytes = TotalElems(*interp, true) * sizeof(float);
+  if (in_bytes <= 0 || run_bytes == 0 || static_cast<size_t>(in_bytes) % run_bytes != 0)
+    return Fail(argv[2], "not a whole number of runs of the model's inputs");
+  const size_t runs = static_cast<size_t>(in_bytes) / run_bytes;
+  std::FILE* out = std::fopen(argv[3], "wb");
+  if (!out) return Fail(argv[3], "cannot create");
+  for (size_t r = 0; r < runs; ++r) {
+    st = RunOnce(*interp, in, out, io, &error);
+    if (st != edgefold::Status::kOk) return Fail(error, edgefold::StatusName(st));
+    if (taps.failed) return Fail(argv[4], "write failed");
+  }
+  std::fclose(in);
+  if (std::fclose(out) != 0) return Fail(argv[3], "write failed");
+  if (taps.out && std::fclose(taps.out) != 0) return Fail(argv[4], "write failed");
+  std::printf(
+      "edgefold_validate: ok runs=%lu kernels=%s model_bytes=%lu arena_bytes=%lu "
+      "arena_used_bytes=%lu stack_bytes=%ld\n",
+      static_cast<unsigned long>(runs), interp->kernel_isa_name(),
+      static_cast<unsigned long>(model_bytes), static_cast<unsigned long>(arena_bytes),
+      static_cast<unsigned long>(interp->arena_used_bytes()), StackBytes());
+  return 0;
+}
