@@ -109,6 +109,41 @@ bool TimeRuns(ModelSession& session, int warmup, int runs, std::vector<double>* 
 
 }  // namespace
 
+namespace {
+
+// --runs, --warmup, --threads: false with `error` on a bad value.
+bool ParseBenchCounts(const ParsedArgs& args, int* runs, int* warmup, int* threads,
+                      std::string* error) {
+  if (!ParseCount("--runs", args.Get("--runs", "100"), runs, error) ||
+      !ParseCount("--warmup", args.Get("--warmup", "10"), warmup, error) ||
+      !ParseCount("--threads", args.Get("--threads", "1"), threads, error))
+    return false;
+  if (*runs == 0 || *threads == 0) {
+    *error = "options '--runs' and '--threads' must be at least 1";
+    return false;
+  }
+  return true;
+}
+
+// --train: the training step's times.
+int BenchTrainStep(const std::string& path, Isa isa, int warmup, int runs) {
+  TrainBenchResult r;
+  std::string error;
+  if (!TimeTrainSteps(path, isa, warmup, runs, &r, &error)) {
+    std::fprintf(stderr, "edgefold bench: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  std::printf("model: %s (training step, batch %zu)\n", path.c_str(), r.batch);
+  std::printf("kernels: %s, training arena: %zu bytes\n", r.isa.c_str(), r.arena_bytes);
+  std::printf("runs: %d (after %d warmup)\n", runs, warmup);
+  std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", r.ms.front(), Percentile(r.ms, 0.5),
+              Percentile(r.ms, 0.9));
+  std::printf("median_ms=%.4f\n", Percentile(r.ms, 0.5));
+  return kExitOk;
+}
+
+}  // namespace
+
 int BenchCommand(int argc, char** argv) {
   ArgSpec spec;
   spec.value_flags = {"--runs", "--warmup", "--isa", "--threads"};
@@ -120,14 +155,7 @@ int BenchCommand(int argc, char** argv) {
   int runs = 0, warmup = 0, threads = 1;
   Isa isa = Isa::kAuto;
   std::string error;
-  bool counts_ok = ParseCount("--runs", args.Get("--runs", "100"), &runs, &error) &&
-                   ParseCount("--warmup", args.Get("--warmup", "10"), &warmup, &error) &&
-                   ParseCount("--threads", args.Get("--threads", "1"), &threads, &error);
-  if (counts_ok && (runs == 0 || threads == 0)) {
-    error = "options '--runs' and '--threads' must be at least 1";
-    counts_ok = false;
-  }
-  if (!counts_ok) {
+  if (!ParseBenchCounts(args, &runs, &warmup, &threads, &error)) {
     std::fprintf(stderr, "edgefold bench: %s\n\n%s", error.c_str(), kUsage);
     return kExitUsage;
   }
@@ -136,20 +164,7 @@ int BenchCommand(int argc, char** argv) {
                  kUsage);
     return kExitUsage;
   }
-  if (args.Has("--train")) {
-    TrainBenchResult r;
-    if (!TimeTrainSteps(args.positional[0], isa, warmup, runs, &r, &error)) {
-      std::fprintf(stderr, "edgefold bench: %s\n", error.c_str());
-      return kExitFailure;
-    }
-    std::printf("model: %s (training step, batch %zu)\n", args.positional[0].c_str(), r.batch);
-    std::printf("kernels: %s, training arena: %zu bytes\n", r.isa.c_str(), r.arena_bytes);
-    std::printf("runs: %d (after %d warmup)\n", runs, warmup);
-    std::printf("min_ms=%.4f median_ms=%.4f p90_ms=%.4f\n", r.ms.front(), Percentile(r.ms, 0.5),
-                Percentile(r.ms, 0.9));
-    std::printf("median_ms=%.4f\n", Percentile(r.ms, 0.5));
-    return kExitOk;
-  }
+  if (args.Has("--train")) return BenchTrainStep(args.positional[0], isa, warmup, runs);
   ModelSession session;
   session.SetThreads(static_cast<size_t>(threads), !args.Has("--fixed-split"));
   std::vector<double> ms;

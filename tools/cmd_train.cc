@@ -213,6 +213,34 @@ bool Train(Session& s, const TrainFlags& f, const NpyArray& x, const std::vector
 
 }  // namespace
 
+namespace {
+
+// An adaptable int8 model: its folded BatchNorm statistics adapt; labels optional.
+int AdaptInt8Model(const ParsedArgs& a, const AlignedBuffer& model) {
+  Isa isa = Isa::kAuto;
+  if (a.Get("--output", "").empty() || a.Get("--data", "").empty() ||
+      !ParseIsa(a.Get("--isa", "auto").c_str(), &isa)) {
+    std::fprintf(stderr, "edgefold train: missing or invalid option\n\n%s", kUsage);
+    return kExitUsage;
+  }
+  return AdaptInt8(a, model, isa);
+}
+
+// The trained model, exported by the trainer, written to `output`.
+int WriteTrainedModel(Session& s, const std::string& output) {
+  std::vector<uint8_t> adapted;
+  std::string write_error;
+  if (!ExportModel(s, &adapted)) write_error = "cannot export the trained model" + s.log;
+  if (!write_error.empty() || !compiler::WriteFileAtomic(output, adapted, &write_error)) {
+    std::fprintf(stderr, "edgefold train: %s\n", write_error.c_str());
+    return kExitFailure;
+  }
+  std::printf("wrote %s\n", output.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
 int TrainCommand(int argc, char** argv) {
   ArgSpec spec;
   spec.value_flags = {"--output", "--data",      "--labels",       "--epochs",
@@ -225,18 +253,9 @@ int TrainCommand(int argc, char** argv) {
   int code = kExitOk;
   if (!ParseOrExit(argc, argv, spec, kUsage, &a, &code)) return code;
   std::string error;
-  Isa isa = Isa::kAuto;
   AlignedBuffer model;
   const bool model_read = ReadFileAligned(a.positional[0], &model, &error);
-  if (model_read &&
-      IsAdaptableInt8(model)) {  // its folded BatchNorm statistics adapt; labels optional
-    if (a.Get("--output", "").empty() || a.Get("--data", "").empty() ||
-        !ParseIsa(a.Get("--isa", "auto").c_str(), &isa)) {
-      std::fprintf(stderr, "edgefold train: missing or invalid option\n\n%s", kUsage);
-      return kExitUsage;
-    }
-    return AdaptInt8(a, model, isa);
-  }
+  if (model_read && IsAdaptableInt8(model)) return AdaptInt8Model(a, model);
   const std::string read_error = error;
   error.clear();
   TrainFlags f;
@@ -271,16 +290,7 @@ int TrainCommand(int argc, char** argv) {
     return kExitFailure;
   }
   if (!Train(s, f, x, y)) return kExitFailure;
-  std::vector<uint8_t> adapted;
-  std::string write_error;
-  if (!ExportModel(s, &adapted)) write_error = "cannot export the trained model" + s.log;
-  if (!write_error.empty() ||
-      !compiler::WriteFileAtomic(a.Get("--output", ""), adapted, &write_error)) {
-    std::fprintf(stderr, "edgefold train: %s\n", write_error.c_str());
-    return kExitFailure;
-  }
-  std::printf("wrote %s\n", a.Get("--output", "").c_str());
-  return kExitOk;
+  return WriteTrainedModel(s, a.Get("--output", ""));
 }
 
 }  // namespace edgefold::tools

@@ -57,6 +57,43 @@ std::string ShapeToString(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+namespace {
+
+// The dtypes edgefold reads: '<f4', '<i8', '|i1' (or '<i1'); false for any other.
+bool ReadDescr(const std::string& descr, NpyDType* dtype, size_t* item_bytes) {
+  if (descr == "<f4") {
+    *dtype = NpyDType::kFloat32;
+    *item_bytes = 4;
+  } else if (descr == "<i8") {
+    *dtype = NpyDType::kInt64;
+    *item_bytes = 8;
+  } else if (descr == "|i1" || descr == "<i1") {
+    *dtype = NpyDType::kInt8;
+    *item_bytes = 1;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The data into the vector of out->dtype; the others emptied.
+void CopyPayload(const uint8_t* payload, size_t payload_bytes, size_t elems, NpyArray* out) {
+  out->f32.clear();
+  out->i64.clear();
+  out->s8.clear();
+  if (out->dtype == NpyDType::kFloat32) {
+    out->f32.resize(elems);
+    if (elems) std::memcpy(out->f32.data(), payload, payload_bytes);
+  } else if (out->dtype == NpyDType::kInt8) {
+    out->s8.resize(elems);
+    if (elems) std::memcpy(out->s8.data(), payload, payload_bytes);
+  } else {
+    out->i64.resize(elems);
+    if (elems) std::memcpy(out->i64.data(), payload, payload_bytes);
+  }
+}
+}  // namespace
+
 bool ParseNpy(const uint8_t* data, size_t data_bytes, const std::string& name, NpyArray* out,
               std::string* error) {
   if (data_bytes < kMagicBytes + 2 || std::memcmp(data, kMagic, kMagicBytes) != 0) {
@@ -89,16 +126,7 @@ bool ParseNpy(const uint8_t* data, size_t data_bytes, const std::string& name, N
     return Fail(name, "field 'fortran_order' is True; only C order is supported", error);
   }
   size_t item_bytes = 0;
-  if (header.descr == "<f4") {
-    out->dtype = NpyDType::kFloat32;
-    item_bytes = 4;
-  } else if (header.descr == "<i8") {
-    out->dtype = NpyDType::kInt64;
-    item_bytes = 8;
-  } else if (header.descr == "|i1" || header.descr == "<i1") {
-    out->dtype = NpyDType::kInt8;
-    item_bytes = 1;
-  } else {
+  if (!ReadDescr(header.descr, &out->dtype, &item_bytes)) {
     return Fail(name,
                 "field 'descr' is '" + header.descr +
                     "'; only '<f4' (float32), '<i8' (int64) and '|i1' (int8) are supported",
@@ -114,21 +142,8 @@ bool ParseNpy(const uint8_t* data, size_t data_bytes, const std::string& name, N
                     " data bytes in the file",
                 error);
   }
-  const uint8_t* payload = data + preamble_bytes + header_bytes;
   out->shape = header.shape;
-  out->f32.clear();
-  out->i64.clear();
-  out->s8.clear();
-  if (out->dtype == NpyDType::kFloat32) {
-    out->f32.resize(elems);
-    if (elems) std::memcpy(out->f32.data(), payload, payload_bytes);
-  } else if (out->dtype == NpyDType::kInt8) {
-    out->s8.resize(elems);
-    if (elems) std::memcpy(out->s8.data(), payload, payload_bytes);
-  } else {
-    out->i64.resize(elems);
-    if (elems) std::memcpy(out->i64.data(), payload, payload_bytes);
-  }
+  CopyPayload(data + preamble_bytes + header_bytes, payload_bytes, elems, out);
   return true;
 }
 

@@ -54,6 +54,73 @@ bool IsAdaptableInt8(const AlignedBuffer& model) {
   return false;
 }
 
+namespace {
+
+// The samples --data holds (and their --labels), whole batches of the model's input.
+struct AdaptData {
+  NpyArray x;
+  std::vector<int32_t> y;
+  size_t per = 0, n = 0, samples = 0, batches = 0;  // per: floats of one batch; n: its samples
+};
+
+bool ReadAdaptData(const ParsedArgs& a, Interpreter* interp, AdaptData* d, std::string* error) {
+  d->per = interp->input(0).elems;
+  d->n = static_cast<size_t>(interp->input(0).shape[0]);
+  const size_t per = d->per, n = d->n;
+  bool ok = ReadNpy(a.Get("--data", ""), &d->x, error);
+  if (ok && (d->x.dtype != NpyDType::kFloat32 || d->x.elems() % (per / n) != 0)) {
+    *error =
+        a.Get("--data", "") + ": needs float32 samples of " + std::to_string(per / n) + " values";
+    ok = false;
+  }
+  d->samples = ok ? d->x.elems() / (per / n) : 0;
+  d->batches = d->samples / n;
+  if (ok && a.Has("--labels"))
+    ok = ReadLabels(a.Get("--labels", ""), d->samples, interp->output(0).elems / n, &d->y, error);
+  if (ok && d->batches == 0) {
+    *error = "the data do not fill one batch of " + std::to_string(n);
+    ok = false;
+  }
+  return ok;
+}
+
+// `epochs` passes over the batches, each adapting the statistics; false after printing why.
+bool AdaptEpochs(Int8Adapter* adapter, const AdaptData& d, const AdaptOptions& adapt, int epochs,
+                 const std::string& log) {
+  Interpreter* interp = adapter->interpreter();
+  for (int e = 0; e < epochs; ++e) {
+    Progress progress("epoch " + std::to_string(e + 1), d.batches);
+    for (size_t b = 0; b < d.batches; ++b) {
+      Status st = SetSamples(interp, d.x.f32.data() + b * d.per, d.per);
+      if (st == Status::kOk) st = adapter->Adapt(adapt);
+      if (st != Status::kOk) {
+        std::fprintf(stderr, "edgefold train: adaptation failed: %s%s\n", StatusName(st),
+                     log.c_str());
+        return false;
+      }
+      progress.Update(b + 1, "");
+    }
+    progress.Finish();
+    std::printf("epoch %d/%d: BN statistics of the int8 layers re-estimated over %zu batches\n",
+                e + 1, epochs, d.batches);
+  }
+  return true;
+}
+
+// The adapter in an arena of its own size; nullptr when the model cannot adapt.
+Int8Adapter* CreateAdapter(const AlignedBuffer& model, const Options& o, AlignedBuffer* arena,
+                           size_t* arena_bytes) {
+  Int8Adapter* adapter = nullptr;
+  if (RequiredInt8AdapterArenaBytes(model.data.get(), model.bytes, arena_bytes, o) != Status::kOk ||
+      !(*arena = AllocateAligned(*arena_bytes)).data ||
+      Int8Adapter::Create(model.data.get(), model.bytes, arena->data.get(), *arena_bytes, o,
+                          &adapter) != Status::kOk)
+    return nullptr;
+  return adapter;
+}
+
+}  // namespace
+
 int AdaptInt8(const ParsedArgs& a, const AlignedBuffer& model, Isa isa) {
   const std::string path = a.positional[0];
   if (!a.Has("--adapt-stats-only")) {
@@ -81,62 +148,30 @@ int AdaptInt8(const ParsedArgs& a, const AlignedBuffer& model, Isa isa) {
   }
   size_t arena_bytes = 0;
   AlignedBuffer arena;
-  Int8Adapter* adapter = nullptr;
-  if (RequiredInt8AdapterArenaBytes(model.data.get(), model.bytes, &arena_bytes, o) !=
-          Status::kOk ||
-      !(arena = AllocateAligned(arena_bytes)).data ||
-      Int8Adapter::Create(model.data.get(), model.bytes, arena.data.get(), arena_bytes, o,
-                          &adapter) != Status::kOk) {
+  Int8Adapter* adapter = CreateAdapter(model, o, &arena, &arena_bytes);
+  if (adapter == nullptr) {
     std::fprintf(stderr, "edgefold train: %s: cannot adapt this model%s\n", path.c_str(),
                  log.c_str());
     return kExitFailure;
   }
   Interpreter* interp = adapter->interpreter();
-  const size_t per = interp->input(0).elems, n = static_cast<size_t>(interp->input(0).shape[0]);
-  NpyArray x;
-  bool ok = ReadNpy(a.Get("--data", ""), &x, &error);
-  if (ok && (x.dtype != NpyDType::kFloat32 || x.elems() % (per / n) != 0)) {
-    error =
-        a.Get("--data", "") + ": needs float32 samples of " + std::to_string(per / n) + " values";
-    ok = false;
-  }
-  const size_t samples = ok ? x.elems() / (per / n) : 0, batches = samples / n;
-  std::vector<int32_t> y;
-  if (ok && a.Has("--labels"))
-    ok = ReadLabels(a.Get("--labels", ""), samples, interp->output(0).elems / n, &y, &error);
-  if (!ok || batches == 0) {
-    std::fprintf(
-        stderr, "edgefold train: %s\n",
-        ok ? ("the data do not fill one batch of " + std::to_string(n)).c_str() : error.c_str());
+  AdaptData d;
+  if (!ReadAdaptData(a, interp, &d, &error)) {
+    std::fprintf(stderr, "edgefold train: %s\n", error.c_str());
     return kExitFailure;
   }
   std::printf(
       "int8 adaptation: %zu layers, arena %zu bytes, batch %zu, %zu batches per epoch (%zu samples "
       "left over)\n",
-      adapter->num_layers(), arena_bytes, n, batches, samples - batches * n);
-  if (!y.empty()) std::printf("before: accuracy %.4f\n", Accuracy(interp, x, y, batches));
-  for (int e = 0; e < epochs; ++e) {
-    Progress progress("epoch " + std::to_string(e + 1), batches);
-    for (size_t b = 0; b < batches; ++b) {
-      Status st = SetSamples(interp, x.f32.data() + b * per, per);
-      if (st == Status::kOk) st = adapter->Adapt(adapt);
-      if (st != Status::kOk) {
-        std::fprintf(stderr, "edgefold train: adaptation failed: %s%s\n", StatusName(st),
-                     log.c_str());
-        return kExitFailure;
-      }
-      progress.Update(b + 1, "");
-    }
-    progress.Finish();
-    std::printf("epoch %d/%d: BN statistics of the int8 layers re-estimated over %zu batches\n",
-                e + 1, epochs, batches);
-  }
+      adapter->num_layers(), arena_bytes, d.n, d.batches, d.samples - d.batches * d.n);
+  if (!d.y.empty()) std::printf("before: accuracy %.4f\n", Accuracy(interp, d.x, d.y, d.batches));
+  if (!AdaptEpochs(adapter, d, adapt, epochs, log)) return kExitFailure;
   size_t held = 0;
   for (size_t i = 0; i < adapter->num_layers(); ++i) held += adapter->layer(i).held_channels;
   if (held > 0)
     std::printf("warning: %zu channel updates left the int8 range and kept their last constants\n",
                 held);
-  if (!y.empty()) std::printf("after: accuracy %.4f\n", Accuracy(interp, x, y, batches));
+  if (!d.y.empty()) std::printf("after: accuracy %.4f\n", Accuracy(interp, d.x, d.y, d.batches));
   std::vector<uint8_t> out(model.bytes);
   if (adapter->ExportModel(out.data(), out.size()) != Status::kOk ||
       !compiler::WriteFileAtomic(a.Get("--output", ""), out, &error)) {

@@ -116,10 +116,8 @@ ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileRepo
   }
 }
 
-CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options,
-                      const std::string& name, LoweredModel* lowered) {
-  CompileResult result;
-  CompileReport& r = result.report;
+// Options the flags could not have refused (the library is called directly too).
+void CheckCompileOptions(const CompileOptions& options, const std::string& name) {
   if (options.winograd_tile != 0 && options.winograd_tile != 2 && options.winograd_tile != 4)
     throw CompileError("model '" + name + "': Winograd tile " +
                        std::to_string(options.winograd_tile) +
@@ -127,18 +125,85 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   if (options.expansion_band_kb < 0)
     throw CompileError("model '" + name + "': expansion band of " +
                        std::to_string(options.expansion_band_kb) + " KiB (0 turns the fusion off)");
-  ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
-  const quant::QdqModel qdq =
-      quant::ImportQdq(graph);  // QuantizeLinear/DequantizeLinear → float + scales
+}
+
+// QuantizeLinear/DequantizeLinear → float + scales, and what read the dequantized weights.
+quant::QdqModel ImportQdqNodes(ir::Graph& graph, const CompileOptions& options,
+                               const std::string& name, CompileReport* r) {
+  quant::QdqModel qdq = quant::ImportQdq(graph);
   if (qdq.found && options.quantize_int8)
     throw CompileError("model '" + name +
                        "': already quantized (QuantizeLinear/DequantizeLinear): compile it without "
                        "--quantize int8");
   if (qdq.found) {
     passes::FoldConstants(graph);  // what read the dequantized weights (Transpose, Reshape)
-    r.nodes_removed +=
+    r->nodes_removed +=
         quant::FoldConvChannelAffine(graph, qdq.QuantizedTensors());  // QAT's Conv → Div → Add → BN
   }
+  return qdq;
+}
+
+// The fusions after the BatchNorm fold; the counts that make a model "changed" (Verify).
+struct Fusions {
+  int layer_norms = 0, channel_scales = 0;
+};
+
+Fusions FuseOps(ir::Graph& graph, const CompileOptions& options, bool int8,
+                const std::set<std::string>& qdq_tensors, CompileReport* r) {
+  Fusions f;
+  const int gelus = passes::FuseGelu(graph);
+  r->activations_fused += gelus;
+  f.layer_norms = passes::FuseLayerNorm(graph);
+  if (options.fuse_activations) {  // x·gate(x) → SiLU/HardSwish first, so they fuse into the
+                                   // producer too
+    r->activations_fused += passes::FuseGatedActivations(graph);
+    // int8: only the clamps fuse (the others become lookup-table ops), and no channel scale
+    // (the int8 conv has none; the Mul stays an op and the conv after it stays int8).
+    r->activations_fused += passes::FuseActivations(graph, int8, qdq_tensors);
+    if (!int8) {                                           // int8 convs have neither
+      f.channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
+      r->expansions_fused = passes::FuseExpansionIntoDepthwise(
+          graph, static_cast<size_t>(options.expansion_band_kb) * 1024);
+    }
+  } else if (options.fuse_activations_into_batchnorm) {
+    r->activations_fused += passes::FuseActivationsIntoBatchNorm(graph);
+  }
+  return f;
+}
+
+// int8 has no Winograd kernels: a quantized model keeps plain weights.
+WinogradMode WinogradModeFor(const CompileOptions& options, bool int8) {
+  return !options.winograd || int8    ? WinogradMode::kOff
+         : options.winograd_tile == 2 ? WinogradMode::kF2x3
+         : options.winograd_tile == 4 ? WinogradMode::kF4x3
+                                      : WinogradMode::kAuto;
+}
+
+void CountWinogradConvs(const Built& built, CompileReport* r) {
+  for (const fb::OperatorT& op : built.lowered.ops) {
+    if (op.type != fb::OpType::Conv) continue;
+    const fb::WeightPacking packing = op.options.AsConvOptions()->packing;
+    r->winograd_convs += packing != fb::WeightPacking::Plain;
+    r->winograd43_convs += packing == fb::WeightPacking::Winograd4x3;
+  }
+}
+
+void ReportPlan(const Built& built, CompileReport* r) {
+  r->arena_bytes = built.lowered.arena_bytes;
+  r->arena_lower_bound = built.lowered.arena_lower_bound;
+  r->weight_bytes = built.weight_bytes;
+  r->num_ops = static_cast<int>(built.lowered.ops.size());
+  r->num_tensors = static_cast<int>(built.lowered.tensors.size());
+  r->tensor_views = built.lowered.tensor_views;
+}
+
+CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options,
+                      const std::string& name, LoweredModel* lowered) {
+  CompileResult result;
+  CompileReport& r = result.report;
+  CheckCompileOptions(options, name);
+  ir::Graph graph = ImportAndFold(PrepareModel(model, options, name), name, &r);
+  const quant::QdqModel qdq = ImportQdqNodes(graph, options, name, &r);
   const bool qdq_int8 = qdq.found && !options.qdq_as_float;
   const bool int8 = options.quantize_int8 || qdq_int8;
   if (options.io_int8 && !int8)
@@ -160,49 +225,18 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   r.batchnorm_folded_forward = bn.folded_forward;
   r.input_normalization_folded = options.fold_batchnorm && passes::FoldInputNormalization(graph);
   r.batchnorm_kept_affine = bn.kept;
-  int channel_scales = 0;
-  const int gelus = passes::FuseGelu(graph);
-  r.activations_fused += gelus;
-  const int layer_norms = passes::FuseLayerNorm(graph);
-  if (options
-          .fuse_activations) {  // x·gate(x) → SiLU/HardSwish first, so they fuse into the producer too
-    r.activations_fused += passes::FuseGatedActivations(graph);
-    // int8: only the clamps fuse (the others become lookup-table ops), and no channel scale
-    // (the int8 conv has none; the Mul stays an op and the conv after it stays int8).
-    r.activations_fused += passes::FuseActivations(
-        graph, int8, qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>());
-    if (!int8) {                                         // int8 convs have neither
-      channel_scales = passes::FuseChannelScale(graph);  // SE Mul(x, s) → the next pointwise Conv
-      r.expansions_fused = passes::FuseExpansionIntoDepthwise(
-          graph, static_cast<size_t>(options.expansion_band_kb) * 1024);
-    }
-  } else if (options.fuse_activations_into_batchnorm) {
-    r.activations_fused += passes::FuseActivationsIntoBatchNorm(graph);
-  }
-  // int8 has no Winograd kernels: a quantized model keeps plain weights.
-  const WinogradMode winograd = !options.winograd || int8    ? WinogradMode::kOff
-                                : options.winograd_tile == 2 ? WinogradMode::kF2x3
-                                : options.winograd_tile == 4 ? WinogradMode::kF4x3
-                                                             : WinogradMode::kAuto;
-  Built built = Build(graph, winograd, options.share_views);
-  for (const fb::OperatorT& op : built.lowered.ops) {
-    if (op.type != fb::OpType::Conv) continue;
-    const fb::WeightPacking packing = op.options.AsConvOptions()->packing;
-    r.winograd_convs += packing != fb::WeightPacking::Plain;
-    r.winograd43_convs += packing == fb::WeightPacking::Winograd4x3;
-  }
+  const Fusions fused = FuseOps(graph, options, int8,
+                                qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>(), &r);
+  Built built = Build(graph, WinogradModeFor(options, int8), options.share_views);
+  CountWinogradConvs(built, &r);
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
-                       layer_norms > 0 || channel_scales > 0 || r.input_normalization_folded ||
-                       r.winograd_convs > 0 || r.expansions_fused > 0;
+                       fused.layer_norms > 0 || fused.channel_scales > 0 ||
+                       r.input_normalization_folded || r.winograd_convs > 0 ||
+                       r.expansions_fused > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   if (options.quantize_int8) QuantizeBuilt(options, name, &built, &r);
   if (qdq_int8) QuantizeQdqBuilt(qdq, options, name, &built, &r);
-  r.arena_bytes = built.lowered.arena_bytes;
-  r.arena_lower_bound = built.lowered.arena_lower_bound;
-  r.weight_bytes = built.weight_bytes;
-  r.num_ops = static_cast<int>(built.lowered.ops.size());
-  r.num_tensors = static_cast<int>(built.lowered.tensors.size());
-  r.tensor_views = built.lowered.tensor_views;
+  ReportPlan(built, &r);
   result.model = std::move(built.bytes);
   result.ok = true;
   if (lowered != nullptr) *lowered = std::move(built.lowered);

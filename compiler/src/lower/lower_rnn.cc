@@ -10,6 +10,8 @@ namespace {
 
 struct RnnDims {
   int64_t dirs = 1, gates = 3, hidden = 0, seq = 0, batch = 0, input = 0;
+  bool lstm = false, batch_first = false;
+  std::string direction;
 };
 
 bool Used(const LowerContext& ctx, const ir::Node& n, size_t out) {
@@ -87,23 +89,22 @@ int Relayout(LowerContext& ctx, const ir::Node& n, int x, const std::vector<int6
   return y;
 }
 
-}  // namespace
-
-void LowerRnn(LowerContext& ctx, const ir::Node& n) {
-  const bool lstm = n.op == "LSTM";
-  const std::string direction = n.Str("direction", "forward");
-  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
-    throw CompileError(n.Msg("attribute 'direction' has invalid value '" + direction + "'"));
+// The cell, direction and sizes from the attributes, X (tensor *x) and W's shape.
+RnnDims ReadDims(LowerContext& ctx, const ir::Node& n, int* x) {
   RnnDims d;
-  d.dirs = direction == "bidirectional" ? 2 : 1;
-  d.gates = lstm ? 4 : 3;
-  CheckAttributes(n, lstm, d.dirs);
-  const bool batch_first = n.Int("layout", 0) == 1;
-  int x = ctx.Tensor(n, n.In(0));
-  const std::vector<int64_t> xs = ctx.Shape(x);
+  d.lstm = n.op == "LSTM";
+  d.direction = n.Str("direction", "forward");
+  if (d.direction != "forward" && d.direction != "reverse" && d.direction != "bidirectional")
+    throw CompileError(n.Msg("attribute 'direction' has invalid value '" + d.direction + "'"));
+  d.dirs = d.direction == "bidirectional" ? 2 : 1;
+  d.gates = d.lstm ? 4 : 3;
+  CheckAttributes(n, d.lstm, d.dirs);
+  d.batch_first = n.Int("layout", 0) == 1;
+  *x = ctx.Tensor(n, n.In(0));
+  const std::vector<int64_t> xs = ctx.Shape(*x);
   if (xs.size() != 3) throw CompileError(n.Msg("X must be rank 3, is " + ir::ShapeString(xs)));
-  d.seq = batch_first ? xs[1] : xs[0];
-  d.batch = batch_first ? xs[0] : xs[1];
+  d.seq = d.batch_first ? xs[1] : xs[0];
+  d.batch = d.batch_first ? xs[0] : xs[1];
   d.input = xs[2];
   const int64_t gh = [&] {
     if (n.In(1).empty()) throw CompileError(n.Msg("missing input W"));
@@ -115,6 +116,12 @@ void LowerRnn(LowerContext& ctx, const ir::Node& n) {
     throw CompileError(n.Msg("W " + ir::ShapeString(ctx.Ir(n, 1).shape) + " does not hold " +
                              std::to_string(d.gates) + " gates of hidden_size " +
                              std::to_string(d.hidden)));
+  return d;
+}
+
+// The op's inputs: X time-major, Wᵀ and Rᵀ per direction, B, then initial_h and initial_c
+// (trailing absent ones dropped).
+std::vector<int> PackInputs(LowerContext& ctx, const ir::Node& n, const RnnDims& d, int x) {
   const int64_t G = d.gates * d.hidden;
   const ir::Tensor& w = ConstInput(ctx, n, 1, "W", {d.dirs, G, d.input});
   const ir::Tensor& r = ConstInput(ctx, n, 2, "R", {d.dirs, G, d.hidden});
@@ -125,7 +132,7 @@ void LowerRnn(LowerContext& ctx, const ir::Node& n) {
   }
   CheckSequenceLens(ctx, n, d);
   if (!n.In(7).empty()) throw CompileError(n.Msg("input P (peepholes) is unsupported"));
-  if (batch_first) x = Relayout(ctx, n, x, {1, 0, 2}, n.name + "_x_time_major");
+  if (d.batch_first) x = Relayout(ctx, n, x, {1, 0, 2}, n.name + "_x_time_major");
   const std::vector<int64_t> state = {d.dirs, d.batch, d.hidden};
   std::vector<int> inputs = {x,
                              ctx.NewTensor(n.In(1) + "_packed", {d.dirs, d.input, G}, true,
@@ -134,9 +141,9 @@ void LowerRnn(LowerContext& ctx, const ir::Node& n) {
                                            TransposePerDirection(r.data, d.dirs, G, d.hidden)),
                              ctx.NewTensor(n.name + "_bias", {d.dirs, 2, G}, true, bias)};
   for (size_t slot : {size_t{5}, size_t{6}}) {  // initial_h, initial_c
-    if (slot == 6 && !lstm) break;
+    if (slot == 6 && !d.lstm) break;
     int t = ctx.Tensor(n, n.In(slot));
-    if (t >= 0 && batch_first) t = Relayout(ctx, n, t, {1, 0, 2}, n.name + "_state_time_major");
+    if (t >= 0 && d.batch_first) t = Relayout(ctx, n, t, {1, 0, 2}, n.name + "_state_time_major");
     if (t >= 0 && ctx.Shape(t) != state)
       throw CompileError(n.Msg(std::string(slot == 5 ? "initial_h" : "initial_c") + " is " +
                                ir::ShapeString(ctx.Shape(t)) + ", expected " +
@@ -144,58 +151,86 @@ void LowerRnn(LowerContext& ctx, const ir::Node& n) {
     inputs.push_back(t);
   }
   while (inputs.back() < 0) inputs.pop_back();
+  return inputs;
+}
 
-  // Outputs: the runtime's time-major tensors; batch-first ones are Transposed after the op.
+fb::RnnOptionsT MakeOptions(const LowerContext& ctx, const ir::Node& n, const RnnDims& d) {
   fb::RnnOptionsT opt;
-  opt.cell = lstm ? fb::RnnCell::Lstm : fb::RnnCell::Gru;
+  opt.cell = d.lstm ? fb::RnnCell::Lstm : fb::RnnCell::Gru;
   opt.direction = d.dirs == 2 ? fb::RnnDirection::Bidirectional
-                              : (direction == "reverse" ? fb::RnnDirection::Reverse
-                                                        : fb::RnnDirection::Forward);
+                              : (d.direction == "reverse" ? fb::RnnDirection::Reverse
+                                                          : fb::RnnDirection::Forward);
   opt.hidden_size = ToInt32(n, d.hidden, "hidden_size");
-  opt.linear_before_reset = !lstm && n.Int("linear_before_reset", 0) != 0;
+  opt.linear_before_reset = !d.lstm && n.Int("linear_before_reset", 0) != 0;
   opt.output_sequence = Used(ctx, n, 0);
-  opt.output_cell = lstm && Used(ctx, n, 2);
+  opt.output_cell = d.lstm && Used(ctx, n, 2);
+  return opt;
+}
+
+// The op's outputs (time-major: Y_h, then Y and Y_c when read) and, for batch-first graphs,
+// the ONNX tensors a Transpose after the op writes (after[i] < 0: none).
+struct RnnOutputs {
   struct Out {
     size_t slot;
     std::vector<int64_t> shape, perm;
   };
-  std::vector<Out> outs = {{1, state, {1, 0, 2}}};
-  if (opt.output_sequence) outs.push_back({0, {d.seq, d.dirs, d.batch, d.hidden}, {2, 0, 1, 3}});
-  if (opt.output_cell) outs.push_back({2, state, {1, 0, 2}});
+  std::vector<Out> outs;
   std::vector<int> op_outputs, after;
-  for (const Out& o : outs) {
-    if (!Used(ctx, n, o.slot) || batch_first) {
-      op_outputs.push_back(
+};
+
+RnnOutputs PlanOutputs(LowerContext& ctx, const ir::Node& n, const RnnDims& d,
+                       const fb::RnnOptionsT& opt) {
+  const std::vector<int64_t> state = {d.dirs, d.batch, d.hidden};
+  RnnOutputs r;
+  r.outs = {{1, state, {1, 0, 2}}};
+  if (opt.output_sequence) r.outs.push_back({0, {d.seq, d.dirs, d.batch, d.hidden}, {2, 0, 1, 3}});
+  if (opt.output_cell) r.outs.push_back({2, state, {1, 0, 2}});
+  for (const RnnOutputs::Out& o : r.outs) {
+    if (!Used(ctx, n, o.slot) || d.batch_first) {
+      r.op_outputs.push_back(
           ctx.NewTensor(n.name + "_out" + std::to_string(o.slot), o.shape, false, {}));
-      after.push_back(Used(ctx, n, o.slot) ? ctx.Tensor(n, n.outputs[o.slot]) : -1);
+      r.after.push_back(Used(ctx, n, o.slot) ? ctx.Tensor(n, n.outputs[o.slot]) : -1);
     } else {
-      op_outputs.push_back(ctx.Tensor(n, n.outputs[o.slot]));
-      after.push_back(-1);
+      r.op_outputs.push_back(ctx.Tensor(n, n.outputs[o.slot]));
+      r.after.push_back(-1);
     }
-    const int onnx_out = after.back() >= 0 ? after.back() : op_outputs.back();
+    const int onnx_out = r.after.back() >= 0 ? r.after.back() : r.op_outputs.back();
     std::vector<int64_t> want = o.shape;
-    if (batch_first)
+    if (d.batch_first)
       for (size_t k = 0; k < want.size(); ++k) want[k] = o.shape[static_cast<size_t>(o.perm[k])];
     if (Used(ctx, n, o.slot) && ctx.Shape(onnx_out) != want)
       throw CompileError(n.Msg("output " + std::to_string(o.slot) + " is " +
                                ir::ShapeString(ctx.Shape(onnx_out)) + ", expected " +
                                ir::ShapeString(want)));
   }
+  return r;
+}
+
+}  // namespace
+
+void LowerRnn(LowerContext& ctx, const ir::Node& n) {
+  int x = -1;
+  const RnnDims d = ReadDims(ctx, n, &x);
+  const std::vector<int> inputs = PackInputs(ctx, n, d, x);
+  // Outputs: the runtime's time-major tensors; batch-first ones are Transposed after the op.
+  fb::RnnOptionsT opt = MakeOptions(ctx, n, d);
+  const RnnOutputs out = PlanOutputs(ctx, n, d, opt);
   kernels::RnnShape s;
   s.seq = static_cast<size_t>(d.seq);
   s.batch = static_cast<size_t>(d.batch);
   s.input = static_cast<size_t>(d.input);
   s.hidden = static_cast<size_t>(d.hidden);
-  s.lstm = lstm;
+  s.lstm = d.lstm;
   s.linear_before_reset = opt.linear_before_reset;
-  fb::OperatorT& op = ctx.AddOp(fb::OpType::Rnn, n, inputs, op_outputs);
+  fb::OperatorT& op = ctx.AddOp(fb::OpType::Rnn, n, inputs, out.op_outputs);
   op.options.Set(std::move(opt));
   op.scratch_bytes = kernels::RnnScratchBytes(s);
-  for (size_t i = 0; i < outs.size(); ++i) {
-    if (after[i] < 0) continue;
+  for (size_t i = 0; i < out.outs.size(); ++i) {
+    if (out.after[i] < 0) continue;
     fb::TransposeOptionsT t;
-    t.perm = ToInt32s(n, outs[i].perm, "perm");
-    ctx.AddOp(fb::OpType::Transpose, n, {op_outputs[i]}, {after[i]}).options.Set(std::move(t));
+    t.perm = ToInt32s(n, out.outs[i].perm, "perm");
+    ctx.AddOp(fb::OpType::Transpose, n, {out.op_outputs[i]}, {out.after[i]})
+        .options.Set(std::move(t));
   }
 }
 

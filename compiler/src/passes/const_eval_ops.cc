@@ -160,6 +160,38 @@ Tensor EvalSlice(const Tensor& x, const std::vector<int64_t>& starts,
   return Make(shape, out, x.dtype);
 }
 
+// Floor or Ceil (Upsample sizes computed as floor(dim · scale)).
+Tensor EvalRounding(Tensor t, bool floor) {
+  for (double& v : t.data) v = floor ? std::floor(v) : std::ceil(v);
+  return t;
+}
+
+// PyTorch's zero initial state: Expand(0, [D, batch, hidden]).
+Tensor EvalExpand(const Tensor& x, const std::vector<int64_t>& to, const Node& n) {
+  const std::vector<int64_t> shape = BroadcastShapes(n, x.shape, to);
+  std::vector<double> out(static_cast<size_t>(ir::NumElements(shape)));
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = x.data[BroadcastIndex(shape, x.shape, static_cast<int64_t>(i))];
+  return Make(shape, out, x.dtype);
+}
+
+Tensor EvalFlatten(Tensor t, const Node& n) {
+  const int64_t rank = static_cast<int64_t>(t.shape.size());
+  const int64_t axis = n.Int("axis", 1) < 0 ? n.Int("axis", 1) + rank : n.Int("axis", 1);
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis && i < rank; ++i) outer *= t.shape[i];
+  t.shape = {outer, ir::NumElements(t.shape) / std::max<int64_t>(outer, 1)};
+  return t;
+}
+
+Tensor EvalConstantOfShape(const std::vector<int64_t>& shape, const Node& n) {
+  Tensor value = n.Has("value") ? n.attrs.at("value").t : Make({1}, {0.0}, ir::kFloat);
+  if (value.data.size() != 1) throw CompileError(n.Msg("attribute 'value' must hold one element"));
+  return Make(shape,
+              std::vector<double>(static_cast<size_t>(ir::NumElements(shape)), value.data[0]),
+              value.dtype);
+}
+
 }  // namespace edgefold::compiler::passes::const_eval
 
 namespace edgefold::compiler::passes {
@@ -195,11 +227,7 @@ std::vector<Tensor> EvalConst(const ir::Graph& g, const Node& n) {
   if (op == "Unsqueeze") return {EvalUnsqueeze(in(0), optional_ints(1, "axes"), n)};
   if (op == "Squeeze") return {EvalSqueeze(in(0), optional_ints(1, "axes"), n)};
   if (op == "Cast") return {EvalCast(in(0), n)};
-  if (op == "Floor" || op == "Ceil") {  // Upsample sizes computed as floor(dim · scale)
-    Tensor t = in(0);
-    for (double& v : t.data) v = op == "Floor" ? std::floor(v) : std::ceil(v);
-    return {t};
-  }
+  if (op == "Floor" || op == "Ceil") return {EvalRounding(in(0), op == "Floor")};
   if (op == "Slice") {
     if (g.opset < 10)
       return {
@@ -208,13 +236,9 @@ std::vector<Tensor> EvalConst(const ir::Graph& g, const Node& n) {
                       optional_ints(4, "steps"), n)};
   }
   if (op == "Transpose") return {EvalTranspose(in(0), n)};
-  if (op == "Expand") {  // PyTorch's zero initial state: Expand(0, [D, batch, hidden])
+  if (op == "Expand") {
     const Tensor& x = in(0);
-    const std::vector<int64_t> shape = BroadcastShapes(n, x.shape, AsInts(in(1)));
-    std::vector<double> out(static_cast<size_t>(ir::NumElements(shape)));
-    for (size_t i = 0; i < out.size(); ++i)
-      out[i] = x.data[BroadcastIndex(shape, x.shape, static_cast<int64_t>(i))];
-    return {Make(shape, out, x.dtype)};
+    return {EvalExpand(x, AsInts(in(1)), n)};
   }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal")
     return {EvalBinary(in(0), in(1), n)};
@@ -229,22 +253,8 @@ std::vector<Tensor> EvalConst(const ir::Graph& g, const Node& n) {
     t.shape = ReshapeTarget(t.shape, AsInts(in(1)), n.Int("allowzero", 0) != 0, n);
     return {t};
   }
-  if (op == "Flatten") {
-    Tensor t = in(0);
-    const int64_t rank = static_cast<int64_t>(t.shape.size());
-    const int64_t axis = n.Int("axis", 1) < 0 ? n.Int("axis", 1) + rank : n.Int("axis", 1);
-    int64_t outer = 1;
-    for (int64_t i = 0; i < axis && i < rank; ++i) outer *= t.shape[i];
-    t.shape = {outer, ir::NumElements(t.shape) / std::max<int64_t>(outer, 1)};
-    return {t};
-  }
-  // ConstantOfShape
-  std::vector<int64_t> shape = AsInts(in(0));
-  Tensor value = n.Has("value") ? n.attrs.at("value").t : Make({1}, {0.0}, ir::kFloat);
-  if (value.data.size() != 1) throw CompileError(n.Msg("attribute 'value' must hold one element"));
-  return {Make(shape,
-               std::vector<double>(static_cast<size_t>(ir::NumElements(shape)), value.data[0]),
-               value.dtype)};
+  if (op == "Flatten") return {EvalFlatten(in(0), n)};
+  return {EvalConstantOfShape(AsInts(in(0)), n)};  // ConstantOfShape
 }
 
 }  // namespace edgefold::compiler::passes

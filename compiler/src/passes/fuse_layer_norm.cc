@@ -56,6 +56,43 @@ struct Match {
   double eps = 0;
 };
 
+// d feeds exactly the square and the Div (Mul(d, d) reads it twice): their nodes, or false.
+bool FindSquareAndDiv(const ir::Graph& g, const std::string& d, int* sq, int* div) {
+  if (g.IsGraphOutput(d)) return false;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const ir::Node& n = g.nodes[i];
+    if (std::find(n.inputs.begin(), n.inputs.end(), d) == n.inputs.end()) continue;
+    const bool square =
+        n.inputs.size() == 2 && n.act.kind == kernels::ActKind::kNone &&
+        ((n.op == "Pow" && n.inputs[0] == d && IsScalarConst(g, n.inputs[1], 2.0)) ||
+         (n.op == "Mul" && n.inputs[0] == d && n.inputs[1] == d));
+    const bool divide = n.op == "Div" && n.inputs.size() == 2 && n.inputs[0] == d &&
+                        n.act.kind == kernels::ActKind::kNone;
+    if (square && *sq < 0)
+      *sq = static_cast<int>(i);
+    else if (divide && *div < 0)
+      *div = static_cast<int>(i);
+    else
+      return false;
+  }
+  return *sq >= 0 && *div >= 0;
+}
+
+// Optional Mul(·, γ) then Add(·, β) on the normalized value y, added to the match.
+void MatchAffine(const ir::Graph& g, std::string y, const std::vector<int64_t>& xs, int64_t k,
+                 Match* m) {
+  const int mul = SoleConsumer(g, y);
+  if (mul < 0 || !IsNormalizedDimsConst(g, OtherOperand(g.nodes[mul], "Mul", y), xs, k)) return;
+  m->scale = OtherOperand(g.nodes[mul], "Mul", y);
+  m->nodes.push_back(mul);
+  y = g.nodes[mul].outputs[0];
+  const int bias = SoleConsumer(g, y);
+  if (bias >= 0 && IsNormalizedDimsConst(g, OtherOperand(g.nodes[bias], "Add", y), xs, k)) {
+    m->bias = OtherOperand(g.nodes[bias], "Add", y);
+    m->nodes.push_back(bias);
+  }
+}
+
 // The pattern starting at ReduceMean node `r`; nodes empty when it does not fit.
 Match MatchAt(const ir::Graph& g, int r) {
   Match m;
@@ -76,26 +113,8 @@ Match MatchAt(const ir::Graph& g, int r) {
       g.nodes[sub].act.kind != kernels::ActKind::kNone)
     return m;
   const std::string d = g.nodes[sub].outputs[0];
-  // d feeds exactly the square and the Div (Mul(d, d) reads it twice).
   int sq = -1, div = -1;
-  if (g.IsGraphOutput(d)) return m;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const ir::Node& n = g.nodes[i];
-    if (std::find(n.inputs.begin(), n.inputs.end(), d) == n.inputs.end()) continue;
-    const bool square =
-        n.inputs.size() == 2 && n.act.kind == kernels::ActKind::kNone &&
-        ((n.op == "Pow" && n.inputs[0] == d && IsScalarConst(g, n.inputs[1], 2.0)) ||
-         (n.op == "Mul" && n.inputs[0] == d && n.inputs[1] == d));
-    const bool divide = n.op == "Div" && n.inputs.size() == 2 && n.inputs[0] == d &&
-                        n.act.kind == kernels::ActKind::kNone;
-    if (square && sq < 0)
-      sq = static_cast<int>(i);
-    else if (divide && div < 0)
-      div = static_cast<int>(i);
-    else
-      return m;
-  }
-  if (sq < 0 || div < 0) return m;
+  if (!FindSquareAndDiv(g, d, &sq, &div)) return m;
   const int var = SoleConsumer(g, g.nodes[sq].outputs[0]);
   if (var < 0 || g.nodes[var].inputs.at(0) != g.nodes[sq].outputs[0] ||
       KeptMeanAxes(g, g.nodes[var], rank) != axes)
@@ -115,19 +134,7 @@ Match MatchAt(const ir::Graph& g, int r) {
   m.x = x;
   m.axis = rank - k;
   m.eps = g.At(eps).data[0];
-  // Optional Mul(·, γ) then Add(·, β) on the normalized value.
-  std::string y = g.nodes[div].outputs[0];
-  const int mul = SoleConsumer(g, y);
-  if (mul >= 0 && IsNormalizedDimsConst(g, OtherOperand(g.nodes[mul], "Mul", y), xs, k)) {
-    m.scale = OtherOperand(g.nodes[mul], "Mul", y);
-    m.nodes.push_back(mul);
-    y = g.nodes[mul].outputs[0];
-    const int bias = SoleConsumer(g, y);
-    if (bias >= 0 && IsNormalizedDimsConst(g, OtherOperand(g.nodes[bias], "Add", y), xs, k)) {
-      m.bias = OtherOperand(g.nodes[bias], "Add", y);
-      m.nodes.push_back(bias);
-    }
-  }
+  MatchAffine(g, g.nodes[div].outputs[0], xs, k, &m);
   return m;
 }
 

@@ -93,52 +93,66 @@ bool IsPerChannelOf(const std::vector<int64_t>& s, const std::vector<int64_t>& y
   return true;
 }
 
+bool InputIsConst(const fb::OperatorT& op, const LoweredModel& m, size_t i) {
+  return i < op.inputs.size() && op.inputs[i] >= 0 &&
+         m.tensors[static_cast<size_t>(op.inputs[i])].is_const;
+}
+
+std::string ConvBlocker(const fb::OperatorT& op, const LoweredModel& m) {
+  const auto is_const = [&](size_t i) { return InputIsConst(op, m, i); };
+  const auto* o = op.options.AsConvOptions();
+  if (o->packing != fb::WeightPacking::Plain) return "Winograd-packed weights";
+  if (op.inputs.size() > 3 && op.inputs[3] >= 0)
+    return "a fused channel scale (squeeze-excitation) has no int8 kernel";
+  if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2)))
+    return "weights or bias are not constants";
+  return ActivationBlocker(o->activation.get());
+}
+
+std::string GemmBlocker(const fb::OperatorT& op, const LoweredModel& m) {
+  const auto is_const = [&](size_t i) { return InputIsConst(op, m, i); };
+  if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2)))
+    return "weights or bias are not constants";
+  if (m.tensors[static_cast<size_t>(op.inputs[0])].shape.size() != 2)
+    return "its input is not rank 2";
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0 &&
+      static_cast<int64_t>(ConstData(m, op.inputs[2]).size()) !=
+          m.tensors[static_cast<size_t>(op.outputs[0])].shape[1])
+    return "its bias is not one value per output";
+  return ActivationBlocker(op.options.AsGemmOptions()->activation.get());
+}
+
+std::string BinaryBlocker(const fb::OperatorT& op, const LoweredModel& m) {
+  const auto is_const = [&](size_t i) { return InputIsConst(op, m, i); };
+  const auto* o = op.options.AsBinaryOptions();
+  if (o->kind != fb::BinaryKind::Add && o->kind != fb::BinaryKind::Mul)
+    return "only Add and Mul have int8 kernels among the binary ops";
+  if (is_const(1))
+    return std::string("a ") + fb::EnumNameBinaryKind(o->kind) +
+           " by a constant has no int8 kernel";
+  const auto& y = m.tensors[static_cast<size_t>(op.outputs[0])].shape;
+  const auto& a = m.tensors[static_cast<size_t>(op.inputs[0])].shape;
+  const auto& b = m.tensors[static_cast<size_t>(op.inputs[1])].shape;
+  if (o->kind == fb::BinaryKind::Add && (a != y || b != y))
+    return "a broadcasting Add has no int8 kernel";
+  if (o->kind == fb::BinaryKind::Mul &&
+      !((a == y && (b == y || IsPerChannelOf(b, y))) || (b == y && IsPerChannelOf(a, y))))
+    return "a Mul broadcasting other than one value per (n, c) has no int8 kernel";
+  return ActivationBlocker(o->activation.get());
+}
+
 }  // namespace
 
 std::string Int8Blocker(const fb::OperatorT& op, const LoweredModel& m) {
-  const auto is_const = [&](size_t i) {
-    return i < op.inputs.size() && op.inputs[i] >= 0 &&
-           m.tensors[static_cast<size_t>(op.inputs[i])].is_const;
-  };
+  const auto is_const = [&](size_t i) { return InputIsConst(op, m, i); };
   if (op.inputs.empty() || op.inputs[0] < 0 || is_const(0)) return "its input is a constant";
   switch (op.type) {
-    case fb::OpType::Conv: {
-      const auto* o = op.options.AsConvOptions();
-      if (o->packing != fb::WeightPacking::Plain) return "Winograd-packed weights";
-      if (op.inputs.size() > 3 && op.inputs[3] >= 0)
-        return "a fused channel scale (squeeze-excitation) has no int8 kernel";
-      if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2)))
-        return "weights or bias are not constants";
-      return ActivationBlocker(o->activation.get());
-    }
-    case fb::OpType::Gemm: {
-      if (!is_const(1) || (op.inputs.size() > 2 && op.inputs[2] >= 0 && !is_const(2)))
-        return "weights or bias are not constants";
-      if (m.tensors[static_cast<size_t>(op.inputs[0])].shape.size() != 2)
-        return "its input is not rank 2";
-      if (op.inputs.size() > 2 && op.inputs[2] >= 0 &&
-          static_cast<int64_t>(ConstData(m, op.inputs[2]).size()) !=
-              m.tensors[static_cast<size_t>(op.outputs[0])].shape[1])
-        return "its bias is not one value per output";
-      return ActivationBlocker(op.options.AsGemmOptions()->activation.get());
-    }
-    case fb::OpType::Binary: {
-      const auto* o = op.options.AsBinaryOptions();
-      if (o->kind != fb::BinaryKind::Add && o->kind != fb::BinaryKind::Mul)
-        return "only Add and Mul have int8 kernels among the binary ops";
-      if (is_const(1))
-        return std::string("a ") + fb::EnumNameBinaryKind(o->kind) +
-               " by a constant has no int8 kernel";
-      const auto& y = m.tensors[static_cast<size_t>(op.outputs[0])].shape;
-      const auto& a = m.tensors[static_cast<size_t>(op.inputs[0])].shape;
-      const auto& b = m.tensors[static_cast<size_t>(op.inputs[1])].shape;
-      if (o->kind == fb::BinaryKind::Add && (a != y || b != y))
-        return "a broadcasting Add has no int8 kernel";
-      if (o->kind == fb::BinaryKind::Mul &&
-          !((a == y && (b == y || IsPerChannelOf(b, y))) || (b == y && IsPerChannelOf(a, y))))
-        return "a Mul broadcasting other than one value per (n, c) has no int8 kernel";
-      return ActivationBlocker(o->activation.get());
-    }
+    case fb::OpType::Conv:
+      return ConvBlocker(op, m);
+    case fb::OpType::Gemm:
+      return GemmBlocker(op, m);
+    case fb::OpType::Binary:
+      return BinaryBlocker(op, m);
     case fb::OpType::Pool:
       return op.options.AsPoolOptions()->ceil_mode ? "ceil_mode pooling has no int8 kernel" : "";
     case fb::OpType::Concat:
@@ -178,6 +192,159 @@ void ActivationClamp(const fb::Activation* a, const ActQuant& out, int32_t* lo, 
   }
 }
 
+namespace {
+
+// Conv → ConvInt8: per-channel int8 weights, int32 bias, requantization per channel.
+void MakeConvInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                  const ModelWeightScales* weights, LayerInfo* info) {
+  const LoweredTensor& y = m->tensors[static_cast<size_t>(op->outputs[0])];
+  fb::ConvOptionsT c = *op->options.AsConvOptions();
+  const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];
+  const std::vector<float> w = wt.data;
+  const std::vector<int64_t> w_shape = wt.shape;
+  const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0
+                                   ? ConstData(*m, op->inputs[2])
+                                   : std::vector<float>();
+  const size_t channels = static_cast<size_t>(w_shape[0]), per = w.size() / channels;
+  kernels::Conv2dShape s;
+  const LoweredTensor& x = m->tensors[static_cast<size_t>(op->inputs[0])];
+  const bool two_d = x.shape.size() == 4;
+  s.in_c = static_cast<size_t>(x.shape[1]);
+  s.in_h = two_d ? static_cast<size_t>(x.shape[2]) : 1;
+  s.in_w = static_cast<size_t>(x.shape.back());
+  s.out_c = channels;
+  s.out_h = two_d ? static_cast<size_t>(y.shape[2]) : 1;
+  s.out_w = static_cast<size_t>(y.shape.back());
+  kernels::SetWindow2d(c.kernel.data(), c.strides.data(), c.dilations.data(), c.pads.data(), &s);
+  s.group = static_cast<size_t>(c.group);
+  fb::ConvInt8OptionsT o;
+  o.kernel = c.kernel;
+  o.strides = c.strides;
+  o.dilations = c.dilations;
+  o.pads = c.pads;
+  o.group = c.group;
+  ActivationClamp(c.activation.get(), out, &o.act_min, &o.act_max);
+  info->act_min = o.act_min;
+  info->act_max = o.act_max;
+  info->type =
+      c.group > 1 && static_cast<size_t>(c.group) == s.in_c ? "ConvInt8 (depthwise)" : "ConvInt8";
+  AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, weights, info);
+  op->type = fb::OpType::ConvInt8;
+  op->options.Set(std::move(o));
+  op->scratch_bytes = kernels::ConvS8ScratchBytes(s);
+}
+
+// Gemm → GemmInt8: W [K, N] stored as [N, K], one row per output channel.
+void MakeGemmInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                  const ModelWeightScales* weights, LayerInfo* info) {
+  const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];  // [K, N]
+  const size_t k = static_cast<size_t>(wt.shape[0]), n = static_cast<size_t>(wt.shape[1]);
+  std::vector<float> w(k * n);  // → [N, K]: one row per output channel
+  for (size_t i = 0; i < k; ++i)
+    for (size_t j = 0; j < n; ++j) w[j * k + i] = wt.data[i * n + j];
+  const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0
+                                   ? ConstData(*m, op->inputs[2])
+                                   : std::vector<float>();
+  fb::GemmInt8OptionsT o;
+  ActivationClamp(op->options.AsGemmOptions()->activation.get(), out, &o.act_min, &o.act_max);
+  info->act_min = o.act_min;
+  info->act_max = o.act_max;
+  info->type = "GemmInt8";
+  AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0],
+                     out, weights, info);
+  op->type = fb::OpType::GemmInt8;
+  op->options.Set(std::move(o));
+  op->scratch_bytes = 0;
+}
+
+// Activation → LutInt8: a 256-entry table.
+void MakeLutInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                 const ModelWeightScales* weights, LayerInfo* info) {
+  // The activation of each of the 256 int8 inputs, dequantized, computed by the runtime's
+  // scalar formula and quantized by Quantize's rule into the output's scale and zero point.
+  const fb::Activation* a = op->options.AsActivationOptions()->activation.get();
+  kernels::Activation act;
+  if (a != nullptr)
+    act = kernels::Activation{static_cast<kernels::ActKind>(a->kind()), a->alpha(), a->beta()};
+  std::vector<float> values(256);
+  for (int q = -128; q < 128; ++q)
+    values[static_cast<size_t>(q + 128)] =
+        kernels::ActOne(static_cast<float>(q - in[0].zero_point) * in[0].scale, act);
+  std::vector<int8_t> table(256);
+  kernels::ref::QuantizeS8(kernels::QuantS8Params{out.scale, 1.0f / out.scale, out.zero_point},
+                           values.data(), table.data(), table.size());
+  const int t = AddConstant(m, op->name + "/table", {256}, fb::DType::Int8, Bytes(table));
+  m->tensors.back().scales = {out.scale};
+  m->tensors.back().zero_points = {out.zero_point};
+  op->inputs = {op->inputs[0], t};
+  info->type = std::string("LutInt8 (") +
+               (a != nullptr ? fb::EnumNameActivationKind(a->kind()) : "None") + ")";
+  op->type = fb::OpType::LutInt8;
+  op->options.Set(fb::LutInt8OptionsT());
+  op->scratch_bytes = 0;
+}
+
+// Softmax → SoftmaxInt8.
+void MakeSoftmaxInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                     const ModelWeightScales* weights, LayerInfo* info) {
+  // The exp table of X's scale (kernels/ref/softmax_s8.h); Y is always 1/256, −128.
+  std::vector<int32_t> table(kernels::kSoftmaxS8TableElems);
+  kernels::SoftmaxS8ExpTable(in[0].scale, table.data());
+  const int t = AddConstant(m, op->name + "/exp_table", {static_cast<int64_t>(table.size())},
+                            fb::DType::Int32, Bytes(table));
+  op->inputs = {op->inputs[0], t};
+  info->type = "SoftmaxInt8";
+  op->type = fb::OpType::SoftmaxInt8;
+  op->options.Set(fb::SoftmaxInt8OptionsT());
+  op->scratch_bytes = 0;
+}
+
+// Binary Mul → MulInt8.
+void MakeMulInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                 const ModelWeightScales* weights, LayerInfo* info) {
+  const LoweredTensor& y = m->tensors[static_cast<size_t>(op->outputs[0])];
+  // The full-shape operand first (the per-channel one second), as MulInt8 reads them.
+  if (m->tensors[static_cast<size_t>(op->inputs[0])].shape != y.shape)
+    std::swap(op->inputs[0], op->inputs[1]);
+  fb::MulInt8OptionsT o;
+  ActivationClamp(op->options.AsBinaryOptions()->activation.get(), out, &o.act_min, &o.act_max);
+  const double real = static_cast<double>(in[0].scale) * in[1].scale / out.scale;
+  if (!QuantizeMultiplier(real, &o.multiplier, &o.shift))
+    throw CompileError("node '" + op->name + "': Mul rescale out of range");
+  info->act_min = o.act_min;
+  info->act_max = o.act_max;
+  info->type = "MulInt8";
+  op->type = fb::OpType::MulInt8;
+  op->options.Set(std::move(o));
+  op->scratch_bytes = 0;
+}
+
+// Binary Add → AddInt8: both operands rescaled to the output's scale.
+void MakeAddInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
+                 const ModelWeightScales* weights, LayerInfo* info) {
+  fb::AddInt8OptionsT o;
+  ActivationClamp(op->options.AsBinaryOptions()->activation.get(), out, &o.act_min, &o.act_max);
+  const double ra = in[0].scale / static_cast<double>(out.scale),
+               rb = in[1].scale / static_cast<double>(out.scale);
+  int e = 0;
+  std::frexp(std::max(ra, rb), &e);  // max(ra, rb)·2^(31−e) ∈ [2^30, 2^31)
+  o.shift = 31 - e;
+  if (o.shift < 1 || o.shift > 62)
+    throw CompileError("node '" + op->name + "': Add rescale out of range");
+  o.multiplier_a =
+      static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(ra, o.shift))));
+  o.multiplier_b =
+      static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(rb, o.shift))));
+  info->act_min = o.act_min;
+  info->act_max = o.act_max;
+  info->type = "AddInt8";
+  op->type = fb::OpType::AddInt8;
+  op->options.Set(std::move(o));
+  op->scratch_bytes = 0;
+}
+
+}  // namespace
+
 LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
                      const ModelWeightScales* weights) {
   LayerInfo info;
@@ -186,130 +353,24 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
   info.in_scale = in[0].scale;
   info.out_scale = out.scale;
   info.out_zero_point = out.zero_point;
-  const LoweredTensor& y = m->tensors[static_cast<size_t>(op->outputs[0])];
-  if (op->type == fb::OpType::Conv) {
-    fb::ConvOptionsT c = *op->options.AsConvOptions();
-    const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];
-    const std::vector<float> w = wt.data;
-    const std::vector<int64_t> w_shape = wt.shape;
-    const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0
-                                     ? ConstData(*m, op->inputs[2])
-                                     : std::vector<float>();
-    const size_t channels = static_cast<size_t>(w_shape[0]), per = w.size() / channels;
-    kernels::Conv2dShape s;
-    const LoweredTensor& x = m->tensors[static_cast<size_t>(op->inputs[0])];
-    const bool two_d = x.shape.size() == 4;
-    s.in_c = static_cast<size_t>(x.shape[1]);
-    s.in_h = two_d ? static_cast<size_t>(x.shape[2]) : 1;
-    s.in_w = static_cast<size_t>(x.shape.back());
-    s.out_c = channels;
-    s.out_h = two_d ? static_cast<size_t>(y.shape[2]) : 1;
-    s.out_w = static_cast<size_t>(y.shape.back());
-    kernels::SetWindow2d(c.kernel.data(), c.strides.data(), c.dilations.data(), c.pads.data(), &s);
-    s.group = static_cast<size_t>(c.group);
-    fb::ConvInt8OptionsT o;
-    o.kernel = c.kernel;
-    o.strides = c.strides;
-    o.dilations = c.dilations;
-    o.pads = c.pads;
-    o.group = c.group;
-    ActivationClamp(c.activation.get(), out, &o.act_min, &o.act_max);
-    info.act_min = o.act_min;
-    info.act_max = o.act_max;
-    info.type =
-        c.group > 1 && static_cast<size_t>(c.group) == s.in_c ? "ConvInt8 (depthwise)" : "ConvInt8";
-    AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, weights, &info);
-    op->type = fb::OpType::ConvInt8;
-    op->options.Set(std::move(o));
-    op->scratch_bytes = kernels::ConvS8ScratchBytes(s);
-  } else if (op->type == fb::OpType::Gemm) {
-    const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];  // [K, N]
-    const size_t k = static_cast<size_t>(wt.shape[0]), n = static_cast<size_t>(wt.shape[1]);
-    std::vector<float> w(k * n);  // → [N, K]: one row per output channel
-    for (size_t i = 0; i < k; ++i)
-      for (size_t j = 0; j < n; ++j) w[j * k + i] = wt.data[i * n + j];
-    const std::vector<float> b = op->inputs.size() > 2 && op->inputs[2] >= 0
-                                     ? ConstData(*m, op->inputs[2])
-                                     : std::vector<float>();
-    fb::GemmInt8OptionsT o;
-    ActivationClamp(op->options.AsGemmOptions()->activation.get(), out, &o.act_min, &o.act_max);
-    info.act_min = o.act_min;
-    info.act_max = o.act_max;
-    info.type = "GemmInt8";
-    AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0],
-                       out, weights, &info);
-    op->type = fb::OpType::GemmInt8;
-    op->options.Set(std::move(o));
-    op->scratch_bytes = 0;
-  } else if (op->type == fb::OpType::Activation) {
-    // The activation of each of the 256 int8 inputs, dequantized, computed by the runtime's
-    // scalar formula and quantized by Quantize's rule into the output's scale and zero point.
-    const fb::Activation* a = op->options.AsActivationOptions()->activation.get();
-    kernels::Activation act;
-    if (a != nullptr)
-      act = kernels::Activation{static_cast<kernels::ActKind>(a->kind()), a->alpha(), a->beta()};
-    std::vector<float> values(256);
-    for (int q = -128; q < 128; ++q)
-      values[static_cast<size_t>(q + 128)] =
-          kernels::ActOne(static_cast<float>(q - in[0].zero_point) * in[0].scale, act);
-    std::vector<int8_t> table(256);
-    kernels::ref::QuantizeS8(kernels::QuantS8Params{out.scale, 1.0f / out.scale, out.zero_point},
-                             values.data(), table.data(), table.size());
-    const int t = AddConstant(m, op->name + "/table", {256}, fb::DType::Int8, Bytes(table));
-    m->tensors.back().scales = {out.scale};
-    m->tensors.back().zero_points = {out.zero_point};
-    op->inputs = {op->inputs[0], t};
-    info.type = std::string("LutInt8 (") +
-                (a != nullptr ? fb::EnumNameActivationKind(a->kind()) : "None") + ")";
-    op->type = fb::OpType::LutInt8;
-    op->options.Set(fb::LutInt8OptionsT());
-    op->scratch_bytes = 0;
-  } else if (op->type == fb::OpType::Softmax) {
-    // The exp table of X's scale (kernels/ref/softmax_s8.h); Y is always 1/256, −128.
-    std::vector<int32_t> table(kernels::kSoftmaxS8TableElems);
-    kernels::SoftmaxS8ExpTable(in[0].scale, table.data());
-    const int t = AddConstant(m, op->name + "/exp_table", {static_cast<int64_t>(table.size())},
-                              fb::DType::Int32, Bytes(table));
-    op->inputs = {op->inputs[0], t};
-    info.type = "SoftmaxInt8";
-    op->type = fb::OpType::SoftmaxInt8;
-    op->options.Set(fb::SoftmaxInt8OptionsT());
-    op->scratch_bytes = 0;
-  } else if (op->options.AsBinaryOptions()->kind == fb::BinaryKind::Mul) {
-    // The full-shape operand first (the per-channel one second), as MulInt8 reads them.
-    if (m->tensors[static_cast<size_t>(op->inputs[0])].shape != y.shape)
-      std::swap(op->inputs[0], op->inputs[1]);
-    fb::MulInt8OptionsT o;
-    ActivationClamp(op->options.AsBinaryOptions()->activation.get(), out, &o.act_min, &o.act_max);
-    const double real = static_cast<double>(in[0].scale) * in[1].scale / out.scale;
-    if (!QuantizeMultiplier(real, &o.multiplier, &o.shift))
-      throw CompileError("node '" + op->name + "': Mul rescale out of range");
-    info.act_min = o.act_min;
-    info.act_max = o.act_max;
-    info.type = "MulInt8";
-    op->type = fb::OpType::MulInt8;
-    op->options.Set(std::move(o));
-    op->scratch_bytes = 0;
-  } else {  // Binary Add
-    fb::AddInt8OptionsT o;
-    ActivationClamp(op->options.AsBinaryOptions()->activation.get(), out, &o.act_min, &o.act_max);
-    const double ra = in[0].scale / static_cast<double>(out.scale),
-                 rb = in[1].scale / static_cast<double>(out.scale);
-    int e = 0;
-    std::frexp(std::max(ra, rb), &e);  // max(ra, rb)·2^(31−e) ∈ [2^30, 2^31)
-    o.shift = 31 - e;
-    if (o.shift < 1 || o.shift > 62)
-      throw CompileError("node '" + op->name + "': Add rescale out of range");
-    o.multiplier_a =
-        static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(ra, o.shift))));
-    o.multiplier_b =
-        static_cast<int32_t>(std::min(2147483647.0, std::round(std::ldexp(rb, o.shift))));
-    info.act_min = o.act_min;
-    info.act_max = o.act_max;
-    info.type = "AddInt8";
-    op->type = fb::OpType::AddInt8;
-    op->options.Set(std::move(o));
-    op->scratch_bytes = 0;
+  switch (op->type) {
+    case fb::OpType::Conv:
+      MakeConvInt8(op, m, in, out, weights, &info);
+      break;
+    case fb::OpType::Gemm:
+      MakeGemmInt8(op, m, in, out, weights, &info);
+      break;
+    case fb::OpType::Activation:
+      MakeLutInt8(op, m, in, out, weights, &info);
+      break;
+    case fb::OpType::Softmax:
+      MakeSoftmaxInt8(op, m, in, out, weights, &info);
+      break;
+    default:
+      if (op->options.AsBinaryOptions()->kind == fb::BinaryKind::Mul)
+        MakeMulInt8(op, m, in, out, weights, &info);
+      else
+        MakeAddInt8(op, m, in, out, weights, &info);
   }
   return info;
 }

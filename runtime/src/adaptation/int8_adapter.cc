@@ -8,6 +8,7 @@
 #include <new>
 
 #include "adaptation/int8_accumulators.h"
+#include "adaptation/int8_layer.h"
 #include "base/fold_batchnorm.h"
 #include "base/size_math.h"
 #include "interpreter/graph_prepare.h"
@@ -16,44 +17,13 @@
 #include "model/bn_adaptation_reader.h"
 
 namespace edgefold {
-namespace {
 
-// An adapted bias must leave the int32 accumulator room for the products (the compiler's bound).
-constexpr double kMaxBias = 1073741824.0;  // 2^30
-
-struct Layer {
-  int32_t op = -1;
-  const char* name = "";
-  size_t channels = 0;
-  // From the model (read in place).
-  const float* gamma_abs = nullptr;
-  const float* beta = nullptr;
-  const float* model_eps_k2 = nullptr;
-  const int32_t* model_bias = nullptr;
-  const int32_t* model_multiplier = nullptr;
-  const int32_t* model_shift = nullptr;
-  int32_t bias_tensor = -1, multiplier_tensor = -1, shift_tensor = -1;
-  const float* w_scales = nullptr;
-  bool per_channel = false;
-  float x_scale = 0, y_scale = 0;
-  // In the arena.
-  int32_t* bias = nullptr;
-  int32_t* multiplier = nullptr;
-  int32_t* shift = nullptr;
-  float* mean = nullptr;
-  float* var = nullptr;
-  float* eps_k2 = nullptr;
-  double* run_mean = nullptr;  // kCumulativeAverage: Σ batch means; kMomentum: the average
-  double* run_var = nullptr;   // the same for the unbiased batch variances
-  size_t batches = 0;
-  size_t held = 0;
-
-  double AccScale(size_t c) const {
-    return double(x_scale) * double(per_channel ? w_scales[c] : w_scales[0]);
-  }
-};
-
-}  // namespace
+using internal::CheckLayer;
+using internal::Layer;
+using internal::LayerArrayBytes;
+using internal::NormalizeWithBatch;
+using internal::ResetLayer;
+using internal::SetChannel;
 
 struct Int8Adapter::State {
   Interpreter* interpreter = nullptr;
@@ -68,11 +38,6 @@ struct Int8Adapter::State {
 };
 
 namespace {
-
-size_t LayerArrayBytes(size_t channels) {
-  return AddSat(MulSat(channels, 3 * sizeof(int32_t) + 3 * sizeof(float)),
-                MulSat(channels, 2 * sizeof(double)));
-}
 
 // Bytes after the interpreter's arena for the model's adaptable ops (0 layers: 0).
 struct Extent {
@@ -103,126 +68,6 @@ Status InterpreterBytes(const uint8_t* model, size_t model_bytes, const Options&
                         size_t* bytes) {
   EDGEFOLD_RETURN_IF_ERROR(RequiredArenaBytes(model, model_bytes, bytes, options));
   *bytes = RoundUpSat(*bytes, kArenaAlignment);
-  return Status::kOk;
-}
-
-bool Finite(const float* v, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (!std::isfinite(v[i])) return false;
-  return true;
-}
-
-// The constants that make channel c's output |γ|·(y − mean)/√(var + ε·k²) + β: false (and
-// nothing written) when the multiplier or the bias would leave the scheme's range.
-bool SetChannel(Layer& l, size_t c, double mean, double var) {
-  const double g = l.gamma_abs[c];
-  if (g == 0.0) return true;  // a constant channel (β): nothing to normalize
-  const internal::BnScaleShift<double> fold =
-      internal::FoldBatchNorm<double>(g, l.beta[c], mean, var, l.model_eps_k2[c]);
-  const double r = fold.scale, a = l.AccScale(c);
-  int32_t multiplier = 0, shift = 0;
-  if (!(r > 0.0) || !std::isfinite(r) ||
-      !kernels::QuantizeMultiplier(a * r / double(l.y_scale), &multiplier, &shift))
-    return false;
-  const double bias = double(l.model_bias[c]) + std::nearbyint(fold.shift / (a * r));
-  if (!(std::fabs(bias) <= kMaxBias)) return false;
-  l.bias[c] = static_cast<int32_t>(bias);
-  l.multiplier[c] = multiplier;
-  l.shift[c] = shift;
-  l.eps_k2[c] = static_cast<float>(double(l.model_eps_k2[c]) * r * r);
-  return true;
-}
-
-// Deployed statistics of channel c in the op's output domain: mean β, variance γ² − ε·k².
-double DeployedVar(const Layer& l, size_t c) {
-  const double v = double(l.gamma_abs[c]) * l.gamma_abs[c] - l.model_eps_k2[c];
-  return v > 0.0 ? v : 0.0;
-}
-
-void ResetLayer(Layer& l) {
-  std::memcpy(l.bias, l.model_bias, l.channels * sizeof(int32_t));
-  std::memcpy(l.multiplier, l.model_multiplier, l.channels * sizeof(int32_t));
-  std::memcpy(l.shift, l.model_shift, l.channels * sizeof(int32_t));
-  std::memcpy(l.eps_k2, l.model_eps_k2, l.channels * sizeof(float));
-  for (size_t c = 0; c < l.channels; ++c) {
-    l.mean[c] = l.beta[c];
-    l.var[c] = static_cast<float>(DeployedVar(l, c));
-    l.run_mean[c] = l.run_var[c] = 0.0;
-  }
-  l.batches = 0;
-  l.held = 0;
-}
-
-// Measures the batch, normalizes the op with it (BatchNorm's training forward) and folds it
-// into the running statistics.
-void NormalizeWithBatch(Layer& l, const internal::OpContext& ctx, const AdaptOptions& o,
-                        double* sum, double* sum_sq) {
-  const size_t count = internal::AccumulatorMoments(ctx, l.model_bias, sum, sum_sq);
-  if (count < 2) return;
-  const double n = static_cast<double>(count);
-  const bool cumulative = o.mode == StatsMode::kCumulativeAverage;
-  if (!cumulative && l.batches == 0)  // a moving average starts from the deployed statistics
-    for (size_t c = 0; c < l.channels; ++c) {
-      l.run_mean[c] = l.beta[c];
-      l.run_var[c] = DeployedVar(l, c);
-    }
-  for (size_t c = 0; c < l.channels; ++c) {
-    const double a = l.AccScale(c), mean_acc = sum[c] / n;
-    const double var_acc = sum_sq[c] / n - mean_acc * mean_acc;
-    const double mean = a * mean_acc, var = a * a * (var_acc > 0.0 ? var_acc : 0.0);
-    if (!SetChannel(l, c, mean, var)) ++l.held;
-    const double unbiased = var * n / (n - 1.0);
-    if (cumulative) {
-      l.run_mean[c] += mean;
-      l.run_var[c] += unbiased;
-    } else {
-      l.run_mean[c] = (1.0 - o.momentum) * l.run_mean[c] + o.momentum * mean;
-      l.run_var[c] = (1.0 - o.momentum) * l.run_var[c] + o.momentum * unbiased;
-    }
-  }
-  ++l.batches;
-  for (size_t c = 0; c < l.channels; ++c) {
-    const double k = cumulative ? 1.0 / static_cast<double>(l.batches) : 1.0;
-    l.mean[c] = static_cast<float>(l.run_mean[c] * k);
-    l.var[c] = static_cast<float>(l.run_var[c] * k);
-  }
-}
-
-Status CheckLayer(const internal::BnAdaptationView& a, const internal::OpDesc& desc,
-                  const internal::TensorInfo* tensors, internal::ErrorReporter& errors) {
-  const char* name = desc.name;
-  if (desc.kind != OpKind::kConvInt8 && desc.kind != OpKind::kGemmInt8) {
-    errors.Report("op '%s': bn_adapt on a %s (only ConvInt8 and GemmInt8 can adapt)", name,
-                  internal::OpKindName(desc.kind));
-    return Status::kInvalidModel;
-  }
-  const size_t channels = tensors[desc.inputs[2]].elems;
-  const char* fields[3] = {"gamma_abs", "beta", "eps_k2"};
-  const float* v[3] = {a.gamma_abs, a.beta, a.eps_k2};
-  const uint32_t counts[3] = {a.gamma_abs_count, a.beta_count, a.eps_k2_count};
-  for (int i = 0; i < 3; ++i) {
-    if (v[i] == nullptr || counts[i] != channels) {
-      errors.Report("op '%s': bn_adapt.%s needs %zu values (one per output channel), has %u", name,
-                    fields[i], channels, counts[i]);
-      return Status::kInvalidModel;
-    }
-    if (!Finite(v[i], channels)) {
-      errors.Report("op '%s': bn_adapt.%s holds NaN or Inf", name, fields[i]);
-      return Status::kInvalidModel;
-    }
-  }
-  for (size_t c = 0; c < channels; ++c)
-    if (a.gamma_abs[c] < 0.0f || !(a.eps_k2[c] > 0.0f)) {
-      errors.Report("op '%s': bn_adapt channel %zu: gamma_abs %g must be >= 0 and eps_k2 %g > 0",
-                    name, c, double(a.gamma_abs[c]), double(a.eps_k2[c]));
-      return Status::kInvalidModel;
-    }
-  const internal::TensorInfo& w = tensors[desc.inputs[1]];
-  if (w.num_scales != 1 && w.num_scales != channels) {
-    errors.Report("op '%s': W '%s' needs one scale or one per output channel to adapt", name,
-                  w.name);
-    return Status::kInvalidModel;
-  }
   return Status::kOk;
 }
 

@@ -15,6 +15,54 @@ void AddInto(float* dst, const float* src, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] += src[i];
 }
 
+// One group g of one image, from the group's input x_g, weights W_g and output gradient dY_g:
+//   dW_g += dY_g·col_gᵀ (col_g = im2col(x_g), or x_g itself for a pointwise conv)
+//   dx_g  = col2im(W_gᵀ·dY_g) (pointwise: dx_g += W_gᵀ·dY_g)
+struct ConvGroupGrads {
+  const float* x;
+  const float* w;
+  const float* dy;
+  float* dx;  // nullptr: x needs no gradient
+  float* dw;  // nullptr: W is not trained
+};
+
+void BackwardConvGroup(Trainer::State& s, const kernels::Conv2dShape& sh, const ConvGroupGrads& g) {
+  const size_t hw = sh.out_h * sh.out_w, cout_g = sh.out_c / sh.group;
+  const size_t k = sh.in_c / sh.group * sh.kh * sh.kw;
+  const bool pointwise = kernels::ConvIsPointwise(sh);
+  if (g.dw != nullptr) {
+    const float* col = g.x;
+    if (!pointwise) {
+      s.k->im2col(sh, g.x, s.col);
+      col = s.col;
+    }
+    kernels::GemmParams p;
+    p.m = cout_g;
+    p.n = k;
+    p.k = hw;
+    p.lda = hw;
+    p.ldb = hw;
+    p.ldc = k;
+    p.accumulate = true;
+    s.tk->gemm_a_bt(p, g.dy, col, g.dw);
+  }
+  if (g.dx == nullptr) return;
+  kernels::GemmParams p;
+  p.m = k;
+  p.n = hw;
+  p.k = cout_g;
+  p.lda = k;
+  p.ldb = hw;
+  p.ldc = hw;
+  if (pointwise) {
+    p.accumulate = true;
+    s.tk->gemm_at_b(p, g.w, g.dy, g.dx);
+  } else {
+    s.tk->gemm_at_b(p, g.w, g.dy, s.dcol);
+    s.tk->col2im(sh, s.dcol, g.dx);
+  }
+}
+
 }  // namespace
 
 // y = W ∗ x + b per group g:  dW_g += dY_g·col_gᵀ,  db += Σ_hw dY,  dcol = W_gᵀ·dY_g → col2im.
@@ -31,7 +79,6 @@ void BackwardConv(Trainer::State& s, const OpDesc& op) {
   const size_t cin_g = sh.in_c / sh.group, cout_g = sh.out_c / sh.group;
   const size_t k = cin_g * sh.kh * sh.kw;
   const size_t batch = static_cast<size_t>(x.shape[0]);
-  const bool depthwise = kernels::ConvIsDepthwise(sh), pointwise = kernels::ConvIsPointwise(sh);
   for (size_t n = 0; n < batch; ++n) {
     const float* xn = x.data + n * sh.in_c * in_plane;
     const float* dyn = dy + n * sh.out_c * hw;
@@ -39,48 +86,16 @@ void BackwardConv(Trainer::State& s, const OpDesc& op) {
     if (db != nullptr)
       for (size_t c = 0; c < sh.out_c; ++c)
         for (size_t i = 0; i < hw; ++i) db[c] += dyn[c * hw + i];
-    if (depthwise) {
+    if (kernels::ConvIsDepthwise(sh)) {
       if (dxn != nullptr || dw != nullptr)
         s.tk->conv2d_depthwise_backward(sh, xn, w.data, dyn, dxn ? dxn : s.temp, dw);
       continue;
     }
-    for (size_t g = 0; g < sh.group; ++g) {
-      const float* xg = xn + g * cin_g * in_plane;
-      const float* dyg = dyn + g * cout_g * hw;
-      const float* wg = w.data + g * cout_g * k;
-      if (dw != nullptr) {
-        const float* col = xg;
-        if (!pointwise) {
-          s.k->im2col(sh, xg, s.col);
-          col = s.col;
-        }
-        kernels::GemmParams p;
-        p.m = cout_g;
-        p.n = k;
-        p.k = hw;
-        p.lda = hw;
-        p.ldb = hw;
-        p.ldc = k;
-        p.accumulate = true;
-        s.tk->gemm_a_bt(p, dyg, col, dw + g * cout_g * k);
-      }
-      if (dxn == nullptr) continue;
-      kernels::GemmParams p;
-      p.m = k;
-      p.n = hw;
-      p.k = cout_g;
-      p.lda = k;
-      p.ldb = hw;
-      p.ldc = hw;
-      float* dxg = dxn + g * cin_g * in_plane;
-      if (pointwise) {
-        p.accumulate = true;
-        s.tk->gemm_at_b(p, wg, dyg, dxg);
-      } else {
-        s.tk->gemm_at_b(p, wg, dyg, s.dcol);
-        s.tk->col2im(sh, s.dcol, dxg);
-      }
-    }
+    for (size_t g = 0; g < sh.group; ++g)
+      BackwardConvGroup(
+          s, sh,
+          {xn + g * cin_g * in_plane, w.data + g * cout_g * k, dyn + g * cout_g * hw,
+           dxn ? dxn + g * cin_g * in_plane : nullptr, dw ? dw + g * cout_g * k : nullptr});
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "edgefold/trainer.h"
+#include "adaptation/stream_adapt.h"
 #include "base/error_reporter.h"
 #include "kernels/kernel_table.h"
 #include "kernels/train_kernel_table.h"
@@ -104,12 +105,8 @@ struct Trainer::State {
   // over them, SGD after the last); 1 otherwise.
   bool frozen_stats = false;
   size_t chunks = 1;
-  // StreamStep: samples since the last (re)start, the entropy window being filled, the
-  // reference (first) window's mean entropy (< 0: not measured yet), resets since Create.
-  uint32_t stream_samples = 0, window_count = 0, stream_resets = 0;
-  float window_entropy = 0.0f, reference_entropy = -1.0f;
-  float stream_decayed = -1.0f;           // momentum·decay^samples (< 0: restart at momentum)
-  const StreamOptions* stream = nullptr;  // during a StreamStep
+  internal::StreamState stream;                   // StreamStep's own state between steps
+  const StreamOptions* stream_options = nullptr;  // during a StreamStep
 };
 
 namespace internal {
