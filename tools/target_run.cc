@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "target_taps.h"
+
 namespace edgefold::tools {
 namespace {
 
@@ -73,7 +75,7 @@ struct ScratchDir {
   std::string path;
   ~ScratchDir() {
     if (path.empty()) return;
-    for (const char* f : {"model.efb", "in.bin", "out.bin", "taps.bin", "log.txt"})
+    for (const char* f : {"model.efb", "in.bin", "out.bin", "plan.bin", "taps.bin", "log.txt"})
       std::remove((path + "/" + f).c_str());
     rmdir(path.c_str());
   }
@@ -118,7 +120,12 @@ bool RunOnTarget(const TargetInfo& t, const std::string& runner, const std::vect
   if (!WriteFile(dir.path + "/model.efb", model.data(), model.size(), error) ||
       !WriteFile(dir.path + "/in.bin", inputs.data(), inputs.size() * sizeof(float), error))
     return false;
-  const std::string args = std::string("model.efb in.bin out.bin") + (per_layer ? " taps.bin" : "");
+  if (per_layer) {
+    const std::vector<uint8_t> plan = TapsPlan(model.data());
+    if (!WriteFile(dir.path + "/plan.bin", plan.data(), plan.size(), error)) return false;
+  }
+  const std::string args =
+      std::string("model.efb in.bin out.bin") + (per_layer ? " plan.bin taps.bin" : "");
   const std::string cmd = "cd " + Quote(dir.path) + " && timeout 900 " + Command(t, runner, args) +
                           " > log.txt 2>&1 < /dev/null";
   const int rc = std::system(cmd.c_str());
