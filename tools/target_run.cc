@@ -58,11 +58,11 @@ bool ReadFile(const std::string& path, std::vector<uint8_t>* out) {
 
 // The command line that runs `runner` with `args` on `target`, in the current directory.
 std::string Command(const TargetInfo& t, const std::string& runner, const std::string& args) {
-  if (!t.bare_metal) {
-    const char* qemu = std::strcmp(t.name, "aarch64") == 0 ? "qemu-aarch64" : "qemu-arm";
-    const char* sysroot =
-        std::strcmp(t.name, "aarch64") == 0 ? "/usr/aarch64-linux-gnu" : "/usr/arm-linux-gnueabihf";
-    return std::string(qemu) + " -L " + sysroot + " " + Quote(runner) + " " + args;
+  if (!t.bare_metal) {  // as the toolchain files' CMAKE_CROSSCOMPILING_EMULATOR
+    const bool a64 = std::strcmp(t.name, "aarch64") == 0;
+    return std::string(a64 ? "qemu-aarch64 -L /usr/aarch64-linux-gnu"
+                           : "qemu-arm -cpu cortex-a15 -L /usr/arm-linux-gnueabihf") +
+           " " + Quote(runner) + " " + args;
   }
   const char* board = std::strcmp(t.name, "m4") == 0 ? "mps2-an386" : "mps2-an500";
   return std::string("qemu-system-arm -M ") + board +
