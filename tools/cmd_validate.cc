@@ -85,10 +85,12 @@ bool LoadInputs(const std::vector<std::string>& paths, Interpreter& interp,
   return true;
 }
 
-// Runs `taps` on every run of `inputs`: outputs run after run, and every op output.
-bool RunInProcess(LayerTaps& taps, const std::vector<float>& inputs, size_t runs,
+// Runs `taps` on every run of `inputs`: outputs run after run, and with keep_layers every op
+// output of every run.
+bool RunInProcess(LayerTaps& taps, const std::vector<float>& inputs, size_t runs, bool keep_layers,
                   std::vector<float>* outputs, std::vector<LayerValue>* layers,
                   std::string* error) {
+  std::vector<LayerValue> scratch;
   Interpreter& interp = taps.interpreter();
   size_t at = 0;
   for (size_t r = 0; r < runs; ++r) {
@@ -102,7 +104,8 @@ bool RunInProcess(LayerTaps& taps, const std::vector<float>& inputs, size_t runs
                false;
       at += elems;
     }
-    if (!taps.Run(layers, error)) return false;
+    scratch.clear();
+    if (!taps.Run(keep_layers ? layers : &scratch, error)) return false;
     for (size_t o = 0; o < interp.num_outputs(); ++o) {
       const size_t elems = interp.output(o).elems;
       outputs->resize(outputs->size() + elems);
@@ -144,6 +147,50 @@ bool LoadExpected(const std::vector<std::string>& paths, Interpreter& interp, si
   return true;
 }
 
+// The limits from the flags; a usage error, or "".
+std::string CheckArgs(const ParsedArgs& args, const TargetInfo* target,
+                      const std::string& target_name, ValidateLimits* limits) {
+  limits->min_top1 = std::atof(args.Get("--min-top1", "0.99").c_str());
+  limits->max_abs = args.Has("--max-abs") ? std::atof(args.Get("--max-abs", "").c_str())
+                                          : std::numeric_limits<double>::infinity();
+  limits->tolerance = std::atof(args.Get("--tolerance", "-1").c_str());
+  limits->min_within = std::atof(args.Get("--min-within", "0.99").c_str());
+  if (target == nullptr && target_name != "host")
+    return "unknown --target '" + target_name + "' (host, aarch64, armv7, m4, m7)";
+  if (args.All("--inputs").empty()) return "no --inputs";
+  if (!(limits->min_top1 >= 0 && limits->min_top1 <= 1)) return "--min-top1 must be in [0, 1]";
+  if (!(limits->max_abs >= 0)) return "--max-abs must be >= 0";
+  if (args.Has("--tolerance") && !(limits->tolerance >= 0)) return "--tolerance must be >= 0";
+  if (!(limits->min_within >= 0 && limits->min_within <= 1))
+    return "--min-within must be in [0, 1]";
+  return "";
+}
+
+// The target's run of `model`: in-process for host (target == nullptr), else the validation
+// program `runner` under QEMU; its op outputs into `layers` with per_layer.
+bool RunTarget(const TargetInfo* target, const std::string& runner,
+               const std::vector<uint8_t>& model, const std::string& what,
+               const std::vector<float>& inputs, bool per_layer, ValidateRun* run,
+               std::vector<LayerValue>* layers, std::string* error) {
+  if (target == nullptr) {
+    LayerTaps local;
+    if (!local.Open(model, what + " (target host)", error) ||
+        !RunInProcess(local, inputs, run->runs, per_layer, &run->target_outputs, layers, error))
+      return false;
+    run->kernels = local.interpreter().kernel_isa_name();
+    run->model_bytes = static_cast<long>(model.size());
+    run->arena_bytes = static_cast<long>(local.interpreter().arena_used_bytes());
+    return true;
+  }
+  TargetResult r;
+  if (!RunOnTarget(*target, runner, model, inputs, per_layer, &r, error) ||
+      (per_layer && !DecodeTargetTaps(model.data(), r.taps, layers, error)))
+    return false;
+  run->target_outputs = std::move(r.outputs);
+  run->summary = r.summary;
+  return true;
+}
+
 }  // namespace
 
 int ValidateCommand(int argc, char** argv) {
@@ -159,24 +206,7 @@ int ValidateCommand(int argc, char** argv) {
   const std::string target_name = args.Get("--target", "host");
   const TargetInfo* target = FindTarget(target_name);
   ValidateLimits limits;
-  limits.min_top1 = std::atof(args.Get("--min-top1", "0.99").c_str());
-  limits.max_abs = args.Has("--max-abs") ? std::atof(args.Get("--max-abs", "").c_str())
-                                         : std::numeric_limits<double>::infinity();
-  limits.tolerance = std::atof(args.Get("--tolerance", "-1").c_str());
-  limits.min_within = std::atof(args.Get("--min-within", "0.99").c_str());
-  std::string usage_error;
-  if (target == nullptr && target_name != "host")
-    usage_error = "unknown --target '" + target_name + "' (host, aarch64, armv7, m4, m7)";
-  else if (args.All("--inputs").empty())
-    usage_error = "no --inputs";
-  else if (!(limits.min_top1 >= 0 && limits.min_top1 <= 1))
-    usage_error = "--min-top1 must be in [0, 1]";
-  else if (!(limits.max_abs >= 0))
-    usage_error = "--max-abs must be >= 0";
-  else if (args.Has("--tolerance") && !(limits.tolerance >= 0))
-    usage_error = "--tolerance must be >= 0";
-  else if (!(limits.min_within >= 0 && limits.min_within <= 1))
-    usage_error = "--min-within must be in [0, 1]";
+  const std::string usage_error = CheckArgs(args, target, target_name, &limits);
   if (!usage_error.empty()) {
     std::fprintf(stderr, "edgefold validate: %s\n\n%s", usage_error.c_str(), kUsage);
     return kExitUsage;
@@ -185,7 +215,7 @@ int ValidateCommand(int argc, char** argv) {
   const bool per_layer = args.Has("--per-layer");
   std::string error, runner;
   AlignedBuffer file;
-  LayerTaps host, local_target;
+  LayerTaps host;
   ValidateRun run;
   run.target = target_name;
   std::vector<float> inputs, expected;
@@ -200,20 +230,9 @@ int ValidateCommand(int argc, char** argv) {
        LoadInputs(args.All("--inputs"), host.interpreter(), &inputs, &run.runs, &error) &&
        (!args.Has("--expected") ||
         LoadExpected(args.All("--expected"), host.interpreter(), run.runs, &expected, &error)) &&
-       RunInProcess(host, inputs, run.runs, &run.host_outputs, &run.host_layers, &error);
-  if (ok && target == nullptr) {
-    ok = local_target.Open(model, efb_path + " (target host)", &error) &&
-         RunInProcess(local_target, inputs, run.runs, &run.target_outputs, &target_layers, &error);
-    run.kernels = local_target.interpreter().kernel_isa_name();
-    run.model_bytes = static_cast<long>(model.size());
-    run.arena_bytes = static_cast<long>(local_target.interpreter().arena_used_bytes());
-  } else if (ok) {
-    TargetResult r;
-    ok = RunOnTarget(*target, runner, model, inputs, per_layer, &r, &error) &&
-         (!per_layer || DecodeTargetTaps(model.data(), r.taps, &target_layers, &error));
-    run.target_outputs = std::move(r.outputs);
-    run.summary = r.summary;
-  }
+       RunInProcess(host, inputs, run.runs, per_layer, &run.host_outputs, &run.host_layers, &error);
+  ok = ok &&
+       RunTarget(target, runner, model, efb_path, inputs, per_layer, &run, &target_layers, &error);
   if (ok && run.target_outputs.size() != run.host_outputs.size()) {
     error = "--target " + target_name + " wrote " + std::to_string(run.target_outputs.size()) +
             " output values, the host " + std::to_string(run.host_outputs.size());

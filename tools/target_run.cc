@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "target_taps.h"
+
 namespace edgefold::tools {
 namespace {
 
@@ -56,11 +58,11 @@ bool ReadFile(const std::string& path, std::vector<uint8_t>* out) {
 
 // The command line that runs `runner` with `args` on `target`, in the current directory.
 std::string Command(const TargetInfo& t, const std::string& runner, const std::string& args) {
-  if (!t.bare_metal) {
-    const char* qemu = std::strcmp(t.name, "aarch64") == 0 ? "qemu-aarch64" : "qemu-arm";
-    const char* sysroot =
-        std::strcmp(t.name, "aarch64") == 0 ? "/usr/aarch64-linux-gnu" : "/usr/arm-linux-gnueabihf";
-    return std::string(qemu) + " -L " + sysroot + " " + Quote(runner) + " " + args;
+  if (!t.bare_metal) {  // as the toolchain files' CMAKE_CROSSCOMPILING_EMULATOR
+    const bool a64 = std::strcmp(t.name, "aarch64") == 0;
+    return std::string(a64 ? "qemu-aarch64 -L /usr/aarch64-linux-gnu"
+                           : "qemu-arm -cpu cortex-a15 -L /usr/arm-linux-gnueabihf") +
+           " " + Quote(runner) + " " + args;
   }
   const char* board = std::strcmp(t.name, "m4") == 0 ? "mps2-an386" : "mps2-an500";
   return std::string("qemu-system-arm -M ") + board +
@@ -73,7 +75,7 @@ struct ScratchDir {
   std::string path;
   ~ScratchDir() {
     if (path.empty()) return;
-    for (const char* f : {"model.efb", "in.bin", "out.bin", "taps.bin", "log.txt"})
+    for (const char* f : {"model.efb", "in.bin", "out.bin", "plan.bin", "taps.bin", "log.txt"})
       std::remove((path + "/" + f).c_str());
     rmdir(path.c_str());
   }
@@ -118,7 +120,12 @@ bool RunOnTarget(const TargetInfo& t, const std::string& runner, const std::vect
   if (!WriteFile(dir.path + "/model.efb", model.data(), model.size(), error) ||
       !WriteFile(dir.path + "/in.bin", inputs.data(), inputs.size() * sizeof(float), error))
     return false;
-  const std::string args = std::string("model.efb in.bin out.bin") + (per_layer ? " taps.bin" : "");
+  if (per_layer) {
+    const std::vector<uint8_t> plan = TapsPlan(model.data());
+    if (!WriteFile(dir.path + "/plan.bin", plan.data(), plan.size(), error)) return false;
+  }
+  const std::string args =
+      std::string("model.efb in.bin out.bin") + (per_layer ? " plan.bin taps.bin" : "");
   const std::string cmd = "cd " + Quote(dir.path) + " && timeout 900 " + Command(t, runner, args) +
                           " > log.txt 2>&1 < /dev/null";
   const int rc = std::system(cmd.c_str());

@@ -11,7 +11,33 @@ uint32_t U32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
+void PutU32(std::vector<uint8_t>* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
 }  // namespace
+
+std::vector<uint8_t> TapsPlan(const uint8_t* model) {
+  const fb::Model* m = fb::GetModel(model);
+  std::vector<uint8_t> plan;
+  for (uint32_t o = 0; m->operators() && o < m->operators()->size(); ++o) {
+    const fb::Operator* op = m->operators()->Get(o);
+    if (!op->outputs()) continue;
+    for (int32_t t : *op->outputs()) {
+      if (t < 0) continue;
+      const fb::Tensor* tensor = m->tensors()->Get(static_cast<uint32_t>(t));
+      if (tensor->arena_offset() < 0 || tensor->dtype() == fb::DType::Int32) continue;
+      size_t bytes = tensor->dtype() == fb::DType::Float32 ? 4 : 1;
+      if (tensor->shape())
+        for (int32_t d : *tensor->shape()) bytes *= static_cast<size_t>(d);
+      PutU32(&plan, o);
+      PutU32(&plan, static_cast<uint32_t>(t));
+      PutU32(&plan, static_cast<uint32_t>(tensor->arena_offset()));
+      PutU32(&plan, static_cast<uint32_t>(bytes));
+    }
+  }
+  return plan;
+}
 
 bool DecodeTargetTaps(const uint8_t* model, const std::vector<uint8_t>& taps,
                       std::vector<LayerValue>* out, std::string* error) {

@@ -10,6 +10,10 @@
 
 namespace edgefold::tools {
 
+// TAPS_PLAN.bin for `model` (verified): every op output planned in the arena (int32 aside), in
+// op order: u32 op index, u32 tensor index, u32 arena offset, u32 byte count.
+std::vector<uint8_t> TapsPlan(const uint8_t* model);
+
 // `model`: the .efb bytes (verified already: the runtime created an interpreter from them).
 bool DecodeTargetTaps(const uint8_t* model, const std::vector<uint8_t>& taps,
                       std::vector<LayerValue>* out, std::string* error);

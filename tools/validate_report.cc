@@ -166,6 +166,12 @@ void PrintReport(const ValidateReport& r, const ValidateLimits& limits) {
     }
     std::printf("  %-24.24s %6zu %14.4g %10s %14s %10s\n", o.name.c_str(), o.rows, o.max_abs_host,
                 top1_host, abs_exp, top1_exp);
+    if (limits.tolerance >= 0) {
+      std::printf("  %-24.24s within %g: %.2f%% of the values vs host", "", limits.tolerance,
+                  100 * o.within_host);
+      if (o.has_expected) std::printf(", %.2f%% vs expected", 100 * o.within_expected);
+      std::printf("\n");
+    }
   }
   if (!r.layers.empty()) {
     std::printf("per layer, target against host (%zu layers):\n", r.layers.size());
@@ -213,7 +219,10 @@ bool WriteReportJson(const std::string& path, const ValidateReport& r, std::stri
         ", \"top1_vs_host\": " + (o.rows ? JsonNumber(o.top1_host) : "null") +
         ", \"max_abs_vs_expected\": " + (o.has_expected ? JsonNumber(o.max_abs_expected) : "null") +
         ", \"top1_vs_expected\": " +
-        (o.has_expected && o.rows ? JsonNumber(o.top1_expected) : "null") + "}";
+        (o.has_expected && o.rows ? JsonNumber(o.top1_expected) : "null") +
+        ", \"within_vs_host\": " + JsonNumber(o.within_host) +
+        ", \"within_vs_expected\": " + (o.has_expected ? JsonNumber(o.within_expected) : "null") +
+        "}";
   }
   j += "], \"layers\": " + LayersJson(r.layers) + "}\n";
   std::FILE* f = std::fopen(path.c_str(), "w");

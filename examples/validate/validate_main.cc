@@ -6,13 +6,16 @@
 // newlib's semihosting stdio (qemu-system-arm -semihosting-config enable=on,target=native:
 // file names are relative to QEMU's working directory).
 //
-//   edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS.bin]
+//   edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS_PLAN.bin TAPS.bin]
 //
 // INPUTS.bin   float32 little-endian, run after run, each run every graph input in order
 //              (an int8 input is quantized on the target by Interpreter::QuantizeInput)
 // OUTPUTS.bin  float32, run after run, each run every graph output (int8 dequantized)
-// TAPS.bin     after each op, for each of its outputs planned in the arena (not int32):
-//              u32 op index, u32 tensor index, u32 byte count, the tensor's raw bytes
+// TAPS_PLAN.bin  written by the host from the .efb: records in op order, u32 op index, u32
+//              tensor index, u32 arena offset, u32 byte count (every op output planned in
+//              the arena, int32 ones aside)
+// TAPS.bin     after each op, each of its planned records: u32 op index, u32 tensor index,
+//              u32 byte count, the tensor's raw bytes from the arena
 // stdout       one line "edgefold_validate: ok runs=R kernels=K model_bytes=M arena_bytes=A
 //              arena_used_bytes=U stack_bytes=S" (S: the deepest stack byte touched, measured
 //              below main by painting the stack; -1 where not measured), or "edgefold_validate: error: ...".
@@ -22,7 +25,6 @@
 #include <cstring>
 
 #include "edgefold/interpreter.h"
-#include "edgefold/model_generated.h"
 
 namespace {
 
@@ -108,33 +110,54 @@ uint8_t* ReadWhole(const char* path, uint8_t* (*get)(size_t, size_t*), size_t* b
   return buf;
 }
 
+// Layer taps: the host's plan (TAPS_PLAN.bin, records in op order: u32 op index, u32 tensor
+// index, u32 arena offset, u32 byte count) says which arena bytes to copy after which op; the
+// program itself never reads the model's schema.
 struct Taps {
-  const edgefold::fb::Model* model = nullptr;
-  const uint8_t* arena = nullptr;
+  std::FILE* plan = nullptr;
   std::FILE* out = nullptr;
-  bool failed = false;
+  const uint8_t* arena = nullptr;
+  size_t arena_bytes = 0;
+  uint32_t next[4] = {};  // the plan's next record
+  bool have_next = false, failed = false;
 };
+
+uint32_t LoadU32(const uint8_t* b) {
+  return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+}
 
 void WriteU32(std::FILE* f, uint32_t v, bool* failed) {
   uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
   if (std::fwrite(b, 1, 4, f) != 4) *failed = true;
 }
 
+void ReadNextRecord(Taps* t) {
+  uint8_t b[16];
+  t->have_next = std::fread(b, 1, sizeof b, t->plan) == sizeof b;
+  for (int i = 0; t->have_next && i < 4; ++i) t->next[i] = LoadU32(b + 4 * i);
+}
+
+// Before each run: the plan from its start.
+void RewindTaps(Taps* t) {
+  if (!t->plan) return;
+  std::fseek(t->plan, 0, SEEK_SET);
+  ReadNextRecord(t);
+}
+
 void OnOpEnd(void* user, size_t op_index) {
   Taps* t = static_cast<Taps*>(user);
-  const edgefold::fb::Operator* op = t->model->operators()->Get(static_cast<uint32_t>(op_index));
-  if (!op->outputs()) return;
-  for (int32_t ti : *op->outputs()) {
-    if (ti < 0) continue;
-    const edgefold::fb::Tensor* tensor = t->model->tensors()->Get(static_cast<uint32_t>(ti));
-    if (tensor->arena_offset() < 0 || tensor->dtype() == edgefold::fb::DType::Int32) continue;
-    size_t bytes = tensor->dtype() == edgefold::fb::DType::Float32 ? 4 : 1;
-    if (tensor->shape())
-      for (int32_t d : *tensor->shape()) bytes *= static_cast<size_t>(d);
-    WriteU32(t->out, static_cast<uint32_t>(op_index), &t->failed);
-    WriteU32(t->out, static_cast<uint32_t>(ti), &t->failed);
-    WriteU32(t->out, static_cast<uint32_t>(bytes), &t->failed);
-    if (std::fwrite(t->arena + tensor->arena_offset(), 1, bytes, t->out) != bytes) t->failed = true;
+  while (t->have_next && t->next[0] == op_index) {
+    const uint32_t offset = t->next[2], bytes = t->next[3];
+    if (offset > t->arena_bytes || bytes > t->arena_bytes - offset) {
+      t->failed = true;  // a plan for another model
+      t->have_next = false;
+      return;
+    }
+    WriteU32(t->out, t->next[0], &t->failed);
+    WriteU32(t->out, t->next[1], &t->failed);
+    WriteU32(t->out, bytes, &t->failed);
+    if (std::fwrite(t->arena + offset, 1, bytes, t->out) != bytes) t->failed = true;
+    ReadNextRecord(t);
   }
 }
 
@@ -190,7 +213,8 @@ edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE
 int main(int argc, char** argv) {
   PaintStack();
   if (argc < 4)
-    return Fail("usage", "edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS.bin]");
+    return Fail("usage",
+                "edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS_PLAN.bin TAPS.bin]");
   const char* error = "";
   size_t model_bytes = 0;
   const uint8_t* model = ReadWhole(argv[1], ModelBuffer, &model_bytes, &error);
@@ -199,9 +223,11 @@ int main(int argc, char** argv) {
   Taps taps;
   edgefold::Options options;
   options.resolver = Resolver();
-  if (argc > 4) {
-    taps.out = std::fopen(argv[4], "wb");
-    if (!taps.out) return Fail(argv[4], "cannot create");
+  if (argc > 5) {
+    taps.plan = std::fopen(argv[4], "rb");
+    if (!taps.plan) return Fail(argv[4], "cannot open");
+    taps.out = std::fopen(argv[5], "wb");
+    if (!taps.out) return Fail(argv[5], "cannot create");
     options.on_op_end = OnOpEnd;
     options.on_op_end_user = &taps;
   }
@@ -214,8 +240,8 @@ int main(int argc, char** argv) {
   edgefold::Interpreter* interp = nullptr;
   st = edgefold::Interpreter::Create(model, model_bytes, arena, arena_bytes, options, &interp);
   if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
-  taps.model = edgefold::fb::GetModel(model);
   taps.arena = arena;
+  taps.arena_bytes = arena_bytes;
 
   size_t io_elems = TotalElems(*interp, true);
   for (size_t o = 0; o < interp->num_outputs(); ++o)
@@ -247,13 +273,14 @@ int main(int argc, char** argv) {
   std::FILE* out = std::fopen(argv[3], "wb");
   if (!out) return Fail(argv[3], "cannot create");
   for (size_t r = 0; r < runs; ++r) {
+    RewindTaps(&taps);
     st = RunOnce(*interp, in, out, io, &error);
     if (st != edgefold::Status::kOk) return Fail(error, edgefold::StatusName(st));
-    if (taps.failed) return Fail(argv[4], "write failed");
+    if (taps.failed) return Fail(argv[5], "write failed, or the plan is not this model's");
   }
   std::fclose(in);
   if (std::fclose(out) != 0) return Fail(argv[3], "write failed");
-  if (taps.out && std::fclose(taps.out) != 0) return Fail(argv[4], "write failed");
+  if (taps.out && std::fclose(taps.out) != 0) return Fail(argv[5], "write failed");
   std::printf(
       "edgefold_validate: ok runs=%lu kernels=%s model_bytes=%lu arena_bytes=%lu "
       "arena_used_bytes=%lu stack_bytes=%ld\n",
