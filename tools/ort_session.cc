@@ -60,9 +60,9 @@ struct OrtApiBase {
 
 std::string FindOrtLibrary(const std::string& explicit_path, std::string* error) {
   const char* env = std::getenv("EDGEFOLD_ORT_LIB");
-  const std::string path = !explicit_path.empty()        ? explicit_path
-                           : (env != nullptr && *env)    ? std::string(env)
-                                                         : std::string("libonnxruntime.so.1");
+  const std::string path = !explicit_path.empty()     ? explicit_path
+                           : (env != nullptr && *env) ? std::string(env)
+                                                      : std::string("libonnxruntime.so.1");
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
@@ -147,8 +147,7 @@ bool OrtSession::Open(const std::string& library, const std::string& model_path,
   auto names = [&](size_t index, size_t n, std::vector<std::string>* out) {
     for (size_t i = 0; i < n; ++i) {
       char* name = nullptr;
-      if (!Ok(reinterpret_cast<GetName>(api_[index])(session_, i, allocator, &name), "name",
-              error))
+      if (!Ok(reinterpret_cast<GetName>(api_[index])(session_, i, allocator, &name), "name", error))
         return false;
       out->emplace_back(name);
       reinterpret_cast<Status (*)(void*, void*)>(api_[kAllocatorFree])(allocator, name);
@@ -162,21 +161,21 @@ bool OrtSession::Open(const std::string& library, const std::string& model_path,
     void* type_info = nullptr;
     const void* tensor_info = nullptr;
     int element = 0;
-    const bool ok =
-        Ok(reinterpret_cast<Status (*)(void*, size_t, void**)>(api_[kSessionGetInputTypeInfo])(
-               session_, i, &type_info),
-           "input type", error) &&
-        Ok(reinterpret_cast<Status (*)(void*, const void**)>(api_[kCastTypeInfoToTensorInfo])(
-               type_info, &tensor_info),
-           "input tensor type", error) &&
-        tensor_info != nullptr &&
-        Ok(reinterpret_cast<Status (*)(const void*, int*)>(api_[kGetTensorElementType])(
-               tensor_info, &element),
-           "input element type", error);
+    const bool ok = Ok(reinterpret_cast<Status (*)(void*, size_t, void**)>(
+                           api_[kSessionGetInputTypeInfo])(session_, i, &type_info),
+                       "input type", error) &&
+                    Ok(reinterpret_cast<Status (*)(void*, const void**)>(
+                           api_[kCastTypeInfoToTensorInfo])(type_info, &tensor_info),
+                       "input tensor type", error) &&
+                    tensor_info != nullptr &&
+                    Ok(reinterpret_cast<Status (*)(const void*, int*)>(api_[kGetTensorElementType])(
+                           tensor_info, &element),
+                       "input element type", error);
     if (type_info != nullptr) reinterpret_cast<void (*)(void*)>(api_[kReleaseTypeInfo])(type_info);
     if (!ok || element != kFloat32) {
-      if (ok) *error = model_ + ": input '" + input_names_[i] + "' is not float32 (ONNX type " +
-                       std::to_string(element) + ")";
+      if (ok)
+        *error = model_ + ": input '" + input_names_[i] + "' is not float32 (ONNX type " +
+                 std::to_string(element) + ")";
       return false;
     }
   }
@@ -196,10 +195,9 @@ bool OrtSession::SetInput(size_t i, float* data, const std::vector<int64_t>& sha
   for (int64_t d : shape) elems *= static_cast<size_t>(d);
   if (inputs_[i] != nullptr) reinterpret_cast<void (*)(void*)>(api_[kReleaseValue])(inputs_[i]);
   inputs_[i] = nullptr;
-  return Ok(reinterpret_cast<Status (*)(void*, void*, size_t, const int64_t*, size_t, int,
-                                        void**)>(api_[kCreateTensorWithData])(
-                memory_, data, elems * sizeof(float), shape.data(), shape.size(), kFloat32,
-                &inputs_[i]),
+  return Ok(reinterpret_cast<Status (*)(void*, void*, size_t, const int64_t*, size_t, int, void**)>(
+                api_[kCreateTensorWithData])(memory_, data, elems * sizeof(float), shape.data(),
+                                             shape.size(), kFloat32, &inputs_[i]),
             ("input '" + input_names_[i] + "'").c_str(), error);
 }
 
@@ -232,21 +230,20 @@ bool OrtSession::Output(size_t i, std::vector<float>* values, std::vector<int64_
   float* data = nullptr;
   bool ok =
       Ok(reinterpret_cast<Status (*)(void*, void**)>(api_[kGetTensorTypeAndShape])(outputs_[i],
-                                                                                  &info),
+                                                                                   &info),
          "output shape", error) &&
       Ok(reinterpret_cast<Status (*)(const void*, int*)>(api_[kGetTensorElementType])(info,
-                                                                                     &element),
+                                                                                      &element),
          "output type", error) &&
-      Ok(reinterpret_cast<Status (*)(const void*, size_t*)>(api_[kGetDimensionsCount])(info,
-                                                                                      &rank),
+      Ok(reinterpret_cast<Status (*)(const void*, size_t*)>(api_[kGetDimensionsCount])(info, &rank),
          "output rank", error);
   if (ok) {
     shape->assign(rank, 0);
     ok = Ok(reinterpret_cast<Status (*)(const void*, int64_t*, size_t)>(api_[kGetDimensions])(
                 info, shape->data(), rank),
             "output dims", error) &&
-         Ok(reinterpret_cast<Status (*)(const void*, size_t*)>(
-                api_[kGetTensorShapeElementCount])(info, &elems),
+         Ok(reinterpret_cast<Status (*)(const void*, size_t*)>(api_[kGetTensorShapeElementCount])(
+                info, &elems),
             "output size", error);
   }
   if (info != nullptr)
