@@ -102,7 +102,7 @@ for n in "${NAMES[@]}"; do
   echo "name=$n engine=torch median_ms=$(field "$out" median_ms) rss_kb=$(field "$out" vmhwm_kb) out=$m.torch.bin" >> "$RESULTS"
 done
 
-CPU_NAME="$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
+CPU_NAME="$(lscpu | sed -n 's/^Model name: *//p') family $(lscpu | sed -n 's/^CPU family: *//p') model $(lscpu | sed -n 's/^Model: *//p'), $(nproc) cores"
 echo "machine: $CPU_NAME, load average $(cut -d' ' -f1-3 /proc/loadavg); threads: edgefold and ORT $THREADS, PyTorch 1"
 RECORD_ARGS=()
 if [[ -n ${RECORD:-} ]]; then
