@@ -17,6 +17,6 @@ if [[ ! -d $PKG ]]; then
   mkdir -p "$DIR"
   (cd "$DIR" && ONNXRUNTIME_NODE_INSTALL=skip npm install --silent onnxruntime-node > /dev/null)
 fi
-LIB=$(ls "$PKG"/bin/napi-v*/linux/$ARCH/libonnxruntime.so.* 2> /dev/null | head -1)
+LIB=$(find "$PKG"/bin -path "*/linux/$ARCH/libonnxruntime.so.*" 2> /dev/null | sort | head -1)
 [[ -n $LIB ]] || { echo "ort_lib.sh: no libonnxruntime.so in $PKG for $ARCH" >&2; exit 1; }
 echo "$LIB"
