@@ -103,7 +103,7 @@ def main():
 def write_record(args, order, rows):
     """The run as bench/publish_results.py reads it: a header, then one line per network."""
     lines = [f"machine: {args.machine}", f"date: {datetime.date.today().isoformat()}",
-             f"command: {args.command}", f"threads: {args.threads}"]
+             f"command: {args.command}", f"threads: {args.threads}", "peer: native"]
     for name in order:
         r = rows[name]
         ef, ort, pt = r.get("edgefold"), r.get("ort"), r.get("torch")

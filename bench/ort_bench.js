@@ -1,4 +1,7 @@
-// ONNX Runtime (onnxruntime-node, CPU provider) latency of one model, THREADS intra-op threads (1).
+// ONNX Runtime (onnxruntime-node, CPU provider) latency of one model, THREADS intra-op threads (1),
+// timed through the Node binding: each call includes the binding's overhead (about 0.04 ms, which
+// matters on small networks). bench/run.sh times ORT natively instead (`edgefold bench --ort`);
+// bench/segments/run.sh still uses this script.
 // Usage: node bench/ort_bench.js MODEL.onnx INPUT.bin OUTPUT.bin RUNS WARMUP [THREADS]
 // INPUT.bin is the raw float32 input; its shape is read from the model. Writes the first
 // output as raw float32 to OUTPUT.bin and prints

@@ -4,7 +4,8 @@
 Usage: bench/publish_results.py [--records DIR] [--readme RECORD] [--root DIR] [--check]
 
 A run record (bench/results/*.txt) is what `RECORD=FILE bench/run.sh` leaves (bench/compare.py
---record writes it): `key: value` header lines (machine, date, command, threads), then one line
+--record writes it): `key: value` header lines (machine, date, command, threads; `peer: native` when ONNX Runtime
+was timed through its C API, else it was timed through its Node binding), then one line
 per network of `key=value` fields: network, edgefold_ms, ort_ms, torch_ms, ef_ort,
 rss_edgefold_mib, rss_ort_mib, rss_torch_mib (a field a run did not measure is left out).
 
@@ -76,7 +77,11 @@ def run_line(header, rows):
     """The date, the command and the thread count of one record."""
     threads = header["threads"]
     torch = " (PyTorch: 1)" if any("torch_ms" in r for r in rows) else ""
-    return (f"{header['date']}, `{header['command']}`: edgefold and ONNX Runtime at {threads} "
+    # Records without a `peer:` line timed ONNX Runtime through its Node binding (onnxruntime-node),
+    # which adds about 0.04 ms per call: it flatters ORT's ratio on the small networks.
+    peer = ("ONNX Runtime (native: its C API in edgefold's process)" if header.get("peer") == "native"
+            else "ONNX Runtime (through its Node binding, which adds ~0.04 ms per call)")
+    return (f"{header['date']}, `{header['command']}`: edgefold and {peer} at {threads} "
             f"thread{'s' if threads != '1' else ''}{torch}.")
 
 

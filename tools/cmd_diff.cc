@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -13,12 +14,14 @@
 #include "edgefold_compiler/compiler.h"
 #include "layer_taps.h"
 #include "npy.h"
+#include "ort_session.h"
 
 namespace edgefold::tools {
 namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold diff MODEL.onnx MODEL.efb -i IN.npy [-i IN2.npy ...] [--jump-db D]\n"
+    "                     [--ort [--ort-lib PATH]]\n"
     "\n"
     "Runs MODEL.onnx with the compiler's float reference (compiled with nothing folded or fused)\n"
     "and MODEL.efb with the runtime on the same inputs, matches every op output of MODEL.efb with\n"
@@ -30,7 +33,10 @@ constexpr char kUsage[] =
     "(the first layer: below 20 dB). MODEL.efb may be float, int8 (--quantize int8 or a QDQ\n"
     "model, whose reference is its float model) or adapted from MODEL.onnx (edgefold train).\n"
     "Inputs as for run: one -i per model input, the leading dim a multiple of the model's batch\n"
-    "(one run per slice).\n";
+    "(one run per slice).\n"
+    "--ort: the reference is ONNX Runtime instead (its C API, loaded at run time from --ort-lib,\n"
+    "else $EDGEFOLD_ORT_LIB, else libonnxruntime.so.1; bench/ort_lib.sh prints the path): it\n"
+    "exposes only the graph's outputs, so only the .efb op outputs of those names are compared.\n";
 
 constexpr double kSqnrCapDb = 100.0;
 constexpr double kFirstLayerFloorDb = 20.0;
@@ -109,12 +115,55 @@ bool LoadInputs(const std::vector<std::string>& paths, Interpreter& interp,
   return true;
 }
 
+// The reference's tensors of one run (slice `run` of the inputs), by ONNX tensor name.
+using Reference =
+    std::function<bool(size_t run, std::vector<LayerValue>* want, std::string* error)>;
+
+// The compiler's float reference: every op output.
+Reference FloatReference(LayerTaps& ref, const std::vector<NpyArray>& inputs) {
+  return [&ref, &inputs](size_t run, std::vector<LayerValue>* want, std::string* error) {
+    return SetInputs(ref.interpreter(), inputs, run, error) && ref.Run(want, error);
+  };
+}
+
+// ONNX Runtime: the graph's outputs only, the inputs shaped as the .efb's.
+bool OpenOrtReference(const std::string& onnx_path, const std::string& library_flag,
+                      Interpreter& efb, OrtSession* ort, std::string* error) {
+  const std::string library = FindOrtLibrary(library_flag, error);
+  if (library.empty() || !ort->Open(library, onnx_path, 1, error)) return false;
+  if (ort->num_inputs() != efb.num_inputs())
+    return *error = onnx_path + ": ONNX Runtime sees " + std::to_string(ort->num_inputs()) +
+                    " input(s), the .efb has " + std::to_string(efb.num_inputs()),
+           false;
+  return true;
+}
+
+Reference OrtReference(OrtSession& ort, Interpreter& efb, std::vector<NpyArray>& inputs) {
+  return [&ort, &efb, &inputs](size_t run, std::vector<LayerValue>* want, std::string* error) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const TensorView in = efb.input(i);
+      std::vector<int64_t> shape;
+      for (int d = 0; d < in.rank; ++d) shape.push_back(in.shape[d]);
+      if (!ort.SetInput(i, inputs[i].f32.data() + run * in.elems, shape, error)) return false;
+    }
+    if (!ort.Run(error)) return false;
+    for (size_t o = 0; o < ort.num_outputs(); ++o) {
+      LayerValue v;
+      std::vector<int64_t> shape;
+      v.tensor = ort.output_name(o);
+      if (!ort.Output(o, &v.values, &shape, error)) return false;
+      want->push_back(std::move(v));
+    }
+    return true;
+  };
+}
+
 // Per op output of the .efb that has an ONNX counterpart, the error over every run.
-bool Compare(LayerTaps& ref, LayerTaps& efb, const std::vector<NpyArray>& inputs, size_t runs,
-             std::vector<LayerError>* layers, size_t* unmatched, std::string* error) {
+bool Compare(const Reference& reference, LayerTaps& efb, const std::vector<NpyArray>& inputs,
+             size_t runs, std::vector<LayerError>* layers, size_t* unmatched, std::string* error) {
   for (size_t run = 0; run < runs; ++run) {
     std::vector<LayerValue> want, got;
-    if (!SetInputs(ref.interpreter(), inputs, run, error) || !ref.Run(&want, error)) return false;
+    if (!reference(run, &want, error)) return false;
     if (!SetInputs(efb.interpreter(), inputs, run, error) || !efb.Run(&got, error)) return false;
     std::map<std::string, const LayerValue*> by_name;
     for (const LayerValue& v : want) by_name[v.tensor] = &v;
@@ -154,12 +203,12 @@ int FirstJump(const std::vector<LayerError>& layers, double jump_db) {
   return -1;
 }
 
-void PrintTable(const std::vector<LayerError>& layers, size_t runs, size_t unmatched) {
+void PrintTable(const std::vector<LayerError>& layers, size_t runs, size_t unmatched,
+                const char* unmatched_are) {
   std::printf(
-      "%zu run(s), %zu layers compared (%zu op outputs of the .efb have no ONNX tensor of their "
-      "name: "
-      "quantize/dequantize boundaries, requantizations)\n",
-      runs, layers.size(), unmatched);
+      "%zu run(s), %zu layers compared (%zu op outputs of the .efb have no reference tensor of "
+      "their name: %s)\n",
+      runs, layers.size(), unmatched, unmatched_are);
   std::printf("  %-32s %-22s %-24s %11s %11s %9s\n", "layer", "type", "tensor", "max abs",
               "max rel", "SQNR dB");
   for (const LayerError& e : layers)
@@ -172,7 +221,8 @@ void PrintTable(const std::vector<LayerError>& layers, size_t runs, size_t unmat
 
 int DiffCommand(int argc, char** argv) {
   ArgSpec spec;
-  spec.value_flags = {"--input", "--jump-db"};
+  spec.value_flags = {"--input", "--jump-db", "--ort-lib"};
+  spec.bool_flags = {"--ort"};
   spec.aliases = {{"-i", "--input"}};
   spec.min_positional = spec.max_positional = 2;
   ParsedArgs args;
@@ -193,25 +243,44 @@ int DiffCommand(int argc, char** argv) {
   }
   const std::string& onnx_path = args.positional[0];
   const std::string& efb_path = args.positional[1];
+  const bool with_ort = args.Has("--ort");
   std::vector<uint8_t> ref_bytes;
   AlignedBuffer efb_file;
   LayerTaps ref, efb;
+  OrtSession ort;
   std::vector<NpyArray> inputs;
   std::vector<LayerError> layers;
   size_t runs = 0, unmatched = 0;
-  const bool ok =
-      CompileReference(onnx_path, &ref_bytes, &error) &&
+  bool ok =
       ReadFileAligned(efb_path, &efb_file, &error) &&
-      ref.Open(ref_bytes, onnx_path + " (reference)", &error) &&
       efb.Open(std::vector<uint8_t>(efb_file.data.get(), efb_file.data.get() + efb_file.bytes),
                efb_path, &error) &&
-      LoadInputs(args.All("--input"), efb.interpreter(), &inputs, &runs, &error) &&
-      Compare(ref, efb, inputs, runs, &layers, &unmatched, &error);
+      LoadInputs(args.All("--input"), efb.interpreter(), &inputs, &runs, &error);
+  if (ok && with_ort) {
+    ok = OpenOrtReference(onnx_path, args.Get("--ort-lib", ""), efb.interpreter(), &ort, &error) &&
+         Compare(OrtReference(ort, efb.interpreter(), inputs), efb, inputs, runs, &layers,
+                 &unmatched, &error);
+    if (ok && layers.empty()) {
+      error = efb_path + ": no op output carries the name of a graph output of " + onnx_path +
+              " (ONNX Runtime's outputs: " + ort.output_name(0) +
+              (ort.num_outputs() > 1 ? ", ..." : "") + ")";
+      ok = false;
+    }
+  } else if (ok) {
+    ok = CompileReference(onnx_path, &ref_bytes, &error) &&
+         ref.Open(ref_bytes, onnx_path + " (reference)", &error) &&
+         Compare(FloatReference(ref, inputs), efb, inputs, runs, &layers, &unmatched, &error);
+  }
   if (!ok) {
     std::fprintf(stderr, "edgefold diff: %s\n", error.c_str());
     return kExitFailure;
   }
-  PrintTable(layers, runs, unmatched);
+  if (with_ort)
+    std::printf("reference: ONNX Runtime %s (C API, CPU provider), the graph's outputs only\n",
+                ort.version());
+  PrintTable(layers, runs, unmatched,
+             with_ort ? "ONNX Runtime gives the graph's outputs only"
+                      : "quantize/dequantize boundaries, requantizations");
   const int jump = FirstJump(layers, jump_db);
   if (jump < 0) {
     std::printf("no layer's error jumps by more than %g dB\n", jump_db);

@@ -45,6 +45,9 @@ struct Int8KernelTable {
   // Softmax of each row of x[rows × classes] into scale 1/256, zero point −128 (ref/softmax_s8.h).
   void (*softmax_s8)(const int32_t* exp_table, const int8_t* x, int8_t* y, size_t rows,
                      size_t classes);
+  // MulInt8 of `rows` rows of `inner` values of A, each by its one value of B (MulS8Params).
+  void (*mul_s8_rows)(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y,
+                      size_t rows, size_t inner);
 };
 
 #define EDGEFOLD_DECLARE_INT8(ns, level, parent, tables, name, present) \

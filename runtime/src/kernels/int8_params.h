@@ -70,6 +70,16 @@ struct AddS8Params {
   int32_t act_min = -128, act_max = 127;
 };
 
+// MulInt8 with B one value per row of A (the squeeze-excitation's channel scale):
+//   y[r·inner + j] = RequantizeS8((a[r·inner + j] − zp_a)·(b[r] − zp_b), multiplier, shift,
+//                                 zp_y, act_min, act_max),
+// multiplier ∈ [2^30, 2^31), shift ∈ [−30, 31] (RequantizeS8's range).
+struct MulS8Params {
+  int32_t a_zero_point = 0, b_zero_point = 0, y_zero_point = 0;
+  int32_t multiplier = 1 << 30, shift = 0;
+  int32_t act_min = -128, act_max = 127;
+};
+
 // Quantize: q = clamp(round_half_even(x·inv_scale) + zp, −128, 127), NaN → zp.
 // Dequantize: y = (q − zp)·scale.
 struct QuantS8Params {

@@ -54,6 +54,8 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
 void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n);
 void DequantizeS8(const QuantS8Params& p, const int8_t* x, float* y, size_t n);
 void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
+void MulS8Rows(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t rows,
+               size_t inner);
 void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);
 void GlobalPoolS8(PoolKind kind, const int8_t* x, int8_t* y, size_t channels, size_t spatial);
 // Not in the table: ConvTranspose's direct path and the oracle of its GEMM path

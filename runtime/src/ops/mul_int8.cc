@@ -2,6 +2,8 @@
 // [N, C, …] (the squeeze-excitation's channel scale):
 //   y = clamp(zp_y + RoundShift((a − zp_a)·(b − zp_b)·M, 31 + shift), act_min, act_max)
 // with M·2^−(31+shift) = s_a·s_b/s_y — RequantizeS8 on the product, which fits int32.
+#include "kernels/int8_kernel_table.h"
+#include "ops/family_table.h"
 #include "ops/int8_operands.h"
 #include "ops/shape_util.h"
 
@@ -9,9 +11,10 @@ namespace edgefold::internal {
 namespace {
 
 struct MulInt8Prepared {
-  size_t outer;  // products of B's values: 1 (same shape) or N·C
+  size_t outer;  // B's values: A's count (same shape) or N·C
   size_t inner;  // elements of A per value of B
-  int32_t a_zero_point, b_zero_point;
+  kernels::MulS8Params params;
+  const kernels::Int8KernelTable* int8;
 };
 
 Status Prepare(OpContext& ctx) {
@@ -20,7 +23,15 @@ Status Prepare(OpContext& ctx) {
   const TensorInfo& y = ctx.output(0);
   EDGEFOLD_RETURN_IF_ERROR(CheckS8Elementwise(ctx, {"A", "B"}));
   if (!SameShape(a, y)) return ctx.Fail(Status::kShapeMismatch, "A and Y must have the same shape");
-  MulInt8Prepared p{1, a.elems, a.zero_points[0], b.zero_points[0]};
+  const auto& o = ctx.op.options.int8;
+  MulInt8Prepared p{1, a.elems, {}, FamilyTable<kernels::Int8KernelTable>(ctx)};
+  p.params.a_zero_point = a.zero_points[0];
+  p.params.b_zero_point = b.zero_points[0];
+  p.params.y_zero_point = y.zero_points[0];
+  p.params.multiplier = o.multiplier_a;
+  p.params.shift = o.shift;
+  p.params.act_min = o.act_min;
+  p.params.act_max = o.act_max;
   if (SameShape(b, y)) {
     p.outer = a.elems;
     p.inner = 1;
@@ -41,18 +52,10 @@ Status Prepare(OpContext& ctx) {
 
 Status Eval(OpContext& ctx) {
   const MulInt8Prepared& p = ctx.prepared<MulInt8Prepared>();
-  const auto& o = ctx.op.options.int8;
-  const int32_t zp_y = ctx.output(0).zero_points[0];
   const int8_t* a = S8Data(ctx.input(0));
   const int8_t* b = S8Data(ctx.input(1));
   int8_t* y = S8Data(ctx.output(0));
-  for (size_t i = 0; i < p.outer; ++i) {
-    const int32_t bv = int32_t{b[i]} - p.b_zero_point;
-    const size_t base = i * p.inner;
-    for (size_t j = 0; j < p.inner; ++j)
-      y[base + j] = kernels::RequantizeS8((int32_t{a[base + j]} - p.a_zero_point) * bv,
-                                          o.multiplier_a, o.shift, zp_y, o.act_min, o.act_max);
-  }
+  p.int8->mul_s8_rows(p.params, a, b, y, p.outer, p.inner);  // same shapes: rows of one
   return Status::kOk;
 }
 

@@ -487,6 +487,31 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
   }
 }
 
+TEST_P(Int8Test, ChannelScaleMulMatchesReferenceBitForBit) {
+  // Rows of awkward lengths (below, at and past the vector width), one B value per row; shifts
+  // from -30 (a real multiplier near 2^30: every product saturates) to 31, a fused Relu's clamp.
+  for (size_t inner : AwkwardSizes()) {
+    const size_t rows = 5;
+    const std::vector<int8_t> a = RandomS8(rows * inner, 11), b = RandomS8(rows, 12);
+    std::vector<int8_t> want(rows * inner), got(rows * inner, 99);
+    for (const MulS8Params& p : {MulS8Params{3, -5, 1, 1 << 30, 8, -128, 127},
+                                 MulS8Params{-128, 127, -7, 2147483647, -30, -7, 127},
+                                 MulS8Params{0, 0, 127, 1234567890, 0, -128, 127},
+                                 MulS8Params{10, -20, 0, (1 << 30) + 12345, 31, -128, 127}}) {
+      ref::MulS8Rows(p, a.data(), b.data(), want.data(), rows, inner);
+      int8().mul_s8_rows(p, a.data(), b.data(), got.data(), rows, inner);
+      EXPECT_EQ(want, got) << inner << " shift " << p.shift;
+    }
+  }
+  // By hand: (a − 2)·(b − (−1))·2^30·2^−(31+1) = (a − 2)·(b + 1)/4, half away from zero, + zp 3.
+  const int8_t a[3] = {4, 0, 7}, b[1] = {1};
+  int8_t y[3] = {0, 0, 0};
+  int8().mul_s8_rows(MulS8Params{2, -1, 3, 1 << 30, 1, -128, 127}, a, b, y, 1, 3);
+  EXPECT_EQ(y[0], 4);  // 2·2/4 = 1
+  EXPECT_EQ(y[1], 2);  // −2·2/4 = −1
+  EXPECT_EQ(y[2], 6);  // 5·2/4 = 2.5 → 3
+}
+
 TEST_P(Int8Test, AddAndPoolsMatchReferenceBitForBit) {
   for (size_t n : AwkwardSizes()) {
     const std::vector<int8_t> a = RandomS8(n, 3), b = RandomS8(n, 4);

@@ -30,9 +30,9 @@ const ConvKernelTable kConvTable = {&Conv2dDepthwiseClipped, &ref::Winograd23Inp
                                     &ref::Winograd23Output, &ref::Winograd43Input,
                                     &ref::Winograd43Output};
 
-const Int8KernelTable kInt8Table = {&ref::GemmS8,     &ref::Im2colS8,     &ref::Conv2dDepthwiseS8,
-                                    &ref::QuantizeS8, &ref::DequantizeS8, &ref::AddS8,
-                                    &ref::Pool2dS8,   &ref::GlobalPoolS8, &ref::SoftmaxS8};
+const Int8KernelTable kInt8Table = {
+    &ref::GemmS8, &ref::Im2colS8, &ref::Conv2dDepthwiseS8, &ref::QuantizeS8, &ref::DequantizeS8,
+    &ref::AddS8,  &ref::Pool2dS8, &ref::GlobalPoolS8,      &ref::SoftmaxS8,  &ref::MulS8Rows};
 
 const SequenceKernelTable kSequenceTable = {&ref::LayerNorm, &ref::Reduce,         &ref::Resize2d,
                                             &ref::GruGates,  &ref::GruResetHidden, &ref::LstmGates};

@@ -85,6 +85,16 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
   }
 }
 
+void MulS8Rows(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t rows,
+               size_t inner) {
+  for (size_t r = 0; r < rows; ++r) {
+    const int32_t bv = int32_t{b[r]} - p.b_zero_point;
+    for (size_t j = r * inner; j < (r + 1) * inner; ++j)
+      y[j] = RequantizeS8((int32_t{a[j]} - p.a_zero_point) * bv, p.multiplier, p.shift,
+                          p.y_zero_point, p.act_min, p.act_max);
+  }
+}
+
 namespace {
 // sum / count rounded half away from zero (count > 0).
 int8_t RoundedMean(int32_t sum, int32_t count) {

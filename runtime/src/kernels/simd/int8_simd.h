@@ -352,6 +352,32 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
   ref::AddS8(p, a + i, b + i, y + i, n - i);
 }
 
+// MulS8Rows (int8_params.h): W products a row at a time, (a − zp_a)·(b[r] − zp_b) exact in
+// int32 (|·| ≤ 255²), requantized lane-wise as the GEMM's rows (RequantizeLanes); the row's
+// tail by the reference.
+template <class Arch>
+void MulS8Rows(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t rows,
+               size_t inner) {
+  constexpr size_t W = IBatch<Arch>::size;
+  GemmS8Params rq;
+  rq.y_zero_point = p.y_zero_point;
+  rq.act_min = p.act_min;
+  rq.act_max = p.act_max;
+  const IBatch<Arch> zp_a(p.a_zero_point);
+  alignas(64) int8_t q[W];
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t* ar = a + r * inner;
+    int8_t* yr = y + r * inner;
+    const IBatch<Arch> bv(int32_t{b[r]} - p.b_zero_point);
+    size_t j = 0;
+    for (; j + W <= inner; j += W) {
+      RequantizeLanes<Arch>((LoadS8<Arch>(ar + j) - zp_a) * bv, p.multiplier, p.shift, rq, q);
+      std::memcpy(yr + j, q, W);
+    }
+    if (j < inner) ref::MulS8Rows(p, ar + j, b + r, yr + j, 1, inner - j);
+  }
+}
+
 // Fills the phase planes of one channel (conv_scratch.h, DepthwiseS8PlaneGeometry).
 inline void FillDepthwisePhases(const Conv2dShape& s, const DepthwiseS8Planes& g, const int8_t* xc,
                                 int8_t zp, int8_t* plane) {
