@@ -121,6 +121,7 @@ bool Aggregator::Close(uint32_t round, std::vector<uint8_t>* record) {
   if (it == rounds_.end() || it->second.empty()) return false;
   std::vector<std::pair<uint64_t, std::vector<LayerStats>>> parts;
   for (auto& [device, u] : it->second) parts.emplace_back(u.samples, u.layers);
+  if (global_samples_ > 0) parts.emplace_back(global_samples_, global_);
   std::vector<LayerStats> combined;
   const uint64_t total = CombineStatistics(parts, &combined);
   std::vector<std::vector<float>> arrays;
@@ -148,6 +149,8 @@ bool Aggregator::Close(uint32_t round, std::vector<uint8_t>* record) {
   if (WriteUpdateRecord(h, views.data(), record->data(), record->size(), nullptr) != Status::kOk)
     return false;
   rounds_.erase(round);
+  global_ = std::move(combined);
+  global_samples_ = total;
   last_closed_ = round;
   any_closed_ = true;
   return true;

@@ -43,9 +43,12 @@ class Aggregator {
 
   // How many distinct devices have an accepted record for `round`.
   size_t Count(uint32_t round) const;
-  // The aggregate of `round` as a record (origin 0, fp32, γ/β when all had them), and closes
-  // the round (later records for it are refused as late). False when no record was accepted.
+  // Closes `round` (later records for it are refused as late) and writes the fleet's statistics
+  // as a record (origin 0, fp32, γ/β when all had them): those of every sample of every round
+  // closed so far, this one included (a device sends only its new samples each round). False
+  // when no record was accepted for the round.
   bool Close(uint32_t round, std::vector<uint8_t>* record);
+  uint64_t global_samples() const { return global_samples_; }
 
   size_t accepted() const { return accepted_; }
   size_t duplicates() const { return duplicates_; }
@@ -63,6 +66,8 @@ class Aggregator {
   float max_variance_;
   std::map<uint32_t, std::map<uint32_t, Update>> rounds_;  // round → device → update
   size_t accepted_ = 0, duplicates_ = 0, rejected_ = 0;
+  std::vector<LayerStats> global_;  // all closed rounds combined
+  uint64_t global_samples_ = 0;
   uint32_t last_closed_ = 0;
   bool any_closed_ = false;
 };

@@ -126,6 +126,15 @@ TEST(FleetAggregate, RoundIsIdempotentAndRobust) {
   EXPECT_NE(why.find("closed"), std::string::npos) << why;
   const std::vector<uint8_t> next = Record(2, 2, 10, {4, 1}, {1, 0.5f});
   EXPECT_EQ(agg.Add(2, next.data(), next.size(), &why), Outcome::kAccepted) << why;
+  // Round 2's aggregate holds every sample so far: 40 + 10, the new ones at μ = (4, 1).
+  ASSERT_TRUE(agg.Close(2, &global));
+  ASSERT_EQ(CheckUpdateRecord(global.data(), global.size(), e, &h), Status::kOk);
+  EXPECT_EQ(h.samples, 50u);
+  ASSERT_EQ(DecodeUpdateLayer(global.data(), global.size(), 0, m, v, nullptr, nullptr),
+            Status::kOk);
+  // Channel 0 over all 50: μ = (40·1 + 10·4)/50 = 1.6; σ² = (40·(4 + 0.36) + 10·(1 + 5.76))/50.
+  EXPECT_NEAR(m[0], 1.6, 1e-6);
+  EXPECT_NEAR(v[0], (40 * 4.36 + 10 * 6.76) / 50, 1e-5);
 }
 
 }  // namespace

@@ -106,6 +106,9 @@ Status CheckUpdateRecord(const uint8_t* bytes, size_t bytes_n, const UpdateExpec
 Status DecodeUpdateLayer(const uint8_t* bytes, size_t bytes_n, size_t layer, float* mean,
                          float* var, float* gamma, float* beta);
 
+// Bytes of the trainer's record (without signature); 0 when it has no BatchNorm.
+size_t TrainerUpdateBytes(const Trainer& trainer, RecordEncoding encoding, bool affine);
+
 // The trainer's BatchNorms as a record: header.layers and header.affine are set from the
 // trainer (affine: γ and β are included when header.affine is true).
 Status ExportTrainerUpdate(const Trainer& trainer, UpdateRecordHeader header, uint8_t* out,

@@ -15,6 +15,18 @@ constexpr size_t kMaxBatchNorms = 64;
 
 }  // namespace
 
+size_t TrainerUpdateBytes(const Trainer& trainer, RecordEncoding encoding, bool affine) {
+  const size_t n = trainer.num_batchnorms();
+  if (n == 0) return 0;
+  size_t bytes = UpdateRecordBytes(nullptr, 0, encoding, affine);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t c = trainer.batchnorm(i).channels;
+    bytes += UpdateRecordBytes(&c, 1, encoding, affine) -
+             UpdateRecordBytes(nullptr, 0, encoding, affine);
+  }
+  return bytes;
+}
+
 Status ExportTrainerUpdate(const Trainer& trainer, UpdateRecordHeader header, uint8_t* out,
                            size_t out_bytes, size_t* written, LogFn log, void* log_user) {
   internal::ErrorReporter errors(log, log_user);
