@@ -81,17 +81,17 @@ Outcome Aggregator::Add(uint32_t device, const uint8_t* bytes, size_t n, std::st
     return reject("update record: origin " + std::to_string(h.origin) + ", sent by device " +
                   std::to_string(device));
   if (h.samples == 0) return reject("update record: samples 0");
-  if (any_closed_ && h.round <= last_closed_)
-    return reject("update record: round " + std::to_string(h.round) + " is closed (last " +
-                  std::to_string(last_closed_) + ")");
-  auto& round = rounds_[h.round];
-  if (round.count(device)) {
+  if (seen_.count({device, h.round})) {
     ++duplicates_;
     if (why)
       *why = "duplicate of (device " + std::to_string(device) + ", round " +
              std::to_string(h.round) + ")";
     return Outcome::kDuplicate;
   }
+  if (any_closed_ && h.round <= last_closed_)
+    return reject("update record: round " + std::to_string(h.round) + " is closed (last " +
+                  std::to_string(last_closed_) + ")");
+  auto& round = rounds_[h.round];
   Update u;
   u.samples = h.samples;
   u.layers.resize(channels_.size());
@@ -107,6 +107,7 @@ Outcome Aggregator::Add(uint32_t device, const uint8_t* bytes, size_t n, std::st
     }
   }
   round.emplace(device, std::move(u));
+  seen_.insert({device, h.round});
   ++accepted_;
   return Outcome::kAccepted;
 }

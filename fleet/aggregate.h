@@ -14,7 +14,9 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "edgefold/update_record.h"
@@ -64,7 +66,8 @@ class Aggregator {
   uint64_t model_hash_;
   std::vector<size_t> channels_;
   float max_variance_;
-  std::map<uint32_t, std::map<uint32_t, Update>> rounds_;  // round → device → update
+  std::map<uint32_t, std::map<uint32_t, Update>> rounds_;  // round → device → update (open)
+  std::set<std::pair<uint32_t, uint32_t>> seen_;           // (device, round) ever accepted
   size_t accepted_ = 0, duplicates_ = 0, rejected_ = 0;
   std::vector<LayerStats> global_;  // all closed rounds combined
   uint64_t global_samples_ = 0;

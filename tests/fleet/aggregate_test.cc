@@ -121,8 +121,11 @@ TEST(FleetAggregate, RoundIsIdempotentAndRobust) {
   // Channel 1: equal means, σ² = (30·2 + 10·0.5)/40.
   EXPECT_NEAR(m[1], 1.0, 1e-6);
   EXPECT_NEAR(v[1], 65.0 / 40, 1e-6);
-  // The round is closed: a late record for it is refused; the next round is open.
-  EXPECT_EQ(agg.Add(2, b.data(), b.size(), &why), Outcome::kRejected);
+  // The round is closed: a redelivery of a counted record is still a duplicate, a late record
+  // for it is refused; the next round is open.
+  EXPECT_EQ(agg.Add(2, b.data(), b.size(), &why), Outcome::kDuplicate) << why;
+  const std::vector<uint8_t> late = Record(8, 1, 10, {4, 1}, {1, 0.5f});
+  EXPECT_EQ(agg.Add(8, late.data(), late.size(), &why), Outcome::kRejected);
   EXPECT_NE(why.find("closed"), std::string::npos) << why;
   const std::vector<uint8_t> next = Record(2, 2, 10, {4, 1}, {1, 0.5f});
   EXPECT_EQ(agg.Add(2, next.data(), next.size(), &why), Outcome::kAccepted) << why;
