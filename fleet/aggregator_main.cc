@@ -19,10 +19,11 @@ int main(int argc, char** argv) {
   fleet::Args args;
   std::string error;
   if (!args.Parse(argc, argv, &error) || !args.Has("model") || !args.Has("secret-key")) {
-    std::fprintf(stderr,
-                 "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N "
-                 "--rounds R [--uri U --ca CA --password-file F --round-timeout S]\n%s\n",
-                 error.c_str());
+    std::fprintf(
+        stderr,
+        "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N "
+        "--rounds R [--uri U --ca CA --password-file F --round-timeout S --save-dir D]\n%s\n",
+        error.c_str());
     return 2;
   }
   fleet::SecretKey sk;
@@ -91,6 +92,13 @@ int main(int argc, char** argv) {
                       &error)) {
       std::fprintf(stderr, "fleet-aggregator: round %u: %s\n", r, error.c_str());
       return 1;
+    }
+    if (args.Has("save-dir")) {  // the signed records, for inspection and the tests
+      const std::string path = args.Get("save-dir") + "/global_" + std::to_string(r) + ".bin";
+      if (FILE* f = std::fopen(path.c_str(), "wb")) {
+        std::fwrite(global.data(), 1, global.size(), f);
+        std::fclose(f);
+      }
     }
     std::printf(
         "aggregator: round %u closed: %zu/%zu devices, %llu samples in all, "

@@ -7,6 +7,9 @@
 //   --mode fleet      per round: re-estimate on the round's share of the shard, publish the
 //                     record on fleet/<id>/update, wait for the signed global record on
 //                     fleet/global, verify and apply it; accuracy after the last round
+//                     (--resend K: every update sent K more times, as a QoS 1 redelivery)
+//   --mode apply      only waits (--round-timeout s) for a global record and applies the
+//                     first that verifies; refused ones are printed, the model kept
 // Data: DIR/device_<id>_adapt_x.npy, DIR/device_<id>_eval_x.npy, DIR/device_<id>_eval_y.npy.
 // Prints "device <id> <mode> accuracy <a>" and, in fleet mode, what it refused.
 #include <sodium.h>
@@ -92,6 +95,33 @@ int VerifyEd25519(void* user, const uint8_t* m, size_t n, const uint8_t* sig, si
          crypto_sign_verify_detached(sig, m, n, static_cast<const uint8_t*>(user)) == 0;
 }
 
+// Waits up to `timeout_s` for a global record of round ≥ `round` on fleet/global, applying
+// each that verifies (a newer round than *applied) and counting the refused ones.
+void AwaitGlobal(Device& d, edgefold::fleet::MqttLink& link, uint8_t* pk, int id, uint32_t round,
+                 int timeout_s, uint32_t* applied, size_t* refused) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (*applied < round && std::chrono::steady_clock::now() < deadline) {
+    edgefold::fleet::MqttMessage m;
+    if (!link.Receive(&m, std::chrono::milliseconds(500)) || m.topic != "fleet/global") continue;
+    // Already applied (a retained record sent again on reconnect): skipped unread.
+    if (m.payload.size() >= 20 &&
+        uint32_t(m.payload[16] | m.payload[17] << 8 | m.payload[18] << 16 |
+                 uint32_t(m.payload[19]) << 24) <= *applied)
+      continue;
+    ef_update_info got = {};
+    std::string why;
+    const ef_status s = ef_trainer_import_update(
+        d.trainer, m.payload.data(), m.payload.size(), d.hash, VerifyEd25519, pk, &got,
+        [](void* u, const char* msg) { static_cast<std::string*>(u)->append(msg); }, &why);
+    if (s != EF_OK) {
+      ++*refused;
+      std::printf("device %d refused a global record: %s\n", id, why.c_str());
+      continue;
+    }
+    *applied = std::max(*applied, got.round);
+  }
+}
+
 bool Load(const std::string& path, NpyArray* a) {
   std::string error;
   if (edgefold::tools::ReadNpy(path, a, &error)) return true;
@@ -107,7 +137,7 @@ int main(int argc, char** argv) {
   if (!args.Parse(argc, argv, &error) || !args.Has("model") || !args.Has("data")) {
     std::fprintf(stderr,
                  "usage: edgefold-fleet-device --model M.efb --data DIR --id N --mode "
-                 "deployed|local|central|fleet [--devices N] [--rounds R] [--uri U --ca CA "
+                 "deployed|local|central|fleet|apply [--devices N] [--rounds R] [--uri U --ca CA "
                  "--password-file F --pubkey K.pk]\n%s\n",
                  error.c_str());
     return 2;
@@ -132,7 +162,7 @@ int main(int argc, char** argv) {
           !Adapt(d, other, 0, other.elems() / (d.batch * d.sample)))
         return 1;
     }
-  } else if (mode == "fleet") {
+  } else if (mode == "fleet" || mode == "apply") {
     const int rounds = args.Int("rounds", 3);
     uint8_t pk[crypto_sign_PUBLICKEYBYTES];
     if (!edgefold::fleet::ReadKeyFile(args.Get("pubkey"), pk, sizeof pk, &error) ||
@@ -150,7 +180,11 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> record(ef_trainer_update_bytes(d.trainer, 0, 0));
     size_t refused = 0;
     uint32_t applied_round = 0;
-    for (int r = 1; r <= rounds; ++r) {
+    if (mode == "apply") {
+      AwaitGlobal(d, link, pk, id, 1, args.Int("round-timeout", 10), &applied_round, &refused);
+      std::printf("device %d applied round %u refused %zu\n", id, applied_round, refused);
+    }
+    for (int r = 1; mode == "fleet" && r <= rounds; ++r) {
       // This round's share of the shard (a late device sends what it has for the round it is at).
       const size_t begin = batches * size_t(r - 1) / size_t(rounds),
                    end = batches * size_t(r) / size_t(rounds);
@@ -168,37 +202,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "fleet-device %d: round %d: %s\n", id, r, error.c_str());
         return 1;
       }
-      // Wait for the fleet's record of this round (or a later one).
-      const auto deadline =
-          std::chrono::steady_clock::now() + std::chrono::seconds(args.Int("round-timeout", 60));
-      while (applied_round < uint32_t(r) && std::chrono::steady_clock::now() < deadline) {
-        edgefold::fleet::MqttMessage m;
-        if (!link.Receive(&m, std::chrono::milliseconds(500)) || m.topic != "fleet/global")
-          continue;
-        // Already applied (a retained record sent again on reconnect): skipped unread.
-        if (m.payload.size() >= 20 &&
-            uint32_t(m.payload[16] | m.payload[17] << 8 | m.payload[18] << 16 |
-                     uint32_t(m.payload[19]) << 24) <= applied_round)
-          continue;
-        ef_update_info got = {};
-        std::string why;
-        const ef_status s = ef_trainer_import_update(
-            d.trainer, m.payload.data(), m.payload.size(), d.hash, VerifyEd25519, pk, &got,
-            [](void* u, const char* msg) { static_cast<std::string*>(u)->append(msg); }, &why);
-        if (s != EF_OK) {
-          ++refused;
-          std::printf("device %d refused a global record: %s\n", id, why.c_str());
-          continue;
-        }
-        applied_round = std::max(applied_round, got.round);
-      }
+      for (int k = 0; k < args.Int("resend", 0); ++k)
+        if (!link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
+          return 1;
+      AwaitGlobal(d, link, pk, id, uint32_t(r), args.Int("round-timeout", 60), &applied_round,
+                  &refused);
       if (applied_round < uint32_t(r)) {
         std::fprintf(stderr, "fleet-device %d: no global record for round %d\n", id, r);
         return 1;
       }
     }
-    std::printf("device %d fleet rounds %u reconnects %zu refused %zu record %zu bytes\n", id,
-                applied_round, link.reconnects(), refused, record.size());
+    if (mode == "fleet")
+      std::printf("device %d fleet rounds %u reconnects %zu refused %zu record %zu bytes\n", id,
+                  applied_round, link.reconnects(), refused, record.size());
   } else if (mode != "deployed") {
     std::fprintf(stderr, "fleet-device: unknown mode '%s'\n", mode.c_str());
     return 2;
