@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "edgefold/int8_adapter.h"
 #include "edgefold/status.h"
 #include "edgefold/trainer.h"
 #include "edgefold/types.h"
@@ -120,5 +121,14 @@ Status ExportTrainerUpdate(const Trainer& trainer, UpdateRecordHeader header, ui
 Status ImportTrainerUpdate(Trainer* trainer, const uint8_t* bytes, size_t bytes_n,
                            UpdateExpectation expect, UpdateRecordHeader* header,
                            LogFn log = nullptr, void* log_user = nullptr);
+
+// The same for an int8 model's adapted statistics (Int8Adapter: statistics in the op's output
+// domain, no γ/β: header.affine must be false, and a record with γ/β is refused on import).
+Status ExportInt8AdapterUpdate(const Int8Adapter& adapter, UpdateRecordHeader header, uint8_t* out,
+                               size_t out_bytes, size_t* written, LogFn log = nullptr,
+                               void* log_user = nullptr);
+Status ImportInt8AdapterUpdate(Int8Adapter* adapter, const uint8_t* bytes, size_t bytes_n,
+                               UpdateExpectation expect, UpdateRecordHeader* header,
+                               LogFn log = nullptr, void* log_user = nullptr);
 
 }  // namespace edgefold
