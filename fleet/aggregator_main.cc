@@ -16,6 +16,7 @@
 
 int main(int argc, char** argv) {
   using namespace edgefold;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   fleet::Args args;
   std::string error;
   if (!args.Parse(argc, argv, &error) || !args.Has("model") || !args.Has("secret-key")) {

@@ -7,7 +7,8 @@
 //   --mode fleet      per round: re-estimate on the round's share of the shard, publish the
 //                     record on fleet/<id>/update, wait for the signed global record on
 //                     fleet/global, verify and apply it; accuracy after the last round
-//                     (--resend K: every update sent K more times, as a QoS 1 redelivery)
+//                     (--resend K: every update sent K more times, as a QoS 1 redelivery;
+//                     --round-delay-ms T: a pause before each round after the first)
 //   --mode apply      only waits (--round-timeout s) for a global record and applies the
 //                     first that verifies; refused ones are printed, the model kept
 // Data: DIR/device_<id>_adapt_x.npy, DIR/device_<id>_eval_x.npy, DIR/device_<id>_eval_y.npy.
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ed25519.h"
@@ -132,6 +134,7 @@ bool Load(const std::string& path, NpyArray* a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach the log even if the device is killed
   edgefold::fleet::Args args;
   std::string error;
   if (!args.Parse(argc, argv, &error) || !args.Has("model") || !args.Has("data")) {
@@ -185,6 +188,8 @@ int main(int argc, char** argv) {
       std::printf("device %d applied round %u refused %zu\n", id, applied_round, refused);
     }
     for (int r = 1; mode == "fleet" && r <= rounds; ++r) {
+      if (r > 1)  // --round-delay-ms: time between rounds (the fault tests act in it)
+        std::this_thread::sleep_for(std::chrono::milliseconds(args.Int("round-delay-ms", 0)));
       // This round's share of the shard (a late device sends what it has for the round it is at).
       const size_t begin = batches * size_t(r - 1) / size_t(rounds),
                    end = batches * size_t(r) / size_t(rounds);

@@ -60,7 +60,7 @@ DEV_PIDS=()
 for d in $(seq "$DEVICES"); do
   "$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id "$d" --mode fleet \
     --rounds "$ROUNDS" "${MQTT[@]}" --user "$d" --password-file "$WORK/broker/pass/$d" \
-    --pubkey "$WORK/fleet.pk" --round-timeout 120 > "$WORK/device_$d.txt" 2>&1 &
+    --pubkey "$WORK/fleet.pk" --round-timeout 120 --round-delay-ms 1500 > "$WORK/device_$d.txt" 2>&1 &
   DEV_PIDS+=($!)
   PIDS+=($!)
 done
