@@ -107,7 +107,8 @@ Status CheckUpdateRecord(const uint8_t* bytes, size_t bytes_n, const UpdateExpec
 Status DecodeUpdateLayer(const uint8_t* bytes, size_t bytes_n, size_t layer, float* mean,
                          float* var, float* gamma, float* beta);
 
-// Bytes of the trainer's record (without signature); 0 when it has no BatchNorm.
+// Bytes of the trainer's record (without signature); 0 when it has no BatchNorm or more than
+// 64 (the most Export/Import handle: their per-layer views live on the stack).
 size_t TrainerUpdateBytes(const Trainer& trainer, RecordEncoding encoding, bool affine);
 
 // The trainer's BatchNorms as a record: header.layers and header.affine are set from the

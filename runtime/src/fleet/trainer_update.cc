@@ -17,14 +17,10 @@ constexpr size_t kMaxBatchNorms = 64;
 
 size_t TrainerUpdateBytes(const Trainer& trainer, RecordEncoding encoding, bool affine) {
   const size_t n = trainer.num_batchnorms();
-  if (n == 0) return 0;
-  size_t bytes = UpdateRecordBytes(nullptr, 0, encoding, affine);
-  for (size_t i = 0; i < n; ++i) {
-    const size_t c = trainer.batchnorm(i).channels;
-    bytes += UpdateRecordBytes(&c, 1, encoding, affine) -
-             UpdateRecordBytes(nullptr, 0, encoding, affine);
-  }
-  return bytes;
+  if (n == 0 || n > kMaxBatchNorms) return 0;
+  size_t channels[kMaxBatchNorms];
+  for (size_t i = 0; i < n; ++i) channels[i] = trainer.batchnorm(i).channels;
+  return UpdateRecordBytes(channels, n, encoding, affine);
 }
 
 Status ExportTrainerUpdate(const Trainer& trainer, UpdateRecordHeader header, uint8_t* out,
