@@ -94,6 +94,7 @@ Outcome Aggregator::Add(uint32_t device, const uint8_t* bytes, size_t n, std::st
   auto& round = rounds_[h.round];
   Update u;
   u.samples = h.samples;
+  u.record.assign(bytes, bytes + n);
   u.layers.resize(channels_.size());
   for (size_t l = 0; l < channels_.size(); ++l) {
     const size_t c = channels_[l];

@@ -52,6 +52,13 @@ class Aggregator {
   bool Close(uint32_t round, std::vector<uint8_t>* record);
   uint64_t global_samples() const { return global_samples_; }
 
+  // The aggregator's whole state in directory `dir` (created if missing), so that a restarted
+  // aggregator resumes: the (device, round) pairs counted, the open rounds' records, the
+  // combined statistics of the closed rounds and the counters. Load on a directory without a
+  // saved state leaves the aggregator as it is and returns true.
+  bool Save(const std::string& dir, std::string* error) const;
+  bool Load(const std::string& dir, std::string* error);
+
   size_t accepted() const { return accepted_; }
   size_t duplicates() const { return duplicates_; }
   size_t rejected() const { return rejected_; }
@@ -62,6 +69,7 @@ class Aggregator {
   struct Update {
     uint64_t samples = 0;
     std::vector<LayerStats> layers;
+    std::vector<uint8_t> record;  // as received (Save)
   };
   uint64_t model_hash_;
   std::vector<size_t> channels_;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <vector>
 
@@ -138,6 +139,47 @@ TEST(FleetAggregate, RoundIsIdempotentAndRobust) {
   // Channel 0 over all 50: μ = (40·1 + 10·4)/50 = 1.6; σ² = (40·(4 + 0.36) + 10·(1 + 5.76))/50.
   EXPECT_NEAR(m[0], 1.6, 1e-6);
   EXPECT_NEAR(v[0], (40 * 4.36 + 10 * 6.76) / 50, 1e-5);
+}
+
+}  // namespace
+}  // namespace edgefold::fleet
+
+namespace edgefold::fleet {
+namespace {
+
+// A restarted aggregator resumes from its saved state: what was counted stays counted (a
+// redelivery is a duplicate), and the next round's aggregate is the one it would have made.
+TEST(FleetAggregate, SavedStateResumesExactly) {
+  const std::string dir = ::testing::TempDir() + "/fleet_aggregate_state";
+  std::filesystem::remove_all(dir);
+  Aggregator a(9, {2}), b(9, {2});
+  std::string why, error;
+  std::vector<uint8_t> global_a, global_b;
+  const std::vector<uint8_t> r1 = Record(1, 1, 30, {0, 1}, {1, 2});
+  const std::vector<uint8_t> r2 = Record(2, 1, 10, {4, 1}, {1, 0.5f});
+  const std::vector<uint8_t> next1 = Record(1, 2, 20, {1, 3}, {2, 1});
+  const std::vector<uint8_t> next2 = Record(2, 2, 5, {-1, 0}, {0.5f, 4});
+  for (Aggregator* g : {&a, &b}) {
+    ASSERT_EQ(g->Add(1, r1.data(), r1.size(), &why), Outcome::kAccepted) << why;
+    ASSERT_EQ(g->Add(2, r2.data(), r2.size(), &why), Outcome::kAccepted) << why;
+    std::vector<uint8_t> closed;
+    ASSERT_TRUE(g->Close(1, &closed));
+    ASSERT_EQ(g->Add(1, next1.data(), next1.size(), &why), Outcome::kAccepted) << why;
+  }
+  ASSERT_TRUE(b.Save(dir, &error)) << error;
+  Aggregator c(9, {2});
+  ASSERT_TRUE(c.Load(dir, &error)) << error;
+  EXPECT_EQ(c.accepted(), 3u);
+  EXPECT_EQ(c.Count(2), 1u);
+  EXPECT_EQ(c.Add(1, next1.data(), next1.size(), &why), Outcome::kDuplicate);
+  EXPECT_EQ(c.Add(2, r2.data(), r2.size(), &why), Outcome::kDuplicate);
+  ASSERT_EQ(a.Add(2, next2.data(), next2.size(), &why), Outcome::kAccepted) << why;
+  ASSERT_EQ(c.Add(2, next2.data(), next2.size(), &why), Outcome::kAccepted) << why;
+  ASSERT_TRUE(a.Close(2, &global_a));
+  ASSERT_TRUE(c.Close(2, &global_b));
+  EXPECT_EQ(global_a, global_b);
+  EXPECT_EQ(c.accepted(), 4u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
