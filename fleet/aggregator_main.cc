@@ -2,6 +2,7 @@
 // fleet/+/update (QoS 1, persistent session), checks and deduplicates every record
 // (aggregate.h), closes a round when every device has sent it (or --round-timeout passed),
 // signs the fleet's statistics with Ed25519 and publishes them retained on fleet/global.
+// With --state DIR it saves its state after every record and resumes from it when restarted.
 // Prints one line per round and a summary: accepted, duplicates, rejected (each logged), lost
 // (updates expected but never received), bytes per round.
 #include <cstdio>
@@ -20,11 +21,11 @@ int main(int argc, char** argv) {
   fleet::Args args;
   std::string error;
   if (!args.Parse(argc, argv, &error) || !args.Has("model") || !args.Has("secret-key")) {
-    std::fprintf(
-        stderr,
-        "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N "
-        "--rounds R [--uri U --ca CA --password-file F --round-timeout S --save-dir D]\n%s\n",
-        error.c_str());
+    std::fprintf(stderr,
+                 "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N "
+                 "--rounds R [--uri U --ca CA --password-file F --round-timeout S --save-dir D "
+                 "--state DIR]\n%s\n",
+                 error.c_str());
     return 2;
   }
   fleet::SecretKey sk;
@@ -50,6 +51,18 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < trainer->num_batchnorms(); ++i)
     channels.push_back(trainer->batchnorm(i).channels);
   fleet::Aggregator agg(ModelHash(model.data.get(), model.bytes), channels);
+  // --state DIR: saved after every record and round, loaded at start (a restarted aggregator
+  // resumes at the first open round; what it counted stays counted).
+  const std::string state = args.Get("state");
+  if (!state.empty() && !agg.Load(state, &error)) {
+    std::fprintf(stderr, "fleet-aggregator: %s\n", error.c_str());
+    return 1;
+  }
+  auto save = [&] {
+    std::string e;
+    if (!state.empty() && !agg.Save(state, &e))
+      std::fprintf(stderr, "fleet-aggregator: %s\n", e.c_str());
+  };
   const size_t devices = size_t(args.Int("devices", 10));
   const uint32_t rounds = uint32_t(args.Int("rounds", 3));
   fleet::MqttLink link(fleet::MqttFromArgs(args, "aggregator"));
@@ -62,7 +75,10 @@ int main(int argc, char** argv) {
               channels.size(), devices, rounds);
   std::fflush(stdout);
   size_t expected = 0, received_bytes = 0;
-  for (uint32_t r = 1; r <= rounds; ++r) {
+  const uint32_t first = agg.any_closed() ? agg.last_closed() + 1 : 1;
+  if (first > 1) std::printf("aggregator: resumed from %s at round %u\n", state.c_str(), first);
+  expected = devices * (first - 1);
+  for (uint32_t r = first; r <= rounds; ++r) {
     expected += devices;
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(args.Int("round-timeout", 120));
@@ -76,6 +92,7 @@ int main(int argc, char** argv) {
       received_bytes += m.payload.size();
       std::string why;
       const fleet::Outcome o = agg.Add(device, m.payload.data(), m.payload.size(), &why);
+      if (o == fleet::Outcome::kAccepted) save();
       if (o != fleet::Outcome::kAccepted)
         std::printf("aggregator: %s from %s: %s\n", fleet::OutcomeName(o), m.topic.c_str(),
                     why.c_str());
@@ -86,6 +103,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "fleet-aggregator: round %u: no update arrived\n", r);
       return 1;
     }
+    save();
     const size_t record = global.size();
     global.resize(record + kUpdateSignatureBytes);
     if (!fleet::Sign(sk, global.data(), record, global.data() + record) ||

@@ -210,8 +210,17 @@ int main(int argc, char** argv) {
       for (int k = 0; k < args.Int("resend", 0); ++k)
         if (!link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
           return 1;
-      AwaitGlobal(d, link, pk, id, uint32_t(r), args.Int("round-timeout", 60), &applied_round,
-                  &refused);
+      // The global record of the round is the end-to-end acknowledgement: without it after
+      // --resend-after-s, the update is sent again (an aggregator restarted after the broker
+      // acknowledged it may never have counted it; a second copy is counted once).
+      const int wait_s = args.Int("round-timeout", 60), every_s = args.Int("resend-after-s", 10);
+      for (int waited = 0; applied_round < uint32_t(r) && waited < wait_s; waited += every_s) {
+        if (waited > 0 &&
+            !link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
+          return 1;
+        AwaitGlobal(d, link, pk, id, uint32_t(r), std::min(every_s, wait_s - waited),
+                    &applied_round, &refused);
+      }
       if (applied_round < uint32_t(r)) {
         std::fprintf(stderr, "fleet-device %d: no global record for round %d\n", id, r);
         return 1;
