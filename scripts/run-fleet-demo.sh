@@ -46,7 +46,8 @@ done > "$WORK/offline.txt"
 
 "$BIN/edgefold-fleet-aggregator" --model "$MODEL" --secret-key "$WORK/fleet.sk" \
   --devices "$DEVICES" --rounds "$ROUNDS" --round-timeout 60 "${MQTT[@]}" --user aggregator \
-  --password-file "$WORK/broker/pass/aggregator" > "$WORK/aggregator.txt" 2>&1 &
+  --password-file "$WORK/broker/pass/aggregator" --state "$WORK/aggregator-state" \
+  > "$WORK/aggregator.txt" 2>&1 &
 AGG=$!
 PIDS+=("$AGG")
 # Devices start once the aggregator's persistent subscription exists (the broker then queues
