@@ -8,8 +8,9 @@ pkgs=(build-essential cmake ninja-build pkg-config ccache
       libgtest-dev libgmock-dev googletest libbenchmark-dev
       python3 python3-numpy qemu-user
       python3-dev pybind11-dev python3-pytest python3-venv python3-setuptools python3-pip   # python/ package
-      graphviz zlib1g-dev libpng-dev)   # dot checks `inspect --dot`; zlib writes `--memory-plot x.png`;
-                                     # libpng reads it back in the plot tests
+      graphviz zlib1g-dev libpng-dev   # dot checks `inspect --dot`; zlib writes `--memory-plot x.png`;
+                                       # libpng reads it back in the plot tests
+      libsodium-dev libmbedtls-dev libpaho-mqtt-dev mosquitto mosquitto-clients openssl)   # fleet/: signatures, MQTT
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-onnx python3-sklearn python3-torchvision)
 fi

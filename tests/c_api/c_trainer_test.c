@@ -47,6 +47,77 @@ static void check_export(const ef_trainer* t, size_t model_bytes, size_t need,
   free(exported);
 }
 
+static int reject_all(void* user, const uint8_t* m, size_t n, const uint8_t* sig, size_t sig_n) {
+  (void)m, (void)n, (void)sig, (void)sig_n;
+  ++*(int*)user;
+  return 0;
+}
+
+/* A fleet update record of t's statistics: refused by a second trainer when truncated, for
+ * another model or with a signature the verifier rejects (its outputs unchanged); accepted
+ * unsigned without a verifier, after which it holds t's running statistics. */
+static void check_update(const ef_trainer* t, const uint8_t* model, size_t model_bytes, size_t need,
+                         const ef_train_options* train, const ef_options* opt, const float* x) {
+  const uint64_t hash = ef_model_hash(model, model_bytes);
+  const size_t bytes = ef_trainer_update_bytes(t, 0, 0);
+  uint8_t* record = (uint8_t*)malloc(bytes + 64);
+  ef_update_info info;
+  memset(&info, 0, sizeof info);
+  info.model_hash = hash;
+  info.round = 1;
+  info.samples = 10;
+  info.origin = 7;
+  size_t written = 0;
+  CHECK(bytes > 0 && ef_trainer_export_update(t, &info, record, bytes, &written) == EF_OK &&
+            written == bytes,
+        "export update: %zu of %zu bytes", written, bytes);
+  void* arena = alloc64(need);
+  ef_trainer* u = NULL;
+  CHECK(ef_trainer_create(model, model_bytes, arena, need, train, opt, &u) == EF_OK, "second");
+  const size_t out = ef_trainer_batch_size(u) * ef_trainer_num_classes(u);
+  float* before = (float*)malloc(out * sizeof(float));
+  float* after = (float*)malloc(out * sizeof(float));
+  CHECK(ef_trainer_evaluate(u, x, before) == EF_OK, "evaluate");
+  log_sink sink = {{0}, 0};
+  int calls = 0;
+  memset(record + bytes, 0xAB, 64); /* a signature nobody made */
+  CHECK(ef_trainer_import_update(u, record, bytes + 64, hash, reject_all, &calls, NULL, log_to_sink,
+                                 &sink) == EF_INVALID_ARGUMENT &&
+            calls == 1 && strstr(sink.last, "signature") != NULL,
+        "forged signature: %s", sink.last);
+  CHECK(ef_trainer_import_update(u, record, bytes, hash, reject_all, &calls, NULL, log_to_sink,
+                                 &sink) == EF_INVALID_ARGUMENT &&
+            strstr(sink.last, "signature missing") != NULL,
+        "unsigned with a verifier: %s", sink.last);
+  CHECK(ef_trainer_import_update(u, record, bytes, hash + 1, NULL, NULL, NULL, log_to_sink,
+                                 &sink) == EF_INVALID_ARGUMENT &&
+            strstr(sink.last, "model hash") != NULL,
+        "wrong model: %s", sink.last);
+  CHECK(ef_trainer_import_update(u, record, bytes - 1, hash, NULL, NULL, NULL, log_to_sink,
+                                 &sink) == EF_INVALID_ARGUMENT &&
+            strstr(sink.last, "size") != NULL,
+        "truncated: %s", sink.last);
+  CHECK(
+      ef_trainer_evaluate(u, x, after) == EF_OK && memcmp(before, after, out * sizeof(float)) == 0,
+      "a refused record changed the outputs");
+  ef_update_info got;
+  CHECK(ef_trainer_import_update(u, record, bytes, hash, NULL, NULL, &got, NULL, NULL) == EF_OK &&
+            got.round == 1 && got.origin == 7 && got.samples == 10,
+        "import");
+  for (size_t i = 0; i < ef_trainer_num_parameters(t); ++i) {
+    ef_parameter a, b;
+    if (ef_trainer_parameter(t, i, &a) != EF_OK || a.trainable) continue;
+    CHECK(ef_trainer_parameter(u, i, &b) == EF_OK &&
+              memcmp(a.data, b.data, a.elems * sizeof(float)) == 0,
+          "statistic '%s' not imported", a.name);
+  }
+  printf("  update record: %zu B, refused forged/unsigned/wrong-model/truncated, applied\n", bytes);
+  free(before);
+  free(after);
+  free(arena);
+  free(record);
+}
+
 static void test_training(const uint8_t* model, size_t model_bytes) {
   log_sink sink = {{0}, 0};
   ef_options opt = {EF_ISA_AUTO, log_to_sink, &sink, NULL, NULL, 1, 0, 1};
@@ -106,6 +177,7 @@ static void test_training(const uint8_t* model, size_t model_bytes) {
         classes);
   CHECK(ef_trainer_step(NULL, x, labels, NULL, NULL) == EF_INVALID_ARGUMENT, "null trainer");
   check_export(t, model_bytes, need, &train, &opt);
+  check_update(t, model, model_bytes, need, &train, &opt, x);
   free(x);
   free(logits);
   free(labels);

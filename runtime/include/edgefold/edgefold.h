@@ -264,6 +264,35 @@ size_t ef_int8_adapter_num_layers(const ef_int8_adapter* adapter);
 ef_status ef_int8_adapter_layer(const ef_int8_adapter* adapter, size_t index, const float** mean,
                                 const float** var, size_t* channels, size_t* batches);
 
+/* Fleet update records (edgefold/update_record.h, docs/fleet.md): a trainer's BatchNorm
+ * statistics (and gamma, beta) as a compact signed-or-not record, exported after local
+ * adaptation and imported from the fleet's aggregate. */
+typedef struct ef_update_info {
+  uint64_t model_hash; /* ef_model_hash of the deployed .efb */
+  uint32_t round;
+  uint32_t samples; /* samples the statistics summarize */
+  uint32_t origin;  /* device id; 0 for the fleet's aggregate */
+  uint16_t layers;  /* set by export */
+  uint8_t int8;     /* 1: int8-quantized arrays */
+  uint8_t affine;   /* 1: gamma and beta included */
+} ef_update_info;
+/* Returns nonzero when `signature` signs `message` under the key the verifier holds
+ * (libsodium's Ed25519 on hosted builds; a bare-metal library's on a microcontroller). */
+typedef int (*ef_verify_fn)(void* user, const uint8_t* message, size_t message_bytes,
+                            const uint8_t* signature, size_t signature_bytes);
+uint64_t ef_model_hash(const uint8_t* model, size_t model_bytes);
+/* Bytes of the trainer's record (without the 64-byte signature). */
+size_t ef_trainer_update_bytes(const ef_trainer* trainer, int int8, int affine);
+ef_status ef_trainer_export_update(const ef_trainer* trainer, const ef_update_info* info,
+                                   uint8_t* out, size_t out_bytes, size_t* written);
+/* Checks the record (model hash, layers, channels, size, CRC, values, and the signature when
+ * `verify` is not NULL: then one is required) and applies it, refolding; on any refusal the
+ * trainer is unchanged and `log` (may be NULL) gets a message naming the field. `info` may be
+ * NULL. */
+ef_status ef_trainer_import_update(ef_trainer* trainer, const uint8_t* bytes, size_t bytes_n,
+                                   uint64_t model_hash, ef_verify_fn verify, void* verify_user,
+                                   ef_update_info* info, ef_log_fn log, void* log_user);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

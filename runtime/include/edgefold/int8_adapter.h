@@ -73,6 +73,12 @@ class Int8Adapter {
   Status Adapt(const AdaptOptions& options = AdaptOptions());
   // The deployed statistics and constants again.
   void Reset();
+  // Sets layer `layer`'s statistics (e.g. a fleet's aggregate: edgefold/update_record.h) and
+  // rewrites its constants from them; channels whose constants would leave the int8 scheme's
+  // range keep their last ones (held_channels). A later Adapt re-estimates from its own batches
+  // since Reset. kInvalidArgument (nothing written) for a bad index, a null array, a value that
+  // is not finite or a negative variance.
+  Status SetStatistics(size_t layer, const float* mean, const float* var);
 
   size_t num_layers() const;
   AdaptedLayer layer(size_t i) const;

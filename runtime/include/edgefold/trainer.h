@@ -172,6 +172,20 @@ class Trainer {
   size_t num_parameters() const;
   ParameterView parameter(size_t i) const;
 
+  // The BatchNorms in graph order with their arena copies (fleet update records read and
+  // write them: edgefold/update_record.h). gamma and beta are null when the model keeps them
+  // out of the arena (not trainable and not copied).
+  struct BatchNormView {
+    const char* name = "";
+    size_t channels = 0;
+    float* mean = nullptr;
+    float* var = nullptr;
+    float* gamma = nullptr;
+    float* beta = nullptr;
+  };
+  size_t num_batchnorms() const;
+  BatchNormView batchnorm(size_t i) const;
+
   // The model's size in bytes (the model_bytes given to Create): what ExportModel writes.
   size_t model_bytes() const;
   // Writes the adapted model into `out` (caller-owned, at least model_bytes(), not overlapping

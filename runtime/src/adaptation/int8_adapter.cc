@@ -215,6 +215,25 @@ void Int8Adapter::Reset() {
   for (size_t i = 0; i < state_->num_layers; ++i) ResetLayer(state_->layers[i]);
 }
 
+Status Int8Adapter::SetStatistics(size_t layer, const float* mean, const float* var) {
+  State& s = *state_;
+  if (layer >= s.num_layers || mean == nullptr || var == nullptr) return Status::kInvalidArgument;
+  Layer& l = s.layers[layer];
+  for (size_t c = 0; c < l.channels; ++c)
+    if (!std::isfinite(mean[c]) || !std::isfinite(var[c]) || var[c] < 0.0f) {
+      s.graph->errors.Report("op '%s': statistics of channel %zu: mean %g, variance %g", l.name, c,
+                             double(mean[c]), double(var[c]));
+      return Status::kInvalidArgument;
+    }
+  l.held = 0;
+  for (size_t c = 0; c < l.channels; ++c) {
+    l.mean[c] = mean[c];
+    l.var[c] = var[c];
+    if (!SetChannel(l, c, mean[c], var[c])) ++l.held;
+  }
+  return Status::kOk;
+}
+
 AdaptedLayer Int8Adapter::layer(size_t i) const {
   AdaptedLayer v;
   if (i >= state_->num_layers) return v;

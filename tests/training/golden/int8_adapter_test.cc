@@ -10,6 +10,7 @@
 
 #include "edgefold/int8_adapter.h"
 #include "edgefold/model_generated.h"
+#include "edgefold/update_record.h"
 #include "edgefold_compiler/compiler.h"
 #include "edgefold_compiler/training.h"
 #include "file_io.h"
@@ -292,6 +293,43 @@ TEST(Int8Adapter, RefusesModelsThatCannotAdapt) {
   const compiler::CompileResult r = compiler::CompileModel(Load("model.onnx"), float_adaptable);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("--adaptable needs --quantize int8"), std::string::npos) << r.error;
+}
+
+// A fleet update record carries one adapter's statistics to another (fp32 exactly: the same
+// outputs; int8-quantized: close), and a refused record leaves the receiver as it was.
+TEST(Int8Adapter, UpdateRecordCarriesTheStatistics) {
+  const NpyArray x = Npy("x.npy"), drift = Npy("x_drift.npy");
+  const std::vector<uint8_t> bytes = Compile(Deployed(x), Int8Options(x, true));
+  Adapter a(bytes), b(bytes), c(bytes);
+  ASSERT_EQ(a.status, Status::kOk) << a.log;
+  AdaptOn(a.adapter, drift);
+  const uint64_t hash = ModelHash(bytes.data(), bytes.size());
+  UpdateRecordHeader h;
+  h.model_hash = hash;
+  h.samples = 32;
+  std::vector<uint8_t> fp32(4096), int8(4096);
+  size_t n32 = 0, n8 = 0;
+  ASSERT_EQ(ExportInt8AdapterUpdate(*a.adapter, h, fp32.data(), fp32.size(), &n32), Status::kOk);
+  h.encoding = RecordEncoding::kInt8;
+  ASSERT_EQ(ExportInt8AdapterUpdate(*a.adapter, h, int8.data(), int8.size(), &n8), Status::kOk);
+  EXPECT_LT(n8, n32);
+  const std::vector<float> want = RunAll(a.adapter->interpreter(), drift);
+  const std::vector<float> before = RunAll(b.adapter->interpreter(), drift);
+  UpdateExpectation e;
+  e.model_hash = hash;
+  std::string log;
+  UpdateExpectation wrong = e;
+  wrong.model_hash = hash + 1;
+  EXPECT_NE(ImportInt8AdapterUpdate(b.adapter, fp32.data(), n32, wrong, nullptr, Collect, &log),
+            Status::kOk);
+  EXPECT_NE(log.find("model hash"), std::string::npos) << log;
+  EXPECT_NE(ImportInt8AdapterUpdate(b.adapter, fp32.data(), n32 - 3, e, nullptr), Status::kOk);
+  EXPECT_EQ(RunAll(b.adapter->interpreter(), drift), before);
+  ASSERT_EQ(ImportInt8AdapterUpdate(b.adapter, fp32.data(), n32, e, nullptr), Status::kOk);
+  EXPECT_EQ(RunAll(b.adapter->interpreter(), drift), want);
+  ASSERT_EQ(ImportInt8AdapterUpdate(c.adapter, int8.data(), n8, e, nullptr), Status::kOk);
+  EXPECT_GT(SqnrDb(want, RunAll(c.adapter->interpreter(), drift)), 25.0);
+  EXPECT_LT(SqnrDb(want, before), 20.0);
 }
 
 }  // namespace

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The fleet demo (docs/fleet.md): a Mosquitto broker on loopback (TLS, a credential per device,
+# an ACL), the aggregator and FLEET_DEVICES edgefold devices, each with its own non-IID drifted
+# shard of the digits data, adapting their BatchNorm statistics together over FLEET_ROUNDS
+# rounds; the broker is restarted once in the middle. Prints per device the accuracy of the
+# deployed model, local-only adaptation, federated adaptation and centralized re-estimation,
+# then bytes per round, lost/duplicated updates and refused records.
+#   FLEET_DEVICES (10) FLEET_SEED (1) FLEET_ROUNDS (4) FLEET_ADAPT (40 images per device)
+#   BUILD_DIR (build: edgefold-fleet-*, digits_cnn_train.efb built there)
+# Exit status 1 when a process fails or a goal is missed: federated ≥ local-only + 2 points
+# (mean), within 1 point of centralized, no device below its deployed accuracy, 0 lost.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+DEVICES="${FLEET_DEVICES:-10}"
+SEED="${FLEET_SEED:-1}"
+ROUNDS="${FLEET_ROUNDS:-4}"
+ADAPT="${FLEET_ADAPT:-40}"
+BIN="$BUILD_DIR/bin"
+MODEL="$BUILD_DIR/digits_cnn_train.efb"
+for f in "$BIN/edgefold-fleet-device" "$BIN/edgefold-fleet-aggregator" "$BIN/edgefold-fleet-keygen" "$MODEL"; do
+  [[ -e "$f" ]] || { echo "run-fleet-demo: $f missing: cmake --build $BUILD_DIR --target edgefold-fleet-device edgefold-fleet-aggregator edgefold-fleet-keygen digits_train_model" >&2; exit 2; }
+done
+WORK="$(mktemp -d /tmp/edgefold-fleet.XXXXXX)"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
+  "$ROOT/scripts/fleet-broker.sh" stop "$WORK/broker" 2>/dev/null || true
+}
+trap cleanup EXIT
+PORT="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+
+/usr/bin/python3 "$ROOT/examples/digits/make_fleet_shards.py" "$WORK/data" "$DEVICES" "$SEED" "$ADAPT"
+"$BIN/edgefold-fleet-keygen" "$WORK/fleet" > /dev/null
+"$ROOT/scripts/fleet-broker.sh" setup "$WORK/broker" "$PORT" "$DEVICES"
+"$ROOT/scripts/fleet-broker.sh" start "$WORK/broker"
+MQTT=(--uri "ssl://127.0.0.1:$PORT" --ca "$WORK/broker/ca.crt")
+
+echo "fleet: $DEVICES devices, seed $SEED, $ROUNDS rounds, $ADAPT adaptation images each, broker 127.0.0.1:$PORT (TLS)"
+for mode in deployed local central; do
+  for d in $(seq "$DEVICES"); do
+    "$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id "$d" --mode "$mode" \
+      --devices "$DEVICES"
+  done
+done > "$WORK/offline.txt"
+
+"$BIN/edgefold-fleet-aggregator" --model "$MODEL" --secret-key "$WORK/fleet.sk" \
+  --devices "$DEVICES" --rounds "$ROUNDS" --round-timeout 60 "${MQTT[@]}" --user aggregator \
+  --password-file "$WORK/broker/pass/aggregator" --state "$WORK/aggregator-state" \
+  > "$WORK/aggregator.txt" 2>&1 &
+AGG=$!
+PIDS+=("$AGG")
+# Devices start once the aggregator's persistent subscription exists (the broker then queues
+# every update for it, also while it is disconnected).
+for _ in $(seq 300); do
+  grep -q "^aggregator: model" "$WORK/aggregator.txt" && break
+  kill -0 "$AGG" 2>/dev/null || break
+  sleep 0.1
+done
+DEV_PIDS=()
+for d in $(seq "$DEVICES"); do
+  "$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id "$d" --mode fleet \
+    --rounds "$ROUNDS" "${MQTT[@]}" --user "$d" --password-file "$WORK/broker/pass/$d" \
+    --pubkey "$WORK/fleet.pk" --round-timeout 120 --round-delay-ms 1500 > "$WORK/device_$d.txt" 2>&1 &
+  DEV_PIDS+=($!)
+  PIDS+=($!)
+done
+# One broker restart in the middle: after round ROUNDS/2 is closed.
+HALF=$(( (ROUNDS + 1) / 2 ))
+for _ in $(seq 600); do
+  grep -q "round $HALF closed" "$WORK/aggregator.txt" && break
+  kill -0 "$AGG" 2>/dev/null || break
+  sleep 0.1
+done
+echo "fleet: restarting the broker after round $HALF"
+"$ROOT/scripts/fleet-broker.sh" restart "$WORK/broker"
+failed=0
+for p in "${DEV_PIDS[@]}"; do wait "$p" || failed=1; done
+wait "$AGG" || failed=1
+PIDS=()
+cat "$WORK"/device_*.txt | grep -h "accuracy" > "$WORK/fleet.txt" || true
+grep -h "refused" "$WORK"/device_*.txt | grep -v "fleet rounds" || true
+grep "^aggregator" "$WORK/aggregator.txt"
+[[ $failed == 0 ]] || { echo "fleet: a process failed; logs in $WORK" >&2; tail -n 5 "$WORK"/device_*.txt "$WORK/aggregator.txt" >&2; trap - EXIT; cleanup; exit 1; }
+/usr/bin/python3 - "$WORK/offline.txt" "$WORK/fleet.txt" "$WORK/aggregator.txt" "$DEVICES" <<'PY'
+import re, sys
+acc = {}
+for path in sys.argv[1:3]:
+    for line in open(path):
+        m = re.match(r"device (\d+) (\w+) accuracy ([\d.]+)", line)
+        if m:
+            acc.setdefault(int(m.group(1)), {})[m.group(2)] = 100 * float(m.group(3))
+n = int(sys.argv[4])
+cols = ["deployed", "local", "fleet", "central"]
+print("device  deployed  local-only  federated  centralized   (% on its 200 drifted evaluation images)")
+for d in range(1, n + 1):
+    print(f"{d:6d}" + "".join(f"{acc[d][c]:11.1f}" for c in cols))
+mean = {c: sum(acc[d][c] for d in range(1, n + 1)) / n for c in cols}
+print("  mean" + "".join(f"{mean[c]:11.1f}" for c in cols))
+agg = open(sys.argv[3]).read()
+lost = int(re.search(r"lost (\d+)", agg).group(1))
+below = [d for d in range(1, n + 1) if acc[d]["fleet"] < acc[d]["deployed"]]
+goals = [("federated >= local-only + 2 points", mean["fleet"] >= mean["local"] + 2),
+         ("federated within 1 point of centralized", abs(mean["fleet"] - mean["central"]) <= 1),
+         ("no device below its deployed accuracy", not below),
+         ("0 updates lost", lost == 0)]
+for name, ok in goals:
+    print(f"goal: {name}: {'met' if ok else 'MISSED'}")
+sys.exit(0 if all(ok for _, ok in goals) else 1)
+PY
