@@ -6,4 +6,5 @@
 set(EDGEFOLD_MCU_CPU_FLAGS "-mcpu=cortex-m55 -mthumb -mfpu=auto -mfloat-abi=hard")
 set(EDGEFOLD_MCU_MACHINE mps3-an547)
 set(EDGEFOLD_MCU_LINKER_SCRIPT mps3-an547.ld)
+set(EDGEFOLD_MCU_EXTRA_SOURCES mps3_sbrk.c)   # the heap in DDR (mps3_sbrk.c)
 include(${CMAKE_CURRENT_LIST_DIR}/cortex-m/common.cmake)

@@ -1,5 +1,6 @@
 // int8 checks of the kernels Cortex-M runs: the scalar level's int8 table (the cortex_m_dsp
-// entry's kernels of kernels/cortex_m/int8_dsp.h where the core has SXTB16/SMLAD) against the
+// entry's kernels of kernels/cortex_m/int8_dsp.h where the core has SXTB16/SMLAD, the
+// cortex_m_mve entry's of kernels/cortex_m/int8_mve.h where it has Helium) against the
 // reference definitions (ref::GemmS8, ref::Conv2dDepthwiseS8, ref::QuantizeS8),
 // byte for byte, at awkward sizes: odd m and n, k = 1, k mod 4 ≠ 0, k above one packed panel
 // (with more rows than one row block), depthwise widths and heights that leave tails. Also
@@ -85,7 +86,8 @@ void GemmS8Checks(Harness& h) {
   for (const auto& s : blocks) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
   GemmS8Case(h, 6, 29, 16, 22, 23);
   GemmS8Case(h, 3, 65, 9, -2, 2);
-  GemmS8Params p;  // k = 0: bias only
+  GemmS8Case(h, 3, 2, 2000, 1, 24);  // MVE: two columns fill its 4 KiB panel
+  GemmS8Params p;                    // k = 0: bias only
   p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;
   FillRequant(3, 1, 8);
   p.bias = g_bias, p.multiplier = g_mult, p.shift = g_shift;
@@ -291,7 +293,11 @@ void SoftmaxChecks(Harness& h) {
 }  // namespace
 
 void RunInt8Checks(Harness& h) {
-#if defined(EDGEFOLD_HAVE_INT8_DSP)
+#if defined(EDGEFOLD_HAVE_CORTEX_M_MVE)
+  std::printf("int8: Helium (MVE) kernels vs the portable reference\n");
+  h.Check(ActiveEntry(edgefold::Isa::kScalar) == IsaEntry::cortex_m_mve,
+          "an MVE core runs the cortex_m_mve int8 table");
+#elif defined(EDGEFOLD_HAVE_INT8_DSP)
   std::printf("int8: DSP-extension kernels vs the portable reference\n");
 #endif
   RequantizeChecks(h);

@@ -1,0 +1,27 @@
+// The cortex_m_mve entry's int8 table (kernels/isa_list.h), an extension of cortex_m_dsp:
+// Helium's GEMM (kernels/cortex_m/int8_mve.h) and the DSP entry's depthwise convolution and
+// Quantize (kernels/cortex_m/int8_dsp.h). Every other family is the scalar level's.
+#include "kernels/cortex_m/int8_dsp.h"
+#include "kernels/cortex_m/int8_mve.h"
+#include "kernels/int8_kernel_table.h"
+#include "kernels/reference.h"
+
+namespace edgefold::kernels::cortex_m_mve {
+
+#if defined(EDGEFOLD_HAVE_QUANTIZE_DSP)
+constexpr auto kQuantizeS8 = &cortex_m_dsp::QuantizeS8;
+#else
+constexpr auto kQuantizeS8 = &ref::QuantizeS8;
+#endif
+
+const Int8KernelTable kInt8Table = {&GemmS8,
+                                    &ref::Im2colS8,
+                                    &cortex_m_dsp::Conv2dDepthwiseS8,
+                                    kQuantizeS8,
+                                    &ref::DequantizeS8,
+                                    &ref::AddS8,
+                                    &ref::Pool2dS8,
+                                    &ref::GlobalPoolS8,
+                                    &ref::SoftmaxS8};
+
+}  // namespace edgefold::kernels::cortex_m_mve
