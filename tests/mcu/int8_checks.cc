@@ -86,7 +86,8 @@ void GemmS8Checks(Harness& h) {
   for (const auto& s : blocks) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
   GemmS8Case(h, 6, 29, 16, 22, 23);
   GemmS8Case(h, 3, 65, 9, -2, 2);
-  GemmS8Case(h, 3, 2, 2000, 1, 24);  // MVE: two columns fill its 4 KiB panel
+  GemmS8Case(h, 3, 3, 1000, 1, 24);  // MVE: one column a panel (with three spare ones)
+  GemmS8Case(h, 3, 2, 2000, 1, 24);  // MVE: k past its panel, the DSP GEMM
   GemmS8Params p;                    // k = 0: bias only
   p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;
   FillRequant(3, 1, 8);

@@ -12,50 +12,79 @@
 namespace edgefold::kernels::cortex_m_mve {
 namespace {
 
-#define EDGEFOLD_MVE_INLINE inline __attribute__((always_inline))
 
-// panel[c·k16 + q] = B[q, j0 + c] for q < k, 0 for k ≤ q < k16: four columns a step, loaded as
-// bytes into 32-bit lanes and scattered k16 bytes apart.
+// The panel holds the columns of B in groups of four, each group's k in chunks of 16: byte q of
+// column 4g + d at panel[g·4·k16 + (q / 16)·64 + d·16 + q % 16]. Per row q of B, the four columns
+// of a group are loaded as bytes into 32-bit lanes and scattered 16 bytes apart. Bytes past k and
+// columns past `cols` are left as they are: A is zero there (a tail predicate) and those
+// columns' sums are dropped.
 void PackColumns(const int8_t* b, size_t ldb, size_t k, size_t k16, size_t j0, size_t cols,
                  int8_t* panel) {
-  const uint32x4_t step = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(k16));
+  const uint32x4_t step = vidupq_n_u32(0, 4);  // 0, 4, 8, 12
+  const uint32x4_t offsets = vmulq_n_u32(step, 4);  // 0, 16, 32, 48
   for (size_t q = 0; q < k; ++q) {
     const uint8_t* row = reinterpret_cast<const uint8_t*>(b + q * ldb + j0);
-    uint8_t* out = reinterpret_cast<uint8_t*>(panel + q);
+    uint8_t* out = reinterpret_cast<uint8_t*>(panel + (q / 16) * 64 + q % 16);
     for (size_t c = 0; c < cols; c += 4, row += 4, out += 4 * k16) {
       const mve_pred16_t live = vctp32q(static_cast<uint32_t>(cols - c));
-      vstrbq_scatter_offset_p_u32(out, step, vldrbq_z_u32(row, live), live);
+      vstrbq_scatter_offset_p_u32(out, offsets, vldrbq_z_u32(row, live), live);
     }
   }
-  if (k16 == k) return;
-  const mve_pred16_t pad = vctp8q(static_cast<uint32_t>(k16 - k));
-  for (size_t c = 0; c < cols; ++c) vstrbq_p_s8(panel + c * k16 + k, vdupq_n_s8(0), pad);
 }
 
-// s[2r + c] = bias_r + A_r · column c for rows a0, a1 and the panel's columns b0, b1.
-EDGEFOLD_MVE_INLINE void Dot2x2(const int8_t* a0, const int8_t* a1, const int8_t* b0,
-                                const int8_t* b1, size_t k, int32_t bias0, int32_t bias1,
-                                int32_t s[4]) {
-  int32_t c00 = bias0, c01 = bias0, c10 = bias1, c11 = bias1;
-  size_t q = 0;
-  for (; q + 16 <= k; q += 16) {
-    const int8x16_t x0 = vldrbq_s8(a0 + q), x1 = vldrbq_s8(a1 + q);
-    const int8x16_t w0 = vldrbq_s8(b0 + q), w1 = vldrbq_s8(b1 + q);
-    c00 = vmladavaq_s8(c00, x0, w0);
-    c01 = vmladavaq_s8(c01, x0, w1);
-    c10 = vmladavaq_s8(c10, x1, w0);
-    c11 = vmladavaq_s8(c11, x1, w1);
+// acc0[d] = bias0 + A_0 · column d, acc1[d] = bias1 + A_1 · column d for the four columns of a
+// panel group `w`. Whole chunks of 16 k: 3 + 3 loads and 8 VMLADAVA (VMLADAVA takes even
+// accumulator registers: the sums sit in r0, r2, …, r12, lr), 16 instructions for 128
+// multiply-accumulates; the last partial chunk loads A under a tail predicate.
+void Dot2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, size_t k, int32_t bias0,
+            int32_t bias1, int32_t* acc0, int32_t* acc1) {
+  register int32_t c00 asm("r0") = bias0;
+  register int32_t c01 asm("r2") = bias0;
+  register int32_t c02 asm("r4") = bias0;
+  register int32_t c03 asm("r6") = bias0;
+  register int32_t c10 asm("r8") = bias1;
+  register int32_t c11 asm("r10") = bias1;
+  register int32_t c12 asm("r12") = bias1;
+  register int32_t c13 asm("lr") = bias1;
+  register const int8_t* x0 asm("r1") = a0;
+  register const int8_t* x1 asm("r3") = a1;
+  register const int8_t* pw asm("r5") = w;
+  register size_t n asm("r9") = k / 16;
+  if (n != 0)
+    __asm__ volatile(
+        "1:\n\t"
+        "vldrb.u8    q0, [%[x0]], #16\n\t"
+        "vldrb.u8    q1, [%[x1]], #16\n\t"
+        "vldrb.u8    q2, [%[w]], #16\n\t"
+        "vmladava.s8 %[c00], q0, q2\n\t"
+        "vldrb.u8    q3, [%[w]], #16\n\t"
+        "vmladava.s8 %[c10], q1, q2\n\t"
+        "vmladava.s8 %[c01], q0, q3\n\t"
+        "vldrb.u8    q2, [%[w]], #16\n\t"
+        "vmladava.s8 %[c11], q1, q3\n\t"
+        "vmladava.s8 %[c02], q0, q2\n\t"
+        "vldrb.u8    q3, [%[w]], #16\n\t"
+        "vmladava.s8 %[c12], q1, q2\n\t"
+        "vmladava.s8 %[c03], q0, q3\n\t"
+        "vmladava.s8 %[c13], q1, q3\n\t"
+        "subs        %[n], %[n], #1\n\t"
+        "bne         1b\n\t"
+        : [c00] "+r"(c00), [c01] "+r"(c01), [c02] "+r"(c02), [c03] "+r"(c03), [c10] "+r"(c10),
+          [c11] "+r"(c11), [c12] "+r"(c12), [c13] "+r"(c13), [x0] "+r"(x0), [x1] "+r"(x1),
+          [w] "+r"(pw), [n] "+r"(n)
+        :
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+  int32_t s0[4] = {c00, c01, c02, c03}, s1[4] = {c10, c11, c12, c13};
+  if (k % 16 != 0) {
+    const mve_pred16_t live = vctp8q(static_cast<uint32_t>(k % 16));
+    const int8x16_t v0 = vldrbq_z_s8(x0, live), v1 = vldrbq_z_s8(x1, live);
+    for (int d = 0; d < 4; ++d) {
+      const int8x16_t v = vldrbq_s8(pw + 16 * d);
+      s0[d] = vmladavaq_s8(s0[d], v0, v);
+      s1[d] = vmladavaq_s8(s1[d], v1, v);
+    }
   }
-  if (q < k) {  // the panel is zero past k; A is not read past its row
-    const mve_pred16_t live = vctp8q(static_cast<uint32_t>(k - q));
-    const int8x16_t x0 = vldrbq_z_s8(a0 + q, live), x1 = vldrbq_z_s8(a1 + q, live);
-    const int8x16_t w0 = vldrbq_s8(b0 + q), w1 = vldrbq_s8(b1 + q);
-    c00 = vmladavaq_s8(c00, x0, w0);
-    c01 = vmladavaq_s8(c01, x0, w1);
-    c10 = vmladavaq_s8(c10, x1, w0);
-    c11 = vmladavaq_s8(c11, x1, w1);
-  }
-  s[0] = c00, s[1] = c01, s[2] = c10, s[3] = c11;
+  for (int d = 0; d < 4; ++d) acc0[d] = s0[d], acc1[d] = s1[d];
 }
 
 }  // namespace
@@ -85,17 +114,17 @@ void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shi
 }
 
 // Column blocks (as many columns as the panel holds, up to kGemmS8BlockCols), then row pairs
-// (an odd last row with itself) and column pairs (an odd last column with itself; the
-// duplicates' results are dropped), each row's sums requantized together.
+// (an odd last row with itself; its results are dropped) and groups of four columns, each
+// row's sums requantized together.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t k16 = std::max<size_t>(16, (p.k + 15) & ~size_t{15});
-  if (k16 > kGemmS8PanelBytes) {
+  if (4 * k16 > kGemmS8PanelBytes) {
     cortex_m_dsp::GemmS8(p, a, b, y);
     return;
   }
-  alignas(16) int8_t panel[kGemmS8PanelBytes];
+  int8_t panel[kGemmS8PanelBytes];
   alignas(16) int32_t rows[2][kGemmS8BlockCols + 4];
-  const size_t block_cols = std::min(kGemmS8BlockCols, kGemmS8PanelBytes / k16);
+  const size_t block_cols = std::min(kGemmS8BlockCols, kGemmS8PanelBytes / (4 * k16) * 4);
   for (size_t j0 = 0; j0 < p.n; j0 += block_cols) {
     const size_t cols = std::min(block_cols, p.n - j0);
     PackColumns(b, p.ldb, p.k, k16, j0, cols, panel);
@@ -105,12 +134,8 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
       const int8_t* a1 = a + i1 * p.lda;
       const int32_t b0 = p.bias != nullptr ? p.bias[i] : 0;
       const int32_t b1 = p.bias != nullptr ? p.bias[i1] : 0;
-      for (size_t c = 0; c < cols; c += 2) {
-        const size_t c1 = std::min(c + 1, cols - 1);
-        int32_t s[4];
-        Dot2x2(a0, a1, panel + c * k16, panel + c1 * k16, p.k, b0, b1, s);
-        rows[0][c] = s[0], rows[0][c + 1] = s[1], rows[1][c] = s[2], rows[1][c + 1] = s[3];
-      }
+      for (size_t c = 0; c < cols; c += 4)  // a last group's missing columns: sums dropped
+        Dot2x4(a0, a1, panel + c * k16, p.k, b0, b1, rows[0] + c, rows[1] + c);
       RequantRowMve(rows[0], cols, p.multiplier[i], p.shift[i], p.y_zero_point, p.act_min,
                     p.act_max, y + i * p.ldy + j0);
       if (i1 != i)

@@ -17,10 +17,10 @@ namespace edgefold::kernels::cortex_m_mve {
 
 // As ref::GemmS8. Up to kGemmS8BlockCols columns of B at a time are transposed into a panel of
 // kGemmS8PanelBytes on the stack (each column's k values contiguous, zero-padded to a multiple
-// of 16, by VLDRB + scatter VSTRB); each 2 × 2 block of outputs is four VMLADAVA dot products,
-// 16 multiply-accumulates an instruction, A's last partial vector loaded under a tail predicate.
-// A row's accumulators are requantized four lanes at a time (RequantRowMve). k above the panel
-// (k·16-rounded > kGemmS8PanelBytes) runs the DSP entry's GEMM.
+// of 16, by VLDRB + scatter VSTRB, int8_mve.cc); each 2 × 4 block of outputs is eight VMLADAVA dot products
+// per 16 k (16 multiply-accumulates an instruction), A loaded under a tail predicate. A row's
+// accumulators are requantized four lanes at a time (RequantRowMve). k whose four columns
+// (k rounded up to 16) do not fit the panel (k > 1024) runs the DSP entry's GEMM.
 constexpr size_t kGemmS8PanelBytes = 4096;
 constexpr size_t kGemmS8BlockCols = 64;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
