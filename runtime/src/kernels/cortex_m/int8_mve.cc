@@ -12,7 +12,6 @@
 namespace edgefold::kernels::cortex_m_mve {
 namespace {
 
-
 // The panel holds the columns of B in groups of four, each group's k in chunks of 16: byte q of
 // column 4g + d at panel[g·4·k16 + (q / 16)·64 + d·16 + q % 16]. Per row q of B, the four columns
 // of a group are loaded as bytes into 32-bit lanes and scattered 16 bytes apart. Bytes past k and
@@ -20,7 +19,7 @@ namespace {
 // columns' sums are dropped.
 void PackColumns(const int8_t* b, size_t ldb, size_t k, size_t k16, size_t j0, size_t cols,
                  int8_t* panel) {
-  const uint32x4_t step = vidupq_n_u32(0, 4);  // 0, 4, 8, 12
+  const uint32x4_t step = vidupq_n_u32(0, 4);       // 0, 4, 8, 12
   const uint32x4_t offsets = vmulq_n_u32(step, 4);  // 0, 16, 32, 48
   for (size_t q = 0; q < k; ++q) {
     const uint8_t* row = reinterpret_cast<const uint8_t*>(b + q * ldb + j0);
@@ -99,7 +98,8 @@ void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shi
   }
   // hi32(acc·M + 2^(n−1) − [acc < 0] + zp·2^n) >> t, as in cortex_m_dsp's RequantRow: the
   // constant's high half is 2^(t−1) + zp·2^t (its low half is 0).
-  const int32_t high = static_cast<int32_t>((1u << (t - 1)) + static_cast<uint32_t>(zero_point) * (1u << t));
+  const int32_t high =
+      static_cast<int32_t>((1u << (t - 1)) + static_cast<uint32_t>(zero_point) * (1u << t));
   const int32x4_t lo_v = vdupq_n_s32(act_min), hi_v = vdupq_n_s32(act_max);
   for (size_t j = 0; j < n; j += 4) {
     const int32x4_t v = vldrwq_s32(acc + j);

@@ -25,6 +25,12 @@ constexpr size_t kGemmS8PanelBytes = 4096;
 constexpr size_t kGemmS8BlockCols = 64;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
+// As ref::Conv2dDepthwiseS8 (int8_mve_depthwise.cc): 3 × 3 windows at strides 1 and 2 (dilation
+// 1, rows of up to 256 outputs) over one zp-padded plane, four outputs a vector; other shapes run
+// cortex_m_dsp::Conv2dDepthwiseS8.
+void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                       const GemmS8Params& rq, int8_t* plane, int8_t* y);
+
 // y[0, n) = RequantizeS8(acc[j], multiplier, shift, zp, act_min, act_max), four lanes an
 // instruction where 1 ≤ t = 31 + shift − 32 ≤ 22 (VMULH and VMUL give the 64-bit product's
 // halves; the rule's "− [acc < 0]" borrows from the high half only when the low half is 0);
