@@ -7,6 +7,7 @@
 // RequantizeS8 against the plain 64-bit rule over every shift, and the int8 Softmax (its
 // 32-bit division) against the rule computed in 64 bits, with its exp table's values. On hosts both sides are the
 // portable code (the harness still checks the rule).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "harness.h"
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/cortex_m/int8_dsp.h"
+#include "kernels/cortex_m/int8_mve.h"
 #include "kernels/int8_kernel_table.h"
 #include "kernels/reference.h"
 
@@ -70,6 +72,34 @@ void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shif
                 static_cast<unsigned>(m), static_cast<unsigned>(n), static_cast<unsigned>(k));
   h.Check(std::memcmp(g_want8, g_got8, m * p.ldy) == 0 && g_got8[m * p.ldy] == 0x5a, what);
 }
+
+#if defined(EDGEFOLD_HAVE_INT8_MVE)
+// Helium's row requantization against RequantizeS8 where its borrow matters: acc < 0 with
+// acc·M a multiple of 2^32 (M = 2^30, acc = −2^k; a rounding tie when k = shift), its neighbours,
+// and random sums, every shift
+// of the vector path (t = 1 … 22) and both sides of it, rows of 1 … 11 outputs (tails).
+void RequantRowMveChecks(Harness& h) {
+  int32_t acc[16];
+  int8_t got[16];
+  bool ok = true;
+  for (int32_t shift = 0; shift <= 25; ++shift)
+    for (int32_t mult : {int32_t{1} << 30, int32_t{0x7fffffff}, int32_t{0x5a5a5a5b}})
+      for (size_t n = 1; n <= 11; n += 5) {
+        for (size_t j = 0; j < 16; ++j) {
+          // k = shift = t + 1: acc·M/2^(32+t) is a tie, where the borrow decides the rounding.
+          const int k = j < 6 ? std::min(std::max(static_cast<int>(shift), 2), 30)
+                              : static_cast<int>(2 + j % 28);
+          acc[j] = j % 3 == 0   ? -(int32_t{1} << k)
+                   : j % 3 == 1 ? -(int32_t{1} << k) + 1
+                                : static_cast<int32_t>(Next()) >> (Next() % 20);
+        }
+        cortex_m_mve::RequantRowMve(acc, n, mult, shift, -3, -128, 127, got);
+        for (size_t j = 0; j < n; ++j)
+          ok = ok && got[j] == RequantizeS8(acc[j], mult, shift, -3, -128, 127);
+      }
+  h.Check(ok, "MVE row requantization matches RequantizeS8 (borrow when acc·M ≡ 0 mod 2^32)");
+}
+#endif
 
 void GemmS8Checks(Harness& h) {
   const size_t sizes[][3] = {{1, 1, 1},   {2, 2, 4},    {3, 5, 7},    {5, 3, 1},
@@ -302,6 +332,9 @@ void RunInt8Checks(Harness& h) {
   std::printf("int8: DSP-extension kernels vs the portable reference\n");
 #endif
   RequantizeChecks(h);
+#if defined(EDGEFOLD_HAVE_INT8_MVE)
+  RequantRowMveChecks(h);
+#endif
   GemmS8Checks(h);
   DepthwiseChecks(h);
   QuantizeChecks(h);
