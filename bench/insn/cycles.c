@@ -4,7 +4,7 @@
  * docs/cycles.md has the table and the model's limits) and each taken branch a pipeline refill.
  * Built by scripts/insn-count.sh against the QEMU source's qemu-plugin.h, like QEMU's insn.c.
  *
- *   -plugin libcycles.so,core=m4|m55[,syms=FILE][,blocks=FILE][,dump=1] -d plugin
+ *   -plugin libcycles.so,core=m4|m55[,refill=N][,syms=FILE][,blocks=FILE][,dump=1] -d plugin
  * prints "insns: N", "cycles: N" and "taken: N" (taken branches); syms=FILE writes "cycles insns
  * symbol" per function (the symbol of each translation block's first instruction); blocks=FILE
  * "address executions insns cycles taken symbol" per translation block; dump=1 prints the class
@@ -34,29 +34,30 @@ static const char* blocks_path;
 
 /* The classes of the cost table (docs/cycles.md). */
 enum Class {
-  kAlu,        /* data processing, moves, compares, extends, bit fields, SIMD32 (SADD8, SEL…) */
-  kIt,         /* IT */
-  kMul,        /* MUL, SMULL, SMLAL, SMLAD, SMMUL, … (M4: one cycle, 32×32 → 64 included) */
-  kMla,        /* MLA, MLS (M4: 2) */
-  kDiv,        /* SDIV, UDIV */
-  kLoad,       /* LDR{B,H,SB,SH}, LDREX, PLD */
-  kStore,      /* STR{B,H}, STREX */
-  kLoadPair,   /* LDRD, STRD */
-  kMulti,      /* LDM, STM, PUSH, POP: 1 + registers */
-  kBranch,     /* B, BL, BX, BLX, CBZ, CBNZ, TBB, TBH (+ refill when taken, dynamic) */
-  kFpAlu,      /* VADD, VSUB, VMUL, VABS, VNEG, VCMP, VCVT, VMOV, VMRS, VMSR, VSEL, VMAXNM… */
-  kFpMac,      /* VMLA, VMLS, VFMA, VFMS, VNMLA, VNMLS */
-  kFpDiv,      /* VDIV, VSQRT */
-  kFpLoad,     /* VLDR, VSTR (scalar) */
-  kFpMulti,    /* VLDM, VSTM, VPUSH, VPOP */
-  kMveMem,     /* Helium loads and stores (contiguous, gather/scatter, VLD2/4, VST2/4) */
-  kMveAlu,     /* every other Helium instruction (arithmetic, MACs, VPST/VPT, VCTP, lane moves) */
-  kLob,        /* WLS, DLS, LE, LETP (low-overhead branches) */
+  kAlu,      /* data processing, moves, compares, extends, bit fields, SIMD32 (SADD8, SEL…) */
+  kIt,       /* IT */
+  kMul,      /* MUL, SMULL, SMLAL, SMLAD, SMMUL, … (M4: one cycle, 32×32 → 64 included) */
+  kMla,      /* MLA, MLS (M4: 2) */
+  kDiv,      /* SDIV, UDIV */
+  kLoad,     /* LDR{B,H,SB,SH}, LDREX, PLD */
+  kStore,    /* STR{B,H}, STREX */
+  kLoadPair, /* LDRD, STRD */
+  kMulti,    /* LDM, STM, PUSH, POP: 1 + registers */
+  kBranch,   /* B, BL, BX, BLX, CBZ, CBNZ, TBB, TBH (+ refill when taken, dynamic) */
+  kFpAlu,    /* VADD, VSUB, VMUL, VABS, VNEG, VCMP, VCVT, VMOV, VMRS, VMSR, VSEL, VMAXNM… */
+  kFpMac,    /* VMLA, VMLS, VFMA, VFMS, VNMLA, VNMLS */
+  kFpDiv,    /* VDIV, VSQRT */
+  kFpLoad,   /* VLDR, VSTR (scalar) */
+  kFpMulti,  /* VLDM, VSTM, VPUSH, VPOP */
+  kMveMem,   /* Helium loads and stores (contiguous, gather/scatter, VLD2/4, VST2/4) */
+  kMveAlu,   /* every other Helium instruction (arithmetic, MACs, VPST/VPT, VCTP, lane moves) */
+  kLob,      /* WLS, DLS, LE, LETP (low-overhead branches) */
   kClasses
 };
 static const char* const kClassName[kClasses] = {
-    "alu", "it", "mul", "mla", "div", "load", "store", "load/store pair", "ldm/stm",
-    "branch", "fp", "fp mac", "fp div", "fp load/store", "vldm/vstm", "mve mem", "mve alu", "lob"};
+    "alu",     "it",     "mul", "mla",    "div",    "load",          "store",     "load/store pair",
+    "ldm/stm", "branch", "fp",  "fp mac", "fp div", "fp load/store", "vldm/vstm", "mve mem",
+    "mve alu", "lob"};
 
 typedef struct {
   uint64_t execs, taken; /* taken: executions that ended in a taken branch */
@@ -146,18 +147,17 @@ static enum Class Classify(const char* text, const uint8_t* bytes, size_t size) 
     return kFpAlu;
   }
   if (StartsWith(m, "ldrd") || StartsWith(m, "strd")) return kLoadPair;
-  if (StartsWith(m, "ldm") || StartsWith(m, "stm") || StartsWith(m, "push") ||
-      StartsWith(m, "pop"))
+  if (StartsWith(m, "ldm") || StartsWith(m, "stm") || StartsWith(m, "push") || StartsWith(m, "pop"))
     return kMulti;
   if (StartsWith(m, "ldr") || StartsWith(m, "pld") || StartsWith(m, "ldaex") ||
       StartsWith(m, "lda"))
     return kLoad;
   if (StartsWith(m, "str") || StartsWith(m, "stl")) return kStore;
-  if (strcmp(m, "b") == 0 || (m[0] == 'b' && strlen(m) == 3 && strcmp(m, "bic") != 0 &&
-                              strcmp(m, "bfi") != 0 && strcmp(m, "bfc") != 0) ||
+  if (strcmp(m, "b") == 0 ||
+      (m[0] == 'b' && strlen(m) == 3 && strcmp(m, "bic") != 0 && strcmp(m, "bfi") != 0 &&
+       strcmp(m, "bfc") != 0) ||
       strcmp(m, "bl") == 0 || strcmp(m, "bx") == 0 || strcmp(m, "blx") == 0 ||
-      StartsWith(m, "cbz") || StartsWith(m, "cbnz") || StartsWith(m, "tbb") ||
-      StartsWith(m, "tbh"))
+      StartsWith(m, "cbz") || StartsWith(m, "cbnz") || StartsWith(m, "tbb") || StartsWith(m, "tbh"))
     return kBranch;
   if (strcmp(m, "sdiv") == 0 || strcmp(m, "udiv") == 0) return kDiv;
   if (strcmp(m, "mla") == 0 || strcmp(m, "mls") == 0) return kMla;
@@ -174,7 +174,8 @@ static enum Class Classify(const char* text, const uint8_t* bytes, size_t size) 
 static int WritesPc(enum Class c, const char* text) {
   const char* ops = strchr(text, ' ');
   if (ops == NULL) return 0;
-  if (c == kMulti) return strstr(ops, "pc") != NULL && !StartsWith(text, "push") && !StartsWith(text, "stm");
+  if (c == kMulti)
+    return strstr(ops, "pc") != NULL && !StartsWith(text, "push") && !StartsWith(text, "stm");
   if (c == kLoad || c == kAlu) {
     while (*ops == ' ') ++ops;
     return StartsWith(ops, "pc,");
@@ -186,26 +187,37 @@ static int WritesPc(enum Class c, const char* text) {
 static uint32_t Cost(enum Class c, enum Class before, int before_size, const char* text) {
   const int m4 = core == kM4;
   switch (c) {
-    case kAlu: return 1;
-    case kIt: return before_size == 2 ? 0 : 1; /* folded onto a 16-bit instruction */
-    case kMul: return 1;
-    case kMla: return m4 ? 2 : 1;
-    case kDiv: return m4 ? 7 : 6;
+    case kAlu:
+      return 1;
+    case kIt:
+      return before_size == 2 ? 0 : 1; /* folded onto a 16-bit instruction */
+    case kMul:
+      return 1;
+    case kMla:
+      return m4 ? 2 : 1;
+    case kDiv:
+      return m4 ? 7 : 6;
     case kLoad:
-    case kStore: {
+    case kStore: { /* M4 TRM: 2, 1 when it pipelines behind a load or store single */
       const int pipelined = before == kLoad || before == kStore;
       return m4 ? (pipelined ? 1 : 2) : 1;
     }
-    case kLoadPair: return m4 ? 3 : 1;
+    case kLoadPair:
+      return m4 ? 3 : 1;
     case kMulti: {
       const int n = ListRegisters(text);
       return m4 ? 1 + n : 1 + (n + 1) / 2;
     }
-    case kBranch: return 1;
-    case kFpAlu: return 1;
-    case kFpMac: return m4 ? 3 : 1;
-    case kFpDiv: return 14;
-    case kFpLoad: return m4 ? 2 : 1;
+    case kBranch:
+      return 1;
+    case kFpAlu:
+      return 1;
+    case kFpMac:
+      return m4 ? 3 : 1;
+    case kFpDiv:
+      return 14;
+    case kFpLoad:
+      return m4 ? 2 : 1;
     case kFpMulti: {
       const int n = ListRegisters(text);
       return m4 ? 1 + n : 1 + (n + 1) / 2;
@@ -214,15 +226,19 @@ static uint32_t Cost(enum Class c, enum Class before, int before_size, const cha
     case kMveAlu: {
       /* Dual-beat M55: a 128-bit instruction is two cycles; a memory and an arithmetic
        * instruction back to back overlap by one. */
-      const int overlap = (c == kMveMem && before == kMveAlu) || (c == kMveAlu && before == kMveMem);
+      const int overlap =
+          (c == kMveMem && before == kMveAlu) || (c == kMveAlu && before == kMveMem);
       return overlap ? 1 : 2;
     }
-    case kLob: return 1;
-    default: return 1;
+    case kLob:
+      return 1;
+    default:
+      return 1;
   }
 }
 
-static uint32_t Penalty(void) { return 2; } /* pipeline refill of a taken branch (P) */
+static uint32_t refill = 2;
+static uint32_t Penalty(void) { return refill; } /* pipeline refill of a taken branch (P) */
 
 /* The start address of each block is kept beside it: the taken test compares it with the
  * previous block's fall-through address. */
@@ -339,17 +355,25 @@ static void Exit(qemu_plugin_id_t id, void* p) {
       fprintf(stderr, "seen %-16s %" PRIu64 "\n", kClassName[c], class_seen[c]);
 }
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info,
-                                           int argc, char** argv) {
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc,
+                                           char** argv) {
   (void)info;
   for (int i = 0; i < argc; ++i) {
-    if (strcmp(argv[i], "core=m4") == 0) core = kM4;
-    else if (strcmp(argv[i], "core=m55") == 0) core = kM55;
-    else if (strcmp(argv[i], "dump=1") == 0) dump = 1;
-    else if (StartsWith(argv[i], "syms=")) syms_path = argv[i] + 5;
-    else if (StartsWith(argv[i], "blocks=")) blocks_path = argv[i] + 7;
+    if (strcmp(argv[i], "core=m4") == 0)
+      core = kM4;
+    else if (strcmp(argv[i], "core=m55") == 0)
+      core = kM55;
+    else if (strcmp(argv[i], "dump=1") == 0)
+      dump = 1;
+    else if (StartsWith(argv[i], "syms="))
+      syms_path = argv[i] + 5;
+    else if (StartsWith(argv[i], "blocks="))
+      blocks_path = argv[i] + 7;
+    else if (StartsWith(argv[i], "refill="))
+      refill = (uint32_t)atoi(argv[i] + 7);
     else {
-      fprintf(stderr, "cycles plugin: unknown option %s (core=m4|m55, syms=FILE, dump=1)\n", argv[i]);
+      fprintf(stderr, "cycles plugin: unknown option %s (core=m4|m55, refill=N, syms=FILE, blocks=FILE, dump=1)\n",
+              argv[i]);
       return -1;
     }
   }
