@@ -103,8 +103,8 @@ for spec in "m4 mps2-an386 m4" "m55 mps3-an547 m55"; do
     if [[ $functions == 1 ]]; then  # per function: cycles and insns of run 2 less run 1
       awk 'NR == FNR { c[$3] -= $1; i[$3] -= $2; next } { c[$3] += $1; i[$3] += $2 }
            END { for (s in c) if (c[s] > 0) printf "%d %d %s\n", c[s], i[s], s }' "$tmp/1.syms" "$tmp/2.syms" |
-        sort -rn | head -6 | c++filt | sed 's/(.*//' |
-        awk '{ printf "    %12d cycles %12d insns  %s\n", $1, $2, $3 }'
+        sort -rn | head -6 | awk '{ printf "    %12d cycles %12d insns  %s\n", $1, $2, $3 }' |
+        c++filt | cut -c1-130
     fi
   done
 done
