@@ -127,6 +127,43 @@ void GemmS8Checks(Harness& h) {
   h.Check(std::memcmp(g_want8, g_got8, 6) == 0, "int8 gemm k = 0 matches the portable bytes");
 }
 
+// The int8 im2col against ref::Im2colS8: strides 1, 2 and 3, padding on every side, dilation,
+// rows wider than one 16-byte vector (37) and narrower (5), chunks of output rows.
+int8_t g_col_want[8192], g_col_got[8192];
+void Im2colChecks(Harness& h) {
+  struct Case {
+    size_t c, ih, iw, k, s, d, pt, pl, pb, pr;
+  };
+  const Case cases[] = {{2, 9, 37, 3, 1, 1, 1, 1, 1, 1}, {3, 11, 33, 3, 2, 1, 1, 1, 0, 0},
+                        {1, 7, 5, 3, 1, 2, 2, 2, 2, 2},  {2, 8, 20, 2, 3, 1, 0, 1, 1, 0},
+                        {1, 6, 40, 5, 2, 1, 2, 3, 2, 1}, {2, 4, 4, 3, 1, 1, 4, 4, 4, 4}};
+  int8_t x[2048];
+  bool ok = true;
+  for (const Case& c : cases) {
+    Conv2dShape sh;
+    sh.in_c = c.c, sh.in_h = c.ih, sh.in_w = c.iw, sh.kh = sh.kw = c.k;
+    sh.stride_h = sh.stride_w = c.s, sh.dilation_h = sh.dilation_w = c.d;
+    sh.pad_top = c.pt, sh.pad_left = c.pl, sh.out_c = 4;
+    sh.out_h = (c.ih + c.pt + c.pb - c.d * (c.k - 1) - 1) / c.s + 1;
+    sh.out_w = (c.iw + c.pl + c.pr - c.d * (c.k - 1) - 1) / c.s + 1;
+    FillS8(x, c.c * c.ih * c.iw);
+    const size_t cols = c.c * c.k * c.k * sh.out_h * sh.out_w;
+    if (cols > sizeof g_col_want || c.c * c.ih * c.iw > sizeof x) {
+      ok = false;
+      continue;
+    }
+    for (size_t row0 : {size_t{0}, size_t{1}}) {
+      const size_t rows = sh.out_h - row0 > 2 ? 2 : sh.out_h - row0;
+      std::memset(g_col_want, 0x55, sizeof g_col_want);
+      std::memset(g_col_got, 0x55, sizeof g_col_got);
+      ref::Im2colS8(sh, x, -7, row0, rows, g_col_want);
+      Int8().im2col_s8(sh, x, -7, row0, rows, g_col_got);
+      ok = ok && std::memcmp(g_col_want, g_col_got, sizeof g_col_want) == 0;
+    }
+  }
+  h.Check(ok, "int8 im2col matches the portable bytes (strides 1-3, padding, dilation, chunks)");
+}
+
 constexpr size_t kDwMaxX = 4096, kDwMaxY = 4096;
 int8_t g_x8[kDwMaxX], g_w8[17 * 64], g_plane[8192], g_dw_want[kDwMaxY], g_dw_got[kDwMaxY];
 int32_t g_dw_bias[17], g_dw_mult[17], g_dw_shift[17];
@@ -336,6 +373,7 @@ void RunInt8Checks(Harness& h) {
   RequantRowMveChecks(h);
 #endif
   GemmS8Checks(h);
+  Im2colChecks(h);
   DepthwiseChecks(h);
   QuantizeChecks(h);
   SoftmaxChecks(h);

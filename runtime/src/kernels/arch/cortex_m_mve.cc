@@ -1,5 +1,5 @@
 // The cortex_m_mve entry's int8 table (kernels/isa_list.h), an extension of cortex_m_dsp:
-// Helium's GEMM and 3 × 3 depthwise convolution (kernels/cortex_m/int8_mve.h) and the DSP
+// Helium's GEMM, im2col and 3 × 3 depthwise convolution (kernels/cortex_m/int8_mve.h) and the DSP
 // entry's Quantize (kernels/cortex_m/int8_dsp.h). Every other family is the scalar level's.
 #include "kernels/cortex_m/int8_dsp.h"
 #include "kernels/cortex_m/int8_mve.h"
@@ -14,7 +14,7 @@ constexpr auto kQuantizeS8 = &cortex_m_dsp::QuantizeS8;
 constexpr auto kQuantizeS8 = &ref::QuantizeS8;
 #endif
 
-const Int8KernelTable kInt8Table = {&GemmS8,        &ref::Im2colS8,     &Conv2dDepthwiseS8,
+const Int8KernelTable kInt8Table = {&GemmS8,        &Im2colS8,     &Conv2dDepthwiseS8,
                                     kQuantizeS8,    &ref::DequantizeS8, &ref::AddS8,
                                     &ref::Pool2dS8, &ref::GlobalPoolS8, &ref::SoftmaxS8};
 

@@ -25,6 +25,12 @@ constexpr size_t kGemmS8PanelBytes = 4096;
 constexpr size_t kGemmS8BlockCols = 64;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
+// As ref::Im2colS8 (int8_mve_im2col.cc): each output row written 16 bytes a vector, input bytes
+// under a predicate of the valid columns, the pad value elsewhere; strides above 2 run the
+// portable code.
+void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
+              size_t rows, int8_t* col);
+
 // As ref::Conv2dDepthwiseS8 (int8_mve_depthwise.cc): 3 × 3 windows at strides 1 and 2 (dilation
 // 1, rows of up to 256 outputs) over one zp-padded plane, four outputs a vector; other shapes run
 // cortex_m_dsp::Conv2dDepthwiseS8.
