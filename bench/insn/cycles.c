@@ -372,7 +372,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     else if (StartsWith(argv[i], "refill="))
       refill = (uint32_t)atoi(argv[i] + 7);
     else {
-      fprintf(stderr, "cycles plugin: unknown option %s (core=m4|m55, refill=N, syms=FILE, blocks=FILE, dump=1)\n",
+      fprintf(stderr,
+              "cycles plugin: unknown option %s (core=m4|m55, refill=N, syms=FILE, blocks=FILE, "
+              "dump=1)\n",
               argv[i]);
       return -1;
     }

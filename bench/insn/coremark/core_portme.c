@@ -13,9 +13,9 @@ void start_time(void) {}
 void stop_time(void) {}
 CORE_TICKS get_time(void) { return 1; }
 secs_ret time_in_secs(CORE_TICKS ticks) { return (secs_ret)ticks; }
-void portable_init(core_portable *p, int *argc, char *argv[]) {
+void portable_init(core_portable* p, int* argc, char* argv[]) {
   (void)argc;
   (void)argv;
   p->portable_id = 1;
 }
-void portable_fini(core_portable *p) { p->portable_id = 0; }
+void portable_fini(core_portable* p) { p->portable_id = 0; }

@@ -34,15 +34,15 @@ typedef unsigned char ee_u8;
 typedef unsigned int ee_u32;
 typedef ee_u32 ee_ptr_int;
 typedef size_t ee_size_t;
-#define align_mem(x) (void *)(4 + (((ee_ptr_int)(x)-1) & ~3))
+#define align_mem(x) (void*)(4 + (((ee_ptr_int)(x)-1) & ~3))
 #define CORETIMETYPE ee_u32
 typedef ee_u32 CORE_TICKS;
 
 typedef struct CORE_PORTABLE_S {
   ee_u8 portable_id;
 } core_portable;
-void portable_init(core_portable *p, int *argc, char *argv[]);
-void portable_fini(core_portable *p);
+void portable_init(core_portable* p, int* argc, char* argv[]);
+void portable_fini(core_portable* p);
 extern ee_u32 default_num_contexts;
 #define ee_printf printf
 #endif

@@ -14,7 +14,7 @@ constexpr auto kQuantizeS8 = &cortex_m_dsp::QuantizeS8;
 constexpr auto kQuantizeS8 = &ref::QuantizeS8;
 #endif
 
-const Int8KernelTable kInt8Table = {&GemmS8,        &Im2colS8,     &Conv2dDepthwiseS8,
+const Int8KernelTable kInt8Table = {&GemmS8,        &Im2colS8,          &Conv2dDepthwiseS8,
                                     kQuantizeS8,    &ref::DequantizeS8, &ref::AddS8,
                                     &ref::Pool2dS8, &ref::GlobalPoolS8, &ref::SoftmaxS8};
 

@@ -1,9 +1,8 @@
-// Helium (MVE) int8 im2col (int8_mve.h): ref::Im2colS8's bytes, each output row written 16
-// bytes a vector: the window's input bytes where the column is inside the image (a contiguous
-// load at stride 1, a gather of every other byte at stride 2, both predicated to the valid
-// columns [lo, hi) of ValidColumns, so nothing outside the row is read), the pad value elsewhere
-// (VPSEL), stored under a tail predicate. No memcpy or fill calls per run: ResNet-8's rows are
-// 8 … 32 bytes.
+// Helium (MVE) int8 im2col (int8_mve.h): ref::Im2colS8's bytes. Each output row's valid columns
+// [lo, hi) (ValidColumns) are copied 16 bytes a vector (a contiguous load at stride 1, a gather
+// of every other byte at stride 2, the last vector under a tail predicate), the pad columns on
+// either side (a byte or two) stored singly, rows outside the image filled by vectors. No
+// memcpy or fill calls per run: ResNet-8's rows are 8 … 32 bytes.
 #include "kernels/cortex_m/int8_mve.h"
 
 #if defined(EDGEFOLD_HAVE_INT8_MVE)
@@ -16,6 +15,28 @@
 #include "kernels/reference.h"
 
 namespace edgefold::kernels::cortex_m_mve {
+namespace {
+
+void FillPad(int8_t* dst, size_t n, int8x16_t pad) {
+  for (size_t j = 0; j < n; j += 16)
+    vstrbq_p_s8(dst + j, pad, vctp8q(static_cast<uint32_t>(n - j)));
+}
+// dst[0, n) = in[0, n).
+void CopyRun(const int8_t* in, size_t n, int8_t* dst) {
+  for (size_t j = 0; j < n; j += 16) {
+    const mve_pred16_t live = vctp8q(static_cast<uint32_t>(n - j));
+    vstrbq_p_s8(dst + j, vldrbq_z_s8(in + j, live), live);
+  }
+}
+// dst[0, n) = in[0], in[2], …, in[2n − 2].
+void GatherRun(const int8_t* in, uint8x16_t every_other, size_t n, int8_t* dst) {
+  for (size_t j = 0; j < n; j += 16) {
+    const mve_pred16_t live = vctp8q(static_cast<uint32_t>(n - j));
+    vstrbq_p_s8(dst + j, vldrbq_gather_offset_z_s8(in + 2 * j, every_other, live), live);
+  }
+}
+
+}  // namespace
 
 void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
               size_t rows, int8_t* col) {
@@ -39,26 +60,18 @@ void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, siz
           int8_t* dst = row + (oh - row0) * s.out_w;
           const long ih =
               static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
-          const bool inside = ih >= 0 && ih < static_cast<long>(s.in_h) && lo < hi;
-          // Address arithmetic in integers: the first vector's base may lie before the row
-          // (its lanes there are inactive and not read).
-          const uintptr_t in_row = reinterpret_cast<uintptr_t>(
-              x_group + (c * s.in_h + static_cast<size_t>(inside ? ih : 0)) * s.in_w);
-          for (size_t j = 0; j < s.out_w; j += 16) {
-            const mve_pred16_t live = vctp8q(static_cast<uint32_t>(s.out_w - j));
-            int8x16_t v = pad;
-            if (inside && j < hi && j + 16 > lo) {
-              const mve_pred16_t valid =
-                  vctp8q(static_cast<uint32_t>(hi - j)) &
-                  static_cast<mve_pred16_t>(~vctp8q(static_cast<uint32_t>(lo > j ? lo - j : 0)));
-              const auto* base = reinterpret_cast<const int8_t*>(
-                  in_row + static_cast<uintptr_t>(static_cast<long>(j * sw) + off_w));
-              const int8x16_t x = sw == 1 ? vldrbq_z_s8(base, valid)
-                                          : vldrbq_gather_offset_z_s8(base, every_other, valid);
-              v = vpselq_s8(x, pad, valid);
-            }
-            vstrbq_p_s8(dst + j, v, live);
+          if (ih < 0 || ih >= static_cast<long>(s.in_h) || lo == hi) {
+            FillPad(dst, s.out_w, pad);
+            continue;
           }
+          const int8_t* in = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w +
+                             (static_cast<long>(lo * sw) + off_w);
+          for (size_t j = 0; j < lo; ++j) dst[j] = pad_value;  // a pad's width: a byte or two
+          if (sw == 1)
+            CopyRun(in, hi - lo, dst + lo);
+          else
+            GatherRun(in, every_other, hi - lo, dst + lo);
+          for (size_t j = hi; j < s.out_w; ++j) dst[j] = pad_value;
         }
       }
 }
