@@ -22,11 +22,12 @@
 #else
 #define EDGEFOLD_ISA_CORTEX_M_DSP(E, L)
 #endif
-// Helium (MVE) on Cortex-M55/M85: an extension of the DSP entry (its int8 table takes the DSP
-// entry's kernels where it has none of its own).
+// Helium (MVE) on Cortex-M55/M85: an extension of the DSP entry that defines the int8 table
+// (taking the DSP entry's kernels where it has none of its own) and the float core table (the
+// scalar level's with Helium's float GEMM).
 #if defined(EDGEFOLD_HAVE_CORTEX_M_MVE)
 #define EDGEFOLD_ISA_CORTEX_M_MVE(E, L) \
-  E(cortex_m_mve, kScalar, cortex_m_dsp, int8, "scalar+mve", CortexMMvePresent)
+  E(cortex_m_mve, kScalar, cortex_m_dsp, core_int8, "scalar+mve", CortexMMvePresent)
 #else
 #define EDGEFOLD_ISA_CORTEX_M_MVE(E, L)
 #endif
@@ -101,3 +102,7 @@
 #define EDGEFOLD_PICK_int8_conv(own, parent) parent
 #define EDGEFOLD_PICK_int8_int8(own, parent) own
 #define EDGEFOLD_PICK_int8_sequence(own, parent) parent
+#define EDGEFOLD_PICK_core_int8_core(own, parent) own
+#define EDGEFOLD_PICK_core_int8_conv(own, parent) parent
+#define EDGEFOLD_PICK_core_int8_int8(own, parent) own
+#define EDGEFOLD_PICK_core_int8_sequence(own, parent) parent
