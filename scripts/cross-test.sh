@@ -6,9 +6,10 @@
 #   armv7    NEON (-mfpu=neon-vfpv4), suites under qemu-arm     (build-armv7/)
 #   M4, M7   scalar kernels, tests/mcu harness + examples/mcu under qemu-system-arm
 #            (mps2-an386, mps2-an500), incl. scores vs host and the flash budget
+#   M55      the same with Helium (MVE) int8 kernels, under qemu-system-arm -M mps3-an547
 #   every cross target also runs `edgefold validate --target <it>` on the bundled examples
 #            and the QDQ goldens (tests/validate): its edgefold_validate under QEMU vs the host
-# Usage: scripts/cross-test.sh [--no-install] [targets...]   (default: x86 aarch64 armv7 m4 m7)
+# Usage: scripts/cross-test.sh [--no-install] [targets...]   (default: x86 aarch64 armv7 m4 m7 m55)
 # env: HOST_BUILD (native build dir providing bin/edgefold; default build/ if it has one,
 #      else build-x86q/), JOBS=2
 set -uo pipefail
@@ -19,11 +20,11 @@ targets=()
 for a in "$@"; do
   case "$a" in
     --no-install) install=0 ;;
-    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
     *) targets+=("$a") ;;
   esac
 done
-[[ ${#targets[@]} -eq 0 ]] && targets=(x86 aarch64 armv7 m4 m7)
+[[ ${#targets[@]} -eq 0 ]] && targets=(x86 aarch64 armv7 m4 m7 m55)
 
 if [[ $install -eq 1 && "$(id -u)" -eq 0 ]]; then
   t0=$SECONDS
@@ -79,7 +80,7 @@ for t in "${targets[@]}"; do
                -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
     armv7) run_stage armv7 cross_build build-armv7 arm-linux-gnueabihf Release \
              -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
-    m4|m7) run_stage "$t" cross_build "build-$t" "arm-none-eabi-cortex-$t" MinSizeRel \
+    m4|m7|m55) run_stage "$t" cross_build "build-$t" "arm-none-eabi-cortex-$t" MinSizeRel \
              -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
     *) echo "unknown target '$t'"; exit 2 ;;
   esac

@@ -15,12 +15,13 @@ ctest --output-on-failure -j"$JOBS" "$@"
 # dispatch levels on request), reusing this build's host tools (scripts/cross-test.sh,
 # targets/README.md).
 if [[ "${EDGEFOLD_CROSS:-0}" == 1 || "${CI:-}" == true ]]; then
-  # CI runs AArch64, ARMv7 and Cortex-M4; the x86 dispatch levels (kernels_qemu_* under
-  # qemu-x86_64 CPU models, Isa/* on this CPU) already ran in the ctest above, and M7 (same
-  # scalar build as M4) is by request: EDGEFOLD_CROSS_TARGETS="x86 aarch64 armv7 m4 m7".
+  # CI runs AArch64, ARMv7, Cortex-M4 and Cortex-M55 (Helium; about 100 s without ccache on 2
+  # cores); the x86 dispatch levels (kernels_qemu_* under qemu-x86_64 CPU models, Isa/* on this
+  # CPU) already ran in the ctest above, and M7 (same scalar build as M4) is by request:
+  # EDGEFOLD_CROSS_TARGETS="x86 aarch64 armv7 m4 m7 m55".
   # shellcheck disable=SC2086
   HOST_BUILD="$BUILD_DIR" JOBS="$JOBS" bash "$ROOT/scripts/cross-test.sh" \
-    ${EDGEFOLD_CROSS_TARGETS:-aarch64 armv7 m4}
+    ${EDGEFOLD_CROSS_TARGETS:-aarch64 armv7 m4 m55}
 fi
 
 # Hardening stage (CI, or EDGEFOLD_HARDENING=1): the ctest suite under ASan+UBSan (build-asan/),

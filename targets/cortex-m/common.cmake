@@ -1,5 +1,6 @@
 # Shared by the arm-none-eabi Cortex-M toolchain files; they set EDGEFOLD_MCU_CPU_FLAGS and
-# EDGEFOLD_MCU_MACHINE (a QEMU mps2 board) first.
+# EDGEFOLD_MCU_MACHINE (a QEMU mps2/mps3 board) first, and EDGEFOLD_MCU_LINKER_SCRIPT where the
+# board's memory map is not mps2.ld's.
 #
 # Libraries: newlib-nano + rdimon (semihosting: printf to the host, exit codes) and only
 # libstdc++'s *headers* (Debian's libstdc++-arm-none-eabi-dev, 1 MB, instead of the 1.5 GB
@@ -19,6 +20,9 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
 set(EDGEFOLD_MCU ON CACHE BOOL "bare-metal Cortex-M build (tests/mcu, examples/mcu)")
 set(EDGEFOLD_MCU_DIR ${CMAKE_CURRENT_LIST_DIR})
+if(NOT EDGEFOLD_MCU_LINKER_SCRIPT)
+  set(EDGEFOLD_MCU_LINKER_SCRIPT mps2.ld)
+endif()
 set(_mcu_common "${EDGEFOLD_MCU_CPU_FLAGS} -ffunction-sections -fdata-sections")
 set(CMAKE_C_FLAGS_INIT "${_mcu_common}")
 # gnu++17: newlib hides posix_memalign (used by xsimd's headers) from strict C++17.
@@ -26,7 +30,7 @@ set(CMAKE_C_FLAGS_INIT "${_mcu_common}")
 set(CMAKE_CXX_FLAGS_INIT "${_mcu_common} -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit")
 set(CMAKE_ASM_FLAGS_INIT "${EDGEFOLD_MCU_CPU_FLAGS}")
 set(CMAKE_EXE_LINKER_FLAGS_INIT
-    "--specs=nano.specs --specs=rdimon.specs -T${CMAKE_CURRENT_LIST_DIR}/mps2.ld -Wl,--gc-sections")
+    "--specs=nano.specs --specs=rdimon.specs -T${CMAKE_CURRENT_LIST_DIR}/${EDGEFOLD_MCU_LINKER_SCRIPT} -Wl,--gc-sections")
 set(CMAKE_CXX_LINK_EXECUTABLE
     "<CMAKE_C_COMPILER> <FLAGS> <CMAKE_CXX_LINK_FLAGS> <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES> -lm")
 set(CMAKE_C_FLAGS_MINSIZEREL_INIT "-Os -DNDEBUG")

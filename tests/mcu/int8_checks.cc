@@ -1,11 +1,13 @@
 // int8 checks of the kernels Cortex-M runs: the scalar level's int8 table (the cortex_m_dsp
-// entry's kernels of kernels/cortex_m/int8_dsp.h where the core has SXTB16/SMLAD) against the
+// entry's kernels of kernels/cortex_m/int8_dsp.h where the core has SXTB16/SMLAD, the
+// cortex_m_mve entry's of kernels/cortex_m/int8_mve.h where it has Helium) against the
 // reference definitions (ref::GemmS8, ref::Conv2dDepthwiseS8, ref::QuantizeS8),
 // byte for byte, at awkward sizes: odd m and n, k = 1, k mod 4 ≠ 0, k above one packed panel
 // (with more rows than one row block), depthwise widths and heights that leave tails. Also
 // RequantizeS8 against the plain 64-bit rule over every shift, and the int8 Softmax (its
 // 32-bit division) against the rule computed in 64 bits, with its exp table's values. On hosts both sides are the
 // portable code (the harness still checks the rule).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include "harness.h"
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/cortex_m/int8_dsp.h"
+#include "kernels/cortex_m/int8_mve.h"
 #include "kernels/int8_kernel_table.h"
 #include "kernels/reference.h"
 
@@ -70,6 +73,34 @@ void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shif
   h.Check(std::memcmp(g_want8, g_got8, m * p.ldy) == 0 && g_got8[m * p.ldy] == 0x5a, what);
 }
 
+#if defined(EDGEFOLD_HAVE_INT8_MVE)
+// Helium's row requantization against RequantizeS8 where its borrow matters: acc < 0 with
+// acc·M a multiple of 2^32 (M = 2^30, acc = −2^k; a rounding tie when k = shift), its neighbours,
+// and random sums, every shift
+// of the vector path (t = 1 … 22) and both sides of it, rows of 1 … 11 outputs (tails).
+void RequantRowMveChecks(Harness& h) {
+  int32_t acc[16];
+  int8_t got[16];
+  bool ok = true;
+  for (int32_t shift = 0; shift <= 25; ++shift)
+    for (int32_t mult : {int32_t{1} << 30, int32_t{0x7fffffff}, int32_t{0x5a5a5a5b}})
+      for (size_t n = 1; n <= 11; n += 5) {
+        for (size_t j = 0; j < 16; ++j) {
+          // k = shift = t + 1: acc·M/2^(32+t) is a tie, where the borrow decides the rounding.
+          const int k = j < 6 ? std::min(std::max(static_cast<int>(shift), 2), 30)
+                              : static_cast<int>(2 + j % 28);
+          acc[j] = j % 3 == 0   ? -(int32_t{1} << k)
+                   : j % 3 == 1 ? -(int32_t{1} << k) + 1
+                                : static_cast<int32_t>(Next()) >> (Next() % 20);
+        }
+        cortex_m_mve::RequantRowMve(acc, n, mult, shift, -3, -128, 127, got);
+        for (size_t j = 0; j < n; ++j)
+          ok = ok && got[j] == RequantizeS8(acc[j], mult, shift, -3, -128, 127);
+      }
+  h.Check(ok, "MVE row requantization matches RequantizeS8 (borrow when acc·M ≡ 0 mod 2^32)");
+}
+#endif
+
 void GemmS8Checks(Harness& h) {
   const size_t sizes[][3] = {{1, 1, 1},   {2, 2, 4},    {3, 5, 7},    {5, 3, 1},
                              {4, 11, 9},  {7, 1, 64},   {1, 7, 13},   {6, 4, 40},
@@ -85,13 +116,52 @@ void GemmS8Checks(Harness& h) {
   for (const auto& s : blocks) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
   GemmS8Case(h, 6, 29, 16, 22, 23);
   GemmS8Case(h, 3, 65, 9, -2, 2);
-  GemmS8Params p;  // k = 0: bias only
+  GemmS8Case(h, 3, 3, 1000, 1, 24);  // MVE: one column a panel (with three spare ones)
+  GemmS8Case(h, 3, 2, 2000, 1, 24);  // MVE: k past its panel, the DSP GEMM
+  GemmS8Params p;                    // k = 0: bias only
   p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;
   FillRequant(3, 1, 8);
   p.bias = g_bias, p.multiplier = g_mult, p.shift = g_shift;
   ref::GemmS8(p, g_a8, g_b8, g_want8);
   Int8().gemm_s8(p, g_a8, g_b8, g_got8);
   h.Check(std::memcmp(g_want8, g_got8, 6) == 0, "int8 gemm k = 0 matches the portable bytes");
+}
+
+// The int8 im2col against ref::Im2colS8: strides 1, 2 and 3, padding on every side, dilation,
+// rows wider than one 16-byte vector (37) and narrower (5), chunks of output rows.
+int8_t g_col_want[8192], g_col_got[8192];
+void Im2colChecks(Harness& h) {
+  struct Case {
+    size_t c, ih, iw, k, s, d, pt, pl, pb, pr;
+  };
+  const Case cases[] = {{2, 9, 37, 3, 1, 1, 1, 1, 1, 1}, {3, 11, 33, 3, 2, 1, 1, 1, 0, 0},
+                        {1, 7, 5, 3, 1, 2, 2, 2, 2, 2},  {2, 8, 20, 2, 3, 1, 0, 1, 1, 0},
+                        {1, 6, 40, 5, 2, 1, 2, 3, 2, 1}, {2, 4, 4, 3, 1, 1, 4, 4, 4, 4}};
+  int8_t x[2048];
+  bool ok = true;
+  for (const Case& c : cases) {
+    Conv2dShape sh;
+    sh.in_c = c.c, sh.in_h = c.ih, sh.in_w = c.iw, sh.kh = sh.kw = c.k;
+    sh.stride_h = sh.stride_w = c.s, sh.dilation_h = sh.dilation_w = c.d;
+    sh.pad_top = c.pt, sh.pad_left = c.pl, sh.out_c = 4;
+    sh.out_h = (c.ih + c.pt + c.pb - c.d * (c.k - 1) - 1) / c.s + 1;
+    sh.out_w = (c.iw + c.pl + c.pr - c.d * (c.k - 1) - 1) / c.s + 1;
+    FillS8(x, c.c * c.ih * c.iw);
+    const size_t cols = c.c * c.k * c.k * sh.out_h * sh.out_w;
+    if (cols > sizeof g_col_want || c.c * c.ih * c.iw > sizeof x) {
+      ok = false;
+      continue;
+    }
+    for (size_t row0 : {size_t{0}, size_t{1}}) {
+      const size_t rows = sh.out_h - row0 > 2 ? 2 : sh.out_h - row0;
+      std::memset(g_col_want, 0x55, sizeof g_col_want);
+      std::memset(g_col_got, 0x55, sizeof g_col_got);
+      ref::Im2colS8(sh, x, -7, row0, rows, g_col_want);
+      Int8().im2col_s8(sh, x, -7, row0, rows, g_col_got);
+      ok = ok && std::memcmp(g_col_want, g_col_got, sizeof g_col_want) == 0;
+    }
+  }
+  h.Check(ok, "int8 im2col matches the portable bytes (strides 1-3, padding, dilation, chunks)");
 }
 
 constexpr size_t kDwMaxX = 4096, kDwMaxY = 4096;
@@ -291,11 +361,19 @@ void SoftmaxChecks(Harness& h) {
 }  // namespace
 
 void RunInt8Checks(Harness& h) {
-#if defined(EDGEFOLD_HAVE_INT8_DSP)
+#if defined(EDGEFOLD_HAVE_CORTEX_M_MVE)
+  std::printf("int8: Helium (MVE) kernels vs the portable reference\n");
+  h.Check(ActiveEntry(edgefold::Isa::kScalar) == IsaEntry::cortex_m_mve,
+          "an MVE core runs the cortex_m_mve int8 table");
+#elif defined(EDGEFOLD_HAVE_INT8_DSP)
   std::printf("int8: DSP-extension kernels vs the portable reference\n");
 #endif
   RequantizeChecks(h);
+#if defined(EDGEFOLD_HAVE_INT8_MVE)
+  RequantRowMveChecks(h);
+#endif
   GemmS8Checks(h);
+  Im2colChecks(h);
   DepthwiseChecks(h);
   QuantizeChecks(h);
   SoftmaxChecks(h);

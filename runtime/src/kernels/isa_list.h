@@ -3,7 +3,8 @@
 // A base entry (tables = `level`) is an instruction-set level: it defines a table of every
 // family (kernels/<family>_kernel_table.h) in kernels::<namespace>. An extension entry (tables =
 // the family it changes, e.g. `int8`) is a CPU feature on top of its parent level (VNNI on
-// AVX-512, sdot on AArch64 NEON, the Cortex-M DSP instructions on the scalar level): it runs where
+// AVX-512, sdot on AArch64 NEON, the Cortex-M DSP instructions on the scalar level, Helium on the
+// DSP entry): it runs where
 // its parent runs and `present()` (kernel_select.cc) says the CPU has the feature, defines only
 // that family's table and takes every other family from its parent (table_for.h TableAt).
 // runtime/src/kernels/CMakeLists.txt compiles kernels/arch/<namespace>.cc with the entry's
@@ -20,6 +21,15 @@
   E(cortex_m_dsp, kScalar, scalar, int8, "scalar+dsp", CortexMDspPresent)
 #else
 #define EDGEFOLD_ISA_CORTEX_M_DSP(E, L)
+#endif
+// Helium (MVE) on Cortex-M55/M85: an extension of the DSP entry that defines the int8 table
+// (taking the DSP entry's kernels where it has none of its own) and the float core table (the
+// scalar level's with Helium's float GEMM).
+#if defined(EDGEFOLD_HAVE_CORTEX_M_MVE)
+#define EDGEFOLD_ISA_CORTEX_M_MVE(E, L) \
+  E(cortex_m_mve, kScalar, cortex_m_dsp, core_int8, "scalar+mve", CortexMMvePresent)
+#else
+#define EDGEFOLD_ISA_CORTEX_M_MVE(E, L)
 #endif
 #if defined(EDGEFOLD_HAVE_AVX512)
 #define EDGEFOLD_ISA_AVX512(E, L)                           \
@@ -65,6 +75,7 @@
 #define EDGEFOLD_ISA_ENTRIES(E, L) \
   EDGEFOLD_ISA_SCALAR(E, L)        \
   EDGEFOLD_ISA_CORTEX_M_DSP(E, L)  \
+  EDGEFOLD_ISA_CORTEX_M_MVE(E, L)  \
   EDGEFOLD_ISA_AVX512(E, L)        \
   EDGEFOLD_ISA_AVX512_VNNI(E, L)   \
   EDGEFOLD_ISA_AVX2_FMA(E, L)      \
@@ -91,3 +102,7 @@
 #define EDGEFOLD_PICK_int8_conv(own, parent) parent
 #define EDGEFOLD_PICK_int8_int8(own, parent) own
 #define EDGEFOLD_PICK_int8_sequence(own, parent) parent
+#define EDGEFOLD_PICK_core_int8_core(own, parent) own
+#define EDGEFOLD_PICK_core_int8_conv(own, parent) parent
+#define EDGEFOLD_PICK_core_int8_int8(own, parent) own
+#define EDGEFOLD_PICK_core_int8_sequence(own, parent) parent

@@ -197,6 +197,9 @@ namespace {
 #if defined(EDGEFOLD_HAVE_CORTEX_M_DSP)
 bool CortexMDspPresent() { return true; }  // compiled only for cores that have it
 #endif
+#if defined(EDGEFOLD_HAVE_CORTEX_M_MVE)
+bool CortexMMvePresent() { return true; }  // likewise
+#endif
 #if defined(EDGEFOLD_HAVE_AVX512_VNNI)
 bool Avx512VnniPresent() {
   static const bool vnni = UseExtension(CpuHasAvx512Vnni(), "EDGEFOLD_NO_VNNI");

@@ -1,0 +1,38 @@
+// The cortex_m_mve entry's tables (kernels/isa_list.h), an extension of cortex_m_dsp: the float
+// core table (the scalar level's with Helium's float GEMM, kernels/cortex_m/f32_mve.h) and the
+// int8 table (Helium's GEMM, im2col and 3 × 3 depthwise convolution, kernels/cortex_m/int8_mve.h,
+// and the DSP entry's Quantize, kernels/cortex_m/int8_dsp.h). The convolution and sequence
+// families are the scalar level's.
+#include "kernels/cortex_m/f32_mve.h"
+#include "kernels/cortex_m/int8_dsp.h"
+#include "kernels/cortex_m/int8_mve.h"
+#include "kernels/int8_kernel_table.h"
+#include "kernels/kernel_table.h"
+#include "kernels/reference.h"
+
+namespace edgefold::kernels::cortex_m_mve {
+
+// The float core table: the scalar level's, with Helium's GEMM (a copy made at static
+// initialization: the scalar table is constant-initialized).
+namespace {
+KernelTable MveCoreTable() {
+  KernelTable t = scalar::kTable;
+#if defined(EDGEFOLD_HAVE_F32_MVE)
+  t.gemm = &GemmF32;
+#endif
+  return t;
+}
+}  // namespace
+const KernelTable kTable = MveCoreTable();
+
+#if defined(EDGEFOLD_HAVE_QUANTIZE_DSP)
+constexpr auto kQuantizeS8 = &cortex_m_dsp::QuantizeS8;
+#else
+constexpr auto kQuantizeS8 = &ref::QuantizeS8;
+#endif
+
+const Int8KernelTable kInt8Table = {&GemmS8,        &Im2colS8,          &Conv2dDepthwiseS8,
+                                    kQuantizeS8,    &ref::DequantizeS8, &ref::AddS8,
+                                    &ref::Pool2dS8, &ref::GlobalPoolS8, &ref::SoftmaxS8};
+
+}  // namespace edgefold::kernels::cortex_m_mve

@@ -1,0 +1,180 @@
+// Helium (MVE) int8 GEMM and row requantization (int8_mve.h).
+//   VMLADAVA.S8 Rda, Qn, Qm   Rda += Σ_{l<16} Qn[l]·Qm[l]   (exact in 32 bits for k ≤ kMaxGemmS8K)
+#include "kernels/cortex_m/int8_mve.h"
+
+#if defined(EDGEFOLD_HAVE_INT8_MVE)
+#include <arm_mve.h>
+
+#include <algorithm>
+
+#include "kernels/cortex_m/int8_dsp.h"
+
+namespace edgefold::kernels::cortex_m_mve {
+namespace {
+
+// The panel holds the columns of B in groups of four, each group's k in chunks of 16: byte q of
+// column 4g + d at panel[g·4·k16 + (q / 16)·64 + d·16 + q % 16]. Per row q of B, the four columns
+// of a group are loaded as bytes into 32-bit lanes and scattered 16 bytes apart. Bytes past k and
+// columns past `cols` are left as they are: A is zero there (a tail predicate) and those
+// columns' sums are dropped.
+void PackColumns(const int8_t* b, size_t ldb, size_t k, size_t k16, size_t j0, size_t cols,
+                 int8_t* panel) {
+  const uint32x4_t step = vidupq_n_u32(0, 4);       // 0, 4, 8, 12
+  const uint32x4_t offsets = vmulq_n_u32(step, 4);  // 0, 16, 32, 48
+  for (size_t q = 0; q < k; ++q) {
+    const uint8_t* row = reinterpret_cast<const uint8_t*>(b + q * ldb + j0);
+    uint8_t* out = reinterpret_cast<uint8_t*>(panel + (q / 16) * 64 + q % 16);
+    for (size_t c = 0; c < cols; c += 4, row += 4, out += 4 * k16) {
+      const mve_pred16_t live = vctp32q(static_cast<uint32_t>(cols - c));
+      vstrbq_scatter_offset_p_u32(out, offsets, vldrbq_z_u32(row, live), live);
+    }
+  }
+}
+
+// acc0[d] = bias0 + A_0 · column d, acc1[d] = bias1 + A_1 · column d for the four columns of a
+// panel group `w`. Whole chunks of 16 k: 3 + 3 loads and 8 VMLADAVA (VMLADAVA takes even
+// accumulator registers: the sums sit in r0, r2, …, r12, lr), 16 instructions for 128
+// multiply-accumulates; the last partial chunk loads A under a tail predicate.
+void Dot2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, size_t k, int32_t bias0,
+            int32_t bias1, int32_t* acc0, int32_t* acc1) {
+  register int32_t c00 asm("r0") = bias0;
+  register int32_t c01 asm("r2") = bias0;
+  register int32_t c02 asm("r4") = bias0;
+  register int32_t c03 asm("r6") = bias0;
+  register int32_t c10 asm("r8") = bias1;
+  register int32_t c11 asm("r10") = bias1;
+  register int32_t c12 asm("r12") = bias1;
+  register int32_t c13 asm("lr") = bias1;
+  register const int8_t* x0 asm("r1") = a0;
+  register const int8_t* x1 asm("r3") = a1;
+  register const int8_t* pw asm("r5") = w;
+  register size_t n asm("r9") = k / 16;
+  if (n != 0)
+    __asm__ volatile(
+        "1:\n\t"
+        "vldrb.u8    q0, [%[x0]], #16\n\t"
+        "vldrb.u8    q1, [%[x1]], #16\n\t"
+        "vldrb.u8    q2, [%[w]], #16\n\t"
+        "vmladava.s8 %[c00], q0, q2\n\t"
+        "vldrb.u8    q3, [%[w]], #16\n\t"
+        "vmladava.s8 %[c10], q1, q2\n\t"
+        "vmladava.s8 %[c01], q0, q3\n\t"
+        "vldrb.u8    q2, [%[w]], #16\n\t"
+        "vmladava.s8 %[c11], q1, q3\n\t"
+        "vmladava.s8 %[c02], q0, q2\n\t"
+        "vldrb.u8    q3, [%[w]], #16\n\t"
+        "vmladava.s8 %[c12], q1, q2\n\t"
+        "vmladava.s8 %[c03], q0, q3\n\t"
+        "vmladava.s8 %[c13], q1, q3\n\t"
+        "subs        %[n], %[n], #1\n\t"
+        "bne         1b\n\t"
+        : [c00] "+r"(c00), [c01] "+r"(c01), [c02] "+r"(c02), [c03] "+r"(c03), [c10] "+r"(c10),
+          [c11] "+r"(c11), [c12] "+r"(c12), [c13] "+r"(c13), [x0] "+r"(x0), [x1] "+r"(x1),
+          [w] "+r"(pw), [n] "+r"(n)
+        :
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+  int32_t s0[4] = {c00, c01, c02, c03}, s1[4] = {c10, c11, c12, c13};
+  if (k % 16 != 0) {
+    const mve_pred16_t live = vctp8q(static_cast<uint32_t>(k % 16));
+    const int8x16_t v0 = vldrbq_z_s8(x0, live), v1 = vldrbq_z_s8(x1, live);
+    for (int d = 0; d < 4; ++d) {
+      const int8x16_t v = vldrbq_s8(pw + 16 * d);
+      s0[d] = vmladavaq_s8(s0[d], v0, v);
+      s1[d] = vmladavaq_s8(s1[d], v1, v);
+    }
+  }
+  for (int d = 0; d < 4; ++d) acc0[d] = s0[d], acc1[d] = s1[d];
+}
+
+}  // namespace
+
+void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shift,
+                   int32_t zero_point, int32_t act_min, int32_t act_max, int8_t* y) {
+  const int32_t t = shift - 1;  // n_shift − 32
+  if (t < 1 || t > 22) {
+    for (size_t j = 0; j < n; ++j)
+      y[j] = RequantizeS8(acc[j], multiplier, shift, zero_point, act_min, act_max);
+    return;
+  }
+  // hi32(acc·M + 2^(n−1) − [acc < 0] + zp·2^n) >> t, as in cortex_m_dsp's RequantRow: the
+  // constant's high half is 2^(t−1) + zp·2^t (its low half is 0), and hi32(acc·M − 1) is
+  // VMULH(acc, M) less 1 where the low half VMUL(acc, M) is 0. Without predicates:
+  //   borrow = (acc >> 31) & (((lo | −lo) >>> 31) − 1)        (−1 or 0)
+  // 15 instructions for four outputs.
+  const int32_t high =
+      static_cast<int32_t>((1u << (t - 1)) + static_cast<uint32_t>(zero_point) * (1u << t));
+  const int32x4_t lo_v = vdupq_n_s32(act_min), hi_v = vdupq_n_s32(act_max);
+  const int32x4_t m_v = vdupq_n_s32(multiplier);
+  size_t groups = n / 4;
+  if (groups != 0) {
+    const int32_t one = 1, right = -t;
+    __asm__ volatile(
+        "1:\n\t"
+        "vldrw.u32  q0, [%[acc]], #16\n\t"
+        "vmulh.s32  q1, q0, %q[m]\n\t"
+        "vmul.i32   q2, q0, %[mr]\n\t"
+        "vneg.s32   q3, q2\n\t"
+        "vorr       q3, q3, q2\n\t"
+        "vshr.u32   q3, q3, #31\n\t"
+        "vsub.i32   q3, q3, %[one]\n\t"
+        "vshr.s32   q2, q0, #31\n\t"
+        "vand       q3, q3, q2\n\t"
+        "vadd.i32   q1, q1, q3\n\t"
+        "vadd.i32   q1, q1, %[high]\n\t"
+        "vshl.s32   q1, %[right]\n\t"
+        "vmax.s32   q1, q1, %q[lo]\n\t"
+        "vmin.s32   q1, q1, %q[hi]\n\t"
+        "vstrb.32   q1, [%[y]], #4\n\t"
+        "subs       %[g], %[g], #1\n\t"
+        "bne        1b\n\t"
+        : [acc] "+r"(acc), [y] "+l"(y), [g] "+r"(groups)  // VSTRB.32: a low base register
+        : [m] "w"(m_v), [mr] "r"(multiplier), [one] "r"(one), [high] "r"(high), [right] "r"(right),
+          [lo] "w"(lo_v), [hi] "w"(hi_v)
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+  }
+  const size_t rest = n % 4;
+  if (rest == 0) return;
+  const int32x4_t v = vldrwq_s32(acc);  // readable up to n rounded up to 4
+  int32x4_t h = vmulhq_s32(v, m_v);
+  const int32x4_t l = vmulq_n_s32(v, multiplier);
+  const mve_pred16_t borrow = vcmpeqq_m_n_s32(l, 0, vcmpltq_n_s32(v, 0));
+  h = vsubq_m_n_s32(h, h, 1, borrow);
+  h = vshlq_r_s32(vaddq_n_s32(h, high), -t);
+  h = vminq_s32(vmaxq_s32(h, lo_v), hi_v);
+  vstrbq_p_s32(y, h, vctp32q(static_cast<uint32_t>(rest)));
+}
+
+// Column blocks (as many columns as the panel holds, up to kGemmS8BlockCols), then row pairs
+// (an odd last row with itself; its results are dropped) and groups of four columns, each
+// row's sums requantized together.
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  const size_t k16 = std::max<size_t>(16, (p.k + 15) & ~size_t{15});
+  if (4 * k16 > kGemmS8PanelBytes) {
+    cortex_m_dsp::GemmS8(p, a, b, y);
+    return;
+  }
+  int8_t panel[kGemmS8PanelBytes];
+  alignas(16) int32_t rows[2][kGemmS8BlockCols + 4];
+  const size_t block_cols = std::min(kGemmS8BlockCols, kGemmS8PanelBytes / (4 * k16) * 4);
+  for (size_t j0 = 0; j0 < p.n; j0 += block_cols) {
+    const size_t cols = std::min(block_cols, p.n - j0);
+    PackColumns(b, p.ldb, p.k, k16, j0, cols, panel);
+    for (size_t i = 0; i < p.m; i += 2) {
+      const size_t i1 = std::min(i + 1, p.m - 1);
+      const int8_t* a0 = a + i * p.lda;
+      const int8_t* a1 = a + i1 * p.lda;
+      const int32_t b0 = p.bias != nullptr ? p.bias[i] : 0;
+      const int32_t b1 = p.bias != nullptr ? p.bias[i1] : 0;
+      for (size_t c = 0; c < cols; c += 4)  // a last group's missing columns: sums dropped
+        Dot2x4(a0, a1, panel + c * k16, p.k, b0, b1, rows[0] + c, rows[1] + c);
+      RequantRowMve(rows[0], cols, p.multiplier[i], p.shift[i], p.y_zero_point, p.act_min,
+                    p.act_max, y + i * p.ldy + j0);
+      if (i1 != i)
+        RequantRowMve(rows[1], cols, p.multiplier[i1], p.shift[i1], p.y_zero_point, p.act_min,
+                      p.act_max, y + i1 * p.ldy + j0);
+    }
+  }
+}
+
+}  // namespace edgefold::kernels::cortex_m_mve
+#endif

@@ -1,0 +1,48 @@
+// int8 kernels for M-profile cores with Helium (MVE: Cortex-M55, M85): the int8 table of the
+// cortex_m_mve entry of kernels/isa_list.h (arch/cortex_m_mve.cc), an extension of the Cortex-M
+// DSP entry. Integer sums are exact and every output is requantized by RequantizeS8's rule, so
+// the bytes equal ref::GemmS8's (tests/mcu/int8_checks.cc compares them on the target).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/int8_params.h"
+#include "kernels/kernel_params.h"
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && defined(__ARM_ARCH_PROFILE) && \
+    __ARM_ARCH_PROFILE == 'M'
+#define EDGEFOLD_HAVE_INT8_MVE 1
+
+namespace edgefold::kernels::cortex_m_mve {
+
+// As ref::GemmS8. Up to kGemmS8BlockCols columns of B at a time are transposed into a panel of
+// kGemmS8PanelBytes on the stack (each column's k values contiguous, zero-padded to a multiple
+// of 16, by VLDRB + scatter VSTRB, int8_mve.cc); each 2 × 4 block of outputs is eight VMLADAVA dot products
+// per 16 k (16 multiply-accumulates an instruction), A loaded under a tail predicate. A row's
+// accumulators are requantized four lanes at a time (RequantRowMve). k whose four columns
+// (k rounded up to 16) do not fit the panel (k > 1024) runs the DSP entry's GEMM.
+constexpr size_t kGemmS8PanelBytes = 4096;
+constexpr size_t kGemmS8BlockCols = 64;
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
+
+// As ref::Im2colS8 (int8_mve_im2col.cc): each output row written 16 bytes a vector, input bytes
+// under a predicate of the valid columns, the pad value elsewhere; strides above 2 run the
+// portable code.
+void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
+              size_t rows, int8_t* col);
+
+// As ref::Conv2dDepthwiseS8 (int8_mve_depthwise.cc): 3 × 3 windows at strides 1 and 2 (dilation
+// 1, rows of up to 256 outputs) over one zp-padded plane, four outputs a vector; other shapes run
+// cortex_m_dsp::Conv2dDepthwiseS8.
+void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
+                       const GemmS8Params& rq, int8_t* plane, int8_t* y);
+
+// y[0, n) = RequantizeS8(acc[j], multiplier, shift, zp, act_min, act_max), four lanes an
+// instruction where 1 ≤ t = 31 + shift − 32 ≤ 22 (VMULH and VMUL give the 64-bit product's
+// halves; the rule's "− [acc < 0]" borrows from the high half only when the low half is 0);
+// other shifts take RequantizeS8 per output. acc is read up to n rounded up to 4.
+void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shift,
+                   int32_t zero_point, int32_t act_min, int32_t act_max, int8_t* y);
+
+}  // namespace edgefold::kernels::cortex_m_mve
+#endif
