@@ -6,7 +6,8 @@
 # each engine's medians, their ratio, and each MobileNetV2 segment's time (the difference of two
 # cuts).
 # Usage: bench/segments/run.sh [runs]   (default 400; env ROUNDS=3, CPU=<first allowed>)
-# Needs: what bench/run.sh needs (it also installs onnxruntime-node into build-bench/node).
+# ONNX Runtime is timed natively, in edgefold's process on the same input (`edgefold bench --ort`).
+# Needs: what bench/run.sh needs (bench/ort_lib.sh gets ONNX Runtime's library).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUNS=${1:-400}
@@ -14,8 +15,8 @@ BUILD=${EDGEFOLD_BENCH_BUILD:-$ROOT/build-bench}
 OUT=$BUILD/segments
 ROUNDS=${ROUNDS:-3}
 CPU=${CPU:-$(/usr/bin/python3 -c 'import os; print(min(os.sched_getaffinity(0)))')}
-export NODE_PATH=$BUILD/node/node_modules
-[[ -d $NODE_PATH/onnxruntime-node ]] || { echo "run bench/run.sh once first (installs onnxruntime-node)" >&2; exit 1; }
+EDGEFOLD_ORT_LIB=$("$ROOT/bench/ort_lib.sh" "$BUILD/node")
+export EDGEFOLD_ORT_LIB
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEFOLD_BUILD_TESTS=OFF > /dev/null
 cmake --build "$BUILD" -j2 --target edgefold > /dev/null
@@ -30,15 +31,17 @@ for n in "${NAMES[@]}"; do
   "$BUILD/bin/edgefold" compile "$OUT/$n.onnx" -o "$OUT/$n.efb" > /dev/null
   /usr/bin/python3 -c "import onnx, numpy as np
 d = [x.dim_value for x in onnx.load('$OUT/$n.onnx').graph.input[0].type.tensor_type.shape.dim]
-np.random.default_rng(0).standard_normal(d).astype('float32').tofile('$OUT/$n.in')"
+np.save('$OUT/$n.in.npy', np.random.default_rng(0).standard_normal(d).astype('float32'))"
 done
 # Rounds outside, models inside: a drift of the host's speed falls on every model alike (the
 # segments are differences of two models' times).
 declare -A EF ORT
 for ((r = 0; r < ROUNDS; ++r)); do
   for n in "${NAMES[@]}"; do
-    e=$(median "$(taskset -c "$CPU" "$BUILD/bin/edgefold" bench "$OUT/$n.efb" --runs "$RUNS" --warmup 50)")
-    o=$(median "$(taskset -c "$CPU" node "$ROOT/bench/ort_bench.js" "$OUT/$n.onnx" "$OUT/$n.in" "$OUT/$n.ort.bin" "$RUNS" 50 1)")
+    out=$(taskset -c "$CPU" "$BUILD/bin/edgefold" bench "$OUT/$n.efb" --ort "$OUT/$n.onnx" --rounds 1 \
+            -i "$OUT/$n.in.npy" --runs "$RUNS" --warmup 50)
+    e=$(median "$out")
+    o=$(sed -n 's/.*ort_median_ms=\([0-9.]*\).*/\1/p' <<< "$out" | tail -1)
     EF[$n]=$(/usr/bin/python3 -c "print(min($e, ${EF[$n]:-$e}))")
     ORT[$n]=$(/usr/bin/python3 -c "print(min($o, ${ORT[$n]:-$o}))")
   done
