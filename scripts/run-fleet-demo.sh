@@ -6,12 +6,15 @@
 # deployed model, local-only adaptation, federated adaptation and centralized re-estimation,
 # then bytes per round, lost/duplicated updates and refused records.
 #   FLEET_DEVICES (10) FLEET_SEED (1) FLEET_ROUNDS (4) FLEET_ADAPT (40 images per device)
-#   BUILD_DIR (build: edgefold-fleet-*, digits_cnn_train.efb built there)
+#   BUILD_DIR (build), JOBS (2): as the README's commands, it installs what is missing (as
+#   root: scripts/install-deps.sh) and builds the fleet programs and the digits model there.
 # Exit status 1 when a process fails or a goal is missed: federated ≥ local-only + 2 points
 # (mean), within 1 point of centralized, no device below its deployed accuracy, 0 lost.
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+source "$(dirname "$0")/build-env.sh"
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${CMAKE_LAUNCHER_ARGS[@]}" > /dev/null
+cmake --build "$BUILD_DIR" -j"$JOBS" --target edgefold-fleet-device edgefold-fleet-aggregator \
+  edgefold-fleet-keygen digits_train_model > /dev/null
 DEVICES="${FLEET_DEVICES:-10}"
 SEED="${FLEET_SEED:-1}"
 ROUNDS="${FLEET_ROUNDS:-4}"
@@ -19,7 +22,7 @@ ADAPT="${FLEET_ADAPT:-40}"
 BIN="$BUILD_DIR/bin"
 MODEL="$BUILD_DIR/digits_cnn_train.efb"
 for f in "$BIN/edgefold-fleet-device" "$BIN/edgefold-fleet-aggregator" "$BIN/edgefold-fleet-keygen" "$MODEL"; do
-  [[ -e "$f" ]] || { echo "run-fleet-demo: $f missing: cmake --build $BUILD_DIR --target edgefold-fleet-device edgefold-fleet-aggregator edgefold-fleet-keygen digits_train_model" >&2; exit 2; }
+  [[ -e "$f" ]] || { echo "run-fleet-demo: $f was not built (libsodium, Paho C: scripts/install-deps.sh)" >&2; exit 2; }
 done
 WORK="$(mktemp -d /tmp/edgefold-fleet.XXXXXX)"
 PIDS=()
