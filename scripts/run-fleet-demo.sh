@@ -6,6 +6,7 @@
 # deployed model, local-only adaptation, federated adaptation and centralized re-estimation,
 # then bytes per round, lost/duplicated updates and refused records.
 #   FLEET_DEVICES (10) FLEET_SEED (1) FLEET_ROUNDS (4) FLEET_ADAPT (40 images per device)
+#   FLEET_KEEP=1: keep the work directory (logs, keys, broker) also after a successful run
 #   BUILD_DIR (build), JOBS (2): as the README's commands, it installs what is missing (as
 #   root: scripts/install-deps.sh) and builds the fleet programs and the digits model there.
 # Exit status 1 when a process fails or a goal is missed: federated ≥ local-only + 2 points
@@ -26,9 +27,11 @@ for f in "$BIN/edgefold-fleet-device" "$BIN/edgefold-fleet-aggregator" "$BIN/edg
 done
 WORK="$(mktemp -d /tmp/edgefold-fleet.XXXXXX)"
 PIDS=()
-cleanup() {
+cleanup() {   # the logs stay in $WORK when something failed (FLEET_KEEP=1: always)
+  local rc=$?
   for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
   "$ROOT/scripts/fleet-broker.sh" stop "$WORK/broker" 2>/dev/null || true
+  if [[ $rc == 0 && "${FLEET_KEEP:-0}" != 1 ]]; then rm -rf "$WORK"; else echo "fleet: logs in $WORK"; fi
 }
 trap cleanup EXIT
 PORT="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
@@ -84,7 +87,7 @@ PIDS=()
 cat "$WORK"/device_*.txt | grep -h "accuracy" > "$WORK/fleet.txt" || true
 grep -h "refused" "$WORK"/device_*.txt | grep -v "fleet rounds" || true
 grep "^aggregator" "$WORK/aggregator.txt"
-[[ $failed == 0 ]] || { echo "fleet: a process failed; logs in $WORK" >&2; tail -n 5 "$WORK"/device_*.txt "$WORK/aggregator.txt" >&2; trap - EXIT; cleanup; exit 1; }
+[[ $failed == 0 ]] || { echo "fleet: a process failed" >&2; tail -n 5 "$WORK"/device_*.txt "$WORK/aggregator.txt" >&2; exit 1; }
 /usr/bin/python3 - "$WORK/offline.txt" "$WORK/fleet.txt" "$WORK/aggregator.txt" "$DEVICES" <<'PY'
 import re, sys
 acc = {}
