@@ -2,6 +2,8 @@
 //   edgefold-fleet-record sign SECRET.sk IN OUT   OUT = IN (a record without signature) + its
 //                                                 Ed25519 signature
 //   edgefold-fleet-record show IN                 the header fields
+//   edgefold-fleet-record size MODEL.efb          the record sizes of a model compiled with
+//                                                 --train (its BatchNorms, from a Trainer)
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -10,6 +12,7 @@
 
 #include "ed25519.h"
 #include "edgefold/update_record.h"
+#include "file_io.h"
 
 namespace {
 
@@ -52,6 +55,38 @@ int main(int argc, char** argv) {
         in[28] | in[29] << 8, in.size());
     return 0;
   }
-  std::fprintf(stderr, "usage: edgefold-fleet-record sign SECRET.sk IN OUT | show IN\n");
+  if (cmd == "size" && argc == 3) {
+    edgefold::tools::AlignedBuffer model, arena;
+    edgefold::TrainOptions t;
+    t.trainable = edgefold::Trainable::kBatchNorm;
+    size_t bytes = 0;
+    edgefold::Trainer* trainer = nullptr;
+    if (!edgefold::tools::ReadFileAligned(argv[2], &model, &error) ||
+        edgefold::RequiredTrainingArenaBytes(model.data.get(), model.bytes, t, &bytes) !=
+            edgefold::Status::kOk ||
+        !(arena = edgefold::tools::AllocateAligned(bytes)).data ||
+        edgefold::Trainer::Create(model.data.get(), model.bytes, arena.data.get(), bytes, t,
+                                  edgefold::Options(), &trainer) != edgefold::Status::kOk) {
+      std::fprintf(stderr, "edgefold-fleet-record: %s: not a model compiled with --train %s\n",
+                   argv[2], error.c_str());
+      return 1;
+    }
+    size_t channels = 0;
+    for (size_t i = 0; i < trainer->num_batchnorms(); ++i)
+      channels += trainer->batchnorm(i).channels;
+    const auto size = [&](edgefold::RecordEncoding e, bool affine) {
+      return edgefold::TrainerUpdateBytes(*trainer, e, affine);
+    };
+    std::printf(
+        "%zu BatchNorms, %zu channels: statistics fp32 %zu B, int8 %zu B; with gamma/beta "
+        "fp32 %zu B, int8 %zu B (+%zu signed)\n",
+        trainer->num_batchnorms(), channels, size(edgefold::RecordEncoding::kFloat32, false),
+        size(edgefold::RecordEncoding::kInt8, false),
+        size(edgefold::RecordEncoding::kFloat32, true), size(edgefold::RecordEncoding::kInt8, true),
+        edgefold::kUpdateSignatureBytes);
+    return 0;
+  }
+  std::fprintf(stderr,
+               "usage: edgefold-fleet-record sign SECRET.sk IN OUT | show IN | size MODEL.efb\n");
   return 2;
 }

@@ -5,7 +5,8 @@
 # tests/hardening/regressions/model-<what>.efb (or npy-<what>.npy): regression_replay_test
 # replays every file there.
 # Usage: scripts/fuzz.sh [seconds per target, default 60] [target ...]
-#   targets: fuzz_model_loader, fuzz_npy (default), fuzz_onnx_compile
+#   targets: fuzz_model_loader, fuzz_npy (default), fuzz_onnx_compile, fuzz_update_record
+#   (fleet update records as a device receives them: name it to run it)
 #   env: FUZZ_DIR=build-fuzz, JOBS=2, FUZZ_NICE=0 (niceness of the fuzzing runs),
 #        FUZZ_SEED_COMPILER=path of an `edgefold` CLI that compiles the seed models (default: the
 #        fuzz build builds its own, compiler included)

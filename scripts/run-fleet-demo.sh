@@ -6,12 +6,16 @@
 # deployed model, local-only adaptation, federated adaptation and centralized re-estimation,
 # then bytes per round, lost/duplicated updates and refused records.
 #   FLEET_DEVICES (10) FLEET_SEED (1) FLEET_ROUNDS (4) FLEET_ADAPT (40 images per device)
-#   BUILD_DIR (build: edgefold-fleet-*, digits_cnn_train.efb built there)
+#   FLEET_KEEP=1: keep the work directory (logs, keys, broker) also after a successful run
+#   BUILD_DIR (build), JOBS (2): as the README's commands, it installs what is missing (as
+#   root: scripts/install-deps.sh) and builds the fleet programs and the digits model there.
 # Exit status 1 when a process fails or a goal is missed: federated ≥ local-only + 2 points
 # (mean), within 1 point of centralized, no device below its deployed accuracy, 0 lost.
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+source "$(dirname "$0")/build-env.sh"
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${CMAKE_LAUNCHER_ARGS[@]}" > /dev/null
+cmake --build "$BUILD_DIR" -j"$JOBS" --target edgefold-fleet-device edgefold-fleet-aggregator \
+  edgefold-fleet-keygen digits_train_model > /dev/null
 DEVICES="${FLEET_DEVICES:-10}"
 SEED="${FLEET_SEED:-1}"
 ROUNDS="${FLEET_ROUNDS:-4}"
@@ -19,13 +23,15 @@ ADAPT="${FLEET_ADAPT:-40}"
 BIN="$BUILD_DIR/bin"
 MODEL="$BUILD_DIR/digits_cnn_train.efb"
 for f in "$BIN/edgefold-fleet-device" "$BIN/edgefold-fleet-aggregator" "$BIN/edgefold-fleet-keygen" "$MODEL"; do
-  [[ -e "$f" ]] || { echo "run-fleet-demo: $f missing: cmake --build $BUILD_DIR --target edgefold-fleet-device edgefold-fleet-aggregator edgefold-fleet-keygen digits_train_model" >&2; exit 2; }
+  [[ -e "$f" ]] || { echo "run-fleet-demo: $f was not built (libsodium, Paho C: scripts/install-deps.sh)" >&2; exit 2; }
 done
 WORK="$(mktemp -d /tmp/edgefold-fleet.XXXXXX)"
 PIDS=()
-cleanup() {
+cleanup() {   # the logs stay in $WORK when something failed (FLEET_KEEP=1: always)
+  local rc=$?
   for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
   "$ROOT/scripts/fleet-broker.sh" stop "$WORK/broker" 2>/dev/null || true
+  if [[ $rc == 0 && "${FLEET_KEEP:-0}" != 1 ]]; then rm -rf "$WORK"; else echo "fleet: logs in $WORK"; fi
 }
 trap cleanup EXIT
 PORT="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
@@ -81,7 +87,7 @@ PIDS=()
 cat "$WORK"/device_*.txt | grep -h "accuracy" > "$WORK/fleet.txt" || true
 grep -h "refused" "$WORK"/device_*.txt | grep -v "fleet rounds" || true
 grep "^aggregator" "$WORK/aggregator.txt"
-[[ $failed == 0 ]] || { echo "fleet: a process failed; logs in $WORK" >&2; tail -n 5 "$WORK"/device_*.txt "$WORK/aggregator.txt" >&2; trap - EXIT; cleanup; exit 1; }
+[[ $failed == 0 ]] || { echo "fleet: a process failed" >&2; tail -n 5 "$WORK"/device_*.txt "$WORK/aggregator.txt" >&2; exit 1; }
 /usr/bin/python3 - "$WORK/offline.txt" "$WORK/fleet.txt" "$WORK/aggregator.txt" "$DEVICES" <<'PY'
 import re, sys
 acc = {}

@@ -32,7 +32,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN
 if [[ "${EDGEFOLD_ASAN_SUBSET:-0}" == 1 ]]; then
   subset=(interpreter_test edgefold_kernels_test trainer_test edgefold_tools_tests
           edgefold_hardening_tests edgefold_hardening_cli_tests training_golden_test training_plan_test
-          new_classes_test recompute_test)
+          new_classes_test recompute_test update_record_test)
   cmake --build --preset asan -j"$JOBS" --target "${subset[@]}"
   for t in "${subset[@]}"; do
     echo "== $t (ASan+UBSan)"
