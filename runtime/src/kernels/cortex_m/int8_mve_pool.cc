@@ -46,8 +46,8 @@ void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t
            &r1);
       for (size_t ow = 0; ow < p.out_w; ++ow) {
         size_t c0, c1;
-        Clip(static_cast<long>(ow * p.stride_w) - static_cast<long>(p.pad_left), p.kw, p.in_w,
-             &c0, &c1);
+        Clip(static_cast<long>(ow * p.stride_w) - static_cast<long>(p.pad_left), p.kw, p.in_w, &c0,
+             &c1);
         const size_t cols = c1 - c0;
         const int32_t count = static_cast<int32_t>((r1 - r0) * cols);
         int32_t acc = 0;
