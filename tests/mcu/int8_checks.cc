@@ -164,6 +164,36 @@ void Im2colChecks(Harness& h) {
   h.Check(ok, "int8 im2col matches the portable bytes (strides 1-3, padding, dilation, chunks)");
 }
 
+// int8 average pooling against ref::Pool2dS8: padding with and without count_include_pad,
+// strides 1 and 2, windows wider than one 16-byte vector, a whole-plane window (KWS's), windows
+// with no tap inside; max pooling (the portable code) once.
+void Pool2dS8Checks(Harness& h) {
+  struct Case {
+    size_t ih, iw, kh, kw, s, pt, pl, oh, ow;
+    bool include_pad;
+    PoolKind kind;
+  };
+  const Case cases[] = {{25, 5, 25, 5, 1, 0, 0, 1, 1, false, PoolKind::kAverage},
+                        {9, 21, 3, 3, 1, 1, 1, 9, 21, false, PoolKind::kAverage},
+                        {9, 21, 3, 3, 2, 1, 1, 5, 11, true, PoolKind::kAverage},
+                        {6, 40, 2, 19, 2, 0, 3, 3, 13, false, PoolKind::kAverage},
+                        {4, 4, 2, 2, 1, 3, 3, 6, 6, true, PoolKind::kAverage},
+                        {8, 8, 3, 3, 2, 1, 1, 4, 4, false, PoolKind::kMax}};
+  int8_t x[3 * 25 * 40], want[3 * 9 * 21], got[3 * 9 * 21];
+  bool ok = true;
+  for (const Case& c : cases) {
+    Pool2dParams p;
+    p.kind = c.kind, p.in_h = c.ih, p.in_w = c.iw, p.out_h = c.oh, p.out_w = c.ow;
+    p.kh = c.kh, p.kw = c.kw, p.stride_h = p.stride_w = c.s, p.pad_top = c.pt, p.pad_left = c.pl,
+    p.count_include_pad = c.include_pad;
+    FillS8(x, 3 * c.ih * c.iw);
+    ref::Pool2dS8(p, -5, x, want, 3);
+    Int8().pool2d_s8(p, -5, x, got, 3);
+    ok = ok && std::memcmp(want, got, 3 * c.oh * c.ow) == 0;
+  }
+  h.Check(ok, "int8 pooling matches the portable bytes (padding, strides, wide and whole windows)");
+}
+
 constexpr size_t kDwMaxX = 4096, kDwMaxY = 4096;
 int8_t g_x8[kDwMaxX], g_w8[17 * 64], g_plane[8192], g_dw_want[kDwMaxY], g_dw_got[kDwMaxY];
 int32_t g_dw_bias[17], g_dw_mult[17], g_dw_shift[17];
@@ -374,6 +404,7 @@ void RunInt8Checks(Harness& h) {
 #endif
   GemmS8Checks(h);
   Im2colChecks(h);
+  Pool2dS8Checks(h);
   DepthwiseChecks(h);
   QuantizeChecks(h);
   SoftmaxChecks(h);

@@ -2,11 +2,12 @@
 //   X(namespace, Isa level, parent namespace, tables, name, present)
 // A base entry (tables = `level`) is an instruction-set level: it defines a table of every
 // family (kernels/<family>_kernel_table.h) in kernels::<namespace>. An extension entry (tables =
-// the family it changes, e.g. `int8`) is a CPU feature on top of its parent level (VNNI on
-// AVX-512, sdot on AArch64 NEON, the Cortex-M DSP instructions on the scalar level, Helium on the
-// DSP entry): it runs where
-// its parent runs and `present()` (kernel_select.cc) says the CPU has the feature, defines only
-// that family's table and takes every other family from its parent (table_for.h TableAt).
+// the families it changes: `int8`, or `core_int8` for the float core and int8 tables) is a CPU
+// feature on top of its parent (VNNI on AVX-512, sdot on AArch64 NEON, the Cortex-M DSP
+// instructions on the scalar level, Helium on the DSP entry): it runs where its parent runs and
+// `present()` (kernel_select.cc) says the CPU has the feature, defines only those families'
+// tables and takes every other family from its parent (table_for.h TableAt; a parent that is
+// itself an extension passes on what it does not define).
 // runtime/src/kernels/CMakeLists.txt compiles kernels/arch/<namespace>.cc with the entry's
 // flags and defines EDGEFOLD_HAVE_<ENTRY> for each; scalar is always there.
 #pragma once

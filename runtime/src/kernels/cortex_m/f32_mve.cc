@@ -12,9 +12,8 @@ namespace {
 
 // C[row, j .. j + 3] (`live` lanes) from one row's sums, as GemmTiled's StoreTile: + the old C,
 // + the bias, Relu by a compare (NaN and −0 pass as in `v < 0 ? 0 : v`).
-inline __attribute__((always_inline)) void StoreRow(const GemmParams& p, float32x4_t v,
-                                                    size_t row, size_t j, mve_pred16_t live,
-                                                    float* c) {
+inline __attribute__((always_inline)) void StoreRow(const GemmParams& p, float32x4_t v, size_t row,
+                                                    size_t j, mve_pred16_t live, float* c) {
   float* out = c + row * p.ldc + j;
   if (p.accumulate) v = vaddq_f32(vldrwq_z_f32(out, live), v);
   if (p.bias != nullptr)

@@ -31,6 +31,10 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
               size_t rows, int8_t* col);
 
+// As ref::Pool2dS8 (int8_mve_pool.cc): average pooling with each window row summed by vectors;
+// max pooling and dilated windows run the portable code.
+void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);
+
 // As ref::Conv2dDepthwiseS8 (int8_mve_depthwise.cc): 3 × 3 windows at strides 1 and 2 (dilation
 // 1, rows of up to 256 outputs) over one zp-padded plane, four outputs a vector; other shapes run
 // cortex_m_dsp::Conv2dDepthwiseS8.
