@@ -15,54 +15,116 @@
 #include "file_io.h"
 #include "fleet_args.h"
 
-int main(int argc, char** argv) {
-  using namespace edgefold;
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  fleet::Args args;
-  std::string error;
-  if (!args.Parse(argc, argv, &error) || !args.Has("model") || !args.Has("secret-key")) {
-    std::fprintf(stderr,
-                 "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N "
-                 "--rounds R [--uri U --ca CA --password-file F --round-timeout S --save-dir D "
-                 "--state DIR]\n%s\n",
-                 error.c_str());
-    return 2;
-  }
-  fleet::SecretKey sk;
-  tools::AlignedBuffer model, arena;
-  if (!fleet::ReadKeyFile(args.Get("secret-key"), sk.bytes, sizeof sk.bytes, &error) ||
-      !tools::ReadFileAligned(args.Get("model"), &model, &error)) {
-    std::fprintf(stderr, "fleet-aggregator: %s\n", error.c_str());
-    return 1;
-  }
-  // The model's BatchNorm channels, from a trainer of it (what every device runs).
+namespace {
+
+using namespace edgefold;
+
+constexpr char kUsage[] =
+    "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N --rounds R "
+    "[--uri U --ca CA --password-file F --round-timeout S --save-dir D --state DIR]\n";
+
+// The model's BatchNorm channels, from a trainer of it (what every device runs).
+bool BatchNormChannels(const tools::AlignedBuffer& model, std::vector<size_t>* channels) {
   TrainOptions t;
   t.trainable = Trainable::kBatchNorm;
   size_t arena_bytes = 0;
   Trainer* trainer = nullptr;
+  tools::AlignedBuffer arena;
   if (RequiredTrainingArenaBytes(model.data.get(), model.bytes, t, &arena_bytes) != Status::kOk ||
       !(arena = tools::AllocateAligned(arena_bytes)).data ||
       Trainer::Create(model.data.get(), model.bytes, arena.data.get(), arena_bytes, t, Options(),
-                      &trainer) != Status::kOk) {
-    std::fprintf(stderr, "fleet-aggregator: cannot open %s\n", args.Get("model").c_str());
+                      &trainer) != Status::kOk)
+    return false;
+  for (size_t i = 0; i < trainer->num_batchnorms(); ++i)
+    channels->push_back(trainer->batchnorm(i).channels);
+  return true;
+}
+
+// --state DIR: saved after every record and round (a restarted aggregator resumes at the first
+// open round; what it counted stays counted).
+void Save(const fleet::Aggregator& agg, const std::string& state) {
+  std::string e;
+  if (!state.empty() && !agg.Save(state, &e))
+    std::fprintf(stderr, "fleet-aggregator: %s\n", e.c_str());
+}
+
+// Takes updates for round `r` until every device sent one or --round-timeout passed; returns
+// the bytes received.
+size_t CollectRound(fleet::Aggregator& agg, fleet::MqttLink& link, uint32_t r, size_t devices,
+                    int timeout_s, const std::string& state) {
+  size_t received_bytes = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (agg.Count(r) < devices && std::chrono::steady_clock::now() < deadline) {
+    fleet::MqttMessage m;
+    if (!link.Receive(&m, std::chrono::milliseconds(500))) continue;
+    // fleet/<id>/update: the broker's ACL lets only device <id> publish there.
+    const size_t a = m.topic.find('/'), b = m.topic.rfind('/');
+    const uint32_t device =
+        uint32_t(std::strtoul(m.topic.substr(a + 1, b - a - 1).c_str(), nullptr, 10));
+    received_bytes += m.payload.size();
+    std::string why;
+    const fleet::Outcome o = agg.Add(device, m.payload.data(), m.payload.size(), &why);
+    if (o == fleet::Outcome::kAccepted) Save(agg, state);
+    if (o != fleet::Outcome::kAccepted)
+      std::printf("aggregator: %s from %s: %s\n", fleet::OutcomeName(o), m.topic.c_str(),
+                  why.c_str());
+  }
+  return received_bytes;
+}
+
+// Closes round `r`, signs the fleet's statistics and publishes them retained on fleet/global
+// (and into --save-dir). The signed record in `global`.
+bool CloseAndPublish(fleet::Aggregator& agg, fleet::MqttLink& link, const fleet::SecretKey& sk,
+                     uint32_t r, const fleet::Args& args, std::vector<uint8_t>* global,
+                     std::string* error) {
+  if (!agg.Close(r, global)) return *error = "no update arrived", false;
+  Save(agg, args.Get("state"));
+  const size_t record = global->size();
+  global->resize(record + kUpdateSignatureBytes);
+  if (!fleet::Sign(sk, global->data(), record, global->data() + record)) {
+    *error = "signing failed";
+    return false;
+  }
+  if (!link.Publish("fleet/global", global->data(), global->size(), true, std::chrono::seconds(60),
+                    error))
+    return false;
+  if (args.Has("save-dir")) {  // the signed records, for inspection and the tests
+    const std::string path = args.Get("save-dir") + "/global_" + std::to_string(r) + ".bin";
+    if (FILE* f = std::fopen(path.c_str(), "wb")) {
+      std::fwrite(global->data(), 1, global->size(), f);
+      std::fclose(f);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  fleet::Args args;
+  std::string error;
+  if (!args.Parse(argc, argv, &error) || !args.Has("model") || !args.Has("secret-key")) {
+    std::fprintf(stderr, "%s%s\n", kUsage, error.c_str());
+    return 2;
+  }
+  fleet::SecretKey sk;
+  tools::AlignedBuffer model;
+  std::vector<size_t> channels;
+  if (!fleet::ReadKeyFile(args.Get("secret-key"), sk.bytes, sizeof sk.bytes, &error) ||
+      !tools::ReadFileAligned(args.Get("model"), &model, &error) ||
+      (!BatchNormChannels(model, &channels) &&
+       (error = "cannot open " + args.Get("model") + " for training", true))) {
+    std::fprintf(stderr, "fleet-aggregator: %s\n", error.c_str());
     return 1;
   }
-  std::vector<size_t> channels;
-  for (size_t i = 0; i < trainer->num_batchnorms(); ++i)
-    channels.push_back(trainer->batchnorm(i).channels);
-  fleet::Aggregator agg(ModelHash(model.data.get(), model.bytes), channels);
-  // --state DIR: saved after every record and round, loaded at start (a restarted aggregator
-  // resumes at the first open round; what it counted stays counted).
+  const uint64_t hash = ModelHash(model.data.get(), model.bytes);
+  fleet::Aggregator agg(hash, channels);
   const std::string state = args.Get("state");
   if (!state.empty() && !agg.Load(state, &error)) {
     std::fprintf(stderr, "fleet-aggregator: %s\n", error.c_str());
     return 1;
   }
-  auto save = [&] {
-    std::string e;
-    if (!state.empty() && !agg.Save(state, &e))
-      std::fprintf(stderr, "fleet-aggregator: %s\n", e.c_str());
-  };
   const size_t devices = size_t(args.Int("devices", 10));
   const uint32_t rounds = uint32_t(args.Int("rounds", 3));
   fleet::MqttLink link(fleet::MqttFromArgs(args, "aggregator"));
@@ -71,66 +133,30 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("aggregator: model %016llx, %zu BatchNorms, %zu devices, %u rounds\n",
-              static_cast<unsigned long long>(ModelHash(model.data.get(), model.bytes)),
-              channels.size(), devices, rounds);
-  std::fflush(stdout);
-  size_t expected = 0, received_bytes = 0;
+              static_cast<unsigned long long>(hash), channels.size(), devices, rounds);
   const uint32_t first = agg.any_closed() ? agg.last_closed() + 1 : 1;
   if (first > 1) std::printf("aggregator: resumed from %s at round %u\n", state.c_str(), first);
-  expected = devices * (first - 1);
+  size_t expected = devices * (first - 1);
   for (uint32_t r = first; r <= rounds; ++r) {
     expected += devices;
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(args.Int("round-timeout", 120));
-    while (agg.Count(r) < devices && std::chrono::steady_clock::now() < deadline) {
-      fleet::MqttMessage m;
-      if (!link.Receive(&m, std::chrono::milliseconds(500))) continue;
-      // fleet/<id>/update: the broker's ACL lets only device <id> publish there.
-      const size_t a = m.topic.find('/'), b = m.topic.rfind('/');
-      const uint32_t device =
-          uint32_t(std::strtoul(m.topic.substr(a + 1, b - a - 1).c_str(), nullptr, 10));
-      received_bytes += m.payload.size();
-      std::string why;
-      const fleet::Outcome o = agg.Add(device, m.payload.data(), m.payload.size(), &why);
-      if (o == fleet::Outcome::kAccepted) save();
-      if (o != fleet::Outcome::kAccepted)
-        std::printf("aggregator: %s from %s: %s\n", fleet::OutcomeName(o), m.topic.c_str(),
-                    why.c_str());
-    }
+    const size_t received_bytes =
+        CollectRound(agg, link, r, devices, args.Int("round-timeout", 120), state);
     const size_t got = agg.Count(r);
     std::vector<uint8_t> global;
-    if (!agg.Close(r, &global)) {
-      std::fprintf(stderr, "fleet-aggregator: round %u: no update arrived\n", r);
-      return 1;
-    }
-    save();
-    const size_t record = global.size();
-    global.resize(record + kUpdateSignatureBytes);
-    if (!fleet::Sign(sk, global.data(), record, global.data() + record) ||
-        !link.Publish("fleet/global", global.data(), global.size(), true, std::chrono::seconds(60),
-                      &error)) {
+    if (!CloseAndPublish(agg, link, sk, r, args, &global, &error)) {
       std::fprintf(stderr, "fleet-aggregator: round %u: %s\n", r, error.c_str());
       return 1;
-    }
-    if (args.Has("save-dir")) {  // the signed records, for inspection and the tests
-      const std::string path = args.Get("save-dir") + "/global_" + std::to_string(r) + ".bin";
-      if (FILE* f = std::fopen(path.c_str(), "wb")) {
-        std::fwrite(global.data(), 1, global.size(), f);
-        std::fclose(f);
-      }
     }
     std::printf(
         "aggregator: round %u closed: %zu/%zu devices, %llu samples in all, "
         "%zu bytes received, global record %zu bytes (signed)\n",
         r, got, devices, static_cast<unsigned long long>(agg.global_samples()), received_bytes,
         global.size());
-    std::fflush(stdout);
-    received_bytes = 0;
   }
-  const size_t lost = expected - agg.accepted();
   std::printf(
       "aggregator: accepted %zu, lost %zu, duplicates %zu (counted once), rejected %zu, "
       "reconnects %zu\n",
-      agg.accepted(), lost, agg.duplicates(), agg.rejected(), link.reconnects());
+      agg.accepted(), expected - agg.accepted(), agg.duplicates(), agg.rejected(),
+      link.reconnects());
   return 0;
 }

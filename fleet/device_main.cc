@@ -131,6 +131,98 @@ bool Load(const std::string& path, NpyArray* a) {
   return false;
 }
 
+// One round of --mode fleet: adapt on the round's share of the shard, publish the record, wait
+// for the round's global record (resending the update while it does not come). 0 when applied.
+int FleetRound(Device& d, edgefold::fleet::MqttLink& link, const edgefold::fleet::Args& args,
+               uint8_t* pk, int id, int r, const NpyArray& adapt, std::vector<uint8_t>& record,
+               uint32_t* applied_round, size_t* refused) {
+  const int rounds = args.Int("rounds", 3);
+  const size_t batches = adapt.elems() / (d.batch * d.sample);
+  const std::string topic = args.Get("topic", "fleet/" + std::to_string(id) + "/update");
+  std::string error;
+  if (r > 1)  // --round-delay-ms: time between rounds (the fault tests act in it)
+    std::this_thread::sleep_for(std::chrono::milliseconds(args.Int("round-delay-ms", 0)));
+  // This round's share of the shard (a late device sends what it has for the round it is at).
+  const size_t begin = batches * size_t(r - 1) / size_t(rounds),
+               end = batches * size_t(r) / size_t(rounds);
+  ef_trainer_reset_statistics(d.trainer);
+  if (!Adapt(d, adapt, begin, end)) return 1;
+  ef_update_info info = {};
+  info.model_hash = d.hash;
+  info.round = uint32_t(r);
+  info.samples = uint32_t((end - begin) * d.batch);
+  info.origin = uint32_t(id);
+  size_t written = 0;
+  if (ef_trainer_export_update(d.trainer, &info, record.data(), record.size(), &written) != EF_OK ||
+      !link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error)) {
+    std::fprintf(stderr, "fleet-device %d: round %d: %s\n", id, r, error.c_str());
+    return 1;
+  }
+  for (int k = 0; k < args.Int("resend", 0); ++k)
+    if (!link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
+      return 1;
+  // The global record of the round is the end-to-end acknowledgement: without it after
+  // --resend-after-s, the update is sent again (an aggregator restarted after the broker
+  // acknowledged it may never have counted it; a second copy is counted once).
+  const int wait_s = args.Int("round-timeout", 60), every_s = args.Int("resend-after-s", 10);
+  for (int waited = 0; *applied_round < uint32_t(r) && waited < wait_s; waited += every_s) {
+    if (waited > 0 &&
+        !link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
+      return 1;
+    AwaitGlobal(d, link, pk, id, uint32_t(r), std::min(every_s, wait_s - waited), applied_round,
+                refused);
+  }
+  if (*applied_round < uint32_t(r)) {
+    std::fprintf(stderr, "fleet-device %d: no global record for round %d\n", id, r);
+    return 1;
+  }
+  return 0;
+}
+
+// --mode fleet|apply: through the broker. 0 on success.
+int RunWithBroker(Device& d, const edgefold::fleet::Args& args, const std::string& mode, int id,
+                  const NpyArray& adapt) {
+  std::string error;
+  uint8_t pk[crypto_sign_PUBLICKEYBYTES];
+  if (!edgefold::fleet::ReadKeyFile(args.Get("pubkey"), pk, sizeof pk, &error) ||
+      sodium_init() < 0) {
+    std::fprintf(stderr, "fleet-device %d: %s\n", id, error.c_str());
+    return 1;
+  }
+  edgefold::fleet::MqttLink link(
+      edgefold::fleet::MqttFromArgs(args, "device-" + std::to_string(id)));
+  if (!link.Connect(&error) || !link.Subscribe("fleet/global", &error)) {
+    std::fprintf(stderr, "fleet-device %d: %s\n", id, error.c_str());
+    return 1;
+  }
+  std::vector<uint8_t> record(ef_trainer_update_bytes(d.trainer, 0, 0));
+  size_t refused = 0;
+  uint32_t applied_round = 0;
+  if (mode == "apply") {
+    AwaitGlobal(d, link, pk, id, 1, args.Int("round-timeout", 10), &applied_round, &refused);
+    std::printf("device %d applied round %u refused %zu\n", id, applied_round, refused);
+    return 0;
+  }
+  for (int r = 1; r <= args.Int("rounds", 3); ++r)
+    if (FleetRound(d, link, args, pk, id, r, adapt, record, &applied_round, &refused) != 0)
+      return 1;
+  std::printf("device %d fleet rounds %u reconnects %zu refused %zu record %zu bytes\n", id,
+              applied_round, link.reconnects(), refused, record.size());
+  return 0;
+}
+
+// --mode central: the statistics re-estimated on every device's data.
+bool AdaptCentral(Device& d, const std::string& dir, int devices) {
+  ef_trainer_reset_statistics(d.trainer);
+  for (int k = 1; k <= devices; ++k) {
+    NpyArray other;
+    if (!Load(dir + "/device_" + std::to_string(k) + "_adapt_x.npy", &other) ||
+        !Adapt(d, other, 0, other.elems() / (d.batch * d.sample)))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,82 +245,13 @@ int main(int argc, char** argv) {
   if (!Open(args.Get("model"), &d) || !Load(prefix + "_adapt_x.npy", &adapt) ||
       !Load(prefix + "_eval_x.npy", &ex) || !Load(prefix + "_eval_y.npy", &ey))
     return 1;
-  const size_t batches = adapt.elems() / (d.batch * d.sample);
   if (mode == "local") {
     ef_trainer_reset_statistics(d.trainer);
-    if (!Adapt(d, adapt, 0, batches)) return 1;
+    if (!Adapt(d, adapt, 0, adapt.elems() / (d.batch * d.sample))) return 1;
   } else if (mode == "central") {
-    ef_trainer_reset_statistics(d.trainer);
-    for (int k = 1; k <= args.Int("devices", 1); ++k) {
-      NpyArray other;
-      if (!Load(dir + "/device_" + std::to_string(k) + "_adapt_x.npy", &other) ||
-          !Adapt(d, other, 0, other.elems() / (d.batch * d.sample)))
-        return 1;
-    }
+    if (!AdaptCentral(d, dir, args.Int("devices", 1))) return 1;
   } else if (mode == "fleet" || mode == "apply") {
-    const int rounds = args.Int("rounds", 3);
-    uint8_t pk[crypto_sign_PUBLICKEYBYTES];
-    if (!edgefold::fleet::ReadKeyFile(args.Get("pubkey"), pk, sizeof pk, &error) ||
-        sodium_init() < 0) {
-      std::fprintf(stderr, "fleet-device %d: %s\n", id, error.c_str());
-      return 1;
-    }
-    edgefold::fleet::MqttLink link(
-        edgefold::fleet::MqttFromArgs(args, "device-" + std::to_string(id)));
-    if (!link.Connect(&error) || !link.Subscribe("fleet/global", &error)) {
-      std::fprintf(stderr, "fleet-device %d: %s\n", id, error.c_str());
-      return 1;
-    }
-    const std::string topic = args.Get("topic", "fleet/" + std::to_string(id) + "/update");
-    std::vector<uint8_t> record(ef_trainer_update_bytes(d.trainer, 0, 0));
-    size_t refused = 0;
-    uint32_t applied_round = 0;
-    if (mode == "apply") {
-      AwaitGlobal(d, link, pk, id, 1, args.Int("round-timeout", 10), &applied_round, &refused);
-      std::printf("device %d applied round %u refused %zu\n", id, applied_round, refused);
-    }
-    for (int r = 1; mode == "fleet" && r <= rounds; ++r) {
-      if (r > 1)  // --round-delay-ms: time between rounds (the fault tests act in it)
-        std::this_thread::sleep_for(std::chrono::milliseconds(args.Int("round-delay-ms", 0)));
-      // This round's share of the shard (a late device sends what it has for the round it is at).
-      const size_t begin = batches * size_t(r - 1) / size_t(rounds),
-                   end = batches * size_t(r) / size_t(rounds);
-      ef_trainer_reset_statistics(d.trainer);
-      if (!Adapt(d, adapt, begin, end)) return 1;
-      ef_update_info info = {};
-      info.model_hash = d.hash;
-      info.round = uint32_t(r);
-      info.samples = uint32_t((end - begin) * d.batch);
-      info.origin = uint32_t(id);
-      size_t written = 0;
-      if (ef_trainer_export_update(d.trainer, &info, record.data(), record.size(), &written) !=
-              EF_OK ||
-          !link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error)) {
-        std::fprintf(stderr, "fleet-device %d: round %d: %s\n", id, r, error.c_str());
-        return 1;
-      }
-      for (int k = 0; k < args.Int("resend", 0); ++k)
-        if (!link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
-          return 1;
-      // The global record of the round is the end-to-end acknowledgement: without it after
-      // --resend-after-s, the update is sent again (an aggregator restarted after the broker
-      // acknowledged it may never have counted it; a second copy is counted once).
-      const int wait_s = args.Int("round-timeout", 60), every_s = args.Int("resend-after-s", 10);
-      for (int waited = 0; applied_round < uint32_t(r) && waited < wait_s; waited += every_s) {
-        if (waited > 0 &&
-            !link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
-          return 1;
-        AwaitGlobal(d, link, pk, id, uint32_t(r), std::min(every_s, wait_s - waited),
-                    &applied_round, &refused);
-      }
-      if (applied_round < uint32_t(r)) {
-        std::fprintf(stderr, "fleet-device %d: no global record for round %d\n", id, r);
-        return 1;
-      }
-    }
-    if (mode == "fleet")
-      std::printf("device %d fleet rounds %u reconnects %zu refused %zu record %zu bytes\n", id,
-                  applied_round, link.reconnects(), refused, record.size());
+    if (RunWithBroker(d, args, mode, id, adapt) != 0) return 1;
   } else if (mode != "deployed") {
     std::fprintf(stderr, "fleet-device: unknown mode '%s'\n", mode.c_str());
     return 2;

@@ -99,18 +99,8 @@ bool OrtSession::Ok(void* status, const char* call, std::string* error) const {
   return false;
 }
 
-bool OrtSession::Open(const std::string& library, const std::string& model_path, int threads,
-                      std::string* error) {
-  model_ = model_path;
-  library_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library_ == nullptr) return *error = std::string("dlopen: ") + dlerror(), false;
-  auto base_fn = reinterpret_cast<const OrtApiBase* (*)()>(dlsym(library_, "OrtGetApiBase"));
-  if (base_fn == nullptr) return *error = library + ": no OrtGetApiBase", false;
-  const OrtApiBase* base = base_fn();
-  api_ = base->GetApi(kApiVersion);
-  if (api_ == nullptr) return *error = library + ": C API version 10 not offered", false;
-  version_ = base->GetVersionString();
-
+// Env, options (sequential, all graph optimizations, `threads` intra-op), session, CPU memory.
+bool OrtSession::CreateSession(const std::string& model_path, int threads, std::string* error) {
   using SetInt = Status (*)(void*, int);
   if (!Ok(reinterpret_cast<Status (*)(int, const char*, void**)>(api_[kCreateEnv])(
               kLoggingWarning, "edgefold", &env_),
@@ -132,7 +122,11 @@ bool OrtSession::Open(const std::string& library, const std::string& model_path,
               0 /* device allocator */, 0 /* default memory */, &memory_),
           "CreateCpuMemoryInfo", error))
     return false;
+  return true;
+}
 
+// The graph's input and output names.
+bool OrtSession::ReadNames(std::string* error) {
   void* allocator = nullptr;
   size_t n_in = 0, n_out = 0;
   using Count = Status (*)(void*, size_t*);
@@ -154,10 +148,13 @@ bool OrtSession::Open(const std::string& library, const std::string& model_path,
     }
     return true;
   };
-  if (!names(kSessionGetInputName, n_in, &input_names_) ||
-      !names(kSessionGetOutputName, n_out, &output_names_))
-    return false;
-  for (size_t i = 0; i < n_in; ++i) {
+  return names(kSessionGetInputName, n_in, &input_names_) &&
+         names(kSessionGetOutputName, n_out, &output_names_);
+}
+
+// edgefold feeds float32: any other input type is refused by name.
+bool OrtSession::CheckFloatInputs(std::string* error) {
+  for (size_t i = 0; i < input_names_.size(); ++i) {
     void* type_info = nullptr;
     const void* tensor_info = nullptr;
     int element = 0;
@@ -179,10 +176,27 @@ bool OrtSession::Open(const std::string& library, const std::string& model_path,
       return false;
     }
   }
+  return true;
+}
+
+bool OrtSession::Open(const std::string& library, const std::string& model_path, int threads,
+                      std::string* error) {
+  model_ = model_path;
+  library_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library_ == nullptr) return *error = std::string("dlopen: ") + dlerror(), false;
+  auto base_fn = reinterpret_cast<const OrtApiBase* (*)()>(dlsym(library_, "OrtGetApiBase"));
+  if (base_fn == nullptr) return *error = library + ": no OrtGetApiBase", false;
+  const OrtApiBase* base = base_fn();
+  api_ = base->GetApi(kApiVersion);
+  if (api_ == nullptr) return *error = library + ": C API version 10 not offered", false;
+  version_ = base->GetVersionString();
+
+  if (!CreateSession(model_path, threads, error) || !ReadNames(error) || !CheckFloatInputs(error))
+    return false;
   for (const std::string& s : input_names_) input_cstr_.push_back(s.c_str());
   for (const std::string& s : output_names_) output_cstr_.push_back(s.c_str());
-  inputs_.assign(n_in, nullptr);
-  outputs_.assign(n_out, nullptr);
+  inputs_.assign(input_names_.size(), nullptr);
+  outputs_.assign(output_names_.size(), nullptr);
   return true;
 }
 

@@ -43,6 +43,9 @@ class OrtSession {
 
  private:
   bool Ok(void* status, const char* call, std::string* error) const;
+  bool CreateSession(const std::string& model_path, int threads, std::string* error);
+  bool ReadNames(std::string* error);
+  bool CheckFloatInputs(std::string* error);
   void ReleaseOutputs();
 
   void* library_ = nullptr;
