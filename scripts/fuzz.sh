@@ -5,8 +5,8 @@
 # tests/hardening/regressions/model-<what>.efb (or npy-<what>.npy): regression_replay_test
 # replays every file there.
 # Usage: scripts/fuzz.sh [seconds per target, default 60] [target ...]
-#   targets: fuzz_model_loader, fuzz_npy (default), fuzz_onnx_compile, fuzz_update_record
-#   (fleet update records as a device receives them: name it to run it)
+#   targets: fuzz_model_loader, fuzz_npy, fuzz_update_record (default), fuzz_onnx_compile
+#   (fuzz_update_record: fleet update records as a device receives them)
 #   env: FUZZ_DIR=build-fuzz, JOBS=2, FUZZ_NICE=0 (niceness of the fuzzing runs),
 #        FUZZ_SEED_COMPILER=path of an `edgefold` CLI that compiles the seed models (default: the
 #        fuzz build builds its own, compiler included)
@@ -18,7 +18,7 @@ shift || true
 TARGETS=("$@")
 # fuzz_onnx_compile is built but not run by default: it stops at an open compiler bug
 # (tests/hardening/regression_replay_test.cc, kOpenCompilerFinds). Name it to run it.
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(fuzz_model_loader fuzz_npy)
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(fuzz_model_loader fuzz_npy fuzz_update_record)
 FUZZ_DIR="${FUZZ_DIR:-$ROOT/build-fuzz}"
 JOBS="${JOBS:-2}"
 
