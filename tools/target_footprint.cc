@@ -100,9 +100,10 @@ bool ParseLinkMap(const std::string& text, MapSizes* flash, MapSizes* ram, std::
 bool MeasureTargetFootprint(const TargetInfo& target, const std::string& build_dir,
                             const std::vector<uint8_t>& model, TargetFootprint* out,
                             std::string* error) {
-  if (!target.bare_metal)
+  if (!target.bare_metal())
     return *error = std::string("--target ") + target.name +
-                    ": flash and RAM are measured for the bare-metal targets (m4, m7)",
+                    ": flash and RAM are measured for the bare-metal targets (" +
+                    TargetNames(true) + ")",
            false;
   const std::string dir = TargetBuildDir(target, build_dir);
   std::string objects_list;
