@@ -16,7 +16,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold inspect MODEL.efb [--dot GRAPH.dot] [--memory-plot PLAN.svg|PLAN.png]\n"
-    "                        [--target m4|m7 [--target-build DIR]]\n"
+    "                        [--target m4|m7|m55 [--target-build DIR]]\n"
     "\n"
     "Prints the format version, producer, graph inputs/outputs (with their dtype, and scale and\n"
     "zero point when int8), every operator (type,\n"
@@ -31,7 +31,7 @@ constexpr char kUsage[] =
     "  --memory-plot PATH   draw the arena over time (.svg or .png): x = op step, y = arena\n"
     "                       offset, each tensor a bar over [producer, last consumer], op\n"
     "                       scratch in grey, planned total and lower bound as dashed lines\n"
-    "  --target m4|m7       flash and RAM on that target: the validation firmware of its cross\n"
+    "  --target m4|m7|m55   flash and RAM on that target: the validation firmware of its cross\n"
     "                       build (--target-build DIR, default build-<target> next to this\n"
     "                       build) linked with this model's ops, from its link map, plus the\n"
     "                       arena and the stack high-water mark of one run under QEMU\n"
@@ -159,7 +159,7 @@ int InspectCommand(int argc, char** argv) {
     const TargetInfo* target = FindTarget(args.Get("--target", ""));
     TargetFootprint footprint;
     if (target == nullptr) {
-      error = "unknown --target '" + args.Get("--target", "") + "' (m4, m7)";
+      error = "unknown --target '" + args.Get("--target", "") + "' (" + TargetNames(true) + ")";
     } else if (MeasureTargetFootprint(
                    *target, args.Get("--target-build", ""),
                    std::vector<uint8_t>(buf.data.get(), buf.data.get() + buf.bytes), &footprint,

@@ -22,7 +22,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: edgefold validate MODEL.efb --inputs X.npy [--inputs X2.npy ...]\n"
-    "                         [--expected Y.npy ...] [--target host|aarch64|armv7|m4|m7]\n"
+    "                         [--expected Y.npy ...] [--target host|aarch64|armv7|m4|m7|m55]\n"
     "                         [--target-build DIR] [--per-layer] [--min-top1 F] [--max-abs E]\n"
     "                         [--tolerance T [--min-within F]] [--json FILE]\n"
     "\n"
@@ -30,11 +30,11 @@ constexpr char kUsage[] =
     "output the largest absolute error and the top-1 agreement (argmax over the last dim) of\n"
     "the target against the host, and against --expected (one float32 .npy per output, all runs\n"
     "stacked) when given. host runs in-process; aarch64 and armv7 run the generic validation\n"
-    "program (examples/validate) under qemu-aarch64 / qemu-arm with the sysroot; m4 and m7 run\n"
-    "its firmware under qemu-system-arm (mps2-an386 / mps2-an500), reading the .efb and the\n"
-    "inputs over semihosting: the bytes that run are the bytes of MODEL.efb. The programs come\n"
-    "from the target's cross build: --target-build DIR (default: build-<target> next to the\n"
-    "build of this edgefold binary), DIR/bin/edgefold_validate[.elf].\n"
+    "program (examples/validate) under qemu-aarch64 / qemu-arm with the sysroot; m4, m7 and m55\n"
+    "run its firmware under qemu-system-arm (mps2-an386 / mps2-an500 / mps3-an547), reading the\n"
+    ".efb and the inputs over semihosting: the bytes that run are the bytes of MODEL.efb. The\n"
+    "programs come from the target's cross build: --target-build DIR (default: build-<target>\n"
+    "next to the build of this edgefold binary), DIR/bin/edgefold_validate[.elf].\n"
     "--per-layer: every op output of the target against the host's, as in `edgefold diff`.\n"
     "Inputs: one float32 .npy per model input, the leading dim a multiple of the model's batch\n"
     "(one run per slice). Fails (exit 1) when a top-1 agreement is below --min-top1 (default\n"
@@ -156,7 +156,7 @@ std::string CheckArgs(const ParsedArgs& args, const TargetInfo* target,
   limits->tolerance = std::atof(args.Get("--tolerance", "-1").c_str());
   limits->min_within = std::atof(args.Get("--min-within", "0.99").c_str());
   if (target == nullptr && target_name != "host")
-    return "unknown --target '" + target_name + "' (host, aarch64, armv7, m4, m7)";
+    return "unknown --target '" + target_name + "' (host, " + TargetNames(false) + ")";
   if (args.All("--inputs").empty()) return "no --inputs";
   if (!(limits->min_top1 >= 0 && limits->min_top1 <= 1)) return "--min-top1 must be in [0, 1]";
   if (!(limits->max_abs >= 0)) return "--max-abs must be >= 0";

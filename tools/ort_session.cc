@@ -99,33 +99,41 @@ bool OrtSession::Ok(void* status, const char* call, std::string* error) const {
   return false;
 }
 
-// Env, options (sequential, all graph optimizations, `threads` intra-op), session, CPU memory.
-bool OrtSession::CreateSession(const std::string& model_path, int threads, std::string* error) {
-  using SetInt = Status (*)(void*, int);
-  if (!Ok(reinterpret_cast<Status (*)(int, const char*, void**)>(api_[kCreateEnv])(
-              kLoggingWarning, "edgefold", &env_),
-          "CreateEnv", error) ||
-      !Ok(reinterpret_cast<Status (*)(void**)>(api_[kCreateSessionOptions])(&options_),
-          "CreateSessionOptions", error) ||
-      !Ok(reinterpret_cast<SetInt>(api_[kSetSessionExecutionMode])(options_, 0), "execution mode",
-          error) ||
-      !Ok(reinterpret_cast<SetInt>(api_[kSetGraphOptimizationLevel])(options_, kGraphOptimizeAll),
-          "graph optimization level", error) ||
-      !Ok(reinterpret_cast<SetInt>(api_[kSetIntraOpNumThreads])(options_, threads),
-          "intra-op threads", error) ||
-      !Ok(reinterpret_cast<SetInt>(api_[kSetInterOpNumThreads])(options_, 1), "inter-op threads",
-          error) ||
-      !Ok(reinterpret_cast<Status (*)(void*, const char*, void*, void**)>(api_[kCreateSession])(
-              env_, model_path.c_str(), options_, &session_),
-          "CreateSession", error) ||
-      !Ok(reinterpret_cast<Status (*)(int, int, void**)>(api_[kCreateCpuMemoryInfo])(
-              0 /* device allocator */, 0 /* default memory */, &memory_),
-          "CreateCpuMemoryInfo", error))
-    return false;
+bool OrtSession::LoadApi(const std::string& library, std::string* error) {
+  library_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library_ == nullptr) return *error = std::string("dlopen: ") + dlerror(), false;
+  auto base_fn = reinterpret_cast<const OrtApiBase* (*)()>(dlsym(library_, "OrtGetApiBase"));
+  if (base_fn == nullptr) return *error = library + ": no OrtGetApiBase", false;
+  const OrtApiBase* base = base_fn();
+  api_ = base->GetApi(kApiVersion);
+  if (api_ == nullptr) return *error = library + ": C API version 10 not offered", false;
+  version_ = base->GetVersionString();
   return true;
 }
 
-// The graph's input and output names.
+bool OrtSession::CreateSession(const std::string& model_path, int threads, std::string* error) {
+  using SetInt = Status (*)(void*, int);
+  return Ok(reinterpret_cast<Status (*)(int, const char*, void**)>(api_[kCreateEnv])(
+                kLoggingWarning, "edgefold", &env_),
+            "CreateEnv", error) &&
+         Ok(reinterpret_cast<Status (*)(void**)>(api_[kCreateSessionOptions])(&options_),
+            "CreateSessionOptions", error) &&
+         Ok(reinterpret_cast<SetInt>(api_[kSetSessionExecutionMode])(options_, 0), "execution mode",
+            error) &&
+         Ok(reinterpret_cast<SetInt>(api_[kSetGraphOptimizationLevel])(options_, kGraphOptimizeAll),
+            "graph optimization level", error) &&
+         Ok(reinterpret_cast<SetInt>(api_[kSetIntraOpNumThreads])(options_, threads),
+            "intra-op threads", error) &&
+         Ok(reinterpret_cast<SetInt>(api_[kSetInterOpNumThreads])(options_, 1), "inter-op threads",
+            error) &&
+         Ok(reinterpret_cast<Status (*)(void*, const char*, void*, void**)>(api_[kCreateSession])(
+                env_, model_path.c_str(), options_, &session_),
+            "CreateSession", error) &&
+         Ok(reinterpret_cast<Status (*)(int, int, void**)>(api_[kCreateCpuMemoryInfo])(
+                0 /* device allocator */, 0 /* default memory */, &memory_),
+            "CreateCpuMemoryInfo", error);
+}
+
 bool OrtSession::ReadNames(std::string* error) {
   void* allocator = nullptr;
   size_t n_in = 0, n_out = 0;
@@ -152,47 +160,34 @@ bool OrtSession::ReadNames(std::string* error) {
          names(kSessionGetOutputName, n_out, &output_names_);
 }
 
-// edgefold feeds float32: any other input type is refused by name.
-bool OrtSession::CheckFloatInputs(std::string* error) {
-  for (size_t i = 0; i < input_names_.size(); ++i) {
-    void* type_info = nullptr;
-    const void* tensor_info = nullptr;
-    int element = 0;
-    const bool ok = Ok(reinterpret_cast<Status (*)(void*, size_t, void**)>(
-                           api_[kSessionGetInputTypeInfo])(session_, i, &type_info),
-                       "input type", error) &&
-                    Ok(reinterpret_cast<Status (*)(void*, const void**)>(
-                           api_[kCastTypeInfoToTensorInfo])(type_info, &tensor_info),
-                       "input tensor type", error) &&
-                    tensor_info != nullptr &&
-                    Ok(reinterpret_cast<Status (*)(const void*, int*)>(api_[kGetTensorElementType])(
-                           tensor_info, &element),
-                       "input element type", error);
-    if (type_info != nullptr) reinterpret_cast<void (*)(void*)>(api_[kReleaseTypeInfo])(type_info);
-    if (!ok || element != kFloat32) {
-      if (ok)
-        *error = model_ + ": input '" + input_names_[i] + "' is not float32 (ONNX type " +
-                 std::to_string(element) + ")";
-      return false;
-    }
-  }
-  return true;
+bool OrtSession::CheckFloatInput(size_t i, std::string* error) {
+  void* type_info = nullptr;
+  const void* tensor_info = nullptr;
+  int element = 0;
+  const bool ok = Ok(reinterpret_cast<Status (*)(void*, size_t, void**)>(
+                         api_[kSessionGetInputTypeInfo])(session_, i, &type_info),
+                     "input type", error) &&
+                  Ok(reinterpret_cast<Status (*)(void*, const void**)>(
+                         api_[kCastTypeInfoToTensorInfo])(type_info, &tensor_info),
+                     "input tensor type", error) &&
+                  tensor_info != nullptr &&
+                  Ok(reinterpret_cast<Status (*)(const void*, int*)>(api_[kGetTensorElementType])(
+                         tensor_info, &element),
+                     "input element type", error);
+  if (type_info != nullptr) reinterpret_cast<void (*)(void*)>(api_[kReleaseTypeInfo])(type_info);
+  if (ok && element != kFloat32)
+    *error = model_ + ": input '" + input_names_[i] + "' is not float32 (ONNX type " +
+             std::to_string(element) + ")";
+  return ok && element == kFloat32;
 }
 
 bool OrtSession::Open(const std::string& library, const std::string& model_path, int threads,
                       std::string* error) {
   model_ = model_path;
-  library_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library_ == nullptr) return *error = std::string("dlopen: ") + dlerror(), false;
-  auto base_fn = reinterpret_cast<const OrtApiBase* (*)()>(dlsym(library_, "OrtGetApiBase"));
-  if (base_fn == nullptr) return *error = library + ": no OrtGetApiBase", false;
-  const OrtApiBase* base = base_fn();
-  api_ = base->GetApi(kApiVersion);
-  if (api_ == nullptr) return *error = library + ": C API version 10 not offered", false;
-  version_ = base->GetVersionString();
-
-  if (!CreateSession(model_path, threads, error) || !ReadNames(error) || !CheckFloatInputs(error))
+  if (!LoadApi(library, error) || !CreateSession(model_path, threads, error) || !ReadNames(error))
     return false;
+  for (size_t i = 0; i < input_names_.size(); ++i)
+    if (!CheckFloatInput(i, error)) return false;
   for (const std::string& s : input_names_) input_cstr_.push_back(s.c_str());
   for (const std::string& s : output_names_) output_cstr_.push_back(s.c_str());
   inputs_.assign(input_names_.size(), nullptr);

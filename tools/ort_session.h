@@ -43,10 +43,13 @@ class OrtSession {
 
  private:
   bool Ok(void* status, const char* call, std::string* error) const;
+  void ReleaseOutputs();
+  // Open's steps: the library's C API, the session on the model, the graph's input and output
+  // names, every input float32.
+  bool LoadApi(const std::string& library, std::string* error);
   bool CreateSession(const std::string& model_path, int threads, std::string* error);
   bool ReadNames(std::string* error);
-  bool CheckFloatInputs(std::string* error);
-  void ReleaseOutputs();
+  bool CheckFloatInput(size_t i, std::string* error);
 
   void* library_ = nullptr;
   const void* const* api_ = nullptr;

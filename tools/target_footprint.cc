@@ -97,108 +97,137 @@ bool ParseLinkMap(const std::string& text, MapSizes* flash, MapSizes* ram, std::
   return true;
 }
 
-bool MeasureTargetFootprint(const TargetInfo& target, const std::string& build_dir,
-                            const std::vector<uint8_t>& model, TargetFootprint* out,
-                            std::string* error) {
-  if (!target.bare_metal)
-    return *error = std::string("--target ") + target.name +
-                    ": flash and RAM are measured for the bare-metal targets (m4, m7)",
-           false;
-  const std::string dir = TargetBuildDir(target, build_dir);
-  std::string objects_list;
-  if (!ReadText(dir + "/bin/edgefold_validate_ops.txt", &objects_list) ||
-      access((dir + "/build.ninja").c_str(), R_OK) != 0)
-    return *error = std::string("--target ") + target.name + ": " + dir +
-                    " holds no Ninja build of the trimmed validation firmware. Build it (from "
-                    "the source tree): cmake -S . -B " +
-                    target.build_dir + " -G Ninja -DCMAKE_TOOLCHAIN_FILE=targets/" +
-                    target.toolchain + ".cmake -DCMAKE_BUILD_TYPE=" + target.build_type +
-                    " -DEDGEFOLD_BUILD_COMPILER=OFF -DEDGEFOLD_BUILD_TESTS=OFF && cmake --build " +
-                    target.build_dir +
-                    " --target edgefold_validate_trimmed edgefold_validate_ops;"
-                    " or pass --target-build DIR",
-           false;
-  // The model's op kinds, and their registration objects.
-  const fb::Model* m = fb::GetModel(model.data());
-  std::string extra;
-  for (uint32_t i = 0; m->operators() && i < m->operators()->size(); ++i) {
-    const std::string kind = fb::EnumNameOpType(m->operators()->Get(i)->type());
-    if (std::find(out->op_kinds.begin(), out->op_kinds.end(), kind) != out->op_kinds.end())
-      continue;
-    out->op_kinds.push_back(kind);
-    const std::string name = "/op_" + kind + ".cc.obj";
-    std::istringstream lines(objects_list);
-    std::string obj, found;
-    while (std::getline(lines, obj))
-      if (obj.size() >= name.size() &&
-          obj.compare(obj.size() - name.size(), name.size(), name) == 0)
-        found = obj;
+namespace {
+
+// The objects list of the trimmed firmware in `dir`; false (with what to build) without one.
+bool ReadTrimmedBuild(const TargetInfo& target, const std::string& dir, std::string* objects_list,
+                      std::string* error) {
+  if (ReadText(dir + "/bin/edgefold_validate_ops.txt", objects_list) &&
+      access((dir + "/build.ninja").c_str(), R_OK) == 0)
+    return true;
+  *error = std::string("--target ") + target.name + ": " + dir +
+           " holds no Ninja build of the trimmed validation firmware. Build it (from the source "
+           "tree): cmake -S . -B " +
+           target.build_dir + " -G Ninja -DCMAKE_TOOLCHAIN_FILE=targets/" + target.toolchain +
+           ".cmake -DCMAKE_BUILD_TYPE=" + target.build_type +
+           " -DEDGEFOLD_BUILD_COMPILER=OFF -DEDGEFOLD_BUILD_TESTS=OFF && cmake --build " +
+           target.build_dir +
+           " --target edgefold_validate_trimmed edgefold_validate_ops; or pass --target-build DIR";
+  return false;
+}
+
+// The line of `objects_list` ending in `suffix`, or "".
+std::string ObjectEndingIn(const std::string& objects_list, const std::string& suffix) {
+  std::istringstream lines(objects_list);
+  std::string obj, found;
+  while (std::getline(lines, obj))
+    if (obj.size() >= suffix.size() &&
+        obj.compare(obj.size() - suffix.size(), suffix.size(), suffix) == 0)
+      found = obj;
+  return found;
+}
+
+// The objects the model needs on the link line (quoted, each after a space): one registration
+// object per op kind (their names into `op_kinds`), io_int8's for int8 graph inputs or outputs.
+bool ModelObjects(const fb::Model& m, const std::string& objects_list, const std::string& dir,
+                  std::vector<std::string>* op_kinds, std::string* extra, std::string* error) {
+  const std::string list_path = dir + "/bin/edgefold_validate_ops.txt";
+  for (uint32_t i = 0; m.operators() && i < m.operators()->size(); ++i) {
+    const std::string kind = fb::EnumNameOpType(m.operators()->Get(i)->type());
+    if (std::find(op_kinds->begin(), op_kinds->end(), kind) != op_kinds->end()) continue;
+    op_kinds->push_back(kind);
+    const std::string found = ObjectEndingIn(objects_list, "/op_" + kind + ".cc.obj");
     if (found.empty())
-      return *error = "op '" + kind + "': no registration object in " + dir +
-                      "/bin/edgefold_validate_ops.txt (a build older than the model's ops?)",
+      return *error = "op '" + kind + "': no registration object in " + list_path +
+                      " (a build older than the model's ops?)",
              false;
-    extra += " " + Quote(found);
+    *extra += " " + Quote(found);
   }
   bool int8_io = false;
-  for (const auto* list : {m->inputs(), m->outputs()})
+  for (const auto* list : {m.inputs(), m.outputs()})
     for (uint32_t i = 0; list && i < list->size(); ++i)
-      int8_io |= m->tensors()->Get(static_cast<uint32_t>(list->Get(i)))->dtype() == fb::DType::Int8;
-  if (int8_io) {
-    const size_t at = objects_list.find("/io_int8.cc.obj");
-    const size_t begin = objects_list.rfind('\n', at);
-    if (at == std::string::npos)
-      return *error = "no io_int8 object in " + dir + "/bin/edgefold_validate_ops.txt", false;
-    extra +=
-        " " + Quote(objects_list.substr(begin == std::string::npos ? 0 : begin + 1,
-                                        at + 15 - (begin == std::string::npos ? 0 : begin + 1)));
-  }
-  // The trimmed firmware's own link line, with the objects added and the outputs moved.
+      int8_io |= m.tensors()->Get(static_cast<uint32_t>(list->Get(i)))->dtype() == fb::DType::Int8;
+  if (!int8_io) return true;
+  const std::string io = ObjectEndingIn(objects_list, "/io_int8.cc.obj");
+  if (io.empty()) return *error = "no io_int8 object in " + list_path, false;
+  *extra += " " + Quote(io);
+  return true;
+}
+
+// The trimmed firmware's own link line in `dir`, with `extra` objects added and the outputs
+// moved to `elf` and `elf`.map.
+bool TrimmedLinkLine(const std::string& dir, const std::string& extra, const std::string& elf,
+                     std::string* link, std::string* error) {
   int rc = 0;
   const std::string commands =
       Shell("ninja -C " + Quote(dir) + " -t commands bin/edgefold_validate_trimmed.elf 2>&1", &rc);
   const size_t last = commands.rfind('\n', commands.size() >= 2 ? commands.size() - 2 : 0);
-  std::string link = commands.substr(last == std::string::npos ? 0 : last + 1);
-  if (!link.empty() && link.back() == '\n') link.pop_back();
+  *link = commands.substr(last == std::string::npos ? 0 : last + 1);
+  if (!link->empty() && link->back() == '\n') link->pop_back();
   const std::string out_flag = " -o bin/edgefold_validate_trimmed.elf ";
-  const size_t at_o = link.find(out_flag), at_map = link.find("-Wl,-Map=");
+  const size_t at_o = link->find(out_flag), at_map = link->find("-Wl,-Map=");
   if (rc != 0 || at_o == std::string::npos || at_map == std::string::npos)
-    return *error = "ninja -C " + dir +
-                    " -t commands gave no link line of "
-                    "edgefold_validate_trimmed: " +
-                    commands.substr(0, 300),
+    return *error = "ninja -C " + dir + " -t commands gave no link line of " +
+                    "edgefold_validate_trimmed: " + commands.substr(0, 300),
            false;
+  link->replace(at_o, out_flag.size(), extra + " -o " + Quote(elf) + " ");
+  const size_t map_at = link->find("-Wl,-Map="), map_end = link->find(' ', map_at);
+  link->replace(map_at, map_end - map_at, "-Wl,-Map=" + Quote(elf + ".map"));
+  return true;
+}
+
+// Zeros for every graph input of `m`, one run.
+std::vector<float> ZeroInputs(const fb::Model& m) {
+  size_t elems = 0;
+  for (uint32_t i = 0; m.inputs() && i < m.inputs()->size(); ++i) {
+    const fb::Tensor* t = m.tensors()->Get(static_cast<uint32_t>(m.inputs()->Get(i)));
+    size_t n = 1;
+    if (t->shape())
+      for (int32_t d : *t->shape()) n *= static_cast<size_t>(d);
+    elems += n;
+  }
+  return std::vector<float>(elems, 0.0f);
+}
+
+// Links `link` in `dir` into `elf`, reads its map into `out`, and runs it once on zeros under
+// QEMU: the arena the runtime asks for on the target, and the stack it touches.
+bool LinkAndRun(const TargetInfo& target, const std::string& dir, const std::string& link,
+                const std::string& elf, const std::vector<uint8_t>& model, TargetFootprint* out,
+                TargetResult* run, std::string* error) {
+  int rc = 0;
+  const std::string log = Shell("cd " + Quote(dir) + " && " + link + " 2>&1", &rc);
+  std::string map_text;
+  if (rc != 0 || !ReadText(elf + ".map", &map_text))
+    return *error = "linking the trimmed firmware failed: " + log.substr(0, 600), false;
+  return ParseLinkMap(map_text, &out->flash, &out->static_ram, error) &&
+         RunOnTarget(target, elf, model, ZeroInputs(*fb::GetModel(model.data())), false, run,
+                     error);
+}
+
+}  // namespace
+
+bool MeasureTargetFootprint(const TargetInfo& target, const std::string& build_dir,
+                            const std::vector<uint8_t>& model, TargetFootprint* out,
+                            std::string* error) {
+  if (!target.bare_metal())
+    return *error = std::string("--target ") + target.name +
+                    ": flash and RAM are measured for the bare-metal targets (" +
+                    TargetNames(true) + ")",
+           false;
+  const std::string dir = TargetBuildDir(target, build_dir);
+  std::string objects_list, extra, link;
+  if (!ReadTrimmedBuild(target, dir, &objects_list, error) ||
+      !ModelObjects(*fb::GetModel(model.data()), objects_list, dir, &out->op_kinds, &extra, error))
+    return false;
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/edgefold_inspect.XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (!mkdtemp(buf.data())) return *error = templ + ": cannot create a scratch directory", false;
   const std::string scratch = buf.data(), elf = scratch + "/firmware.elf";
-  link.replace(at_o, out_flag.size(), extra + " -o " + Quote(elf) + " ");
-  const size_t map_end = link.find(' ', at_map);
-  link.replace(at_map, map_end - at_map, "-Wl,-Map=" + Quote(elf + ".map"));
-  const std::string log = Shell("cd " + Quote(dir) + " && " + link + " 2>&1", &rc);
-  std::string map_text;
-  const bool linked = rc == 0 && ReadText(elf + ".map", &map_text);
   TargetResult run;
-  bool ok = linked && ParseLinkMap(map_text, &out->flash, &out->static_ram, error);
-  if (!linked) *error = "linking the trimmed firmware failed: " + log.substr(0, 600);
-  // One run on zeros: the arena the runtime asks for on the target, and the stack it touches.
-  if (ok) {
-    size_t input_elems = 0;
-    std::vector<float> zeros;
-    {
-      // Sizes of the graph inputs from the model's tensors.
-      for (uint32_t i = 0; m->inputs() && i < m->inputs()->size(); ++i) {
-        const fb::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(m->inputs()->Get(i)));
-        size_t elems = 1;
-        if (t->shape())
-          for (int32_t d : *t->shape()) elems *= static_cast<size_t>(d);
-        input_elems += elems;
-      }
-      zeros.assign(input_elems, 0.0f);
-    }
-    ok = RunOnTarget(target, elf, model, zeros, false, &run, error);
-  }
+  const bool ok = TrimmedLinkLine(dir, extra, elf, &link, error) &&
+                  LinkAndRun(target, dir, link, elf, model, out, &run, error);
   for (const char* f : {"/firmware.elf", "/firmware.elf.map"}) std::remove((scratch + f).c_str());
   rmdir(scratch.c_str());
   if (!ok) return false;

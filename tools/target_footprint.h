@@ -1,4 +1,4 @@
-// `edgefold inspect MODEL.efb --target m4|m7`: the flash and RAM a model needs on a Cortex-M
+// `edgefold inspect MODEL.efb --target m4|m7|m55`: the flash and RAM a model needs on a Cortex-M
 // target, from a real firmware: the validation firmware linked with exactly the model's ops
 // (examples/validate: edgefold_validate_trimmed's link line plus one registration object per
 // op kind), its link map split by owner, and one run of it under QEMU for the arena the

@@ -14,10 +14,11 @@ namespace edgefold::tools {
 namespace {
 
 constexpr TargetInfo kTargets[] = {
-    {"aarch64", "build-aarch64", "aarch64-linux-gnu", "Release", false},
-    {"armv7", "build-armv7", "arm-linux-gnueabihf", "Release", false},
-    {"m4", "build-m4", "arm-none-eabi-cortex-m4", "MinSizeRel", true},
-    {"m7", "build-m7", "arm-none-eabi-cortex-m7", "MinSizeRel", true},
+    {"aarch64", "build-aarch64", "aarch64-linux-gnu", "Release", nullptr},
+    {"armv7", "build-armv7", "arm-linux-gnueabihf", "Release", nullptr},
+    {"m4", "build-m4", "arm-none-eabi-cortex-m4", "MinSizeRel", "mps2-an386"},
+    {"m7", "build-m7", "arm-none-eabi-cortex-m7", "MinSizeRel", "mps2-an500"},
+    {"m55", "build-m55", "arm-none-eabi-cortex-m55", "MinSizeRel", "mps3-an547"},
 };
 
 // The directory holding the build this binary came from: <build>/bin/edgefold -> <build>/..
@@ -58,14 +59,13 @@ bool ReadFile(const std::string& path, std::vector<uint8_t>* out) {
 
 // The command line that runs `runner` with `args` on `target`, in the current directory.
 std::string Command(const TargetInfo& t, const std::string& runner, const std::string& args) {
-  if (!t.bare_metal) {  // as the toolchain files' CMAKE_CROSSCOMPILING_EMULATOR
+  if (!t.bare_metal()) {  // as the toolchain files' CMAKE_CROSSCOMPILING_EMULATOR
     const bool a64 = std::strcmp(t.name, "aarch64") == 0;
     return std::string(a64 ? "qemu-aarch64 -L /usr/aarch64-linux-gnu"
                            : "qemu-arm -cpu cortex-a15 -L /usr/arm-linux-gnueabihf") +
            " " + Quote(runner) + " " + args;
   }
-  const char* board = std::strcmp(t.name, "m4") == 0 ? "mps2-an386" : "mps2-an500";
-  return std::string("qemu-system-arm -M ") + board +
+  return std::string("qemu-system-arm -M ") + t.machine +
          " -nographic -monitor none -serial none"
          " -semihosting-config enable=on,target=native -kernel " +
          Quote(runner) + " -append " + Quote(args);
@@ -83,6 +83,14 @@ struct ScratchDir {
 
 }  // namespace
 
+std::string TargetNames(bool bare_metal_only) {
+  std::string names;
+  for (const TargetInfo& t : kTargets)
+    if (!bare_metal_only || t.bare_metal())
+      names += (names.empty() ? "" : ", ") + std::string(t.name);
+  return names;
+}
+
 const TargetInfo* FindTarget(const std::string& name) {
   for (const TargetInfo& t : kTargets)
     if (name == t.name) return &t;
@@ -96,8 +104,14 @@ std::string TargetBuildDir(const TargetInfo& t, const std::string& build_dir) {
 bool FindRunner(const TargetInfo& t, const std::string& build_dir, std::string* runner,
                 std::string* error) {
   const std::string dir = TargetBuildDir(t, build_dir);
-  *runner = dir + "/bin/edgefold_validate" + (t.bare_metal ? ".elf" : "");
-  if (Exists(*runner)) return true;
+  *runner = dir + "/bin/edgefold_validate" + (t.bare_metal() ? ".elf" : "");
+  if (Exists(*runner)) {
+    // Absolute: the program runs in a scratch directory.
+    char* real = realpath(runner->c_str(), nullptr);
+    if (real) *runner = real;
+    std::free(real);
+    return true;
+  }
   *error = std::string("no validation program for --target ") + t.name + ": " + *runner +
            " is missing. Build it (from the source tree): cmake -S . -B " + t.build_dir +
            " -G Ninja -DCMAKE_TOOLCHAIN_FILE=targets/" + t.toolchain +

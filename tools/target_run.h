@@ -1,7 +1,7 @@
 // Running a .efb on an emulated target through the generic validation program
 // (examples/validate/validate_main.cc, built by that target's cross build): aarch64 and armv7
-// under qemu-user with the sysroot, Cortex-M4/M7 under qemu-system-arm (mps2-an386 /
-// mps2-an500) reading and writing files over semihosting.
+// under qemu-user with the sysroot, Cortex-M4/M7/M55 under qemu-system-arm (mps2-an386 /
+// mps2-an500 / mps3-an547) reading and writing files over semihosting.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,12 +10,17 @@
 namespace edgefold::tools {
 
 struct TargetInfo {
-  const char* name;        // "aarch64", "armv7", "m4", "m7"
+  const char* name;        // "aarch64", "armv7", "m4", "m7", "m55"
   const char* build_dir;   // the cross build's default directory name ("build-m4")
   const char* toolchain;   // targets/<toolchain>.cmake
   const char* build_type;  // the build type the cross stage uses
-  bool bare_metal;
+  const char* machine;     // qemu-system-arm -M <machine> for a bare-metal target, else nullptr
+  bool bare_metal() const { return machine != nullptr; }
 };
+
+// The emulated targets' names, "aarch64, armv7, m4, m7, m55" (bare_metal_only: "m4, m7, m55"),
+// for usage lines and errors.
+std::string TargetNames(bool bare_metal_only);
 
 // nullptr for a name that is not an emulated target.
 const TargetInfo* FindTarget(const std::string& name);

@@ -208,6 +208,91 @@ edgefold::Status RunOnce(edgefold::Interpreter& interp, std::FILE* in, std::FILE
   return Status::kOk;
 }
 
+// The program's state between its steps.
+struct Program {
+  const uint8_t* model = nullptr;
+  size_t model_bytes = 0;
+  uint8_t* arena = nullptr;
+  size_t arena_bytes = 0, arena_capacity = 0;
+  edgefold::Interpreter* interp = nullptr;
+  float* io = nullptr;  // the staging buffer of one input or output
+  Taps taps;
+};
+
+// MODEL.efb into the model buffer, the taps files opened, the interpreter created in the arena.
+int Load(int argc, char** argv, Program* p) {
+  const char* error = "";
+  p->model = ReadWhole(argv[1], ModelBuffer, &p->model_bytes, &error);
+  if (!p->model) return Fail(argv[1], error);
+  edgefold::Options options;
+  options.resolver = Resolver();
+  if (argc > 5) {
+    p->taps.plan = std::fopen(argv[4], "rb");
+    if (!p->taps.plan) return Fail(argv[4], "cannot open");
+    p->taps.out = std::fopen(argv[5], "wb");
+    if (!p->taps.out) return Fail(argv[5], "cannot create");
+    options.on_op_end = OnOpEnd;
+    options.on_op_end_user = &p->taps;
+  }
+  edgefold::Status st =
+      edgefold::RequiredArenaBytes(p->model, p->model_bytes, &p->arena_bytes, options);
+  if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
+  p->arena = ArenaBuffer(p->arena_bytes, &p->arena_capacity);
+  if (!p->arena || p->arena_capacity < p->arena_bytes)
+    return Fail("arena", "does not fit the program's arena buffer");
+  st = edgefold::Interpreter::Create(p->model, p->model_bytes, p->arena, p->arena_bytes, options,
+                                     &p->interp);
+  if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
+  p->taps.arena = p->arena;
+  p->taps.arena_bytes = p->arena_bytes;
+  return 0;
+}
+
+// The one float staging buffer for an input or output, placed after the arena's used bytes
+// when it fits there (bare metal), else allocated.
+int PlaceStaging(Program* p) {
+  edgefold::Interpreter& interp = *p->interp;
+  size_t io_elems = TotalElems(interp, true);
+  for (size_t o = 0; o < interp.num_outputs(); ++o)
+    if (interp.output(o).elems > io_elems) io_elems = interp.output(o).elems;
+  const size_t io_at = (p->arena_bytes + 63) / 64 * 64;
+  if (io_at + io_elems * sizeof(float) <= p->arena_capacity) {
+    p->io = reinterpret_cast<float*>(p->arena + io_at);
+    return 0;
+  }
+  size_t io_capacity = 0;
+  p->io = reinterpret_cast<float*>(ArenaBuffer(io_elems * sizeof(float), &io_capacity));
+  if (!p->io || io_capacity < io_elems * sizeof(float))
+    return Fail("arena", "no room for the input staging buffer");
+  return 0;
+}
+
+// Every run of INPUTS.bin, its outputs to OUTPUTS.bin (and its taps); `runs` gets their number.
+int RunAll(char** argv, Program* p, size_t* runs) {
+  std::FILE* in = std::fopen(argv[2], "rb");
+  if (!in) return Fail(argv[2], "cannot open");
+  std::fseek(in, 0, SEEK_END);
+  const long in_bytes = std::ftell(in);
+  std::fseek(in, 0, SEEK_SET);
+  const size_t run_bytes = TotalElems(*p->interp, true) * sizeof(float);
+  if (in_bytes <= 0 || run_bytes == 0 || static_cast<size_t>(in_bytes) % run_bytes != 0)
+    return Fail(argv[2], "not a whole number of runs of the model's inputs");
+  *runs = static_cast<size_t>(in_bytes) / run_bytes;
+  std::FILE* out = std::fopen(argv[3], "wb");
+  if (!out) return Fail(argv[3], "cannot create");
+  const char* error = "";
+  for (size_t r = 0; r < *runs; ++r) {
+    RewindTaps(&p->taps);
+    const edgefold::Status st = RunOnce(*p->interp, in, out, p->io, &error);
+    if (st != edgefold::Status::kOk) return Fail(error, edgefold::StatusName(st));
+    if (p->taps.failed) return Fail(argv[5], "write failed, or the plan is not this model's");
+  }
+  std::fclose(in);
+  if (std::fclose(out) != 0) return Fail(argv[3], "write failed");
+  if (p->taps.out && std::fclose(p->taps.out) != 0) return Fail(argv[5], "write failed");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -215,77 +300,16 @@ int main(int argc, char** argv) {
   if (argc < 4)
     return Fail("usage",
                 "edgefold_validate MODEL.efb INPUTS.bin OUTPUTS.bin [TAPS_PLAN.bin TAPS.bin]");
-  const char* error = "";
-  size_t model_bytes = 0;
-  const uint8_t* model = ReadWhole(argv[1], ModelBuffer, &model_bytes, &error);
-  if (!model) return Fail(argv[1], error);
-
-  Taps taps;
-  edgefold::Options options;
-  options.resolver = Resolver();
-  if (argc > 5) {
-    taps.plan = std::fopen(argv[4], "rb");
-    if (!taps.plan) return Fail(argv[4], "cannot open");
-    taps.out = std::fopen(argv[5], "wb");
-    if (!taps.out) return Fail(argv[5], "cannot create");
-    options.on_op_end = OnOpEnd;
-    options.on_op_end_user = &taps;
-  }
-  size_t arena_bytes = 0, arena_capacity = 0;
-  edgefold::Status st = edgefold::RequiredArenaBytes(model, model_bytes, &arena_bytes, options);
-  if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
-  uint8_t* arena = ArenaBuffer(arena_bytes, &arena_capacity);
-  if (!arena || arena_capacity < arena_bytes)
-    return Fail("arena", "does not fit the program's arena buffer");
-  edgefold::Interpreter* interp = nullptr;
-  st = edgefold::Interpreter::Create(model, model_bytes, arena, arena_bytes, options, &interp);
-  if (st != edgefold::Status::kOk) return Fail(argv[1], edgefold::StatusName(st));
-  taps.arena = arena;
-  taps.arena_bytes = arena_bytes;
-
-  size_t io_elems = TotalElems(*interp, true);
-  for (size_t o = 0; o < interp->num_outputs(); ++o)
-    if (interp->output(o).elems > io_elems) io_elems = interp->output(o).elems;
-  for (size_t i = 0; i < interp->num_inputs(); ++i)
-    if (interp->input(i).elems > io_elems) io_elems = interp->input(i).elems;
-  // The one float staging buffer for an input or output, placed after the arena's used bytes
-  // when it fits there (bare metal), else allocated.
-  float* io = nullptr;
-  const size_t io_at = (arena_bytes + 63) / 64 * 64;
-  if (io_at + io_elems * sizeof(float) <= arena_capacity) {
-    io = reinterpret_cast<float*>(arena + io_at);
-  } else {
-    size_t io_capacity = 0;
-    io = reinterpret_cast<float*>(ArenaBuffer(io_elems * sizeof(float), &io_capacity));
-    if (!io || io_capacity < io_elems * sizeof(float))
-      return Fail("arena", "no room for the input staging buffer");
-  }
-
-  std::FILE* in = std::fopen(argv[2], "rb");
-  if (!in) return Fail(argv[2], "cannot open");
-  std::fseek(in, 0, SEEK_END);
-  const long in_bytes = std::ftell(in);
-  std::fseek(in, 0, SEEK_SET);
-  const size_t run_bytes = TotalElems(*interp, true) * sizeof(float);
-  if (in_bytes <= 0 || run_bytes == 0 || static_cast<size_t>(in_bytes) % run_bytes != 0)
-    return Fail(argv[2], "not a whole number of runs of the model's inputs");
-  const size_t runs = static_cast<size_t>(in_bytes) / run_bytes;
-  std::FILE* out = std::fopen(argv[3], "wb");
-  if (!out) return Fail(argv[3], "cannot create");
-  for (size_t r = 0; r < runs; ++r) {
-    RewindTaps(&taps);
-    st = RunOnce(*interp, in, out, io, &error);
-    if (st != edgefold::Status::kOk) return Fail(error, edgefold::StatusName(st));
-    if (taps.failed) return Fail(argv[5], "write failed, or the plan is not this model's");
-  }
-  std::fclose(in);
-  if (std::fclose(out) != 0) return Fail(argv[3], "write failed");
-  if (taps.out && std::fclose(taps.out) != 0) return Fail(argv[5], "write failed");
+  Program p;
+  size_t runs = 0;
+  if (const int rc = Load(argc, argv, &p)) return rc;
+  if (const int rc = PlaceStaging(&p)) return rc;
+  if (const int rc = RunAll(argv, &p, &runs)) return rc;
   std::printf(
       "edgefold_validate: ok runs=%lu kernels=%s model_bytes=%lu arena_bytes=%lu "
       "arena_used_bytes=%lu stack_bytes=%ld\n",
-      static_cast<unsigned long>(runs), interp->kernel_isa_name(),
-      static_cast<unsigned long>(model_bytes), static_cast<unsigned long>(arena_bytes),
-      static_cast<unsigned long>(interp->arena_used_bytes()), StackBytes());
+      static_cast<unsigned long>(runs), p.interp->kernel_isa_name(),
+      static_cast<unsigned long>(p.model_bytes), static_cast<unsigned long>(p.arena_bytes),
+      static_cast<unsigned long>(p.interp->arena_used_bytes()), StackBytes());
   return 0;
 }

@@ -120,5 +120,34 @@ TEST_F(CliValidate, BadInputNamesTheFileOrField) {
   EXPECT_TRUE(Contains(r, "targets/arm-none-eabi-cortex-m4.cmake")) << r.output;
 }
 
+// Every emulated target, the Cortex-M55 (mps3-an547) too, in the errors and the help of
+// validate and inspect; a missing cross build names that target's toolchain and directory.
+TEST_F(CliValidate, EveryTargetInErrorsAndHelp) {
+  Result r = Cli("validate " + Path("d.efb") + " -i " + kImages + " --target m9");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(Contains(r, "unknown --target 'm9' (host, aarch64, armv7, m4, m7, m55)")) << r.output;
+  EXPECT_TRUE(Contains(r, "--target host|aarch64|armv7|m4|m7|m55")) << r.output;
+  EXPECT_TRUE(Contains(r, "mps3-an547")) << r.output;
+  r = Cli("validate " + Path("d.efb") + " -i " + kImages + " --target m55 --target-build " +
+          Path("nowhere"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r, "no validation program for --target m55")) << r.output;
+  EXPECT_TRUE(Contains(r, "-B build-m55")) << r.output;
+  EXPECT_TRUE(Contains(r, "targets/arm-none-eabi-cortex-m55.cmake")) << r.output;
+  r = Cli("inspect " + Path("d.efb") + " --target m55 --target-build " + Path("nowhere"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r, "--target m55: " + Path("nowhere") + " holds no Ninja build"))
+      << r.output;
+  EXPECT_TRUE(Contains(r, "targets/arm-none-eabi-cortex-m55.cmake")) << r.output;
+  r = Cli("inspect " + Path("d.efb") + " --target aarch64");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r, "bare-metal targets (m4, m7, m55)")) << r.output;
+  r = Cli("inspect " + Path("d.efb") + " --target m9");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r, "unknown --target 'm9' (m4, m7, m55)")) << r.output;
+  r = Cli("inspect --help");
+  EXPECT_TRUE(Contains(r, "--target m4|m7|m55")) << r.output;
+}
+
 }  // namespace
 }  // namespace edgefold::tools
