@@ -8,10 +8,11 @@ checks and applies them itself (the bridge forwards bytes, it checks nothing). T
 shard (the .npy files of examples/digits/make_fleet_shards.py) is streamed to the firmware over
 the same line. Same modes, arguments and output lines as edgefold-fleet-device:
 
-  m4_bridge.py --elf mcu_fleet_device.elf --model M.efb --data DIR --id N
+  m4_bridge.py --elf mcu_fleet_device.elf [--machine mps2-an386] --model M.efb --data DIR --id N
                --mode deployed|local|central|fleet|apply [--devices N] [--rounds R]
                [--uri ssl://127.0.0.1:P --ca CA --user N --password-file F]
-               [--round-timeout S] [--round-delay-ms T] [--resend-after-s S]
+               [--password P] [--client-id C] [--round-timeout S] [--round-delay-ms T]
+               [--resend-after-s S] [--resend K] [--log QEMU-LOG]
 
 --model is the host's copy of the deployed .efb: the firmware's model hash must match it.
 --mode apply: waits for global records and reports each (applied or refused with the
@@ -41,14 +42,14 @@ def fnv1a64(data):
 class Firmware:
     """The firmware under QEMU and its UART0 (frames: type, u16 length, payload)."""
 
-    def __init__(self, elf, log_path):
+    def __init__(self, elf, machine, log_path):
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
         s.close()
         self.log = open(log_path, "w") if log_path else subprocess.DEVNULL
         self.qemu = subprocess.Popen(
-            ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none",
+            ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none",
              "-serial", f"tcp:127.0.0.1:{port},server=on,wait=on",
              "-semihosting-config", "enable=on,target=native", "-kernel", elf],
             stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -130,10 +131,13 @@ def record_round(payload):
 
 def main():
     ap = argparse.ArgumentParser()
-    for name in ("elf", "model", "data", "mode", "uri", "ca", "user", "password-file", "topic", "log"):
+    for name in ("elf", "model", "data", "mode", "uri", "ca", "user", "password", "password-file",
+                 "client-id", "topic", "log"):
         ap.add_argument("--" + name)
+    ap.add_argument("--machine", default="mps2-an386")
     for name, default in (("id", 1), ("devices", 1), ("rounds", 3), ("round-timeout", 60),
-                          ("round-delay-ms", 0), ("resend-after-s", 10)):
+                          ("round-delay-ms", 0), ("resend-after-s", 10), ("resend", 0),
+                          ("connect-timeout", 30)):
         ap.add_argument("--" + name, type=int, default=default)
     ap.add_argument("--pubkey")  # accepted for edgefold-fleet-device's command line; unused here
     a = ap.parse_args()
@@ -142,7 +146,7 @@ def main():
     prefix = os.path.join(a.data, f"device_{dev}")
     adapt = np.load(prefix + "_adapt_x.npy")
     ex, ey = np.load(prefix + "_eval_x.npy"), np.load(prefix + "_eval_y.npy")
-    fw = Firmware(a.elf, a.log)
+    fw = Firmware(a.elf, a.machine, a.log)
     try:
         kind, hello = fw.call("H")
         lo, hi, record_bytes = struct.unpack("<III", hello)
@@ -165,8 +169,9 @@ def main():
             import paho.mqtt.client as mqtt
             inbox = queue.Queue()
             acked = set()
-            client = mqtt.Client(client_id=f"device-{dev}", clean_session=False)
-            client.username_pw_set(a.user or str(dev), open(a.password_file).read().strip())
+            client = mqtt.Client(client_id=a.client_id or f"device-{dev}", clean_session=False)
+            password = a.password if a.password is not None else open(a.password_file).read().strip()
+            client.username_pw_set(a.user or str(dev), password)
             client.tls_set(ca_certs=a.ca)
             client.on_message = lambda c, u, m: inbox.put((m.topic, bytes(m.payload)))
             client.on_connect = lambda c, u, f, rc: c.subscribe("fleet/global", qos=1)
@@ -215,7 +220,8 @@ def main():
                 fw.reset()
                 fw.adapt(adapt[begin * batch:end * batch])
                 record = fw.export(r, dev)
-                publish(record)
+                for _ in range(1 + a.resend):  # --resend K: K more copies, as QoS 1 redeliveries
+                    publish(record)
                 waited = 0
                 while applied < r and waited < a.round_timeout:
                     if waited > 0:

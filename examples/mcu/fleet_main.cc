@@ -201,13 +201,19 @@ int main() {
       // slot is not (see the top of this file).
       const size_t checked = n == record_bytes + kSignatureBytes ? record_bytes : n;
       edgefold::UpdateExpectation expect;
+      expect.model_hash = hash;
       edgefold::UpdateRecordHeader got;
       g_message[0] = '\0';
-      if (edgefold::ImportTrainerUpdate(t, g_record, checked, expect, &got, AppendMessage,
-                                        nullptr) != edgefold::Status::kOk) {
+      const edgefold::Status s =
+          edgefold::ImportTrainerUpdate(t, g_record, checked, expect, &got, AppendMessage, nullptr);
+      if (s != edgefold::Status::kOk) {
+        // The status always; the message where the build keeps them (-DEDGEFOLD_LOG=ON).
+        char why[sizeof g_message + 32];
+        const int len = std::snprintf(why, sizeof why, "%s: %s", edgefold::StatusName(s),
+                                      g_message[0] ? g_message : "(messages compiled out)");
         ++refused;
-        std::printf("fleet-m4: refused a global record: %s\n", g_message);
-        Refuse(g_message[0] ? g_message : "refused");
+        std::printf("fleet-m4: refused a global record: %s\n", why);
+        Send('F', why, len > 0 ? size_t(len) : 0);
         continue;
       }
       ++applied;
