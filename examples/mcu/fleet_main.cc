@@ -43,7 +43,7 @@ float g_logits[kBatch * 16];
 uint8_t g_labels[kBatch];
 // The exchange's memory: the record received or sent, and a message line for a refusal.
 uint8_t g_record[kMaxRecord];
-char g_message[160];
+char g_message[96];
 
 // CMSDK APB UART0 of the MPS2 boards (AN386: 0x40004000).
 struct Uart {
@@ -86,6 +86,22 @@ void AppendMessage(void*, const char* message) {
   g_message[sizeof(g_message) - 1] = '\0';
 }
 
+// Stack the exchange uses: the region below main's frame is painted before an export or an
+// import and scanned after it (the deepest word no longer painted).
+constexpr size_t kPaintWords = 4096;  // 16 KiB
+constexpr uint32_t kPaint = 0xC5A1AB1Eu;
+__attribute__((noinline)) void PaintStack(uintptr_t main_sp) {
+  uint32_t* top = reinterpret_cast<uint32_t*>((main_sp - 64) & ~uintptr_t(3));
+  for (size_t i = 1; i <= kPaintWords; ++i) top[-static_cast<long>(i)] = kPaint;
+}
+__attribute__((noinline)) size_t StackBelow(uintptr_t main_sp) {
+  const uint32_t* top = reinterpret_cast<const uint32_t*>((main_sp - 64) & ~uintptr_t(3));
+  size_t deepest = 0;
+  for (size_t i = 1; i <= kPaintWords; ++i)
+    if (top[-static_cast<long>(i)] != kPaint) deepest = i;
+  return deepest ? 64 + deepest * 4 : 0;
+}
+
 size_t Argmax(const float* z, size_t k) {
   size_t best = 0;
   for (size_t c = 1; c < k; ++c)
@@ -125,6 +141,8 @@ int main() {
               static_cast<unsigned>(record_bytes));
   size_t adapt_fill = 0, eval_fill = 0, samples = 0;
   uint32_t correct = 0, seen = 0, applied = 0, refused = 0;
+  const uintptr_t main_sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  size_t exchange_stack = 0, adapt_stack = 0;
   for (;;) {
     const char type = static_cast<char>(GetByte());
     size_t n = GetByte();
@@ -161,7 +179,10 @@ int main() {
       if (++fill == kBatch) {
         fill = 0;
         if (type == 'A') {
+          PaintStack(main_sp);
           if (t->AdaptStatistics(g_batch) != edgefold::Status::kOk) return 1;
+          const size_t used = StackBelow(main_sp);
+          if (used > adapt_stack) adapt_stack = used;
           samples += kBatch;
         } else {
           if (t->Evaluate(g_batch, g_logits) != edgefold::Status::kOk) return 1;
@@ -190,8 +211,12 @@ int main() {
       h.samples = static_cast<uint32_t>(samples);
       size_t written = 0;
       g_message[0] = '\0';
-      if (edgefold::ExportTrainerUpdate(*t, h, g_record, kMaxRecord, &written, AppendMessage,
-                                        nullptr) != edgefold::Status::kOk) {
+      PaintStack(main_sp);
+      const edgefold::Status s =
+          edgefold::ExportTrainerUpdate(*t, h, g_record, kMaxRecord, &written, AppendMessage, nullptr);
+      const size_t used = StackBelow(main_sp);
+      if (used > exchange_stack) exchange_stack = used;
+      if (s != edgefold::Status::kOk) {
         Refuse(g_message[0] ? g_message : "export failed");
         continue;
       }
@@ -204,8 +229,11 @@ int main() {
       expect.model_hash = hash;
       edgefold::UpdateRecordHeader got;
       g_message[0] = '\0';
+      PaintStack(main_sp);
       const edgefold::Status s =
           edgefold::ImportTrainerUpdate(t, g_record, checked, expect, &got, AppendMessage, nullptr);
+      const size_t used = StackBelow(main_sp);
+      if (used > exchange_stack) exchange_stack = used;
       if (s != edgefold::Status::kOk) {
         // The status always; the message where the build keeps them (-DEDGEFOLD_LOG=ON).
         char why[sizeof g_message + 32];
@@ -226,15 +254,19 @@ int main() {
       extern char __data_start__;
       const size_t statics = static_cast<size_t>(&end - &__data_start__);
       const size_t heap = static_cast<size_t>(static_cast<char*>(_sbrk(0)) - &end);
+      char ram[200];
       const int len = std::snprintf(
-          g_message, sizeof g_message,
-          "ram .data+.bss %u arena %u batch %u exchange %u heap %u applied %u refused %u",
+          ram, sizeof ram,
+          "ram .data+.bss %u arena %u batch %u exchange %u + stack %u (adaptation's stack %u) heap "
+          "%u applied %u refused %u",
           static_cast<unsigned>(statics), static_cast<unsigned>(sizeof(g_arena)),
           static_cast<unsigned>(sizeof(g_batch)),
-          static_cast<unsigned>(sizeof(g_record) + sizeof(g_message)), static_cast<unsigned>(heap),
+          static_cast<unsigned>(sizeof(g_record) + sizeof(g_message)),
+          static_cast<unsigned>(exchange_stack), static_cast<unsigned>(adapt_stack),
+          static_cast<unsigned>(heap),
           static_cast<unsigned>(applied), static_cast<unsigned>(refused));
-      std::printf("fleet-m4: %s\n", g_message);
-      Send('Q', g_message, len > 0 ? size_t(len) : 0);
+      std::printf("fleet-m4: %s\n", ram);
+      Send('Q', ram, len > 0 ? size_t(len) : 0);
       return 0;
     } else {
       Refuse("unknown frame type");
