@@ -17,8 +17,8 @@ the same line. Same modes, arguments and output lines as edgefold-fleet-device:
 --model is the host's copy of the deployed .efb: the firmware's model hash must match it.
 --mode apply: waits for global records and reports each (applied or refused with the
 firmware's message) until one applies or --round-timeout passes.
-Prints "device <id> <mode> accuracy <a>" and, in fleet mode, "device <id> fleet rounds ..."; the
-firmware's RAM line ("device <id> m4 ram ...") at the end.
+Prints "device <id> <mode> accuracy <a>" and, in fleet mode, "device <id> fleet rounds ..."; in
+fleet and apply modes the firmware's RAM line ("device <id> m4 ram ...") at the end.
 """
 import argparse
 import os
@@ -245,8 +245,8 @@ def main():
         return 0 if acc >= 0 else 1
     finally:
         ram = fw.close()
-        if ram:
-            print(f"device {dev} m4 {ram}", file=sys.stderr)
+        if ram and a.mode in ("fleet", "apply"):
+            print(f"device {dev} m4 {ram}")
 
 
 if __name__ == "__main__":

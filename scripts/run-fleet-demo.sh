@@ -7,6 +7,9 @@
 # then bytes per round, lost/duplicated updates and refused records.
 #   FLEET_DEVICES (10) FLEET_SEED (1) FLEET_ROUNDS (4) FLEET_ADAPT (40 images per device)
 #   BUILD_DIR (build: edgefold-fleet-*, digits_cnn_train.efb built there)
+#   FLEET_M4 (1 when qemu-system-arm and M4_BUILD_DIR/bin/mcu_fleet_device.elf exist): the last
+#   device is the Cortex-M4 firmware under QEMU, its UART bridged to the broker by
+#   fleet/m4_bridge.py with its own credential   M4_BUILD_DIR (build-m4)
 # Exit status 1 when a process fails or a goal is missed: federated ≥ local-only + 2 points
 # (mean), within 1 point of centralized, no device below its deployed accuracy, 0 lost.
 set -euo pipefail
@@ -21,6 +24,23 @@ MODEL="$BUILD_DIR/digits_cnn_train.efb"
 for f in "$BIN/edgefold-fleet-device" "$BIN/edgefold-fleet-aggregator" "$BIN/edgefold-fleet-keygen" "$MODEL"; do
   [[ -e "$f" ]] || { echo "run-fleet-demo: $f missing: cmake --build $BUILD_DIR --target edgefold-fleet-device edgefold-fleet-aggregator edgefold-fleet-keygen digits_train_model" >&2; exit 2; }
 done
+M4_ELF="${M4_BUILD_DIR:-$ROOT/build-m4}/bin/mcu_fleet_device.elf"
+if [[ -z "${FLEET_M4:-}" ]]; then
+  FLEET_M4=0
+  if command -v qemu-system-arm >/dev/null && [[ -f "$M4_ELF" ]]; then FLEET_M4=1; else
+    echo "fleet: no Cortex-M4 device (needs qemu-system-arm and $M4_ELF: the M4 build's mcu_fleet_device)"
+  fi
+fi
+# device ID ARGS...: edgefold-fleet-device, or for the last device with FLEET_M4=1 the bridge to
+# the Cortex-M4 firmware (the same arguments and output lines).
+device() {
+  local id=$1; shift
+  if [[ $FLEET_M4 == 1 && $id == "$DEVICES" ]]; then
+    /usr/bin/python3 "$ROOT/fleet/m4_bridge.py" --elf "$M4_ELF" --id "$id" "$@"
+  else
+    "$BIN/edgefold-fleet-device" --id "$id" "$@"
+  fi
+}
 WORK="$(mktemp -d /tmp/edgefold-fleet.XXXXXX)"
 PIDS=()
 cleanup() {
@@ -37,10 +57,10 @@ PORT="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.
 MQTT=(--uri "ssl://127.0.0.1:$PORT" --ca "$WORK/broker/ca.crt")
 
 echo "fleet: $DEVICES devices, seed $SEED, $ROUNDS rounds, $ADAPT adaptation images each, broker 127.0.0.1:$PORT (TLS)"
+[[ $FLEET_M4 == 1 ]] && echo "fleet: device $DEVICES is a Cortex-M4 firmware under QEMU (mps2-an386), bridged over its UART"
 for mode in deployed local central; do
   for d in $(seq "$DEVICES"); do
-    "$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id "$d" --mode "$mode" \
-      --devices "$DEVICES"
+    device "$d" --model "$MODEL" --data "$WORK/data" --mode "$mode" --devices "$DEVICES"
   done
 done > "$WORK/offline.txt"
 
@@ -59,7 +79,7 @@ for _ in $(seq 300); do
 done
 DEV_PIDS=()
 for d in $(seq "$DEVICES"); do
-  "$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id "$d" --mode fleet \
+  device "$d" --model "$MODEL" --data "$WORK/data" --mode fleet \
     --rounds "$ROUNDS" "${MQTT[@]}" --user "$d" --password-file "$WORK/broker/pass/$d" \
     --pubkey "$WORK/fleet.pk" --round-timeout 120 --round-delay-ms 1500 > "$WORK/device_$d.txt" 2>&1 &
   DEV_PIDS+=($!)
@@ -81,6 +101,7 @@ PIDS=()
 cat "$WORK"/device_*.txt | grep -h "accuracy" > "$WORK/fleet.txt" || true
 grep -h "refused" "$WORK"/device_*.txt | grep -v "fleet rounds" || true
 grep "^aggregator" "$WORK/aggregator.txt"
+if [[ $FLEET_M4 == 1 ]]; then grep -h "m4 ram" "$WORK/device_$DEVICES.txt" || true; fi
 [[ $failed == 0 ]] || { echo "fleet: a process failed; logs in $WORK" >&2; tail -n 5 "$WORK"/device_*.txt "$WORK/aggregator.txt" >&2; trap - EXIT; cleanup; exit 1; }
 /usr/bin/python3 - "$WORK/offline.txt" "$WORK/fleet.txt" "$WORK/aggregator.txt" "$DEVICES" <<'PY'
 import re, sys
