@@ -57,13 +57,11 @@ void UartInit() {
   uart0->ctrl = 3u;  // TX and RX enabled
 }
 void PutByte(uint8_t b) {
-  while (uart0->state & kTxFull) {
-  }
+  while (uart0->state & kTxFull) {}
   uart0->data = b;
 }
 uint8_t GetByte() {
-  while (!(uart0->state & kRxFull)) {
-  }
+  while (!(uart0->state & kRxFull)) {}
   return static_cast<uint8_t>(uart0->data);
 }
 void Send(char type, const void* payload, size_t n) {
@@ -121,15 +119,16 @@ int main() {
   train.trainable = edgefold::Trainable::kBatchNorm;
   train.stats_mode = edgefold::StatsMode::kCumulativeAverage;
   edgefold::Trainer* t = nullptr;
-  const edgefold::Status st = edgefold::Trainer::Create(fleet_digits_model, sizeof(fleet_digits_model),
-                                                         g_arena, sizeof(g_arena), train, options, &t);
+  const edgefold::Status st = edgefold::Trainer::Create(
+      fleet_digits_model, sizeof(fleet_digits_model), g_arena, sizeof(g_arena), train, options, &t);
   if (st != edgefold::Status::kOk || t->batch_size() != kBatch || t->sample_elems() > kMaxSample ||
       t->num_classes() > 16) {
     std::printf("fleet-m4: Trainer::Create failed: %s\n", edgefold::StatusName(st));
     return 1;
   }
   const uint64_t hash = edgefold::ModelHash(fleet_digits_model, sizeof(fleet_digits_model));
-  const size_t record_bytes = edgefold::TrainerUpdateBytes(*t, edgefold::RecordEncoding::kFloat32, false);
+  const size_t record_bytes =
+      edgefold::TrainerUpdateBytes(*t, edgefold::RecordEncoding::kFloat32, false);
   const size_t sample = t->sample_elems(), classes = t->num_classes();
   if (record_bytes == 0 || record_bytes + kSignatureBytes > kMaxRecord) {
     std::printf("fleet-m4: record of %u bytes does not fit the %u-byte buffer\n",
@@ -137,8 +136,8 @@ int main() {
     return 1;
   }
   std::printf("fleet-m4: model %u bytes, arena %u, record %u bytes, waiting on UART0\n",
-              static_cast<unsigned>(sizeof(fleet_digits_model)), static_cast<unsigned>(sizeof(g_arena)),
-              static_cast<unsigned>(record_bytes));
+              static_cast<unsigned>(sizeof(fleet_digits_model)),
+              static_cast<unsigned>(sizeof(g_arena)), static_cast<unsigned>(record_bytes));
   size_t adapt_fill = 0, eval_fill = 0, samples = 0;
   uint32_t correct = 0, seen = 0, applied = 0, refused = 0;
   const uintptr_t main_sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
@@ -212,8 +211,8 @@ int main() {
       size_t written = 0;
       g_message[0] = '\0';
       PaintStack(main_sp);
-      const edgefold::Status s =
-          edgefold::ExportTrainerUpdate(*t, h, g_record, kMaxRecord, &written, AppendMessage, nullptr);
+      const edgefold::Status s = edgefold::ExportTrainerUpdate(*t, h, g_record, kMaxRecord,
+                                                               &written, AppendMessage, nullptr);
       const size_t used = StackBelow(main_sp);
       if (used > exchange_stack) exchange_stack = used;
       if (s != edgefold::Status::kOk) {
@@ -263,8 +262,8 @@ int main() {
           static_cast<unsigned>(sizeof(g_batch)),
           static_cast<unsigned>(sizeof(g_record) + sizeof(g_message)),
           static_cast<unsigned>(exchange_stack), static_cast<unsigned>(adapt_stack),
-          static_cast<unsigned>(heap),
-          static_cast<unsigned>(applied), static_cast<unsigned>(refused));
+          static_cast<unsigned>(heap), static_cast<unsigned>(applied),
+          static_cast<unsigned>(refused));
       std::printf("fleet-m4: %s\n", ram);
       Send('Q', ram, len > 0 ? size_t(len) : 0);
       return 0;
