@@ -73,11 +73,23 @@ class Firmware:
             out += chunk
         return out
 
-    def call(self, kind, payload=b""):
-        self.sock.sendall(kind.encode() + struct.pack("<H", len(payload)) + payload)
+    def _reply(self):
         head = self._read(3)
         body = self._read(struct.unpack("<H", head[1:])[0])
         return chr(head[0]), body
+
+    def call(self, kind, payload=b""):
+        self.sock.sendall(kind.encode() + struct.pack("<H", len(payload)) + payload)
+        return self._reply()
+
+    def stream(self, kind, payloads):
+        """Frames of one kind sent back to back (the line's flow control paces them), then
+        their replies read; raises on the first refusal."""
+        frames = [kind.encode() + struct.pack("<H", len(p)) + p for p in payloads]
+        self.sock.sendall(b"".join(frames))
+        errors = [body for k, body in (self._reply() for _ in frames) if k != kind]
+        if errors:
+            raise RuntimeError(f"m4-bridge: '{kind}' refused: {errors[0].decode(errors='replace')}")
 
     def close(self):
         try:
@@ -97,17 +109,12 @@ class Firmware:
         assert self.call("R")[0] == "R"
 
     def adapt(self, images):
-        for img in images:
-            kind, body = self.call("A", np.ascontiguousarray(img, "<f4").tobytes())
-            if kind != "A":
-                raise RuntimeError(f"m4-bridge: adapt refused: {body.decode(errors='replace')}")
+        self.stream("A", [np.ascontiguousarray(img, "<f4").tobytes() for img in images])
 
     def accuracy(self, x, y):
         self.call("C")
-        for img, label in zip(x, y):
-            kind, body = self.call("E", bytes([int(label)]) + np.ascontiguousarray(img, "<f4").tobytes())
-            if kind != "E":
-                raise RuntimeError(f"m4-bridge: evaluate refused: {body.decode(errors='replace')}")
+        self.stream("E", [bytes([int(label)]) + np.ascontiguousarray(img, "<f4").tobytes()
+                          for img, label in zip(x, y)])
         correct, seen = struct.unpack("<II", self.call("C")[1])
         return correct / seen if seen else -1.0
 
