@@ -12,9 +12,11 @@ the same line. Same modes, arguments and output lines as edgefold-fleet-device:
                --mode deployed|local|central|fleet|apply [--devices N] [--rounds R]
                [--uri ssl://127.0.0.1:P --ca CA --user N --password-file F]
                [--password P] [--client-id C] [--round-timeout S] [--round-delay-ms T]
-               [--resend-after-s S] [--resend K] [--log QEMU-LOG]
+               [--resend-after-s S] [--resend K] [--log QEMU-LOG] [--p256-pubkey K.p256pk]
 
 --model is the host's copy of the deployed .efb: the firmware's model hash must match it.
+--p256-pubkey provisions the fleet's ECDSA P-256 key into a firmware built with Mbed TLS's
+source: it then applies only global records carrying that key's signature.
 --mode apply: waits for global records and reports each (applied or refused with the
 firmware's message) until one applies or --round-timeout passes.
 Prints "device <id> <mode> accuracy <a>" and, in fleet mode, "device <id> fleet rounds ..."; in
@@ -147,6 +149,7 @@ def main():
                           ("connect-timeout", 30)):
         ap.add_argument("--" + name, type=int, default=default)
     ap.add_argument("--pubkey")  # accepted for edgefold-fleet-device's command line; unused here
+    ap.add_argument("--p256-pubkey")  # the fleet's P-256 key (hex file), provisioned into the firmware
     a = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     dev = a.id
@@ -162,6 +165,13 @@ def main():
             print(f"m4-bridge: device {dev}: the firmware's model hash {hi << 32 | lo:016x} is not "
                   f"{a.model}'s {want:016x}", file=sys.stderr)
             return 1
+        if a.p256_pubkey:
+            kind, body = fw.call("P", bytes.fromhex(open(a.p256_pubkey).read().strip()))
+            if kind != "P":
+                print(f"m4-bridge: device {dev}: the firmware takes no P-256 key "
+                      f"({body.decode(errors='replace')}): built without Mbed TLS's source",
+                      file=sys.stderr)
+                return 1
         batch = 10
         batches = len(adapt) // batch
         if a.mode == "local":

@@ -2,6 +2,8 @@
 //   edgefold-fleet-record sign SECRET.sk IN OUT   OUT = IN (a record without signature) + its
 //                                                 Ed25519 signature
 //   edgefold-fleet-record show IN                 the header fields
+//   edgefold-fleet-record p256-keygen PREFIX      PREFIX.p256pk, PREFIX.p256sk (ECDSA P-256)
+//   edgefold-fleet-record sign-p256 SK IN OUT     OUT = IN + its P-256 signature (r ‖ s)
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -9,6 +11,9 @@
 #include <vector>
 
 #include "ed25519.h"
+#if EDGEFOLD_FLEET_P256
+#include "p256.h"
+#endif
 #include "edgefold/update_record.h"
 
 namespace {
@@ -45,6 +50,36 @@ int main(int argc, char** argv) {
         .write(reinterpret_cast<const char*>(in.data()), std::streamsize(in.size()));
     return 0;
   }
+#if EDGEFOLD_FLEET_P256
+  // ECDSA P-256 (p256.h) for the Cortex-M firmware's check: hex key files PREFIX.p256pk
+  // (the uncompressed point) and PREFIX.p256sk.
+  if (cmd == "p256-keygen" && argc == 3) {
+    edgefold::fleet::P256PublicKey pk;
+    edgefold::fleet::P256SecretKey sk;
+    const std::string prefix = argv[2];
+    if (!edgefold::fleet::P256GenerateKeyPair(&pk, &sk) ||
+        !edgefold::fleet::WriteKeyFile(prefix + ".p256pk", pk.bytes, sizeof pk.bytes, &error) ||
+        !edgefold::fleet::WriteKeyFile(prefix + ".p256sk", sk.bytes, sizeof sk.bytes, &error)) {
+      std::fprintf(stderr, "edgefold-fleet-record: p256-keygen: %s\n", error.c_str());
+      return 1;
+    }
+    return 0;
+  }
+  if (cmd == "sign-p256" && argc == 5) {
+    edgefold::fleet::P256SecretKey sk;
+    if (!edgefold::fleet::ReadKeyFile(argv[2], sk.bytes, sizeof sk.bytes, &error) ||
+        !ReadAll(argv[3], &in)) {
+      std::fprintf(stderr, "edgefold-fleet-record: %s\n", error.empty() ? argv[3] : error.c_str());
+      return 1;
+    }
+    const size_t n = in.size();
+    in.resize(n + edgefold::kUpdateSignatureBytes);
+    if (!edgefold::fleet::P256Sign(sk, in.data(), n, in.data() + n)) return 1;
+    std::ofstream(argv[4], std::ios::binary)
+        .write(reinterpret_cast<const char*>(in.data()), std::streamsize(in.size()));
+    return 0;
+  }
+#endif
   if (cmd == "show" && argc == 3 && ReadAll(argv[2], &in) && in.size() >= 32) {
     std::printf(
         "version %u encoding %u flags %u round %u samples %u origin %u layers %u, %zu bytes\n",
@@ -52,6 +87,8 @@ int main(int argc, char** argv) {
         in[28] | in[29] << 8, in.size());
     return 0;
   }
-  std::fprintf(stderr, "usage: edgefold-fleet-record sign SECRET.sk IN OUT | show IN\n");
+  std::fprintf(stderr,
+               "usage: edgefold-fleet-record sign SECRET.sk IN OUT | show IN | p256-keygen PREFIX "
+               "| sign-p256 SECRET.p256sk IN OUT (the last two where built with Mbed TLS)\n");
   return 2;
 }

@@ -26,6 +26,11 @@
 #include "edgefold/trainer.h"
 #include "edgefold/update_record.h"
 #include EDGEFOLD_MODEL_HEADER
+#if EDGEFOLD_FLEET_P256
+#include <mbedtls/memory_buffer_alloc.h>
+
+#include "p256.h"
+#endif
 
 extern "C" char end;  // the linker script's end of .bss: the C library's heap starts here
 extern "C" void* _sbrk(int increment);
@@ -44,6 +49,13 @@ uint8_t g_labels[kBatch];
 // The exchange's memory: the record received or sent, and a message line for a refusal.
 uint8_t g_record[kMaxRecord];
 char g_message[96];
+
+#if EDGEFOLD_FLEET_P256
+// The fleet's P-256 public key ('P' frame: provisioning) and Mbed TLS's static memory pool.
+edgefold::fleet::P256PublicKey g_fleet_key;
+bool g_have_key = false;
+alignas(8) unsigned char g_mbedtls_pool[EDGEFOLD_FLEET_MBEDTLS_POOL_BYTES];
+#endif
 
 // CMSDK APB UART0 of the MPS2 boards (AN386: 0x40004000).
 struct Uart {
@@ -111,6 +123,9 @@ size_t Argmax(const float* z, size_t k) {
 
 int main() {
   UartInit();
+#if EDGEFOLD_FLEET_P256
+  mbedtls_memory_buffer_alloc_init(g_mbedtls_pool, sizeof g_mbedtls_pool);
+#endif
   edgefold::OpResolver resolver;
   FLEET_DIGITS_REGISTER_OPS(resolver);
   edgefold::Options options;
@@ -162,6 +177,16 @@ int main() {
       Put32(out + 4, static_cast<uint32_t>(hash >> 32));
       Put32(out + 8, static_cast<uint32_t>(record_bytes));
       Send('H', out, sizeof out);
+#if EDGEFOLD_FLEET_P256
+    } else if (type == 'P') {
+      if (n != sizeof g_fleet_key.bytes) {
+        Refuse("key: expected an uncompressed P-256 point (65 bytes)");
+        continue;
+      }
+      std::memcpy(g_fleet_key.bytes, g_record, n);
+      g_have_key = true;
+      Send('P', nullptr, 0);
+#endif
     } else if (type == 'R') {
       t->ResetStatistics();
       adapt_fill = samples = 0;
@@ -221,10 +246,17 @@ int main() {
       }
       Send('U', g_record, written);
     } else if (type == 'G') {
-      // A signed record (the unsigned size + 64): its body and CRC are checked, the signature
-      // slot is not (see the top of this file).
-      const size_t checked = n == record_bytes + kSignatureBytes ? record_bytes : n;
+      // Without a provisioned key, a signed record (the unsigned size + 64) has its body and
+      // CRC checked, not its signature slot (see the top of this file).
+      size_t checked = n == record_bytes + kSignatureBytes ? record_bytes : n;
       edgefold::UpdateExpectation expect;
+#if EDGEFOLD_FLEET_P256
+      const edgefold::RecordVerifier verifier = edgefold::fleet::P256Verifier(&g_fleet_key);
+      if (g_have_key) {
+        expect.verifier = &verifier;
+        checked = n;
+      }
+#endif
       expect.model_hash = hash;
       edgefold::UpdateRecordHeader got;
       g_message[0] = '\0';
