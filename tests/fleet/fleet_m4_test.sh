@@ -7,10 +7,13 @@
 #      applying it on the M4's shard.
 #   2. Global records the firmware must refuse (wrong model hash, truncated, CRC broken, a NaN),
 #      its accuracy staying the deployed one; then the genuine record applies.
+#   3. SIGNATURE p256 (the firmware built with Mbed TLS's P-256 check): the fleet's P-256 key
+#      provisioned; records signed by another P-256 key, with the Ed25519 key, or unsigned
+#      refused, the P-256-signed genuine record applied.
 # Exit 77 (skipped) when Mosquitto, openssl, qemu-system-arm or the host fleet programs are missing.
-# usage: fleet_m4_test.sh HOST_BIN_DIR FIRMWARE.elf MODEL.efb SOURCE_ROOT
+# usage: fleet_m4_test.sh HOST_BIN_DIR FIRMWARE.elf MODEL.efb SOURCE_ROOT [none|p256]
 set -uo pipefail
-BIN="$1"; ELF="$2"; MODEL="$3"; ROOT="$4"
+BIN="$1"; ELF="$2"; MODEL="$3"; ROOT="$4"; SIGNATURE="${5:-none}"
 for tool in mosquitto mosquitto_passwd mosquitto_pub openssl qemu-system-arm; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/install-deps.sh)"; exit 77; }
 done
@@ -100,4 +103,27 @@ grep -q "applied round 2 refused 0" "$WORK/apply.txt" || fail "the genuine recor
 grep -q "accuracy $m4_acc" "$WORK/apply.txt" || fail "genuine record: $(cat "$WORK/apply.txt"), the fleet run had $m4_acc"
 grep "m4 ram" "$WORK/apply.txt"
 echo "ok: the genuine record applies on the M4 (accuracy $m4_acc)"
+
+# 3. The P-256 check on the firmware.
+if [[ $SIGNATURE == p256 ]]; then
+  "$BIN/edgefold-fleet-record" p256-keygen "$WORK/fleet" && "$BIN/edgefold-fleet-record" p256-keygen "$WORK/rogue" ||
+    fail "p256-keygen (the host build needs libmbedtls-dev)"
+  "$BIN/edgefold-fleet-record" sign-p256 "$WORK/fleet.p256sk" "$WORK/unsigned.bin" "$WORK/p256.signed" &&
+    "$BIN/edgefold-fleet-record" sign-p256 "$WORK/rogue.p256sk" "$WORK/unsigned.bin" "$WORK/rogue_p256.signed" || fail "sign-p256"
+  cp "$GENUINE" "$WORK/ed25519.signed"
+  cp "$WORK/unsigned.bin" "$WORK/unsigned.signed"
+  M4+=(--p256-pubkey "$WORK/fleet.p256pk")
+  apply rogue_p256 "invalid argument"
+  apply ed25519 "invalid argument"
+  apply unsigned "invalid argument"
+  mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t fleet/global -r -f "$WORK/p256.signed" || fail "publish"
+  "${M4[@]}" --mode apply --round-timeout 4 "${MQTT[@]}" --user 2 --password "$(pass 2)" \
+    --client-id device-2-check > "$WORK/apply.txt" 2>&1 || fail "apply p256: $(cat "$WORK/apply.txt")"
+  grep -q "applied round 2 refused 0" "$WORK/apply.txt" || fail "the P-256-signed record was not applied: $(cat "$WORK/apply.txt")"
+  grep -q "accuracy $m4_acc" "$WORK/apply.txt" || fail "P-256 record: $(cat "$WORK/apply.txt"), the fleet run had $m4_acc"
+  grep "m4 ram" "$WORK/apply.txt"
+  echo "ok: with the fleet's P-256 key the firmware applies only the record that key signed"
+else
+  echo "note: the firmware was built without Mbed TLS's source: signatures not checked on the M4"
+fi
 echo "OK: Cortex-M4 fleet device over its serial line"
