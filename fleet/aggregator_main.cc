@@ -14,6 +14,9 @@
 #include "edgefold/update_record.h"
 #include "file_io.h"
 #include "fleet_args.h"
+#if EDGEFOLD_FLEET_P256
+#include "p256.h"
+#endif
 
 int main(int argc, char** argv) {
   using namespace edgefold;
@@ -24,7 +27,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N "
                  "--rounds R [--uri U --ca CA --password-file F --round-timeout S --save-dir D "
-                 "--state DIR]\n%s\n",
+                 "--state DIR --p256-secret-key K.p256sk]\n%s\n",
                  error.c_str());
     return 2;
   }
@@ -35,6 +38,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fleet-aggregator: %s\n", error.c_str());
     return 1;
   }
+  // --p256-secret-key: each global record also signed with ECDSA P-256, published retained on
+  // fleet/global/p256 (for the Cortex-M firmware's Mbed TLS check).
+  const bool p256 = args.Has("p256-secret-key");
+#if EDGEFOLD_FLEET_P256
+  fleet::P256SecretKey p256_sk;
+  if (p256 && !fleet::ReadKeyFile(args.Get("p256-secret-key"), p256_sk.bytes, sizeof p256_sk.bytes,
+                                  &error)) {
+    std::fprintf(stderr, "fleet-aggregator: %s\n", error.c_str());
+    return 1;
+  }
+#else
+  if (p256) {
+    std::fprintf(stderr, "fleet-aggregator: --p256-secret-key: built without Mbed TLS\n");
+    return 1;
+  }
+#endif
   // The model's BatchNorm channels, from a trainer of it (what every device runs).
   TrainOptions t;
   t.trainable = Trainable::kBatchNorm;
@@ -112,6 +131,18 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "fleet-aggregator: round %u: %s\n", r, error.c_str());
       return 1;
     }
+#if EDGEFOLD_FLEET_P256
+    if (p256) {
+      std::vector<uint8_t> copy(global.begin(), global.begin() + std::ptrdiff_t(record));
+      copy.resize(record + kUpdateSignatureBytes);
+      if (!fleet::P256Sign(p256_sk, copy.data(), record, copy.data() + record) ||
+          !link.Publish("fleet/global/p256", copy.data(), copy.size(), true,
+                        std::chrono::seconds(60), &error)) {
+        std::fprintf(stderr, "fleet-aggregator: round %u: P-256 copy: %s\n", r, error.c_str());
+        return 1;
+      }
+    }
+#endif
     if (args.Has("save-dir")) {  // the signed records, for inspection and the tests
       const std::string path = args.Get("save-dir") + "/global_" + std::to_string(r) + ".bin";
       if (FILE* f = std::fopen(path.c_str(), "wb")) {

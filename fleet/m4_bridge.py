@@ -191,7 +191,10 @@ def main():
             client.username_pw_set(a.user or str(dev), password)
             client.tls_set(ca_certs=a.ca)
             client.on_message = lambda c, u, m: inbox.put((m.topic, bytes(m.payload)))
-            client.on_connect = lambda c, u, f, rc: c.subscribe("fleet/global", qos=1)
+            # With a P-256 key the firmware takes the P-256-signed copies (edgefold-fleet-aggregator
+            # --p256-secret-key), else the Ed25519-signed records.
+            global_topic = "fleet/global/p256" if a.p256_pubkey else "fleet/global"
+            client.on_connect = lambda c, u, f, rc: c.subscribe(global_topic, qos=1)
             client.on_publish = lambda c, u, mid: acked.add(mid)
             host, port = a.uri.split("://")[1].rsplit(":", 1)
             client.connect(host, int(port))
@@ -218,7 +221,7 @@ def main():
                         t, payload = inbox.get(timeout=0.5)
                     except queue.Empty:
                         continue
-                    if t != "fleet/global" or (len(payload) >= 20 and record_round(payload) <= applied):
+                    if t != global_topic or (len(payload) >= 20 and record_round(payload) <= applied):
                         continue
                     ok, what = fw.apply(payload)
                     if ok:

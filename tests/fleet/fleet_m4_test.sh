@@ -7,9 +7,10 @@
 #      applying it on the M4's shard.
 #   2. Global records the firmware must refuse (wrong model hash, truncated, CRC broken, a NaN),
 #      its accuracy staying the deployed one; then the genuine record applies.
-#   3. SIGNATURE p256 (the firmware built with Mbed TLS's P-256 check): the fleet's P-256 key
-#      provisioned; records signed by another P-256 key, with the Ed25519 key, or unsigned
-#      refused, the P-256-signed genuine record applied.
+#   3. SIGNATURE p256 (the firmware built with Mbed TLS's P-256 check): in 1 the M4 holds the
+#      fleet's P-256 key and applies the aggregator's P-256-signed copies; here records signed
+#      by another P-256 key, with the Ed25519 key, or unsigned are refused, the P-256-signed
+#      genuine record applied.
 # Exit 77 (skipped) when Mosquitto, openssl, qemu-system-arm or the host fleet programs are missing.
 # usage: fleet_m4_test.sh HOST_BIN_DIR FIRMWARE.elf MODEL.efb SOURCE_ROOT [none|p256]
 set -uo pipefail
@@ -36,9 +37,16 @@ C=(-h 127.0.0.1 -p "$PORT" --cafile "$WORK/broker/ca.crt" -q 1)
 MQTT=(--uri "ssl://127.0.0.1:$PORT" --ca "$WORK/broker/ca.crt" --connect-timeout 20)
 M4=(/usr/bin/python3 "$ROOT/fleet/m4_bridge.py" --elf "$ELF" --model "$MODEL" --data "$WORK/data" --id 2)
 
-# 1. Two rounds: host device 1 and the M4 as device 2 (each update sent twice).
+# 1. Two rounds: host device 1 and the M4 as device 2 (each update sent twice). With the P-256
+#    check the aggregator also publishes P-256-signed copies, the M4 (holding the key) takes those.
 mkdir -p "$WORK/saved"
-"$BIN/edgefold-fleet-aggregator" --model "$MODEL" --secret-key "$WORK/fleet.sk" --devices 2 --rounds 2 \
+P256_AGG=(); P256_DEV=()
+if [[ $SIGNATURE == p256 ]]; then
+  "$BIN/edgefold-fleet-record" p256-keygen "$WORK/fleet" && "$BIN/edgefold-fleet-record" p256-keygen "$WORK/rogue" ||
+    fail "p256-keygen (the host build needs libmbedtls-dev)"
+  P256_AGG=(--p256-secret-key "$WORK/fleet.p256sk"); P256_DEV=(--p256-pubkey "$WORK/fleet.p256pk")
+fi
+"$BIN/edgefold-fleet-aggregator" "${P256_AGG[@]}" --model "$MODEL" --secret-key "$WORK/fleet.sk" --devices 2 --rounds 2 \
   --round-timeout 60 "${MQTT[@]}" --user aggregator --password "$(pass aggregator)" \
   --save-dir "$WORK/saved" > "$WORK/agg.txt" 2>&1 &
 AGG=$!
@@ -46,7 +54,7 @@ for _ in $(seq 200); do grep -q "^aggregator: model" "$WORK/agg.txt" && break; s
 "$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id 1 --mode fleet --rounds 2 \
   --round-timeout 90 "${MQTT[@]}" --user 1 --password "$(pass 1)" --pubkey "$WORK/fleet.pk" > "$WORK/dev1.txt" 2>&1 &
 DEV1=$!
-"${M4[@]}" --mode fleet --rounds 2 --resend 1 --round-timeout 90 "${MQTT[@]}" --user 2 \
+"${M4[@]}" "${P256_DEV[@]}" --mode fleet --rounds 2 --resend 1 --round-timeout 90 "${MQTT[@]}" --user 2 \
   --password "$(pass 2)" --log "$WORK/qemu.txt" > "$WORK/dev2.txt" 2>&1 || { cat "$WORK/dev2.txt" "$WORK/qemu.txt"; fail "the M4 device failed"; }
 wait "$DEV1" || { cat "$WORK/dev1.txt"; fail "device 1 failed"; }
 wait "$AGG" || { cat "$WORK/agg.txt"; fail "the aggregator failed"; }
@@ -83,8 +91,9 @@ for f in wrong_hash nan crc; do
   "$BIN/edgefold-fleet-record" sign "$WORK/fleet.sk" "$WORK/$f.bin" "$WORK/$f.signed" || fail "sign"
 done
 head -c 100 "$GENUINE" > "$WORK/truncated.signed"
-apply() {   # NAME EXPECTED-REFUSAL: publish NAME.signed retained, the M4 in apply mode
-  mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t fleet/global -r -f "$WORK/$1.signed" || fail "publish $1"
+GLOBAL=fleet/global
+apply() {   # NAME EXPECTED-REFUSAL: publish NAME.signed retained on $GLOBAL, the M4 in apply mode
+  mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t "$GLOBAL" -r -f "$WORK/$1.signed" || fail "publish $1"
   "${M4[@]}" --mode apply --round-timeout 4 "${MQTT[@]}" --user 2 --password "$(pass 2)" \
     --client-id device-2-check > "$WORK/apply.txt" 2>&1 || fail "apply $1: $(cat "$WORK/apply.txt")"
   grep -q "refused a global record: .*$2" "$WORK/apply.txt" || fail "$1 not refused for '$2': $(cat "$WORK/apply.txt")"
@@ -106,17 +115,16 @@ echo "ok: the genuine record applies on the M4 (accuracy $m4_acc)"
 
 # 3. The P-256 check on the firmware.
 if [[ $SIGNATURE == p256 ]]; then
-  "$BIN/edgefold-fleet-record" p256-keygen "$WORK/fleet" && "$BIN/edgefold-fleet-record" p256-keygen "$WORK/rogue" ||
-    fail "p256-keygen (the host build needs libmbedtls-dev)"
   "$BIN/edgefold-fleet-record" sign-p256 "$WORK/fleet.p256sk" "$WORK/unsigned.bin" "$WORK/p256.signed" &&
     "$BIN/edgefold-fleet-record" sign-p256 "$WORK/rogue.p256sk" "$WORK/unsigned.bin" "$WORK/rogue_p256.signed" || fail "sign-p256"
   cp "$GENUINE" "$WORK/ed25519.signed"
   cp "$WORK/unsigned.bin" "$WORK/unsigned.signed"
   M4+=(--p256-pubkey "$WORK/fleet.p256pk")
+  GLOBAL=fleet/global/p256
   apply rogue_p256 "invalid argument"
   apply ed25519 "invalid argument"
   apply unsigned "invalid argument"
-  mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t fleet/global -r -f "$WORK/p256.signed" || fail "publish"
+  mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t "$GLOBAL" -r -f "$WORK/p256.signed" || fail "publish"
   "${M4[@]}" --mode apply --round-timeout 4 "${MQTT[@]}" --user 2 --password "$(pass 2)" \
     --client-id device-2-check > "$WORK/apply.txt" 2>&1 || fail "apply p256: $(cat "$WORK/apply.txt")"
   grep -q "applied round 2 refused 0" "$WORK/apply.txt" || fail "the P-256-signed record was not applied: $(cat "$WORK/apply.txt")"
