@@ -3,8 +3,9 @@
 
 Starts the firmware under QEMU (mps2-an386) with its UART0 on a loopback TCP socket, and
 connects that serial line to the broker with the device's own credential: the device's update
-records go to fleet/<id>/update, the global records of fleet/global go to the firmware, which
-checks and applies them itself (the bridge forwards bytes, it checks nothing). The device's
+records go to fleet/<id>/update, the global records of fleet/global (fleet/global/p256 with
+--p256-pubkey) go to the firmware, which checks and applies them itself (the bridge forwards
+bytes, it checks nothing). The device's
 shard (the .npy files of examples/digits/make_fleet_shards.py) is streamed to the firmware over
 the same line. Same modes, arguments and output lines as edgefold-fleet-device:
 
