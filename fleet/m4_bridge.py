@@ -195,7 +195,12 @@ def main():
             # With a P-256 key the firmware takes the P-256-signed copies (edgefold-fleet-aggregator
             # --p256-secret-key), else the Ed25519-signed records.
             global_topic = "fleet/global/p256" if a.p256_pubkey else "fleet/global"
-            client.on_connect = lambda c, u, f, rc: c.subscribe(global_topic, qos=1)
+            connects = []
+
+            def on_connect(c, u, f, rc):
+                connects.append(rc)
+                c.subscribe(global_topic, qos=1)
+            client.on_connect = on_connect
             client.on_publish = lambda c, u, mid: acked.add(mid)
             host, port = a.uri.split("://")[1].rsplit(":", 1)
             client.connect(host, int(port))
@@ -254,7 +259,7 @@ def main():
                     print(f"m4-bridge: device {dev}: no global record for round {r}", file=sys.stderr)
                     return 1
             if a.mode == "fleet":
-                print(f"device {dev} fleet rounds {applied} reconnects 0 refused {refused} "
+                print(f"device {dev} fleet rounds {applied} reconnects {max(len(connects) - 1, 0)} refused {refused} "
                       f"record {record_bytes} bytes (Cortex-M4 under QEMU)")
             client.loop_stop()
             client.disconnect()
