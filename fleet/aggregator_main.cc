@@ -14,6 +14,9 @@
 #include "edgefold/update_record.h"
 #include "file_io.h"
 #include "fleet_args.h"
+#if EDGEFOLD_FLEET_P256
+#include "p256.h"
+#endif
 
 namespace {
 
@@ -21,7 +24,50 @@ using namespace edgefold;
 
 constexpr char kUsage[] =
     "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N --rounds R "
-    "[--uri U --ca CA --password-file F --round-timeout S --save-dir D --state DIR]\n";
+    "[--uri U --ca CA --password-file F --round-timeout S --save-dir D --state DIR "
+    "--p256-secret-key K.p256sk]\n";
+
+// The signing keys: Ed25519 for fleet/global; with --p256-secret-key each global record is
+// also signed with ECDSA P-256 and published retained on fleet/global/p256 (for the Cortex-M
+// firmware's Mbed TLS check).
+struct Keys {
+  fleet::SecretKey ed25519;
+  bool p256 = false;
+#if EDGEFOLD_FLEET_P256
+  fleet::P256SecretKey p256_sk;
+#endif
+};
+
+bool ReadKeys(const fleet::Args& args, Keys* keys, std::string* error) {
+  if (!fleet::ReadKeyFile(args.Get("secret-key"), keys->ed25519.bytes, sizeof keys->ed25519.bytes,
+                          error))
+    return false;
+  keys->p256 = args.Has("p256-secret-key");
+#if EDGEFOLD_FLEET_P256
+  if (keys->p256 && !fleet::ReadKeyFile(args.Get("p256-secret-key"), keys->p256_sk.bytes,
+                                        sizeof keys->p256_sk.bytes, error))
+    return false;
+#else
+  if (keys->p256) return *error = "--p256-secret-key: built without Mbed TLS", false;
+#endif
+  return true;
+}
+
+// The P-256-signed copy of the record `global[0, record)` on fleet/global/p256.
+bool PublishP256(const Keys& keys, fleet::MqttLink& link, const std::vector<uint8_t>& global,
+                 size_t record, std::string* error) {
+#if EDGEFOLD_FLEET_P256
+  std::vector<uint8_t> copy(global.begin(), global.begin() + std::ptrdiff_t(record));
+  copy.resize(record + kUpdateSignatureBytes);
+  if (!fleet::P256Sign(keys.p256_sk, copy.data(), record, copy.data() + record))
+    return *error = "P-256 copy: signing failed", false;
+  return link.Publish("fleet/global/p256", copy.data(), copy.size(), true, std::chrono::seconds(60),
+                      error);
+#else
+  (void)keys, (void)link, (void)global, (void)record, (void)error;
+  return true;
+#endif
+}
 
 // The model's BatchNorm channels, from a trainer of it (what every device runs).
 bool BatchNormChannels(const tools::AlignedBuffer& model, std::vector<size_t>* channels) {
@@ -74,20 +120,20 @@ size_t CollectRound(fleet::Aggregator& agg, fleet::MqttLink& link, uint32_t r, s
 
 // Closes round `r`, signs the fleet's statistics and publishes them retained on fleet/global
 // (and into --save-dir). The signed record in `global`.
-bool CloseAndPublish(fleet::Aggregator& agg, fleet::MqttLink& link, const fleet::SecretKey& sk,
-                     uint32_t r, const fleet::Args& args, std::vector<uint8_t>* global,
-                     std::string* error) {
+bool CloseAndPublish(fleet::Aggregator& agg, fleet::MqttLink& link, const Keys& keys, uint32_t r,
+                     const fleet::Args& args, std::vector<uint8_t>* global, std::string* error) {
   if (!agg.Close(r, global)) return *error = "no update arrived", false;
   Save(agg, args.Get("state"));
   const size_t record = global->size();
   global->resize(record + kUpdateSignatureBytes);
-  if (!fleet::Sign(sk, global->data(), record, global->data() + record)) {
+  if (!fleet::Sign(keys.ed25519, global->data(), record, global->data() + record)) {
     *error = "signing failed";
     return false;
   }
   if (!link.Publish("fleet/global", global->data(), global->size(), true, std::chrono::seconds(60),
                     error))
     return false;
+  if (keys.p256 && !PublishP256(keys, link, *global, record, error)) return false;
   if (args.Has("save-dir")) {  // the signed records, for inspection and the tests
     const std::string path = args.Get("save-dir") + "/global_" + std::to_string(r) + ".bin";
     if (FILE* f = std::fopen(path.c_str(), "wb")) {
@@ -108,10 +154,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s%s\n", kUsage, error.c_str());
     return 2;
   }
-  fleet::SecretKey sk;
+  Keys keys;
   tools::AlignedBuffer model;
   std::vector<size_t> channels;
-  if (!fleet::ReadKeyFile(args.Get("secret-key"), sk.bytes, sizeof sk.bytes, &error) ||
+  if (!ReadKeys(args, &keys, &error) ||
       !tools::ReadFileAligned(args.Get("model"), &model, &error) ||
       (!BatchNormChannels(model, &channels) &&
        (error = "cannot open " + args.Get("model") + " for training", true))) {
@@ -143,7 +189,7 @@ int main(int argc, char** argv) {
         CollectRound(agg, link, r, devices, args.Int("round-timeout", 120), state);
     const size_t got = agg.Count(r);
     std::vector<uint8_t> global;
-    if (!CloseAndPublish(agg, link, sk, r, args, &global, &error)) {
+    if (!CloseAndPublish(agg, link, keys, r, args, &global, &error)) {
       std::fprintf(stderr, "fleet-aggregator: round %u: %s\n", r, error.c_str());
       return 1;
     }

@@ -5,7 +5,8 @@
 #   aarch64  NEON, GoogleTest suites under qemu-aarch64          (build-aarch64/)
 #   armv7    NEON (-mfpu=neon-vfpv4), suites under qemu-arm     (build-armv7/)
 #   M4, M7   scalar kernels, tests/mcu harness + examples/mcu under qemu-system-arm
-#            (mps2-an386, mps2-an500), incl. scores vs host and the flash budget
+#            (mps2-an386, mps2-an500), incl. scores vs host and the flash budget; on M4 also
+#            the fleet device firmware with a loopback broker (fleet_m4, docs/fleet.md)
 #   M55      the same with Helium (MVE) int8 kernels, under qemu-system-arm -M mps3-an547
 #   every cross target also runs `edgefold validate --target <it>` on the bundled examples
 #            and the QDQ goldens (tests/validate): its edgefold_validate under QEMU vs the host
@@ -46,10 +47,15 @@ run_stage() {  # run_stage NAME command...
   seconds[$name]=$((SECONDS - t0))
 }
 
-host_tools() {  # the native build: CLI, tiny-model generator, kernel tests
-  cmake -S "$ROOT" -B "$HOST_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-    cmake --build "$HOST_BUILD" -j"$JOBS" --target edgefold edgefold_mcu_gen edgefold_kernels_test \
-      edgefold_mcu_harness
+host_tools() {  # the native build: CLI, tiny-model generator, kernel tests, and the fleet
+  # programs where libsodium and Paho C are installed (the M4 build's fleet_m4 test uses them)
+  cmake -S "$ROOT" -B "$HOST_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null || return 1
+  local fleet=()
+  for t in edgefold-fleet-aggregator edgefold-fleet-device edgefold-fleet-keygen edgefold-fleet-record; do
+    ninja -C "$HOST_BUILD" -t query "$t" >/dev/null 2>&1 && fleet+=("$t")
+  done
+  cmake --build "$HOST_BUILD" -j"$JOBS" --target edgefold edgefold_mcu_gen edgefold_kernels_test \
+    edgefold_mcu_harness "${fleet[@]}"
 }
 
 x86_levels() {
@@ -80,7 +86,13 @@ for t in "${targets[@]}"; do
                -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
     armv7) run_stage armv7 cross_build build-armv7 arm-linux-gnueabihf Release \
              -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
-    m4|m7|m55) run_stage "$t" cross_build "build-$t" "arm-none-eabi-cortex-$t" MinSizeRel \
+    m4) # the fleet firmware's P-256 check from Mbed TLS's Debian source, where it can be fetched
+        mbed=(); if src=$("$ROOT/scripts/fetch-mbedtls-source.sh" "$ROOT/build-deps/mbedtls"); then
+          mbed=(-DEDGEFOLD_MBEDTLS_SOURCE_DIR="$src"); else
+          echo "cross-test: no Mbed TLS source: the M4 fleet firmware checks no signature"; fi
+        run_stage m4 cross_build build-m4 arm-none-eabi-cortex-m4 MinSizeRel \
+             -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" "${mbed[@]}" ;;
+    m7|m55) run_stage "$t" cross_build "build-$t" "arm-none-eabi-cortex-$t" MinSizeRel \
              -DEDGEFOLD_HOST_BIN_DIR="$HOST_BUILD/bin" ;;
     *) echo "unknown target '$t'"; exit 2 ;;
   esac

@@ -44,9 +44,11 @@ case "$cmd" in
 user aggregator
 topic read fleet/+/update
 topic readwrite fleet/global
+topic readwrite fleet/global/p256
 
 pattern write fleet/%u/update
 pattern read fleet/global
+pattern read fleet/global/p256
 ACL
       cat > mosquitto.conf <<CONF
 per_listener_settings false

@@ -9,6 +9,9 @@
 #   FLEET_KEEP=1: keep the work directory (logs, keys, broker) also after a successful run
 #   BUILD_DIR (build), JOBS (2): as the README's commands, it installs what is missing (as
 #   root: scripts/install-deps.sh) and builds the fleet programs and the digits model there.
+#   FLEET_M4 (1 when qemu-system-arm and M4_BUILD_DIR/bin/mcu_fleet_device.elf exist): the last
+#   device is the Cortex-M4 firmware under QEMU, its UART bridged to the broker by
+#   fleet/m4_bridge.py with its own credential   M4_BUILD_DIR (build-m4)
 # Exit status 1 when a process fails or a goal is missed: federated ≥ local-only + 2 points
 # (mean), within 1 point of centralized, no device below its deployed accuracy, 0 lost.
 set -euo pipefail
@@ -25,6 +28,29 @@ MODEL="$BUILD_DIR/digits_cnn_train.efb"
 for f in "$BIN/edgefold-fleet-device" "$BIN/edgefold-fleet-aggregator" "$BIN/edgefold-fleet-keygen" "$MODEL"; do
   [[ -e "$f" ]] || { echo "run-fleet-demo: $f was not built (libsodium, Paho C: scripts/install-deps.sh)" >&2; exit 2; }
 done
+M4_ELF="${M4_BUILD_DIR:-$ROOT/build-m4}/bin/mcu_fleet_device.elf"
+if [[ -z "${FLEET_M4:-}" ]]; then
+  FLEET_M4=0
+  if command -v qemu-system-arm >/dev/null && [[ -f "$M4_ELF" ]]; then FLEET_M4=1; else
+    echo "fleet: no Cortex-M4 device (needs qemu-system-arm and $M4_ELF: the M4 build's mcu_fleet_device)"
+  fi
+fi
+# The M4 firmware built with its P-256 check (Mbed TLS's source) gets the fleet's P-256 key and
+# the aggregator's P-256-signed copies (--p256-secret-key, where the host build has Mbed TLS).
+M4_P256=0
+if [[ $FLEET_M4 == 1 ]] && grep -q mbedtls_ecdsa_verify "$M4_ELF.map" 2>/dev/null &&
+   [[ "$("$BIN/edgefold-fleet-record" 2>&1 || true)" == *sign-p256* ]]; then M4_P256=1; fi
+# device ID ARGS...: edgefold-fleet-device, or for the last device with FLEET_M4=1 the bridge to
+# the Cortex-M4 firmware (the same arguments and output lines).
+device() {
+  local id=$1; shift
+  if [[ $FLEET_M4 == 1 && $id == "$DEVICES" ]]; then
+    local key=(); [[ $M4_P256 == 1 && -f "$WORK/fleet.p256pk" ]] && key=(--p256-pubkey "$WORK/fleet.p256pk")
+    /usr/bin/python3 "$ROOT/fleet/m4_bridge.py" --elf "$M4_ELF" --id "$id" "${key[@]}" "$@"
+  else
+    "$BIN/edgefold-fleet-device" --id "$id" "$@"
+  fi
+}
 WORK="$(mktemp -d /tmp/edgefold-fleet.XXXXXX)"
 PIDS=()
 cleanup() {   # the logs stay in $WORK when something failed (FLEET_KEEP=1: always)
@@ -38,19 +64,28 @@ PORT="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.
 
 /usr/bin/python3 "$ROOT/examples/digits/make_fleet_shards.py" "$WORK/data" "$DEVICES" "$SEED" "$ADAPT"
 "$BIN/edgefold-fleet-keygen" "$WORK/fleet" > /dev/null
+AGG_P256=()
+if [[ $M4_P256 == 1 ]]; then
+  "$BIN/edgefold-fleet-record" p256-keygen "$WORK/fleet"
+  AGG_P256=(--p256-secret-key "$WORK/fleet.p256sk")
+fi
 "$ROOT/scripts/fleet-broker.sh" setup "$WORK/broker" "$PORT" "$DEVICES"
 "$ROOT/scripts/fleet-broker.sh" start "$WORK/broker"
 MQTT=(--uri "ssl://127.0.0.1:$PORT" --ca "$WORK/broker/ca.crt")
 
 echo "fleet: $DEVICES devices, seed $SEED, $ROUNDS rounds, $ADAPT adaptation images each, broker 127.0.0.1:$PORT (TLS)"
+if [[ $FLEET_M4 == 1 ]]; then
+  sig="CRC and model hash only (no P-256 check in this build)"
+  [[ $M4_P256 == 1 ]] && sig="ECDSA P-256 signatures checked on the M4 (Mbed TLS)"
+  echo "fleet: device $DEVICES is a Cortex-M4 firmware under QEMU (mps2-an386), bridged over its UART; $sig"
+fi
 for mode in deployed local central; do
   for d in $(seq "$DEVICES"); do
-    "$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id "$d" --mode "$mode" \
-      --devices "$DEVICES"
+    device "$d" --model "$MODEL" --data "$WORK/data" --mode "$mode" --devices "$DEVICES"
   done
 done > "$WORK/offline.txt"
 
-"$BIN/edgefold-fleet-aggregator" --model "$MODEL" --secret-key "$WORK/fleet.sk" \
+"$BIN/edgefold-fleet-aggregator" "${AGG_P256[@]}" --model "$MODEL" --secret-key "$WORK/fleet.sk" \
   --devices "$DEVICES" --rounds "$ROUNDS" --round-timeout 60 "${MQTT[@]}" --user aggregator \
   --password-file "$WORK/broker/pass/aggregator" --state "$WORK/aggregator-state" \
   > "$WORK/aggregator.txt" 2>&1 &
@@ -65,7 +100,7 @@ for _ in $(seq 300); do
 done
 DEV_PIDS=()
 for d in $(seq "$DEVICES"); do
-  "$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id "$d" --mode fleet \
+  device "$d" --model "$MODEL" --data "$WORK/data" --mode fleet \
     --rounds "$ROUNDS" "${MQTT[@]}" --user "$d" --password-file "$WORK/broker/pass/$d" \
     --pubkey "$WORK/fleet.pk" --round-timeout 120 --round-delay-ms 1500 > "$WORK/device_$d.txt" 2>&1 &
   DEV_PIDS+=($!)
@@ -85,9 +120,12 @@ for p in "${DEV_PIDS[@]}"; do wait "$p" || failed=1; done
 wait "$AGG" || failed=1
 PIDS=()
 cat "$WORK"/device_*.txt | grep -h "accuracy" > "$WORK/fleet.txt" || true
-grep -h "refused" "$WORK"/device_*.txt | grep -v "fleet rounds" || true
+grep -h "refused" "$WORK"/device_*.txt | grep -v "fleet rounds\|m4 ram" || true
 grep "^aggregator" "$WORK/aggregator.txt"
 [[ $failed == 0 ]] || { echo "fleet: a process failed" >&2; tail -n 5 "$WORK"/device_*.txt "$WORK/aggregator.txt" >&2; exit 1; }
+#   FLEET_M4 (1 when qemu-system-arm and M4_BUILD_DIR/bin/mcu_fleet_device.elf exist): the last
+#   device is the Cortex-M4 firmware under QEMU, its UART bridged to the broker by
+#   fleet/m4_bridge.py with its own credential   M4_BUILD_DIR (build-m4)
 /usr/bin/python3 - "$WORK/offline.txt" "$WORK/fleet.txt" "$WORK/aggregator.txt" "$DEVICES" <<'PY'
 import re, sys
 acc = {}
