@@ -43,9 +43,37 @@ inline bool ConvS8UsesDepthwisePlane(const Conv2dShape& s) {
   return s.group > 1 && s.group == s.in_c && s.group == s.out_c && s.stride_h <= 2 &&
          s.stride_w <= 2 && s.kh * s.kw <= kMaxDepthwiseS8Taps;
 }
+// The channels-innermost path of the same convs where a level has one (NEON:
+// simd/conv2d_depthwise_s8_hwc_simd.h): undilated 3×3 windows, equal strides 1 or 2, at least
+// kDepthwiseS8HwcMinChannels channels. Its scratch: the weights as int16 [9][cp] and a ring of
+// three padded input rows as int16 [3][pitch][cp], cp = channels rounded up to 8 (one int16x8
+// register of channels per pixel), pitch = the padded columns the outputs read.
+constexpr size_t kDepthwiseS8HwcMinChannels = 8;
+struct DepthwiseS8Hwc {
+  size_t cp, pitch, weight_values, row_values;
+};
+inline bool ConvS8UsesDepthwiseHwc(const Conv2dShape& s) {
+  return s.group > 1 && s.group == s.in_c && s.group == s.out_c &&
+         s.in_c >= kDepthwiseS8HwcMinChannels && s.kh == 3 && s.kw == 3 && s.dilation_h == 1 &&
+         s.dilation_w == 1 && s.stride_h == s.stride_w && s.stride_h <= 2 && s.out_w > 0 &&
+         s.out_h > 0;
+}
+inline DepthwiseS8Hwc DepthwiseS8HwcGeometry(const Conv2dShape& s) {
+  DepthwiseS8Hwc g;
+  g.cp = (s.in_c + 7) / 8 * 8;
+  g.pitch = (s.out_w - 1) * s.stride_w + 3;
+  g.weight_values = 9 * g.cp;
+  g.row_values = MulSat(g.pitch, g.cp);
+  return g;
+}
+inline size_t ConvS8DepthwiseHwcBytes(const Conv2dShape& s) {
+  const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
+  return MulSat(AddSat(g.weight_values, MulSat(3, g.row_values)), sizeof(int16_t));
+}
 inline size_t ConvS8DepthwisePlaneBytes(const Conv2dShape& s) {
   const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
-  return g.phases * g.phase_bytes;
+  const size_t planes = g.phases * g.phase_bytes;
+  return ConvS8UsesDepthwiseHwc(s) ? std::max(planes, ConvS8DepthwiseHwcBytes(s)) : planes;
 }
 
 // ConvInt8 builds its int8 im2col a chunk of output rows at a time: a quarter of the image, at
