@@ -450,11 +450,17 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
         rq.y_zero_point = 7;
         rq.act_min = -128;
         rq.act_max = 110;
-        std::vector<int8_t> plane(kernels::ConvS8DepthwisePlaneBytes(s), 0x55);
-        std::vector<int8_t> want(c_n * s.out_h * s.out_w), got(want.size(), 99);
+        std::vector<int8_t> want(c_n * s.out_h * s.out_w);
         ref::Conv2dDepthwiseS8(s, x.data(), w.data(), -5, rq, nullptr, want.data());
-        int8().conv2d_depthwise_s8(s, x.data(), w.data(), -5, rq, plane.data(), got.data());
-        EXPECT_EQ(want, got) << c_n << " channels " << g.h << "x" << g.w << " s" << st;
+        // The plan's scratch (the channels-innermost path where it applies), then only the
+        // planes' (a model planned without that path).
+        for (size_t bytes : {kernels::ConvS8ScratchBytes(s), kernels::ConvS8DepthwisePlaneBytes(s)}) {
+          std::vector<int8_t> plane(bytes, 0x55), got(want.size(), 99);
+          rq.depthwise_scratch_bytes = bytes;
+          int8().conv2d_depthwise_s8(s, x.data(), w.data(), -5, rq, plane.data(), got.data());
+          EXPECT_EQ(want, got) << c_n << " channels " << g.h << "x" << g.w << " s" << st
+                               << " scratch " << bytes;
+        }
       }
 }
 

@@ -70,10 +70,13 @@ inline size_t ConvS8DepthwiseHwcBytes(const Conv2dShape& s) {
   const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
   return MulSat(AddSat(g.weight_values, MulSat(3, g.row_values)), sizeof(int16_t));
 }
+// What the planes need (every level runs them: Prepare asks for no more, so a model planned
+// before the channels-innermost path existed still runs); the plan gives the larger of the two
+// (ConvS8ScratchBytes) and the kernel takes the channels-innermost path only where the op's
+// scratch holds it (GemmS8Params::depthwise_scratch_bytes).
 inline size_t ConvS8DepthwisePlaneBytes(const Conv2dShape& s) {
   const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
-  const size_t planes = g.phases * g.phase_bytes;
-  return ConvS8UsesDepthwiseHwc(s) ? std::max(planes, ConvS8DepthwiseHwcBytes(s)) : planes;
+  return g.phases * g.phase_bytes;
 }
 
 // ConvInt8 builds its int8 im2col a chunk of output rows at a time: a quarter of the image, at
@@ -101,7 +104,10 @@ inline size_t ConvS8Im2colRows(const Conv2dShape& s) {
 // of one group of one image (one byte per entry); pointwise convs read their input in place.
 inline size_t ConvS8ScratchBytes(const Conv2dShape& s) {
   if (ConvIsPointwise(s)) return 0;
-  if (ConvS8UsesDepthwisePlane(s)) return ConvS8DepthwisePlaneBytes(s);
+  if (ConvS8UsesDepthwisePlane(s))
+    return ConvS8UsesDepthwiseHwc(s)
+               ? std::max(ConvS8DepthwisePlaneBytes(s), ConvS8DepthwiseHwcBytes(s))
+               : ConvS8DepthwisePlaneBytes(s);
   return MulSat(MulSat(MulSat((s.in_c / s.group) * s.kh, s.kw), ConvS8Im2colRows(s)), s.out_w);
 }
 

@@ -96,7 +96,8 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
                           int8_t x_zero_point, const GemmS8Params& rq, int8_t* scratch,
                           int8_t* y) {
 #if defined(__ARM_NEON)
-  if (!ConvS8UsesDepthwiseHwc(s)) return false;
+  if (!ConvS8UsesDepthwiseHwc(s) || rq.depthwise_scratch_bytes < ConvS8DepthwiseHwcBytes(s))
+    return false;
   const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
   const size_t cp = g.cp, c_n = s.in_c, st = s.stride_w, out_plane = s.out_h * s.out_w;
   int16_t* wt = reinterpret_cast<int16_t*>(scratch);
