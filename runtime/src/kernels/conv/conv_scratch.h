@@ -45,9 +45,10 @@ inline bool ConvS8UsesDepthwisePlane(const Conv2dShape& s) {
 }
 // The channels-innermost path of the same convs where a level has one (NEON:
 // simd/conv2d_depthwise_s8_hwc_simd.h): undilated 3×3 windows, equal strides 1 or 2, at least
-// kDepthwiseS8HwcMinChannels channels. Its scratch: the weights as int16 [9][cp] and a ring of
-// three padded input rows as int16 [3][pitch][cp], cp = channels rounded up to 8 (one int16x8
-// register of channels per pixel), pitch = the padded columns the outputs read.
+// kDepthwiseS8HwcMinChannels channels. Its scratch: each channel's bias and multiplier (int32)
+// and right shift (int64), the weights as int16 [9][cp] and a ring of three padded input rows
+// as int16 [3][pitch][cp], cp = channels rounded up to 8 (one int16x8 register of channels per
+// pixel), pitch = the padded columns the outputs read.
 constexpr size_t kDepthwiseS8HwcMinChannels = 8;
 struct DepthwiseS8Hwc {
   size_t cp, pitch, weight_values, row_values;
@@ -68,7 +69,8 @@ inline DepthwiseS8Hwc DepthwiseS8HwcGeometry(const Conv2dShape& s) {
 }
 inline size_t ConvS8DepthwiseHwcBytes(const Conv2dShape& s) {
   const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
-  return MulSat(AddSat(g.weight_values, MulSat(3, g.row_values)), sizeof(int16_t));
+  return AddSat(16 * g.cp,
+                MulSat(AddSat(g.weight_values, MulSat(3, g.row_values)), sizeof(int16_t)));
 }
 // What the planes need (every level runs them: Prepare asks for no more, so a model planned
 // before the channels-innermost path existed still runs); the plan gives the larger of the two

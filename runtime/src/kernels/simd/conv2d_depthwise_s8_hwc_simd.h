@@ -38,7 +38,11 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
   for (size_t j = 0; j < g.pitch; ++j) {
     if (inside_row && j >= lo && j < hi) continue;
     int16_t* d = row + j * cp;
+#if defined(__ARM_NEON)
+    for (size_t c = 0; c < cp; c += 8) vst1q_s16(d + c, vdupq_n_s16(zp));  // lanes ≥ in_c: weight 0
+#else
     for (size_t c = 0; c < c_n; ++c) d[c] = zp;
+#endif
   }
   if (!inside_row || hi <= lo) return;
   const size_t plane = s.in_h * s.in_w;
@@ -48,11 +52,14 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
   size_t c = 0;
 #if defined(__ARM_NEON)
   // Eight channels × eight columns a step: eight 8-byte loads, a byte transpose, widened stores.
+  // A step of eight columns may read up to 7 bytes past the row (the next row, or the next
+  // channel's plane), never past the input: only the columns of the row are stored.
+  const int8_t* x_end = x + c_n * plane;
   for (; c + 8 <= c_n; c += 8) {
     const int8_t* sc = src + c * plane;
     int16_t* dc = dst + c;
     size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
+    for (; j < n && sc + 7 * plane + j + 8 <= x_end; j += 8) {
       int8x8_t v[8];
       for (int k = 0; k < 8; ++k) v[k] = vld1_s8(sc + k * plane + j);
       // 8×8 byte transpose: rows k are channels, columns j; out row j holds channels 0..7.
@@ -78,7 +85,8 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
                              vreinterpret_s8_s32(c2.val[0]), vreinterpret_s8_s32(c3.val[0]),
                              vreinterpret_s8_s32(c0.val[1]), vreinterpret_s8_s32(c1.val[1]),
                              vreinterpret_s8_s32(c2.val[1]), vreinterpret_s8_s32(c3.val[1])};
-      for (int k = 0; k < 8; ++k) vst1q_s16(dc + (j + k) * cp, vmovl_s8(t[k]));
+      const size_t cols = std::min<size_t>(8, n - j);
+      for (size_t k = 0; k < cols; ++k) vst1q_s16(dc + (j + k) * cp, vmovl_s8(t[k]));
     }
     for (; j < n; ++j)
       for (int k = 0; k < 8; ++k) dc[j * cp + k] = sc[k * plane + j];
@@ -100,9 +108,20 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
     return false;
   const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
   const size_t cp = g.cp, c_n = s.in_c, st = s.stride_w, out_plane = s.out_h * s.out_w;
-  int16_t* wt = reinterpret_cast<int16_t*>(scratch);
+  // Per channel (lanes past in_c: bias 0, multiplier 2^30, shift 0): bias, multiplier, right
+  // shift, then the weights and the ring (ConvS8DepthwiseHwcBytes).
+  int32_t* bias = reinterpret_cast<int32_t*>(scratch);
+  int32_t* mult = bias + cp;
+  int64_t* right = reinterpret_cast<int64_t*>(mult + cp);
+  int16_t* wt = reinterpret_cast<int16_t*>(right + cp);
   int16_t* ring = wt + g.weight_values;
   std::memset(wt, 0, (g.weight_values + 3 * g.row_values) * sizeof(int16_t));
+  for (size_t c = 0; c < cp; ++c) {
+    const bool real = c < c_n;
+    bias[c] = real && rq.bias != nullptr ? rq.bias[c] : 0;
+    mult[c] = real ? rq.multiplier[c] : 1 << 30;
+    right[c] = -(31 + int64_t{real ? rq.shift[c] : 0});
+  }
   for (size_t c = 0; c < c_n; ++c)
     for (size_t k = 0; k < 9; ++k) wt[k * cp + c] = w[c * 9 + k];
   size_t filled = 0;  // padded rows [0, filled) have been moved into the ring
@@ -116,19 +135,11 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
     const int16_t* r2 = ring + ((p0 + 2) % 3) * g.row_values;
     for (size_t c = 0; c < c_n; c += 8) {
       const size_t lanes = std::min<size_t>(8, c_n - c);
-      int32_t bias[8] = {}, mult[8] = {1 << 30, 1 << 30, 1 << 30, 1 << 30,
-                                       1 << 30, 1 << 30, 1 << 30, 1 << 30},
-              shift[8] = {};
-      for (size_t l = 0; l < lanes; ++l) {
-        bias[l] = rq.bias != nullptr ? rq.bias[c + l] : 0;
-        mult[l] = rq.multiplier[c + l];
-        shift[l] = rq.shift[c + l];
-      }
-      const neon_requant::LaneRequant lr =
-          neon_requant::MakeLaneRequant(mult, shift, rq.y_zero_point, rq.act_min, rq.act_max);
+      const neon_requant::LaneRequant lr = neon_requant::MakeLaneRequant(
+          mult + c, right + c, rq.y_zero_point, rq.act_min, rq.act_max);
       int16x8_t wv[9];
       for (int k = 0; k < 9; ++k) wv[k] = vld1q_s16(wt + k * cp + c);
-      const int32x4_t b_lo = vld1q_s32(bias), b_hi = vld1q_s32(bias + 4);
+      const int32x4_t b_lo = vld1q_s32(bias + c), b_hi = vld1q_s32(bias + c + 4);
       int8_t* yc = y + c * out_plane + oh * s.out_w;
       for (size_t ow = 0; ow < s.out_w; ++ow) {
         const size_t at = ow * st * cp + c;
