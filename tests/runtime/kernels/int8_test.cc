@@ -423,7 +423,8 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
     for (size_t st : {size_t{1}, size_t{2}})
       for (const Geometry& g : {Geometry{25, 5, 1, 1, 1, 1}, Geometry{3, 3, 0, 0, 0, 0},
                                 Geometry{8, 8, 1, 1, 1, 1}, Geometry{6, 17, 0, 1, 1, 0},
-                                Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1}}) {
+                                Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1},
+                                Geometry{5, 40, 1, 1, 1, 1}}) {
         Conv2dShape s;
         s.in_c = s.out_c = s.group = c_n;
         s.in_h = g.h;
@@ -434,7 +435,8 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
         s.pad_left = g.pl;
         s.out_h = (g.h + g.pt + g.pb - 3) / st + 1;
         s.out_w = (g.w + g.pl + g.pr - 3) / st + 1;
-        EXPECT_EQ(kernels::ConvS8UsesDepthwiseHwc(s), c_n >= 8);
+        EXPECT_EQ(kernels::ConvS8UsesDepthwiseHwc(s),
+                  c_n >= 8 && (st == 2 || s.out_w <= kernels::kDepthwiseS8HwcMaxWidthStride1));
         const std::vector<int8_t> x = RandomS8(c_n * g.h * g.w, 31),
                                   w = RandomS8(c_n * 9, 32);
         std::vector<int32_t> bias(c_n), mult(c_n), shift(c_n);

@@ -50,6 +50,11 @@ inline bool ConvS8UsesDepthwisePlane(const Conv2dShape& s) {
 // as int16 [3][pitch][cp], cp = channels rounded up to 8 (one int16x8 register of channels per
 // pixel), pitch = the padded columns the outputs read.
 constexpr size_t kDepthwiseS8HwcMinChannels = 8;
+// At stride 1 the planes keep rows wider than this (per op under qemu-aarch64, MobileNetV1-0.25
+// VWW int8: 48 × 48 × 8 202 K planes against 258 K channels-innermost instructions, 24 × 24 × 32
+// 230 K against 245 K; 12 × 12 × 64 146 K against 129 K, 6 × 6 and 3 × 3 a third or less; DS-CNN's
+// 25 × 5 × 64 176 K against 125 K). Stride 2 is faster channels-innermost at every width measured.
+constexpr size_t kDepthwiseS8HwcMaxWidthStride1 = 16;
 struct DepthwiseS8Hwc {
   size_t cp, pitch, weight_values, row_values;
 };
@@ -57,7 +62,7 @@ inline bool ConvS8UsesDepthwiseHwc(const Conv2dShape& s) {
   return s.group > 1 && s.group == s.in_c && s.group == s.out_c &&
          s.in_c >= kDepthwiseS8HwcMinChannels && s.kh == 3 && s.kw == 3 && s.dilation_h == 1 &&
          s.dilation_w == 1 && s.stride_h == s.stride_w && s.stride_h <= 2 && s.out_w > 0 &&
-         s.out_h > 0;
+         s.out_h > 0 && (s.stride_w == 2 || s.out_w <= kDepthwiseS8HwcMaxWidthStride1);
 }
 inline DepthwiseS8Hwc DepthwiseS8HwcGeometry(const Conv2dShape& s) {
   DepthwiseS8Hwc g;
