@@ -421,10 +421,10 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
   };
   for (size_t c_n : {size_t{7}, size_t{8}, size_t{9}, size_t{16}, size_t{17}, size_t{64}})
     for (size_t st : {size_t{1}, size_t{2}})
-      for (const Geometry& g : {Geometry{25, 5, 1, 1, 1, 1}, Geometry{3, 3, 0, 0, 0, 0},
-                                Geometry{8, 8, 1, 1, 1, 1}, Geometry{6, 17, 0, 1, 1, 0},
-                                Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1},
-                                Geometry{5, 40, 1, 1, 1, 1}}) {
+      for (const Geometry& g :
+           {Geometry{25, 5, 1, 1, 1, 1}, Geometry{3, 3, 0, 0, 0, 0}, Geometry{8, 8, 1, 1, 1, 1},
+            Geometry{6, 17, 0, 1, 1, 0}, Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1},
+            Geometry{5, 40, 1, 1, 1, 1}}) {
         Conv2dShape s;
         s.in_c = s.out_c = s.group = c_n;
         s.in_h = g.h;
@@ -437,8 +437,7 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
         s.out_w = (g.w + g.pl + g.pr - 3) / st + 1;
         EXPECT_EQ(kernels::ConvS8UsesDepthwiseHwc(s),
                   c_n >= 8 && (st == 2 || s.out_w <= kernels::kDepthwiseS8HwcMaxWidthStride1));
-        const std::vector<int8_t> x = RandomS8(c_n * g.h * g.w, 31),
-                                  w = RandomS8(c_n * 9, 32);
+        const std::vector<int8_t> x = RandomS8(c_n * g.h * g.w, 31), w = RandomS8(c_n * 9, 32);
         std::vector<int32_t> bias(c_n), mult(c_n), shift(c_n);
         for (size_t c = 0; c < c_n; ++c) {
           bias[c] = static_cast<int32_t>(c * 7919 % 40000) - 20000;
@@ -456,7 +455,8 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
         ref::Conv2dDepthwiseS8(s, x.data(), w.data(), -5, rq, nullptr, want.data());
         // The plan's scratch (the channels-innermost path where it applies), then only the
         // planes' (a model planned without that path).
-        for (size_t bytes : {kernels::ConvS8ScratchBytes(s), kernels::ConvS8DepthwisePlaneBytes(s)}) {
+        for (size_t bytes :
+             {kernels::ConvS8ScratchBytes(s), kernels::ConvS8DepthwisePlaneBytes(s)}) {
           std::vector<int8_t> plane(bytes, 0x55), got(want.size(), 99);
           rq.depthwise_scratch_bytes = bytes;
           int8().conv2d_depthwise_s8(s, x.data(), w.data(), -5, rq, plane.data(), got.data());

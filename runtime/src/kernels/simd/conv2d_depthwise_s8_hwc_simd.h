@@ -63,8 +63,8 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
       int8x8_t v[8];
       for (int k = 0; k < 8; ++k) v[k] = vld1_s8(sc + k * plane + j);
       // 8×8 byte transpose: rows k are channels, columns j; out row j holds channels 0..7.
-      const int8x8x2_t a0 = vtrn_s8(v[0], v[1]), a1 = vtrn_s8(v[2], v[3]),
-                       a2 = vtrn_s8(v[4], v[5]), a3 = vtrn_s8(v[6], v[7]);
+      const int8x8x2_t a0 = vtrn_s8(v[0], v[1]), a1 = vtrn_s8(v[2], v[3]), a2 = vtrn_s8(v[4], v[5]),
+                       a3 = vtrn_s8(v[6], v[7]);
       const int16x4x2_t b0 =
           vtrn_s16(vreinterpret_s16_s8(a0.val[0]), vreinterpret_s16_s8(a1.val[0]));
       const int16x4x2_t b1 =
@@ -101,8 +101,7 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
 
 template <class Arch>
 bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w,
-                          int8_t x_zero_point, const GemmS8Params& rq, int8_t* scratch,
-                          int8_t* y) {
+                          int8_t x_zero_point, const GemmS8Params& rq, int8_t* scratch, int8_t* y) {
 #if defined(__ARM_NEON)
   if (!ConvS8UsesDepthwiseHwc(s) || rq.depthwise_scratch_bytes < ConvS8DepthwiseHwcBytes(s))
     return false;

@@ -76,13 +76,11 @@ inline LaneRequant MakeLaneRequant(const int32_t* multiplier, const int64_t* rig
 inline int32x4_t RoundShiftS32x4Lanes(int32x4_t acc, uint32x4_t m, int64x2_t right_lo,
                                       int64x2_t right_hi) {
   const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc));
-  const uint64x2_t lo =
-      vrshlq_u64(vmull_u32(vget_low_u32(magnitude), vget_low_u32(m)), right_lo);
+  const uint64x2_t lo = vrshlq_u64(vmull_u32(vget_low_u32(magnitude), vget_low_u32(m)), right_lo);
 #if defined(__aarch64__)
   const uint64x2_t hi = vrshlq_u64(vmull_high_u32(magnitude, m), right_hi);
 #else
-  const uint64x2_t hi =
-      vrshlq_u64(vmull_u32(vget_high_u32(magnitude), vget_high_u32(m)), right_hi);
+  const uint64x2_t hi = vrshlq_u64(vmull_u32(vget_high_u32(magnitude), vget_high_u32(m)), right_hi);
 #endif
   const uint32x4_t narrowed =
       vminq_u32(vcombine_u32(vqmovn_u64(lo), vqmovn_u64(hi)), vdupq_n_u32(65536));
