@@ -22,6 +22,9 @@
 
 #include "kernels/simd/requant_neon.h"
 #endif
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
@@ -99,12 +102,38 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
   }
 }
 
+#if defined(__AVX2__)
+// RequantizeS8 of eight int32 lanes with each lane's multiplier m and n = 31 + shift ≥ 32
+// (n_even: the counts of lanes 0, 2, 4, 6 as 64-bit lanes, n_odd of 1, 3, 5, 7): |acc|·M as
+// unsigned 64-bit products (vpmuludq on the even and the odd lanes), + 2^(n−1), >> n (below
+// 2^30 for n ≥ 32), the sign of acc put back, + zero point, clamped.
+inline __m256i RequantizeS32x8Lanes(__m256i acc, __m256i m, __m256i n_even, __m256i n_odd,
+                                    __m256i zp, __m256i lo, __m256i hi) {
+  const __m256i one = _mm256_set1_epi64x(1);
+  const __m256i mag = _mm256_abs_epi32(acc);
+  __m256i even = _mm256_mul_epu32(mag, m);
+  __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(mag, 32), _mm256_srli_epi64(m, 32));
+  even = _mm256_srlv_epi64(
+      _mm256_add_epi64(even, _mm256_sllv_epi64(one, _mm256_sub_epi64(n_even, one))), n_even);
+  odd = _mm256_srlv_epi64(
+      _mm256_add_epi64(odd, _mm256_sllv_epi64(one, _mm256_sub_epi64(n_odd, one))), n_odd);
+  const __m256i r = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+  const __m256i q = _mm256_add_epi32(_mm256_sign_epi32(r, acc), zp);
+  return _mm256_min_epi32(_mm256_max_epi32(q, lo), hi);
+}
+#endif
+
 template <class Arch>
 bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w,
                           int8_t x_zero_point, const GemmS8Params& rq, int8_t* scratch, int8_t* y) {
-#if defined(__ARM_NEON)
+#if defined(__ARM_NEON) || defined(__AVX2__)
   if (!ConvS8UsesDepthwiseHwc(s) || rq.depthwise_scratch_bytes < ConvS8DepthwiseHwcBytes(s))
     return false;
+#if !defined(__ARM_NEON)
+  // The x86 requantization keeps 32-bit results: every channel's real multiplier below 1/2.
+  for (size_t c = 0; c < s.in_c; ++c)
+    if (rq.shift[c] < 1) return false;
+#endif
   const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
   const size_t cp = g.cp, c_n = s.in_c, st = s.stride_w, out_plane = s.out_h * s.out_w;
   // Per channel (lanes past in_c: bias 0, multiplier 2^30, shift 0): bias, multiplier, right
@@ -134,12 +163,13 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
     const int16_t* r2 = ring + ((p0 + 2) % 3) * g.row_values;
     for (size_t c = 0; c < c_n; c += 8) {
       const size_t lanes = std::min<size_t>(8, c_n - c);
+      int8_t* yc = y + c * out_plane + oh * s.out_w;
+#if defined(__ARM_NEON)
       const neon_requant::LaneRequant lr = neon_requant::MakeLaneRequant(
           mult + c, right + c, rq.y_zero_point, rq.act_min, rq.act_max);
       int16x8_t wv[9];
       for (int k = 0; k < 9; ++k) wv[k] = vld1q_s16(wt + k * cp + c);
       const int32x4_t b_lo = vld1q_s32(bias + c), b_hi = vld1q_s32(bias + c + 4);
-      int8_t* yc = y + c * out_plane + oh * s.out_w;
       for (size_t ow = 0; ow < s.out_w; ++ow) {
         const size_t at = ow * st * cp + c;
         int32x4_t lo = b_lo, hi = b_hi;
@@ -172,6 +202,48 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
           for (size_t l = 0; l < lanes; ++l) yo[l * out_plane] = qs[l];
         }
       }
+#else
+      // x86 (AVX2 and up): pairs of taps as pmaddwd of interleaved int16 (x_a, x_b)·(w_a, w_b),
+      // the ninth tap paired with zero.
+      __m256i wp[5];
+      for (int k = 0; k < 5; ++k) {
+        const __m128i wa = _mm_loadu_si128(reinterpret_cast<const __m128i*>(wt + 2 * k * cp + c));
+        const __m128i wb =
+            k < 4 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(wt + (2 * k + 1) * cp + c))
+                  : _mm_setzero_si128();
+        wp[k] = _mm256_set_m128i(_mm_unpackhi_epi16(wa, wb), _mm_unpacklo_epi16(wa, wb));
+      }
+      const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult + c));
+      const __m256i n_even =
+          _mm256_setr_epi64x(-right[c], -right[c + 2], -right[c + 4], -right[c + 6]);
+      const __m256i n_odd =
+          _mm256_setr_epi64x(-right[c + 1], -right[c + 3], -right[c + 5], -right[c + 7]);
+      const __m256i zp = _mm256_set1_epi32(rq.y_zero_point), lo = _mm256_set1_epi32(rq.act_min),
+                    hi = _mm256_set1_epi32(rq.act_max);
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bias + c));
+      for (size_t ow = 0; ow < s.out_w; ++ow) {
+        const size_t at = ow * st * cp + c;
+        const int16_t* rows[3] = {r0 + at, r1 + at, r2 + at};
+        __m256i acc = b;
+        for (int k = 0; k < 5; ++k) {
+          const int ka = 2 * k, kb = 2 * k + 1;
+          const __m128i xa =
+              _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[ka / 3] + (ka % 3) * cp));
+          const __m128i xb =
+              k < 4 ? _mm_loadu_si128(
+                          reinterpret_cast<const __m128i*>(rows[kb / 3] + (kb % 3) * cp))
+                    : _mm_setzero_si128();
+          const __m256i xp =
+              _mm256_set_m128i(_mm_unpackhi_epi16(xa, xb), _mm_unpacklo_epi16(xa, xb));
+          acc = _mm256_add_epi32(acc, _mm256_madd_epi16(xp, wp[k]));
+        }
+        alignas(32) int32_t q[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(q),
+                           RequantizeS32x8Lanes(acc, m, n_even, n_odd, zp, lo, hi));
+        int8_t* yo = yc + ow;
+        for (size_t l = 0; l < lanes; ++l) yo[l * out_plane] = static_cast<int8_t>(q[l]);
+      }
+#endif
     }
   }
   return true;
