@@ -103,6 +103,8 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
 }
 
 #if defined(__AVX2__)
+constexpr size_t kDepthwiseS8HwcMaxWidthX86 = 8;
+
 // RequantizeS8 of eight int32 lanes with each lane's multiplier m and n = 31 + shift ≥ 32
 // (n_even: the counts of lanes 0, 2, 4, 6 as 64-bit lanes, n_odd of 1, 3, 5, 7): |acc|·M as
 // unsigned 64-bit products (vpmuludq on the even and the odd lanes), + 2^(n−1), >> n (below
@@ -130,6 +132,10 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
   if (!ConvS8UsesDepthwiseHwc(s) || rq.depthwise_scratch_bytes < ConvS8DepthwiseHwcBytes(s))
     return false;
 #if !defined(__ARM_NEON)
+  // On x86 only small planes: per op on an AMD EPYC (AVX-512, no VNNI), MobileNetV2 int8, the
+  // 7 × 7 depthwise convs 0.57–0.90 of the planes' time, 14 × 14 1.5×, stride 2 into 56 × 56
+  // 2.6× and into 112 × 112 … 56 × 56 3.2× (the row transpose is scalar here).
+  if (s.out_w > kDepthwiseS8HwcMaxWidthX86) return false;
   // The x86 requantization keeps 32-bit results: every channel's real multiplier below 1/2.
   for (size_t c = 0; c < s.in_c; ++c)
     if (rq.shift[c] < 1) return false;
@@ -230,9 +236,9 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
           const __m128i xa =
               _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[ka / 3] + (ka % 3) * cp));
           const __m128i xb =
-              k < 4 ? _mm_loadu_si128(
-                          reinterpret_cast<const __m128i*>(rows[kb / 3] + (kb % 3) * cp))
-                    : _mm_setzero_si128();
+              k < 4
+                  ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[kb / 3] + (kb % 3) * cp))
+                  : _mm_setzero_si128();
           const __m256i xp =
               _mm256_set_m128i(_mm_unpackhi_epi16(xa, xb), _mm_unpacklo_epi16(xa, xb));
           acc = _mm256_add_epi32(acc, _mm256_madd_epi16(xp, wp[k]));
