@@ -59,6 +59,10 @@ struct GemmS8Params {
   const int32_t* shift = nullptr;       // m values
   int32_t y_zero_point = 0;
   int32_t act_min = -128, act_max = 127;
+  // Depthwise only (Int8KernelTable::conv2d_depthwise_s8): the bytes of `plane` the op's plan
+  // gives, at least ConvS8DepthwisePlaneBytes; with ConvS8DepthwiseHwcBytes or more a level
+  // that has the channels-innermost kernel runs it (kernels/conv/conv_scratch.h).
+  size_t depthwise_scratch_bytes = 0;
 };
 constexpr size_t kMaxGemmS8K = 131071;
 

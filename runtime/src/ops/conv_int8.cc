@@ -71,7 +71,7 @@ Status Prepare(OpContext& ctx) {
   // by another version of the compiler, with other chunks, still runs.
   const size_t row_bytes = in_cg * s.kh * s.kw * s.out_w;
   const size_t scratch = pointwise         ? 0
-                         : depthwise_plane ? kernels::ConvS8ScratchBytes(s)
+                         : depthwise_plane ? kernels::ConvS8DepthwisePlaneBytes(s)
                                            : row_bytes;
   if (ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for %s, the plan gives %zu",
@@ -102,6 +102,7 @@ Status Eval(OpContext& ctx) {
   kernels::GemmS8Params p;
   if (pr.depthwise_plane) {
     SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
+    p.depthwise_scratch_bytes = ctx.op.scratch_bytes;
     for (size_t n = 0; n < pr.batch; ++n)
       pr.int8->conv2d_depthwise_s8(s, x + n * s.in_c * s.in_h * s.in_w, w, pr.x_zero_point, p, col,
                                    y + n * s.out_c * pixels);

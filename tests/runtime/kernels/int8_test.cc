@@ -411,6 +411,64 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
       }
 }
 
+// The channels-innermost 3×3 path (ConvS8UsesDepthwiseHwc; NEON levels run it, the others
+// the planes) against the direct reference: channel counts below, at and above one 8-lane step
+// and the 8 × 8 transpose, rows narrower and wider than 8 columns, both strides, asymmetric and
+// no padding, and per-channel multipliers above 1/2 (shift ≤ 0) and below, large accumulators.
+TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
+  struct Geometry {
+    size_t h, w, pt, pl, pb, pr;
+  };
+  // Shifts from −2 (real multipliers above 1/2: the x86 kernel leaves those ops to the planes)
+  // and from 1 (every level's channels-innermost path).
+  for (int shift_from : {-2, 1})
+    for (size_t c_n : {size_t{7}, size_t{8}, size_t{9}, size_t{16}, size_t{17}, size_t{64}})
+      for (size_t st : {size_t{1}, size_t{2}})
+        for (const Geometry& g :
+             {Geometry{25, 5, 1, 1, 1, 1}, Geometry{3, 3, 0, 0, 0, 0}, Geometry{8, 8, 1, 1, 1, 1},
+              Geometry{6, 17, 0, 1, 1, 0}, Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1},
+              Geometry{5, 40, 1, 1, 1, 1}}) {
+          Conv2dShape s;
+          s.in_c = s.out_c = s.group = c_n;
+          s.in_h = g.h;
+          s.in_w = g.w;
+          s.kh = s.kw = 3;
+          s.stride_h = s.stride_w = st;
+          s.pad_top = g.pt;
+          s.pad_left = g.pl;
+          s.out_h = (g.h + g.pt + g.pb - 3) / st + 1;
+          s.out_w = (g.w + g.pl + g.pr - 3) / st + 1;
+          EXPECT_EQ(kernels::ConvS8UsesDepthwiseHwc(s),
+                    c_n >= 8 && (st == 2 || s.out_w <= kernels::kDepthwiseS8HwcMaxWidthStride1));
+          const std::vector<int8_t> x = RandomS8(c_n * g.h * g.w, 31), w = RandomS8(c_n * 9, 32);
+          std::vector<int32_t> bias(c_n), mult(c_n), shift(c_n);
+          for (size_t c = 0; c < c_n; ++c) {
+            bias[c] = static_cast<int32_t>(c * 7919 % 40000) - 20000;
+            mult[c] = (1 << 30) + static_cast<int32_t>(c * 98765431 % (1u << 30));
+            shift[c] = static_cast<int32_t>(c % 13) + shift_from;
+          }
+          GemmS8Params rq;
+          rq.bias = c_n % 2 == 0 ? bias.data() : nullptr;
+          rq.multiplier = mult.data();
+          rq.shift = shift.data();
+          rq.y_zero_point = 7;
+          rq.act_min = -128;
+          rq.act_max = 110;
+          std::vector<int8_t> want(c_n * s.out_h * s.out_w);
+          ref::Conv2dDepthwiseS8(s, x.data(), w.data(), -5, rq, nullptr, want.data());
+          // The plan's scratch (the channels-innermost path where it applies), then only the
+          // planes' (a model planned without that path).
+          for (size_t bytes :
+               {kernels::ConvS8ScratchBytes(s), kernels::ConvS8DepthwisePlaneBytes(s)}) {
+            std::vector<int8_t> plane(bytes, 0x55), got(want.size(), 99);
+            rq.depthwise_scratch_bytes = bytes;
+            int8().conv2d_depthwise_s8(s, x.data(), w.data(), -5, rq, plane.data(), got.data());
+            EXPECT_EQ(want, got) << c_n << " channels " << g.h << "x" << g.w << " s" << st
+                                 << " scratch " << bytes << " shifts from " << shift_from;
+          }
+        }
+}
+
 // The tables' im2col (a whole-plane copy for stride-1 "same" convolutions) against the
 // reference: kernel sizes, dilation, asymmetric padding, images of one row or column, and
 // shapes that are not "same" (the reference's path).

@@ -43,6 +43,44 @@ inline bool ConvS8UsesDepthwisePlane(const Conv2dShape& s) {
   return s.group > 1 && s.group == s.in_c && s.group == s.out_c && s.stride_h <= 2 &&
          s.stride_w <= 2 && s.kh * s.kw <= kMaxDepthwiseS8Taps;
 }
+// The channels-innermost path of the same convs where a level has one (NEON:
+// simd/conv2d_depthwise_s8_hwc_simd.h): undilated 3×3 windows, equal strides 1 or 2, at least
+// kDepthwiseS8HwcMinChannels channels. Its scratch: each channel's bias and multiplier (int32)
+// and right shift (int64), the weights as int16 [9][cp] and a ring of three padded input rows
+// as int16 [3][pitch][cp], cp = channels rounded up to 8 (one int16x8 register of channels per
+// pixel), pitch = the padded columns the outputs read.
+constexpr size_t kDepthwiseS8HwcMinChannels = 8;
+// At stride 1 the planes keep rows wider than this (per op under qemu-aarch64, MobileNetV1-0.25
+// VWW int8: 48 × 48 × 8 202 K planes against 258 K channels-innermost instructions, 24 × 24 × 32
+// 230 K against 245 K; 12 × 12 × 64 146 K against 129 K, 6 × 6 and 3 × 3 a third or less; DS-CNN's
+// 25 × 5 × 64 176 K against 125 K). Stride 2 is faster channels-innermost at every width measured.
+constexpr size_t kDepthwiseS8HwcMaxWidthStride1 = 16;
+struct DepthwiseS8Hwc {
+  size_t cp, pitch, weight_values, row_values;
+};
+inline bool ConvS8UsesDepthwiseHwc(const Conv2dShape& s) {
+  return s.group > 1 && s.group == s.in_c && s.group == s.out_c &&
+         s.in_c >= kDepthwiseS8HwcMinChannels && s.kh == 3 && s.kw == 3 && s.dilation_h == 1 &&
+         s.dilation_w == 1 && s.stride_h == s.stride_w && s.stride_h <= 2 && s.out_w > 0 &&
+         s.out_h > 0 && (s.stride_w == 2 || s.out_w <= kDepthwiseS8HwcMaxWidthStride1);
+}
+inline DepthwiseS8Hwc DepthwiseS8HwcGeometry(const Conv2dShape& s) {
+  DepthwiseS8Hwc g;
+  g.cp = (s.in_c + 7) / 8 * 8;
+  g.pitch = (s.out_w - 1) * s.stride_w + 3;
+  g.weight_values = 9 * g.cp;
+  g.row_values = MulSat(g.pitch, g.cp);
+  return g;
+}
+inline size_t ConvS8DepthwiseHwcBytes(const Conv2dShape& s) {
+  const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
+  return AddSat(16 * g.cp,
+                MulSat(AddSat(g.weight_values, MulSat(3, g.row_values)), sizeof(int16_t)));
+}
+// What the planes need (every level runs them: Prepare asks for no more, so a model planned
+// before the channels-innermost path existed still runs); the plan gives the larger of the two
+// (ConvS8ScratchBytes) and the kernel takes the channels-innermost path only where the op's
+// scratch holds it (GemmS8Params::depthwise_scratch_bytes).
 inline size_t ConvS8DepthwisePlaneBytes(const Conv2dShape& s) {
   const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
   return g.phases * g.phase_bytes;
@@ -73,7 +111,10 @@ inline size_t ConvS8Im2colRows(const Conv2dShape& s) {
 // of one group of one image (one byte per entry); pointwise convs read their input in place.
 inline size_t ConvS8ScratchBytes(const Conv2dShape& s) {
   if (ConvIsPointwise(s)) return 0;
-  if (ConvS8UsesDepthwisePlane(s)) return ConvS8DepthwisePlaneBytes(s);
+  if (ConvS8UsesDepthwisePlane(s))
+    return ConvS8UsesDepthwiseHwc(s)
+               ? std::max(ConvS8DepthwisePlaneBytes(s), ConvS8DepthwiseHwcBytes(s))
+               : ConvS8DepthwisePlaneBytes(s);
   return MulSat(MulSat(MulSat((s.in_c / s.group) * s.kh, s.kw), ConvS8Im2colRows(s)), s.out_w);
 }
 

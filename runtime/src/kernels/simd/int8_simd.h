@@ -9,6 +9,7 @@
 #include "kernels/conv/flat_rows_s8.h"
 #include "kernels/conv/im2col_rows.h"
 #include "kernels/conv/valid_columns.h"
+#include "kernels/simd/conv2d_depthwise_s8_hwc_simd.h"
 #include "kernels/int8_params.h"
 #include "kernels/simd/simd_common.h"
 
@@ -466,6 +467,7 @@ template <class Arch>
 void Conv2dDepthwiseS8Using(const Conv2dShape& s, const int8_t* x, const int8_t* w,
                             int8_t x_zero_point, const GemmS8Params& rq, int8_t* plane, int8_t* y,
                             DepthwiseChannelS8Fn channel) {
+  if (Conv2dDepthwiseS8Hwc<Arch>(s, x, w, x_zero_point, rq, plane, y)) return;
   const DepthwiseS8Planes g = DepthwiseS8PlaneGeometry(s);
   const size_t taps = s.kh * s.kw;  // ≤ kMaxDepthwiseS8Taps (ConvS8UsesDepthwisePlane)
   size_t offset[kMaxDepthwiseS8Taps];

@@ -52,6 +52,49 @@ inline int8x16_t RequantizeS8x16(const int32x4_t (&acc)[4], int32_t multiplier, 
   return vcombine_s8(vmovn_s16(h0), vmovn_s16(h1));
 }
 
+// RequantizeS8 on eight lanes, each with its own multiplier and shift (a depthwise step over
+// eight channels): the constants of MakeLaneRequant, the rounding of RoundShiftS32x4.
+struct LaneRequant {
+  uint32x4_t m_lo, m_hi;
+  int64x2_t right[4];  // −(31 + shift) of lanes 0‥1, 2‥3, 4‥5, 6‥7
+  int16x8_t zp, act_min, act_max;
+};
+// Lanes l of multiplier[l] and right[l] = −(31 + shift).
+inline LaneRequant MakeLaneRequant(const int32_t* multiplier, const int64_t* right,
+                                   int32_t zero_point, int32_t act_min, int32_t act_max) {
+  LaneRequant r;
+  r.m_lo = vreinterpretq_u32_s32(vld1q_s32(multiplier));
+  r.m_hi = vreinterpretq_u32_s32(vld1q_s32(multiplier + 4));
+  for (int v = 0; v < 4; ++v) r.right[v] = vld1q_s64(right + 2 * v);
+  r.zp = vdupq_n_s16(static_cast<int16_t>(zero_point));
+  r.act_min = vdupq_n_s16(static_cast<int16_t>(act_min));
+  r.act_max = vdupq_n_s16(static_cast<int16_t>(act_max));
+  return r;
+}
+// |acc|·M rounded by a rounding shift of each lane's n, narrowed with saturation and clamped to
+// 65536 (past every int8 either way once signed, as RoundShiftS32x4 for n < 32), sign put back.
+inline int32x4_t RoundShiftS32x4Lanes(int32x4_t acc, uint32x4_t m, int64x2_t right_lo,
+                                      int64x2_t right_hi) {
+  const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc));
+  const uint64x2_t lo = vrshlq_u64(vmull_u32(vget_low_u32(magnitude), vget_low_u32(m)), right_lo);
+#if defined(__aarch64__)
+  const uint64x2_t hi = vrshlq_u64(vmull_high_u32(magnitude, m), right_hi);
+#else
+  const uint64x2_t hi = vrshlq_u64(vmull_u32(vget_high_u32(magnitude), vget_high_u32(m)), right_hi);
+#endif
+  const uint32x4_t narrowed =
+      vminq_u32(vcombine_u32(vqmovn_u64(lo), vqmovn_u64(hi)), vdupq_n_u32(65536));
+  const int32x4_t q = vreinterpretq_s32_u32(narrowed);
+  return vbslq_s32(vcltq_s32(acc, vdupq_n_s32(0)), vnegq_s32(q), q);
+}
+inline int8x8_t RequantizeS8x8Lanes(int32x4_t acc_lo, int32x4_t acc_hi, const LaneRequant& r) {
+  const int32x4_t q0 = RoundShiftS32x4Lanes(acc_lo, r.m_lo, r.right[0], r.right[1]);
+  const int32x4_t q1 = RoundShiftS32x4Lanes(acc_hi, r.m_hi, r.right[2], r.right[3]);
+  int16x8_t h = vqaddq_s16(vcombine_s16(vqmovn_s32(q0), vqmovn_s32(q1)), r.zp);
+  h = vminq_s16(vmaxq_s16(h, r.act_min), r.act_max);
+  return vmovn_s16(h);
+}
+
 // The four results as int8 at q[0..3].
 inline void StoreS8x4(int32x4_t requantized, int8_t* q) {
   const int8x8_t bytes = vmovn_s16(vcombine_s16(vmovn_s32(requantized), vdup_n_s16(0)));
