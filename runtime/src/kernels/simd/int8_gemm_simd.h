@@ -195,5 +195,4 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   for (; j < p.n; j += W) GemmS8Columns<Arch, 1>(p, a, b, y, j, std::min(W, p.n - j));
 }
 
-
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
