@@ -2,14 +2,9 @@
 // widened to int32 lanes, exact integer sums, requantized per row like the reference
 // (kernels/ref/int8_ref.cc), so every table gives the reference's bits.
 #pragma once
+#include <algorithm>
 #include <cstring>
-#include <type_traits>
 
-#include "kernels/conv/conv_scratch.h"
-#include "kernels/conv/flat_rows_s8.h"
-#include "kernels/conv/im2col_rows.h"
-#include "kernels/conv/valid_columns.h"
-#include "kernels/simd/conv2d_depthwise_s8_hwc_simd.h"
 #include "kernels/int8_params.h"
 #include "kernels/simd/simd_common.h"
 
