@@ -17,14 +17,13 @@
 
 namespace edgefold::kernels::cortex_m_dsp {
 
-// As ref::GemmS8. B is packed two columns at a time into int16 pairs on the stack
-// (kGemmS8PanelK words a panel, 1 KiB: as many column pairs as fit, up to kGemmS8BlockCols
-// columns); each row's accumulators for those columns are requantized together (RequantRow,
-// int8_dsp_util.h). For k above kGemmS8PanelK, partial sums of up to kGemmS8RowBlock rows are
-// kept on the stack between panels.
-constexpr size_t kGemmS8PanelK = 256;
-constexpr size_t kGemmS8RowBlock = 32;
-constexpr size_t kGemmS8BlockCols = 64;
+// As ref::GemmS8 (int8_dsp_gemm4.cc), in 4 × 2 tiles with A's four rows and B's column pairs
+// widened to int16 once: 11 instructions for 16 multiply-accumulates. On the stack: the panel of
+// kGemmS8Tile4PanelWords words (as many column pairs as fit, a pair taking the k block rounded
+// up to 8 words; up to 64 columns) and the widened A block (4 rows × a k block of at most
+// kGemmS8Tile4MaxK int16): about 13.5 KiB. Larger k runs in blocks, the sums kept between them.
+constexpr size_t kGemmS8Tile4PanelWords = 2048;
+constexpr size_t kGemmS8Tile4MaxK = 576;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
 // As ref::Conv2dDepthwiseS8 (int8_dsp_depthwise.cc). Strides 1 and 2, dilation 1, with a plane
