@@ -71,6 +71,14 @@ void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shif
   std::snprintf(what, sizeof(what), "int8 gemm %ux%ux%u matches the portable bytes",
                 static_cast<unsigned>(m), static_cast<unsigned>(n), static_cast<unsigned>(k));
   h.Check(std::memcmp(g_want8, g_got8, m * p.ldy) == 0 && g_got8[m * p.ldy] == 0x5a, what);
+#if defined(EDGEFOLD_HAVE_INT8_DSP) && defined(EDGEFOLD_HAVE_CORTEX_M_MVE)
+  // An MVE core's table has its own GEMM: the DSP one (its fallback for long k) checked directly.
+  std::memset(g_got8, 0x5a, sizeof(g_got8));
+  cortex_m_dsp::GemmS8(p, g_a8, g_b8, g_got8);
+  std::snprintf(what, sizeof(what), "DSP int8 gemm %ux%ux%u matches the portable bytes",
+                static_cast<unsigned>(m), static_cast<unsigned>(n), static_cast<unsigned>(k));
+  h.Check(std::memcmp(g_want8, g_got8, m * p.ldy) == 0 && g_got8[m * p.ldy] == 0x5a, what);
+#endif
 }
 
 #if defined(EDGEFOLD_HAVE_INT8_MVE)
@@ -118,7 +126,13 @@ void GemmS8Checks(Harness& h) {
   GemmS8Case(h, 3, 65, 9, -2, 2);
   GemmS8Case(h, 3, 3, 1000, 1, 24);  // MVE: one column a panel (with three spare ones)
   GemmS8Case(h, 3, 2, 2000, 1, 24);  // MVE: k past its panel, the DSP GEMM
-  GemmS8Params p;                    // k = 0: bias only
+  // The DSP GEMM's 4 × 2 tiles: k at and past one k block (576: ResNet-8's 64-channel 3 × 3),
+  // uneven k blocks, rows not a multiple of 4, several column blocks with an odd last column,
+  // k mod 8 ≠ 0 (the zero-padded slots).
+  const size_t tiles[][3] = {{6, 12, 576},  {17, 9, 577}, {7, 4, 1150}, {9, 53, 144},
+                             {13, 131, 27}, {5, 40, 40},  {4, 1, 64},   {3, 3, 9}};
+  for (const auto& s : tiles) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
+  GemmS8Params p;  // k = 0: bias only
   p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;
   FillRequant(3, 1, 8);
   p.bias = g_bias, p.multiplier = g_mult, p.shift = g_shift;
@@ -334,6 +348,48 @@ void QuantizeChecks(Harness& h) {
   h.Check(bad == 0, "int8 quantize matches the portable bytes (ties, clamps, NaN, infinities)");
 }
 
+// AddS8 against the portable rule: every shift (the DSP kernel's 32-bit path for 9 … 31, the
+// portable code around it), extreme zero points and multipliers, multipliers of 2^(n−1) whose
+// sums are rounding ties of both signs, a clamp narrower than int8,
+// lengths with 1 … 3 outputs past the last group of four.
+void AddS8Checks(Harness& h) {
+  constexpr size_t kN = 23;
+  int8_t a[kN], b[kN], want[kN + 1], got[kN + 1];
+  int bad = 0, cases = 0;
+  for (int32_t shift = 1; shift <= 62; ++shift)
+    for (int variant = 0; variant < 6; ++variant) {
+      AddS8Params p;
+      p.shift = shift;
+      p.a_zero_point = variant == 0 ? -128 : static_cast<int32_t>(Next() % 256u) - 128;
+      p.b_zero_point = variant == 0 ? 127 : static_cast<int32_t>(Next() % 256u) - 128;
+      p.y_zero_point = static_cast<int32_t>(Next() % 256u) - 128;
+      p.multiplier_a = variant == 1 ? 2147483647 : static_cast<int32_t>(Next() >> 1);
+      p.multiplier_b = variant == 2 ? 0 : static_cast<int32_t>(Next() >> 1);
+      if (variant == 3) p.act_min = -100, p.act_max = 90;
+      if (variant >= 4) {  // v = (a − zp_a + b − zp_b)·2^(n−1) (or 2^30): ties of both signs
+        p.multiplier_a = p.multiplier_b =
+            static_cast<int32_t>(1u << std::min<int32_t>(shift - 1, 30));
+        p.multiplier_b = variant == 5 ? 0 : p.multiplier_b;
+      }
+      FillS8(a, kN);
+      FillS8(b, kN);
+      const size_t n = kN - static_cast<size_t>(variant % 4);
+      std::memset(want, 0x5a, sizeof(want));
+      std::memset(got, 0x5a, sizeof(got));
+      ref::AddS8(p, a, b, want, n);
+      Int8().add_s8(p, a, b, got, n);
+      bad += std::memcmp(want, got, sizeof(want)) != 0;
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+      std::memset(got, 0x5a, sizeof(got));
+      cortex_m_dsp::AddS8(p, a, b, got, n);
+      bad += std::memcmp(want, got, sizeof(want)) != 0;
+#endif
+      ++cases;
+    }
+  h.Check(bad == 0 && cases == 62 * 6,
+          "int8 add matches the portable bytes at every shift (rounding ties included)");
+}
+
 // SoftmaxS8 against its rule with a 64-bit sum and division (the kernel divides in 32 bits
 // below S = 2^32, the Cortex-M4's UDIV), at 1, 3, 10, 17, 1000 and 4099 classes; equal and
 // extreme inputs by hand; the exp table as the host computes it (NumPy's values).
@@ -407,6 +463,7 @@ void RunInt8Checks(Harness& h) {
   Pool2dS8Checks(h);
   DepthwiseChecks(h);
   QuantizeChecks(h);
+  AddS8Checks(h);
   SoftmaxChecks(h);
 }
 

@@ -32,6 +32,11 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 
+// As ref::AddS8 (int8_dsp_add.cc): one SMULL and one SMLAL per output and the rounding in 32-bit
+// steps for shifts 9 … 31 (the compiler's for operand-to-output scale ratios near 1); other
+// shifts run the portable code.
+void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
+
 }  // namespace edgefold::kernels::cortex_m_dsp
 
 // With a single-precision FPU as well (M4F, M7): Quantize by VCVTR (below).
