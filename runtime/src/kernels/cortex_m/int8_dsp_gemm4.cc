@@ -26,6 +26,7 @@ constexpr size_t kTileRowBytes = kTileCols * sizeof(int32_t);  // 256: LDRD's of
 struct Tile4Args {
   const uint32_t* a_end;  // the packed A block's end
   uint32_t pairs;         // column pairs in the panel, ≥ 1
+  const int32_t* bias4;   // the four rows' starting sums, or nullptr: continue from `rows`
 };
 
 // One slot: B's two columns (r2, r3), A's rows 0–1 then 2–3 (r12, lr), sums in r4–r11.
@@ -42,19 +43,31 @@ struct Tile4Args {
   "smlad  r10, lr, r2, r10\n\t"  \
   "smlad  r11, lr, r3, r11\n\t"
 
-// rows[r][2q + j] += Σ_slots A_r(slot)·B_{pair q, j}(slot) for every column pair q of the panel
+// rows[r][2q + j] = s_r + Σ_slots A_r(slot)·B_{pair q, j}(slot) for every column pair q of the
+// panel, s_r = args.bias4[r], or rows[r][2q + j] itself where bias4 is null
 // (consecutive, slots × 2 words each), A the packed block a[slot][4 rows] up to args.a_end, a
 // multiple of 4 slots. Written whole in asm: the 4 × 2 tile takes 8 sums, 2 + 2 operands and two
-// pointers, all 14 registers; the loop's other state (A's start and end, the rows pointer, the
-// pairs left) lives on the stack, read once per 4 slots or once per pair.
+// pointers, all 14 registers; the loop's other state (A's start and end, the rows pointer, bias4,
+// the pairs left) lives on the stack, read once per 4 slots or once per pair.
 [[gnu::naked, gnu::noinline]] void Tile4x2Pairs(const uint32_t* /*a*/, const uint32_t* /*panel*/,
                                                 int32_t* /*rows*/, const Tile4Args* /*args*/) {
   __asm__ volatile(
       "push   {r4-r11, lr}\n\t"
-      "ldr    r12, [r3]\n\t"
-      "ldr    lr, [r3, #4]\n\t"
-      "push   {r0, r2, r12, lr}\n\t"  // sp: a, rows, a_end, pairs
+      "ldr    r12, [r3, #4]\n\t"
+      "ldr    lr, [r3]\n\t"
+      "ldr    r3, [r3, #8]\n\t"
+      "push   {r0, r2, r3, r12, lr}\n\t"  // sp: a, rows, bias4, pairs, a_end
       "1:\n\t"
+      "ldr    r12, [sp, #8]\n\t"
+      "cmp    r12, #0\n\t"
+      "beq    3f\n\t"
+      "ldm    r12, {r4, r6, r8, r10}\n\t"
+      "mov    r5, r4\n\t"
+      "mov    r7, r6\n\t"
+      "mov    r9, r8\n\t"
+      "mov    r11, r10\n\t"
+      "b      4f\n\t"
+      "3:\n\t"
       "ldr    r12, [sp, #4]\n\t"
       "ldrd   r4, r5, [r12]\n\t"
       "ldrd   r6, r7, [r12, #" EDGEFOLD_DSP_T4_ROW1
@@ -63,9 +76,10 @@ struct Tile4Args {
       "]\n\t"
       "ldrd   r10, r11, [r12, #" EDGEFOLD_DSP_T4_ROW3
       "]\n\t"
+      "4:\n\t"
       "ldr    r0, [sp]\n\t"
       "2:\n\t" EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT
-      "ldr    r2, [sp, #8]\n\t"
+      "ldr    r2, [sp, #16]\n\t"
       "cmp    r0, r2\n\t"
       "bne    2b\n\t"
       "ldr    r12, [sp, #4]\n\t"
@@ -81,7 +95,7 @@ struct Tile4Args {
       "subs   r2, r2, #1\n\t"
       "str    r2, [sp, #12]\n\t"
       "bne    1b\n\t"
-      "add    sp, sp, #16\n\t"
+      "add    sp, sp, #20\n\t"
       "pop    {r4-r11, pc}\n\t");
 }
 
@@ -232,21 +246,25 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   const size_t kc = (p.k + k_blocks - 1) / k_blocks,
                kcp = std::max<size_t>(8, (kc + 7) & ~size_t{7});
   const size_t block_cols = std::min(kTileCols, 2 * (kGemmS8Tile4PanelWords / kcp));
-  Tile4Args args{ablock + 2 * kcp, 0};
+  Tile4Args args{ablock + 2 * kcp, 0, nullptr};
   for (size_t j0 = 0; j0 < p.n; j0 += block_cols) {
     const size_t cols = std::min(block_cols, p.n - j0), pairs = (cols + 1) / 2;
     args.pairs = static_cast<uint32_t>(pairs);
     if (k_blocks == 1) PackPanel(p, b, j0, pairs, 0, p.k, kcp, panel);
     for (size_t i0 = 0; i0 < p.m; i0 += 4) {
-      for (size_t r = 0; r < 4; ++r) {
-        const int32_t bias = p.bias != nullptr ? p.bias[std::min(i0 + r, p.m - 1)] : 0;
-        for (size_t j = 0; j < 2 * pairs; ++j) rows[r][j] = bias;
-      }
+      int32_t bias4[4];
+      for (size_t r = 0; r < 4; ++r)
+        bias4[r] = p.bias != nullptr ? p.bias[std::min(i0 + r, p.m - 1)] : 0;
+      args.bias4 = bias4;
+      if (p.k == 0)
+        for (size_t r = 0; r < 4; ++r)
+          for (size_t j = 0; j < 2 * pairs; ++j) rows[r][j] = bias4[r];
       for (size_t k0 = 0; k0 < p.k; k0 += kc) {
         const size_t k = std::min(kc, p.k - k0);
         if (k_blocks != 1) PackPanel(p, b, j0, pairs, k0, k, kcp, panel);
         PackRows4(p, a + k0, i0, k, kcp, ablock);
         Tile4x2Pairs(ablock, panel, rows[0], &args);
+        args.bias4 = nullptr;
       }
       for (size_t r = 0; r < 4 && i0 + r < p.m; ++r) {
         const size_t i = i0 + r;
