@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/cortex_m/int8_dsp.h"
+#include "kernels/cortex_m/int8_dsp_util.h"
 #include "kernels/cortex_m/int8_mve.h"
 #include "kernels/int8_kernel_table.h"
 #include "kernels/reference.h"
@@ -106,6 +107,52 @@ void RequantRowMveChecks(Harness& h) {
           ok = ok && got[j] == RequantizeS8(acc[j], mult, shift, -3, -128, 127);
       }
   h.Check(ok, "MVE row requantization matches RequantizeS8 (borrow when acc·M ≡ 0 mod 2^32)");
+}
+#endif
+
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+// The DSP row requantization (RequantRow, cortex_m/int8_dsp_util.h) against RequantizeS8 at every
+// shift, with multipliers whose trailing zeros make rounding ties possible (ctz(M) > t: the SMLAL
+// path with the borrow) or not (ctz(M) ≤ t: the SMMLA path), sums at and around the ties
+// (−2^k, −2^k ± 1, 2^k) and random ones, rows of 1 … 11 outputs, a clamp narrower than int8.
+void RequantRowDspChecks(Harness& h) {
+  int32_t acc[16];
+  int8_t got[16];
+  bool ok = true;
+  int no_ties_rows = 0, tie_rows = 0;
+  for (int32_t shift = -2; shift <= 26; ++shift) {
+    const int32_t t = shift - 1;
+    for (int variant = 0; variant < 5; ++variant) {
+      const int z = variant == 0   ? 30
+                    : variant == 1 ? std::max<int32_t>(t, 0)
+                    : variant == 2 ? t + 1
+                                   : 0;
+      int32_t mult =
+          variant == 4 ? 0x7fffffff : static_cast<int32_t>((1u << 30) | (1u << std::min(z, 29)));
+      if (variant == 0) mult = int32_t{1} << 30;
+      for (size_t n = 1; n <= 11; n += 5) {
+        for (size_t j = 0; j < 16; ++j) {
+          const int k = j < 8 ? std::min(std::max(static_cast<int>(shift + 31 - 1 - z), 0), 30)
+                              : static_cast<int>(j % 31);
+          const int32_t p2 = int32_t{1} << std::min(k, 30);
+          acc[j] = j % 4 == 0   ? -p2
+                   : j % 4 == 1 ? -p2 + 1
+                   : j % 4 == 2 ? (j < 8 ? p2 : -p2 - 1)
+                                : static_cast<int32_t>(Next()) >> (Next() % 20);
+        }
+        const auto act = cortex_m_dsp::MakeActRequant(-3, -100, 120);
+        const auto q = cortex_m_dsp::MakeRowRequant(mult, shift, act);
+        if (q.Fast()) (q.no_ties ? no_ties_rows : tie_rows) += 1;
+        std::memset(got, 0x5a, sizeof(got));
+        cortex_m_dsp::RequantRow(acc, n, q, act, got);
+        for (size_t j = 0; j < n; ++j)
+          ok = ok && got[j] == RequantizeS8(acc[j], mult, shift, -3, -100, 120);
+        ok = ok && got[n] == 0x5a;
+      }
+    }
+  }
+  h.Check(ok && no_ties_rows > 0 && tie_rows > 0,
+          "DSP row requantization matches RequantizeS8 (SMMLA rows without ties, SMLAL rows with)");
 }
 #endif
 
@@ -457,6 +504,9 @@ void RunInt8Checks(Harness& h) {
   RequantizeChecks(h);
 #if defined(EDGEFOLD_HAVE_INT8_MVE)
   RequantRowMveChecks(h);
+#endif
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+  RequantRowDspChecks(h);
 #endif
   GemmS8Checks(h);
   Im2colChecks(h);

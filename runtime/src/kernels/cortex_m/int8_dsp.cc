@@ -19,6 +19,9 @@ RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, const ActRequant& a
   RowRequant q;
   q.multiplier = multiplier, q.shift = shift, q.t = shift - 1;  // t = n − 32
   if (q.Fast()) q.high = (1u << (q.t - 1)) + static_cast<uint32_t>(act.zero_point) * (1u << q.t);
+  // acc·M ≡ 2^(n−1) (mod 2^n), a tie, needs ctz(acc) + ctz(M) = n − 1 ≥ 32 + t, where
+  // ctz(acc) ≤ 30 (|acc| < 2^31, acc ≠ 0): impossible while ctz(M) ≤ t (M > 0).
+  q.no_ties = multiplier > 0 && __builtin_ctz(static_cast<uint32_t>(multiplier)) <= q.t;
   return q;
 }
 
@@ -66,6 +69,40 @@ void RequantGroups(const int32_t* acc, size_t groups, const RowRequant& rq, cons
       : "cc", "memory");
 }
 
+// As RequantGroups for a row without ties (q.no_ties): round half up is then round half away
+// from zero, and hi32(acc·M + 2^(n−1) + zp·2^n) = SMMLA(acc, M, high), so one output is SMMLA,
+// ASR and SSAT: 24 instructions for four outputs, where RequantGroups takes 34.
+void RequantGroupsNoTies(const int32_t* acc, size_t groups, const RowRequant& rq,
+                         const ActRequant& act, int8_t* y) {
+  uint32_t a, b, q;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldrd   %[a], %[b], [%[acc]], #8\n\t"
+      "smmla  %[a], %[a], %[m], %[high]\n\t"
+      "smmla  %[b], %[b], %[m], %[high]\n\t"
+      "asr    %[a], %[a], %[t]\n\t"
+      "asr    %[b], %[b], %[t]\n\t"
+      "ssat   %[q], #8, %[a]\n\t"
+      "ssat   %[b], #8, %[b]\n\t"
+      "bfi    %[q], %[b], #8, #8\n\t"
+      "ldrd   %[a], %[b], [%[acc]], #8\n\t"
+      "smmla  %[a], %[a], %[m], %[high]\n\t"
+      "smmla  %[b], %[b], %[m], %[high]\n\t"
+      "asr    %[a], %[a], %[t]\n\t"
+      "asr    %[b], %[b], %[t]\n\t"
+      "ssat   %[a], #8, %[a]\n\t"
+      "ssat   %[b], #8, %[b]\n\t"
+      "bfi    %[q], %[a], #16, #8\n\t"
+      "bfi    %[q], %[b], #24, #8\n\t"
+      EDGEFOLD_DSP_RQ_CLAMP("%[a]")
+      "str    %[q], [%[y]], #4\n\t"
+      "subs   %[n], %[n], #1\n\t"
+      "bne    1b\n\t"
+      : [acc] "+r"(acc), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [b] "=&r"(b), [q] "=&r"(q)
+      : [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t), [mn] "r"(act.min4), [mx] "r"(act.max4)
+      : "cc", "memory");
+}
+
 }  // namespace
 
 void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequant& act,
@@ -76,10 +113,11 @@ void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequ
     return;
   }
   const size_t groups = n / 4, rest = n % 4;
-  if (groups != 0) RequantGroups(acc, groups, q, act, y);
+  const auto groups_fn = q.no_ties ? &RequantGroupsNoTies : &RequantGroups;
+  if (groups != 0) groups_fn(acc, groups, q, act, y);
   if (rest == 0) return;
   uint32_t w;  // the last group's bytes (acc is readable that far)
-  RequantGroups(acc + 4 * groups, 1, q, act, reinterpret_cast<int8_t*>(&w));
+  groups_fn(acc + 4 * groups, 1, q, act, reinterpret_cast<int8_t*>(&w));
   int8_t* tail = y + 4 * groups;
   tail[0] = static_cast<int8_t>(w);
   if (rest > 1) tail[1] = static_cast<int8_t>(w >> 8);

@@ -45,13 +45,15 @@ struct ActRequant {  // shared by every row of a call
 };
 struct RowRequant {  // one output channel
   int32_t multiplier = 0, shift = 0, t = 0;
-  uint32_t high = 0;  // hi32(2^(n−1)) + zp·2^t
+  uint32_t high = 0;     // hi32(2^(n−1)) + zp·2^t
+  bool no_ties = false;  // no acc·M is a rounding tie: q = ssat8(SMMLA(acc, M, high) >> t)
   bool Fast() const { return t >= 1 && t <= 22; }
 };
 ActRequant MakeActRequant(int32_t zero_point, int32_t act_min, int32_t act_max);
 RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, const ActRequant& act);
 
-// y[0, n) = RequantizeS8(acc[j], …): 8.5 instructions per output in the fast case. acc must be
+// y[0, n) = RequantizeS8(acc[j], …): 8.5 instructions per output in the fast case, 6 where the
+// row has no ties. acc must be
 // readable up to n rounded up to a multiple of 4 (the values past n are ignored); y may be
 // unaligned.
 void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequant& act,
