@@ -109,13 +109,39 @@ void RowAnyWindow(const int8_t* x, size_t pitch, const uint32_t* wp, size_t grou
   "sxtb16 %[v], %[v]\n\t"                 \
   "smlad  %[c3], %[v], %[w02], %[c3]\n\t"
 
-// 3 × 3 window, stride sw ∈ {1, 2}: steps of four outputs (n rounded up; acc has the room)
-// from x = the plane at the row's first window. wp: (w0, w2), (w1, 0) per tap row, then the bias
-// twice. 55 instructions a step at stride 1 (36 multiply-accumulates), 67 at stride 2.
+// Two outputs of a 3 × 3 window (Row3x3's last one or two of a row): per tap row one word,
+//   stride 1: y0 += (x0,x2)·(w0,w2) + x1·w1    y1 += (x1,x3)·(w0,w2) + x2·w1
+//   stride 2: y0 += (x0,x2)·(w0,w2) + x1·w1    y1 += (x2,x4)·(w0,w2) + x3·w1
+// about 24 instructions where a four-output step takes 55.
+template <size_t kStride>
+EDGEFOLD_DSP_INLINE void Row3x3Pair(const int8_t* x, size_t pitch, const uint32_t* wp,
+                                    int32_t* acc) {
+  int32_t c0 = static_cast<int32_t>(wp[6]), c1 = c0;
+#pragma GCC unroll 3
+  for (size_t r = 0; r < 3; ++r, x += pitch) {
+    const auto w02 = static_cast<int32_t>(wp[2 * r]), w1 = static_cast<int32_t>(wp[2 * r + 1]);
+    const uint32_t v = Load32(x);
+    const int32_t e = Even(v);
+    int32_t o;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(o) : "r"(v));  // GCC does not fold the rotation
+    c0 = __smlabb(o, w1, __smlad(e, w02, c0));
+    c1 = kStride == 1 ? __smlatb(e, w1, __smlad(o, w02, c1))
+                      : __smlatb(o, w1, __smlad(Even(Load32(x + 2)), w02, c1));
+  }
+  acc[0] = c0;
+  acc[1] = c1;
+}
+
+// 3 × 3 window, stride sw ∈ {1, 2}: steps of four outputs from x = the plane at the row's first
+// window, then a pair step for the last one or two (n rounded up to 4 or 2; acc has the room).
+// wp: (w0, w2), (w1, 0) per tap row, then the bias twice. 55 instructions a step at stride 1
+// (36 multiply-accumulates), 67 at stride 2.
 void Row3x3(const int8_t* x, size_t pitch, const uint32_t* wp, size_t sw, size_t n, int32_t* acc) {
-  size_t steps = (n + 3) / 4;
+  size_t steps = n / 4 + (n % 4 == 3);
+  const bool pair = n % 4 == 1 || n % 4 == 2;
   uint32_t c0, c1, c2, c3, v, e, w02, w1;
-  if (sw == 1) {
+  if (steps == 0) {
+  } else if (sw == 1) {
     __asm__ volatile(
         "1:\n\t"
         "ldrd   %[c0], %[c1], [%[wp], #24]\n\t"
@@ -156,6 +182,7 @@ void Row3x3(const int8_t* x, size_t pitch, const uint32_t* wp, size_t sw, size_t
         : [wp] "r"(wp), [pitch] "r"(pitch)
         : "cc", "memory");
   }
+  if (pair) (sw == 1 ? Row3x3Pair<1> : Row3x3Pair<2>)(x, pitch, wp, acc);
 }
 
 // Channel c's input into the plane (rows × pitch, image at (pad_top, pad_left)); the border
