@@ -253,6 +253,52 @@ void Pool2dS8Checks(Harness& h) {
     ok = ok && std::memcmp(want, got, 3 * c.oh * c.ow) == 0;
   }
   h.Check(ok, "int8 pooling matches the portable bytes (padding, strides, wide and whole windows)");
+  // Whole-plane averages (the DSP kernels' SMLAD sums) at plane sizes around a word, with
+  // rounding ties of both signs (x = 0, ±1 alternating: sums of ±count/2), and a whole window
+  // that is not the whole plane (dilated, padded) nor every tap in bounds.
+  const size_t spatial[] = {1, 2, 3, 4, 5, 6, 7, 9, 125, 130};
+  bool global_ok = true;
+  for (size_t n : spatial)
+    for (int fill = 0; fill < 3; ++fill) {
+      for (size_t i = 0; i < 3 * n; ++i)
+        x[i] = fill == 0   ? static_cast<int8_t>(i % 2 == 0 ? 0 : 1)
+               : fill == 1 ? static_cast<int8_t>(i % 2 == 0 ? 0 : -1)
+                           : static_cast<int8_t>(Next() >> 24);
+      Pool2dParams p;
+      p.kind = PoolKind::kAverage, p.in_h = 1, p.in_w = n, p.out_h = p.out_w = 1, p.kh = 1,
+      p.kw = n;
+      ref::Pool2dS8(p, 9, x, want, 3);
+      Int8().pool2d_s8(p, 9, x, got, 3);
+      global_ok = global_ok && std::memcmp(want, got, 3) == 0;
+      ref::GlobalPoolS8(PoolKind::kAverage, x, want, 3, n);
+      Int8().global_pool_s8(PoolKind::kAverage, x, got, 3, n);
+      global_ok = global_ok && std::memcmp(want, got, 3) == 0;
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+      cortex_m_dsp::GlobalPoolS8(PoolKind::kAverage, x, got, 3, n);
+      global_ok = global_ok && std::memcmp(want, got, 3) == 0;
+#endif
+    }
+  const Case odd[] = {{5, 5, 5, 5, 1, 1, 1, 3, 3, false, PoolKind::kAverage},
+                      {5, 5, 5, 5, 1, 1, 1, 1, 1, true, PoolKind::kAverage},
+                      {3, 3, 3, 3, 1, 0, 0, 1, 1, false, PoolKind::kMax}};
+  for (const Case& c : odd) {
+    Pool2dParams p;
+    p.kind = c.kind, p.in_h = c.ih, p.in_w = c.iw, p.out_h = c.oh, p.out_w = c.ow;
+    p.kh = c.kh, p.kw = c.kw, p.stride_h = p.stride_w = c.s, p.pad_top = c.pt, p.pad_left = c.pl,
+    p.count_include_pad = c.include_pad;
+    FillS8(x, 3 * c.ih * c.iw);
+    ref::Pool2dS8(p, -5, x, want, 3);
+    Int8().pool2d_s8(p, -5, x, got, 3);
+    global_ok = global_ok && std::memcmp(want, got, 3 * c.oh * c.ow) == 0;
+  }
+  Pool2dParams dilated;  // a 2 × 2 window dilated by 2 over a 2 × 2 plane reads one tap
+  dilated.kind = PoolKind::kAverage, dilated.in_h = dilated.in_w = dilated.kh = dilated.kw = 2;
+  dilated.out_h = dilated.out_w = 1, dilated.dilation_h = dilated.dilation_w = 2;
+  FillS8(x, 3 * 4);
+  ref::Pool2dS8(dilated, -5, x, want, 3);
+  Int8().pool2d_s8(dilated, -5, x, got, 3);
+  global_ok = global_ok && std::memcmp(want, got, 3) == 0;
+  h.Check(global_ok, "int8 whole-plane averages match the portable bytes (ties, sizes 1 … 130)");
 }
 
 constexpr size_t kDwMaxX = 4096, kDwMaxY = 4096;

@@ -37,6 +37,11 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
 // shifts run the portable code.
 void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
 
+// As ref::Pool2dS8 and ref::GlobalPoolS8 (int8_dsp_pool.cc): averages over whole planes sum four
+// bytes with two SMLADs; other pools run the portable code.
+void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);
+void GlobalPoolS8(PoolKind kind, const int8_t* x, int8_t* y, size_t channels, size_t spatial);
+
 }  // namespace edgefold::kernels::cortex_m_dsp
 
 // With a single-precision FPU as well (M4F, M7): Quantize by VCVTR (below).
