@@ -37,6 +37,11 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
 // shifts run the portable code.
 void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
 
+// As ref::Im2colS8 (int8_dsp_im2col.cc), strides 1 and 2: runs copied a word at a time, pads
+// stored inline (no memcpy or fill call per run); other strides run the portable code.
+void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
+              size_t rows, int8_t* col);
+
 // As ref::Pool2dS8 and ref::GlobalPoolS8 (int8_dsp_pool.cc): averages over whole planes sum four
 // bytes with two SMLADs; other pools run the portable code.
 void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);

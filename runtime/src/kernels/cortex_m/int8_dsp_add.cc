@@ -6,8 +6,8 @@
 // in 32 bits:
 //   w = v + 2^(n−1) − [v < 0]                (2^(n−1) − [v < 0] ≥ 0 fits the low word: no borrow)
 //   q = floor(w / 2^n) = (lo(w) >> n) | (hi(w) << (32 − n))
-// is v / 2^n rounded half away from zero. SSAT to int8 after adding zp_y keeps the bytes exact
-// for the clamp, which runs on four packed bytes (SSUB8/SEL). Other shifts take the portable code.
+// is v / 2^n rounded half away from zero; SSAT to int8 after adding zp_y, then the clamp. Other
+// shifts take the portable code.
 #include "kernels/cortex_m/int8_dsp_util.h"
 
 #if defined(EDGEFOLD_HAVE_INT8_DSP)
@@ -47,25 +47,9 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
                     1u << (p.shift - 1),
                     static_cast<uint32_t>(p.shift),
                     static_cast<uint32_t>(32 - p.shift)};
-  const ActRequant act = MakeActRequant(0, p.act_min, p.act_max);
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    uint32_t q = static_cast<uint8_t>(AddOne(c, a[i], b[i]));
-    q |= static_cast<uint32_t>(static_cast<uint8_t>(AddOne(c, a[i + 1], b[i + 1]))) << 8;
-    q |= static_cast<uint32_t>(static_cast<uint8_t>(AddOne(c, a[i + 2], b[i + 2]))) << 16;
-    q |= static_cast<uint32_t>(static_cast<uint8_t>(AddOne(c, a[i + 3], b[i + 3]))) << 24;
-    uint32_t tmp;
-    __asm__(  // max(q, act_min), min(q, act_max) per byte
-        "ssub8  %[t], %[q], %[mn]\n\t"
-        "sel    %[q], %[q], %[mn]\n\t"
-        "ssub8  %[t], %[q], %[mx]\n\t"
-        "sel    %[q], %[mx], %[q]\n\t"
-        : [q] "+r"(q), [t] "=&r"(tmp)
-        : [mn] "r"(act.min4), [mx] "r"(act.max4)
-        : "cc");
-    std::memcpy(y + i, &q, sizeof(q));
-  }
-  for (; i < n; ++i) {
+  // One output a step with a scalar clamp: four inlined outputs and a clamp of four packed bytes
+  // took 0.2 instructions less an output and 300 B more of flash than the M4 KWS budget leaves.
+  for (size_t i = 0; i < n; ++i) {
     const int32_t q = AddOne(c, a[i], b[i]);
     y[i] = static_cast<int8_t>(q < p.act_min ? p.act_min : q > p.act_max ? p.act_max : q);
   }
