@@ -136,9 +136,9 @@ EDGEFOLD_DSP_INLINE void Row3x3Pair(const int8_t* x, size_t pitch, const uint32_
 // window, then a pair step for the last one or two (n rounded up to 4 or 2; acc has the room).
 // wp: (w0, w2), (w1, 0) per tap row, then the bias twice. 55 instructions a step at stride 1
 // (36 multiply-accumulates), 67 at stride 2.
-void Row3x3(const int8_t* x, size_t pitch, const uint32_t* wp, size_t sw, size_t n, int32_t* acc) {
-  size_t steps = n / 4 + (n % 4 == 3);
-  const bool pair = n % 4 == 1 || n % 4 == 2;
+// steps = n / 4 + (n % 4 == 3), pair = n % 4 ∈ {1, 2}.
+EDGEFOLD_DSP_INLINE void Row3x3(const int8_t* x, size_t pitch, const uint32_t* wp, size_t sw,
+                                size_t steps, bool pair, int32_t* acc) {
   uint32_t c0, c1, c2, c3, v, e, w02, w1;
   if (steps == 0) {
   } else if (sw == 1) {
@@ -182,7 +182,11 @@ void Row3x3(const int8_t* x, size_t pitch, const uint32_t* wp, size_t sw, size_t
         : [wp] "r"(wp), [pitch] "r"(pitch)
         : "cc", "memory");
   }
-  if (pair) (sw == 1 ? Row3x3Pair<1> : Row3x3Pair<2>)(x, pitch, wp, acc);
+  if (!pair) return;
+  if (sw == 1)
+    Row3x3Pair<1>(x, pitch, wp, acc);
+  else
+    Row3x3Pair<2>(x, pitch, wp, acc);
 }
 
 // Channel c's input into the plane (rows × pitch, image at (pad_top, pad_left)); the border
@@ -241,7 +245,7 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
     return;
   }
   const size_t rows = s.out_h * s.stride_h + s.kh - 1, pitch = (s.out_w - 1) * s.stride_w + s.kw;
-  const size_t groups = (s.kw + 3) / 4, sw = s.stride_w;
+  const size_t groups = (s.kw + 3) / 4, sw = s.stride_w, row_step = s.stride_h * pitch;
   const bool k3x3 = s.kh == 3 && s.kw == 3;
   uint32_t wp[2 * kMaxDepthwiseS8Taps];
   int32_t acc[kAccOutputs + 4];
@@ -258,11 +262,15 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
       const size_t batch = std::min(batch_rows, s.out_h - oh);
       for (size_t ow = 0; ow < s.out_w; ow += kAccOutputs) {  // batch > 1: one chunk, whole rows
         const size_t n = std::min(kAccOutputs, s.out_w - ow);
-        for (size_t r = 0; r < batch; ++r) {  // a row's step slack lands on the next row's sums
-          const int8_t* xr = plane + (oh + r) * s.stride_h * pitch + ow * sw;
-          if (k3x3)
-            Row3x3(xr, pitch, wp, sw, n, acc + r * n);
-          else
+        // A row's step slack lands on the next row's sums.
+        const int8_t* xr = plane + oh * row_step + ow * sw;
+        if (k3x3) {
+          const size_t steps = n / 4 + (n % 4 == 3);
+          const bool pair = n % 4 == 1 || n % 4 == 2;
+          for (int32_t* ar = acc; ar != acc + batch * n; ar += n, xr += row_step)
+            Row3x3(xr, pitch, wp, sw, steps, pair, ar);
+        } else {
+          for (size_t r = 0; r < batch; ++r, xr += row_step)
             RowAnyWindow(xr, pitch, wp, groups, s.kh, sw, bias, n, acc + r * n);
         }
         RequantRow(acc, batch * n, q, act, yc + oh * s.out_w + ow);
