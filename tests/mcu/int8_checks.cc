@@ -112,7 +112,7 @@ void RequantRowMveChecks(Harness& h) {
 
 #if defined(EDGEFOLD_HAVE_INT8_DSP)
 // The DSP row requantization (RequantRow, cortex_m/int8_dsp_util.h) against RequantizeS8 at every
-// shift, with multipliers whose trailing zeros make rounding ties possible (ctz(M) > t: the SMLAL
+// shift, with multipliers whose trailing zeros make rounding ties possible (ctz(M) > t: the per-output
 // path with the borrow) or not (ctz(M) ≤ t: the SMMLA path), sums at and around the ties
 // (−2^k, −2^k ± 1, 2^k) and random ones, rows of 1 … 11 outputs, a clamp narrower than int8.
 void RequantRowDspChecks(Harness& h) {
@@ -152,7 +152,8 @@ void RequantRowDspChecks(Harness& h) {
     }
   }
   h.Check(ok && no_ties_rows > 0 && tie_rows > 0,
-          "DSP row requantization matches RequantizeS8 (SMMLA rows without ties, SMLAL rows with)");
+          "DSP row requantization matches RequantizeS8 (SMMLA rows without ties, per-output rows "
+          "with)");
 }
 #endif
 

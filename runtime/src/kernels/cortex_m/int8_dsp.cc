@@ -27,19 +27,6 @@ RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, const ActRequant& a
 
 namespace {
 
-// One output: acc in `a` → the int8 value in `out` (SSAT'd, not yet clamped).
-#define EDGEFOLD_DSP_RQ(a, out)      \
-  "asr    %[lo], " a                 \
-  ", #31\n\t"                        \
-  "add    %[hi], %[high], %[lo]\n\t" \
-  "smlal  %[lo], %[hi], " a          \
-  ", %[m]\n\t"                       \
-  "asr    " out                      \
-  ", %[hi], %[t]\n\t"                \
-  "ssat   " out ", #8, " out "\n\t"
-#define EDGEFOLD_DSP_RQ_LOAD(out) "ldr    %[a], [%[acc]], #4\n\t" EDGEFOLD_DSP_RQ("%[a]", out)
-#define EDGEFOLD_DSP_RQ_NEXT(lsb) \
-  EDGEFOLD_DSP_RQ_LOAD("%[hi]") "bfi    %[q], %[hi], #" lsb ", #8\n\t"
 // max(q, lo) and min(q, hi) on four bytes at once.
 #define EDGEFOLD_DSP_RQ_CLAMP(tmp) \
   "ssub8  " tmp                    \
@@ -49,29 +36,10 @@ namespace {
   ", %[q], %[mx]\n\t"              \
   "sel    %[q], %[mx], %[q]\n\t"
 
-// groups × 4 outputs of acc into y (four bytes a store; q.Fast()).
-void RequantGroups(const int32_t* acc, size_t groups, const RowRequant& rq, const ActRequant& act,
-                   int8_t* y) {
-  uint32_t a, lo, hi, q;
-  __asm__ volatile(
-      "1:\n\t"
-      EDGEFOLD_DSP_RQ_LOAD("%[q]")
-      EDGEFOLD_DSP_RQ_NEXT("8")
-      EDGEFOLD_DSP_RQ_NEXT("16")
-      EDGEFOLD_DSP_RQ_NEXT("24")
-      EDGEFOLD_DSP_RQ_CLAMP("%[a]")
-      "str    %[q], [%[y]], #4\n\t"
-      "subs   %[n], %[n], #1\n\t"
-      "bne    1b\n\t"
-      : [acc] "+r"(acc), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [lo] "=&r"(lo), [hi] "=&r"(hi),
-        [q] "=&r"(q)
-      : [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t), [mn] "r"(act.min4), [mx] "r"(act.max4)
-      : "cc", "memory");
-}
-
-// As RequantGroups for a row without ties (q.no_ties): round half up is then round half away
-// from zero, and hi32(acc·M + 2^(n−1) + zp·2^n) = SMMLA(acc, M, high), so one output is SMMLA,
-// ASR and SSAT: 24 instructions for four outputs, where RequantGroups takes 34.
+// groups × 4 outputs of acc into y (four bytes a store) for a row without ties (q.Fast(),
+// q.no_ties): round half up is then round half away from zero, and
+// hi32(acc·M + 2^(n−1) + zp·2^n) = SMMLA(acc, M, high), so one output is SMMLA, ASR and SSAT:
+// 24 instructions for four outputs (the SMLAL form with the borrow of [acc < 0] took 34).
 void RequantGroupsNoTies(const int32_t* acc, size_t groups, const RowRequant& rq,
                          const ActRequant& act, int8_t* y) {
   uint32_t a, b, q;
@@ -107,17 +75,16 @@ void RequantGroupsNoTies(const int32_t* acc, size_t groups, const RowRequant& rq
 
 void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequant& act,
                 int8_t* y) {
-  if (!q.Fast()) {
+  if (!q.Fast() || !q.no_ties) {  // rows that could hold a tie: rare (ctz(M) > t), per output
     for (size_t j = 0; j < n; ++j)
       y[j] = RequantizeS8(acc[j], q.multiplier, q.shift, act.zero_point, act.act_min, act.act_max);
     return;
   }
   const size_t groups = n / 4, rest = n % 4;
-  const auto groups_fn = q.no_ties ? &RequantGroupsNoTies : &RequantGroups;
-  if (groups != 0) groups_fn(acc, groups, q, act, y);
+  if (groups != 0) RequantGroupsNoTies(acc, groups, q, act, y);
   if (rest == 0) return;
   uint32_t w;  // the last group's bytes (acc is readable that far)
-  groups_fn(acc + 4 * groups, 1, q, act, reinterpret_cast<int8_t*>(&w));
+  RequantGroupsNoTies(acc + 4 * groups, 1, q, act, reinterpret_cast<int8_t*>(&w));
   int8_t* tail = y + 4 * groups;
   tail[0] = static_cast<int8_t>(w);
   if (rest > 1) tail[1] = static_cast<int8_t>(w >> 8);

@@ -48,7 +48,8 @@ struct Tile4Args {
 // (consecutive, slots × 2 words each), A the packed block a[slot][4 rows] up to args.a_end, a
 // multiple of 4 slots. Written whole in asm: the 4 × 2 tile takes 8 sums, 2 + 2 operands and two
 // pointers, all 14 registers; the loop's other state (A's start and end, the rows pointer, bias4,
-// the pairs left) lives on the stack, read once per 4 slots or once per pair.
+// the pairs left) lives on the stack, read once per 8 slots or once per pair. The loop runs 8
+// slots a pass; an odd number of 4-slot groups enters the first pass halfway.
 [[gnu::naked, gnu::noinline]] void Tile4x2Pairs(const uint32_t* /*a*/, const uint32_t* /*panel*/,
                                                 int32_t* /*rows*/, const Tile4Args* /*args*/) {
   __asm__ volatile(
@@ -56,7 +57,9 @@ struct Tile4Args {
       "ldr    r12, [r3, #4]\n\t"
       "ldr    lr, [r3]\n\t"
       "ldr    r3, [r3, #8]\n\t"
-      "push   {r0, r2, r3, r12, lr}\n\t"  // sp: a, rows, bias4, pairs, a_end
+      "sub    r4, lr, r0\n\t"
+      "and    r4, r4, #64\n\t"                // an odd number of 4-slot groups (64 bytes of A each)
+      "push   {r0, r2, r3, r4, r12, lr}\n\t"  // sp: a, rows, bias4, odd, pairs, a_end
       "1:\n\t"
       "ldr    r12, [sp, #8]\n\t"
       "cmp    r12, #0\n\t"
@@ -78,8 +81,12 @@ struct Tile4Args {
       "]\n\t"
       "4:\n\t"
       "ldr    r0, [sp]\n\t"
+      "ldr    r2, [sp, #12]\n\t"
+      "cmp    r2, #0\n\t"
+      "bne    5f\n\t"  // odd: the first pass runs the second half only
       "2:\n\t" EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT
-      "ldr    r2, [sp, #16]\n\t"
+      "5:\n\t" EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT EDGEFOLD_DSP_T4_SLOT
+      "ldr    r2, [sp, #20]\n\t"
       "cmp    r0, r2\n\t"
       "bne    2b\n\t"
       "ldr    r12, [sp, #4]\n\t"
@@ -91,11 +98,11 @@ struct Tile4Args {
       "]\n\t"
       "strd   r4, r5, [r12], #8\n\t"
       "str    r12, [sp, #4]\n\t"
-      "ldr    r2, [sp, #12]\n\t"
+      "ldr    r2, [sp, #16]\n\t"
       "subs   r2, r2, #1\n\t"
-      "str    r2, [sp, #12]\n\t"
+      "str    r2, [sp, #16]\n\t"
       "bne    1b\n\t"
-      "add    sp, sp, #20\n\t"
+      "add    sp, sp, #24\n\t"
       "pop    {r4-r11, pc}\n\t");
 }
 

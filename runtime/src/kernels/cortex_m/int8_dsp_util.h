@@ -37,8 +37,11 @@ EDGEFOLD_DSP_INLINE uint32_t LoadTail(const int8_t* p, size_t n) {
 //   q = ssat8(hi32(acc·M + 2^(n−1) − [acc < 0] + zp·2^n) >> t), then clamped to [lo, hi]
 // which is RequantizeS8's formula with the zero point added before the shift (a multiple of
 // 2^n, so the floor is unchanged; |hi32| < 2^30 + 2^21 + 2^29 cannot overflow for t ≤ 22).
+// The − [acc < 0] only decides exact ties (acc·M ≡ 2^(n−1) mod 2^n), impossible while
+// ctz(M) ≤ t (as ctz(acc) ≤ 30): such rows (no_ties, nearly all) drop it and take
+//   q = ssat8(SMMLA(acc, M, high) >> t),  high = hi32(2^(n−1)) + zp·2^t
 // The clamp runs on four packed bytes (SSUB8/SEL); SSAT first keeps each byte exact.
-// Other shifts take RequantizeS8 per output.
+// Other rows take RequantizeS8 per output.
 struct ActRequant {  // shared by every row of a call
   int32_t zero_point = 0, act_min = -128, act_max = 127;
   uint32_t min4 = 0, max4 = 0;  // act_min, act_max in each byte
@@ -52,8 +55,7 @@ struct RowRequant {  // one output channel
 ActRequant MakeActRequant(int32_t zero_point, int32_t act_min, int32_t act_max);
 RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, const ActRequant& act);
 
-// y[0, n) = RequantizeS8(acc[j], …): 8.5 instructions per output in the fast case, 6 where the
-// row has no ties. acc must be
+// y[0, n) = RequantizeS8(acc[j], …): 6 instructions per output for a no_ties row. acc must be
 // readable up to n rounded up to a multiple of 4 (the values past n are ignored); y may be
 // unaligned.
 void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequant& act,
