@@ -113,7 +113,7 @@ void RowAnyWindow(const int8_t* x, size_t pitch, const uint32_t* wp, size_t grou
 //   stride 1: y0 += (x0,x2)·(w0,w2) + x1·w1    y1 += (x1,x3)·(w0,w2) + x2·w1
 //   stride 2: y0 += (x0,x2)·(w0,w2) + x1·w1    y1 += (x2,x4)·(w0,w2) + x3·w1
 // about 24 instructions where a four-output step takes 55.
-template <size_t kStride>
+// A row's last two outputs at stride 1 (y1's window starts one byte on).
 EDGEFOLD_DSP_INLINE void Row3x3Pair(const int8_t* x, size_t pitch, const uint32_t* wp,
                                     int32_t* acc) {
   int32_t c0 = static_cast<int32_t>(wp[6]), c1 = c0;
@@ -125,20 +125,55 @@ EDGEFOLD_DSP_INLINE void Row3x3Pair(const int8_t* x, size_t pitch, const uint32_
     int32_t o;
     __asm__("sxtb16 %0, %1, ror #8" : "=r"(o) : "r"(v));  // GCC does not fold the rotation
     c0 = __smlabb(o, w1, __smlad(e, w02, c0));
-    c1 = kStride == 1 ? __smlatb(e, w1, __smlad(o, w02, c1))
-                      : __smlatb(o, w1, __smlad(Even(Load32(x + 2)), w02, c1));
+    c1 = __smlatb(e, w1, __smlad(o, w02, c1));
   }
   acc[0] = c0;
   acc[1] = c1;
 }
 
+// A row's last output, either stride: y0 += (x0,x2)·(w0,w2) + x1·w1 per tap row, 22 instructions.
+EDGEFOLD_DSP_INLINE void Row3x3One(const int8_t* x, size_t pitch, const uint32_t* wp,
+                                   int32_t* acc) {
+  uint32_t c0, v, e, w02, w1;
+  __asm__ volatile(
+      "ldr    %[c0], [%[wp], #24]\n\t"
+      "ldrd   %[w02], %[w1], [%[wp]]\n\t"
+      "ldr    %[v], [%[x]]\n\t"
+      "sxtb16 %[e], %[v]\n\t"
+      "smlad  %[c0], %[e], %[w02], %[c0]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "smlabb %[c0], %[v], %[w1], %[c0]\n\t"
+      "add    %[x], %[x], %[pitch]\n\t"
+      "ldrd   %[w02], %[w1], [%[wp], #8]\n\t"
+      "ldr    %[v], [%[x]]\n\t"
+      "sxtb16 %[e], %[v]\n\t"
+      "smlad  %[c0], %[e], %[w02], %[c0]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "smlabb %[c0], %[v], %[w1], %[c0]\n\t"
+      "add    %[x], %[x], %[pitch]\n\t"
+      "ldrd   %[w02], %[w1], [%[wp], #16]\n\t"
+      "ldr    %[v], [%[x]]\n\t"
+      "sxtb16 %[e], %[v]\n\t"
+      "smlad  %[c0], %[e], %[w02], %[c0]\n\t"
+      "sxtb16 %[v], %[v], ror #8\n\t"
+      "smlabb %[c0], %[v], %[w1], %[c0]\n\t"
+      "str    %[c0], [%[acc]]\n\t"
+      : [x] "+r"(x), [c0] "=&r"(c0), [v] "=&r"(v), [e] "=&r"(e), [w02] "=&r"(w02), [w1] "=&r"(w1)
+      : [wp] "r"(wp), [pitch] "r"(pitch), [acc] "r"(acc)
+      : "memory");
+}
+
 // 3 × 3 window, stride sw ∈ {1, 2}: steps of four outputs from x = the plane at the row's first
-// window, then a pair step for the last one or two (n rounded up to 4 or 2; acc has the room).
-// wp: (w0, w2), (w1, 0) per tap row, then the bias twice. 55 instructions a step at stride 1
-// (36 multiply-accumulates), 67 at stride 2.
-// steps = n / 4 + (n % 4 == 3), pair = n % 4 ∈ {1, 2}.
+// window, then one output (tail 1) or, at stride 1, two (tail 2); n rounded up to 4 otherwise (acc
+// has the room). wp: (w0, w2), (w1, 0) per tap row, then the bias twice. 55 instructions a step
+// at stride 1 (36 multiply-accumulates), 67 at stride 2. Row3x3Steps gives steps and tail.
+EDGEFOLD_DSP_INLINE void Row3x3Steps(size_t n, size_t sw, size_t* steps, size_t* tail) {
+  const size_t rest = n % 4;
+  *tail = rest == 1 || (rest == 2 && sw == 1) ? rest : 0;
+  *steps = n / 4 + (rest != 0 && *tail == 0);
+}
 EDGEFOLD_DSP_INLINE void Row3x3(const int8_t* x, size_t pitch, const uint32_t* wp, size_t sw,
-                                size_t steps, bool pair, int32_t* acc) {
+                                size_t steps, size_t tail, int32_t* acc) {
   uint32_t c0, c1, c2, c3, v, e, w02, w1;
   if (steps == 0) {
   } else if (sw == 1) {
@@ -182,11 +217,10 @@ EDGEFOLD_DSP_INLINE void Row3x3(const int8_t* x, size_t pitch, const uint32_t* w
         : [wp] "r"(wp), [pitch] "r"(pitch)
         : "cc", "memory");
   }
-  if (!pair) return;
-  if (sw == 1)
-    Row3x3Pair<1>(x, pitch, wp, acc);
-  else
-    Row3x3Pair<2>(x, pitch, wp, acc);
+  if (tail == 1)
+    Row3x3One(x, pitch, wp, acc);
+  else if (tail == 2)
+    Row3x3Pair(x, pitch, wp, acc);
 }
 
 // Channel c's input into the plane (rows × pitch, image at (pad_top, pad_left)); the border
@@ -265,10 +299,10 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
         // A row's step slack lands on the next row's sums.
         const int8_t* xr = plane + oh * row_step + ow * sw;
         if (k3x3) {
-          const size_t steps = n / 4 + (n % 4 == 3);
-          const bool pair = n % 4 == 1 || n % 4 == 2;
+          size_t steps, tail;
+          Row3x3Steps(n, sw, &steps, &tail);
           for (int32_t* ar = acc; ar != acc + batch * n; ar += n, xr += row_step)
-            Row3x3(xr, pitch, wp, sw, steps, pair, ar);
+            Row3x3(xr, pitch, wp, sw, steps, tail, ar);
         } else {
           for (size_t r = 0; r < batch; ++r, xr += row_step)
             RowAnyWindow(xr, pitch, wp, groups, s.kh, sw, bias, n, acc + r * n);
