@@ -114,7 +114,8 @@ void RequantRowMveChecks(Harness& h) {
 // The DSP row requantization (RequantRow, cortex_m/int8_dsp_util.h) against RequantizeS8 at every
 // shift, with multipliers whose trailing zeros make rounding ties possible (ctz(M) > t: the per-output
 // path with the borrow) or not (ctz(M) ≤ t: the SMMLA path), sums at and around the ties
-// (−2^k, −2^k ± 1, 2^k) and random ones, rows of 1 … 11 outputs, a clamp narrower than int8.
+// (−2^k, −2^k ± 1, 2^k) and random ones, rows of 1 … 11 outputs, a clamp narrower than int8 and
+// none (the whole int8 range).
 void RequantRowDspChecks(Harness& h) {
   int32_t acc[16];
   int8_t got[16];
@@ -140,13 +141,14 @@ void RequantRowDspChecks(Harness& h) {
                    : j % 4 == 2 ? (j < 8 ? p2 : -p2 - 1)
                                 : static_cast<int32_t>(Next()) >> (Next() % 20);
         }
-        const auto act = cortex_m_dsp::MakeActRequant(-3, -100, 120);
+        const int32_t lo = n == 6 ? -128 : -100, hi = n == 6 ? 127 : 120;  // all of int8: no clamp
+        const auto act = cortex_m_dsp::MakeActRequant(-3, lo, hi);
         const auto q = cortex_m_dsp::MakeRowRequant(mult, shift, act);
         if (q.Fast()) (q.no_ties ? no_ties_rows : tie_rows) += 1;
         std::memset(got, 0x5a, sizeof(got));
         cortex_m_dsp::RequantRow(acc, n, q, act, got);
         for (size_t j = 0; j < n; ++j)
-          ok = ok && got[j] == RequantizeS8(acc[j], mult, shift, -3, -100, 120);
+          ok = ok && got[j] == RequantizeS8(acc[j], mult, shift, -3, lo, hi);
         ok = ok && got[n] == 0x5a;
       }
     }

@@ -40,35 +40,50 @@ namespace {
 // q.no_ties): round half up is then round half away from zero, and
 // hi32(acc·M + 2^(n−1) + zp·2^n) = SMMLA(acc, M, high), so one output is SMMLA, ASR and SSAT:
 // 24 instructions for four outputs (the SMLAL form with the borrow of [acc < 0] took 34).
+#define EDGEFOLD_DSP_RQ4                 \
+  "1:\n\t"                               \
+  "ldrd   %[a], %[b], [%[acc]], #8\n\t"  \
+  "smmla  %[a], %[a], %[m], %[high]\n\t" \
+  "smmla  %[b], %[b], %[m], %[high]\n\t" \
+  "asr    %[a], %[a], %[t]\n\t"          \
+  "asr    %[b], %[b], %[t]\n\t"          \
+  "ssat   %[q], #8, %[a]\n\t"            \
+  "ssat   %[b], #8, %[b]\n\t"            \
+  "bfi    %[q], %[b], #8, #8\n\t"        \
+  "ldrd   %[a], %[b], [%[acc]], #8\n\t"  \
+  "smmla  %[a], %[a], %[m], %[high]\n\t" \
+  "smmla  %[b], %[b], %[m], %[high]\n\t" \
+  "asr    %[a], %[a], %[t]\n\t"          \
+  "asr    %[b], %[b], %[t]\n\t"          \
+  "ssat   %[a], #8, %[a]\n\t"            \
+  "ssat   %[b], #8, %[b]\n\t"            \
+  "bfi    %[q], %[a], #16, #8\n\t"       \
+  "bfi    %[q], %[b], #24, #8\n\t"
+#define EDGEFOLD_DSP_RQ4_STORE  \
+  "str    %[q], [%[y]], #4\n\t" \
+  "subs   %[n], %[n], #1\n\t"   \
+  "bne    1b\n\t"
+
+// kClamp = false where [act_min, act_max] is all of int8 (SSAT already clamps: a ReLU whose
+// output zero point is −128, no activation).
+template <bool kClamp>
 void RequantGroupsNoTies(const int32_t* acc, size_t groups, const RowRequant& rq,
                          const ActRequant& act, int8_t* y) {
   uint32_t a, b, q;
-  __asm__ volatile(
-      "1:\n\t"
-      "ldrd   %[a], %[b], [%[acc]], #8\n\t"
-      "smmla  %[a], %[a], %[m], %[high]\n\t"
-      "smmla  %[b], %[b], %[m], %[high]\n\t"
-      "asr    %[a], %[a], %[t]\n\t"
-      "asr    %[b], %[b], %[t]\n\t"
-      "ssat   %[q], #8, %[a]\n\t"
-      "ssat   %[b], #8, %[b]\n\t"
-      "bfi    %[q], %[b], #8, #8\n\t"
-      "ldrd   %[a], %[b], [%[acc]], #8\n\t"
-      "smmla  %[a], %[a], %[m], %[high]\n\t"
-      "smmla  %[b], %[b], %[m], %[high]\n\t"
-      "asr    %[a], %[a], %[t]\n\t"
-      "asr    %[b], %[b], %[t]\n\t"
-      "ssat   %[a], #8, %[a]\n\t"
-      "ssat   %[b], #8, %[b]\n\t"
-      "bfi    %[q], %[a], #16, #8\n\t"
-      "bfi    %[q], %[b], #24, #8\n\t"
-      EDGEFOLD_DSP_RQ_CLAMP("%[a]")
-      "str    %[q], [%[y]], #4\n\t"
-      "subs   %[n], %[n], #1\n\t"
-      "bne    1b\n\t"
-      : [acc] "+r"(acc), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [b] "=&r"(b), [q] "=&r"(q)
-      : [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t), [mn] "r"(act.min4), [mx] "r"(act.max4)
-      : "cc", "memory");
+  if constexpr (kClamp) {
+    __asm__ volatile(
+        EDGEFOLD_DSP_RQ4 EDGEFOLD_DSP_RQ_CLAMP("%[a]") EDGEFOLD_DSP_RQ4_STORE
+        : [acc] "+r"(acc), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [b] "=&r"(b), [q] "=&r"(q)
+        : [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t), [mn] "r"(act.min4),
+          [mx] "r"(act.max4)
+        : "cc", "memory");
+  } else {
+    __asm__ volatile(
+        EDGEFOLD_DSP_RQ4 EDGEFOLD_DSP_RQ4_STORE
+        : [acc] "+r"(acc), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [b] "=&r"(b), [q] "=&r"(q)
+        : [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t)
+        : "cc", "memory");
+  }
 }
 
 }  // namespace
@@ -81,10 +96,12 @@ void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequ
     return;
   }
   const size_t groups = n / 4, rest = n % 4;
-  if (groups != 0) RequantGroupsNoTies(acc, groups, q, act, y);
+  const bool clamp = act.min4 != 0x80808080u || act.max4 != 0x7f7f7f7fu;
+  const auto groups_fn = clamp ? &RequantGroupsNoTies<true> : &RequantGroupsNoTies<false>;
+  if (groups != 0) groups_fn(acc, groups, q, act, y);
   if (rest == 0) return;
   uint32_t w;  // the last group's bytes (acc is readable that far)
-  RequantGroupsNoTies(acc + 4 * groups, 1, q, act, reinterpret_cast<int8_t*>(&w));
+  groups_fn(acc + 4 * groups, 1, q, act, reinterpret_cast<int8_t*>(&w));
   int8_t* tail = y + 4 * groups;
   tail[0] = static_cast<int8_t>(w);
   if (rest > 1) tail[1] = static_cast<int8_t>(w >> 8);
