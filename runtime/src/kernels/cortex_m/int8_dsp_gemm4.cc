@@ -26,7 +26,8 @@ constexpr size_t kTileRowBytes = kTileCols * sizeof(int32_t);  // 256: LDRD's of
 struct Tile4Args {
   const uint32_t* a_end;  // the packed A block's end
   uint32_t pairs;         // column pairs in the panel, ≥ 1
-  const int32_t* bias4;   // the four rows' starting sums, or nullptr: continue from `rows`
+  const int32_t*
+      bias8;  // the four rows' starting sums, each twice, or nullptr: continue from `rows`
 };
 
 // One slot: B's two columns (r2, r3), A's rows 0–1 then 2–3 (r12, lr), sums in r4–r11.
@@ -44,10 +45,10 @@ struct Tile4Args {
   "smlad  r11, lr, r3, r11\n\t"
 
 // rows[r][2q + j] = s_r + Σ_slots A_r(slot)·B_{pair q, j}(slot) for every column pair q of the
-// panel, s_r = args.bias4[r], or rows[r][2q + j] itself where bias4 is null
+// panel, s_r = args.bias8[2r], or rows[r][2q + j] itself where bias8 is null
 // (consecutive, slots × 2 words each), A the packed block a[slot][4 rows] up to args.a_end, a
 // multiple of 4 slots. Written whole in asm: the 4 × 2 tile takes 8 sums, 2 + 2 operands and two
-// pointers, all 14 registers; the loop's other state (A's start and end, the rows pointer, bias4,
+// pointers, all 14 registers; the loop's other state (A's start and end, the rows pointer, bias8,
 // the pairs left) lives on the stack, read once per 8 slots or once per pair. The loop runs 8
 // slots a pass; an odd number of 4-slot groups enters the first pass halfway.
 [[gnu::naked, gnu::noinline]] void Tile4x2Pairs(const uint32_t* /*a*/, const uint32_t* /*panel*/,
@@ -59,26 +60,12 @@ struct Tile4Args {
       "ldr    r3, [r3, #8]\n\t"
       "sub    r4, lr, r0\n\t"
       "and    r4, r4, #64\n\t"                // an odd number of 4-slot groups (64 bytes of A each)
-      "push   {r0, r2, r3, r4, r12, lr}\n\t"  // sp: a, rows, bias4, odd, pairs, a_end
+      "push   {r0, r2, r3, r4, r12, lr}\n\t"  // sp: a, rows, bias8, odd, pairs, a_end
       "1:\n\t"
       "ldr    r12, [sp, #8]\n\t"
       "cmp    r12, #0\n\t"
       "beq    3f\n\t"
-      "ldm    r12, {r4, r6, r8, r10}\n\t"
-      "mov    r5, r4\n\t"
-      "mov    r7, r6\n\t"
-      "mov    r9, r8\n\t"
-      "mov    r11, r10\n\t"
-      "b      4f\n\t"
-      "3:\n\t"
-      "ldr    r12, [sp, #4]\n\t"
-      "ldrd   r4, r5, [r12]\n\t"
-      "ldrd   r6, r7, [r12, #" EDGEFOLD_DSP_T4_ROW1
-      "]\n\t"
-      "ldrd   r8, r9, [r12, #" EDGEFOLD_DSP_T4_ROW2
-      "]\n\t"
-      "ldrd   r10, r11, [r12, #" EDGEFOLD_DSP_T4_ROW3
-      "]\n\t"
+      "ldm    r12, {r4-r11}\n\t"
       "4:\n\t"
       "ldr    r0, [sp]\n\t"
       "ldr    r2, [sp, #12]\n\t"
@@ -103,7 +90,17 @@ struct Tile4Args {
       "str    r2, [sp, #16]\n\t"
       "bne    1b\n\t"
       "add    sp, sp, #24\n\t"
-      "pop    {r4-r11, pc}\n\t");
+      "pop    {r4-r11, pc}\n\t"
+      "3:\n\t"  // no bias: continue from rows
+      "ldr    r12, [sp, #4]\n\t"
+      "ldrd   r4, r5, [r12]\n\t"
+      "ldrd   r6, r7, [r12, #" EDGEFOLD_DSP_T4_ROW1
+      "]\n\t"
+      "ldrd   r8, r9, [r12, #" EDGEFOLD_DSP_T4_ROW2
+      "]\n\t"
+      "ldrd   r10, r11, [r12, #" EDGEFOLD_DSP_T4_ROW3
+      "]\n\t"
+      "b      4b\n\t");
 }
 
 // SXTB16 of w rotated by 8: GCC does not fold the rotation of __sxtb16's operand.
@@ -259,19 +256,19 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     args.pairs = static_cast<uint32_t>(pairs);
     if (k_blocks == 1) PackPanel(p, b, j0, pairs, 0, p.k, kcp, panel);
     for (size_t i0 = 0; i0 < p.m; i0 += 4) {
-      int32_t bias4[4];
+      int32_t bias8[8];
       for (size_t r = 0; r < 4; ++r)
-        bias4[r] = p.bias != nullptr ? p.bias[std::min(i0 + r, p.m - 1)] : 0;
-      args.bias4 = bias4;
+        bias8[2 * r] = bias8[2 * r + 1] = p.bias != nullptr ? p.bias[std::min(i0 + r, p.m - 1)] : 0;
+      args.bias8 = bias8;
       if (p.k == 0)
         for (size_t r = 0; r < 4; ++r)
-          for (size_t j = 0; j < 2 * pairs; ++j) rows[r][j] = bias4[r];
+          for (size_t j = 0; j < 2 * pairs; ++j) rows[r][j] = bias8[2 * r];
       for (size_t k0 = 0; k0 < p.k; k0 += kc) {
         const size_t k = std::min(kc, p.k - k0);
         if (k_blocks != 1) PackPanel(p, b, j0, pairs, k0, k, kcp, panel);
         PackRows4(p, a + k0, i0, k, kcp, ablock);
         Tile4x2Pairs(ablock, panel, rows[0], &args);
-        args.bias4 = nullptr;
+        args.bias8 = nullptr;
       }
       for (size_t r = 0; r < 4 && i0 + r < p.m; ++r) {
         const size_t i = i0 + r;
