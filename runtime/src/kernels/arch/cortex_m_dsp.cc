@@ -15,6 +15,6 @@ constexpr auto kQuantizeS8 = &ref::QuantizeS8;
 
 const Int8KernelTable kInt8Table = {
     &GemmS8, &Im2colS8, &Conv2dDepthwiseS8, kQuantizeS8,     &ref::DequantizeS8,
-    &AddS8,  &Pool2dS8, &GlobalPoolS8,      &ref::SoftmaxS8, &ref::MulS8Rows};
+    &AddS8,  &Pool2dS8, &ref::GlobalPoolS8, &ref::SoftmaxS8, &ref::MulS8Rows};
 
 }  // namespace edgefold::kernels::cortex_m_dsp

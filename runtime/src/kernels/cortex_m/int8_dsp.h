@@ -42,10 +42,9 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
 void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
               size_t rows, int8_t* col);
 
-// As ref::Pool2dS8 and ref::GlobalPoolS8 (int8_dsp_pool.cc): averages over whole planes sum four
-// bytes with two SMLADs; other pools run the portable code.
+// As ref::Pool2dS8 (int8_dsp_pool.cc): averages over whole planes sum four bytes with two SMLADs;
+// other pools run the portable code.
 void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y, size_t planes);
-void GlobalPoolS8(PoolKind kind, const int8_t* x, int8_t* y, size_t channels, size_t spatial);
 
 }  // namespace edgefold::kernels::cortex_m_dsp
 

@@ -1,7 +1,8 @@
 // Average pooling over a whole plane with the DSP extension (int8_dsp.h): a KWS DS-CNN's last
-// pool (25 × 5) and GlobalAveragePool. Four bytes a word are summed by two SMLADs with
-// (1, 1) on the word's SXTB16 halves; the rounded mean is ref::Pool2dS8's and ref::GlobalPoolS8's
-// (sum/count half away from zero). Every other pool runs the portable code.
+// pool (25 × 5). Four bytes a word are summed by two SMLADs with
+// (1, 1) on the word's SXTB16 halves; the rounded mean is ref::Pool2dS8's (sum/count half away
+// from zero). Every other pool runs the portable code (GlobalAveragePool too: VWW's is 2,304
+// bytes, not worth the flash).
 #include "kernels/cortex_m/int8_dsp_util.h"
 
 #if defined(EDGEFOLD_HAVE_INT8_DSP)
@@ -51,14 +52,6 @@ void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t
     return;
   }
   MeanPlanes(x, y, planes, p.in_h * p.in_w);
-}
-
-void GlobalPoolS8(PoolKind kind, const int8_t* x, int8_t* y, size_t channels, size_t spatial) {
-  if (kind != PoolKind::kAverage || spatial == 0) {
-    ref::GlobalPoolS8(kind, x, y, channels, spatial);
-    return;
-  }
-  MeanPlanes(x, y, channels, spatial);
 }
 
 }  // namespace edgefold::kernels::cortex_m_dsp
