@@ -92,6 +92,17 @@ for f in wrong_hash nan crc; do
 done
 head -c 100 "$GENUINE" > "$WORK/truncated.signed"
 GLOBAL=fleet/global
+# The firmware's RAM line: what the exchange adds (its statics and the stack an import goes
+# deeper than adaptation, painted and scanned; the record buffer and Mbed TLS's pool lent by the
+# arena's idle span) must stay within 2x the signed record.
+check_ram() {
+  local ratio
+  ratio="$(grep -o 'extra [0-9]* = [0-9.]*x the signed record [0-9]*' "$1" | awk '{print $4}')"
+  [[ -n "$ratio" ]] || fail "the firmware reported no exchange RAM: $(grep 'm4 ram' "$1")"
+  awk -v r="${ratio%x}" 'BEGIN { exit !(r > 0 && r <= 2.0) }' ||
+    fail "the exchange adds ${ratio} the signed record (more than 2x): $(grep 'm4 ram' "$1")"
+  echo "ok: the exchange adds ${ratio} the signed record's bytes to the M4's RAM"
+}
 apply() {   # NAME EXPECTED-REFUSAL: publish NAME.signed retained on $GLOBAL, the M4 in apply mode
   mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t "$GLOBAL" -r -f "$WORK/$1.signed" || fail "publish $1"
   "${M4[@]}" --mode apply --round-timeout 4 "${MQTT[@]}" --user 2 --password "$(pass 2)" \
@@ -111,6 +122,7 @@ mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t fleet/global -r
 grep -q "applied round 2 refused 0" "$WORK/apply.txt" || fail "the genuine record was not applied: $(cat "$WORK/apply.txt")"
 grep -q "accuracy $m4_acc" "$WORK/apply.txt" || fail "genuine record: $(cat "$WORK/apply.txt"), the fleet run had $m4_acc"
 grep "m4 ram" "$WORK/apply.txt"
+check_ram "$WORK/apply.txt"
 echo "ok: the genuine record applies on the M4 (accuracy $m4_acc)"
 
 # 3. The P-256 check on the firmware.
@@ -130,6 +142,7 @@ if [[ $SIGNATURE == p256 ]]; then
   grep -q "applied round 2 refused 0" "$WORK/apply.txt" || fail "the P-256-signed record was not applied: $(cat "$WORK/apply.txt")"
   grep -q "accuracy $m4_acc" "$WORK/apply.txt" || fail "P-256 record: $(cat "$WORK/apply.txt"), the fleet run had $m4_acc"
   grep "m4 ram" "$WORK/apply.txt"
+  check_ram "$WORK/apply.txt"
   echo "ok: with the fleet's P-256 key the firmware applies only the record that key signed"
 else
   echo "note: the firmware was built without Mbed TLS's source: signatures not checked on the M4"
