@@ -98,7 +98,7 @@ for d in 1 2 3; do
   grep -q "device $d fleet accuracy" "$WORK/dev$d.txt" || fail "device $d: no accuracy"
 done
 echo "ok: broker, aggregator and device restarts lost nothing and counted nothing twice; corrupt global refused"
-echo "ok: the restarted $(grep -o "device 3 resumed: .*" "$WORK/dev3.txt"), then sent round 2 only"
+echo "ok: the restarted $(grep -o "device 3 resumed: .*" "$WORK/dev3.txt"); round 1 sent once in all"
 
 # 3. Forged global records against device 1.
 deployed="$("$BIN/edgefold-fleet-device" --model "$MODEL" --data "$WORK/data" --id 1 --mode deployed | awk '{print $5}')"
