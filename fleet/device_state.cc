@@ -37,8 +37,7 @@ bool LoadDeviceState(const std::string& dir, DeviceState* out, std::string* erro
   std::string magic, sent, applied;
   int version = 0;
   if (!(f >> magic >> version >> sent >> out->sent >> applied >> out->applied) ||
-      magic != "edgefold-device-state" || version != 1 || sent != "sent" ||
-      applied != "applied") {
+      magic != "edgefold-device-state" || version != 1 || sent != "sent" || applied != "applied") {
     *error = "device state: " + text.string() +
              ": expected 'edgefold-device-state 1 sent <S> applied <A>'";
     return false;
