@@ -8,7 +8,10 @@
 //                     record on fleet/<id>/update, wait for the signed global record on
 //                     fleet/global, verify and apply it; accuracy after the last round
 //                     (--resend K: every update sent K more times, as a QoS 1 redelivery;
-//                     --round-delay-ms T: a pause before each round after the first)
+//                     --round-delay-ms T: a pause before each round after the first;
+//                     --state DIR: the rounds sent and applied and the applied global record
+//                     kept there (device_state.h); a restarted device applies that record and
+//                     sends only the rounds it had not sent)
 //   --mode apply      only waits (--round-timeout s) for a global record and applies the
 //                     first that verifies; refused ones are printed, the model kept
 // Data: DIR/device_<id>_adapt_x.npy, DIR/device_<id>_eval_x.npy, DIR/device_<id>_eval_y.npy.
@@ -21,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "device_state.h"
 #include "ed25519.h"
 #include "edgefold/edgefold.h"
 #include "file_io.h"
@@ -99,8 +103,10 @@ int VerifyEd25519(void* user, const uint8_t* m, size_t n, const uint8_t* sig, si
 
 // Waits up to `timeout_s` for a global record of round ≥ `round` on fleet/global, applying
 // each that verifies (a newer round than *applied) and counting the refused ones.
+// The record last applied goes to *kept (when not null).
 void AwaitGlobal(Device& d, edgefold::fleet::MqttLink& link, uint8_t* pk, int id, uint32_t round,
-                 int timeout_s, uint32_t* applied, size_t* refused) {
+                 int timeout_s, uint32_t* applied, size_t* refused,
+                 std::vector<uint8_t>* kept = nullptr) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (*applied < round && std::chrono::steady_clock::now() < deadline) {
     edgefold::fleet::MqttMessage m;
@@ -121,6 +127,7 @@ void AwaitGlobal(Device& d, edgefold::fleet::MqttLink& link, uint8_t* pk, int id
       continue;
     }
     *applied = std::max(*applied, got.round);
+    if (kept) *kept = m.payload;
   }
 }
 
@@ -131,11 +138,23 @@ bool Load(const std::string& path, NpyArray* a) {
   return false;
 }
 
-// One round of --mode fleet: adapt on the round's share of the shard, publish the record, wait
-// for the round's global record (resending the update while it does not come). 0 when applied.
+// Saves the state when --state DIR is given; false (and a message) when it cannot.
+bool SaveState(const edgefold::fleet::Args& args, int id, const edgefold::fleet::DeviceState& state,
+               bool with_global) {
+  std::string error;
+  if (!args.Has("state") ||
+      edgefold::fleet::SaveDeviceState(args.Get("state"), state, with_global, &error))
+    return true;
+  std::fprintf(stderr, "fleet-device %d: %s\n", id, error.c_str());
+  return false;
+}
+
+// One round of --mode fleet: adapt on the round's share of the shard, publish the record
+// (unless the broker acknowledged it before a restart: state->sent), wait for the round's
+// global record (resending the update while it does not come). 0 when applied.
 int FleetRound(Device& d, edgefold::fleet::MqttLink& link, const edgefold::fleet::Args& args,
                uint8_t* pk, int id, int r, const NpyArray& adapt, std::vector<uint8_t>& record,
-               uint32_t* applied_round, size_t* refused) {
+               edgefold::fleet::DeviceState* state, size_t* refused) {
   const int rounds = args.Int("rounds", 3);
   const size_t batches = adapt.elems() / (d.batch * d.sample);
   const std::string topic = args.Get("topic", "fleet/" + std::to_string(id) + "/update");
@@ -143,6 +162,7 @@ int FleetRound(Device& d, edgefold::fleet::MqttLink& link, const edgefold::fleet
   if (r > 1)  // --round-delay-ms: time between rounds (the fault tests act in it)
     std::this_thread::sleep_for(std::chrono::milliseconds(args.Int("round-delay-ms", 0)));
   // This round's share of the shard (a late device sends what it has for the round it is at).
+  // The statistics restart from it, so a resumed device computes the same record again.
   const size_t begin = batches * size_t(r - 1) / size_t(rounds),
                end = batches * size_t(r) / size_t(rounds);
   ef_trainer_reset_statistics(d.trainer);
@@ -153,30 +173,71 @@ int FleetRound(Device& d, edgefold::fleet::MqttLink& link, const edgefold::fleet
   info.samples = uint32_t((end - begin) * d.batch);
   info.origin = uint32_t(id);
   size_t written = 0;
-  if (ef_trainer_export_update(d.trainer, &info, record.data(), record.size(), &written) != EF_OK ||
-      !link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error)) {
-    std::fprintf(stderr, "fleet-device %d: round %d: %s\n", id, r, error.c_str());
+  if (ef_trainer_export_update(d.trainer, &info, record.data(), record.size(), &written) != EF_OK) {
+    std::fprintf(stderr, "fleet-device %d: round %d: export failed\n", id, r);
     return 1;
   }
-  for (int k = 0; k < args.Int("resend", 0); ++k)
-    if (!link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
-      return 1;
+  if (state->sent < uint32_t(r)) {
+    for (int k = 0; k <= args.Int("resend", 0); ++k)  // --resend K: K more copies
+      if (!link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error)) {
+        std::fprintf(stderr, "fleet-device %d: round %d: %s\n", id, r, error.c_str());
+        return 1;
+      }
+    std::printf("device %d sent round %d (%zu bytes)\n", id, r, written);
+    state->sent = uint32_t(r);
+    if (!SaveState(args, id, *state, false)) return 1;
+  } else {
+    std::printf("device %d round %d: sent before the restart, awaiting its global record\n", id, r);
+  }
   // The global record of the round is the end-to-end acknowledgement: without it after
   // --resend-after-s, the update is sent again (an aggregator restarted after the broker
   // acknowledged it may never have counted it; a second copy is counted once).
   const int wait_s = args.Int("round-timeout", 60), every_s = args.Int("resend-after-s", 10);
-  for (int waited = 0; *applied_round < uint32_t(r) && waited < wait_s; waited += every_s) {
-    if (waited > 0 &&
-        !link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
-      return 1;
-    AwaitGlobal(d, link, pk, id, uint32_t(r), std::min(every_s, wait_s - waited), applied_round,
-                refused);
+  for (int waited = 0; state->applied < uint32_t(r) && waited < wait_s; waited += every_s) {
+    if (waited > 0) {
+      if (!link.Publish(topic, record.data(), written, false, std::chrono::seconds(60), &error))
+        return 1;
+      std::printf("device %d resent round %d (no global record after %d s)\n", id, r, waited);
+    }
+    AwaitGlobal(d, link, pk, id, uint32_t(r), std::min(every_s, wait_s - waited), &state->applied,
+                refused, &state->global);
   }
-  if (*applied_round < uint32_t(r)) {
+  if (state->applied < uint32_t(r)) {
     std::fprintf(stderr, "fleet-device %d: no global record for round %d\n", id, r);
     return 1;
   }
-  return 0;
+  return SaveState(args, id, *state, true) ? 0 : 1;
+}
+
+// --state DIR: the state of an earlier run, its global record applied again (verified as any
+// received record). A state that cannot be read or a record refused: from round 1 (what was
+// sent again is a duplicate, counted once).
+edgefold::fleet::DeviceState Resume(Device& d, const edgefold::fleet::Args& args, uint8_t* pk,
+                                    int id) {
+  edgefold::fleet::DeviceState state;
+  std::string error;
+  if (!args.Has("state")) return state;
+  if (!edgefold::fleet::LoadDeviceState(args.Get("state"), &state, &error)) {
+    std::printf("device %d: %s; starting from round 1\n", id, error.c_str());
+    return edgefold::fleet::DeviceState();
+  }
+  if (state.applied > 0) {
+    ef_update_info got = {};
+    std::string why;
+    if (ef_trainer_import_update(
+            d.trainer, state.global.data(), state.global.size(), d.hash, VerifyEd25519, pk, &got,
+            [](void* u, const char* msg) { static_cast<std::string*>(u)->append(msg); },
+            &why) != EF_OK) {
+      std::printf("device %d: the saved global record is refused (%s); starting from round 1\n", id,
+                  why.c_str());
+      return edgefold::fleet::DeviceState();
+    }
+    state.applied = got.round;
+  }
+  if (state.sent > 0 || state.applied > 0)
+    std::printf("device %d resumed: sent %u, applied %u (its global record applied again)\n", id,
+                state.sent, state.applied);
+  return state;
 }
 
 // --mode fleet|apply: through the broker. 0 on success.
@@ -189,6 +250,8 @@ int RunWithBroker(Device& d, const edgefold::fleet::Args& args, const std::strin
     std::fprintf(stderr, "fleet-device %d: %s\n", id, error.c_str());
     return 1;
   }
+  edgefold::fleet::DeviceState state =
+      mode == "fleet" ? Resume(d, args, pk, id) : edgefold::fleet::DeviceState();
   edgefold::fleet::MqttLink link(
       edgefold::fleet::MqttFromArgs(args, "device-" + std::to_string(id)));
   if (!link.Connect(&error) || !link.Subscribe("fleet/global", &error)) {
@@ -197,17 +260,15 @@ int RunWithBroker(Device& d, const edgefold::fleet::Args& args, const std::strin
   }
   std::vector<uint8_t> record(ef_trainer_update_bytes(d.trainer, 0, 0));
   size_t refused = 0;
-  uint32_t applied_round = 0;
   if (mode == "apply") {
-    AwaitGlobal(d, link, pk, id, 1, args.Int("round-timeout", 10), &applied_round, &refused);
-    std::printf("device %d applied round %u refused %zu\n", id, applied_round, refused);
+    AwaitGlobal(d, link, pk, id, 1, args.Int("round-timeout", 10), &state.applied, &refused);
+    std::printf("device %d applied round %u refused %zu\n", id, state.applied, refused);
     return 0;
   }
-  for (int r = 1; r <= args.Int("rounds", 3); ++r)
-    if (FleetRound(d, link, args, pk, id, r, adapt, record, &applied_round, &refused) != 0)
-      return 1;
+  for (int r = int(state.applied) + 1; r <= args.Int("rounds", 3); ++r)
+    if (FleetRound(d, link, args, pk, id, r, adapt, record, &state, &refused) != 0) return 1;
   std::printf("device %d fleet rounds %u reconnects %zu refused %zu record %zu bytes\n", id,
-              applied_round, link.reconnects(), refused, record.size());
+              state.applied, link.reconnects(), refused, record.size());
   return 0;
 }
 

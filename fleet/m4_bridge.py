@@ -14,10 +14,15 @@ the same line. Same modes, arguments and output lines as edgefold-fleet-device:
                [--uri ssl://127.0.0.1:P --ca CA --user N --password-file F]
                [--password P] [--client-id C] [--round-timeout S] [--round-delay-ms T]
                [--resend-after-s S] [--resend K] [--log QEMU-LOG] [--p256-pubkey K.p256pk]
+               [--state DIR]
 
 --model is the host's copy of the deployed .efb: the firmware's model hash must match it.
 --p256-pubkey provisions the fleet's ECDSA P-256 key into a firmware built with Mbed TLS's
 source: it then applies only global records carrying that key's signature.
+--state DIR: the bridge keeps the device's state there as edgefold-fleet-device does
+(fleet/device_state.h: the rounds sent and applied, the applied global record); restarted, it
+hands that record to the firmware, which checks and applies it, and sends only the rounds the
+device had not sent.
 --mode apply: waits for global records and reports each (applied or refused with the
 firmware's message) until one applies or --round-timeout passes.
 Prints "device <id> <mode> accuracy <a>" and, in fleet mode, "device <id> fleet rounds ..."; in
@@ -135,6 +140,38 @@ class Firmware:
         return False, body.decode(errors="replace")
 
 
+def load_state(path):
+    """(sent, applied, the applied global record) of fleet/device_state.h; (0, 0, b"") when
+    there is none. Raises ValueError naming the file when it is malformed."""
+    text = os.path.join(path, "state.txt")
+    if not os.path.exists(text):
+        return 0, 0, b""
+    words = open(text).read().split()
+    if len(words) != 6 or words[:2] != ["edgefold-device-state", "1"] or words[2] != "sent" \
+            or words[4] != "applied" or not words[3].isdigit() or not words[5].isdigit():
+        raise ValueError(f"device state: {text}: expected 'edgefold-device-state 1 sent <S> applied <A>'")
+    sent, applied = int(words[3]), int(words[5])
+    record = b""
+    if applied:
+        binary = os.path.join(path, "global.bin")
+        record = open(binary, "rb").read() if os.path.exists(binary) else b""
+        if not record:
+            raise ValueError(f"device state: {binary}: missing or empty (applied {applied})")
+    return sent, applied, record
+
+
+def save_state(path, sent, applied, record=None):
+    """Writes global.bin (when given) then state.txt, each to a temporary name renamed."""
+    os.makedirs(path, exist_ok=True)
+    files = ([("global.bin", record)] if record is not None else []) + \
+        [("state.txt", f"edgefold-device-state 1 sent {sent} applied {applied}\n".encode())]
+    for name, data in files:
+        tmp = os.path.join(path, name + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, os.path.join(path, name))
+
+
 def record_round(payload):
     return struct.unpack_from("<I", payload, 16)[0] if len(payload) >= 20 else 0
 
@@ -142,7 +179,7 @@ def record_round(payload):
 def main():
     ap = argparse.ArgumentParser()
     for name in ("elf", "model", "data", "mode", "uri", "ca", "user", "password", "password-file",
-                 "client-id", "topic", "log"):
+                 "client-id", "topic", "log", "state"):
         ap.add_argument("--" + name)
     ap.add_argument("--machine", default="mps2-an386")
     for name, default in (("id", 1), ("devices", 1), ("rounds", 3), ("round-timeout", 60),
@@ -206,7 +243,23 @@ def main():
             client.connect(host, int(port))
             client.loop_start()
             topic = a.topic or f"fleet/{dev}/update"
-            applied, refused = 0, 0
+            applied, refused, sent, kept = 0, 0, 0, b""
+            if a.mode == "fleet" and a.state:
+                # Resume: the saved global record handed to the firmware, which checks it again.
+                try:
+                    sent, saved_round, kept = load_state(a.state)
+                except (ValueError, OSError) as e:
+                    print(f"device {dev}: {e}; starting from round 1")
+                    saved_round = 0
+                if saved_round:
+                    ok, what = fw.apply(kept)
+                    if ok:
+                        applied = what
+                    else:
+                        print(f"device {dev}: the saved global record is refused ({what}); starting from round 1")
+                        sent, kept = 0, b""
+                if sent or applied:
+                    print(f"device {dev} resumed: sent {sent}, applied {applied} (its global record applied again)")
 
             def publish(record):
                 deadline = time.time() + 60
@@ -220,7 +273,7 @@ def main():
                 raise RuntimeError(f"m4-bridge: device {dev}: the broker did not acknowledge")
 
             def await_global(round_, timeout_s):
-                nonlocal applied, refused
+                nonlocal applied, refused, kept
                 deadline = time.time() + timeout_s
                 while applied < round_ and time.time() < deadline:
                     try:
@@ -231,7 +284,7 @@ def main():
                         continue
                     ok, what = fw.apply(payload)
                     if ok:
-                        applied = max(applied, what)
+                        applied, kept = max(applied, what), payload
                     else:
                         refused += 1
                         print(f"device {dev} refused a global record: {what}")
@@ -239,25 +292,35 @@ def main():
             if a.mode == "apply":
                 await_global(1, a.round_timeout)
                 print(f"device {dev} applied round {applied} refused {refused}")
-            for r in range(1, a.rounds + 1 if a.mode == "fleet" else 1):
+            for r in range(applied + 1, a.rounds + 1 if a.mode == "fleet" else 1):
                 if r > 1:
                     time.sleep(a.round_delay_ms / 1000)
                 begin, end = batches * (r - 1) // a.rounds, batches * r // a.rounds
                 fw.reset()
                 fw.adapt(adapt[begin * batch:end * batch])
                 record = fw.export(r, dev)
-                for _ in range(1 + a.resend):  # --resend K: K more copies, as QoS 1 redeliveries
-                    publish(record)
+                if sent < r:
+                    for _ in range(1 + a.resend):  # --resend K: K more copies, as QoS 1 redeliveries
+                        publish(record)
+                    print(f"device {dev} sent round {r} ({len(record)} bytes)")
+                    sent = r
+                    if a.state:
+                        save_state(a.state, sent, applied)
+                else:
+                    print(f"device {dev} round {r}: sent before the restart, awaiting its global record")
                 waited = 0
                 while applied < r and waited < a.round_timeout:
                     if waited > 0:
                         publish(record)
+                        print(f"device {dev} resent round {r} (no global record after {waited} s)")
                     step = min(a.resend_after_s, a.round_timeout - waited)
                     await_global(r, step)
                     waited += step
                 if applied < r:
                     print(f"m4-bridge: device {dev}: no global record for round {r}", file=sys.stderr)
                     return 1
+                if a.state:
+                    save_state(a.state, sent, applied, kept)
             if a.mode == "fleet":
                 print(f"device {dev} fleet rounds {applied} reconnects {max(len(connects) - 1, 0)} refused {refused} "
                       f"record {record_bytes} bytes (Cortex-M4 under QEMU)")

@@ -16,6 +16,7 @@
 # (mean), within 1 point of centralized, no device below its deployed accuracy, 0 lost.
 set -euo pipefail
 source "$(dirname "$0")/build-env.sh"
+source "$ROOT/scripts/fleet-broker-env.sh"
 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${CMAKE_LAUNCHER_ARGS[@]}" > /dev/null
 cmake --build "$BUILD_DIR" -j"$JOBS" --target edgefold-fleet-device edgefold-fleet-aggregator \
   edgefold-fleet-keygen digits_train_model > /dev/null
@@ -56,11 +57,10 @@ PIDS=()
 cleanup() {   # the logs stay in $WORK when something failed (FLEET_KEEP=1: always)
   local rc=$?
   for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
-  "$ROOT/scripts/fleet-broker.sh" stop "$WORK/broker" 2>/dev/null || true
+  fleet_broker_down
   if [[ $rc == 0 && "${FLEET_KEEP:-0}" != 1 ]]; then rm -rf "$WORK"; else echo "fleet: logs in $WORK"; fi
 }
 trap cleanup EXIT
-PORT="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 
 /usr/bin/python3 "$ROOT/examples/digits/make_fleet_shards.py" "$WORK/data" "$DEVICES" "$SEED" "$ADAPT"
 "$BIN/edgefold-fleet-keygen" "$WORK/fleet" > /dev/null
@@ -69,11 +69,10 @@ if [[ $M4_P256 == 1 ]]; then
   "$BIN/edgefold-fleet-record" p256-keygen "$WORK/fleet"
   AGG_P256=(--p256-secret-key "$WORK/fleet.p256sk")
 fi
-"$ROOT/scripts/fleet-broker.sh" setup "$WORK/broker" "$PORT" "$DEVICES"
-"$ROOT/scripts/fleet-broker.sh" start "$WORK/broker"
-MQTT=(--uri "ssl://127.0.0.1:$PORT" --ca "$WORK/broker/ca.crt")
+fleet_broker_up "$WORK/broker" "$DEVICES"
+MQTT=("${FLEET_MQTT[@]}")
 
-echo "fleet: $DEVICES devices, seed $SEED, $ROUNDS rounds, $ADAPT adaptation images each, broker 127.0.0.1:$PORT (TLS)"
+echo "fleet: $DEVICES devices, seed $SEED, $ROUNDS rounds, $ADAPT adaptation images each, broker 127.0.0.1:$FLEET_PORT (TLS)"
 if [[ $FLEET_M4 == 1 ]]; then
   sig="CRC and model hash only (no P-256 check in this build)"
   [[ $M4_P256 == 1 ]] && sig="ECDSA P-256 signatures checked on the M4 (Mbed TLS)"
@@ -102,7 +101,8 @@ DEV_PIDS=()
 for d in $(seq "$DEVICES"); do
   device "$d" --model "$MODEL" --data "$WORK/data" --mode fleet \
     --rounds "$ROUNDS" "${MQTT[@]}" --user "$d" --password-file "$WORK/broker/pass/$d" \
-    --pubkey "$WORK/fleet.pk" --round-timeout 120 --round-delay-ms 1500 > "$WORK/device_$d.txt" 2>&1 &
+    --pubkey "$WORK/fleet.pk" --round-timeout 120 --round-delay-ms 1500 --state "$WORK/state_$d" \
+    > "$WORK/device_$d.txt" 2>&1 &
   DEV_PIDS+=($!)
   PIDS+=($!)
 done
@@ -114,7 +114,7 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 echo "fleet: restarting the broker after round $HALF"
-"$ROOT/scripts/fleet-broker.sh" restart "$WORK/broker"
+fleet_broker_restart
 failed=0
 for p in "${DEV_PIDS[@]}"; do wait "$p" || failed=1; done
 wait "$AGG" || failed=1
@@ -123,9 +123,6 @@ cat "$WORK"/device_*.txt | grep -h "accuracy" > "$WORK/fleet.txt" || true
 grep -h "refused" "$WORK"/device_*.txt | grep -v "fleet rounds\|m4 ram" || true
 grep "^aggregator" "$WORK/aggregator.txt"
 [[ $failed == 0 ]] || { echo "fleet: a process failed" >&2; tail -n 5 "$WORK"/device_*.txt "$WORK/aggregator.txt" >&2; exit 1; }
-#   FLEET_M4 (1 when qemu-system-arm and M4_BUILD_DIR/bin/mcu_fleet_device.elf exist): the last
-#   device is the Cortex-M4 firmware under QEMU, its UART bridged to the broker by
-#   fleet/m4_bridge.py with its own credential   M4_BUILD_DIR (build-m4)
 /usr/bin/python3 - "$WORK/offline.txt" "$WORK/fleet.txt" "$WORK/aggregator.txt" "$DEVICES" <<'PY'
 import re, sys
 acc = {}

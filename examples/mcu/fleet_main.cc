@@ -1,8 +1,11 @@
 // A Cortex-M4 device of the fleet (docs/fleet.md): the digits CNN compiled for training
 // (`edgefold compile --train --batch 10`, the bytes the host devices deploy), BatchNorm
 // statistics adapted on the device's shard, its update record exported, and the fleet's
-// global record checked and applied, with no heap: one static arena, one batch buffer, one
-// record buffer. It talks over the board's UART0 (CMSDK APB UART; under QEMU `-serial
+// global record checked and applied, with no heap: one static arena and one batch buffer. The
+// exchange borrows the arena's idle span (Trainer::idle_span: activations, gradients, scratch,
+// idle between training steps) for its record buffer and Mbed TLS's memory pool, so what it
+// adds to the device's RAM is a message line, the fleet's key and the stack an import goes
+// deeper than adaptation does; the firmware measures and reports it ('Q'). It talks over the board's UART0 (CMSDK APB UART; under QEMU `-serial
 // tcp:...`), driven by the host bridge fleet/m4_bridge.py, which connects that line to the
 // broker with the device's own credential. Semihosting stdout carries only the log.
 //
@@ -14,11 +17,11 @@
 //                   'C' the evaluation count        → 'C' correct (u32) + seen (u32); restarts it
 //                   'X' round (u32) + origin (u32)  → 'U' the update record (or 'F' message)
 //                   'G' a global record             → 'K' round (u32), or 'F' why it was refused
+//                   'P' the fleet's P-256 key       → 'P' (a build with the P-256 check)
 //                   'Q' quit                        → 'Q' RAM figures (text); then main returns
 // The record check on this device: format, size, CRC-32, model hash, layers, channels, finite
-// and bounded values (CheckUpdateRecord). The 64-byte signature of a signed record is NOT
-// checked here (no signature library is linked into the firmware): the record is checked and
-// applied without it. docs/fleet.md, "Limits".
+// and bounded values (CheckUpdateRecord), and with the P-256 check built in and a key
+// provisioned, the ECDSA P-256 signature. docs/fleet.md, "A Cortex-M4 device".
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -46,15 +49,19 @@ alignas(64) unsigned char g_arena[FLEET_DIGITS_TRAIN_ARENA_BYTES];
 float g_batch[kBatch * kMaxSample];
 float g_logits[kBatch * 16];
 uint8_t g_labels[kBatch];
-// The exchange's memory: the record received or sent, and a message line for a refusal.
-uint8_t g_record[kMaxRecord];
+// The exchange's own memory: a message line for a refusal. Its record buffer (frames land there
+// too; images are copied out of it before a step) and Mbed TLS's pool lie in the arena's idle
+// span, set at start.
 char g_message[96];
+uint8_t* g_record = nullptr;
 
 #if EDGEFOLD_FLEET_P256
-// The fleet's P-256 public key ('P' frame: provisioning) and Mbed TLS's static memory pool.
+// The fleet's P-256 public key ('P' frame: provisioning); Mbed TLS's memory pool, in the idle
+// span, is set up for each verification and released after it.
 edgefold::fleet::P256PublicKey g_fleet_key;
 bool g_have_key = false;
-alignas(8) unsigned char g_mbedtls_pool[EDGEFOLD_FLEET_MBEDTLS_POOL_BYTES];
+constexpr size_t kPoolBytes = EDGEFOLD_FLEET_MBEDTLS_POOL_BYTES;
+uint8_t* g_pool = nullptr;
 #endif
 
 // CMSDK APB UART0 of the MPS2 boards (AN386: 0x40004000).
@@ -123,9 +130,6 @@ size_t Argmax(const float* z, size_t k) {
 
 int main() {
   UartInit();
-#if EDGEFOLD_FLEET_P256
-  mbedtls_memory_buffer_alloc_init(g_mbedtls_pool, sizeof g_mbedtls_pool);
-#endif
   edgefold::OpResolver resolver;
   FLEET_DIGITS_REGISTER_OPS(resolver);
   edgefold::Options options;
@@ -150,12 +154,31 @@ int main() {
                 static_cast<unsigned>(record_bytes), static_cast<unsigned>(kMaxRecord));
     return 1;
   }
-  std::printf("fleet-m4: model %u bytes, arena %u, record %u bytes, waiting on UART0\n",
-              static_cast<unsigned>(sizeof(fleet_digits_model)),
-              static_cast<unsigned>(sizeof(g_arena)), static_cast<unsigned>(record_bytes));
+  // The exchange's buffers in the arena's idle span: the record, then (P-256) Mbed TLS's pool.
+  const edgefold::Trainer::IdleSpan idle = t->idle_span();
+  size_t lent = kMaxRecord;
+#if EDGEFOLD_FLEET_P256
+  lent = (lent + 7) / 8 * 8 + kPoolBytes;
+#endif
+  if (idle.bytes < lent) {
+    std::printf("fleet-m4: the arena's idle span (%u bytes) cannot hold the exchange's %u\n",
+                static_cast<unsigned>(idle.bytes), static_cast<unsigned>(lent));
+    return 1;
+  }
+  g_record = idle.data;
+#if EDGEFOLD_FLEET_P256
+  g_pool = idle.data + (kMaxRecord + 7) / 8 * 8;
+#endif
+  std::printf(
+      "fleet-m4: model %u bytes, arena %u, record %u bytes, idle span %u (lent %u), "
+      "waiting on UART0\n",
+      static_cast<unsigned>(sizeof(fleet_digits_model)), static_cast<unsigned>(sizeof(g_arena)),
+      static_cast<unsigned>(record_bytes), static_cast<unsigned>(idle.bytes),
+      static_cast<unsigned>(lent));
   size_t adapt_fill = 0, eval_fill = 0, samples = 0;
   uint32_t correct = 0, seen = 0, applied = 0, refused = 0;
   const uintptr_t main_sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  // Stack depths: of an export or import, and of the device's own work (adaptation, inference).
   size_t exchange_stack = 0, adapt_stack = 0;
   for (;;) {
     const char type = static_cast<char>(GetByte());
@@ -209,7 +232,10 @@ int main() {
           if (used > adapt_stack) adapt_stack = used;
           samples += kBatch;
         } else {
+          PaintStack(main_sp);
           if (t->Evaluate(g_batch, g_logits) != edgefold::Status::kOk) return 1;
+          const size_t used = StackBelow(main_sp);
+          if (used > adapt_stack) adapt_stack = used;
           for (size_t i = 0; i < kBatch; ++i)
             correct += Argmax(g_logits + i * classes, classes) == g_labels[i];
           seen += kBatch;
@@ -257,6 +283,10 @@ int main() {
         checked = n;
       }
 #endif
+#if EDGEFOLD_FLEET_P256
+      // Mbed TLS's pool for this verification only (the span is the next step's again after).
+      mbedtls_memory_buffer_alloc_init(g_pool, kPoolBytes);
+#endif
       expect.model_hash = hash;
       edgefold::UpdateRecordHeader got;
       g_message[0] = '\0';
@@ -265,6 +295,9 @@ int main() {
           edgefold::ImportTrainerUpdate(t, g_record, checked, expect, &got, AppendMessage, nullptr);
       const size_t used = StackBelow(main_sp);
       if (used > exchange_stack) exchange_stack = used;
+#if EDGEFOLD_FLEET_P256
+      mbedtls_memory_buffer_alloc_free();
+#endif
       if (s != edgefold::Status::kOk) {
         // The status always; the message where the build keeps them (-DEDGEFOLD_LOG=ON).
         char why[sizeof g_message + 32];
@@ -285,17 +318,31 @@ int main() {
       extern char __data_start__;
       const size_t statics = static_cast<size_t>(&end - &__data_start__);
       const size_t heap = static_cast<size_t>(static_cast<char*>(_sbrk(0)) - &end);
-      char ram[200];
+      // What the exchange adds to the device's RAM: its own statics (the message line, the
+      // key) and the stack an export or import goes deeper than adaptation or inference; its
+      // record buffer
+      // and Mbed TLS's pool are lent by the arena's idle span. In thousandths of the signed
+      // record.
+      size_t own = sizeof(g_message) + sizeof(g_record);
+#if EDGEFOLD_FLEET_P256
+      own += sizeof(g_fleet_key) + sizeof(g_have_key) + sizeof(g_pool);
+#endif
+      const size_t deeper = exchange_stack > adapt_stack ? exchange_stack - adapt_stack : 0;
+      const size_t extra = own + deeper, signed_bytes = record_bytes + kSignatureBytes;
+      char ram[320];
       const int len = std::snprintf(
           ram, sizeof ram,
-          "ram .data+.bss %u arena %u batch %u exchange %u + stack %u (adaptation's stack %u) heap "
-          "%u applied %u refused %u",
+          "ram .data+.bss %u arena %u batch %u exchange statics %u + stack %u (adaptation's or "
+          "inference's stack %u) lent by the idle span %u (record %u) extra %u = "
+          "%u.%03ux the signed record %u heap %u applied %u refused %u",
           static_cast<unsigned>(statics), static_cast<unsigned>(sizeof(g_arena)),
-          static_cast<unsigned>(sizeof(g_batch)),
-          static_cast<unsigned>(sizeof(g_record) + sizeof(g_message)),
+          static_cast<unsigned>(sizeof(g_batch)), static_cast<unsigned>(own),
           static_cast<unsigned>(exchange_stack), static_cast<unsigned>(adapt_stack),
-          static_cast<unsigned>(heap), static_cast<unsigned>(applied),
-          static_cast<unsigned>(refused));
+          static_cast<unsigned>(lent), static_cast<unsigned>(kMaxRecord),
+          static_cast<unsigned>(extra), static_cast<unsigned>(extra * 1000 / signed_bytes / 1000),
+          static_cast<unsigned>(extra * 1000 / signed_bytes % 1000),
+          static_cast<unsigned>(signed_bytes), static_cast<unsigned>(heap),
+          static_cast<unsigned>(applied), static_cast<unsigned>(refused));
       std::printf("fleet-m4: %s\n", ram);
       Send('Q', ram, len > 0 ? size_t(len) : 0);
       return 0;

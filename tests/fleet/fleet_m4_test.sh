@@ -23,18 +23,16 @@ for p in edgefold-fleet-aggregator edgefold-fleet-device edgefold-fleet-keygen e
 done
 /usr/bin/python3 -c "import paho.mqtt.client, numpy" 2>/dev/null || { echo "SKIP: python3-paho-mqtt missing"; exit 77; }
 WORK="$(mktemp -d /tmp/edgefold-fleet-m4.XXXXXX)"
-BROKER="$ROOT/scripts/fleet-broker.sh"
-cleanup() { "$BROKER" stop "$WORK/broker" >/dev/null 2>&1; rm -rf "$WORK"; }
+source "$ROOT/scripts/fleet-broker-env.sh"
+cleanup() { fleet_broker_down; rm -rf "$WORK"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-PORT="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-"$BROKER" setup "$WORK/broker" "$PORT" 2 >/dev/null || fail "broker setup"
-"$BROKER" start "$WORK/broker" || fail "broker start"
+fleet_broker_up "$WORK/broker" 2 || fail "broker start"
 /usr/bin/python3 "$ROOT/examples/digits/make_fleet_shards.py" "$WORK/data" 2 5 20 >/dev/null || fail "shards"
 "$BIN/edgefold-fleet-keygen" "$WORK/fleet" >/dev/null || fail "keygen"
-pass() { cat "$WORK/broker/pass/$1"; }
-C=(-h 127.0.0.1 -p "$PORT" --cafile "$WORK/broker/ca.crt" -q 1)
-MQTT=(--uri "ssl://127.0.0.1:$PORT" --ca "$WORK/broker/ca.crt" --connect-timeout 20)
+pass() { fleet_pass "$1"; }
+C=("${FLEET_MOSQ[@]}")
+MQTT=("${FLEET_MQTT[@]}" --connect-timeout 20)
 M4=(/usr/bin/python3 "$ROOT/fleet/m4_bridge.py" --elf "$ELF" --model "$MODEL" --data "$WORK/data" --id 2)
 
 # 1. Two rounds: host device 1 and the M4 as device 2 (each update sent twice). With the P-256
@@ -55,7 +53,8 @@ for _ in $(seq 200); do grep -q "^aggregator: model" "$WORK/agg.txt" && break; s
   --round-timeout 90 "${MQTT[@]}" --user 1 --password "$(pass 1)" --pubkey "$WORK/fleet.pk" > "$WORK/dev1.txt" 2>&1 &
 DEV1=$!
 "${M4[@]}" "${P256_DEV[@]}" --mode fleet --rounds 2 --resend 1 --round-timeout 90 "${MQTT[@]}" --user 2 \
-  --password "$(pass 2)" --log "$WORK/qemu.txt" > "$WORK/dev2.txt" 2>&1 || { cat "$WORK/dev2.txt" "$WORK/qemu.txt"; fail "the M4 device failed"; }
+  --password "$(pass 2)" --state "$WORK/m4-state" --log "$WORK/qemu.txt" > "$WORK/dev2.txt" 2>&1 ||
+  { cat "$WORK/dev2.txt" "$WORK/qemu.txt"; fail "the M4 device failed"; }
 wait "$DEV1" || { cat "$WORK/dev1.txt"; fail "device 1 failed"; }
 wait "$AGG" || { cat "$WORK/agg.txt"; fail "the aggregator failed"; }
 cat "$WORK/agg.txt" "$WORK/dev2.txt"
@@ -69,6 +68,16 @@ mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t fleet/global -r
   "${MQTT[@]}" --user 2 --password "$(pass 2)" --client-id device-2-host --pubkey "$WORK/fleet.pk" > "$WORK/host2.txt" 2>&1
 grep -q "accuracy $m4_acc" "$WORK/host2.txt" || fail "the M4 ($m4_acc) and a host device ($(cat "$WORK/host2.txt")) differ after the same global record"
 echo "ok: the M4's update counted once; after the global record it computes what a host device does ($m4_acc)"
+# The bridge restarted on the M4's state (both rounds sent and applied): the firmware checks and
+# applies the saved global record again, nothing is sent, the accuracy is the fleet run's.
+grep -q "edgefold-device-state 1 sent 2 applied 2" "$WORK/m4-state/state.txt" || fail "the bridge's state: $(cat "$WORK/m4-state/state.txt")"
+"${M4[@]}" "${P256_DEV[@]}" --mode fleet --rounds 2 --round-timeout 5 "${MQTT[@]}" --user 2 \
+  --password "$(pass 2)" --client-id device-2-resumed --state "$WORK/m4-state" > "$WORK/resumed.txt" 2>&1 ||
+  fail "the resumed M4 failed: $(cat "$WORK/resumed.txt")"
+grep -q "device 2 resumed: sent 2, applied 2" "$WORK/resumed.txt" || fail "the M4 did not resume: $(cat "$WORK/resumed.txt")"
+grep -q "sent round" "$WORK/resumed.txt" && fail "the resumed M4 sent an update again: $(cat "$WORK/resumed.txt")"
+grep -q "accuracy $m4_acc" "$WORK/resumed.txt" || fail "the resumed M4: $(cat "$WORK/resumed.txt"), the fleet run had $m4_acc"
+echo "ok: the M4 restarted on its bridge's state applies its saved global record, sends nothing again ($m4_acc)"
 
 # 2. Forged or corrupt global records, then the genuine one, applied by the firmware.
 deployed="$("${M4[@]}" --mode deployed 2>/dev/null | awk '{print $5}')"
@@ -92,6 +101,17 @@ for f in wrong_hash nan crc; do
 done
 head -c 100 "$GENUINE" > "$WORK/truncated.signed"
 GLOBAL=fleet/global
+# The firmware's RAM line: what the exchange adds (its statics and the stack an import goes
+# deeper than adaptation, painted and scanned; the record buffer and Mbed TLS's pool lent by the
+# arena's idle span) must stay within 2x the signed record.
+check_ram() {
+  local ratio
+  ratio="$(grep -o 'extra [0-9]* = [0-9.]*x the signed record [0-9]*' "$1" | awk '{print $4}')"
+  [[ -n "$ratio" ]] || fail "the firmware reported no exchange RAM: $(grep 'm4 ram' "$1")"
+  awk -v r="${ratio%x}" 'BEGIN { exit !(r > 0 && r <= 2.0) }' ||
+    fail "the exchange adds ${ratio} the signed record (more than 2x): $(grep 'm4 ram' "$1")"
+  echo "ok: the exchange adds ${ratio} the signed record's bytes to the M4's RAM"
+}
 apply() {   # NAME EXPECTED-REFUSAL: publish NAME.signed retained on $GLOBAL, the M4 in apply mode
   mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t "$GLOBAL" -r -f "$WORK/$1.signed" || fail "publish $1"
   "${M4[@]}" --mode apply --round-timeout 4 "${MQTT[@]}" --user 2 --password "$(pass 2)" \
@@ -111,6 +131,7 @@ mosquitto_pub "${C[@]}" -u aggregator -P "$(pass aggregator)" -t fleet/global -r
 grep -q "applied round 2 refused 0" "$WORK/apply.txt" || fail "the genuine record was not applied: $(cat "$WORK/apply.txt")"
 grep -q "accuracy $m4_acc" "$WORK/apply.txt" || fail "genuine record: $(cat "$WORK/apply.txt"), the fleet run had $m4_acc"
 grep "m4 ram" "$WORK/apply.txt"
+check_ram "$WORK/apply.txt"
 echo "ok: the genuine record applies on the M4 (accuracy $m4_acc)"
 
 # 3. The P-256 check on the firmware.
@@ -130,6 +151,7 @@ if [[ $SIGNATURE == p256 ]]; then
   grep -q "applied round 2 refused 0" "$WORK/apply.txt" || fail "the P-256-signed record was not applied: $(cat "$WORK/apply.txt")"
   grep -q "accuracy $m4_acc" "$WORK/apply.txt" || fail "P-256 record: $(cat "$WORK/apply.txt"), the fleet run had $m4_acc"
   grep "m4 ram" "$WORK/apply.txt"
+  check_ram "$WORK/apply.txt"
   echo "ok: with the fleet's P-256 key the firmware applies only the record that key signed"
 else
   echo "note: the firmware was built without Mbed TLS's source: signatures not checked on the M4"

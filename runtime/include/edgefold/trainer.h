@@ -186,6 +186,18 @@ class Trainer {
   size_t num_batchnorms() const;
   BatchNormView batchnorm(size_t i) const;
 
+  // The largest span of the arena that holds nothing kept from one call to the next: only
+  // activations, gradients, x̂, batch scratch and im2col columns (not parameters, momenta,
+  // BatchNorm statistics or Refold's folded weights). Between calls of TrainStep,
+  // AdaptStatistics, StreamStep, Evaluate and Refold its bytes are the caller's (a device
+  // lends them to the fleet exchange: docs/fleet.md); each of those calls overwrites them.
+  // {nullptr, 0} for a model compiled without a training plan.
+  struct IdleSpan {
+    uint8_t* data = nullptr;
+    size_t bytes = 0;
+  };
+  IdleSpan idle_span() const;
+
   // The model's size in bytes (the model_bytes given to Create): what ExportModel writes.
   size_t model_bytes() const;
   // Writes the adapted model into `out` (caller-owned, at least model_bytes(), not overlapping

@@ -131,6 +131,47 @@ TEST(TrainerPlan, APlanInAnyOrderTrainsAsTheUnplannedLayout) {
   }
 }
 
+// The idle span (Trainer::idle_span): with a plan, a part of the arena that covers no
+// parameter and that a caller may overwrite between calls without changing what the trainer
+// computes (training, Refold, Evaluate); without a plan, none.
+TEST(TrainerPlan, TheIdleSpanHoldsNothingACallReadsBack) {
+  fb::ModelT planned = TrainableModel();
+  const std::vector<uint8_t> plain = Pack(planned);
+  PlanBackwards(&planned, Buffers(plain));
+  auto none = CreateTrainer(plain, TrainOptions());
+  auto a = CreateTrainer(Pack(planned), TrainOptions()),
+       b = CreateTrainer(Pack(planned), TrainOptions());
+  ASSERT_EQ(a->status, Status::kOk) << a->log;
+  ASSERT_EQ(b->status, Status::kOk) << b->log;
+  EXPECT_EQ(none->trainer->idle_span().bytes, 0u);
+  const Trainer::IdleSpan span = b->trainer->idle_span();
+  ASSERT_NE(span.data, nullptr);
+  ASSERT_GE(span.bytes, 2u * 4 * 5 * 5 * sizeof(float));  // at least the conv's output
+  for (size_t i = 0; i < b->trainer->num_parameters(); ++i) {
+    const ParameterView p = b->trainer->parameter(i);
+    const uint8_t* begin = reinterpret_cast<const uint8_t*>(p.data);
+    EXPECT_TRUE(begin + p.elems * sizeof(float) <= span.data || begin >= span.data + span.bytes)
+        << p.name << " lies in the idle span";
+  }
+  const std::vector<float> x = RandomVector(2 * 2 * 5 * 5, 21);
+  const int32_t labels[2] = {0, 2};
+  auto scribble = [&] { std::memset(span.data, 0xA5, span.bytes); };  // NaN patterns as floats
+  for (int step = 0; step < 3; ++step) {
+    float loss_a = 0, loss_b = 0;
+    scribble();
+    ASSERT_EQ(a->trainer->TrainStep(x.data(), labels, &loss_a, nullptr), Status::kOk);
+    ASSERT_EQ(b->trainer->TrainStep(x.data(), labels, &loss_b, nullptr), Status::kOk);
+    EXPECT_EQ(loss_a, loss_b) << "step " << step;
+  }
+  scribble();
+  EXPECT_EQ(a->trainer->Refold(), b->trainer->Refold());
+  scribble();
+  std::vector<float> ya(2 * 3), yb(2 * 3);
+  ASSERT_EQ(a->trainer->Evaluate(x.data(), ya.data()), Status::kOk);
+  ASSERT_EQ(b->trainer->Evaluate(x.data(), yb.data()), Status::kOk);
+  EXPECT_EQ(ya, yb);
+}
+
 TEST(TrainerPlan, APlanMissingABufferOrMisstatingItsSizeIsRefusedNamingIt) {
   fb::ModelT m = TrainableModel();
   PlanBackwards(&m, Buffers(Pack(m)));
