@@ -31,7 +31,10 @@ SCOPE = re.compile(r"^\s*(template\s*<.*>\s*)?(namespace|class|struct|union|exte
 
 
 def strip_code(text):
-    """Blanks comments, string and character literals (keeping newlines), so braces count."""
+    """Blanks comments, string and character literals and preprocessor lines (with their
+    backslash continuations: a multi-line #define is not code of the function after it),
+    keeping newlines, so braces count."""
+    text = re.sub(r"(?m)^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", lambda m: "\n" * m.group(0).count("\n"), text)
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
@@ -175,6 +178,7 @@ def self_test():
     body = "\n".join(f"  x += {i};" for i in range(61))
     src = ("// a comment with { braces\nnamespace a {\nnamespace {\n"
            f"int Long(int x) {{\n{body}\n  return x;\n}}\n"
+           "#define STEP(r) \\\n  \"add %[a], %[a], \" #r \"\\n\\t\" \\\n  \"nop\\n\\t\"\n"
            "int Short(int x) { return x; }\n"
            "struct S {\n  int Member(int y) const {\n    return y;\n  }\n};\n"
            f"template <class T>\nvoid Lambda(T t) {{\n  auto f = [&](int q) {{\n{body}\n  }};\n}}\n"
