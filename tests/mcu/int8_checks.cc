@@ -77,12 +77,12 @@ void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shif
 // Helium's row requantization against RequantizeS8 where its borrow matters: acc < 0 with
 // acc·M a multiple of 2^32 (M = 2^30, acc = −2^k; a rounding tie when k = shift), its neighbours,
 // and random sums, every shift
-// of the vector path (t = 1 … 22) and both sides of it, rows of 1 … 11 outputs (tails).
+// of the vector path (t = 1 … 30) and both sides of it, rows of 1 … 11 outputs (tails).
 void RequantRowMveChecks(Harness& h) {
   int32_t acc[16];
   int8_t got[16];
   bool ok = true;
-  for (int32_t shift = 0; shift <= 25; ++shift)
+  for (int32_t shift = 0; shift <= 31; ++shift)
     for (int32_t mult : {int32_t{1} << 30, int32_t{0x7fffffff}, int32_t{0x5a5a5a5b}})
       for (size_t n = 1; n <= 11; n += 5) {
         for (size_t j = 0; j < 16; ++j) {

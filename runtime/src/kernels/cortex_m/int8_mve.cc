@@ -91,56 +91,46 @@ void Dot2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, size_t k, int32
 void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shift,
                    int32_t zero_point, int32_t act_min, int32_t act_max, int8_t* y) {
   const int32_t t = shift - 1;  // n_shift − 32
-  if (t < 1 || t > 22) {
+  if (t < 1 || t > 30) {
     for (size_t j = 0; j < n; ++j)
       y[j] = RequantizeS8(acc[j], multiplier, shift, zero_point, act_min, act_max);
     return;
   }
-  // hi32(acc·M + 2^(n−1) − [acc < 0] + zp·2^n) >> t, as in cortex_m_dsp's RequantRow: the
-  // constant's high half is 2^(t−1) + zp·2^t (its low half is 0), and hi32(acc·M − 1) is
-  // VMULH(acc, M) less 1 where the low half VMUL(acc, M) is 0. Without predicates:
-  //   borrow = (acc >> 31) & (((lo | −lo) >>> 31) − 1)        (−1 or 0)
-  // 15 instructions for four outputs.
-  const int32_t high =
-      static_cast<int32_t>((1u << (t - 1)) + static_cast<uint32_t>(zero_point) * (1u << t));
+  // In sign and magnitude (M > 0, |acc| < 2^31): RoundShiftHalfAway(acc·M, 32 + t) =
+  // sign(acc)·floor((|acc|·M + 2^(31+t)) / 2^(32+t)) = sign(acc)·((hi32(|acc|·M) + 2^(t−1)) >> t),
+  // the 2^(31+t) lying wholly in the high half: VABS, VMULH, then VRSHL by −t (a rounding right
+  // shift) and a VNEG under VPT where acc < 0. 10 instructions for four outputs.
   const int32x4_t lo_v = vdupq_n_s32(act_min), hi_v = vdupq_n_s32(act_max);
   const int32x4_t m_v = vdupq_n_s32(multiplier);
+  const int32_t right = -t;
   size_t groups = n / 4;
   if (groups != 0) {
-    const int32_t one = 1, right = -t;
     __asm__ volatile(
+        "wls        lr, %[g], 2f\n\t"
         "1:\n\t"
         "vldrw.u32  q0, [%[acc]], #16\n\t"
-        "vmulh.s32  q1, q0, %q[m]\n\t"
-        "vmul.i32   q2, q0, %[mr]\n\t"
-        "vneg.s32   q3, q2\n\t"
-        "vorr       q3, q3, q2\n\t"
-        "vshr.u32   q3, q3, #31\n\t"
-        "vsub.i32   q3, q3, %[one]\n\t"
-        "vshr.s32   q2, q0, #31\n\t"
-        "vand       q3, q3, q2\n\t"
-        "vadd.i32   q1, q1, q3\n\t"
-        "vadd.i32   q1, q1, %[high]\n\t"
-        "vshl.s32   q1, %[right]\n\t"
+        "vabs.s32   q1, q0\n\t"
+        "vmulh.s32  q1, q1, %q[m]\n\t"
+        "vrshl.s32  q1, %[right]\n\t"
+        "vpt.s32    lt, q0, zr\n\t"
+        "vnegt.s32  q1, q1\n\t"
+        "vadd.i32   q1, q1, %[zp]\n\t"
         "vmax.s32   q1, q1, %q[lo]\n\t"
         "vmin.s32   q1, q1, %q[hi]\n\t"
         "vstrb.32   q1, [%[y]], #4\n\t"
-        "subs       %[g], %[g], #1\n\t"
-        "bne        1b\n\t"
-        : [acc] "+r"(acc), [y] "+l"(y), [g] "+r"(groups)  // VSTRB.32: a low base register
-        : [m] "w"(m_v), [mr] "r"(multiplier), [one] "r"(one), [high] "r"(high), [right] "r"(right),
-          [lo] "w"(lo_v), [hi] "w"(hi_v)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+        "le         lr, 1b\n\t"
+        "2:\n\t"
+        : [acc] "+r"(acc), [y] "+l"(y)  // VSTRB.32: a low base register
+        : [g] "r"(groups), [m] "w"(m_v), [right] "r"(right), [zp] "r"(zero_point), [lo] "w"(lo_v),
+          [hi] "w"(hi_v)
+        : "cc", "memory", "lr", "d0", "d1", "d2", "d3");
   }
   const size_t rest = n % 4;
   if (rest == 0) return;
   const int32x4_t v = vldrwq_s32(acc);  // readable up to n rounded up to 4
-  int32x4_t h = vmulhq_s32(v, m_v);
-  const int32x4_t l = vmulq_n_s32(v, multiplier);
-  const mve_pred16_t borrow = vcmpeqq_m_n_s32(l, 0, vcmpltq_n_s32(v, 0));
-  h = vsubq_m_n_s32(h, h, 1, borrow);
-  h = vshlq_r_s32(vaddq_n_s32(h, high), -t);
-  h = vminq_s32(vmaxq_s32(h, lo_v), hi_v);
+  int32x4_t h = vrshlq_n_s32(vmulhq_s32(vabsq_s32(v), m_v), right);
+  h = vnegq_m_s32(h, h, vcmpltq_n_s32(v, 0));
+  h = vminq_s32(vmaxq_s32(vaddq_n_s32(h, zero_point), lo_v), hi_v);
   vstrbq_p_s32(y, h, vctp32q(static_cast<uint32_t>(rest)));
 }
 

@@ -42,9 +42,8 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 
 // y[0, n) = RequantizeS8(acc[j], multiplier, shift, zp, act_min, act_max), four lanes an
-// instruction where 1 ≤ t = 31 + shift − 32 ≤ 22 (VMULH and VMUL give the 64-bit product's
-// halves; the rule's "− [acc < 0]" borrows from the high half only when the low half is 0);
-// other shifts take RequantizeS8 per output. acc is read up to n rounded up to 4.
+// instruction where 1 ≤ t = 31 + shift − 32 ≤ 30 (in sign and magnitude: VMULH of |acc|, a
+// rounding shift right by t, the sign put back); other shifts take RequantizeS8 per output. acc is read up to n rounded up to 4.
 void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shift,
                    int32_t zero_point, int32_t act_min, int32_t act_max, int8_t* y);
 
