@@ -303,6 +303,42 @@ void RequantizeChecks(Harness& h) {
           "RequantizeS8 matches the 64-bit rule for every shift");
 }
 
+// The int8 Add against ref::AddS8: every shift 1 … 62 (Helium's vector path takes 17 … 46),
+// power-of-two multipliers (rounding ties of either sign: the borrow), random and extreme ones
+// (0, 2^31 − 1, low halves 0 and 0xffff), zero points at the int8 ends, clamps, and 1 … 37
+// elements (tails of 1 … 3).
+void AddS8Checks(Harness& h) {
+  constexpr size_t kN = 37;
+  int8_t a[kN], b[kN], want[kN + 1], got[kN + 1];
+  int bad = 0;
+  for (int32_t shift = 1; shift <= 62; ++shift)
+    for (int variant = 0; variant < 4; ++variant) {
+      AddS8Params p;
+      p.shift = shift;
+      const int32_t pow2 = static_cast<int32_t>(1u << std::min<int32_t>(shift - 1, 30));
+      const int32_t rnd_a = static_cast<int32_t>(Next() >> 1),
+                    rnd_b = static_cast<int32_t>(Next() >> 1);
+      p.multiplier_a = variant == 0   ? pow2
+                       : variant == 1 ? 0x7fffffff
+                       : variant == 2 ? 0x4000ffff
+                                      : rnd_a;
+      p.multiplier_b = variant == 0 ? pow2 : variant == 1 ? 0 : variant == 2 ? 0x7fff0000 : rnd_b;
+      p.a_zero_point = variant == 1 ? -128 : static_cast<int32_t>(Next() % 256u) - 128;
+      p.b_zero_point = variant == 1 ? 127 : static_cast<int32_t>(Next() % 256u) - 128;
+      p.y_zero_point = static_cast<int32_t>(Next() % 256u) - 128;
+      p.act_min = variant == 3 ? -100 : -128, p.act_max = variant == 3 ? 90 : 127;
+      const size_t n = 1 + (static_cast<size_t>(shift) * 7 + static_cast<size_t>(variant)) % kN;
+      FillS8(a, kN);
+      FillS8(b, kN);
+      std::memset(want, 0x5a, sizeof(want));
+      std::memset(got, 0x5a, sizeof(got));
+      ref::AddS8(p, a, b, want, n);
+      Int8().add_s8(p, a, b, got, n);
+      bad += std::memcmp(want, got, n + 1) != 0;
+    }
+  h.Check(bad == 0, "int8 add matches the portable bytes (every shift, ties, extreme multipliers)");
+}
+
 // QuantizeS8 against the portable rule: halves (ties to even), the ±512 clamp, NaN, infinities,
 // denormals, every zero point class.
 void QuantizeChecks(Harness& h) {
@@ -407,6 +443,7 @@ void RunInt8Checks(Harness& h) {
   Pool2dS8Checks(h);
   DepthwiseChecks(h);
   QuantizeChecks(h);
+  AddS8Checks(h);
   SoftmaxChecks(h);
 }
 

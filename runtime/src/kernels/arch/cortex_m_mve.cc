@@ -1,6 +1,7 @@
 // The cortex_m_mve entry's tables (kernels/isa_list.h), an extension of cortex_m_dsp: the float
 // core table (the scalar level's with Helium's float GEMM, kernels/cortex_m/f32_mve.h) and the
-// int8 table (Helium's GEMM, im2col, 3 × 3 depthwise convolution and average pool, kernels/cortex_m/int8_mve.h,
+// int8 table (Helium's GEMM, im2col, 3 × 3 depthwise convolution, Add and average pool,
+// kernels/cortex_m/int8_mve.h,
 // and the DSP entry's Quantize, kernels/cortex_m/int8_dsp.h). The convolution and sequence
 // families are the scalar level's.
 #include "kernels/cortex_m/f32_mve.h"
@@ -31,8 +32,8 @@ constexpr auto kQuantizeS8 = &cortex_m_dsp::QuantizeS8;
 constexpr auto kQuantizeS8 = &ref::QuantizeS8;
 #endif
 
-const Int8KernelTable kInt8Table = {&GemmS8,     &Im2colS8,          &Conv2dDepthwiseS8,
-                                    kQuantizeS8, &ref::DequantizeS8, &ref::AddS8,
-                                    &Pool2dS8,   &ref::GlobalPoolS8, &ref::SoftmaxS8};
+const Int8KernelTable kInt8Table = {
+    &GemmS8, &Im2colS8, &Conv2dDepthwiseS8, kQuantizeS8,     &ref::DequantizeS8,
+    &AddS8,  &Pool2dS8, &ref::GlobalPoolS8, &ref::SoftmaxS8, &ref::MulS8Rows};
 
 }  // namespace edgefold::kernels::cortex_m_mve

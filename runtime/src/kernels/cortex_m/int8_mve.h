@@ -41,6 +41,10 @@ void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 
+// As ref::AddS8 (int8_mve_add.cc): four outputs a vector, the 64-bit sum split at bit 16 of the
+// multipliers; shifts outside [17, 46] run the portable code.
+void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
+
 // y[0, n) = RequantizeS8(acc[j], multiplier, shift, zp, act_min, act_max), four lanes an
 // instruction where 1 ≤ t = 31 + shift − 32 ≤ 30 (in sign and magnitude: VMULH of |acc|, a
 // rounding shift right by t, the sign put back); other shifts take RequantizeS8 per output. acc is read up to n rounded up to 4.
