@@ -109,10 +109,12 @@ void GemmS8Checks(Harness& h) {
   GemmS8Case(h, 5, 7, 19, -3, 0);                                      // n < 32: the wide path
   GemmS8Case(h, 4, 4, 8, 25, 31);                                      // n up to 62
   // Column blocks (up to 64 columns, as many as a 1 KiB panel holds): several blocks with an
-  // odd last one, k = 8 … 256, requantized a row at a time (tails of 1 … 3 outputs), shifts
+  // odd last one, k = 8 … 288 (MVE: 16 × 16 transposition units cut by k, by n and by the
+  // block: 288 leaves three column groups a 4 KiB panel), requantized a row at a time (tails of 1 … 3 outputs), shifts
   // inside and outside RequantRow's fast range (t = shift − 1 in [1, 22]).
-  const size_t blocks[][3] = {{5, 131, 8}, {3, 70, 17}, {16, 67, 32}, {7, 33, 64},
-                              {2, 9, 256}, {1, 5, 3},   {9, 130, 12}, {4, 66, 1}};
+  const size_t blocks[][3] = {{5, 131, 8},  {3, 70, 17},  {16, 67, 32}, {7, 33, 64},
+                              {2, 9, 256},  {1, 5, 3},    {9, 130, 12}, {4, 66, 1},
+                              {5, 22, 288}, {6, 37, 160}, {3, 45, 27}};
   for (const auto& s : blocks) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
   GemmS8Case(h, 6, 29, 16, 22, 23);
   GemmS8Case(h, 3, 65, 9, -2, 2);

@@ -13,20 +13,48 @@ namespace edgefold::kernels::cortex_m_mve {
 namespace {
 
 // The panel holds the columns of B in groups of four, each group's k in chunks of 16: byte q of
-// column 4g + d at panel[g·4·k16 + (q / 16)·64 + d·16 + q % 16]. Per row q of B, the four columns
-// of a group are loaded as bytes into 32-bit lanes and scattered 16 bytes apart. Bytes past k and
-// columns past `cols` are left as they are: A is zero there (a tail predicate) and those
-// columns' sums are dropped.
+// column 4g + d at panel[g·4·k16 + (q / 16)·64 + d·16 + q % 16]. B is transposed 16 rows × 16
+// columns at a time in two interleaving stores (Helium's VST4):
+//   1. rows 4s … 4s + 3 through VST4.8: tmp[64s + 4j + d] = B[4s + d][j], i.e. word j of
+//      quad s holds column j's k = 4s … 4s + 3;
+//   2. per group g, the words of columns 4g … 4g + 3 of the four quads through VST4.32: column
+//      4g + jj's 16 k at dst[16·jj], the panel's chunk.
+// 64 instructions for 256 bytes. Rows past k are zero (A's tail meets zeros), columns past
+// `cols` zero too (their sums are dropped); only the groups holding columns are stored.
 void PackColumns(const int8_t* b, size_t ldb, size_t k, size_t k16, size_t j0, size_t cols,
                  int8_t* panel) {
-  const uint32x4_t step = vidupq_n_u32(0, 4);       // 0, 4, 8, 12
-  const uint32x4_t offsets = vmulq_n_u32(step, 4);  // 0, 16, 32, 48
-  for (size_t q = 0; q < k; ++q) {
-    const uint8_t* row = reinterpret_cast<const uint8_t*>(b + q * ldb + j0);
-    uint8_t* out = reinterpret_cast<uint8_t*>(panel + (q / 16) * 64 + q % 16);
-    for (size_t c = 0; c < cols; c += 4, row += 4, out += 4 * k16) {
-      const mve_pred16_t live = vctp32q(static_cast<uint32_t>(cols - c));
-      vstrbq_scatter_offset_p_u32(out, offsets, vldrbq_z_u32(row, live), live);
+  alignas(16) int8_t tmp[256];
+  for (size_t q0 = 0; q0 < k; q0 += 16) {
+    const size_t rows = std::min<size_t>(16, k - q0);
+    for (size_t c0 = 0; c0 < cols; c0 += 16) {
+      const size_t n = std::min<size_t>(16, cols - c0);
+      const mve_pred16_t live = vctp8q(static_cast<uint32_t>(n));
+      const int8_t* src = b + q0 * ldb + j0 + c0;
+      int8x16x4_t quad;
+      for (size_t s = 0; s < 4; ++s) {
+#pragma GCC unroll 4
+        for (size_t d = 0; d < 4; ++d) {
+          const size_t r = 4 * s + d;
+          quad.val[d] = r < rows ? vldrbq_z_s8(src + r * ldb, live) : vdupq_n_s8(0);
+        }
+        vst4q_s8(tmp + 64 * s, quad);
+      }
+      int8_t* dst = panel + c0 * k16 + q0 * 4;  // group c0 / 4, chunk q0 / 16
+      // In assembly: GCC 12 folds the group step into VST43's address as a register
+      // post-increment, a form VST4 does not have.
+      for (size_t g = 0; 4 * g < n; ++g, dst += 4 * k16)
+        __asm__ volatile(
+            "vldrw.u32  q0, [%[t]]\n\t"
+            "vldrw.u32  q1, [%[t], #64]\n\t"
+            "vldrw.u32  q2, [%[t], #128]\n\t"
+            "vldrw.u32  q3, [%[t], #192]\n\t"
+            "vst40.32   {q0, q1, q2, q3}, [%[d]]\n\t"
+            "vst41.32   {q0, q1, q2, q3}, [%[d]]\n\t"
+            "vst42.32   {q0, q1, q2, q3}, [%[d]]\n\t"
+            "vst43.32   {q0, q1, q2, q3}, [%[d]]\n\t"
+            :
+            : [t] "r"(tmp + 16 * g), [d] "r"(dst)
+            : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
     }
   }
 }
@@ -143,7 +171,7 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     cortex_m_dsp::GemmS8(p, a, b, y);
     return;
   }
-  int8_t panel[kGemmS8PanelBytes];
+  alignas(16) int8_t panel[kGemmS8PanelBytes];  // VST4.32 stores words
   alignas(16) int32_t rows[2][kGemmS8BlockCols + 4];
   const size_t block_cols = std::min(kGemmS8BlockCols, kGemmS8PanelBytes / (4 * k16) * 4);
   for (size_t j0 = 0; j0 < p.n; j0 += block_cols) {

@@ -53,8 +53,7 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
   c.lo = vdupq_n_s32(p.act_min), c.hi = vdupq_n_s32(p.act_max);
   c.right = -(p.shift - 16);
   size_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    vstrbq_s32(y + i, AddVec(c, vldrbq_s32(a + i), vldrbq_s32(b + i)));
+  for (; i + 4 <= n; i += 4) vstrbq_s32(y + i, AddVec(c, vldrbq_s32(a + i), vldrbq_s32(b + i)));
   if (i == n) return;
   const mve_pred16_t live = vctp32q(static_cast<uint32_t>(n - i));
   vstrbq_p_s32(y + i, AddVec(c, vldrbq_z_s32(a + i, live), vldrbq_z_s32(b + i, live)), live);
