@@ -59,59 +59,56 @@ void PackColumns(const int8_t* b, size_t ldb, size_t k, size_t k16, size_t j0, s
   }
 }
 
-// acc0[d] = bias0 + A_0 · column d, acc1[d] = bias1 + A_1 · column d for the four columns of a
-// panel group `w`. Whole chunks of 16 k: 3 + 3 loads and 8 VMLADAVA (VMLADAVA takes even
-// accumulator registers: the sums sit in r0, r2, …, r12, lr), 16 instructions for 128
-// multiply-accumulates; the last partial chunk loads A under a tail predicate.
-void Dot2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, size_t k, int32_t bias0,
-            int32_t bias1, int32_t* acc0, int32_t* acc1) {
-  register int32_t c00 asm("r0") = bias0;
-  register int32_t c01 asm("r2") = bias0;
-  register int32_t c02 asm("r4") = bias0;
-  register int32_t c03 asm("r6") = bias0;
-  register int32_t c10 asm("r8") = bias1;
-  register int32_t c11 asm("r10") = bias1;
-  register int32_t c12 asm("r12") = bias1;
-  register int32_t c13 asm("lr") = bias1;
-  register const int8_t* x0 asm("r1") = a0;
-  register const int8_t* x1 asm("r3") = a1;
+// The sums of a row pair over `groups` panel groups, into acc0[4g + d] (row 0) and
+// acc1 = acc0 + kRowsPitch (row 1), which hold the rows' biases on entry. `x` is the pair's A
+// interleaved a chunk of 16 k at a time (row 0's chunk, row 1's chunk, …), zero past k, `pair`
+// = 2·k16 its bytes. Per group: the eight sums loaded from acc (VMLADAVA takes even accumulator
+// registers: r0, r2, …, r12, lr), per chunk 2 + 4 loads and 8 VMLADAVA (16 instructions for
+// 128 multiply-accumulates), x rewound, the sums stored.
+constexpr size_t kRowsPitch = kGemmS8BlockCols + 4;
+void DotRowPair(const int8_t* x, size_t pair, const int8_t* w, size_t groups, int32_t* acc0) {
+  register const int8_t* px asm("r1") = x;
+  register size_t bytes asm("r3") = pair;
   register const int8_t* pw asm("r5") = w;
-  register size_t n asm("r9") = k / 16;
-  if (n != 0)
-    __asm__ volatile(
-        "1:\n\t"
-        "vldrb.u8    q0, [%[x0]], #16\n\t"
-        "vldrb.u8    q1, [%[x1]], #16\n\t"
-        "vldrb.u8    q2, [%[w]], #16\n\t"
-        "vmladava.s8 %[c00], q0, q2\n\t"
-        "vldrb.u8    q3, [%[w]], #16\n\t"
-        "vmladava.s8 %[c10], q1, q2\n\t"
-        "vmladava.s8 %[c01], q0, q3\n\t"
-        "vldrb.u8    q2, [%[w]], #16\n\t"
-        "vmladava.s8 %[c11], q1, q3\n\t"
-        "vmladava.s8 %[c02], q0, q2\n\t"
-        "vldrb.u8    q3, [%[w]], #16\n\t"
-        "vmladava.s8 %[c12], q1, q2\n\t"
-        "vmladava.s8 %[c03], q0, q3\n\t"
-        "vmladava.s8 %[c13], q1, q3\n\t"
-        "subs        %[n], %[n], #1\n\t"
-        "bne         1b\n\t"
-        : [c00] "+r"(c00), [c01] "+r"(c01), [c02] "+r"(c02), [c03] "+r"(c03), [c10] "+r"(c10),
-          [c11] "+r"(c11), [c12] "+r"(c12), [c13] "+r"(c13), [x0] "+r"(x0), [x1] "+r"(x1),
-          [w] "+r"(pw), [n] "+r"(n)
-        :
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
-  int32_t s0[4] = {c00, c01, c02, c03}, s1[4] = {c10, c11, c12, c13};
-  if (k % 16 != 0) {
-    const mve_pred16_t live = vctp8q(static_cast<uint32_t>(k % 16));
-    const int8x16_t v0 = vldrbq_z_s8(x0, live), v1 = vldrbq_z_s8(x1, live);
-    for (int d = 0; d < 4; ++d) {
-      const int8x16_t v = vldrbq_s8(pw + 16 * d);
-      s0[d] = vmladavaq_s8(s0[d], v0, v);
-      s1[d] = vmladavaq_s8(s1[d], v1, v);
-    }
-  }
-  for (int d = 0; d < 4; ++d) acc0[d] = s0[d], acc1[d] = s1[d];
+  register size_t g asm("r9") = groups;
+  register int32_t* out asm("r11") = acc0;
+  static_assert(kRowsPitch * 4 == 272, "the row pitch in the stores below");
+  __asm__ volatile(
+      "2:\n\t"
+      "ldrd        r0, r2, [%[out]]\n\t"
+      "ldrd        r4, r6, [%[out], #8]\n\t"
+      "ldrd        r8, r10, [%[out], #272]\n\t"
+      "ldrd        r12, lr, [%[out], #280]\n\t"
+      "lsrs        r7, %[bytes], #5\n\t"
+      "1:\n\t"
+      "vldrb.u8    q0, [%[x]], #16\n\t"
+      "vldrb.u8    q1, [%[x]], #16\n\t"
+      "vldrb.u8    q2, [%[w]], #16\n\t"
+      "vmladava.s8 r0, q0, q2\n\t"
+      "vldrb.u8    q3, [%[w]], #16\n\t"
+      "vmladava.s8 r8, q1, q2\n\t"
+      "vmladava.s8 r2, q0, q3\n\t"
+      "vldrb.u8    q2, [%[w]], #16\n\t"
+      "vmladava.s8 r10, q1, q3\n\t"
+      "vmladava.s8 r4, q0, q2\n\t"
+      "vldrb.u8    q3, [%[w]], #16\n\t"
+      "vmladava.s8 r12, q1, q2\n\t"
+      "vmladava.s8 r6, q0, q3\n\t"
+      "vmladava.s8 lr, q1, q3\n\t"
+      "subs        r7, r7, #1\n\t"
+      "bne         1b\n\t"
+      "subs        %[x], %[x], %[bytes]\n\t"
+      "strd        r0, r2, [%[out]]\n\t"
+      "strd        r4, r6, [%[out], #8]\n\t"
+      "strd        r8, r10, [%[out], #272]\n\t"
+      "strd        r12, lr, [%[out], #280]\n\t"
+      "adds        %[out], %[out], #16\n\t"
+      "subs        %[g], %[g], #1\n\t"
+      "bne         2b\n\t"
+      : [x] "+r"(px), [w] "+r"(pw), [g] "+r"(g), [out] "+r"(out)
+      : [bytes] "r"(bytes)
+      : "cc", "memory", "r0", "r2", "r4", "r6", "r7", "r8", "r10", "r12", "lr", "d0", "d1", "d2",
+        "d3", "d4", "d5", "d6", "d7");
 }
 
 }  // namespace
@@ -163,8 +160,9 @@ void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shi
 }
 
 // Column blocks (as many columns as the panel holds, up to kGemmS8BlockCols), then row pairs
-// (an odd last row with itself; its results are dropped) and groups of four columns, each
-// row's sums requantized together.
+// (an odd last row with itself; its results are dropped): the pair's A interleaved into a
+// zero-padded buffer, the biases into the sum rows, all the block's groups summed by
+// DotRowPair, each row's sums requantized together.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t k16 = std::max<size_t>(16, (p.k + 15) & ~size_t{15});
   if (4 * k16 > kGemmS8PanelBytes) {
@@ -172,24 +170,38 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     return;
   }
   alignas(16) int8_t panel[kGemmS8PanelBytes];  // VST4.32 stores words
-  alignas(16) int32_t rows[2][kGemmS8BlockCols + 4];
+  alignas(16) int8_t pair[kGemmS8PanelBytes / 2];
+  alignas(16) int32_t rows[2 * kRowsPitch];
   const size_t block_cols = std::min(kGemmS8BlockCols, kGemmS8PanelBytes / (4 * k16) * 4);
+  const size_t chunks = k16 / 16;
+  const mve_pred16_t tail = vctp8q(static_cast<uint32_t>(p.k - (chunks - 1) * 16));
   for (size_t j0 = 0; j0 < p.n; j0 += block_cols) {
     const size_t cols = std::min(block_cols, p.n - j0);
+    const size_t groups = (cols + 3) / 4;
     PackColumns(b, p.ldb, p.k, k16, j0, cols, panel);
     for (size_t i = 0; i < p.m; i += 2) {
       const size_t i1 = std::min(i + 1, p.m - 1);
       const int8_t* a0 = a + i * p.lda;
       const int8_t* a1 = a + i1 * p.lda;
-      const int32_t b0 = p.bias != nullptr ? p.bias[i] : 0;
-      const int32_t b1 = p.bias != nullptr ? p.bias[i1] : 0;
-      for (size_t c = 0; c < cols; c += 4)  // a last group's missing columns: sums dropped
-        Dot2x4(a0, a1, panel + c * k16, p.k, b0, b1, rows[0] + c, rows[1] + c);
-      RequantRowMve(rows[0], cols, p.multiplier[i], p.shift[i], p.y_zero_point, p.act_min,
-                    p.act_max, y + i * p.ldy + j0);
+      for (size_t c = 0; c + 1 < chunks; ++c) {
+        vstrbq_s8(pair + 32 * c, vldrbq_s8(a0 + 16 * c));
+        vstrbq_s8(pair + 32 * c + 16, vldrbq_s8(a1 + 16 * c));
+      }
+      const size_t last = 16 * (chunks - 1);  // k = 0: one chunk of zeros (tail = 0)
+      vstrbq_s8(pair + 2 * last, vldrbq_z_s8(a0 + last, tail));
+      vstrbq_s8(pair + 2 * last + 16, vldrbq_z_s8(a1 + last, tail));
+      const int32x4_t b0 = vdupq_n_s32(p.bias != nullptr ? p.bias[i] : 0);
+      const int32x4_t b1 = vdupq_n_s32(p.bias != nullptr ? p.bias[i1] : 0);
+      for (size_t g = 0; g < groups; ++g) {
+        vstrwq_s32(rows + 4 * g, b0);
+        vstrwq_s32(rows + kRowsPitch + 4 * g, b1);
+      }
+      DotRowPair(pair, 2 * k16, panel, groups, rows);
+      RequantRowMve(rows, cols, p.multiplier[i], p.shift[i], p.y_zero_point, p.act_min, p.act_max,
+                    y + i * p.ldy + j0);
       if (i1 != i)
-        RequantRowMve(rows[1], cols, p.multiplier[i1], p.shift[i1], p.y_zero_point, p.act_min,
-                      p.act_max, y + i1 * p.ldy + j0);
+        RequantRowMve(rows + kRowsPitch, cols, p.multiplier[i1], p.shift[i1], p.y_zero_point,
+                      p.act_min, p.act_max, y + i1 * p.ldy + j0);
     }
   }
 }

@@ -17,10 +17,11 @@ namespace edgefold::kernels::cortex_m_mve {
 
 // As ref::GemmS8. Up to kGemmS8BlockCols columns of B at a time are transposed into a panel of
 // kGemmS8PanelBytes on the stack (each column's k values contiguous, zero-padded to a multiple
-// of 16, by VLDRB + scatter VSTRB, int8_mve.cc); each 2 × 4 block of outputs is eight VMLADAVA dot products
-// per 16 k (16 multiply-accumulates an instruction), A loaded under a tail predicate. A row's
-// accumulators are requantized four lanes at a time (RequantRowMve). k whose four columns
-// (k rounded up to 16) do not fit the panel (k > 1024) runs the DSP entry's GEMM.
+// of 16; 16 × 16 bytes at a time through VST4.8 and VST4.32, int8_mve.cc); per pair of rows of
+// A (interleaved into a zero-padded copy), each 2 × 4 block of outputs is eight VMLADAVA dot
+// products per 16 k (16 multiply-accumulates an instruction), the whole block's groups in one
+// assembly loop. A row's sums are requantized four lanes at a time (RequantRowMve). k whose four
+// columns (k rounded up to 16) do not fit the panel (k > 1024) runs the DSP entry's GEMM.
 constexpr size_t kGemmS8PanelBytes = 4096;
 constexpr size_t kGemmS8BlockCols = 64;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
