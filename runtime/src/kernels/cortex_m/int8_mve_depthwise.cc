@@ -17,6 +17,7 @@
 
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/cortex_m/int8_dsp.h"
+#include "kernels/cortex_m/int8_mve_rows.h"
 
 namespace edgefold::kernels::cortex_m_mve {
 namespace {
@@ -24,25 +25,13 @@ namespace {
 // Sums requantized per call: whole rows while they fit (KWS's 25 × 5 planes: one call a channel).
 constexpr size_t kAccOutputs = 256;
 
-// A row copy of a fixed length: whole vectors, then one under a predicate made once (GCC
-// rebuilds a VCTP predicate through VPR moves in every iteration of a predicated loop).
-struct RowCopy {
-  size_t whole;
-  mve_pred16_t tail;  // 0: no partial vector
-  explicit RowCopy(size_t n) : whole(n / 16), tail(vctp8q(static_cast<uint32_t>(n % 16))) {}
-  inline __attribute__((always_inline)) void operator()(const int8_t* src, int8_t* dst) const {
-    for (size_t i = 0; i < whole; ++i, src += 16, dst += 16) vstrbq_s8(dst, vldrbq_s8(src));
-    if (tail != 0) vstrbq_p_s8(dst, vldrbq_z_s8(src, tail), tail);
-  }
-};
-
 // Channel c's input into the plane (image at (pad_top, pad_left); the border stays zp).
 void CopyChannel(const Conv2dShape& s, const int8_t* xc, size_t rows, size_t pitch, int8_t* pl) {
   const size_t cols = s.pad_left < pitch ? std::min(s.in_w, pitch - s.pad_left) : 0;
-  const RowCopy copy(cols);
+  const ByteRow copy(cols);
   const size_t h_end = std::min(s.in_h, rows > s.pad_top ? rows - s.pad_top : 0);
   int8_t* dst = pl + s.pad_top * pitch + s.pad_left;
-  for (size_t h = 0; h < h_end; ++h, xc += s.in_w, dst += pitch) copy(xc, dst);
+  for (size_t h = 0; h < h_end; ++h, xc += s.in_w, dst += pitch) copy.Copy(xc, dst);
 }
 
 // Stride 1: `steps` whole steps of four outputs into acc, unpredicated (a predicated load
@@ -151,7 +140,7 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
   int32_t acc[kAccOutputs + 4];
   int8_t out[kAccOutputs];
   std::memset(plane, x_zero_point, rows * pitch);
-  const RowCopy copy_out(s.out_w);
+  const ByteRow copy_out(s.out_w);
   for (size_t c = 0; c < s.out_c; ++c) {
     const int32_t bias = rq.bias != nullptr ? rq.bias[c] : 0;
     int32_t wc[9];
@@ -165,7 +154,7 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
         Steps3x3S1(x0, x0 + pitch, x0 + 2 * pitch, wc, bias, (batch * pitch + 3) / 4, acc);
         RequantRowMve(acc, batch * pitch, rq.multiplier[c], rq.shift[c], rq.y_zero_point,
                       rq.act_min, rq.act_max, out);
-        for (size_t r = 0; r < batch; ++r) copy_out(out + r * pitch, yc + (oh + r) * s.out_w);
+        for (size_t r = 0; r < batch; ++r) copy_out.Copy(out + r * pitch, yc + (oh + r) * s.out_w);
         continue;
       }
       for (size_t r = 0; r < batch; ++r)
