@@ -19,42 +19,78 @@ namespace {
 //      quad s holds column j's k = 4s … 4s + 3;
 //   2. per group g, the words of columns 4g … 4g + 3 of the four quads through VST4.32: column
 //      4g + jj's 16 k at dst[16·jj], the panel's chunk.
-// 64 instructions for 256 bytes. Rows past k are zero (A's tail meets zeros), columns past
-// `cols` zero too (their sums are dropped); only the groups holding columns are stored.
+// Stage 1 in assembly (GCC keeps the rows' predicates and a zero vector in memory), about 90
+// instructions for 256 bytes. Rows past k are zero (A's tail meets zeros), columns past `cols`
+// zero too (their sums are dropped); only the groups holding columns are stored.
+
+// Stage 1 of a unit: the 16 rows at src (row stride ldb, the lanes of `live` loaded, the others
+// zero) through four VST4.8 into tmp[256]. 53 instructions.
+void InterleaveRows(const int8_t* src, size_t ldb, mve_pred16_t live, int8_t* tmp) {
+  register const int8_t* r0 asm("r0") = src;
+  register const int8_t* r1 asm("r1") = src + ldb;
+  register const int8_t* r2 asm("r2") = src + 2 * ldb;
+  register const int8_t* r3 asm("r3") = src + 3 * ldb;
+  register int8_t* out asm("r12") = tmp;
+  const size_t step = 4 * ldb;
+  const uint32_t pred = live;
+#define EDGEFOLD_MVE_QUAD                     \
+  "vpstttt\n\t"                               \
+  "vldrbt.u8  q0, [%[r0]]\n\t"                \
+  "vldrbt.u8  q1, [%[r1]]\n\t"                \
+  "vldrbt.u8  q2, [%[r2]]\n\t"                \
+  "vldrbt.u8  q3, [%[r3]]\n\t"                \
+  "add        %[r0], %[step]\n\t"             \
+  "add        %[r1], %[step]\n\t"             \
+  "add        %[r2], %[step]\n\t"             \
+  "add        %[r3], %[step]\n\t"             \
+  "vst40.8    {q0, q1, q2, q3}, [%[out]]\n\t" \
+  "vst41.8    {q0, q1, q2, q3}, [%[out]]\n\t" \
+  "vst42.8    {q0, q1, q2, q3}, [%[out]]\n\t" \
+  "vst43.8    {q0, q1, q2, q3}, [%[out]]!\n\t"
+  __asm__ volatile("vmsr       p0, %[pred]\n\t" EDGEFOLD_MVE_QUAD EDGEFOLD_MVE_QUAD
+                       EDGEFOLD_MVE_QUAD EDGEFOLD_MVE_QUAD
+                   : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [out] "+r"(out)
+                   : [step] "r"(step), [pred] "r"(pred)
+                   : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+#undef EDGEFOLD_MVE_QUAD
+}
+
+// Stage 2 of a unit: `groups` groups of four columns from tmp to dst, 4·k16 bytes apart.
+void InterleaveWords(const int8_t* tmp, size_t groups, size_t group_bytes, int8_t* dst) {
+  for (size_t g = 0; g < groups; ++g, tmp += 16, dst += group_bytes)
+    __asm__ volatile(
+        "vldrw.u32  q0, [%[t]]\n\t"
+        "vldrw.u32  q1, [%[t], #64]\n\t"
+        "vldrw.u32  q2, [%[t], #128]\n\t"
+        "vldrw.u32  q3, [%[t], #192]\n\t"
+        "vst40.32   {q0, q1, q2, q3}, [%[d]]\n\t"
+        "vst41.32   {q0, q1, q2, q3}, [%[d]]\n\t"
+        "vst42.32   {q0, q1, q2, q3}, [%[d]]\n\t"
+        "vst43.32   {q0, q1, q2, q3}, [%[d]]\n\t"
+        :
+        : [t] "r"(tmp), [d] "r"(dst)
+        : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+}
+
 void PackColumns(const int8_t* b, size_t ldb, size_t k, size_t k16, size_t j0, size_t cols,
                  int8_t* panel) {
   alignas(16) int8_t tmp[256];
+  alignas(16) int8_t rows[256];  // a last chunk of fewer than 16 rows, zero below them
   for (size_t q0 = 0; q0 < k; q0 += 16) {
-    const size_t rows = std::min<size_t>(16, k - q0);
+    const size_t n_rows = std::min<size_t>(16, k - q0);
     for (size_t c0 = 0; c0 < cols; c0 += 16) {
       const size_t n = std::min<size_t>(16, cols - c0);
       const mve_pred16_t live = vctp8q(static_cast<uint32_t>(n));
       const int8_t* src = b + q0 * ldb + j0 + c0;
-      int8x16x4_t quad;
-      for (size_t s = 0; s < 4; ++s) {
-#pragma GCC unroll 4
-        for (size_t d = 0; d < 4; ++d) {
-          const size_t r = 4 * s + d;
-          quad.val[d] = r < rows ? vldrbq_z_s8(src + r * ldb, live) : vdupq_n_s8(0);
-        }
-        vst4q_s8(tmp + 64 * s, quad);
+      if (n_rows == 16) {
+        InterleaveRows(src, ldb, live, tmp);
+      } else {
+        for (size_t r = 0; r < 16; ++r)
+          vstrbq_s8(rows + 16 * r, r < n_rows ? vldrbq_z_s8(src + r * ldb, live) : vdupq_n_s8(0));
+        InterleaveRows(rows, 16, 0xffff, tmp);
       }
-      int8_t* dst = panel + c0 * k16 + q0 * 4;  // group c0 / 4, chunk q0 / 16
-      // In assembly: GCC 12 folds the group step into VST43's address as a register
-      // post-increment, a form VST4 does not have.
-      for (size_t g = 0; 4 * g < n; ++g, dst += 4 * k16)
-        __asm__ volatile(
-            "vldrw.u32  q0, [%[t]]\n\t"
-            "vldrw.u32  q1, [%[t], #64]\n\t"
-            "vldrw.u32  q2, [%[t], #128]\n\t"
-            "vldrw.u32  q3, [%[t], #192]\n\t"
-            "vst40.32   {q0, q1, q2, q3}, [%[d]]\n\t"
-            "vst41.32   {q0, q1, q2, q3}, [%[d]]\n\t"
-            "vst42.32   {q0, q1, q2, q3}, [%[d]]\n\t"
-            "vst43.32   {q0, q1, q2, q3}, [%[d]]\n\t"
-            :
-            : [t] "r"(tmp + 16 * g), [d] "r"(dst)
-            : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+      // Group c0 / 4, chunk q0 / 16.
+      InterleaveWords(tmp, (n + 3) / 4, 4 * k16, panel + c0 * k16 + q0 * 4);
     }
   }
 }
