@@ -36,7 +36,7 @@ void FillS8(int8_t* v, size_t n, int lo = -128, int hi = 127) {
         lo + static_cast<int>((Next() >> 8) % static_cast<uint32_t>(hi - lo + 1)));
 }
 
-constexpr size_t kMaxM = 37, kMaxA = 37 * 301, kMaxB = 8192, kMaxY = 4096;
+constexpr size_t kMaxM = 37, kMaxA = 37 * 301, kMaxB = 16384, kMaxY = 4096;
 int8_t g_a8[kMaxA], g_b8[kMaxB], g_want8[kMaxY], g_got8[kMaxY];
 int32_t g_bias[kMaxM], g_mult[kMaxM], g_shift[kMaxM];
 
@@ -109,16 +109,16 @@ void GemmS8Checks(Harness& h) {
   GemmS8Case(h, 5, 7, 19, -3, 0);                                      // n < 32: the wide path
   GemmS8Case(h, 4, 4, 8, 25, 31);                                      // n up to 62
   // Column blocks (up to 64 columns, as many as a 1 KiB panel holds): several blocks with an
-  // odd last one, k = 8 … 288 (MVE: 16 × 16 transposition units cut by k, by n and by the
-  // block: 288 leaves three column groups a 4 KiB panel), requantized a row at a time (tails of 1 … 3 outputs), shifts
+  // odd last one, k = 8 … 1000 (MVE: 16 × 16 transposition units cut by k, by n and by the
+  // block: an 8 KiB panel holds 28 columns of k = 288, 8 of k = 1000), requantized a row at a time (tails of 1 … 3 outputs), shifts
   // inside and outside RequantRow's fast range (t = shift − 1 in [1, 22]).
   const size_t blocks[][3] = {{5, 131, 8},  {3, 70, 17},  {16, 67, 32}, {7, 33, 64},
                               {2, 9, 256},  {1, 5, 3},    {9, 130, 12}, {4, 66, 1},
-                              {5, 22, 288}, {6, 37, 160}, {3, 45, 27}};
+                              {5, 37, 288}, {6, 37, 160}, {3, 45, 27},  {4, 13, 1000}};
   for (const auto& s : blocks) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
   GemmS8Case(h, 6, 29, 16, 22, 23);
   GemmS8Case(h, 3, 65, 9, -2, 2);
-  GemmS8Case(h, 3, 3, 1000, 1, 24);  // MVE: one column a panel (with three spare ones)
+  GemmS8Case(h, 3, 3, 1000, 1, 24);  // MVE: the longest k of its own GEMM (k16 = 1008)
   GemmS8Case(h, 3, 2, 2000, 1, 24);  // MVE: k past its panel, the DSP GEMM
   GemmS8Params p;                    // k = 0: bias only
   p.m = 3, p.n = 2, p.k = 0, p.lda = 1, p.ldb = 2, p.ldy = 2;

@@ -201,12 +201,12 @@ void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shi
 // DotRowPair, each row's sums requantized together.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t k16 = std::max<size_t>(16, (p.k + 15) & ~size_t{15});
-  if (4 * k16 > kGemmS8PanelBytes) {
+  if (k16 > kGemmS8MaxK16) {
     cortex_m_dsp::GemmS8(p, a, b, y);
     return;
   }
   alignas(16) int8_t panel[kGemmS8PanelBytes];  // VST4.32 stores words
-  alignas(16) int8_t pair[kGemmS8PanelBytes / 2];
+  alignas(16) int8_t pair[2 * kGemmS8MaxK16];
   alignas(16) int32_t rows[2 * kRowsPitch];
   const size_t block_cols = std::min(kGemmS8BlockCols, kGemmS8PanelBytes / (4 * k16) * 4);
   const size_t chunks = k16 / 16;

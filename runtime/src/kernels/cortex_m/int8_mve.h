@@ -18,11 +18,14 @@ namespace edgefold::kernels::cortex_m_mve {
 // As ref::GemmS8. Up to kGemmS8BlockCols columns of B at a time are transposed into a panel of
 // kGemmS8PanelBytes on the stack (each column's k values contiguous, zero-padded to a multiple
 // of 16; 16 × 16 bytes at a time through VST4.8 and VST4.32, int8_mve.cc); per pair of rows of
-// A (interleaved into a zero-padded copy), each 2 × 4 block of outputs is eight VMLADAVA dot
-// products per 16 k (16 multiply-accumulates an instruction), the whole block's groups in one
-// assembly loop. A row's sums are requantized four lanes at a time (RequantRowMve). k whose four
-// columns (k rounded up to 16) do not fit the panel (k > 1024) runs the DSP entry's GEMM.
-constexpr size_t kGemmS8PanelBytes = 4096;
+// A (interleaved into a zero-padded copy of 2·k16 bytes), each 2 × 4 block of outputs is eight
+// VMLADAVA dot products per 16 k (16 multiply-accumulates an instruction), the whole block's
+// groups in one assembly loop. A row's sums are requantized four lanes at a time
+// (RequantRowMve). Stack: about 11 KiB (panel, row pair, sums). The panel is 8 KiB so that
+// ResNet-8's k = 576 layers still pack 12 columns a block (4 KiB: 4, and 0.39 M instructions
+// more per inference). k above kGemmS8MaxK16 runs the DSP entry's GEMM.
+constexpr size_t kGemmS8PanelBytes = 8192;
+constexpr size_t kGemmS8MaxK16 = 1024;  // k rounded up to 16: A's row pair copy, 2 KiB
 constexpr size_t kGemmS8BlockCols = 64;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
