@@ -131,7 +131,7 @@ void GemmS8Checks(Harness& h) {
 
 // The int8 im2col against ref::Im2colS8: strides 1, 2 and 3, padding on every side, dilation,
 // rows wider than one 16-byte vector (37) and narrower (5), chunks of output rows.
-int8_t g_col_want[8192], g_col_got[8192];
+int8_t g_col_want[16384], g_col_got[16384];
 void Im2colChecks(Harness& h) {
   struct Case {
     size_t c, ih, iw, k, s, d, pt, pl, pb, pr;
@@ -162,6 +162,21 @@ void Im2colChecks(Harness& h) {
       Int8().im2col_s8(sh, x, -7, row0, rows, g_col_got);
       ok = ok && std::memcmp(g_col_want, g_col_got, sizeof g_col_want) == 0;
     }
+  }
+  // Rows so wide that MVE's pad-filled plane (4 KiB) holds only one or two output rows of a
+  // 3 × 1 window: every output row at once, several planes in one call, strides 1 and 2.
+  static int8_t wide[4000];
+  FillS8(wide, sizeof wide);
+  for (size_t stride : {size_t{1}, size_t{2}}) {
+    Conv2dShape sh;
+    sh.in_c = 1, sh.in_h = 4, sh.in_w = 1000, sh.kh = 3, sh.kw = 1, sh.out_c = 1;
+    sh.stride_h = sh.stride_w = stride, sh.pad_top = 1;
+    sh.out_h = (4 + 2 - 3) / stride + 1, sh.out_w = (1000 - 1) / stride + 1;
+    std::memset(g_col_want, 0x55, sizeof g_col_want);
+    std::memset(g_col_got, 0x55, sizeof g_col_got);
+    ref::Im2colS8(sh, wide, 9, 0, sh.out_h, g_col_want);
+    Int8().im2col_s8(sh, wide, 9, 0, sh.out_h, g_col_got);
+    ok = ok && std::memcmp(g_col_want, g_col_got, sizeof g_col_want) == 0;
   }
   h.Check(ok, "int8 im2col matches the portable bytes (strides 1-3, padding, dilation, chunks)");
 }

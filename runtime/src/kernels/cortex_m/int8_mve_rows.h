@@ -33,4 +33,52 @@ struct ByteRow {
   }
 };
 
+// `rows` rows of w bytes: dst + i·dst_step = src + i·src_step (stride 2: every other byte of
+// src's row, src_step still between rows). Each row a tail-predicated low-overhead loop
+// (DLSTP/LETP: the last vector's lanes past w are off), 3 + 3·⌈w/16⌉ instructions a row.
+template <size_t kStride>
+inline void CopyRows(const int8_t* src, size_t src_step, int8_t* dst, size_t dst_step, size_t w,
+                     size_t rows) {
+  if (rows == 0 || w == 0) return;
+  const int8_t* s;
+  int8_t* d;
+  if (kStride == 1) {
+    __asm__ volatile(
+        "2:\n\t"
+        "mov         %[s], %[src]\n\t"
+        "mov         %[d], %[dst]\n\t"
+        "dlstp.8     lr, %[w]\n\t"
+        "1:\n\t"
+        "vldrb.u8    q0, [%[s]], #16\n\t"
+        "vstrb.8     q0, [%[d]], #16\n\t"
+        "letp        lr, 1b\n\t"
+        "add         %[src], %[src], %[ss]\n\t"
+        "add         %[dst], %[dst], %[ds]\n\t"
+        "subs        %[rows], %[rows], #1\n\t"
+        "bne         2b\n\t"
+        : [src] "+r"(src), [dst] "+r"(dst), [rows] "+r"(rows), [s] "=&r"(s), [d] "=&r"(d)
+        : [w] "r"(w), [ss] "r"(src_step), [ds] "r"(dst_step)
+        : "cc", "memory", "lr", "d0", "d1");
+  } else {
+    const uint8x16_t every_other = vidupq_n_u8(0, 2);  // 0, 2, …, 30
+    __asm__ volatile(
+        "2:\n\t"
+        "mov         %[s], %[src]\n\t"
+        "mov         %[d], %[dst]\n\t"
+        "dlstp.8     lr, %[w]\n\t"
+        "1:\n\t"
+        "vldrb.u8    q0, [%[s], %q[off]]\n\t"
+        "adds        %[s], %[s], #32\n\t"
+        "vstrb.8     q0, [%[d]], #16\n\t"
+        "letp        lr, 1b\n\t"
+        "add         %[src], %[src], %[ss]\n\t"
+        "add         %[dst], %[dst], %[ds]\n\t"
+        "subs        %[rows], %[rows], #1\n\t"
+        "bne         2b\n\t"
+        : [src] "+r"(src), [dst] "+r"(dst), [rows] "+r"(rows), [s] "=&r"(s), [d] "=&r"(d)
+        : [w] "r"(w), [ss] "r"(src_step), [ds] "r"(dst_step), [off] "w"(every_other)
+        : "cc", "memory", "lr", "d0", "d1");
+  }
+}
+
 }  // namespace edgefold::kernels::cortex_m_mve
