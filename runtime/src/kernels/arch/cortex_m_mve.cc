@@ -7,6 +7,7 @@
 #include "kernels/cortex_m/f32_mve.h"
 #include "kernels/cortex_m/int8_dsp.h"
 #include "kernels/cortex_m/int8_mve.h"
+#include "kernels/conv_kernel_table.h"
 #include "kernels/int8_kernel_table.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference.h"
@@ -25,6 +26,15 @@ KernelTable MveCoreTable() {
 }
 }  // namespace
 const KernelTable kTable = MveCoreTable();
+
+// The convolution family: the scalar level's with Helium's float depthwise convolution.
+#if defined(EDGEFOLD_HAVE_F32_MVE)
+const ConvKernelTable kConvTable = {&Conv2dDepthwiseF32, &ref::Winograd23Input,
+                                    &ref::Winograd23Output, &ref::Winograd43Input,
+                                    &ref::Winograd43Output};
+#else
+const ConvKernelTable kConvTable = scalar::kConvTable;
+#endif
 
 #if defined(EDGEFOLD_HAVE_QUANTIZE_DSP)
 constexpr auto kQuantizeS8 = &cortex_m_dsp::QuantizeS8;

@@ -17,5 +17,11 @@ namespace edgefold::kernels::cortex_m_mve {
 // under a predicate, a row tail a row at a time).
 void GemmF32(const GemmParams& p, const float* a, const float* b, float* c);
 
+// As scalar::Conv2dDepthwiseClipped, with its bits (f32_mve_depthwise.cc): 3 × 3 windows at
+// strides 1 and 2, rows of up to 64 outputs, four outputs a vector, taps outside the image
+// skipped per lane by predication; other shapes run the scalar level's kernel.
+void Conv2dDepthwiseF32(const Conv2dShape& s, const float* x, const float* w, const float* bias,
+                        Activation act, float* y);
+
 }  // namespace edgefold::kernels::cortex_m_mve
 #endif
