@@ -3,6 +3,7 @@
 // at sizes below, at and above a vector width (1, 3, 4, 5, 13, 17·12).
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 #include "edgefold/isa.h"
 #include "harness.h"
@@ -146,6 +147,19 @@ void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv)
   ref::Pool2d(p, g_a, g_want, 3);
   t.pool2d(p, g_a, g_got, 3);
   h.Close(g_want, g_got, 36, 0, 0, "max pool 2x2 vs reference");
+  // Average 3×3 stride 2 with padding (clipped windows, both counts) over 5 planes of 7×5 (a
+  // group of four and one), and a max pool over the same: the same bits as the reference.
+  FillRandom(g_a, 5 * 35, 34);
+  Pool2dParams q;
+  q.in_h = 7, q.in_w = 5, q.out_h = 4, q.out_w = 3, q.kh = q.kw = 3, q.stride_h = q.stride_w = 2;
+  q.pad_top = q.pad_left = 1;
+  for (PoolKind kind : {PoolKind::kAverage, PoolKind::kMax})
+    for (bool include_pad : {false, true}) {
+      q.kind = kind, q.count_include_pad = include_pad;
+      ref::Pool2d(q, g_a, g_want, 5);
+      t.pool2d(q, g_a, g_got, 5);
+      h.Close(g_want, g_got, 5 * 12, 0, 0, "padded 3x3 pool vs reference");
+    }
 }
 
 }  // namespace

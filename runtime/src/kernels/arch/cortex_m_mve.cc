@@ -14,13 +14,14 @@
 
 namespace edgefold::kernels::cortex_m_mve {
 
-// The float core table: the scalar level's, with Helium's GEMM (a copy made at static
+// The float core table: the scalar level's, with Helium's GEMM and pooling (a copy made at static
 // initialization: the scalar table is constant-initialized).
 namespace {
 KernelTable MveCoreTable() {
   KernelTable t = scalar::kTable;
 #if defined(EDGEFOLD_HAVE_F32_MVE)
   t.gemm = &GemmF32;
+  t.pool2d = &Pool2dF32;
 #endif
   return t;
 }

@@ -17,6 +17,10 @@ namespace edgefold::kernels::cortex_m_mve {
 // under a predicate, a row tail a row at a time).
 void GemmF32(const GemmParams& p, const float* a, const float* b, float* c);
 
+// As ref::Pool2d, with its bits (f32_mve_pool.cc): four planes a vector, each output's window
+// clipped once for them.
+void Pool2dF32(const Pool2dParams& p, const float* x, float* y, size_t planes);
+
 // As scalar::Conv2dDepthwiseClipped, with its bits (f32_mve_depthwise.cc): 3 × 3 windows at
 // strides 1 and 2, rows of up to 64 outputs, four outputs a vector, taps outside the image
 // skipped per lane by predication; other shapes run the scalar level's kernel.

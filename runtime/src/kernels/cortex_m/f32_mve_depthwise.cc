@@ -41,10 +41,11 @@ inline void Taps3(long start, long in, size_t* lo, size_t* hi) {
   "tst         %[mask], #(1 << " #K  \
   ")\n\t"                            \
   "beq         1f\n\t" EDGEFOLD_TAP(R, Q, K) "1:\n\t"
-#define EDGEFOLD_NINE_TAPS(TAP)                                                             \
-  TAP(x0, q0, 0)                                                                            \
-  TAP(x0, q1, 1) TAP(x0, q2, 2) TAP(x1, q0, 3) TAP(x1, q1, 4) TAP(x1, q2, 5) TAP(x2, q0, 6) \
-      TAP(x2, q1, 7) TAP(x2, q2, 8)
+#define EDGEFOLD_NINE_TAPS(TAP) \
+  TAP(x0, q0, 0)                \
+  TAP(x0, q1, 1)                \
+  TAP(x0, q2, 2)                \
+  TAP(x1, q0, 3) TAP(x1, q1, 4) TAP(x1, q2, 5) TAP(x2, q0, 6) TAP(x2, q1, 7) TAP(x2, q2, 8)
 
 // Four channels' output at one position into y (lane offsets y_off, in floats): bias + the
 // taps of `mask` (bit r·3 + t) in order, x gathered from row pointers x0, x1, x2 at lane offsets
