@@ -16,7 +16,7 @@ namespace {
 
 using namespace edgefold::kernels;
 
-constexpr size_t kMax = 17 * 12;
+constexpr size_t kMax = 8 * 81;  // 8 planes of up to 9 × 9
 float g_a[kMax], g_b[kMax], g_want[kMax], g_got[kMax], g_c[kMax];
 constexpr size_t kSizes[] = {1, 3, 4, 5, 13, kMax};
 
@@ -113,7 +113,8 @@ void GemmChecks(Harness& h, const KernelTable& t) {
 }
 
 void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv) {
-  // Depthwise over 3 channels of 7×9: 3×3 stride 1 and 2 (interior block and clipped borders),
+  // Depthwise over 3 and 8 channels of 7×9: 3×3 stride 1 and 2 (interior block and clipped
+  // borders),
   // 5×5, dilation 2, a 1×1, and 7×7 windows as tall as the image (every one clipped).
   struct Case {
     size_t k, stride, dilation, pad;
@@ -123,25 +124,26 @@ void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv)
                         {5, 1, 1, 2, ActKind::kClip}, {3, 1, 2, 2, ActKind::kRelu},
                         {1, 2, 1, 0, ActKind::kNone}, {7, 1, 1, 3, ActKind::kRelu},
                         {3, 1, 1, 0, ActKind::kNone}};
-  for (const Case& dc : cases) {
-    Conv2dShape s;
-    s.in_c = s.out_c = s.group = 3, s.in_h = 7, s.in_w = 9;
-    s.kh = s.kw = dc.k, s.stride_h = s.stride_w = dc.stride,
-    s.dilation_h = s.dilation_w = dc.dilation;
-    s.pad_top = s.pad_left = dc.pad;
-    const size_t span = dc.dilation * (dc.k - 1) + 1;
-    s.out_h = (s.in_h + 2 * dc.pad - span) / dc.stride + 1,
-    s.out_w = (s.in_w + 2 * dc.pad - span) / dc.stride + 1;
-    Activation act;
-    act.kind = dc.act, act.alpha = -0.5f, act.beta = 0.75f;
-    FillRandom(g_a, 3 * 63, 31);
-    FillRandom(g_b, 3 * dc.k * dc.k, 32 + dc.k);
-    FillRandom(g_c, 3, 33);
-    const size_t n = 3 * s.out_h * s.out_w;
-    ref::Conv2dDepthwise(s, g_a, g_b, g_c, act, g_want);
-    conv.conv2d_depthwise(s, g_a, g_b, g_c, act, g_got);
-    h.Close(g_want, g_got, n, TableTolerance(t), TableTolerance(t), "depthwise vs reference");
-  }
+  for (size_t channels : {size_t{3}, size_t{8}})  // 8: Helium's four-channel groups
+    for (const Case& dc : cases) {
+      Conv2dShape s;
+      s.in_c = s.out_c = s.group = channels, s.in_h = 7, s.in_w = 9;
+      s.kh = s.kw = dc.k, s.stride_h = s.stride_w = dc.stride,
+      s.dilation_h = s.dilation_w = dc.dilation;
+      s.pad_top = s.pad_left = dc.pad;
+      const size_t span = dc.dilation * (dc.k - 1) + 1;
+      s.out_h = (s.in_h + 2 * dc.pad - span) / dc.stride + 1,
+      s.out_w = (s.in_w + 2 * dc.pad - span) / dc.stride + 1;
+      Activation act;
+      act.kind = dc.act, act.alpha = -0.5f, act.beta = 0.75f;
+      FillRandom(g_a, channels * 63, 31);
+      FillRandom(g_b, channels * dc.k * dc.k, 32 + dc.k);
+      FillRandom(g_c, channels, 33);
+      const size_t n = channels * s.out_h * s.out_w;
+      ref::Conv2dDepthwise(s, g_a, g_b, g_c, act, g_want);
+      conv.conv2d_depthwise(s, g_a, g_b, g_c, act, g_got);
+      h.Close(g_want, g_got, n, TableTolerance(t), TableTolerance(t), "depthwise vs reference");
+    }
   Pool2dParams p;  // max pool 2×2 stride 2 over 3 planes of 7×9 → 3×4
   p.in_h = 7, p.in_w = 9, p.out_h = 3, p.out_w = 4, p.kh = p.kw = 2, p.stride_h = p.stride_w = 2;
   ref::Pool2d(p, g_a, g_want, 3);

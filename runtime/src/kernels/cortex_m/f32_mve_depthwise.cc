@@ -6,6 +6,7 @@
 // same for every channel, so a border output's window is clipped once for four channels and
 // summed over exactly those taps. x is gathered from the four channels' planes (VLDRW with
 // offsets 0, P, 2P, 3P), the nine weight vectors gathered once per group, y scattered.
+// Channel counts that are not a multiple of 4 run the scalar level's kernel.
 // Relu is applied by a compare before the store; other activations over y after.
 #include "kernels/cortex_m/f32_mve.h"
 
@@ -88,7 +89,7 @@ inline __attribute__((always_inline)) void Output4(const float* x0, const float*
 void Conv2dDepthwiseF32(const Conv2dShape& s, const float* x, const float* w, const float* bias,
                         Activation act, float* y) {
   if (s.kh != 3 || s.kw != 3 || s.dilation_h != 1 || s.dilation_w != 1 || s.group != s.in_c ||
-      s.in_c != s.out_c || s.out_w > kMaxOutW) {
+      s.in_c != s.out_c || s.out_c % 4 != 0 || s.out_w > kMaxOutW) {
     scalar::Conv2dDepthwiseClipped(s, x, w, bias, act, y);
     return;
   }
@@ -109,12 +110,9 @@ void Conv2dDepthwiseF32(const Conv2dShape& s, const float* x, const float* w, co
   }
   const uint32_t relu_flag = relu ? 1 : 0;
   for (size_t c0 = 0; c0 < s.out_c; c0 += 4) {
-    const mve_pred16_t live = vctp32q(static_cast<uint32_t>(s.out_c - c0));
     float32x4_t wv[9];
-    for (size_t k = 0; k < 9; ++k)
-      wv[k] = vldrwq_gather_shifted_offset_z_f32(w + c0 * 9 + k, w_off, live);
-    const float32x4_t b = bias != nullptr ? vldrwq_z_f32(bias + c0, live) : vdupq_n_f32(0.0f);
-    const bool full = live == 0xffff;  // else the generic gathers, under the channel predicate
+    for (size_t k = 0; k < 9; ++k) wv[k] = vldrwq_gather_shifted_offset_f32(w + c0 * 9 + k, w_off);
+    const float32x4_t b = bias != nullptr ? vld1q_f32(bias + c0) : vdupq_n_f32(0.0f);
     const float* xc = x + c0 * x_plane;
     float* yc = y + c0 * y_plane;
     for (size_t oh = 0; oh < s.out_h; ++oh) {
@@ -125,28 +123,14 @@ void Conv2dDepthwiseF32(const Conv2dShape& s, const float* x, const float* w, co
       for (size_t r = r0; r < r1; ++r) row_bits |= 7u << (3 * r);
       // Tap (0, 0) of output column 0; read only inside the image.
       const float* xo = xc + ih0 * in_w - static_cast<long>(s.pad_left);
-      if (full) {
-        for (size_t ow = 0; ow < s.out_w; ++ow, ++yc, xo += s.stride_w) {
-          const uint32_t mask = row_bits & col_bits[ow];
-          if (mask == 0x1ff)
-            Output4<true>(xo, xo + in_w, xo + 2 * in_w, wv, mask, relu_flag, b, x_off, x_off1,
-                          x_off2, y_off, yc);
-          else
-            Output4<false>(xo, xo + in_w, xo + 2 * in_w, wv, mask, relu_flag, b, x_off, x_off1,
-                           x_off2, y_off, yc);
-        }
-        continue;
-      }
       for (size_t ow = 0; ow < s.out_w; ++ow, ++yc, xo += s.stride_w) {
         const uint32_t mask = row_bits & col_bits[ow];
-        float32x4_t acc = b;
-        for (size_t k = 0; k < 9; ++k)
-          if (mask & (1u << k))
-            acc = vfmaq_f32(
-                acc, vldrwq_gather_shifted_offset_z_f32(xo + (k / 3) * in_w + k % 3, x_off, live),
-                wv[k]);
-        if (relu) acc = vpselq_f32(vdupq_n_f32(0.0f), acc, vcmpltq_n_f32(acc, 0.0f));
-        vstrwq_scatter_shifted_offset_p_f32(yc, y_off, acc, live);
+        if (mask == 0x1ff)
+          Output4<true>(xo, xo + in_w, xo + 2 * in_w, wv, mask, relu_flag, b, x_off, x_off1, x_off2,
+                        y_off, yc);
+        else
+          Output4<false>(xo, xo + in_w, xo + 2 * in_w, wv, mask, relu_flag, b, x_off, x_off1,
+                         x_off2, y_off, yc);
       }
     }
   }

@@ -35,7 +35,8 @@ void Pool2dF32(const Pool2dParams& p, const float* x, float* y, size_t planes) {
             const long iw = static_cast<long>(ow * p.stride_w + t * p.dilation_w) -
                             static_cast<long>(p.pad_left);
             if (iw < 0 || iw >= in_w) continue;
-            const float32x4_t v = vldrwq_gather_shifted_offset_z_f32(xp + ih * in_w + iw, x_off, live);
+            const float32x4_t v =
+                vldrwq_gather_shifted_offset_z_f32(xp + ih * in_w + iw, x_off, live);
             acc = max ? vpselq_f32(v, acc, vcmpltq_f32(acc, v)) : vaddq_f32(acc, v);
             ++count;
           }
