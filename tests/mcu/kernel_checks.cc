@@ -150,7 +150,7 @@ void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv)
   t.pool2d(p, g_a, g_got, 3);
   h.Close(g_want, g_got, 36, 0, 0, "max pool 2x2 vs reference");
   // Average 3×3 stride 2 with padding (clipped windows, both counts) over 5 planes of 7×5 (a
-  // group of four and one), and a max pool over the same: the same bits as the reference.
+  // group of four and one), and a max pool over the same.
   FillRandom(g_a, 5 * 35, 34);
   Pool2dParams q;
   q.in_h = 7, q.in_w = 5, q.out_h = 4, q.out_w = 3, q.kh = q.kw = 3, q.stride_h = q.stride_w = 2;
@@ -160,7 +160,10 @@ void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv)
       q.kind = kind, q.count_include_pad = include_pad;
       ref::Pool2d(q, g_a, g_want, 5);
       t.pool2d(q, g_a, g_got, 5);
-      h.Close(g_want, g_got, 5 * 12, 0, 0, "padded 3x3 pool vs reference");
+      // The scalar level (on the M55 Helium's pooling) gives the reference's bits; SIMD
+      // levels may divide differently.
+      const float tol = kind == PoolKind::kMax ? 0.0f : TableTolerance(t);
+      h.Close(g_want, g_got, 5 * 12, tol, tol, "padded 3x3 pool vs reference");
     }
 }
 
