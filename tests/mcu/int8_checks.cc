@@ -37,7 +37,7 @@ void FillS8(int8_t* v, size_t n, int lo = -128, int hi = 127) {
         lo + static_cast<int>((Next() >> 8) % static_cast<uint32_t>(hi - lo + 1)));
 }
 
-constexpr size_t kMaxM = 37, kMaxA = 37 * 301, kMaxB = 8192, kMaxY = 4096;
+constexpr size_t kMaxM = 37, kMaxA = 37 * 301, kMaxB = 16384, kMaxY = 4096;
 int8_t g_a8[kMaxA], g_b8[kMaxB], g_want8[kMaxY], g_got8[kMaxY];
 int32_t g_bias[kMaxM], g_mult[kMaxM], g_shift[kMaxM];
 
@@ -86,12 +86,12 @@ void GemmS8Case(Harness& h, size_t m, size_t n, size_t k, int shift_lo, int shif
 // Helium's row requantization against RequantizeS8 where its borrow matters: acc < 0 with
 // acc·M a multiple of 2^32 (M = 2^30, acc = −2^k; a rounding tie when k = shift), its neighbours,
 // and random sums, every shift
-// of the vector path (t = 1 … 22) and both sides of it, rows of 1 … 11 outputs (tails).
+// of the vector path (t = 1 … 30) and both sides of it, rows of 1 … 11 outputs (tails).
 void RequantRowMveChecks(Harness& h) {
   int32_t acc[16];
   int8_t got[16];
   bool ok = true;
-  for (int32_t shift = 0; shift <= 25; ++shift)
+  for (int32_t shift = 0; shift <= 31; ++shift)
     for (int32_t mult : {int32_t{1} << 30, int32_t{0x7fffffff}, int32_t{0x5a5a5a5b}})
       for (size_t n = 1; n <= 11; n += 5) {
         for (size_t j = 0; j < 16; ++j) {
@@ -167,14 +167,16 @@ void GemmS8Checks(Harness& h) {
   GemmS8Case(h, 5, 7, 19, -3, 0);                                      // n < 32: the wide path
   GemmS8Case(h, 4, 4, 8, 25, 31);                                      // n up to 62
   // Column blocks (up to 64 columns, as many as a 1 KiB panel holds): several blocks with an
-  // odd last one, k = 8 … 256, requantized a row at a time (tails of 1 … 3 outputs), shifts
+  // odd last one, k = 8 … 1000 (MVE: 16 × 16 transposition units cut by k, by n and by the
+  // block: an 8 KiB panel holds 28 columns of k = 288, 8 of k = 1000), requantized a row at a time (tails of 1 … 3 outputs), shifts
   // inside and outside RequantRow's fast range (t = shift − 1 in [1, 22]).
-  const size_t blocks[][3] = {{5, 131, 8}, {3, 70, 17}, {16, 67, 32}, {7, 33, 64},
-                              {2, 9, 256}, {1, 5, 3},   {9, 130, 12}, {4, 66, 1}};
+  const size_t blocks[][3] = {{5, 131, 8},  {3, 70, 17},  {16, 67, 32}, {7, 33, 64},
+                              {2, 9, 256},  {1, 5, 3},    {9, 130, 12}, {4, 66, 1},
+                              {5, 37, 288}, {6, 37, 160}, {3, 45, 27},  {4, 13, 1000}};
   for (const auto& s : blocks) GemmS8Case(h, s[0], s[1], s[2], 1, 24);
   GemmS8Case(h, 6, 29, 16, 22, 23);
   GemmS8Case(h, 3, 65, 9, -2, 2);
-  GemmS8Case(h, 3, 3, 1000, 1, 24);  // MVE: one column a panel (with three spare ones)
+  GemmS8Case(h, 3, 3, 1000, 1, 24);  // MVE: the longest k of its own GEMM (k16 = 1008)
   GemmS8Case(h, 3, 2, 2000, 1, 24);  // MVE: k past its panel, the DSP GEMM
   // The DSP GEMM's 4 × 2 tiles: k at and past one k block (576: ResNet-8's 64-channel 3 × 3),
   // uneven k blocks, rows not a multiple of 4, several column blocks with an odd last column,
@@ -193,7 +195,7 @@ void GemmS8Checks(Harness& h) {
 
 // The int8 im2col against ref::Im2colS8: strides 1, 2 and 3, padding on every side, dilation,
 // rows wider than one 16-byte vector (37) and narrower (5), chunks of output rows.
-int8_t g_col_want[8192], g_col_got[8192];
+int8_t g_col_want[16384], g_col_got[16384];
 void Im2colChecks(Harness& h) {
   struct Case {
     size_t c, ih, iw, k, s, d, pt, pl, pb, pr;
@@ -224,6 +226,21 @@ void Im2colChecks(Harness& h) {
       Int8().im2col_s8(sh, x, -7, row0, rows, g_col_got);
       ok = ok && std::memcmp(g_col_want, g_col_got, sizeof g_col_want) == 0;
     }
+  }
+  // Rows so wide that MVE's pad-filled plane (4 KiB) holds only one or two output rows of a
+  // 3 × 1 window: every output row at once, several planes in one call, strides 1 and 2.
+  static int8_t wide[4000];
+  FillS8(wide, sizeof wide);
+  for (size_t stride : {size_t{1}, size_t{2}}) {
+    Conv2dShape sh;
+    sh.in_c = 1, sh.in_h = 4, sh.in_w = 1000, sh.kh = 3, sh.kw = 1, sh.out_c = 1;
+    sh.stride_h = sh.stride_w = stride, sh.pad_top = 1;
+    sh.out_h = (4 + 2 - 3) / stride + 1, sh.out_w = (1000 - 1) / stride + 1;
+    std::memset(g_col_want, 0x55, sizeof g_col_want);
+    std::memset(g_col_got, 0x55, sizeof g_col_got);
+    ref::Im2colS8(sh, wide, 9, 0, sh.out_h, g_col_want);
+    Int8().im2col_s8(sh, wide, 9, 0, sh.out_h, g_col_got);
+    ok = ok && std::memcmp(g_col_want, g_col_got, sizeof g_col_want) == 0;
   }
   h.Check(ok, "int8 im2col matches the portable bytes (strides 1-3, padding, dilation, chunks)");
 }
@@ -407,6 +424,42 @@ void RequantizeChecks(Harness& h) {
       RequantizeS8(6, m, 1, 0, -128, 127), RequantizeS8(-6, m, 1, 0, -128, 127)};
   h.Check(bad == 0 && halves[0] == 1 && halves[1] == -1 && halves[2] == 2 && halves[3] == -2,
           "RequantizeS8 matches the 64-bit rule for every shift");
+}
+
+// The int8 Add against ref::AddS8: every shift 1 … 62 (Helium's vector path takes 17 … 46),
+// power-of-two multipliers (rounding ties of either sign: the borrow), random and extreme ones
+// (0, 2^31 − 1, low halves 0 and 0xffff), zero points at the int8 ends, clamps, and 1 … 37
+// elements (tails of 1 … 3).
+void AddS8Checks(Harness& h) {
+  constexpr size_t kN = 37;
+  int8_t a[kN], b[kN], want[kN + 1], got[kN + 1];
+  int bad = 0;
+  for (int32_t shift = 1; shift <= 62; ++shift)
+    for (int variant = 0; variant < 4; ++variant) {
+      AddS8Params p;
+      p.shift = shift;
+      const int32_t pow2 = static_cast<int32_t>(1u << std::min<int32_t>(shift - 1, 30));
+      const int32_t rnd_a = static_cast<int32_t>(Next() >> 1),
+                    rnd_b = static_cast<int32_t>(Next() >> 1);
+      p.multiplier_a = variant == 0   ? pow2
+                       : variant == 1 ? 0x7fffffff
+                       : variant == 2 ? 0x4000ffff
+                                      : rnd_a;
+      p.multiplier_b = variant == 0 ? pow2 : variant == 1 ? 0 : variant == 2 ? 0x7fff0000 : rnd_b;
+      p.a_zero_point = variant == 1 ? -128 : static_cast<int32_t>(Next() % 256u) - 128;
+      p.b_zero_point = variant == 1 ? 127 : static_cast<int32_t>(Next() % 256u) - 128;
+      p.y_zero_point = static_cast<int32_t>(Next() % 256u) - 128;
+      p.act_min = variant == 3 ? -100 : -128, p.act_max = variant == 3 ? 90 : 127;
+      const size_t n = 1 + (static_cast<size_t>(shift) * 7 + static_cast<size_t>(variant)) % kN;
+      FillS8(a, kN);
+      FillS8(b, kN);
+      std::memset(want, 0x5a, sizeof(want));
+      std::memset(got, 0x5a, sizeof(got));
+      ref::AddS8(p, a, b, want, n);
+      Int8().add_s8(p, a, b, got, n);
+      bad += std::memcmp(want, got, n + 1) != 0;
+    }
+  h.Check(bad == 0, "int8 add matches the portable bytes (every shift, ties, extreme multipliers)");
 }
 
 // QuantizeS8 against the portable rule: halves (ties to even), the ±512 clamp, NaN, infinities,

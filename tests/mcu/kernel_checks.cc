@@ -3,6 +3,7 @@
 // at sizes below, at and above a vector width (1, 3, 4, 5, 13, 17·12).
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 #include "edgefold/isa.h"
 #include "harness.h"
@@ -15,7 +16,7 @@ namespace {
 
 using namespace edgefold::kernels;
 
-constexpr size_t kMax = 17 * 12;
+constexpr size_t kMax = 8 * 81;  // 8 planes of up to 9 × 9
 float g_a[kMax], g_b[kMax], g_want[kMax], g_got[kMax], g_c[kMax];
 constexpr size_t kSizes[] = {1, 3, 4, 5, 13, kMax};
 
@@ -112,7 +113,8 @@ void GemmChecks(Harness& h, const KernelTable& t) {
 }
 
 void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv) {
-  // Depthwise over 3 channels of 7×9: 3×3 stride 1 and 2 (interior block and clipped borders),
+  // Depthwise over 3 and 8 channels of 7×9: 3×3 stride 1 and 2 (interior block and clipped
+  // borders),
   // 5×5, dilation 2, a 1×1, and 7×7 windows as tall as the image (every one clipped).
   struct Case {
     size_t k, stride, dilation, pad;
@@ -122,30 +124,47 @@ void WindowChecks(Harness& h, const KernelTable& t, const ConvKernelTable& conv)
                         {5, 1, 1, 2, ActKind::kClip}, {3, 1, 2, 2, ActKind::kRelu},
                         {1, 2, 1, 0, ActKind::kNone}, {7, 1, 1, 3, ActKind::kRelu},
                         {3, 1, 1, 0, ActKind::kNone}};
-  for (const Case& dc : cases) {
-    Conv2dShape s;
-    s.in_c = s.out_c = s.group = 3, s.in_h = 7, s.in_w = 9;
-    s.kh = s.kw = dc.k, s.stride_h = s.stride_w = dc.stride,
-    s.dilation_h = s.dilation_w = dc.dilation;
-    s.pad_top = s.pad_left = dc.pad;
-    const size_t span = dc.dilation * (dc.k - 1) + 1;
-    s.out_h = (s.in_h + 2 * dc.pad - span) / dc.stride + 1,
-    s.out_w = (s.in_w + 2 * dc.pad - span) / dc.stride + 1;
-    Activation act;
-    act.kind = dc.act, act.alpha = -0.5f, act.beta = 0.75f;
-    FillRandom(g_a, 3 * 63, 31);
-    FillRandom(g_b, 3 * dc.k * dc.k, 32 + dc.k);
-    FillRandom(g_c, 3, 33);
-    const size_t n = 3 * s.out_h * s.out_w;
-    ref::Conv2dDepthwise(s, g_a, g_b, g_c, act, g_want);
-    conv.conv2d_depthwise(s, g_a, g_b, g_c, act, g_got);
-    h.Close(g_want, g_got, n, TableTolerance(t), TableTolerance(t), "depthwise vs reference");
-  }
+  for (size_t channels : {size_t{3}, size_t{8}})  // 8: Helium's four-channel groups
+    for (const Case& dc : cases) {
+      Conv2dShape s;
+      s.in_c = s.out_c = s.group = channels, s.in_h = 7, s.in_w = 9;
+      s.kh = s.kw = dc.k, s.stride_h = s.stride_w = dc.stride,
+      s.dilation_h = s.dilation_w = dc.dilation;
+      s.pad_top = s.pad_left = dc.pad;
+      const size_t span = dc.dilation * (dc.k - 1) + 1;
+      s.out_h = (s.in_h + 2 * dc.pad - span) / dc.stride + 1,
+      s.out_w = (s.in_w + 2 * dc.pad - span) / dc.stride + 1;
+      Activation act;
+      act.kind = dc.act, act.alpha = -0.5f, act.beta = 0.75f;
+      FillRandom(g_a, channels * 63, 31);
+      FillRandom(g_b, channels * dc.k * dc.k, 32 + dc.k);
+      FillRandom(g_c, channels, 33);
+      const size_t n = channels * s.out_h * s.out_w;
+      ref::Conv2dDepthwise(s, g_a, g_b, g_c, act, g_want);
+      conv.conv2d_depthwise(s, g_a, g_b, g_c, act, g_got);
+      h.Close(g_want, g_got, n, TableTolerance(t), TableTolerance(t), "depthwise vs reference");
+    }
   Pool2dParams p;  // max pool 2×2 stride 2 over 3 planes of 7×9 → 3×4
   p.in_h = 7, p.in_w = 9, p.out_h = 3, p.out_w = 4, p.kh = p.kw = 2, p.stride_h = p.stride_w = 2;
   ref::Pool2d(p, g_a, g_want, 3);
   t.pool2d(p, g_a, g_got, 3);
   h.Close(g_want, g_got, 36, 0, 0, "max pool 2x2 vs reference");
+  // Average 3×3 stride 2 with padding (clipped windows, both counts) over 5 planes of 7×5 (a
+  // group of four and one), and a max pool over the same.
+  FillRandom(g_a, 5 * 35, 34);
+  Pool2dParams q;
+  q.in_h = 7, q.in_w = 5, q.out_h = 4, q.out_w = 3, q.kh = q.kw = 3, q.stride_h = q.stride_w = 2;
+  q.pad_top = q.pad_left = 1;
+  for (PoolKind kind : {PoolKind::kAverage, PoolKind::kMax})
+    for (bool include_pad : {false, true}) {
+      q.kind = kind, q.count_include_pad = include_pad;
+      ref::Pool2d(q, g_a, g_want, 5);
+      t.pool2d(q, g_a, g_got, 5);
+      // The scalar level (on the M55 Helium's pooling) gives the reference's bits; SIMD
+      // levels may divide differently.
+      const float tol = kind == PoolKind::kMax ? 0.0f : TableTolerance(t);
+      h.Close(g_want, g_got, 5 * 12, tol, tol, "padded 3x3 pool vs reference");
+    }
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 //   X(namespace, Isa level, parent namespace, tables, name, present)
 // A base entry (tables = `level`) is an instruction-set level: it defines a table of every
 // family (kernels/<family>_kernel_table.h) in kernels::<namespace>. An extension entry (tables =
-// the families it changes: `int8`, or `core_int8` for the float core and int8 tables) is a CPU
-// feature on top of its parent (VNNI on AVX-512, sdot on AArch64 NEON, the Cortex-M DSP
+// the families it changes: `int8`, `core_int8` for the float core and int8 tables,
+// `core_conv_int8` with the convolution table too) is a CPU feature on top of its parent (VNNI on AVX-512, sdot on AArch64 NEON, the Cortex-M DSP
 // instructions on the scalar level, Helium on the DSP entry): it runs where its parent runs and
 // `present()` (kernel_select.cc) says the CPU has the feature, defines only those families'
 // tables and takes every other family from its parent (table_for.h TableAt; a parent that is
@@ -24,11 +24,11 @@
 #define EDGEFOLD_ISA_CORTEX_M_DSP(E, L)
 #endif
 // Helium (MVE) on Cortex-M55/M85: an extension of the DSP entry that defines the int8 table
-// (taking the DSP entry's kernels where it has none of its own) and the float core table (the
-// scalar level's with Helium's float GEMM).
+// (taking the DSP entry's kernels where it has none of its own), the float core table (the
+// scalar level's with Helium's float GEMM) and the convolution table (Helium's depthwise).
 #if defined(EDGEFOLD_HAVE_CORTEX_M_MVE)
 #define EDGEFOLD_ISA_CORTEX_M_MVE(E, L) \
-  E(cortex_m_mve, kScalar, cortex_m_dsp, core_int8, "scalar+mve", CortexMMvePresent)
+  E(cortex_m_mve, kScalar, cortex_m_dsp, core_conv_int8, "scalar+mve", CortexMMvePresent)
 #else
 #define EDGEFOLD_ISA_CORTEX_M_MVE(E, L)
 #endif
@@ -107,3 +107,7 @@
 #define EDGEFOLD_PICK_core_int8_conv(own, parent) parent
 #define EDGEFOLD_PICK_core_int8_int8(own, parent) own
 #define EDGEFOLD_PICK_core_int8_sequence(own, parent) parent
+#define EDGEFOLD_PICK_core_conv_int8_core(own, parent) own
+#define EDGEFOLD_PICK_core_conv_int8_conv(own, parent) own
+#define EDGEFOLD_PICK_core_conv_int8_int8(own, parent) own
+#define EDGEFOLD_PICK_core_conv_int8_sequence(own, parent) parent

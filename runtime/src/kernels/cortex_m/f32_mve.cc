@@ -22,6 +22,50 @@ inline __attribute__((always_inline)) void StoreRow(const GemmParams& p, float32
   vstrwq_p_f32(out, v, live);
 }
 
+// Two k a step for a 4-row tile in assembly: A's two values of a row by one LDRD (GCC loads
+// them singly), 19 instructions for 32 multiply-adds instead of 24; each output's chain keeps
+// its order. Advances *bq by 2·pairs rows of B.
+inline __attribute__((always_inline)) void Pairs4(const float* const* rows, size_t pairs,
+                                                  size_t ldb, mve_pred16_t live, const float** bq,
+                                                  float32x4_t* acc) {
+  const float *a0 = rows[0], *a1 = rows[1], *a2 = rows[2], *a3 = rows[3];
+  const float* b = *bq;
+  const size_t ldb_bytes = ldb * sizeof(float);
+  const uint32_t pred = live;
+  float32x4_t c0 = acc[0], c1 = acc[1], c2 = acc[2], c3 = acc[3], b0, b1;
+  uint32_t x, y;
+  __asm__ volatile(
+      "vmsr        p0, %[pred]\n\t"
+      "dls         lr, %[pairs]\n\t"
+      "1:\n\t"
+      "vpst\n\t"
+      "vldrwt.u32  %q[b0], [%[bq]]\n\t"
+      "add         %[bq], %[bq], %[ldb]\n\t"
+      "vpst\n\t"
+      "vldrwt.u32  %q[b1], [%[bq]]\n\t"
+      "add         %[bq], %[bq], %[ldb]\n\t"
+      "ldrd        %[x], %[y], [%[a0]], #8\n\t"
+      "vfma.f32    %q[c0], %q[b0], %[x]\n\t"
+      "vfma.f32    %q[c0], %q[b1], %[y]\n\t"
+      "ldrd        %[x], %[y], [%[a1]], #8\n\t"
+      "vfma.f32    %q[c1], %q[b0], %[x]\n\t"
+      "vfma.f32    %q[c1], %q[b1], %[y]\n\t"
+      "ldrd        %[x], %[y], [%[a2]], #8\n\t"
+      "vfma.f32    %q[c2], %q[b0], %[x]\n\t"
+      "vfma.f32    %q[c2], %q[b1], %[y]\n\t"
+      "ldrd        %[x], %[y], [%[a3]], #8\n\t"
+      "vfma.f32    %q[c3], %q[b0], %[x]\n\t"
+      "vfma.f32    %q[c3], %q[b1], %[y]\n\t"
+      "le          lr, 1b\n\t"
+      : [c0] "+w"(c0), [c1] "+w"(c1), [c2] "+w"(c2), [c3] "+w"(c3), [b0] "=&w"(b0), [b1] "=&w"(b1),
+        [x] "=&r"(x), [y] "=&r"(y), [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+        [bq] "+r"(b)
+      : [pred] "r"(pred), [pairs] "r"(pairs), [ldb] "r"(ldb_bytes)
+      : "memory", "lr");
+  acc[0] = c0, acc[1] = c1, acc[2] = c2, acc[3] = c3;
+  *bq = b;
+}
+
 // Rows i .. i + R − 1, columns j .. j + 3 (`live` lanes).
 template <int R>
 void Tile(const GemmParams& p, const float* a, const float* b, size_t i, size_t j,
@@ -40,7 +84,12 @@ void Tile(const GemmParams& p, const float* a, const float* b, size_t i, size_t 
   } else {
     const float* bq = b + j;
     const size_t ldb = p.ldb;
-    for (size_t q = 0; q < p.k; ++q, bq += ldb) {
+    size_t q = 0;
+    if constexpr (R == 4) {
+      q = 2 * (p.k / 2);
+      if (q != 0) Pairs4(rows, p.k / 2, ldb, live, &bq, acc);
+    }
+    for (; q < p.k; ++q, bq += ldb) {
       const float32x4_t bv = vldrwq_z_f32(bq, live);
 #pragma GCC unroll 4
       for (int r = 0; r < R; ++r) acc[r] = vfmaq_n_f32(acc[r], bv, rows[r][q]);

@@ -14,8 +14,20 @@ namespace edgefold::kernels::cortex_m_mve {
 // acc = fma(A[i,p], B[p,j], acc) for p = 0 … k − 1 from 0 (VFMA by a scalar, one output a lane,
 // the chain the compiler makes of GemmTiled's acc += a·b), then + the old C, + the bias, Relu;
 // other activations run over C's rows afterwards. Tiles of 4 rows × 4 columns (a column tail
-// under a predicate, a row tail a row at a time).
+// under a predicate, a row tail a row at a time); with B's rows at a stride, two k a step in
+// assembly (A's two values of a row by one LDRD).
 void GemmF32(const GemmParams& p, const float* a, const float* b, float* c);
+
+// As ref::Pool2d, with its bits (f32_mve_pool.cc): four planes a vector, each output's window
+// clipped once for them.
+void Pool2dF32(const Pool2dParams& p, const float* x, float* y, size_t planes);
+
+// As scalar::Conv2dDepthwiseClipped, with its bits (f32_mve_depthwise.cc): 3 × 3 undilated
+// windows, any stride, rows of up to 256 outputs, channel counts divisible by 4: four channels
+// a vector (gathered from their planes), each position's window clipped once for them; other
+// shapes run the scalar level's kernel.
+void Conv2dDepthwiseF32(const Conv2dShape& s, const float* x, const float* w, const float* bias,
+                        Activation act, float* y);
 
 }  // namespace edgefold::kernels::cortex_m_mve
 #endif

@@ -17,11 +17,15 @@ namespace edgefold::kernels::cortex_m_mve {
 
 // As ref::GemmS8. Up to kGemmS8BlockCols columns of B at a time are transposed into a panel of
 // kGemmS8PanelBytes on the stack (each column's k values contiguous, zero-padded to a multiple
-// of 16, by VLDRB + scatter VSTRB, int8_mve.cc); each 2 × 4 block of outputs is eight VMLADAVA dot products
-// per 16 k (16 multiply-accumulates an instruction), A loaded under a tail predicate. A row's
-// accumulators are requantized four lanes at a time (RequantRowMve). k whose four columns
-// (k rounded up to 16) do not fit the panel (k > 1024) runs the DSP entry's GEMM.
-constexpr size_t kGemmS8PanelBytes = 4096;
+// of 16; 16 × 16 bytes at a time through VST4.8 and VST4.32, int8_mve.cc); per pair of rows of
+// A (interleaved into a zero-padded copy of 2·k16 bytes), each 2 × 4 block of outputs is eight
+// VMLADAVA dot products per 16 k (16 multiply-accumulates an instruction), the whole block's
+// groups in one assembly loop. A row's sums are requantized four lanes at a time
+// (RequantRowMve). Stack: about 11 KiB (panel, row pair, sums). The panel is 8 KiB so that
+// ResNet-8's k = 576 layers still pack 12 columns a block (4 KiB: 4, and 0.39 M instructions
+// more per inference). k above kGemmS8MaxK16 runs the DSP entry's GEMM.
+constexpr size_t kGemmS8PanelBytes = 8192;
+constexpr size_t kGemmS8MaxK16 = 1024;  // k rounded up to 16: A's row pair copy, 2 KiB
 constexpr size_t kGemmS8BlockCols = 64;
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
@@ -41,10 +45,13 @@ void Pool2dS8(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t
 void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, int8_t x_zero_point,
                        const GemmS8Params& rq, int8_t* plane, int8_t* y);
 
+// As ref::AddS8 (int8_mve_add.cc): four outputs a vector, the 64-bit sum split at bit 16 of the
+// multipliers; shifts outside [17, 46] run the portable code.
+void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n);
+
 // y[0, n) = RequantizeS8(acc[j], multiplier, shift, zp, act_min, act_max), four lanes an
-// instruction where 1 ≤ t = 31 + shift − 32 ≤ 22 (VMULH and VMUL give the 64-bit product's
-// halves; the rule's "− [acc < 0]" borrows from the high half only when the low half is 0);
-// other shifts take RequantizeS8 per output. acc is read up to n rounded up to 4.
+// instruction where 1 ≤ t = 31 + shift − 32 ≤ 30 (in sign and magnitude: VMULH of |acc|, a
+// rounding shift right by t, the sign put back); other shifts take RequantizeS8 per output. acc is read up to n rounded up to 4.
 void RequantRowMve(const int32_t* acc, size_t n, int32_t multiplier, int32_t shift,
                    int32_t zero_point, int32_t act_min, int32_t act_max, int8_t* y);
 

@@ -1,8 +1,11 @@
-// Helium (MVE) int8 im2col (int8_mve.h): ref::Im2colS8's bytes. Each output row's valid columns
-// [lo, hi) (ValidColumns) are copied 16 bytes a vector (a contiguous load at stride 1, a gather
-// of every other byte at stride 2, the last vector under a tail predicate), the pad columns on
-// either side (a byte or two) stored singly, rows outside the image filled by vectors. No
-// memcpy or fill calls per run: ResNet-8's rows are 8 … 32 bytes.
+// Helium (MVE) int8 im2col (int8_mve.h): ref::Im2colS8's bytes. For the requested output rows,
+// each input channel is copied into a pad-filled plane on the stack that covers every input
+// position those rows' windows touch (as many output rows a plane as fit; the pad border is
+// filled once per plane of rows: it sits at the same places for every channel); each tap's rows are then plain row copies out of the plane,
+// 16 bytes a vector (a contiguous load at stride 1, a gather of every other byte at stride 2),
+// the last vector under a tail predicate made once (ByteRow). No per-tap clipping: ResNet-8's
+// rows are 8 … 32 bytes, of which the old per-row pad handling cost more than the copy.
+// Rows wider than a plane holds (kPlaneBytes) and strides above 2 run the portable code.
 #include "kernels/cortex_m/int8_mve.h"
 
 #if defined(EDGEFOLD_HAVE_INT8_MVE)
@@ -11,69 +14,60 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/conv/valid_columns.h"
+#include "kernels/cortex_m/int8_mve_rows.h"
 #include "kernels/reference.h"
 
 namespace edgefold::kernels::cortex_m_mve {
 namespace {
 
-void FillPad(int8_t* dst, size_t n, int8x16_t pad) {
-  for (size_t j = 0; j < n; j += 16)
-    vstrbq_p_s8(dst + j, pad, vctp8q(static_cast<uint32_t>(n - j)));
-}
-// dst[0, n) = in[0, n).
-void CopyRun(const int8_t* in, size_t n, int8_t* dst) {
-  for (size_t j = 0; j < n; j += 16) {
-    const mve_pred16_t live = vctp8q(static_cast<uint32_t>(n - j));
-    vstrbq_p_s8(dst + j, vldrbq_z_s8(in + j, live), live);
-  }
-}
-// dst[0, n) = in[0], in[2], …, in[2n − 2].
-void GatherRun(const int8_t* in, uint8x16_t every_other, size_t n, int8_t* dst) {
-  for (size_t j = 0; j < n; j += 16) {
-    const mve_pred16_t live = vctp8q(static_cast<uint32_t>(n - j));
-    vstrbq_p_s8(dst + j, vldrbq_gather_offset_z_s8(in + 2 * j, every_other, live), live);
-  }
-}
+constexpr size_t kPlaneBytes = 4096;
 
 }  // namespace
 
 void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
               size_t rows, int8_t* col) {
-  if (s.stride_w > 2 || s.stride_w == 0) {
+  row0 = std::min(row0, s.out_h);
+  rows = std::min(rows, s.out_h - row0);
+  if (rows == 0 || s.out_w == 0) return;
+  const size_t sh = s.stride_h, sw = s.stride_w, dh = s.dilation_h, dw = s.dilation_w;
+  // A plane of n output rows: input rows ih0 … ih0 + span(n) − 1, columns −pad_left …
+  // pitch − pad_left − 1; as many output rows a plane as fit kPlaneBytes.
+  const size_t pitch = (s.out_w - 1) * sw + (s.kw - 1) * dw + 1;
+  const size_t window = (s.kh - 1) * dh + 1;
+  const size_t fit_rows = kPlaneBytes / pitch;
+  if (sw == 0 || sw > 2 || sh == 0 || fit_rows < window) {
     ref::Im2colS8(s, x_group, pad_value, row0, rows, col);
     return;
   }
-  rows = std::min(rows, s.out_h - std::min(row0, s.out_h));
-  const size_t channels = s.in_c / s.group, out_plane = rows * s.out_w, sw = s.stride_w;
-  const int8x16_t pad = vdupq_n_s8(pad_value);
-  const uint8x16_t every_other = vidupq_n_u8(0, 2);  // 0, 2, …, 30
-  for (size_t c = 0; c < channels; ++c)
-    for (size_t r = 0; r < s.kh; ++r)
-      for (size_t t = 0; t < s.kw; ++t) {
-        int8_t* row = col + ((c * s.kh + r) * s.kw + t) * out_plane;
-        // Input column of output ow: ow·sw + off_w, off_w may be negative.
-        const long off_w = static_cast<long>(t * s.dilation_w) - static_cast<long>(s.pad_left);
-        size_t lo = 0, hi = 0;
-        ref::ValidColumns(s, off_w, &lo, &hi);
-        for (size_t oh = row0; oh < row0 + rows; ++oh) {
-          int8_t* dst = row + (oh - row0) * s.out_w;
-          const long ih =
-              static_cast<long>(oh * s.stride_h + r * s.dilation_h) - static_cast<long>(s.pad_top);
-          if (ih < 0 || ih >= static_cast<long>(s.in_h) || lo == hi) {
-            FillPad(dst, s.out_w, pad);
-            continue;
-          }
-          const int8_t* in = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w +
-                             (static_cast<long>(lo * sw) + off_w);
-          for (size_t j = 0; j < lo; ++j) dst[j] = pad_value;  // a pad's width: a byte or two
+  const size_t batch = (fit_rows - window) / sh + 1;
+  alignas(16) int8_t plane[kPlaneBytes];
+  const long in_h = static_cast<long>(s.in_h);
+  const size_t c0 = std::min(s.pad_left, pitch);  // image columns [c0, c0 + copy) of a row
+  const size_t copy = std::min(s.in_w, pitch - c0);
+  const size_t channels = s.in_c / s.group, out_plane = rows * s.out_w;
+  for (size_t i0 = 0; i0 < rows; i0 += batch) {
+    const size_t n = std::min(batch, rows - i0);
+    const long span = static_cast<long>((n - 1) * sh + window);
+    const long ih0 = static_cast<long>((row0 + i0) * sh) - static_cast<long>(s.pad_top);
+    // Plane rows [p0, p1) hold image rows, the rest stays pad.
+    const size_t p0 = static_cast<size_t>(std::clamp(-ih0, 0L, span));
+    const size_t p1 = static_cast<size_t>(std::clamp(in_h - ih0, static_cast<long>(p0), span));
+    ByteRow(static_cast<size_t>(span) * pitch).Fill(vdupq_n_s8(pad_value), plane);
+    int8_t* dst = col + i0 * s.out_w;
+    for (size_t c = 0; c < channels; ++c) {
+      const int8_t* x_row0 =
+          x_group + (c * s.in_h + static_cast<size_t>(ih0 + static_cast<long>(p0))) * s.in_w;
+      CopyRows<1>(x_row0, s.in_w, plane + p0 * pitch + c0, pitch, copy, p1 - p0);
+      for (size_t r = 0; r < s.kh; ++r)
+        for (size_t t = 0; t < s.kw; ++t, dst += out_plane) {
+          const int8_t* tap = plane + r * dh * pitch + t * dw;
           if (sw == 1)
-            CopyRun(in, hi - lo, dst + lo);
+            CopyRows<1>(tap, sh * pitch, dst, s.out_w, s.out_w, n);
           else
-            GatherRun(in, every_other, hi - lo, dst + lo);
-          for (size_t j = hi; j < s.out_w; ++j) dst[j] = pad_value;
+            CopyRows<2>(tap, sh * pitch, dst, s.out_w, s.out_w, n);
         }
-      }
+    }
+  }
 }
 
 }  // namespace edgefold::kernels::cortex_m_mve
