@@ -430,7 +430,7 @@ void RequantizeChecks(Harness& h) {
 // power-of-two multipliers (rounding ties of either sign: the borrow), random and extreme ones
 // (0, 2^31 − 1, low halves 0 and 0xffff), zero points at the int8 ends, clamps, and 1 … 37
 // elements (tails of 1 … 3).
-void AddS8Checks(Harness& h) {
+void AddS8ExtremeChecks(Harness& h) {
   constexpr size_t kN = 37;
   int8_t a[kN], b[kN], want[kN + 1], got[kN + 1];
   int bad = 0;
@@ -612,6 +612,7 @@ void RunInt8Checks(Harness& h) {
   DepthwiseChecks(h);
   QuantizeChecks(h);
   AddS8Checks(h);
+  AddS8ExtremeChecks(h);
   SoftmaxChecks(h);
 }
 
