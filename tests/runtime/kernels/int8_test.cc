@@ -227,7 +227,7 @@ const char* TableName(const Int8KernelTable* t, const Int8KernelTable* plain) {
 }
 
 // Weights in [−127, 127] (the quantizer's symmetric range: AArch64 without dotprod then sums
-// two int8 products in int16, gemm_s8_smull_neon64.h) at the extremes that bound those sums
+// two int8 products in int16, gemm_s8_smull_neon.h) at the extremes that bound those sums
 // (±127 against −128), random ones, and one −128 in A (that kernel must step aside).
 TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
   for (size_t m : {size_t{1}, size_t{4}, size_t{5}, size_t{17}})
@@ -281,6 +281,41 @@ TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
                                  << "x" << k << " kind " << kind;
           }
         }
+}
+
+// B and Y inside wider rows (ConvInt8 passes a column range of the im2col or the input plane),
+// A without −128 (the NEON smull kernel's domain), no bias, and shapes off every tile: rows
+// 1..13, columns around the 8- and 16-column panels, k around the 4-k quads and 16-k loads.
+TEST_P(Int8Test, GemmStridedSymmetricMatchesReference) {
+  for (size_t m : {size_t{2}, size_t{3}, size_t{7}, size_t{8}, size_t{13}})
+    for (size_t n : {size_t{4}, size_t{6}, size_t{15}, size_t{16}, size_t{33}})
+      for (size_t k : {size_t{3}, size_t{4}, size_t{5}, size_t{19}, size_t{33}, size_t{144}}) {
+        const size_t lda = k + 2, ldb = n + 5, ldy = n + 3;
+        std::vector<int8_t> a = RandomS8(m * lda, 21), b = RandomS8(k * ldb, 22);
+        for (int8_t& v : a) v = std::max<int8_t>(v, -127);
+        std::vector<int32_t> mult(m), shift(m);
+        for (size_t i = 0; i < m; ++i) {
+          mult[i] = (1 << 30) + static_cast<int32_t>(i * 54321);
+          shift[i] = static_cast<int32_t>(2 + i % 7);
+        }
+        GemmS8Params p;
+        p.m = m;
+        p.n = n;
+        p.k = k;
+        p.lda = lda;
+        p.ldb = ldb;
+        p.ldy = ldy;
+        p.bias = nullptr;
+        p.multiplier = mult.data();
+        p.shift = shift.data();
+        p.y_zero_point = -7;
+        p.act_min = -128;
+        p.act_max = 100;
+        std::vector<int8_t> want(m * ldy, 55), got(m * ldy, 55);
+        ref::GemmS8(p, a.data(), b.data(), want.data());
+        int8().gemm_s8(p, a.data(), b.data(), got.data());
+        EXPECT_EQ(want, got) << m << "x" << n << "x" << k;
+      }
 }
 
 TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
