@@ -25,7 +25,8 @@ constexpr size_t kGroups = 2;
 #endif
 constexpr size_t kCols = 4 * kGroups;  // columns per panel
 constexpr size_t kQuadBytes = 16 * kGroups;
-constexpr size_t kPanelBytes = 64 * 1024;  // k up to 16,384 / kGroups; larger k takes the other kernel
+constexpr size_t kPanelBytes =
+    64 * 1024;  // k up to 16,384 / kGroups; larger k takes the other kernel
 
 inline bool HasLowestByte(const int8_t* a, size_t m, size_t k, size_t lda) {
   const int8x16_t lowest = vdupq_n_s8(-128);
@@ -94,27 +95,19 @@ inline void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t c
   }
 }
 
+#if !defined(__aarch64__)
 // Quad S (0..3) of the rows' 16 bytes av against one quad of the panel.
 template <size_t R, int S>
 inline void Quad(int32x4_t (&acc)[R][kGroups], const int8x16_t (&av)[R], const int8_t* quad) {
   int8x16_t bv[kGroups];
   for (size_t c = 0; c < kGroups; ++c) bv[c] = vld1q_s8(quad + 16 * c);
   for (size_t r = 0; r < R; ++r) {
-#if defined(__aarch64__)
-    const int16x8_t words = vreinterpretq_s16_s8(av[r]);
-    const int8x16_t a01 = vreinterpretq_s8_s16(vdupq_laneq_s16(words, 2 * S));
-    const int8x16_t a23 = vreinterpretq_s8_s16(vdupq_laneq_s16(words, 2 * S + 1));
-    for (size_t c = 0; c < kGroups; ++c)
-      acc[r][c] = vpadalq_s16(
-          acc[r][c], vmlal_high_s8(vmull_s8(vget_low_s8(a01), vget_low_s8(bv[c])), a23, bv[c]));
-#else
     const int16x4_t words = vreinterpret_s16_s8(S < 2 ? vget_low_s8(av[r]) : vget_high_s8(av[r]));
     const int8x8_t a01 = vreinterpret_s8_s16(vdup_lane_s16(words, (2 * S) % 4));
     const int8x8_t a23 = vreinterpret_s8_s16(vdup_lane_s16(words, (2 * S + 1) % 4));
     for (size_t c = 0; c < kGroups; ++c)
       acc[r][c] = vpadalq_s16(
           acc[r][c], vmlal_s8(vmull_s8(a01, vget_low_s8(bv[c])), a23, vget_high_s8(bv[c])));
-#endif
   }
 }
 
@@ -128,12 +121,14 @@ inline void Quads(int32x4_t (&acc)[R][kGroups], const int8x16_t (&av)[R], const 
   if (quads > 3) Quad<R, 3>(acc, av, panel + 3 * kQuadBytes);
 }
 
+#endif
+
 // RequantizeS8 of one row's kCols sums (lane l of acc[c]: column 4c + l) into y, cols of them.
 inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t multiplier, int32_t shift,
                      const GemmS8Params& p, size_t cols, int8_t* y) {
 #if defined(__aarch64__)
-  const int8x16_t q = neon_requant::RequantizeS8x16(acc, multiplier, shift, p.y_zero_point,
-                                                    p.act_min, p.act_max);
+  const int8x16_t q =
+      neon_requant::RequantizeS8x16(acc, multiplier, shift, p.y_zero_point, p.act_min, p.act_max);
   if (cols == kCols) return vst1q_s8(y, q);
   alignas(16) int8_t bytes[kCols];
   vst1q_s8(bytes, q);
@@ -154,12 +149,121 @@ inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t multiplier, int32_
   std::memcpy(y, bytes, cols);
 }
 
+#if defined(__aarch64__)
+// The pair (a, a + 1) as an int16 in every lane: one ld1r, which AArch64 allows at any
+// address (the pair need not be 2-byte aligned: lda may be odd), reading nothing past the pair.
+inline int8x16_t BroadcastPair(const int8_t* a) {
+  int8x16_t v;
+  __asm__("ld1r {%0.8h}, [%1]" : "=w"(v) : "r"(a), "m"(*reinterpret_cast<const int8_t(*)[2]>(a)));
+  return v;
+}
+
+// One quad of the rows at a[r] against one quad of the panel: the pairs loaded broadcast, so
+// the loop over quads needs no lane constant and is not unrolled (the 16 accumulators, 4 panel
+// registers and 2 pair registers stay in registers).
+template <size_t R>
+inline void QuadFromMemory(int32x4_t (&acc)[R][kGroups], const int8_t* const (&a)[R],
+                           const int8_t* quad) {
+  int8x16_t bv[kGroups];
+  for (size_t c = 0; c < kGroups; ++c) bv[c] = vld1q_s8(quad + 16 * c);
+  for (size_t r = 0; r < R; ++r) {
+    const int8x16_t a01 = BroadcastPair(a[r]), a23 = BroadcastPair(a[r] + 2);
+    for (size_t c = 0; c < kGroups; ++c)
+      acc[r][c] = vpadalq_s16(
+          acc[r][c], vmlal_high_s8(vmull_s8(vget_low_s8(a01), vget_low_s8(bv[c])), a23, bv[c]));
+  }
+}
+
+// QuadFromMemory<4> over `quads` quads (≥ 1), advancing the row pointers and the panel, written
+// out: GCC keeps an accumulator array passed by reference in memory and spills it every quad.
+// Per quad one 64-byte panel load, 8 ld1r, 16 × (smull, smlal2, sadalp): 256 multiply-adds.
+inline void Quads4x16(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], const int8_t* quad,
+                      size_t quads) {
+  const int8_t *a0 = rows[0], *a1 = rows[1], *a2 = rows[2], *a3 = rows[3];
+  int32x4_t* c = &acc[0][0];  // row-major: row r's four accumulators at v(16 + 4r)..v(19 + 4r)
+#define EDGEFOLD_SMULL_ROW(pl, ph, x0, x1, x2, x3)         \
+  "smull v8.8h, " pl ".8b, v0.8b\n smull v9.8h, " pl       \
+  ".8b, v1.8b\n"                                           \
+  "smull v10.8h, " pl ".8b, v2.8b\n smull v11.8h, " pl     \
+  ".8b, v3.8b\n"                                           \
+  "smlal2 v8.8h, " ph ".16b, v0.16b\n smlal2 v9.8h, " ph   \
+  ".16b, v1.16b\n"                                         \
+  "smlal2 v10.8h, " ph ".16b, v2.16b\n smlal2 v11.8h, " ph \
+  ".16b, v3.16b\n"                                         \
+  "sadalp " x0 ".4s, v8.8h\n sadalp " x1                   \
+  ".4s, v9.8h\n"                                           \
+  "sadalp " x2 ".4s, v10.8h\n sadalp " x3 ".4s, v11.8h\n"
+  __asm__ volatile(
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c]]\n"
+      "add x16, %[c], #64\n"
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x16], #64\n"
+      "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [x16], #64\n"
+      "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [x16]\n"
+      "1:\n"
+      "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[b]], #64\n"
+      "ld1r {v4.8h}, [%[a0]], #2\n ld1r {v5.8h}, [%[a0]], #2\n"
+      "ld1r {v6.8h}, [%[a1]], #2\n ld1r {v7.8h}, [%[a1]], #2\n"
+      EDGEFOLD_SMULL_ROW("v4", "v5", "v16", "v17", "v18", "v19")
+      "ld1r {v4.8h}, [%[a2]], #2\n ld1r {v5.8h}, [%[a2]], #2\n"
+      EDGEFOLD_SMULL_ROW("v6", "v7", "v20", "v21", "v22", "v23")
+      "ld1r {v6.8h}, [%[a3]], #2\n ld1r {v7.8h}, [%[a3]], #2\n"
+      EDGEFOLD_SMULL_ROW("v4", "v5", "v24", "v25", "v26", "v27")
+      EDGEFOLD_SMULL_ROW("v6", "v7", "v28", "v29", "v30", "v31")
+      "subs %[n], %[n], #1\n"
+      "b.ne 1b\n"
+      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[c]]\n"
+      "add x16, %[c], #64\n"
+      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x16], #64\n"
+      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [x16], #64\n"
+      "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [x16]\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b] "+r"(quad),
+        [n] "+r"(quads)
+      : [c] "r"(c)
+      : "cc", "memory", "x16", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
+        "v11", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27",
+        "v28", "v29", "v30", "v31");
+#undef EDGEFOLD_SMULL_ROW
+  rows[0] = a0, rows[1] = a1, rows[2] = a2, rows[3] = a3;
+}
+
 template <size_t R>
 void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j,
           size_t cols, int8_t* y) {
   int32x4_t acc[R][kGroups];
   for (size_t r = 0; r < R; ++r)
-    for (size_t c = 0; c < kGroups; ++c) acc[r][c] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
+    for (size_t c = 0; c < kGroups; ++c)
+      acc[r][c] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
+  const size_t full = p.k / 4;
+  const int8_t* rows[R];
+  for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
+  if constexpr (R == 4) {
+    if (full > 0) Quads4x16(acc, rows, panel, full);
+  } else {
+    for (size_t q = 0; q < full; ++q) {
+      QuadFromMemory<R>(acc, rows, panel + q * kQuadBytes);
+      for (size_t r = 0; r < R; ++r) rows[r] += 4;
+    }
+  }
+  if (p.k % 4 != 0) {  // never read past a row; the panel is zero past k
+    alignas(4) int8_t tail[R][4] = {};
+    const int8_t* tails[R];
+    for (size_t r = 0; r < R; ++r) {
+      std::memcpy(tail[r], rows[r], p.k % 4);
+      tails[r] = tail[r];
+    }
+    QuadFromMemory<R>(acc, tails, panel + full * kQuadBytes);
+  }
+  for (size_t r = 0; r < R; ++r)
+    StoreRow(acc[r], p.multiplier[i + r], p.shift[i + r], p, cols, y + (i + r) * p.ldy + j);
+}
+#else
+template <size_t R>
+void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j,
+          size_t cols, int8_t* y) {
+  int32x4_t acc[R][kGroups];
+  for (size_t r = 0; r < R; ++r)
+    for (size_t c = 0; c < kGroups; ++c)
+      acc[r][c] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
   const int8_t* rows[R];
   for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
   const size_t full = p.k / 16;
@@ -179,6 +283,7 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   for (size_t r = 0; r < R; ++r)
     StoreRow(acc[r], p.multiplier[i + r], p.shift[i + r], p, cols, y + (i + r) * p.ldy + j);
 }
+#endif
 
 // False (nothing written) where this kernel does not apply: fewer than 4 columns, k past the
 // panel, or a −128 in A.
