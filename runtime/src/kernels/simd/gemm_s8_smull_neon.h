@@ -95,34 +95,6 @@ inline void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t c
   }
 }
 
-#if !defined(__aarch64__)
-// Quad S (0..3) of the rows' 16 bytes av against one quad of the panel.
-template <size_t R, int S>
-inline void Quad(int32x4_t (&acc)[R][kGroups], const int8x16_t (&av)[R], const int8_t* quad) {
-  int8x16_t bv[kGroups];
-  for (size_t c = 0; c < kGroups; ++c) bv[c] = vld1q_s8(quad + 16 * c);
-  for (size_t r = 0; r < R; ++r) {
-    const int16x4_t words = vreinterpret_s16_s8(S < 2 ? vget_low_s8(av[r]) : vget_high_s8(av[r]));
-    const int8x8_t a01 = vreinterpret_s8_s16(vdup_lane_s16(words, (2 * S) % 4));
-    const int8x8_t a23 = vreinterpret_s8_s16(vdup_lane_s16(words, (2 * S + 1) % 4));
-    for (size_t c = 0; c < kGroups; ++c)
-      acc[r][c] = vpadalq_s16(
-          acc[r][c], vmlal_s8(vmull_s8(a01, vget_low_s8(bv[c])), a23, vget_high_s8(bv[c])));
-  }
-}
-
-// The first `quads` (1..4) quads of av against the panel's quads from `panel`.
-template <size_t R>
-inline void Quads(int32x4_t (&acc)[R][kGroups], const int8x16_t (&av)[R], const int8_t* panel,
-                  size_t quads) {
-  Quad<R, 0>(acc, av, panel);
-  if (quads > 1) Quad<R, 1>(acc, av, panel + kQuadBytes);
-  if (quads > 2) Quad<R, 2>(acc, av, panel + 2 * kQuadBytes);
-  if (quads > 3) Quad<R, 3>(acc, av, panel + 3 * kQuadBytes);
-}
-
-#endif
-
 // RequantizeS8 of one row's kCols sums (lane l of acc[c]: column 4c + l) into y, cols of them.
 inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t multiplier, int32_t shift,
                      const GemmS8Params& p, size_t cols, int8_t* y) {
@@ -150,30 +122,46 @@ inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t multiplier, int32_
 }
 
 #if defined(__aarch64__)
+using Pair = int8x16_t;
 // The pair (a, a + 1) as an int16 in every lane: one ld1r, which AArch64 allows at any
 // address (the pair need not be 2-byte aligned: lda may be odd), reading nothing past the pair.
-inline int8x16_t BroadcastPair(const int8_t* a) {
+inline Pair BroadcastPair(const int8_t* a) {
   int8x16_t v;
   __asm__("ld1r {%0.8h}, [%1]" : "=w"(v) : "r"(a), "m"(*reinterpret_cast<const int8_t(*)[2]>(a)));
   return v;
 }
+// Sixteen products of the pairs (a01 in the low half, a23 in the high) with one panel register,
+// summed in int16 pairs.
+inline int16x8_t PairProducts(Pair a01, Pair a23, int8x16_t b) {
+  return vmlal_high_s8(vmull_s8(vget_low_s8(a01), vget_low_s8(b)), a23, b);
+}
+#else
+using Pair = int8x8_t;
+inline Pair BroadcastPair(const int8_t* a) {
+  int16_t pair;
+  std::memcpy(&pair, a, 2);
+  return vreinterpret_s8_s16(vdup_n_s16(pair));
+}
+inline int16x8_t PairProducts(Pair a01, Pair a23, int8x16_t b) {
+  return vmlal_s8(vmull_s8(a01, vget_low_s8(b)), a23, vget_high_s8(b));
+}
+#endif
 
-// One quad of the rows at a[r] against one quad of the panel: the pairs loaded broadcast, so
-// the loop over quads needs no lane constant and is not unrolled (the 16 accumulators, 4 panel
-// registers and 2 pair registers stay in registers).
+// One quad of the rows at a[r] against one quad of the panel (the rows past a 4-row tile and
+// the last k mod 4).
 template <size_t R>
 inline void QuadFromMemory(int32x4_t (&acc)[R][kGroups], const int8_t* const (&a)[R],
                            const int8_t* quad) {
   int8x16_t bv[kGroups];
   for (size_t c = 0; c < kGroups; ++c) bv[c] = vld1q_s8(quad + 16 * c);
   for (size_t r = 0; r < R; ++r) {
-    const int8x16_t a01 = BroadcastPair(a[r]), a23 = BroadcastPair(a[r] + 2);
+    const Pair a01 = BroadcastPair(a[r]), a23 = BroadcastPair(a[r] + 2);
     for (size_t c = 0; c < kGroups; ++c)
-      acc[r][c] = vpadalq_s16(
-          acc[r][c], vmlal_high_s8(vmull_s8(vget_low_s8(a01), vget_low_s8(bv[c])), a23, bv[c]));
+      acc[r][c] = vpadalq_s16(acc[r][c], PairProducts(a01, a23, bv[c]));
   }
 }
 
+#if defined(__aarch64__)
 // QuadFromMemory<4> over `quads` quads (≥ 1), advancing the row pointers and the panel, written
 // out: GCC keeps an accumulator array passed by reference in memory and spills it every quad.
 // Per quad one 64-byte panel load, 8 ld1r, 16 × (smull, smlal2, sadalp): 256 multiply-adds.
@@ -226,6 +214,50 @@ inline void Quads4x16(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], co
   rows[0] = a0, rows[1] = a1, rows[2] = a2, rows[3] = a3;
 }
 
+#else
+// The same loop on ARMv7's sixteen registers: a 4 × 8 tile, accumulators in q8-q15. Per quad
+// one 32-byte panel load, 8 vld1.16 broadcasts (no alignment qualifier: any address, as ARMv7
+// Linux runs with alignment checks off), 8 × (vmull, vmlal, vpadal): 128 multiply-adds.
+inline void Quads4x8(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], const int8_t* quad,
+                     size_t quads) {
+  const int8_t *a0 = rows[0], *a1 = rows[1], *a2 = rows[2], *a3 = rows[3];
+  int32x4_t* c = &acc[0][0];
+#define EDGEFOLD_SMULL_ROW(pl, ph, x0, x1)     \
+  "vmull.s8 q4, " pl ", d0\n vmull.s8 q5, " pl \
+  ", d2\n"                                     \
+  "vmlal.s8 q4, " ph ", d1\n vmlal.s8 q5, " ph \
+  ", d3\n"                                     \
+  "vpadal.s16 " x0 ", q4\n vpadal.s16 " x1 ", q5\n"
+  __asm__ volatile(
+      "mov r12, %[c]\n"
+      "vld1.32 {d16-d19}, [r12]!\n vld1.32 {d20-d23}, [r12]!\n"
+      "vld1.32 {d24-d27}, [r12]!\n vld1.32 {d28-d31}, [r12]\n"
+      "1:\n"
+      "vld1.8 {d0-d3}, [%[b]]!\n"
+      "vld1.16 {d4[]}, [%[a0]]!\n vld1.16 {d5[]}, [%[a0]]!\n"
+      "vld1.16 {d6[]}, [%[a1]]!\n vld1.16 {d7[]}, [%[a1]]!\n"
+      EDGEFOLD_SMULL_ROW("d4", "d5", "q8", "q9")
+      "vld1.16 {d4[]}, [%[a2]]!\n vld1.16 {d5[]}, [%[a2]]!\n"
+      EDGEFOLD_SMULL_ROW("d6", "d7", "q10", "q11")
+      "vld1.16 {d6[]}, [%[a3]]!\n vld1.16 {d7[]}, [%[a3]]!\n"
+      EDGEFOLD_SMULL_ROW("d4", "d5", "q12", "q13")
+      EDGEFOLD_SMULL_ROW("d6", "d7", "q14", "q15")
+      "subs %[n], %[n], #1\n"
+      "bne 1b\n"
+      "mov r12, %[c]\n"
+      "vst1.32 {d16-d19}, [r12]!\n vst1.32 {d20-d23}, [r12]!\n"
+      "vst1.32 {d24-d27}, [r12]!\n vst1.32 {d28-d31}, [r12]\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b] "+r"(quad),
+        [n] "+r"(quads)
+      : [c] "r"(c)
+      : "cc", "memory", "r12", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
+        "d11", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27",
+        "d28", "d29", "d30", "d31");
+#undef EDGEFOLD_SMULL_ROW
+  rows[0] = a0, rows[1] = a1, rows[2] = a2, rows[3] = a3;
+}
+#endif
+
 template <size_t R>
 void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j,
           size_t cols, int8_t* y) {
@@ -237,7 +269,11 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   const int8_t* rows[R];
   for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
   if constexpr (R == 4) {
+#if defined(__aarch64__)
     if (full > 0) Quads4x16(acc, rows, panel, full);
+#else
+    if (full > 0) Quads4x8(acc, rows, panel, full);
+#endif
   } else {
     for (size_t q = 0; q < full; ++q) {
       QuadFromMemory<R>(acc, rows, panel + q * kQuadBytes);
@@ -256,34 +292,6 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   for (size_t r = 0; r < R; ++r)
     StoreRow(acc[r], p.multiplier[i + r], p.shift[i + r], p, cols, y + (i + r) * p.ldy + j);
 }
-#else
-template <size_t R>
-void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j,
-          size_t cols, int8_t* y) {
-  int32x4_t acc[R][kGroups];
-  for (size_t r = 0; r < R; ++r)
-    for (size_t c = 0; c < kGroups; ++c)
-      acc[r][c] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
-  const int8_t* rows[R];
-  for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
-  const size_t full = p.k / 16;
-  int8x16_t av[R];
-  for (size_t g = 0; g < full; ++g) {
-    for (size_t r = 0; r < R; ++r) av[r] = vld1q_s8(rows[r] + 16 * g);
-    Quads<R>(acc, av, panel + 4 * g * kQuadBytes, 4);
-  }
-  if (p.k % 16 != 0) {  // never read past a row; the panel is zero past k
-    for (size_t r = 0; r < R; ++r) {
-      alignas(16) int8_t tail[16] = {};
-      std::memcpy(tail, rows[r] + 16 * full, p.k % 16);
-      av[r] = vld1q_s8(tail);
-    }
-    Quads<R>(acc, av, panel + 4 * full * kQuadBytes, (p.k % 16 + 3) / 4);
-  }
-  for (size_t r = 0; r < R; ++r)
-    StoreRow(acc[r], p.multiplier[i + r], p.shift[i + r], p, cols, y + (i + r) * p.ldy + j);
-}
-#endif
 
 // False (nothing written) where this kernel does not apply: fewer than 4 columns, k past the
 // panel, or a −128 in A.
