@@ -295,8 +295,11 @@ TEST_P(Int8Test, GemmStridedSymmetricMatchesReference) {
         for (int8_t& v : a) v = std::max<int8_t>(v, -127);
         std::vector<int32_t> mult(m), shift(m);
         for (size_t i = 0; i < m; ++i) {
+          // The rule's whole shift range [−30, 31] (n = 31 + shift from 1: saturating rows,
+          // to 62: rows of zero points), mostly the common n of 33..39.
+          constexpr int32_t kShifts[] = {2, -30, 5, -1, 8, 31, 4, 0, 6, 3, 7, 1, 13};
           mult[i] = (1 << 30) + static_cast<int32_t>(i * 54321);
-          shift[i] = static_cast<int32_t>(2 + i % 7);
+          shift[i] = kShifts[i % 13];
         }
         GemmS8Params p;
         p.m = m;

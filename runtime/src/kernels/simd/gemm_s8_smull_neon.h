@@ -15,6 +15,7 @@
 // tile's sums are requantized straight from the accumulators. Tiles of 4 rows × kCols columns:
 // AArch64 16 columns (16 accumulators of its 32 registers), ARMv7 8 (8 of its 16).
 #pragma once
+#include "kernels/simd/requant_s64_neon.h"
 
 namespace neon_smull {
 
@@ -98,22 +99,15 @@ inline void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t c
 // RequantizeS8 of one row's kCols sums (lane l of acc[c]: column 4c + l) into y, cols of them.
 inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t multiplier, int32_t shift,
                      const GemmS8Params& p, size_t cols, int8_t* y) {
+  const neon_rq::RowRequant rq =
+      neon_rq::MakeRowRequant(multiplier, shift, p.y_zero_point, p.act_min, p.act_max);
 #if defined(__aarch64__)
-  const int8x16_t q =
-      neon_requant::RequantizeS8x16(acc, multiplier, shift, p.y_zero_point, p.act_min, p.act_max);
+  const int8x16_t q = neon_rq::RequantizeS8x16(acc, rq);
   if (cols == kCols) return vst1q_s8(y, q);
   alignas(16) int8_t bytes[kCols];
   vst1q_s8(bytes, q);
 #else
-  // RequantizeS8x16's rule on eight lanes: the rounded values saturated to int16, the zero point
-  // and clamp there (a saturated value ± |zp| ≤ 128 still clamps to the same int8).
-  const int32x4_t q0 = neon_requant::RoundShiftS32x4(acc[0], multiplier, shift);
-  const int32x4_t q1 = neon_requant::RoundShiftS32x4(acc[1], multiplier, shift);
-  int16x8_t h = vqaddq_s16(vcombine_s16(vqmovn_s32(q0), vqmovn_s32(q1)),
-                           vdupq_n_s16(static_cast<int16_t>(p.y_zero_point)));
-  h = vminq_s16(vmaxq_s16(h, vdupq_n_s16(static_cast<int16_t>(p.act_min))),
-                vdupq_n_s16(static_cast<int16_t>(p.act_max)));
-  const int8x8_t q = vmovn_s16(h);
+  const int8x8_t q = neon_rq::RequantizeS8x8(acc[0], acc[1], rq);
   if (cols == kCols) return vst1_s8(y, q);
   alignas(8) int8_t bytes[kCols];
   vst1_s8(bytes, q);
