@@ -526,7 +526,12 @@ TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
         // plane's last byte, stride 3, stride 2 with dilation.
         Geometry{12, 70, 3, 3, 1, 1, 1, 1, 1, 2}, Geometry{6, 64, 3, 3, 1, 1, 1, 1, 1, 2},
         Geometry{5, 65, 3, 3, 1, 0, 0, 0, 0, 2}, Geometry{10, 13, 3, 3, 1, 1, 1, 1, 1, 3},
-        Geometry{11, 40, 3, 3, 2, 2, 2, 2, 2, 2}}) {
+        Geometry{11, 40, 3, 3, 2, 2, 2, 2, 2, 2},
+        // DS-CNN's first conv (10 × 4 at stride 2 over 49 × 10, uneven padding), a plane whose
+        // padded block exceeds NEON's stack block whole (not in chunks of rows), and a 17-wide
+        // output at stride 2 (a register of 16 and an overlapping one).
+        Geometry{49, 10, 10, 4, 1, 4, 1, 5, 2, 2}, Geometry{160, 150, 3, 3, 1, 1, 1, 1, 1, 1},
+        Geometry{7, 34, 3, 3, 1, 1, 1, 1, 1, 2}}) {
     Conv2dShape s;
     s.in_c = 3;
     s.group = 1;
