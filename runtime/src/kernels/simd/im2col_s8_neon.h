@@ -44,16 +44,19 @@ inline void CopyRun(int8_t* dst, const int8_t* src, size_t n, size_t stride) {
   for (; j < n; ++j) dst[j] = src[2 * j];
 }
 
-// CopyRun where up to 15 bytes past dst + n may be written too (with junk: the caller writes
-// them later) and src read up to kSlack bytes past: whole registers, no tail.
-inline void CopyRunOver(int8_t* dst, const int8_t* src, size_t n, size_t stride) {
-  if (stride == 1) {
-    if (n <= 8) return vst1_s8(dst, vld1_s8(src));
-    for (size_t j = 0; j < n; j += 16) vst1q_s8(dst + j, vld1q_s8(src + j));
+// Runs oh < rows of a tap: dst + oh·n ← src + oh·step, n bytes each at stride S (1 or 2), in
+// whole registers (8 bytes where n ≤ 8, else 16 at a time): up to 15 bytes past each run are
+// written too (the next run's, which overwrites them) and src read up to kSlack bytes past.
+template <size_t S>
+inline void RunsOver(int8_t* dst, const int8_t* src, size_t rows, size_t n, size_t step) {
+  if (n <= 8) {
+    for (size_t oh = 0; oh < rows; ++oh, dst += n, src += step)
+      vst1_s8(dst, S == 1 ? vld1_s8(src) : vld2_s8(src).val[0]);
     return;
   }
-  if (n <= 8) return vst1_s8(dst, vld2_s8(src).val[0]);
-  for (size_t j = 0; j < n; j += 16) vst1q_s8(dst + j, vld2q_s8(src + 2 * j).val[0]);
+  for (size_t oh = 0; oh < rows; ++oh, dst += n, src += step)
+    for (size_t j = 0; j < n; j += 16)
+      vst1q_s8(dst + j, S == 1 ? vld1q_s8(src + j) : vld2q_s8(src + 2 * j).val[0]);
 }
 
 // n bytes of value v at dst, rounded up to whole registers of 16.
@@ -98,14 +101,15 @@ inline bool Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_val
         const int8_t* src = block + r * s.dilation_h * pitch + t * s.dilation_w;
         // col is written in address order, so a run's overrun lands where a later run writes;
         // the runs whose registers would pass col's end are copied exactly.
-        for (size_t oh = 0; oh < rows; ++oh) {
-          int8_t* dst = out + oh * s.out_w;
-          const int8_t* run = src + oh * s.stride_h * pitch;
-          if (dst + written <= col_end)
-            CopyRunOver(dst, run, s.out_w, s.stride_w);
-          else
-            CopyRun(dst, run, s.out_w, s.stride_w);
-        }
+        const size_t step = s.stride_h * pitch;
+        size_t over = rows;
+        while (over > 0 && out + (over - 1) * s.out_w + written > col_end) --over;
+        if (s.stride_w == 1)
+          RunsOver<1>(out, src, over, s.out_w, step);
+        else
+          RunsOver<2>(out, src, over, s.out_w, step);
+        for (size_t oh = over; oh < rows; ++oh)
+          CopyRun(out + oh * s.out_w, src + oh * step, s.out_w, s.stride_w);
       }
   }
   return true;
