@@ -314,10 +314,19 @@ TEST_P(Int8Test, GemmStridedSymmetricMatchesReference) {
         p.y_zero_point = -7;
         p.act_min = -128;
         p.act_max = 100;
-        std::vector<int8_t> want(m * ldy, 55), got(m * ldy, 55);
+        std::vector<int8_t> want(m * ldy, 55);
         ref::GemmS8(p, a.data(), b.data(), want.data());
-        int8().gemm_s8(p, a.data(), b.data(), got.data());
-        EXPECT_EQ(want, got) << m << "x" << n << "x" << k;
+        // The selected table and the plain tables of levels with an extension (NEON's smull
+        // GEMM where the CPU has sdot).
+        std::vector<const Int8KernelTable*> checked = {&int8()};
+        for (const auto& [plain, extended] : PlainAndExtendedTables())
+          if (plain != &int8()) checked.push_back(plain);
+        for (const Int8KernelTable* t : checked) {
+          std::vector<int8_t> got(m * ldy, 55);
+          t->gemm_s8(p, a.data(), b.data(), got.data());
+          EXPECT_EQ(want, got) << (t == &int8() ? "selected" : "level") << " " << m << "x" << n
+                               << "x" << k;
+        }
       }
 }
 
