@@ -54,6 +54,13 @@ inline void RunsOver(int8_t* dst, const int8_t* src, size_t rows, size_t n, size
       vst1_s8(dst, S == 1 ? vld1_s8(src) : vld2_s8(src).val[0]);
     return;
   }
+  if (n <= 32) {  // ResNet-8's and VWW's rows of 16 and 32 (and 9 to 31): two registers a run
+    for (size_t oh = 0; oh < rows; ++oh, dst += n, src += step) {
+      vst1q_s8(dst, S == 1 ? vld1q_s8(src) : vld2q_s8(src).val[0]);
+      if (n > 16) vst1q_s8(dst + 16, S == 1 ? vld1q_s8(src + 16) : vld2q_s8(src + 32).val[0]);
+    }
+    return;
+  }
   for (size_t oh = 0; oh < rows; ++oh, dst += n, src += step)
     for (size_t j = 0; j < n; j += 16)
       vst1q_s8(dst + j, S == 1 ? vld1q_s8(src + j) : vld2q_s8(src + 2 * j).val[0]);
@@ -89,10 +96,20 @@ inline bool Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_val
     const int8_t* plane = x_group + c * s.in_h * s.in_w;
     for (size_t py = 0; py < span_h; ++py) {  // in order: a row's overrun is the next row's
       int8_t* dst = block + py * pitch;
-      FillOver(dst, pad_value, span_w);
       const long iy = y0 + static_cast<long>(py);
-      if (iy >= 0 && iy < static_cast<long>(s.in_h) && mid > 0)
-        CopyRun(dst + left, plane + static_cast<size_t>(iy) * s.in_w, mid, 1);
+      if (iy < 0 || iy >= static_cast<long>(s.in_h) || mid == 0) {
+        FillOver(dst, pad_value, span_w);
+        continue;
+      }
+      // The padding on each side (at most 16 bytes each: one register at each end), then the
+      // image's bytes between.
+      if (left <= 16 && span_w - left - mid <= 16 && span_w >= 16) {
+        vst1q_s8(dst, vdupq_n_s8(pad_value));
+        vst1q_s8(dst + span_w - 16, vdupq_n_s8(pad_value));
+      } else {
+        FillOver(dst, pad_value, span_w);
+      }
+      CopyRun(dst + left, plane + static_cast<size_t>(iy) * s.in_w, mid, 1);
     }
     for (size_t r = 0; r < s.kh; ++r)
       for (size_t t = 0; t < s.kw; ++t) {
