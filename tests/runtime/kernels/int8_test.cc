@@ -227,7 +227,7 @@ const char* TableName(const Int8KernelTable* t, const Int8KernelTable* plain) {
 }
 
 // Weights in [−127, 127] (the quantizer's symmetric range: AArch64 without dotprod then sums
-// two int8 products in int16, gemm_s8_smull_neon64.h) at the extremes that bound those sums
+// two int8 products in int16, gemm_s8_smull_neon.h) at the extremes that bound those sums
 // (±127 against −128), random ones, and one −128 in A (that kernel must step aside).
 TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
   for (size_t m : {size_t{1}, size_t{4}, size_t{5}, size_t{17}})
@@ -281,6 +281,53 @@ TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
                                  << "x" << k << " kind " << kind;
           }
         }
+}
+
+// B and Y inside wider rows (ConvInt8 passes a column range of the im2col or the input plane),
+// A without −128 (the NEON smull kernel's domain), no bias, and shapes off every tile: rows
+// 1..13, columns around the 8- and 16-column panels, k around the 4-k quads and 16-k loads.
+TEST_P(Int8Test, GemmStridedSymmetricMatchesReference) {
+  for (size_t m : {size_t{2}, size_t{3}, size_t{7}, size_t{8}, size_t{13}})
+    for (size_t n : {size_t{4}, size_t{6}, size_t{15}, size_t{16}, size_t{33}})
+      for (size_t k : {size_t{3}, size_t{4}, size_t{5}, size_t{19}, size_t{33}, size_t{144}}) {
+        const size_t lda = k + 2, ldb = n + 5, ldy = n + 3;
+        std::vector<int8_t> a = RandomS8(m * lda, 21), b = RandomS8(k * ldb, 22);
+        for (int8_t& v : a) v = std::max<int8_t>(v, -127);
+        std::vector<int32_t> mult(m), shift(m);
+        for (size_t i = 0; i < m; ++i) {
+          // The rule's whole shift range [−30, 31] (n = 31 + shift from 1: saturating rows,
+          // to 62: rows of zero points), mostly the common n of 33..39.
+          constexpr int32_t kShifts[] = {2, -30, 5, -1, 8, 31, 4, 0, 6, 3, 7, 1, 13};
+          mult[i] = (1 << 30) + static_cast<int32_t>(i * 54321);
+          shift[i] = kShifts[i % 13];
+        }
+        GemmS8Params p;
+        p.m = m;
+        p.n = n;
+        p.k = k;
+        p.lda = lda;
+        p.ldb = ldb;
+        p.ldy = ldy;
+        p.bias = nullptr;
+        p.multiplier = mult.data();
+        p.shift = shift.data();
+        p.y_zero_point = -7;
+        p.act_min = -128;
+        p.act_max = 100;
+        std::vector<int8_t> want(m * ldy, 55);
+        ref::GemmS8(p, a.data(), b.data(), want.data());
+        // The selected table and the plain tables of levels with an extension (NEON's smull
+        // GEMM where the CPU has sdot).
+        std::vector<const Int8KernelTable*> checked = {&int8()};
+        for (const auto& [plain, extended] : PlainAndExtendedTables())
+          if (plain != &int8()) checked.push_back(plain);
+        for (const Int8KernelTable* t : checked) {
+          std::vector<int8_t> got(m * ldy, 55);
+          t->gemm_s8(p, a.data(), b.data(), got.data());
+          EXPECT_EQ(want, got) << (t == &int8() ? "selected" : "level") << " " << m << "x" << n
+                               << "x" << k;
+        }
+      }
 }
 
 TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
@@ -488,7 +535,12 @@ TEST_P(Int8Test, Im2colMatchesReferenceBitForBit) {
         // plane's last byte, stride 3, stride 2 with dilation.
         Geometry{12, 70, 3, 3, 1, 1, 1, 1, 1, 2}, Geometry{6, 64, 3, 3, 1, 1, 1, 1, 1, 2},
         Geometry{5, 65, 3, 3, 1, 0, 0, 0, 0, 2}, Geometry{10, 13, 3, 3, 1, 1, 1, 1, 1, 3},
-        Geometry{11, 40, 3, 3, 2, 2, 2, 2, 2, 2}}) {
+        Geometry{11, 40, 3, 3, 2, 2, 2, 2, 2, 2},
+        // DS-CNN's first conv (10 × 4 at stride 2 over 49 × 10, uneven padding), a plane whose
+        // padded block exceeds NEON's stack block whole (not in chunks of rows), and a 17-wide
+        // output at stride 2 (a register of 16 and an overlapping one).
+        Geometry{49, 10, 10, 4, 1, 4, 1, 5, 2, 2}, Geometry{160, 150, 3, 3, 1, 1, 1, 1, 1, 1},
+        Geometry{7, 34, 3, 3, 1, 1, 1, 1, 1, 2}}) {
     Conv2dShape s;
     s.in_c = 3;
     s.group = 1;

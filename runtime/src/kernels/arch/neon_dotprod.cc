@@ -18,6 +18,7 @@
 #include "kernels/simd/requant_neon.h"
 
 namespace edgefold::kernels::neon_dotprod {
+#include "kernels/simd/requant_s64_neon.h"
 namespace {
 
 constexpr size_t kCols = 16;
@@ -98,8 +99,9 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
     DotGroup<R>(acc, panel + 4 * full, words);
   }
   for (size_t r = 0; r < R; ++r) {
-    const int8x16_t q = neon_requant::RequantizeS8x16(acc[r], p.multiplier[i + r], p.shift[i + r],
-                                                      p.y_zero_point, p.act_min, p.act_max);
+    const int8x16_t q = neon_rq::RequantizeS8x16(
+        acc[r], neon_rq::MakeRowRequant(p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
+                                        p.act_min, p.act_max));
     if (cols == kCols) {
       vst1q_s8(y + (i + r) * p.ldy + j, q);
     } else {

@@ -171,8 +171,8 @@ void GemmS8Columns(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8
 #if defined(__SSE4_1__)
 #include "kernels/simd/int8_pairs_x86.h"
 #endif
-#if defined(__aarch64__)
-#include "kernels/simd/gemm_s8_smull_neon64.h"
+#if defined(__ARM_NEON)
+#include "kernels/simd/gemm_s8_smull_neon.h"
 #endif
 
 template <class Arch>
@@ -182,7 +182,7 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
 #if defined(__SSE4_1__)
   if (x86_pairs::GemmS8<Arch>(p, a, b, y)) return;
 #endif
-#if defined(__aarch64__)
+#if defined(__ARM_NEON)
   if (neon_smull::GemmS8(p, a, b, y)) return;
 #endif
   size_t j = 0;

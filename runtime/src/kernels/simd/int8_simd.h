@@ -115,9 +115,16 @@ struct S8RunCopy {
   }
 };
 
+#if defined(__ARM_NEON)
+#include "kernels/simd/im2col_s8_neon.h"
+#endif
+
 inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_value, size_t row0,
                      size_t rows, int8_t* col) {
   rows = std::min(rows, s.out_h - std::min(row0, s.out_h));
+#if defined(__ARM_NEON)
+  if (neon_im2col::Im2colS8(s, x_group, pad_value, row0, rows, col)) return;
+#endif
   if (s.stride_h == 1 && s.stride_w == 1 && s.out_w == s.in_w)
     return Im2colS8Same(s, x_group, pad_value, row0, rows, col);
   ref::Im2colRows<int8_t>(s, x_group, pad_value, col, row0, rows, S8RunCopy());

@@ -1,0 +1,54 @@
+// RequantizeS8 (kernels/int8_params.h) of a GEMM tile's row on NEON, in signed 64-bit lanes:
+// v = acc·M by smull (M > 0, so v has acc's sign, |v| < 2^62), v − 1 where v < 0 (ssra of the
+// sign), then a rounding shift right by n = 31 + shift (srshl: floor((v + 2^(n−1)) / 2^n)):
+// floor((v + 2^(n−1) − [v < 0]) / 2^n) is v / 2^n rounded half away from zero, the rule's value,
+// for every n in the rule's [1, 62]. Narrowed with saturation to int32 and then int16 (a value
+// past int16 stays past the int8 clamp on its own side after ± |zp| ≤ 128), zero point and
+// clamp on int16 lanes. Eight instructions per four outputs, against the twelve to fifteen of
+// requant_neon.h's magnitude form; the same bits.
+// Included inside an arch namespace (its copy per translation unit: the neon and neon_dotprod
+// tables are compiled with different flags).
+#pragma once
+
+namespace neon_rq {
+
+// The row's constants: M in every lane, −n in both 64-bit lanes.
+struct RowRequant {
+  int32x4_t m;
+  int64x2_t right;
+  int16x8_t zp, lo, hi;
+};
+inline RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, int32_t zero_point,
+                                 int32_t act_min, int32_t act_max) {
+  return RowRequant{vdupq_n_s32(multiplier), vdupq_n_s64(-(31 + static_cast<int64_t>(shift))),
+                    vdupq_n_s16(static_cast<int16_t>(zero_point)),
+                    vdupq_n_s16(static_cast<int16_t>(act_min)),
+                    vdupq_n_s16(static_cast<int16_t>(act_max))};
+}
+
+// The rounded values of four accumulators, saturated to int32.
+inline int32x4_t RoundShift(int32x4_t acc, const RowRequant& r) {
+  int64x2_t lo = vmull_s32(vget_low_s32(acc), vget_low_s32(r.m));
+#if defined(__aarch64__)
+  int64x2_t hi = vmull_high_s32(acc, r.m);
+#else
+  int64x2_t hi = vmull_s32(vget_high_s32(acc), vget_low_s32(r.m));
+#endif
+  lo = vrshlq_s64(vsraq_n_s64(lo, lo, 63), r.right);
+  hi = vrshlq_s64(vsraq_n_s64(hi, hi, 63), r.right);
+  return vcombine_s32(vqmovn_s64(lo), vqmovn_s64(hi));
+}
+
+// Eight outputs (acc0: lanes 0..3, acc1: 4..7) as int8.
+inline int8x8_t RequantizeS8x8(int32x4_t acc0, int32x4_t acc1, const RowRequant& r) {
+  int16x8_t h = vcombine_s16(vqmovn_s32(RoundShift(acc0, r)), vqmovn_s32(RoundShift(acc1, r)));
+  h = vminq_s16(vmaxq_s16(vqaddq_s16(h, r.zp), r.lo), r.hi);
+  return vmovn_s16(h);
+}
+
+// Sixteen outputs (acc[v]: lanes 4v..4v+3) as int8.
+inline int8x16_t RequantizeS8x16(const int32x4_t (&acc)[4], const RowRequant& r) {
+  return vcombine_s8(RequantizeS8x8(acc[0], acc[1], r), RequantizeS8x8(acc[2], acc[3], r));
+}
+
+}  // namespace neon_rq
