@@ -11,8 +11,8 @@
 // kernels, e.g. 1×1 stride 2) there is no junk and the GEMM writes y directly. Outputs at least
 // kPhaseRowGemmMinWidth wide (a whole 16-float register per row: ResNet-8's 32- and 16-wide
 // layers, the 112-wide stems of ImageNet networks) run one GEMM per output row instead,
-// n = out_w, straight into y: no pitched copy to write, read back and compact (on AMD Zen 4,
-// 64 → 16: ResNet-8 0.284 → 0.269 ms, the compaction alone had cost 0.010).
+// n = out_w, straight into y: no pitched copy to write, read back and compact (kernels/README.md
+// has the measurement).
 //
 // Memory: the planes hold ≈ the padded input once, where im2col holds it kh·kw / (sh·sw) times.
 #pragma once
