@@ -51,7 +51,7 @@ TEST_P(GemmTest, AllShapeTails) {
 
 // Every remainder of every row tile (8, 6, 4 rows and the 5/3/2/1-row tiles after them, the
 // 6-row tiles' 1 and 2 left over turned into 4 + 3 and 4 + 4), in both column-tile widths and
-// the column tail, with and without the packed B panel (m below and above twice the tile).
+// the column tail (B read in place; PanelAndInPlaceGiveTheSameBits below for the panel).
 TEST_P(GemmTest, EveryRowRemainder) {
   for (size_t m = 1; m <= 26; ++m)
     for (size_t n : {2 * W(), 3 * W() + 1})
@@ -139,6 +139,44 @@ TEST_P(GemmTest, BlockingNeverChangesTheBits) {
         ASSERT_EQ(0, std::memcmp(first.data(), got.data(), got.size() * sizeof(float)))
             << "m=" << p.m << " n=" << p.n << " k=" << p.k << " kc=" << blocking.kc
             << " mc=" << blocking.mc << " offsets=" << offsets;
+      }
+    }
+  }
+}
+
+// Many row tiles copy B into a panel, a few read it in place (gemm_simd.h,
+// kGemmInPlaceRowTiles; twice as many over short rows): the same bits either way. Each block of
+// 8 rows run on its own (in place; never 1 row, which streams B: OneRowSumsLikeTheTiles) must
+// equal those rows of the whole GEMM (a panel), over
+// short and long rows of B, directly and through b_row_offsets, with every row remainder.
+TEST_P(GemmTest, PanelAndInPlaceGiveTheSameBits) {
+  for (size_t n : {3 * W() + 5, 1024 + 2 * W() + 3}) {
+    for (size_t m : {size_t{98}, size_t{99}, size_t{101}, size_t{104}}) {
+      for (bool offsets : {false, true}) {
+        GemmParams p;
+        p.m = m, p.n = n, p.k = 70;
+        p.lda = p.k + 1, p.ldb = p.n + 3, p.ldc = p.n + 2;
+        const std::vector<float> a = RandomVector(p.m * p.lda, -1, 1, 41);
+        const std::vector<float> b = RandomVector(p.k * p.ldb + 7, -1, 1, 42);
+        const std::vector<float> bias = RandomVector(p.m, -1, 1, 43);
+        std::vector<uint32_t> rows(p.k);
+        for (size_t q = 0; q < p.k; ++q) rows[q] = static_cast<uint32_t>((p.k - 1 - q) * p.ldb + 7);
+        if (offsets) p.b_row_offsets = rows.data();
+        p.bias = bias.data(), p.bias_per_row = true;
+        p.act = {ActKind::kRelu, 0, 0};
+        std::vector<float> whole(p.m * p.ldc, 0.0f), blocks = whole, want = whole;
+        table().gemm(p, a.data(), b.data(), whole.data());
+        ref::Gemm(p, a.data(), b.data(), want.data());
+        ASSERT_TRUE(AllClose(want, whole, 2e-6f * static_cast<float>(p.k + 1), 1e-5f))
+            << "m=" << m << " n=" << n;
+        for (size_t i = 0; i < m; i += 8) {
+          GemmParams part = p;
+          part.m = std::min<size_t>(8, m - i);
+          part.bias = bias.data() + i;
+          table().gemm(part, a.data() + i * p.lda, b.data(), blocks.data() + i * p.ldc);
+        }
+        ASSERT_EQ(0, std::memcmp(whole.data(), blocks.data(), whole.size() * sizeof(float)))
+            << "m=" << m << " n=" << n << " offsets=" << offsets;
       }
     }
   }

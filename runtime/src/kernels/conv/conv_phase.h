@@ -8,9 +8,11 @@
 // contiguous run of a phase plane, starting at a fixed offset: the GEMM reads it in place
 // through GemmParams::b_row_offsets. Columns with ox ≥ out_w are junk (they straddle two rows)
 // and are dropped when the pitched result is compacted into y; when plane_w == out_w (1×k
-// kernels, e.g. 1×1 stride 2) there is no junk and the GEMM writes y directly. Wide outputs
-// (out_w ≥ kPhaseRowGemmMinWidth: the 112-wide stems of ImageNet networks) run one GEMM per
-// output row instead, n = out_w, straight into y: no pitched copy to write, read and compact.
+// kernels, e.g. 1×1 stride 2) there is no junk and the GEMM writes y directly. Outputs at least
+// kPhaseRowGemmMinWidth wide (a whole 16-float register per row: ResNet-8's 32- and 16-wide
+// layers, the 112-wide stems of ImageNet networks) run one GEMM per output row instead,
+// n = out_w, straight into y: no pitched copy to write, read back and compact (kernels/README.md
+// has the measurement).
 //
 // Memory: the planes hold ≈ the padded input once, where im2col holds it kh·kw / (sh·sw) times.
 #pragma once
@@ -43,7 +45,7 @@ struct ConvPhaseLayout {
 // The layout of `s`; scratch_bytes is SIZE_MAX when a size overflows or an offset would not
 // fit in 32 bits (the caller then uses im2col).
 ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s);
-constexpr size_t kPhaseRowGemmMinWidth = 64;
+constexpr size_t kPhaseRowGemmMinWidth = 16;
 
 // The phase planes of one group (zero where the padded image lies outside the input) and the
 // zeroed slack up to l.planes_floats. Reads plane_h, plane_w, plane_floats, channel_floats and

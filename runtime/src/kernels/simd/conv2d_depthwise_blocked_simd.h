@@ -12,7 +12,8 @@
 //
 // Per block: the channels' planes are transposed into a zero-bordered plane of registers
 // (padded[(i + pad_top)·kDwBlockedPitch + j + pad_left] holds pixel (i, j) of the W channels;
-// the border is zeroed once per call and never written), every output is bias + Σ_t (Σ_r w·x)
+// the border is zeroed once per call and never written; columns past the plane's width are
+// never read), every output is bias + Σ_t (Σ_r w·x)
 // in the order the flat path sums (each column's kh taps as a chain, the columns added to the
 // bias left to right), and the outputs are transposed back into the channels' planes. Every
 // channel takes this path whatever its block (a last block of fewer than W reads zeros for the
@@ -247,8 +248,17 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   alignas(kDwBlockAlign) float padded[kDwBlockedMaxPadded * W];
   B out[kDwBlockedMaxOut];
   alignas(kDwBlockAlign) float wv[kDwBlockedMaxTaps * W];
-  alignas(kDwBlockAlign) float zeros[kDwBlockedMaxIn * kDwBlockedMaxIn] = {};
-  std::memset(padded, 0, ph * kDwBlockedPitch * W * sizeof(float));
+  // Only the border is zeroed: every block writes all of the interior, and the columns past pw
+  // are never read (a whole ph × pitch plane was 64–100 KiB of stores a call, more than L1d).
+  for (size_t i = 0; i < ph; ++i) {
+    float* row = padded + i * kDwBlockedPitch * W;
+    if (i < s.pad_top || i >= s.pad_top + s.in_h) {
+      std::memset(row, 0, pw * W * sizeof(float));
+      continue;
+    }
+    std::memset(row, 0, s.pad_left * W * sizeof(float));
+    std::memset(row + (s.pad_left + s.in_w) * W, 0, (pw - s.pad_left - s.in_w) * W * sizeof(float));
+  }
   uint16_t at[kDwBlockedMaxIn * kDwBlockedMaxIn];  // register of input pixel p in padded
   for (size_t i = 0, p = 0; i < s.in_h; ++i)
     for (size_t j = 0; j < s.in_w; ++j, ++p)
@@ -274,12 +284,14 @@ bool DwBlockedImage(const Conv2dShape& s, const float* x, const float* w, const 
   for (size_t c0 = 0; c0 < s.out_c; c0 += W) {
     const size_t nc = std::min(W, s.out_c - c0);
     const float* rows[W];
-    for (size_t ch = 0; ch < W; ++ch) rows[ch] = ch < nc ? x + (c0 + ch) * x_plane : zeros;
+    for (size_t ch = 0; ch < nc; ++ch) rows[ch] = x + (c0 + ch) * x_plane;
     for (size_t p = 0; p < in_plane; p += W) {  // W pixels of the W channels → W registers
       const size_t left = std::min(W, in_plane - p);
       B r[W];
-      for (size_t ch = 0; ch < W; ++ch)
-        r[ch] = left == W ? B::load_unaligned(rows[ch] + p) : DwBlockLoadFirst(rows[ch] + p, left);
+      for (size_t ch = 0; ch < W; ++ch)  // a last block's missing channels are zeros
+        r[ch] = ch >= nc    ? B(0.0f)
+                : left == W ? B::load_unaligned(rows[ch] + p)
+                            : DwBlockLoadFirst(rows[ch] + p, left);
       DwTransposeBlock(r);
       for (size_t q = 0; q < left; ++q) r[q].store_aligned(padded + at[p + q] * W);
     }

@@ -291,14 +291,22 @@ const GemmBlocking& GemmBlockingForHost() {
   return blocking;
 }
 
+// B is read in place, not copied into a panel, while the rows are at most this many row tiles:
+// the copy (a load and a store per value of B) pays only when enough row tiles read the panel.
+// Twice as many when B's rows are short (n ≤ kGemmShortRowFloats: kc rows span a few pages, no
+// TLB miss per k); over long rows of a cold B, more row tiles read in place lost to the copy
+// (bench/README.md, "GEMM: B read in place or copied into a panel").
+constexpr size_t kGemmInPlaceRowTiles = 4;
+constexpr size_t kGemmShortRowFloats = 1024;
+
 // The register-wide columns [0, n_vec) over one k block [k0, k0+kc), rows in blocks of mc.
-// With at least two row tiles per block, each column tile's B (kc × NV·W) is first copied into
-// a contiguous panel on the stack (≤ kGemmMaxKc × 3 registers: 48 KiB on AVX-512), so the row tiles read it from
-// L1 in order instead of kc strided rows of B each (one row per page when B's rows are ≥ 4 KiB
-// apart: a TLB miss per k); with fewer rows B is read in place. The copy prefetches each row's
-// run two panels ahead: kc rows are kc streams, more than the hardware prefetcher follows, and
-// a 1×1 conv's B (its input, 1–5 MiB at 112² and 56²) comes from L3 (MobileNetV2's 96 → 24
-// projection, 24×3136×96 with B cold: 0.42 → 0.27 ms on Zen 3).
+// With more row tiles than kGemmInPlaceRowTiles, each column tile's B (kc × NV·W) is first
+// copied into a contiguous panel on the stack (≤ kGemmMaxKc × 3 registers: 48 KiB on AVX-512),
+// so the row tiles read it from L1 in order instead of kc strided rows of B each (one row per
+// page when B's rows are ≥ 4 KiB apart: a TLB miss per k); with fewer rows B is read in place.
+// The copy prefetches each row's run two panels ahead: kc rows are kc streams, more than the
+// hardware prefetcher follows, and a 1×1 conv's B (its input, 1–5 MiB at 112² and 56²) comes
+// from L3 (MobileNetV2's 96 → 24 projection, 24×3136×96 with B cold: 0.42 → 0.27 ms on Zen 3).
 template <class Arch, size_t MR>
 void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, float* c, size_t n_vec,
                 size_t k0, size_t kc, size_t mc) {
@@ -307,7 +315,9 @@ void GemmKBlock(const GemmParams& p, const float* a, const float* b_matrix, floa
   if constexpr (W == 4 && MR == kNeonTileRows)
     if (p.m >= MR) return GemmKBlockNeon<Arch>(p, a, b_matrix, c, n_vec, k0, kc, mc);
 #endif
-  const bool pack = p.m >= 2 * MR;
+  const size_t in_place_tiles =
+      p.n <= kGemmShortRowFloats ? 2 * kGemmInPlaceRowTiles : kGemmInPlaceRowTiles;
+  const bool pack = p.m > in_place_tiles * MR;
   if (!pack) {
     const float* brows[kGemmMaxKc];
     GemmBRows b{nullptr, b_matrix + k0 * p.ldb, p.ldb, 0};
