@@ -235,21 +235,24 @@ void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j0, size_t pairs, 
 }  // namespace
 
 // k in blocks of at most kGemmS8Tile4MaxK (as even as multiples of 8 allow), columns in blocks of
-// as many pairs as the panel holds for one k block (up to kTileCols columns). One k block: each
+// as many pairs as the panel holds for one k block (up to kTileCols columns): the panel takes
+// what the A block leaves of kGemmS8Tile4PackedWords, so a small k block packs more pairs per
+// A block (A is packed again for every column block). One k block: each
 // column block's panel is packed once and every row block of four rows (the last real row
 // repeated) is packed and run over all its pairs by Tile4x2Pairs. More k blocks: per column block
 // and row block, the sums stay in `rows` while each k block packs its panel and A block. The sums
 // start at the bias and are requantized a row at a time.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
-  uint32_t panel[kGemmS8Tile4PanelWords];
-  uint32_t ablock[2 * kGemmS8Tile4MaxK];  // 4 rows × kp/2 slots
+  // The widened A block (4 rows × kp/2 slots: 2·kcp words), then the panel in the rest.
+  uint32_t packed[kGemmS8Tile4PackedWords];
   int32_t rows[4][kTileCols];
   static_assert(sizeof(rows[0]) == kTileRowBytes);
   const ActRequant act = MakeActRequant(p.y_zero_point, p.act_min, p.act_max);
   const size_t k_blocks = std::max<size_t>(1, (p.k + kGemmS8Tile4MaxK - 1) / kGemmS8Tile4MaxK);
   const size_t kc = (p.k + k_blocks - 1) / k_blocks,
                kcp = std::max<size_t>(8, (kc + 7) & ~size_t{7});
-  const size_t block_cols = std::min(kTileCols, 2 * (kGemmS8Tile4PanelWords / kcp));
+  uint32_t *const ablock = packed, *const panel = packed + 2 * kcp;
+  const size_t block_cols = std::min(kTileCols, 2 * ((kGemmS8Tile4PackedWords - 2 * kcp) / kcp));
   Tile4Args args{ablock + 2 * kcp, 0, nullptr};
   for (size_t j0 = 0; j0 < p.n; j0 += block_cols) {
     const size_t cols = std::min(block_cols, p.n - j0), pairs = (cols + 1) / 2;
