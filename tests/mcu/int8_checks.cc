@@ -198,9 +198,17 @@ void Im2colChecks(Harness& h) {
   struct Case {
     size_t c, ih, iw, k, s, d, pt, pl, pb, pr;
   };
-  const Case cases[] = {{2, 9, 37, 3, 1, 1, 1, 1, 1, 1}, {3, 11, 33, 3, 2, 1, 1, 1, 0, 0},
-                        {1, 7, 5, 3, 1, 2, 2, 2, 2, 2},  {2, 8, 20, 2, 3, 1, 0, 1, 1, 0},
-                        {1, 6, 40, 5, 2, 1, 2, 3, 2, 1}, {2, 4, 4, 3, 1, 1, 4, 4, 4, 4}};
+  const Case cases[] = {{2, 9, 37, 3, 1, 1, 1, 1, 1, 1},
+                        {3, 11, 33, 3, 2, 1, 1, 1, 0, 0},
+                        {1, 7, 5, 3, 1, 2, 2, 2, 2, 2},
+                        {2, 8, 20, 2, 3, 1, 0, 1, 1, 0},
+                        {1, 6, 40, 5, 2, 1, 2, 3, 2, 1},
+                        {2, 4, 4, 3, 1, 1, 4, 4, 4, 4},
+                        // 3 wide, stride 1, one pad column a side, rows of whole words (the DSP
+                        // im2col's three-taps-a-row path): 1, 2 and 8 words
+                        {2, 5, 4, 3, 1, 1, 1, 1, 1, 1},
+                        {3, 6, 8, 3, 1, 1, 1, 1, 1, 1},
+                        {2, 5, 32, 3, 1, 1, 0, 1, 0, 1}};
   int8_t x[2048];
   bool ok = true;
   for (const Case& c : cases) {

@@ -47,6 +47,44 @@ EDGEFOLD_DSP_INLINE void CopyBytes(const int8_t* in, size_t n, int8_t* dst) {
       : "cc", "memory");
 }
 
+// The three tap rows of a 3-wide, stride-1, dilation-1 kernel with one pad column on either
+// side (in_w = out_w = w, a multiple of 4) from one input row, each input word read once:
+//   d1 = in,  d0 = [pad, in[0, w − 1)],  d2 = [in[1, w), pad]
+// as byte shifts of consecutive words (w_{−1} = pad4 for d0's first byte, pad4 for d2's last).
+EDGEFOLD_DSP_INLINE void Taps3Row(const int8_t* in, size_t w, uint32_t pad4, int8_t* d0, int8_t* d1,
+                                  int8_t* d2) {
+  uint32_t cur, prev = pad4, t;
+  size_t words = w / 4;
+  __asm__ volatile(
+      "ldr    %[cur], [%[in]], #4\n\t"  // the first word: d0 and d1 only
+      "str    %[cur], [%[d1]], #4\n\t"
+      "lsl    %[t], %[cur], #8\n\t"
+      "orr    %[t], %[t], %[prev], lsr #24\n\t"
+      "str    %[t], [%[d0]], #4\n\t"
+      "subs   %[n], %[n], #1\n\t"
+      "beq    2f\n\t"
+      "1:\n\t"
+      "mov    %[prev], %[cur]\n\t"
+      "ldr    %[cur], [%[in]], #4\n\t"
+      "str    %[cur], [%[d1]], #4\n\t"
+      "lsl    %[t], %[cur], #8\n\t"
+      "orr    %[t], %[t], %[prev], lsr #24\n\t"
+      "str    %[t], [%[d0]], #4\n\t"
+      "lsr    %[t], %[prev], #8\n\t"
+      "orr    %[t], %[t], %[cur], lsl #24\n\t"
+      "str    %[t], [%[d2]], #4\n\t"
+      "subs   %[n], %[n], #1\n\t"
+      "bne    1b\n\t"
+      "2:\n\t"
+      "lsr    %[t], %[cur], #8\n\t"
+      "orr    %[t], %[t], %[pad4], lsl #24\n\t"
+      "str    %[t], [%[d2]]\n\t"
+      : [in] "+r"(in), [d0] "+r"(d0), [d1] "+r"(d1), [d2] "+r"(d2), [n] "+r"(words),
+        [cur] "=&r"(cur), [prev] "+&r"(prev), [t] "=&r"(t)
+      : [pad4] "r"(pad4)
+      : "cc", "memory");
+}
+
 }  // namespace
 
 // GCC would turn the pad loops back into memset calls.
@@ -69,6 +107,10 @@ EDGEFOLD_DSP_INLINE void CopyBytes(const int8_t* in, size_t n, int8_t* dst) {
     ref::ValidColumns(s, off_w, &lo[t], &hi[t]);
     first[t] = static_cast<long>(lo[t] * sw) + off_w;
   }
+  // 3 × 3-like rows (kw = 3, stride and dilation 1, one pad column a side, whole words): every
+  // tap row of an input row at once (Taps3Row).
+  const bool taps3 = s.kw == 3 && sw == 1 && s.dilation_w == 1 && s.pad_left == 1 &&
+                     s.in_w == s.out_w && s.out_w % 4 == 0 && s.out_w != 0;
   int8_t* tap_row = col;  // the col row of (c, r, t = 0)
   for (size_t c = 0; c < channels; ++c)
     for (size_t r = 0; r < s.kh; ++r, tap_row += s.kw * out_plane)
@@ -81,6 +123,10 @@ EDGEFOLD_DSP_INLINE void CopyBytes(const int8_t* in, size_t n, int8_t* dst) {
           continue;
         }
         const int8_t* in_row = x_group + (c * s.in_h + static_cast<size_t>(ih)) * s.in_w;
+        if (taps3) {
+          Taps3Row(in_row, s.out_w, pad4, dst, dst + out_plane, dst + 2 * out_plane);
+          continue;
+        }
         for (size_t t = 0; t < s.kw; ++t, dst += out_plane) {
           for (size_t j = 0; j < lo[t]; ++j) dst[j] = pad_value;  // a pad's width: a byte or two
           const int8_t* in = in_row + first[t];
