@@ -208,7 +208,11 @@ void Im2colChecks(Harness& h) {
                         // im2col's three-taps-a-row path): 1, 2 and 8 words
                         {2, 5, 4, 3, 1, 1, 1, 1, 1, 1},
                         {3, 6, 8, 3, 1, 1, 1, 1, 1, 1},
-                        {2, 5, 32, 3, 1, 1, 0, 1, 0, 1}};
+                        {2, 5, 32, 3, 1, 1, 0, 1, 0, 1},
+                        // and at stride 2 (in_w = 2·out_w): 1, 2 and 4 output words
+                        {1, 4, 8, 3, 2, 1, 1, 1, 0, 0},
+                        {2, 5, 16, 3, 2, 1, 1, 1, 1, 1},
+                        {2, 5, 32, 3, 2, 1, 0, 1, 0, 1}};
   int8_t x[2048];
   bool ok = true;
   for (const Case& c : cases) {
