@@ -227,7 +227,7 @@ void PackColumnPairSlots(const GemmS8Params& p, const int8_t* b, size_t c0, size
       out[2] = out[3] = OddHalves(w);
     }
   }
-  PackPairTail(p, b, c0, c1, k, kp, out);
+  if (k != kp) PackPairTail(p, b, c0, c1, k, kp, out);
 }
 
 // Two column pairs c0, c0 + 1 and c0 + 2, c0 + 3 (all < n) at once, into out0 and out1 as
@@ -271,8 +271,10 @@ void PackTwoColumnPairs(const GemmS8Params& p, const int8_t* b, size_t c0, size_
         : [ldb] "r"(ldb)
         : "cc", "memory");
   }
-  PackPairTail(p, b, c0, c0 + 1, k, kp, out0);
-  PackPairTail(p, b, c0 + 2, c0 + 3, k, kp, out1);
+  if (k != kp) {  // k not a multiple of 8: a partial group or zero slots
+    PackPairTail(p, b, c0, c0 + 1, k, kp, out0);
+    PackPairTail(p, b, c0 + 2, c0 + 3, k, kp, out1);
+  }
 }
 
 // Pack B's column pairs [j0, j0 + 2·pairs) (the last one of an odd n is its column twice), k rows
