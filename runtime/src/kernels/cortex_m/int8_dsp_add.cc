@@ -15,9 +15,21 @@
 namespace edgefold::kernels::cortex_m_dsp {
 namespace {
 
+// The output's clamp, its bounds read from memory (the loop takes all 14 registers).
+#define EDGEFOLD_DSP_ADD_CLAMP \
+  "ldr    %[x], %[amin]\n\t"   \
+  "ldr    %[t], %[amax]\n\t"   \
+  "cmp    %[hi], %[x]\n\t"     \
+  "it     lt\n\t"              \
+  "movlt  %[hi], %[x]\n\t"     \
+  "cmp    %[hi], %[t]\n\t"     \
+  "it     gt\n\t"              \
+  "movgt  %[hi], %[t]\n\t"
+
 // n ≥ 1 outputs: per output two MLAs scale the operands, SMULL + SMLAL give v·S, four
-// instructions round and add zp_y, SSAT and the clamp (its bounds read from memory: the loop
-// takes all 14 registers).
+// instructions round and add zp_y, SSAT, and with kClamp the clamp (without: the activation's
+// range is all of int8, which SSAT gives).
+template <bool kClamp>
 void AddRun(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const int32_t* consts,
             const int32_t (&bounds)[2]) {
   const int8_t* const a_end = a + n;
@@ -35,14 +47,8 @@ void AddRun(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const int32_t
       "adds   %[lo], %[lo], %[x]\n\t"
       "adc    %[hi], %[hi], %[zpy]\n\t"
       "ssat   %[hi], #8, %[hi]\n\t"
-      "ldr    %[x], %[amin]\n\t"
-      "ldr    %[t], %[amax]\n\t"
-      "cmp    %[hi], %[x]\n\t"
-      "it     lt\n\t"
-      "movlt  %[hi], %[x]\n\t"
-      "cmp    %[hi], %[t]\n\t"
-      "it     gt\n\t"
-      "movgt  %[hi], %[t]\n\t"
+      ".if %c[clamp]\n\t" EDGEFOLD_DSP_ADD_CLAMP
+      ".endif\n\t"
       "strb   %[hi], [%[y]], #1\n\t"
       "cmp    %[a], %[end]\n\t"
       "bne    1b\n\t"
@@ -50,7 +56,7 @@ void AddRun(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const int32_t
         [hi] "=&r"(hi)
       : [end] "r"(a_end), [s] "r"(consts[0]), [za] "r"(consts[1]), [zb] "r"(consts[2]),
         [ma] "r"(consts[3]), [mb] "r"(consts[4]), [zpy] "r"(consts[5]), [amin] "m"(bounds[0]),
-        [amax] "m"(bounds[1])
+        [amax] "m"(bounds[1]), [clamp] "i"(kClamp ? 1 : 0)
       : "cc", "memory");
 }
 
@@ -66,7 +72,10 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
   const int32_t consts[6] = {scale,          -p.a_zero_point * scale, -p.b_zero_point * scale,
                              p.multiplier_a, p.multiplier_b,          p.y_zero_point};
   const int32_t bounds[2] = {p.act_min, p.act_max};
-  AddRun(a, b, y, n, consts, bounds);
+  if (p.act_min <= -128 && p.act_max >= 127)
+    AddRun<false>(a, b, y, n, consts, bounds);
+  else
+    AddRun<true>(a, b, y, n, consts, bounds);
 }
 
 }  // namespace edgefold::kernels::cortex_m_dsp
