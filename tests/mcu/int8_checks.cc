@@ -558,6 +558,15 @@ void RunInt8Checks(Harness& h) {
 #elif defined(EDGEFOLD_HAVE_INT8_DSP)
   std::printf("int8: DSP-extension kernels vs the portable reference\n");
 #endif
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+  // The always-present extension shadows the scalar level's own int8 table: its lookup leaves
+  // it out (not linked), and the level still finds the extension's.
+  h.Check(TableAt<Int8KernelTable>(IsaEntry::scalar) == nullptr &&
+              TableFor<Int8KernelTable>(edgefold::Isa::kScalar) ==
+                  TableAt<Int8KernelTable>(ActiveEntry(edgefold::Isa::kScalar)) &&
+              TableFor<Int8KernelTable>(edgefold::Isa::kScalar) != nullptr,
+          "the scalar level's own int8 table is left out of a DSP build's lookup");
+#endif
   RequantizeChecks(h);
 #if defined(EDGEFOLD_HAVE_INT8_MVE)
   RequantRowMveChecks(h);
