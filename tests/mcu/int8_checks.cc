@@ -200,9 +200,21 @@ void Im2colChecks(Harness& h) {
   struct Case {
     size_t c, ih, iw, k, s, d, pt, pl, pb, pr;
   };
-  const Case cases[] = {{2, 9, 37, 3, 1, 1, 1, 1, 1, 1}, {3, 11, 33, 3, 2, 1, 1, 1, 0, 0},
-                        {1, 7, 5, 3, 1, 2, 2, 2, 2, 2},  {2, 8, 20, 2, 3, 1, 0, 1, 1, 0},
-                        {1, 6, 40, 5, 2, 1, 2, 3, 2, 1}, {2, 4, 4, 3, 1, 1, 4, 4, 4, 4}};
+  const Case cases[] = {{2, 9, 37, 3, 1, 1, 1, 1, 1, 1},
+                        {3, 11, 33, 3, 2, 1, 1, 1, 0, 0},
+                        {1, 7, 5, 3, 1, 2, 2, 2, 2, 2},
+                        {2, 8, 20, 2, 3, 1, 0, 1, 1, 0},
+                        {1, 6, 40, 5, 2, 1, 2, 3, 2, 1},
+                        {2, 4, 4, 3, 1, 1, 4, 4, 4, 4},
+                        // 3 wide, stride 1, one pad column a side, rows of whole words (the DSP
+                        // im2col's three-taps-a-row path): 1, 2 and 8 words
+                        {2, 5, 4, 3, 1, 1, 1, 1, 1, 1},
+                        {3, 6, 8, 3, 1, 1, 1, 1, 1, 1},
+                        {2, 5, 32, 3, 1, 1, 0, 1, 0, 1},
+                        // and at stride 2 (in_w = 2·out_w): 1, 2 and 4 output words
+                        {1, 4, 8, 3, 2, 1, 1, 1, 0, 0},
+                        {2, 5, 16, 3, 2, 1, 1, 1, 1, 1},
+                        {2, 5, 32, 3, 2, 1, 0, 1, 0, 1}};
   int8_t x[2048];
   bool ok = true;
   for (const Case& c : cases) {
@@ -598,6 +610,15 @@ void RunInt8Checks(Harness& h) {
           "an MVE core runs the cortex_m_mve int8 table");
 #elif defined(EDGEFOLD_HAVE_INT8_DSP)
   std::printf("int8: DSP-extension kernels vs the portable reference\n");
+#endif
+#if defined(EDGEFOLD_HAVE_INT8_DSP)
+  // The always-present extension shadows the scalar level's own int8 table: its lookup leaves
+  // it out (not linked), and the level still finds the extension's.
+  h.Check(TableAt<Int8KernelTable>(IsaEntry::scalar) == nullptr &&
+              TableFor<Int8KernelTable>(edgefold::Isa::kScalar) ==
+                  TableAt<Int8KernelTable>(ActiveEntry(edgefold::Isa::kScalar)) &&
+              TableFor<Int8KernelTable>(edgefold::Isa::kScalar) != nullptr,
+          "the scalar level's own int8 table is left out of a DSP build's lookup");
 #endif
   RequantizeChecks(h);
 #if defined(EDGEFOLD_HAVE_INT8_MVE)

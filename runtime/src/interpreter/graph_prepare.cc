@@ -70,10 +70,12 @@ void WarnOfIgnoredIsaOverride(Isa requested, ErrorReporter& errors) {
                                  : "is not available on this CPU/build");
 }
 
-Status PrepareGraph(const GraphTables& g, const kernels::KernelTable& kernels,
-                    const OpResolver* resolver, ErrorReporter& errors) {
+Status PrepareGraph(const GraphTables& g, const kernels::KernelTable& level_only,
+                    const OpResolver* resolver, ErrorReporter& errors,
+                    const kernels::KernelTable** kernels) {
   EDGEFOLD_RETURN_IF_ERROR(CheckDataflow(g.summary, g.tensors, g.ops, errors));
   const OpResolver& ops = (resolver != nullptr) ? *resolver : DefaultOpResolver();
+  *kernels = &level_only;
   for (size_t i = 0; i < g.summary.num_ops; ++i) {
     OpDesc& op = g.ops[i];
     const OpKernel* kernel = ops.Find(op.kind);
@@ -84,8 +86,11 @@ Status PrepareGraph(const GraphTables& g, const kernels::KernelTable& kernels,
     }
     g.op_kernels[i] = kernel;
     EDGEFOLD_RETURN_IF_ERROR(CheckArity(op, *kernel, errors));
-    OpContext ctx{op, g.tensors, kernels, errors};
-    EDGEFOLD_RETURN_IF_ERROR(kernel->prepare(ctx));
+    if (kernel->core_table != nullptr) *kernels = kernel->core_table(level_only.isa);
+  }
+  for (size_t i = 0; i < g.summary.num_ops; ++i) {
+    OpContext ctx{g.ops[i], g.tensors, **kernels, errors};
+    EDGEFOLD_RETURN_IF_ERROR(g.op_kernels[i]->prepare(ctx));
   }
   return Status::kOk;
 }

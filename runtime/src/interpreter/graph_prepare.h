@@ -36,7 +36,11 @@ struct GraphTables {
   OpDesc* ops;
   const OpKernel** op_kernels;  // filled: one per op
 };
-Status PrepareGraph(const GraphTables& graph, const kernels::KernelTable& kernels,
-                    const OpResolver* resolver, ErrorReporter& errors);
+// Finds every op's kernel in `resolver` (the default one when null), sets *kernels to the float
+// core family's table at level_only.isa when one of them asks for it (OpKernel::core_table),
+// else to `level_only` (that level without kernels), then prepares the ops with it.
+Status PrepareGraph(const GraphTables& graph, const kernels::KernelTable& level_only,
+                    const OpResolver* resolver, ErrorReporter& errors,
+                    const kernels::KernelTable** kernels);
 
 }  // namespace edgefold::internal

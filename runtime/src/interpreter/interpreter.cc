@@ -53,7 +53,8 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
 #endif
   s->model = model;
   s->summary = summary;
-  s->kernels = &kernels::SelectTable<kernels::KernelTable>(options.isa);
+  const Isa level = kernels::ResolveIsa(options.isa);
+  s->level_only.isa = level;
   internal::WarnOfIgnoredIsaOverride(options.isa, s->errors);
   s->planned = base;
   s->tensors = reinterpret_cast<internal::TensorInfo*>(base + layout.tensors_offset);
@@ -62,7 +63,8 @@ Status Interpreter::Create(const uint8_t* model, size_t model_bytes, void* arena
   s->arena_used_bytes = layout.total_bytes;
   internal::ReadModel(model, base, s->tensors, s->ops);
   EDGEFOLD_RETURN_IF_ERROR(internal::PrepareGraph({s->summary, s->tensors, s->ops, s->op_kernels},
-                                                  *s->kernels, options.resolver, s->errors));
+                                                  s->level_only, options.resolver, s->errors,
+                                                  &s->kernels));
   s->ready = true;
   *out = new (base + layout.handle_offset) Interpreter(s);
   return Status::kOk;

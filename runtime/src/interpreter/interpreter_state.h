@@ -20,6 +20,8 @@ struct Interpreter::State {
 
   const uint8_t* model = nullptr;
   internal::ModelSummary summary;
+  // The float core family's table when an op of the model runs it, else &level_only
+  // (internal::PrepareGraph).
   const kernels::KernelTable* kernels = nullptr;
   internal::ErrorReporter errors;
   uint8_t* planned = nullptr;
@@ -35,6 +37,7 @@ struct Interpreter::State {
   uint64_t runs = 0;        // Invoke calls so far
   uint64_t split_runs = 0;  // those that split (threads > 1, not run alone)
   bool ready = false;
+  kernels::KernelTable level_only{};  // the resolved level's Isa alone: no name, no kernels
 
   // The state behind a handle, for in-tree code that runs the graph op by op (the int8
   // statistics adaptation). A nested class may read the handle's private pointer: no friend.

@@ -91,6 +91,17 @@
 // kernels, kernels/train_kernel_table.h).
 #define EDGEFOLD_FOR_EACH_ISA(X) EDGEFOLD_ISA_ENTRIES(EDGEFOLD_ISA_NOTHING, X)
 
+// EDGEFOLD_ALWAYS_<present>: 1 where `present()` holds wherever the build runs (base levels; the
+// Cortex-M extensions, compiled only for cores that have them), 0 where the CPU decides. An
+// always-present extension's parents never run the families it defines, so the lookups leave
+// their tables of those families out (table_for.h OwnTableShadowed): a DSP firmware links no
+// scalar int8 table, a Helium one neither the scalar nor the DSP one.
+#define EDGEFOLD_ALWAYS_LevelPresent 1
+#define EDGEFOLD_ALWAYS_CortexMDspPresent 1
+#define EDGEFOLD_ALWAYS_CortexMMvePresent 1
+#define EDGEFOLD_ALWAYS_Avx512VnniPresent 0
+#define EDGEFOLD_ALWAYS_NeonDotprodPresent 0
+
 // EDGEFOLD_OWN_OR_PARENT(tables, family, own, parent): `own` where an entry whose tables field
 // is `tables` defines `family`'s table, else `parent`. Families: core, conv, int8, sequence.
 #define EDGEFOLD_OWN_OR_PARENT(tables, family, own, parent) \

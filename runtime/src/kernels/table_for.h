@@ -5,6 +5,8 @@
 // else its parent's). A family's lookup is defined in its own file (kernels/select/): only an op
 // that resolves the family references it, so a firmware links the families its model uses.
 #pragma once
+#include <cstddef>
+
 #include "edgefold/isa.h"
 #include "kernels/isa_list.h"
 
@@ -17,6 +19,40 @@ enum class IsaEntry : unsigned char {
 #undef EDGEFOLD_ISA_ENTRY_ENUM
       kNone
 };
+
+// What the lookups know of each entry at compile time: its level, whether it is always present
+// (EDGEFOLD_ALWAYS_<present>) and which families' tables it defines (core, conv, int8, sequence).
+struct IsaEntryTraits {
+  Isa level;
+  bool always;
+  bool defines[4];
+};
+constexpr IsaEntryTraits kIsaEntryTraits[] = {
+#define EDGEFOLD_ISA_ENTRY_TRAITS(ns, lvl, parent, tables, name, present) \
+  {Isa::lvl,                                                              \
+   EDGEFOLD_ALWAYS_##present != 0,                                        \
+   {EDGEFOLD_OWN_OR_PARENT(tables, core, true, false),                    \
+    EDGEFOLD_OWN_OR_PARENT(tables, conv, true, false),                    \
+    EDGEFOLD_OWN_OR_PARENT(tables, int8, true, false),                    \
+    EDGEFOLD_OWN_OR_PARENT(tables, sequence, true, false)}},
+    EDGEFOLD_FOR_EACH_ISA_ENTRY(EDGEFOLD_ISA_ENTRY_TRAITS)
+#undef EDGEFOLD_ISA_ENTRY_TRAITS
+};
+#define EDGEFOLD_FAMILY_INDEX_core 0
+#define EDGEFOLD_FAMILY_INDEX_conv 1
+#define EDGEFOLD_FAMILY_INDEX_int8 2
+#define EDGEFOLD_FAMILY_INDEX_sequence 3
+
+// Whether a later entry of `entry`'s level defines `family`'s table and is always present: then
+// the level never runs `entry`'s own table of that family, and its lookup leaves it out.
+constexpr bool OwnTableShadowed(IsaEntry entry, int family) {
+  const size_t e = static_cast<size_t>(entry);
+  for (size_t i = e + 1; i < sizeof(kIsaEntryTraits) / sizeof(kIsaEntryTraits[0]); ++i)
+    if (kIsaEntryTraits[i].level == kIsaEntryTraits[e].level && kIsaEntryTraits[i].always &&
+        kIsaEntryTraits[i].defines[family])
+      return true;
+  return false;
+}
 
 // The level a request runs at: kAuto becomes the best available level (or EDGEFOLD_ISA in
 // hosted builds); a level this build or CPU lacks becomes kScalar.
@@ -34,7 +70,8 @@ IsaEntry ActiveEntry(Isa level);
 // "avx512+vnni", "scalar", ...; "none" for kNone.
 const char* IsaEntryName(IsaEntry entry);
 
-// A family's table at an entry: its own, or (extensions) its parent's. Specialised per family.
+// A family's table at an entry: its own, or (extensions) its parent's; nullptr for an own table an
+// always-present extension shadows (OwnTableShadowed). Specialised per family.
 template <class Table>
 const Table* TableAt(IsaEntry entry);
 
@@ -72,9 +109,14 @@ const Table& SelectTable(Isa requested) {
 
 // In a family's kernels/select/ file: TableAt (CASE(ns, level, parent, tables, name, present)
 // made of EDGEFOLD_FAMILY_CASE) and TableFor through the active entry.
-#define EDGEFOLD_FAMILY_CASE(Table, var, family, tables, ns, parent) \
-  case IsaEntry::ns:                                                 \
-    return EDGEFOLD_OWN_OR_PARENT(tables, family, &ns::var, TableAt<Table>(IsaEntry::parent));
+// An entry whose own table is shadowed (OwnTableShadowed) gives nullptr: never asked for by
+// TableFor, and not referenced, so not linked.
+#define EDGEFOLD_FAMILY_CASE(Table, var, family, tables, ns, parent)                           \
+  case IsaEntry::ns:                                                                           \
+    return EDGEFOLD_OWN_OR_PARENT(                                                             \
+        tables, family,                                                                        \
+        (OwnTableShadowed(IsaEntry::ns, EDGEFOLD_FAMILY_INDEX_##family) ? nullptr : &ns::var), \
+        TableAt<Table>(IsaEntry::parent));
 #define EDGEFOLD_DEFINE_FAMILY(Table, CASE)                            \
   template <>                                                          \
   const Table* TableAt<Table>(IsaEntry entry) {                        \

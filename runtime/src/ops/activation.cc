@@ -23,7 +23,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kActivation = {Prepare, Eval, 1, 1};
+const OpKernel kActivation = CoreOp({Prepare, Eval, 1, 1});
 
 }  // namespace
 

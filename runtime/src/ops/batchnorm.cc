@@ -35,7 +35,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kBatchNorm = {Prepare, Eval, 5, 5};
+const OpKernel kBatchNorm = CoreOp({Prepare, Eval, 5, 5});
 
 }  // namespace
 

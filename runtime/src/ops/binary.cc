@@ -37,7 +37,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kBinary = {Prepare, Eval, 2, 2};
+const OpKernel kBinary = CoreOp({Prepare, Eval, 2, 2});
 
 }  // namespace
 

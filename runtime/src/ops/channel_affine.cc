@@ -16,7 +16,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kChannelAffine = {Prepare, Eval, 3, 3};
+const OpKernel kChannelAffine = CoreOp({Prepare, Eval, 3, 3});
 
 }  // namespace
 

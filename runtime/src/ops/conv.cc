@@ -208,10 +208,10 @@ Status Eval(OpContext& ctx) {
   return EvalWith(ctx, kSchedules);
 }
 
-const OpKernel kConv = {Prepare<kEverySchedule>, Eval<kEverySchedule>, 2, 6};
-const OpKernel kConvPlain = {Prepare<kPlainOnly>, Eval<kPlainOnly>, 2, 6};
-const OpKernel kConvWinograd = {Prepare<kWinograd>, Eval<kWinograd>, 2, 6};
-const OpKernel kConvExpansion = {Prepare<kExpansion>, Eval<kExpansion>, 2, 6};
+const OpKernel kConv = CoreOp({Prepare<kEverySchedule>, Eval<kEverySchedule>, 2, 6});
+const OpKernel kConvPlain = CoreOp({Prepare<kPlainOnly>, Eval<kPlainOnly>, 2, 6});
+const OpKernel kConvWinograd = CoreOp({Prepare<kWinograd>, Eval<kWinograd>, 2, 6});
+const OpKernel kConvExpansion = CoreOp({Prepare<kExpansion>, Eval<kExpansion>, 2, 6});
 
 }  // namespace
 

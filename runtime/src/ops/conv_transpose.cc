@@ -101,7 +101,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kConvTranspose = {Prepare, Eval, 2, 3};
+const OpKernel kConvTranspose = CoreOp({Prepare, Eval, 2, 3});
 
 }  // namespace
 

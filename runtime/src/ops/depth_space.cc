@@ -50,8 +50,8 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kDepthToSpace = {PrepareDepthToSpace, Eval, 1, 1};
-const OpKernel kSpaceToDepth = {PrepareSpaceToDepth, Eval, 1, 1};
+const OpKernel kDepthToSpace = CoreOp({PrepareDepthToSpace, Eval, 1, 1});
+const OpKernel kSpaceToDepth = CoreOp({PrepareSpaceToDepth, Eval, 1, 1});
 
 }  // namespace
 

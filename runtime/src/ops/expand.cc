@@ -33,7 +33,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kExpand = {Prepare, Eval, 1, 1};
+const OpKernel kExpand = CoreOp({Prepare, Eval, 1, 1});
 
 }  // namespace
 

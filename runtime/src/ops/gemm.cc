@@ -66,7 +66,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kGemm = {Prepare, Eval, 2, 3};
+const OpKernel kGemm = CoreOp({Prepare, Eval, 2, 3});
 
 }  // namespace
 

@@ -25,7 +25,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kGlobalPool = {Prepare, Eval, 1, 1};
+const OpKernel kGlobalPool = CoreOp({Prepare, Eval, 1, 1});
 
 }  // namespace
 

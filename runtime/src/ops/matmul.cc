@@ -85,7 +85,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kMatMul = {Prepare, Eval, 2, 2};
+const OpKernel kMatMul = CoreOp({Prepare, Eval, 2, 2});
 
 }  // namespace
 

@@ -22,6 +22,9 @@ namespace edgefold::internal {
 struct OpContext {
   OpDesc& op;
   TensorInfo* tensors;
+  // The float core family's table at the graph's level when one of its ops registered with
+  // CoreOp, else the level alone (its Isa; no name, no kernels): an op outside the float core family
+  // reads only k.isa (FamilyTable).
   const kernels::KernelTable& k;
   ErrorReporter& errors;
   const Parallel* parallel = nullptr;  // the caller's threads (ops/parallel.h); nullptr: one
@@ -57,7 +60,17 @@ struct OpKernel {
   uint32_t max_inputs;
   // Outputs [1, max_outputs], all present; which ones an op with several has, its options say.
   uint32_t max_outputs = 1;
+  // The float core family's lookup (kernels::TableFor<KernelTable>) for an op whose kernels are
+  // in ctx.k (CoreOp), else nullptr: a firmware none of whose ops names it links no float core
+  // table.
+  const kernels::KernelTable* (*core_table)(Isa level) = nullptr;
 };
+
+// The registration of an op that calls the float core family's kernels through ctx.k.
+constexpr OpKernel CoreOp(OpKernel kernel) {
+  kernel.core_table = &kernels::TableFor<kernels::KernelTable>;
+  return kernel;
+}
 
 constexpr uint32_t kAnyInputs = 0xFFFFFFFFu;
 

@@ -58,7 +58,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kPad = {Prepare, Eval, 1, 1};
+const OpKernel kPad = CoreOp({Prepare, Eval, 1, 1});
 
 }  // namespace
 

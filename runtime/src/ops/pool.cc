@@ -50,7 +50,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kPool = {Prepare, Eval, 1, 1};
+const OpKernel kPool = CoreOp({Prepare, Eval, 1, 1});
 
 }  // namespace
 

@@ -74,7 +74,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kPRelu = {Prepare, Eval, 2, 2};
+const OpKernel kPRelu = CoreOp({Prepare, Eval, 2, 2});
 
 }  // namespace
 

@@ -104,7 +104,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kRnn = {Prepare, Eval, 4, 6, 3};
+const OpKernel kRnn = CoreOp({Prepare, Eval, 4, 6, 3});
 
 }  // namespace
 

@@ -54,7 +54,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kSlice = {Prepare, Eval, 1, 1};
+const OpKernel kSlice = CoreOp({Prepare, Eval, 1, 1});
 
 }  // namespace
 

@@ -28,7 +28,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kSoftmax = {Prepare, Eval, 1, 1};
+const OpKernel kSoftmax = CoreOp({Prepare, Eval, 1, 1});
 
 }  // namespace
 

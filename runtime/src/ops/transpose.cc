@@ -37,7 +37,7 @@ Status Eval(OpContext& ctx) {
   return Status::kOk;
 }
 
-const OpKernel kTranspose = {Prepare, Eval, 1, 1};
+const OpKernel kTranspose = CoreOp({Prepare, Eval, 1, 1});
 
 }  // namespace
 

@@ -118,7 +118,7 @@ Status Trainer::Create(const uint8_t* model, size_t model_bytes, void* arena, si
   s->tk = &kernels::SelectTable<kernels::TrainKernelTable>(options.isa);
   internal::WarnOfIgnoredIsaOverride(options.isa, s->errors);
   EDGEFOLD_RETURN_IF_ERROR(internal::PrepareGraph({s->summary, s->tensors, s->ops, s->op_kernels},
-                                                  *s->k, options.resolver, s->errors));
+                                                  *s->k, options.resolver, s->errors, &s->k));
   internal::ReadTrainingShape(*s);
   EDGEFOLD_RETURN_IF_ERROR(PrepareFoldedOps(*s));
   EDGEFOLD_RETURN_IF_ERROR(internal::InitializeNewClasses(*s, train.seed));

@@ -86,6 +86,15 @@ TEST(KernelSelect, ExtensionsOverrideTheirFamilyAndInheritTheRest) {
   EXPECT_EQ(TableFor<ConvKernelTable>(Isa::kAuto), nullptr);
 }
 
+// Hosted extensions (VNNI, sdot) are detected at run time, so no entry's own table is shadowed
+// (table_for.h OwnTableShadowed): every one stays in the lookups for the CPUs that lack them.
+TEST(KernelSelect, HostedLookupsKeepEveryOwnTable) {
+  for (size_t e = 0; e < static_cast<size_t>(IsaEntry::kNone); ++e)
+    for (int family = 0; family < 4; ++family)
+      EXPECT_FALSE(OwnTableShadowed(static_cast<IsaEntry>(e), family))
+          << IsaEntryName(static_cast<IsaEntry>(e)) << " family " << family;
+}
+
 TEST(KernelSelect, AutoPicksTheBestLevelOfThisCpu) {
   ScopedIsaEnv env(nullptr);
   Isa expected = Isa::kScalar;

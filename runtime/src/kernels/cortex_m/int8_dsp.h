@@ -18,12 +18,19 @@
 namespace edgefold::kernels::cortex_m_dsp {
 
 // As ref::GemmS8 (int8_dsp_gemm4.cc), in 4 × 2 tiles with A's four rows and B's column pairs
-// widened to int16 once: 11 instructions for 16 multiply-accumulates. On the stack: the panel of
-// kGemmS8Tile4PanelWords words (as many column pairs as fit, a pair taking the k block rounded
-// up to 8 words; up to 64 columns) and the widened A block (4 rows × a k block of at most
-// kGemmS8Tile4MaxK int16): about 13.5 KiB. Larger k runs in blocks, the sums kept between them.
-constexpr size_t kGemmS8Tile4PanelWords = 2048;
+// widened to int16 once: 11 instructions for 16 multiply-accumulates. On the stack,
+// kGemmS8Tile4PackedWords words: the widened A block (4 rows × a k block of at most
+// kGemmS8Tile4MaxK int16) and, in the rest, the panel (as many column pairs as fit, a pair taking
+// the k block rounded up to 8 words; up to 64 columns); with the sums, about 13.5 KiB. Larger k
+// runs in blocks, the sums kept between them. A is packed again for every column block, so a
+// firmware with stack to spare may give the panel more words (EDGEFOLD_DSP_GEMM_PANEL_WORDS,
+// default 2048: 2944 is 3.5 KiB more and packs ResNet-8's k = 576 layer's A 7 times, not 11).
+#if !defined(EDGEFOLD_DSP_GEMM_PANEL_WORDS)
+#define EDGEFOLD_DSP_GEMM_PANEL_WORDS 2048
+#endif
 constexpr size_t kGemmS8Tile4MaxK = 576;
+constexpr size_t kGemmS8Tile4PackedWords = EDGEFOLD_DSP_GEMM_PANEL_WORDS + 2 * kGemmS8Tile4MaxK;
+static_assert(EDGEFOLD_DSP_GEMM_PANEL_WORDS >= kGemmS8Tile4MaxK, "the panel holds a column pair");
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y);
 
 // As ref::Conv2dDepthwiseS8 (int8_dsp_depthwise.cc). Strides 1 and 2, dilation 1, with a plane

@@ -161,6 +161,28 @@ void PackRows4(const GemmS8Params& p, const int8_t* a, size_t r0, size_t k, size
     for (size_t d = 0; d < 8; ++d) out[d] = 0;
 }
 
+// The rows after B's whole groups of four: k % 4 rows (the rest zero) into one slot of four words,
+// then zero slots up to kp (out: the pair's first word after its whole groups).
+void PackPairTail(const GemmS8Params& p, const int8_t* b, size_t c0, size_t c1, size_t k, size_t kp,
+                  uint32_t* out) {
+  const size_t ldb = p.ldb;
+  size_t g = k / 4;
+  if (k % 4 != 0) {
+    int32_t v0[4], v1[4];
+    for (size_t d = 0; d < 4; ++d) {
+      const bool in = 4 * g + d < k;
+      v0[d] = in ? b[(4 * g + d) * ldb + c0] : 0;
+      v1[d] = in ? b[(4 * g + d) * ldb + c1] : 0;
+    }
+    out[0] = static_cast<uint16_t>(v0[0]) | static_cast<uint32_t>(v0[2]) << 16;
+    out[1] = static_cast<uint16_t>(v1[0]) | static_cast<uint32_t>(v1[2]) << 16;
+    out[2] = static_cast<uint16_t>(v0[1]) | static_cast<uint32_t>(v0[3]) << 16;
+    out[3] = static_cast<uint16_t>(v1[1]) | static_cast<uint32_t>(v1[3]) << 16;
+    out += 4, ++g;
+  }
+  for (; g < kp / 4; ++g, out += 4) out[0] = out[1] = out[2] = out[3] = 0;
+}
+
 // k rows of B's columns c0 and c1 (c1 = c0 + 1, or c0 again for an odd last column) into slots of two
 // words (column c0, column c1): per four k, rows q and q + 2 give the halfword pair
 // (c0, c1) of each, one word [b_q,c0 b_q,c1 b_q+2,c0 b_q+2,c1] whose SXTB16 halves are
@@ -205,28 +227,64 @@ void PackColumnPairSlots(const GemmS8Params& p, const int8_t* b, size_t c0, size
       out[2] = out[3] = OddHalves(w);
     }
   }
-  size_t g = groups;
-  if (k % 4 != 0) {
-    int32_t v0[4], v1[4];
-    for (size_t d = 0; d < 4; ++d) {
-      const bool in = 4 * g + d < k;
-      v0[d] = in ? b[(4 * g + d) * ldb + c0] : 0;
-      v1[d] = in ? b[(4 * g + d) * ldb + c1] : 0;
-    }
-    out[0] = static_cast<uint16_t>(v0[0]) | static_cast<uint32_t>(v0[2]) << 16;
-    out[1] = static_cast<uint16_t>(v1[0]) | static_cast<uint32_t>(v1[2]) << 16;
-    out[2] = static_cast<uint16_t>(v0[1]) | static_cast<uint32_t>(v0[3]) << 16;
-    out[3] = static_cast<uint16_t>(v1[1]) | static_cast<uint32_t>(v1[3]) << 16;
-    out += 4, ++g;
+  if (k != kp) PackPairTail(p, b, c0, c1, k, kp, out);
+}
+
+// Two column pairs c0, c0 + 1 and c0 + 2, c0 + 3 (all < n) at once, into out0 and out1 as
+// PackColumnPairSlots: per four k, a word of the four columns from each row, the pairs' halfwords
+// taken apart by PKHBT/PKHTB (24 instructions for 16 values, where two single pairs take 32).
+void PackTwoColumnPairs(const GemmS8Params& p, const int8_t* b, size_t c0, size_t k, size_t kp,
+                        uint32_t* out0, uint32_t* out1) {
+  const size_t ldb = p.ldb, groups = k / 4;
+  if (groups != 0) {
+    const int8_t* bq = b + c0;
+    uint32_t w0, w1, w2, w3, x;
+    size_t n = groups;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldr    %[w0], [%[b]]\n\t"
+        "ldr    %[w1], [%[b], %[ldb]]\n\t"
+        "add    %[b], %[b], %[ldb], lsl #1\n\t"
+        "ldr    %[w2], [%[b]]\n\t"
+        "ldr    %[w3], [%[b], %[ldb]]\n\t"
+        "add    %[b], %[b], %[ldb], lsl #1\n\t"
+        "pkhbt  %[x], %[w0], %[w2], lsl #16\n\t"   // rows q, q + 2 of c0, c1
+        "pkhtb  %[w0], %[w2], %[w0], asr #16\n\t"  // of c2, c3
+        "pkhbt  %[w2], %[w1], %[w3], lsl #16\n\t"  // rows q + 1, q + 3 of c0, c1
+        "pkhtb  %[w1], %[w3], %[w1], asr #16\n\t"  // of c2, c3
+        "sxtb16 %[w3], %[x]\n\t"
+        "sxtb16 %[x], %[x], ror #8\n\t"
+        "strd   %[w3], %[x], [%[o0]], #8\n\t"
+        "sxtb16 %[w3], %[w2]\n\t"
+        "sxtb16 %[w2], %[w2], ror #8\n\t"
+        "strd   %[w3], %[w2], [%[o0]], #8\n\t"
+        "sxtb16 %[w3], %[w0]\n\t"
+        "sxtb16 %[w0], %[w0], ror #8\n\t"
+        "strd   %[w3], %[w0], [%[o1]], #8\n\t"
+        "sxtb16 %[w3], %[w1]\n\t"
+        "sxtb16 %[w1], %[w1], ror #8\n\t"
+        "strd   %[w3], %[w1], [%[o1]], #8\n\t"
+        "subs   %[n], %[n], #1\n\t"
+        "bne    1b\n\t"
+        : [b] "+r"(bq), [o0] "+r"(out0), [o1] "+r"(out1), [n] "+r"(n), [w0] "=&r"(w0),
+          [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [x] "=&r"(x)
+        : [ldb] "r"(ldb)
+        : "cc", "memory");
   }
-  for (; g < kp / 4; ++g, out += 4) out[0] = out[1] = out[2] = out[3] = 0;
+  if (k != kp) {  // k not a multiple of 8: a partial group or zero slots
+    PackPairTail(p, b, c0, c0 + 1, k, kp, out0);
+    PackPairTail(p, b, c0 + 2, c0 + 3, k, kp, out1);
+  }
 }
 
 // Pack B's column pairs [j0, j0 + 2·pairs) (the last one of an odd n is its column twice), k rows
-// from row k0, each pair kp words.
+// from row k0, each pair kp words: two pairs at a time while four columns are left.
 void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j0, size_t pairs, size_t k0, size_t k,
                size_t kp, uint32_t* panel) {
-  for (size_t q = 0; q < pairs; ++q) {
+  size_t q = 0;
+  for (; q + 2 <= pairs && j0 + 2 * q + 3 < p.n; q += 2)
+    PackTwoColumnPairs(p, b + k0 * p.ldb, j0 + 2 * q, k, kp, panel + q * kp, panel + (q + 1) * kp);
+  for (; q < pairs; ++q) {
     const size_t c0 = j0 + 2 * q;
     PackColumnPairSlots(p, b + k0 * p.ldb, c0, std::min(c0 + 1, p.n - 1), k, kp, panel + q * kp);
   }
@@ -235,21 +293,24 @@ void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j0, size_t pairs, 
 }  // namespace
 
 // k in blocks of at most kGemmS8Tile4MaxK (as even as multiples of 8 allow), columns in blocks of
-// as many pairs as the panel holds for one k block (up to kTileCols columns). One k block: each
+// as many pairs as the panel holds for one k block (up to kTileCols columns): the panel takes
+// what the A block leaves of kGemmS8Tile4PackedWords, so a small k block packs more pairs per
+// A block (A is packed again for every column block). One k block: each
 // column block's panel is packed once and every row block of four rows (the last real row
 // repeated) is packed and run over all its pairs by Tile4x2Pairs. More k blocks: per column block
 // and row block, the sums stay in `rows` while each k block packs its panel and A block. The sums
 // start at the bias and are requantized a row at a time.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
-  uint32_t panel[kGemmS8Tile4PanelWords];
-  uint32_t ablock[2 * kGemmS8Tile4MaxK];  // 4 rows × kp/2 slots
+  // The widened A block (4 rows × kp/2 slots: 2·kcp words), then the panel in the rest.
+  uint32_t packed[kGemmS8Tile4PackedWords];
   int32_t rows[4][kTileCols];
   static_assert(sizeof(rows[0]) == kTileRowBytes);
   const ActRequant act = MakeActRequant(p.y_zero_point, p.act_min, p.act_max);
   const size_t k_blocks = std::max<size_t>(1, (p.k + kGemmS8Tile4MaxK - 1) / kGemmS8Tile4MaxK);
   const size_t kc = (p.k + k_blocks - 1) / k_blocks,
                kcp = std::max<size_t>(8, (kc + 7) & ~size_t{7});
-  const size_t block_cols = std::min(kTileCols, 2 * (kGemmS8Tile4PanelWords / kcp));
+  uint32_t *const ablock = packed, *const panel = packed + 2 * kcp;
+  const size_t block_cols = std::min(kTileCols, 2 * ((kGemmS8Tile4PackedWords - 2 * kcp) / kcp));
   Tile4Args args{ablock + 2 * kcp, 0, nullptr};
   for (size_t j0 = 0; j0 < p.n; j0 += block_cols) {
     const size_t cols = std::min(block_cols, p.n - j0), pairs = (cols + 1) / 2;
