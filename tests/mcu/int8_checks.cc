@@ -114,7 +114,8 @@ void RequantRowMveChecks(Harness& h) {
 // The DSP row requantization (RequantRow, cortex_m/int8_dsp_util.h) against RequantizeS8 at every
 // shift, with multipliers whose trailing zeros make rounding ties possible (ctz(M) > t: the per-output
 // path with the borrow) or not (ctz(M) ≤ t: the SMMLA path), sums at and around the ties
-// (−2^k, −2^k ± 1, 2^k) and random ones, rows of 1 … 11 outputs, a clamp narrower than int8 and
+// (−2^k, −2^k ± 1, 2^k) and random ones, rows of 1 … 15 outputs (0 … 3 groups of four: the
+// two-group loop entered at its first and second half), a clamp narrower than int8 and
 // none (the whole int8 range).
 void RequantRowDspChecks(Harness& h) {
   int32_t acc[16];
@@ -131,7 +132,7 @@ void RequantRowDspChecks(Harness& h) {
       int32_t mult =
           variant == 4 ? 0x7fffffff : static_cast<int32_t>((1u << 30) | (1u << std::min(z, 29)));
       if (variant == 0) mult = int32_t{1} << 30;
-      for (size_t n = 1; n <= 11; n += 5) {
+      for (size_t n = 1; n <= 15; n += n < 11 ? 5 : 2) {  // 0 … 3 groups of four, and a tail
         for (size_t j = 0; j < 16; ++j) {
           const int k = j < 8 ? std::min(std::max(static_cast<int>(shift + 31 - 1 - z), 0), 30)
                               : static_cast<int>(j % 31);
@@ -141,7 +142,8 @@ void RequantRowDspChecks(Harness& h) {
                    : j % 4 == 2 ? (j < 8 ? p2 : -p2 - 1)
                                 : static_cast<int32_t>(Next()) >> (Next() % 20);
         }
-        const int32_t lo = n == 6 ? -128 : -100, hi = n == 6 ? 127 : 120;  // all of int8: no clamp
+        const bool all = n == 6 || n == 13;  // all of int8: no clamp
+        const int32_t lo = all ? -128 : -100, hi = all ? 127 : 120;
         const auto act = cortex_m_dsp::MakeActRequant(-3, lo, hi);
         const auto q = cortex_m_dsp::MakeRowRequant(mult, shift, act);
         if (q.Fast()) (q.no_ties ? no_ties_rows : tie_rows) += 1;

@@ -41,7 +41,6 @@ namespace {
 // hi32(acc·M + 2^(n−1) + zp·2^n) = SMMLA(acc, M, high), so one output is SMMLA, ASR and SSAT:
 // 24 instructions for four outputs (the SMLAL form with the borrow of [acc < 0] took 34).
 #define EDGEFOLD_DSP_RQ4                 \
-  "1:\n\t"                               \
   "ldrd   %[a], %[b], [%[acc]], #8\n\t"  \
   "smmla  %[a], %[a], %[m], %[high]\n\t" \
   "smmla  %[b], %[b], %[m], %[high]\n\t" \
@@ -59,27 +58,38 @@ namespace {
   "ssat   %[b], #8, %[b]\n\t"            \
   "bfi    %[q], %[a], #16, #8\n\t"       \
   "bfi    %[q], %[b], #24, #8\n\t"
-#define EDGEFOLD_DSP_RQ4_STORE  \
-  "str    %[q], [%[y]], #4\n\t" \
-  "subs   %[n], %[n], #1\n\t"   \
+#define EDGEFOLD_DSP_RQ4_STORE "str    %[q], [%[y]], #4\n\t"
+// One group a loop pass, or two (one loop branch per eight outputs; an odd count enters at the
+// second: n = (groups + 1) / 2 passes, C = groups even).
+#define EDGEFOLD_DSP_RQ4_LOOP(group) \
+  "1:\n\t" group                     \
+  "subs   %[n], %[n], #1\n\t"        \
+  "bne    1b\n\t"
+#define EDGEFOLD_DSP_RQ8_LOOP(group) \
+  "adds   %[n], %[n], #1\n\t"        \
+  "lsrs   %[n], %[n], #1\n\t"        \
+  "bcc    2f\n\t"                    \
+  "1:\n\t" group "2:\n\t" group      \
+  "subs   %[n], %[n], #1\n\t"        \
   "bne    1b\n\t"
 
 // kClamp = false where [act_min, act_max] is all of int8 (SSAT already clamps: a ReLU whose
-// output zero point is −128, no activation).
+// output zero point is −128, no activation; every activation of the networks measured), the
+// loop with two groups a pass; the rarer clamped rows keep one (less flash).
 template <bool kClamp>
 void RequantGroupsNoTies(const int32_t* acc, size_t groups, const RowRequant& rq,
                          const ActRequant& act, int8_t* y) {
   uint32_t a, b, q;
   if constexpr (kClamp) {
     __asm__ volatile(
-        EDGEFOLD_DSP_RQ4 EDGEFOLD_DSP_RQ_CLAMP("%[a]") EDGEFOLD_DSP_RQ4_STORE
+        EDGEFOLD_DSP_RQ4_LOOP(EDGEFOLD_DSP_RQ4 EDGEFOLD_DSP_RQ_CLAMP("%[a]") EDGEFOLD_DSP_RQ4_STORE)
         : [acc] "+r"(acc), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [b] "=&r"(b), [q] "=&r"(q)
         : [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t), [mn] "r"(act.min4),
           [mx] "r"(act.max4)
         : "cc", "memory");
   } else {
     __asm__ volatile(
-        EDGEFOLD_DSP_RQ4 EDGEFOLD_DSP_RQ4_STORE
+        EDGEFOLD_DSP_RQ8_LOOP(EDGEFOLD_DSP_RQ4 EDGEFOLD_DSP_RQ4_STORE)
         : [acc] "+r"(acc), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [b] "=&r"(b), [q] "=&r"(q)
         : [high] "r"(rq.high), [m] "r"(rq.multiplier), [t] "r"(rq.t)
         : "cc", "memory");
