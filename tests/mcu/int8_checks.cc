@@ -503,6 +503,10 @@ void QuantizeChecks(Harness& h) {
       ref::QuantizeS8(p, x, want, kN);
       Int8().quantize_s8(p, x, got, kN);
       bad += std::memcmp(want, got, kN) != 0;
+      // Groups of four and a tail of three, into an unaligned output.
+      std::memset(got, 0x5a, kN);
+      Int8().quantize_s8(p, x + 1, got + 1, kN - 2);
+      bad += std::memcmp(want + 1, got + 1, kN - 2) != 0 || got[0] != 0x5a || got[kN - 1] != 0x5a;
     }
   h.Check(bad == 0, "int8 quantize matches the portable bytes (ties, clamps, NaN, infinities)");
 }

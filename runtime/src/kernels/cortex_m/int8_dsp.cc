@@ -119,9 +119,45 @@ void RequantRow(const int32_t* acc, size_t n, const RowRequant& q, const ActRequ
 }
 
 #if defined(EDGEFOLD_HAVE_QUANTIZE_DSP)
+// Four values a loop pass (one VLDM, one word store: 25 instructions where one at a time took
+// 40), then one at a time; the same VMUL, VCVTR, QADD and SSAT per value.
 void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
   const float inv = p.inv_scale;
   const int32_t zp = p.zero_point;
+  if (size_t groups = n / 4; groups != 0) {
+    uint32_t a, b, q;
+    __asm__ volatile(
+        "1:\n\t"
+        "vldmia        %[x]!, {s8-s11}\n\t"
+        "vmul.f32      s8, s8, %[inv]\n\t"
+        "vmul.f32      s9, s9, %[inv]\n\t"
+        "vmul.f32      s10, s10, %[inv]\n\t"
+        "vmul.f32      s11, s11, %[inv]\n\t"
+        "vcvtr.s32.f32 s8, s8\n\t"
+        "vcvtr.s32.f32 s9, s9\n\t"
+        "vcvtr.s32.f32 s10, s10\n\t"
+        "vcvtr.s32.f32 s11, s11\n\t"
+        "vmov          %[a], %[b], s8, s9\n\t"
+        "qadd          %[a], %[a], %[zp]\n\t"
+        "qadd          %[b], %[b], %[zp]\n\t"
+        "ssat          %[q], #8, %[a]\n\t"
+        "ssat          %[b], #8, %[b]\n\t"
+        "bfi           %[q], %[b], #8, #8\n\t"
+        "vmov          %[a], %[b], s10, s11\n\t"
+        "qadd          %[a], %[a], %[zp]\n\t"
+        "qadd          %[b], %[b], %[zp]\n\t"
+        "ssat          %[a], #8, %[a]\n\t"
+        "ssat          %[b], #8, %[b]\n\t"
+        "bfi           %[q], %[a], #16, #8\n\t"
+        "bfi           %[q], %[b], #24, #8\n\t"
+        "str           %[q], [%[y]], #4\n\t"
+        "subs          %[n], %[n], #1\n\t"
+        "bne           1b\n\t"
+        : [x] "+r"(x), [y] "+r"(y), [n] "+r"(groups), [a] "=&r"(a), [b] "=&r"(b), [q] "=&r"(q)
+        : [inv] "t"(inv), [zp] "r"(zp)
+        : "cc", "memory", "s8", "s9", "s10", "s11");
+    n %= 4;
+  }
   for (size_t i = 0; i < n; ++i) {
     float q;
     int32_t r;
