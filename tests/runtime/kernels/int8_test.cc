@@ -2,6 +2,7 @@
 // the register width, including the matrix-vector path; Quantize/Dequantize with ties, NaN
 // and out-of-range values; add and pools), and the reference against hand values of the
 // rounding rules (docs/quantization.md).
+#include <algorithm>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -630,7 +631,9 @@ TEST_P(Int8Test, AddAndPoolsMatchReferenceBitForBit) {
     for (const AddS8Params& p : {AddS8Params{3, -5, 1, 1 << 29, 3 << 28, 30, -128, 127},
                                  AddS8Params{-128, 127, -7, 2147483647, 1, 1, -7, 127},
                                  AddS8Params{0, 0, 127, 123456789, 987654321, 33, -128, 127},
-                                 AddS8Params{10, -20, 0, 1 << 30, 1 << 30, 62, -128, 127}}) {
+                                 AddS8Params{10, -20, 0, 1 << 30, 1 << 30, 62, -128, 127},
+                                 // (da + db)/2: a tie of either sign at every odd sum.
+                                 AddS8Params{-3, 4, -1, 1 << 20, 1 << 20, 21, -128, 127}}) {
       ref::AddS8(p, a.data(), b.data(), want.data(), n);
       int8().add_s8(p, a.data(), b.data(), got.data(), n);
       EXPECT_EQ(want, got) << n << " shift " << p.shift;
@@ -659,6 +662,41 @@ TEST_P(Int8Test, AddAndPoolsMatchReferenceBitForBit) {
   ref::Pool2dS8(pp, -4, x.data(), want.data(), 3);
   int8().pool2d_s8(pp, -4, x.data(), got.data(), 3);
   EXPECT_EQ(want, got);
+}
+
+// Average windows spanning whole rows (NEON sums each output's rows as one run): DS-CNN's
+// 25 × 5 pool, a strided one with its top and bottom padded either way of counting, and a
+// plane long enough to flush the int16 partial sums.
+TEST_P(Int8Test, WholeRowAveragePoolMatchesReferenceBitForBit) {
+  struct Case {
+    size_t in_h, in_w, kh, stride_h, pad_top, out_h;
+    bool include_pad;
+    int32_t zp;
+  };
+  for (const Case& c : {Case{25, 5, 25, 1, 0, 1, false, -3}, Case{40, 33, 7, 3, 2, 14, true, 5},
+                        Case{40, 33, 7, 3, 2, 14, false, -128}, Case{9, 1, 4, 1, 3, 12, true, 0},
+                        Case{120, 97, 120, 1, 0, 1, false, 7}}) {
+    Pool2dParams pp;
+    pp.kind = PoolKind::kAverage;
+    pp.in_h = c.in_h;
+    pp.in_w = c.in_w;
+    pp.kh = c.kh;
+    pp.kw = c.in_w;
+    pp.stride_h = c.stride_h;
+    pp.pad_top = c.pad_top;
+    pp.out_h = c.out_h;
+    pp.out_w = 1;
+    pp.count_include_pad = c.include_pad;
+    for (int8_t fill : {int8_t{0}, int8_t{127}, int8_t{-128}}) {
+      std::vector<int8_t> x = RandomS8(3 * c.in_h * c.in_w, 6);
+      if (fill != 0) std::fill(x.begin() + static_cast<long>(x.size() / 2), x.end(), fill);
+      std::vector<int8_t> want(3 * c.out_h), got(3 * c.out_h, 99);
+      ref::Pool2dS8(pp, c.zp, x.data(), want.data(), 3);
+      int8().pool2d_s8(pp, c.zp, x.data(), got.data(), 3);
+      EXPECT_EQ(want, got) << c.in_h << "x" << c.in_w << " window " << c.kh << " fill "
+                           << int{fill};
+    }
+  }
 }
 
 EDGEFOLD_INSTANTIATE_SIMD(Int8Test);

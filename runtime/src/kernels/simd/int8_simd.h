@@ -2,6 +2,7 @@
 // Dequantize. Integer sums are exact and requantization is the scalar RequantizeS8 on each
 // int32 accumulator, so every table gives the reference's bits (kernels/ref/int8_ref.cc).
 #pragma once
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -28,6 +29,9 @@
 #endif
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
+
+using Int8Pool2dFn = void (*)(const Pool2dParams& p, int32_t zero_point, const int8_t* x, int8_t* y,
+                              size_t planes);
 
 // dst[j] = src[2j] for j < count (the even bytes; AVX-512BW narrows 32 words to their low
 // bytes, NEON deinterleaves with vld2). Bytes up to `src_end` may be read (the plane's end): a
@@ -130,8 +134,21 @@ inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_val
   ref::Im2colRows<int8_t>(s, x_group, pad_value, col, row0, rows, S8RunCopy());
 }
 
+#if defined(__ARM_NEON)
+#include "kernels/simd/add_s8_neon.h"
+#include "kernels/simd/pool_s8_neon.h"
+#endif
+
+// The int8 2-D pool: on NEON simd/pool_s8_neon.h (whole-row average windows), elsewhere the
+// reference (written so the compiler vectorizes the max pool's rows).
+#if defined(__ARM_NEON)
+inline constexpr Int8Pool2dFn kPool2dS8 = &neon_pool::Pool2dS8;
+#else
+inline constexpr Int8Pool2dFn kPool2dS8 = &ref::Pool2dS8;
+#endif
+
 // AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded
-// and narrowed like the reference; elsewhere the reference.
+// and narrowed like the reference; on NEON simd/add_s8_neon.h; elsewhere the reference.
 template <class Arch>
 void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n) {
   size_t i = 0;
@@ -154,42 +171,8 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
     }
   }
 #endif
-#if defined(__aarch64__)
-  // Eight lanes a step: (a − zp_a)·ma + (b − zp_b)·mb as 64-bit products (smull/smlal), the
-  // magnitude rounded half up by a rounding shift (half away from zero, the reference's rule),
-  // saturated to 65536 (past every int8 either way), the sign put back; zero point and clamp on
-  // int16 lanes (saturating: a saturated value still clamps to the same bound).
-  if constexpr (IBatch<Arch>::size == 4) {
-    const int16x8_t zp_a = vdupq_n_s16(static_cast<int16_t>(p.a_zero_point));
-    const int16x8_t zp_b = vdupq_n_s16(static_cast<int16_t>(p.b_zero_point));
-    const int32x4_t ma = vdupq_n_s32(p.multiplier_a), mb = vdupq_n_s32(p.multiplier_b);
-    const int64x2_t right = vdupq_n_s64(-p.shift);
-    const int16x8_t zp_y = vdupq_n_s16(static_cast<int16_t>(p.y_zero_point));
-    const int16x8_t lo = vdupq_n_s16(static_cast<int16_t>(p.act_min)),
-                    hi = vdupq_n_s16(static_cast<int16_t>(p.act_max));
-    const auto round = [&](int64x2_t v) {  // |v| rounded and shifted, saturated to 32 bits
-      return vqmovn_u64(vrshlq_u64(vreinterpretq_u64_s64(vabsq_s64(v)), right));
-    };
-    const auto four = [&](int32x4_t da, int32x4_t db) {
-      const int64x2_t v0 = vmlal_s32(vmull_s32(vget_low_s32(da), vget_low_s32(ma)),
-                                     vget_low_s32(db), vget_low_s32(mb));
-      const int64x2_t v1 = vmlal_high_s32(vmull_high_s32(da, ma), db, mb);
-      const int32x4_t magnitude =
-          vreinterpretq_s32_u32(vminq_u32(vcombine_u32(round(v0), round(v1)), vdupq_n_u32(65536)));
-      const uint32x4_t negative =
-          vcombine_u32(vmovn_u64(vcltzq_s64(v0)), vmovn_u64(vcltzq_s64(v1)));
-      return vbslq_s32(negative, vnegq_s32(magnitude), magnitude);
-    };
-    for (; i + 8 <= n; i += 8) {
-      const int16x8_t da = vsubq_s16(vmovl_s8(vld1_s8(a + i)), zp_a);
-      const int16x8_t db = vsubq_s16(vmovl_s8(vld1_s8(b + i)), zp_b);
-      const int32x4_t q0 = four(vmovl_s16(vget_low_s16(da)), vmovl_s16(vget_low_s16(db)));
-      const int32x4_t q1 = four(vmovl_high_s16(da), vmovl_high_s16(db));
-      int16x8_t q = vqaddq_s16(vcombine_s16(vqmovn_s32(q0), vqmovn_s32(q1)), zp_y);
-      q = vminq_s16(vmaxq_s16(q, lo), hi);
-      vst1_s8(y + i, vmovn_s16(q));
-    }
-  }
+#if defined(__ARM_NEON)
+  if constexpr (IBatch<Arch>::size == 4) i = neon_add::AddS8(p, a, b, y, n);
 #endif
   ref::AddS8(p, a + i, b + i, y + i, n - i);
 }
