@@ -11,36 +11,18 @@
 #include "kernels/int8_kernel_table.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference.h"
+#include "kernels/scalar/scalar_core_table.h"
 #include "kernels/scalar/scalar_kernels.h"
 
 namespace edgefold::kernels::cortex_m_mve {
 
-// The float core table: the scalar level's kernels, with Helium's GEMM and pooling. Listed, not
-// copied from scalar::kTable at start-up: a dynamic initializer would link every float kernel
-// into every firmware, an int8-only one too (ops resolve the float core table only when the
-// model has a float op).
+// The float core table: the scalar level's kernels with Helium's GEMM and pooling, constant-
+// initialized (scalar/scalar_core_table.h).
 #if defined(EDGEFOLD_HAVE_F32_MVE)
-constexpr auto kGemmF32 = &GemmF32;
-constexpr auto kPool2dF32 = &Pool2dF32;
+const KernelTable kTable = scalar::ScalarCoreTable(&GemmF32, &Pool2dF32);
 #else
-constexpr auto kGemmF32 = &scalar::GemmTiled;
-constexpr auto kPool2dF32 = &ref::Pool2d;
+const KernelTable kTable = scalar::ScalarCoreTable(&scalar::GemmTiled, &ref::Pool2d);
 #endif
-const KernelTable kTable = {"scalar",
-                            Isa::kScalar,
-                            1,
-                            kGemmF32,
-                            &ref::Im2col,
-                            &ref::Col2im,
-                            &ref::StridedCopy,
-                            &ref::ChannelAffine,
-                            &ref::BatchnormInference,
-                            &ref::ActivationKernel,
-                            &ref::Prelu,
-                            &ref::Binary,
-                            kPool2dF32,
-                            &ref::GlobalPool,
-                            &ref::Softmax};
 
 // The convolution family: the scalar level's with Helium's float depthwise convolution.
 #if defined(EDGEFOLD_HAVE_F32_MVE)

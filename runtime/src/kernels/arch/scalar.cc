@@ -5,26 +5,13 @@
 #include "kernels/int8_kernel_table.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference.h"
+#include "kernels/scalar/scalar_core_table.h"
 #include "kernels/scalar/scalar_kernels.h"
 #include "kernels/sequence_kernel_table.h"
 
 namespace edgefold::kernels::scalar {
 
-const KernelTable kTable = {"scalar",
-                            Isa::kScalar,
-                            1,
-                            &GemmTiled,
-                            &ref::Im2col,
-                            &ref::Col2im,
-                            &ref::StridedCopy,
-                            &ref::ChannelAffine,
-                            &ref::BatchnormInference,
-                            &ref::ActivationKernel,
-                            &ref::Prelu,
-                            &ref::Binary,
-                            &ref::Pool2d,
-                            &ref::GlobalPool,
-                            &ref::Softmax};
+const KernelTable kTable = ScalarCoreTable(&GemmTiled, &ref::Pool2d);
 
 const ConvKernelTable kConvTable = {&Conv2dDepthwiseClipped, &ref::Winograd23Input,
                                     &ref::Winograd23Output, &ref::Winograd43Input,
