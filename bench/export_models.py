@@ -114,6 +114,15 @@ MODELS = {
     # Edge workloads beyond classification (issue 14): not in the default run's geomean set.
     "lraspp_mobilenet_v3": (LrAspp, (1, 3, 224, 224)),
     "unet_small": (UNetSmall, (1, 3, 224, 224)),
+    # More torchvision classifiers, only when named: grouped convs (RegNetX, ResNeXt), squeeze-
+    # excitation (RegNetY), 5x5 depthwise (MNASNet), fire modules (SqueezeNet), dense concat.
+    "regnet_x_400mf": (lambda: torchvision.models.regnet_x_400mf(), (1, 3, 224, 224)),
+    "regnet_y_400mf": (lambda: torchvision.models.regnet_y_400mf(), (1, 3, 224, 224)),
+    "mnasnet1_0": (lambda: torchvision.models.mnasnet1_0(), (1, 3, 224, 224)),
+    "squeezenet1_1": (lambda: torchvision.models.squeezenet1_1(), (1, 3, 224, 224)),
+    "resnext50_32x4d": (lambda: torchvision.models.resnext50_32x4d(), (1, 3, 224, 224)),
+    "densenet121": (lambda: torchvision.models.densenet121(), (1, 3, 224, 224)),
+    "mobilenet_v3_large": (lambda: torchvision.models.mobilenet_v3_large(), (1, 3, 224, 224)),
 }
 
 
