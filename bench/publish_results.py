@@ -33,6 +33,13 @@ NETWORKS = {
     "mobilenet_v1_025_vww": "MobileNetV1-0.25 VWW (96²)",
     "lraspp_mobilenet_v3": "LR-ASPP MobileNetV3-Large (224²)",
     "unet_small": "U-Net small (224²)",
+    "regnet_x_400mf": "RegNetX-400MF (224²)",
+    "regnet_y_400mf": "RegNetY-400MF (224²)",
+    "mnasnet1_0": "MNASNet 1.0 (224²)",
+    "squeezenet1_1": "SqueezeNet 1.1 (224²)",
+    "resnext50_32x4d": "ResNeXt-50 32×4d (224²)",
+    "densenet121": "DenseNet-121 (224²)",
+    "mobilenet_v3_large": "MobileNetV3-large (224²)",
 }
 
 # (field, column heading, format) in table order; a column no network has is left out.
