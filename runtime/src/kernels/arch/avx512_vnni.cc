@@ -137,14 +137,28 @@ template <size_t R, size_t V>
       for (size_t v = 0; v < V; ++v) DotU8S8(acc[r][v], bq[v], aw);
     }
   }
+  // Per row: four registers (zeros past V) rounded, narrowed to 64 bytes and stored at once.
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(p.y_zero_point));
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(p.act_min));
+  const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(p.act_max));
+  const __mmask64 keep = cols >= 64 ? ~__mmask64{0} : (__mmask64{1} << cols) - 1;
+  const int32_t* multiplier = p.multiplier + i;
+  const int32_t* shift = p.shift + i;
+  int8_t* out = y + i * p.ldy + j;
+  const size_t ldy = p.ldy;
 #pragma GCC unroll 16
-  for (size_t v = 0; v < V; ++v) {
-    const size_t c = std::min(kLanes, cols - v * kLanes);
-    const __mmask16 keep = static_cast<__mmask16>((1u << c) - 1);
-#pragma GCC unroll 16
-    for (size_t r = 0; r < R; ++r)
-      avx512_requant::StoreS8(acc[r][v], p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
-                              p.act_min, p.act_max, keep, y + (i + r) * p.ldy + j + v * kLanes);
+  for (size_t r = 0; r < R; ++r) {
+    const avx512_requant::RowRounding k = avx512_requant::MakeRowRounding(multiplier[r], shift[r]);
+    __m512i q[4];
+#pragma GCC unroll 4
+    for (size_t v = 0; v < 4; ++v)
+      q[v] =
+          v < V ? avx512_requant::RoundedS32x16(acc[r][v < V ? v : 0], k) : _mm512_setzero_si512();
+    const __m512i bytes = avx512_requant::NarrowFourS8(q[0], q[1], q[2], q[3], zp16, lo8, hi8);
+    if (cols >= 64)
+      _mm512_storeu_si512(out + r * ldy, bytes);
+    else
+      _mm512_mask_storeu_epi8(out + r * ldy, keep, bytes);
   }
 }
 
