@@ -328,6 +328,33 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
 
 // The reference's steps on a register: multiply, NaN → 0, clamp, magic-number rounding (half
 // to even), + zp, clamp; then the integral floats narrowed to int8.
+#if defined(__SSE4_1__)
+// The W int32 lanes of v, each already in [−128, 127], stored as W bytes at y.
+template <class Arch>
+inline void StoreS8Lanes(const IBatch<Arch>& v, int8_t* y) {
+  constexpr size_t W = IBatch<Arch>::size;
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm512_cvtepi32_epi8(v));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (W == 8) {
+    const __m256i r = v;
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(w, w));
+    return;
+  }
+#endif
+  if constexpr (W == 4) {
+    const __m128i w = _mm_packs_epi32(v, v);
+    const int32_t word = _mm_cvtsi128_si32(_mm_packs_epi16(w, w));
+    std::memcpy(y, &word, 4);
+  }
+}
+#endif
+
 template <class Arch>
 void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
   using B = FBatch<Arch>;
@@ -342,6 +369,13 @@ void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
     v = xsimd::min(xsimd::max(v, lo), hi);
     v = (v + magic) - magic;
     v = xsimd::min(xsimd::max(v + zp, qlo), qhi);
+#if defined(__SSE4_1__)
+    // Whole values in [−128, 127]: converted exactly and narrowed in registers.
+    if constexpr (W == 16 || W == 8 || W == 4) {
+      StoreS8Lanes<Arch>(xsimd::batch_cast<int32_t>(v), y + i);
+      continue;
+    }
+#endif
     v.store_aligned(lanes);
     for (size_t l = 0; l < W; ++l) y[i + l] = static_cast<int8_t>(lanes[l]);
   }
