@@ -195,21 +195,6 @@ void FlipSigns(int8_t* plane, size_t bytes) {
   }
 }
 
-// 64 int8 outputs, in order, from the four requantized registers of a depthwise step: register
-// j holds, in 128-bit lane m, outputs 16m + 4j … 16m + 4j + 3 (the unpack order), so a 4×4
-// transpose of dwords puts them back.
-inline __m512i Reorder(__m128i q0, __m128i q1, __m128i q2, __m128i q3) {
-  const __m128i t0 = _mm_unpacklo_epi32(q0, q1), t1 = _mm_unpacklo_epi32(q2, q3);
-  const __m128i t2 = _mm_unpackhi_epi32(q0, q1), t3 = _mm_unpackhi_epi32(q2, q3);
-  const __m512i lo = _mm512_castsi256_si512(_mm256_inserti128_si256(
-      _mm256_castsi128_si256(_mm_unpacklo_epi64(t0, t1)), _mm_unpackhi_epi64(t0, t1), 1));
-  return _mm512_inserti64x4(
-      lo,
-      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(t2, t3)),
-                              _mm_unpackhi_epi64(t2, t3), 1),
-      1);
-}
-
 }  // namespace
 
 // 64 outputs a step: taps in groups of four, each group's four shifted loads interleaved
@@ -237,6 +222,10 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     weights[q] = static_cast<int32_t>(packed);
   }
   const __m512i start = _mm512_set1_epi32(bias - 128 * sum);
+  const avx512_requant::RowRounding rounding = avx512_requant::MakeRowRounding(multiplier, shift);
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(rq.y_zero_point));
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(rq.act_min));
+  const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(rq.act_max));
   const size_t flat = s.out_h * g.pitch;
   size_t oh = 0, ow = 0;
   for (size_t i = 0; i < flat; i += 64) {
@@ -250,16 +239,18 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
       const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
       const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
       const __m512i w = _mm512_set1_epi32(weights[q]);
-      acc0 = _mm512_dpbusd_epi32(acc0, _mm512_unpacklo_epi16(ab_lo, cd_lo), w);
-      acc1 = _mm512_dpbusd_epi32(acc1, _mm512_unpackhi_epi16(ab_lo, cd_lo), w);
-      acc2 = _mm512_dpbusd_epi32(acc2, _mm512_unpacklo_epi16(ab_hi, cd_hi), w);
-      acc3 = _mm512_dpbusd_epi32(acc3, _mm512_unpackhi_epi16(ab_hi, cd_hi), w);
+      DotU8S8(acc0, _mm512_unpacklo_epi16(ab_lo, cd_lo), w);
+      DotU8S8(acc1, _mm512_unpackhi_epi16(ab_lo, cd_lo), w);
+      DotU8S8(acc2, _mm512_unpacklo_epi16(ab_hi, cd_hi), w);
+      DotU8S8(acc3, _mm512_unpackhi_epi16(ab_hi, cd_hi), w);
     }
-    const auto rq16 = [&](__m512i acc) {
-      return avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min,
-                                             rq.act_max);
-    };
-    const __m512i out = Reorder(rq16(acc0), rq16(acc1), rq16(acc2), rq16(acc3));
+    // Register j holds, in 128-bit lane m, outputs 16m + 4j … 16m + 4j + 3 (the unpack
+    // order), which is PackFourS8's order: the 64 bytes come out in order.
+    const __m512i out =
+        avx512_requant::PackFourS8(avx512_requant::RoundedS32x16(acc0, rounding),
+                                   avx512_requant::RoundedS32x16(acc1, rounding),
+                                   avx512_requant::RoundedS32x16(acc2, rounding),
+                                   avx512_requant::RoundedS32x16(acc3, rounding), zp16, lo8, hi8);
     // Store the block's outputs row by row: each run one masked store at its own offset.
     const size_t lanes = std::min<size_t>(64, flat - i);
     for (size_t l = 0; l < lanes;) {

@@ -101,19 +101,23 @@ inline __m512i RoundedS32x16(__m512i acc, const RowRounding& k) {
   return _mm512_mask_sub_epi32(q, _mm512_movepi32_mask(acc), _mm512_setzero_si512(), q);
 }
 
-// 64 int8 = clamp(zp + q, lo, hi) of four registers of RoundedS32x16, in order (q0's 16
-// lanes first). The narrowing saturates (int32 → int16, + zp in int16, → int8) before the
-// clamp: a value that saturates lies beyond int8 and clamps to the same bound as the exact
-// sum would (|zp| ≤ 128, [lo, hi] ⊂ int8). vpackssdw/vpacksswb interleave the four inputs per
-// 128-bit lane (lane L: q0[4L..4L+3], q1[4L..], q2[4L..], q3[4L..]); one dword permute puts
-// them back in order.
-inline __m512i NarrowFourS8(__m512i q0, __m512i q1, __m512i q2, __m512i q3, __m512i zp16,
-                            __m512i lo8, __m512i hi8) {
+// 64 int8 = clamp(zp + q, lo, hi) of four registers of RoundedS32x16, in the order of
+// vpackssdw/vpacksswb: 128-bit lane L holds q0[4L..4L+3], q1[4L..], q2[4L..], q3[4L..]. The
+// narrowing saturates (int32 → int16, + zp in int16, → int8) before the clamp: a value that
+// saturates lies beyond int8 and clamps to the same bound as the exact sum would (|zp| ≤ 128,
+// [lo, hi] ⊂ int8).
+inline __m512i PackFourS8(__m512i q0, __m512i q1, __m512i q2, __m512i q3, __m512i zp16, __m512i lo8,
+                          __m512i hi8) {
   const __m512i w01 = _mm512_adds_epi16(_mm512_packs_epi32(q0, q1), zp16);
   const __m512i w23 = _mm512_adds_epi16(_mm512_packs_epi32(q2, q3), zp16);
+  return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), lo8), hi8);
+}
+
+// PackFourS8 in register order (q0's 16 lanes first): one dword permute.
+inline __m512i NarrowFourS8(__m512i q0, __m512i q1, __m512i q2, __m512i q3, __m512i zp16,
+                            __m512i lo8, __m512i hi8) {
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  const __m512i b = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(w01, w23));
-  return _mm512_min_epi8(_mm512_max_epi8(b, lo8), hi8);
+  return _mm512_permutexvar_epi32(order, PackFourS8(q0, q1, q2, q3, zp16, lo8, hi8));
 }
 
 // The lanes in `keep` of RequantizeS8x16 stored at y.
