@@ -602,6 +602,23 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
   }
 }
 
+// LutInt8's lookup where the level has one (nullptr: the op's scalar loop): every input value
+// (x + 128 in each of the table's 16-byte rows), sizes around the 64-value step, an output
+// offset by one byte.
+TEST_P(Int8Test, LutMatchesTheTable) {
+  if (int8().lut_s8 == nullptr) GTEST_SKIP() << "no vector table lookup at this level";
+  const std::vector<int8_t> table = RandomS8(256, 31);
+  for (size_t n :
+       {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{256}, size_t{1000}}) {
+    std::vector<int8_t> x = RandomS8(n, 32);
+    for (size_t i = 0; i < n && i < 256; ++i) x[i] = static_cast<int8_t>(i - 128);
+    std::vector<int8_t> want(n + 1, 77), got(n + 1, 77);
+    for (size_t i = 0; i < n; ++i) want[i + 1] = table[static_cast<size_t>(x[i] + 128)];
+    int8().lut_s8(table.data(), x.data(), got.data() + 1, n);
+    EXPECT_EQ(want, got) << n;
+  }
+}
+
 TEST_P(Int8Test, ChannelScaleMulMatchesReferenceBitForBit) {
   // Rows of awkward lengths (below, at and past the vector width), one B value per row; shifts
   // from -30 (a real multiplier near 2^30: every product saturates) to 31, a fused Relu's clamp.

@@ -147,6 +147,17 @@ inline constexpr Int8Pool2dFn kPool2dS8 = &neon_pool::Pool2dS8;
 inline constexpr Int8Pool2dFn kPool2dS8 = &ref::Pool2dS8;
 #endif
 
+// LutInt8's lookup (Int8KernelTable::lut_s8): on AVX-512BW simd/lut_s8_x86.h, elsewhere none.
+using LutS8Fn = void (*)(const int8_t* table, const int8_t* x, int8_t* y, size_t n);
+#if defined(__AVX512BW__)
+#include "kernels/simd/lut_s8_x86.h"
+template <class Arch>
+inline constexpr LutS8Fn kLutS8 = &x86_lut::LutS8;
+#else
+template <class Arch>
+inline constexpr LutS8Fn kLutS8 = nullptr;
+#endif
+
 // AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded
 // and narrowed like the reference; on NEON simd/add_s8_neon.h; elsewhere the reference.
 template <class Arch>
