@@ -602,6 +602,26 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
   }
 }
 
+// Several channels of the global pool (AVX-512: 64 values a step, a masked tail): spatial sizes
+// around the step, a channel of −128s and one of 127s (the sums' extremes), means that tie.
+TEST_P(Int8Test, GlobalPoolChannelsMatchReference) {
+  for (size_t spatial :
+       {size_t{1}, size_t{2}, size_t{49}, size_t{64}, size_t{65}, size_t{196}, size_t{3136}}) {
+    const size_t channels = 5;
+    std::vector<int8_t> x = RandomS8(channels * spatial, 41);
+    std::fill(x.begin(), x.begin() + spatial, int8_t{-128});
+    std::fill(x.begin() + spatial, x.begin() + 2 * spatial, int8_t{127});
+    for (size_t i = 0; i < spatial; ++i)  // channel 2: ±1 alternating, a sum of 0 or ±1
+      x[2 * spatial + i] = static_cast<int8_t>(i % 2 == 0 ? -1 : 1);
+    for (PoolKind kind : {PoolKind::kMax, PoolKind::kAverage}) {
+      std::vector<int8_t> want(channels), got(channels, 99);
+      ref::GlobalPoolS8(kind, x.data(), want.data(), channels, spatial);
+      int8().global_pool_s8(kind, x.data(), got.data(), channels, spatial);
+      EXPECT_EQ(want, got) << spatial;
+    }
+  }
+}
+
 // LutInt8's lookup where the level has one (nullptr: the op's scalar loop): every input value
 // (x + 128 in each of the table's 16-byte rows), sizes around the 64-value step, an output
 // offset by one byte.
