@@ -335,12 +335,13 @@ TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
   const auto tables = PlainAndExtendedTables();
   if (tables.empty()) GTEST_SKIP() << "no level with an int8 extension variant in this build/CPU";
   // Rows through every tile height (VNNI: 6 or 8, then 4, 2, 1), panels of one to four
-  // registers and a partial last one, and k deep enough that VNNI narrows its panel
-  // (2600: three registers, 5200: one).
+  // registers and a partial last one, k deep enough that VNNI narrows its panel (2600: three
+  // registers, 5200: one) or falls back (9000), and one column (VNNI's dot products).
   for (size_t m : {size_t{16}, size_t{31}, size_t{45}})
-    for (size_t n : {size_t{4}, size_t{17}, size_t{40}, size_t{49}, size_t{64}, size_t{130}})
-      for (size_t k :
-           {size_t{3}, size_t{4}, size_t{5}, size_t{66}, size_t{577}, size_t{2600}, size_t{5200}}) {
+    for (size_t n :
+         {size_t{1}, size_t{4}, size_t{17}, size_t{40}, size_t{49}, size_t{64}, size_t{130}})
+      for (size_t k : {size_t{3}, size_t{4}, size_t{5}, size_t{66}, size_t{577}, size_t{2600},
+                       size_t{5200}, size_t{9000}}) {
         const std::vector<int8_t> a = RandomS8(m * k, 3), b = RandomS8(k * (n + 2), 4);
         std::vector<int32_t> bias(m), mult(m), shift(m);
         for (size_t i = 0; i < m; ++i) {
@@ -353,7 +354,7 @@ TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
         p.n = n;
         p.k = k;
         p.lda = k;
-        p.ldb = n + 2;
+        p.ldb = n == 1 ? 1 : n + 2;  // one contiguous column: GemmInt8's dot products
         p.ldy = n;
         p.bias = bias.data();
         p.multiplier = mult.data();

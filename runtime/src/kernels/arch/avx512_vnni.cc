@@ -271,7 +271,52 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
   }
 }
 
+// One row of A against B's single contiguous column (n == 1, ldb == 1: GemmInt8): b + 128
+// once into a stack copy, four rows a step over 64 k at a time; the row's 128·Σ_k A[i,k]
+// is summed beside it (vpdpbusd of ones) and taken out before RequantizeS8.
+constexpr size_t kMatVecK = 8192;
+
+template <size_t R>
+void MatVecRows(const GemmS8Params& p, const int8_t* a, const int8_t* bu, size_t i, int8_t* y) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i dot[R], sum[R];
+  for (size_t r = 0; r < R; ++r) dot[r] = sum[r] = _mm512_setzero_si512();
+  for (size_t q = 0; q < p.k; q += 64) {
+    const __mmask64 keep = p.k - q >= 64 ? ~__mmask64{0} : (__mmask64{1} << (p.k - q)) - 1;
+    const __m512i u = _mm512_load_si512(bu + q);  // zero-padded copy: bytes past k are 0
+    for (size_t r = 0; r < R; ++r) {
+      const __m512i w = _mm512_maskz_loadu_epi8(keep, a + (i + r) * p.lda + q);
+      DotU8S8(dot[r], u, w);
+      DotU8S8(sum[r], ones, w);
+    }
+  }
+  for (size_t r = 0; r < R; ++r) {
+    // Mod 2^32 (the true sum fits int32; the parts need not).
+    const uint32_t bias = p.bias != nullptr ? static_cast<uint32_t>(p.bias[i + r]) : 0u;
+    const int32_t acc =
+        static_cast<int32_t>(bias + static_cast<uint32_t>(_mm512_reduce_add_epi32(dot[r])) -
+                             128u * static_cast<uint32_t>(_mm512_reduce_add_epi32(sum[r])));
+    y[(i + r) * p.ldy] = RequantizeS8(acc, p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
+                                      p.act_min, p.act_max);
+  }
+}
+
+void MatVec(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  alignas(64) int8_t bu[kMatVecK + 64];
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (size_t q = 0; q < p.k; q += 64) {
+    const __mmask64 keep = p.k - q >= 64 ? ~__mmask64{0} : (__mmask64{1} << (p.k - q)) - 1;
+    _mm512_store_si512(
+        bu + q,
+        _mm512_maskz_mov_epi8(keep, _mm512_xor_si512(_mm512_maskz_loadu_epi8(keep, b + q), flip)));
+  }
+  size_t i = 0;
+  for (; i + 4 <= p.m; i += 4) MatVecRows<4>(p, a, bu, i, y);
+  for (; i < p.m; ++i) MatVecRows<1>(p, a, bu, i, y);
+}
+
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  if (p.n == 1 && p.ldb == 1 && p.k <= kMatVecK) return MatVec(p, a, b, y);
   // Panels of up to kMaxRegs registers, fewer when k is deep (the panel stays within
   // kPanelBytes: 64 columns up to k = 2560, 16 up to k = 10240).
   const size_t groups = (p.k + 3) / 4;
