@@ -741,6 +741,38 @@ TEST_P(Int8Test, WholeRowAveragePoolMatchesReferenceBitForBit) {
   }
 }
 
+// Max pools (AVX-512: a padded row, 64 outputs a step, strides 1 and 2): ResNet's 3 × 3 / 2
+// pad 1, rows wider than a step, a 2 × 2 / 2 without padding, 5 × 5 / 1 pad 2 on a plane
+// narrower than its window, 3 × 3 / 3 (the reference's), a pad that leaves windows outside
+// the image (zp, the reference's), and a plane of −128s.
+TEST_P(Int8Test, MaxPoolMatchesReferenceBitForBit) {
+  struct Case {
+    size_t in_h, in_w, k, stride, pad, out_h, out_w;
+  };
+  for (const Case& c :
+       {Case{112, 112, 3, 2, 1, 56, 56}, Case{9, 150, 3, 2, 1, 5, 75}, Case{8, 130, 2, 2, 0, 4, 65},
+        Case{6, 3, 5, 1, 2, 6, 3}, Case{7, 66, 3, 1, 1, 7, 66}, Case{10, 10, 3, 3, 0, 3, 3},
+        Case{4, 4, 2, 1, 3, 9, 9}}) {
+    Pool2dParams pp;
+    pp.kind = PoolKind::kMax;
+    pp.in_h = c.in_h;
+    pp.in_w = c.in_w;
+    pp.kh = pp.kw = c.k;
+    pp.stride_h = pp.stride_w = c.stride;
+    pp.pad_top = pp.pad_left = c.pad;
+    pp.out_h = c.out_h;
+    pp.out_w = c.out_w;
+    for (bool floor : {false, true}) {
+      std::vector<int8_t> x = RandomS8(2 * c.in_h * c.in_w, 9);
+      if (floor) std::fill(x.begin(), x.begin() + static_cast<long>(c.in_h * c.in_w), -128);
+      std::vector<int8_t> want(2 * c.out_h * c.out_w), got(want.size(), 99);
+      ref::Pool2dS8(pp, -5, x.data(), want.data(), 2);
+      int8().pool2d_s8(pp, -5, x.data(), got.data(), 2);
+      EXPECT_EQ(want, got) << c.in_h << "x" << c.in_w << " window " << c.k << "/" << c.stride;
+    }
+  }
+}
+
 EDGEFOLD_INSTANTIATE_SIMD(Int8Test);
 
 }  // namespace

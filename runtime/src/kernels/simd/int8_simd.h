@@ -139,10 +139,14 @@ inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_val
 #include "kernels/simd/pool_s8_neon.h"
 #endif
 
-// The int8 2-D pool: on NEON simd/pool_s8_neon.h (whole-row average windows), elsewhere the
-// reference (written so the compiler vectorizes the max pool's rows).
+// The int8 2-D pool: on NEON simd/pool_s8_neon.h (whole-row average windows), on AVX-512BW
+// simd/max_pool_s8_x86.h (max pools at strides 1 and 2), elsewhere the reference (written so
+// the compiler vectorizes the max pool's rows).
 #if defined(__ARM_NEON)
 inline constexpr Int8Pool2dFn kPool2dS8 = &neon_pool::Pool2dS8;
+#elif defined(__AVX512BW__)
+#include "kernels/simd/max_pool_s8_x86.h"
+inline constexpr Int8Pool2dFn kPool2dS8 = &x86_max_pool::Pool2dS8;
 #else
 inline constexpr Int8Pool2dFn kPool2dS8 = &ref::Pool2dS8;
 #endif
