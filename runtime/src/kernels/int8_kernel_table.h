@@ -48,6 +48,9 @@ struct Int8KernelTable {
   // MulInt8 of `rows` rows of `inner` values of A, each by its one value of B (MulS8Params).
   void (*mul_s8_rows)(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y,
                       size_t rows, size_t inner);
+  // LutInt8: y[i] = table[x[i] + 128] for i < n. nullptr where a level has no vector lookup
+  // (the op then runs its scalar loop): the tables that list their entries need not name it.
+  void (*lut_s8)(const int8_t* table, const int8_t* x, int8_t* y, size_t n) = nullptr;
 };
 
 #define EDGEFOLD_DECLARE_INT8(ns, level, parent, tables, name, present) \

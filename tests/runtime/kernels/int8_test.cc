@@ -334,9 +334,14 @@ TEST_P(Int8Test, GemmStridedSymmetricMatchesReference) {
 TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
   const auto tables = PlainAndExtendedTables();
   if (tables.empty()) GTEST_SKIP() << "no level with an int8 extension variant in this build/CPU";
+  // Rows through every tile height (VNNI: 6 or 8, then 4, 2, 1), panels of one to four
+  // registers and a partial last one, k deep enough that VNNI narrows its panel (2600: three
+  // registers, 5200: one) or falls back (9000), and one column (VNNI's dot products).
   for (size_t m : {size_t{16}, size_t{31}, size_t{45}})
-    for (size_t n : {size_t{4}, size_t{17}, size_t{49}})
-      for (size_t k : {size_t{3}, size_t{4}, size_t{5}, size_t{66}, size_t{577}}) {
+    for (size_t n :
+         {size_t{1}, size_t{4}, size_t{17}, size_t{40}, size_t{49}, size_t{64}, size_t{130}})
+      for (size_t k : {size_t{3}, size_t{4}, size_t{5}, size_t{66}, size_t{577}, size_t{2600},
+                       size_t{5200}, size_t{9000}}) {
         const std::vector<int8_t> a = RandomS8(m * k, 3), b = RandomS8(k * (n + 2), 4);
         std::vector<int32_t> bias(m), mult(m), shift(m);
         for (size_t i = 0; i < m; ++i) {
@@ -349,7 +354,7 @@ TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
         p.n = n;
         p.k = k;
         p.lda = k;
-        p.ldb = n + 2;
+        p.ldb = n == 1 ? 1 : n + 2;  // one contiguous column: GemmInt8's dot products
         p.ldy = n;
         p.bias = bias.data();
         p.multiplier = mult.data();
@@ -598,6 +603,43 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
   }
 }
 
+// Several channels of the global pool (AVX-512: 64 values a step, a masked tail): spatial sizes
+// around the step, a channel of −128s and one of 127s (the sums' extremes), means that tie.
+TEST_P(Int8Test, GlobalPoolChannelsMatchReference) {
+  for (size_t spatial :
+       {size_t{1}, size_t{2}, size_t{49}, size_t{64}, size_t{65}, size_t{196}, size_t{3136}}) {
+    const size_t channels = 5;
+    std::vector<int8_t> x = RandomS8(channels * spatial, 41);
+    std::fill(x.begin(), x.begin() + spatial, int8_t{-128});
+    std::fill(x.begin() + spatial, x.begin() + 2 * spatial, int8_t{127});
+    for (size_t i = 0; i < spatial; ++i)  // channel 2: ±1 alternating, a sum of 0 or ±1
+      x[2 * spatial + i] = static_cast<int8_t>(i % 2 == 0 ? -1 : 1);
+    for (PoolKind kind : {PoolKind::kMax, PoolKind::kAverage}) {
+      std::vector<int8_t> want(channels), got(channels, 99);
+      ref::GlobalPoolS8(kind, x.data(), want.data(), channels, spatial);
+      int8().global_pool_s8(kind, x.data(), got.data(), channels, spatial);
+      EXPECT_EQ(want, got) << spatial;
+    }
+  }
+}
+
+// LutInt8's lookup where the level has one (nullptr: the op's scalar loop): every input value
+// (x + 128 in each of the table's 16-byte rows), sizes around the 64-value step, an output
+// offset by one byte.
+TEST_P(Int8Test, LutMatchesTheTable) {
+  if (int8().lut_s8 == nullptr) GTEST_SKIP() << "no vector table lookup at this level";
+  const std::vector<int8_t> table = RandomS8(256, 31);
+  for (size_t n :
+       {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{256}, size_t{1000}}) {
+    std::vector<int8_t> x = RandomS8(n, 32);
+    for (size_t i = 0; i < n && i < 256; ++i) x[i] = static_cast<int8_t>(i - 128);
+    std::vector<int8_t> want(n + 1, 77), got(n + 1, 77);
+    for (size_t i = 0; i < n; ++i) want[i + 1] = table[static_cast<size_t>(x[i] + 128)];
+    int8().lut_s8(table.data(), x.data(), got.data() + 1, n);
+    EXPECT_EQ(want, got) << n;
+  }
+}
+
 TEST_P(Int8Test, ChannelScaleMulMatchesReferenceBitForBit) {
   // Rows of awkward lengths (below, at and past the vector width), one B value per row; shifts
   // from -30 (a real multiplier near 2^30: every product saturates) to 31, a fused Relu's clamp.
@@ -695,6 +737,38 @@ TEST_P(Int8Test, WholeRowAveragePoolMatchesReferenceBitForBit) {
       int8().pool2d_s8(pp, c.zp, x.data(), got.data(), 3);
       EXPECT_EQ(want, got) << c.in_h << "x" << c.in_w << " window " << c.kh << " fill "
                            << int{fill};
+    }
+  }
+}
+
+// Max pools (AVX-512: a padded row, 64 outputs a step, strides 1 and 2): ResNet's 3 × 3 / 2
+// pad 1, rows wider than a step, a 2 × 2 / 2 without padding, 5 × 5 / 1 pad 2 on a plane
+// narrower than its window, 3 × 3 / 3 (the reference's), a pad that leaves windows outside
+// the image (zp, the reference's), and a plane of −128s.
+TEST_P(Int8Test, MaxPoolMatchesReferenceBitForBit) {
+  struct Case {
+    size_t in_h, in_w, k, stride, pad, out_h, out_w;
+  };
+  for (const Case& c :
+       {Case{112, 112, 3, 2, 1, 56, 56}, Case{9, 150, 3, 2, 1, 5, 75}, Case{8, 130, 2, 2, 0, 4, 65},
+        Case{6, 3, 5, 1, 2, 6, 3}, Case{7, 66, 3, 1, 1, 7, 66}, Case{10, 10, 3, 3, 0, 3, 3},
+        Case{4, 4, 2, 1, 3, 9, 9}}) {
+    Pool2dParams pp;
+    pp.kind = PoolKind::kMax;
+    pp.in_h = c.in_h;
+    pp.in_w = c.in_w;
+    pp.kh = pp.kw = c.k;
+    pp.stride_h = pp.stride_w = c.stride;
+    pp.pad_top = pp.pad_left = c.pad;
+    pp.out_h = c.out_h;
+    pp.out_w = c.out_w;
+    for (bool floor : {false, true}) {
+      std::vector<int8_t> x = RandomS8(2 * c.in_h * c.in_w, 9);
+      if (floor) std::fill(x.begin(), x.begin() + static_cast<long>(c.in_h * c.in_w), -128);
+      std::vector<int8_t> want(2 * c.out_h * c.out_w), got(want.size(), 99);
+      ref::Pool2dS8(pp, -5, x.data(), want.data(), 2);
+      int8().pool2d_s8(pp, -5, x.data(), got.data(), 2);
+      EXPECT_EQ(want, got) << c.in_h << "x" << c.in_w << " window " << c.k << "/" << c.stride;
     }
   }
 }

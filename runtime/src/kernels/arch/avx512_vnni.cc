@@ -7,10 +7,14 @@
 // accumulator's start value. Integer sums wrap mod 2^32 and the true result fits in int32
 // (k ≤ kMaxGemmS8K), so the bits are the reference's (kernels/ref/int8_ref.cc).
 //
-// B is repacked per block of 32 columns into a panel of k/4 pairs of registers, each holding
-// four consecutive k of 16 columns (the layout vpdpbusd reads); A's four bytes are broadcast
-// straight from its rows. Rows run in tiles of up to 8 over both registers: 16 accumulators,
-// 8 row pointers (a 16-row tile of one register ran out of general registers and spilled).
+// B is repacked per block of up to 64 columns into a panel of k/4 rows of up to four
+// registers, each holding four consecutive k of 16 columns (the layout vpdpbusd reads); A's
+// four bytes are broadcast straight from its rows. Rows run in tiles of 6 over four registers
+// (8 over three or fewer): 24 accumulators, the panel's registers and the broadcast within
+// AVX-512's 32. Deep k narrows the panel so that it stays within kPanelBytes (L2).
+// The tile loops carry `#pragma GCC unroll`: GCC 12 leaves a 6 × 4 loop nest rolled, and
+// then keeps the accumulators in memory; vpdpbusd is inline asm, since with the intrinsic GCC
+// copies each accumulator to a fresh register before every multiply-add.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -24,9 +28,15 @@ namespace edgefold::kernels::avx512_vnni {
 namespace {
 
 constexpr size_t kLanes = 16;               // int32 accumulators per register
-constexpr size_t kCols = 2 * kLanes;        // columns per panel
-constexpr size_t kPanelBytes = 160 * 1024;  // k up to 5120 per panel; larger k falls back
+constexpr size_t kMaxRegs = 4;              // registers per panel row: 64 columns
+constexpr size_t kPanelBytes = 160 * 1024;  // B panel on the stack
 constexpr size_t kRowChunk = 1024;          // rows whose corrections live on the stack at once
+
+// acc += u8·s8 (vpdpbusd). Inline asm: GCC copies the accumulator of the intrinsic into a new
+// register before each use (a move per multiply-add in the tile loop).
+inline void DotU8S8(__m512i& acc, __m512i u8, __m512i s8) {
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u8), "v"(s8));
+}
 
 // Four rows of 16 bytes (b + 128) interleaved so that dword c holds column c's four bytes.
 inline __m512i InterleaveFour(__m128i r0, __m128i r1, __m128i r2, __m128i r3) {
@@ -51,23 +61,24 @@ inline __m128i LoadRow(const int8_t* p, size_t cols) {
   return _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << cols) - 1), p);
 }
 
-// panel[2q + v] = B rows 4q..4q+3 over the columns [j + 16v, j + 16v + 16) ∩ [j, j + cols),
-// k rounded up to 4 with zero rows (A's matching bytes are zero too, see Tile).
+// panel[regs·q + v] = B rows 4q..4q+3 over the columns [j + 16v, j + 16v + 16) ∩ [j, j + cols),
+// regs = ⌈cols/16⌉, k rounded up to 4 with zero rows (A's matching bytes are zero too, see Tile).
 void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, __m512i* panel) {
-  const size_t full = p.k / 4, registers = (cols + kLanes - 1) / kLanes;
+  const size_t full = p.k / 4, regs = (cols + kLanes - 1) / kLanes;
   const __m128i zero = _mm_setzero_si128();
-  for (size_t v = 0; v < registers; ++v) {
+  for (size_t v = 0; v < regs; ++v) {
     const size_t c = std::min(kLanes, cols - v * kLanes);
     const int8_t* col = b + j + v * kLanes;
     for (size_t q = 0; q < full; ++q) {
       const int8_t* row = col + 4 * q * p.ldb;
-      panel[2 * q + v] = InterleaveFour(LoadRow(row, c), LoadRow(row + p.ldb, c),
-                                        LoadRow(row + 2 * p.ldb, c), LoadRow(row + 3 * p.ldb, c));
+      panel[regs * q + v] =
+          InterleaveFour(LoadRow(row, c), LoadRow(row + p.ldb, c), LoadRow(row + 2 * p.ldb, c),
+                         LoadRow(row + 3 * p.ldb, c));
     }
     if (p.k % 4 != 0) {
       __m128i r[4] = {zero, zero, zero, zero};
       for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(col + (4 * full + t) * p.ldb, c);
-      panel[2 * full + v] = InterleaveFour(r[0], r[1], r[2], r[3]);
+      panel[regs * full + v] = InterleaveFour(r[0], r[1], r[2], r[3]);
     }
   }
 }
@@ -87,55 +98,88 @@ void RowStarts(const GemmS8Params& p, const int8_t* a, size_t i0, size_t rows, i
   }
 }
 
-// R rows from i over V registers of the panel (columns [j, j + cols), cols ≤ 16·V).
+// R rows from i over the V registers of the panel (columns [j, j + cols), cols ≤ 16·V).
 template <size_t R, size_t V>
-void Tile(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start,
-          size_t i, size_t j, size_t cols, int8_t* y) {
+[[gnu::noinline]] void Tile(const GemmS8Params& p, const int8_t* a, const __m512i* panel,
+                            const int32_t* start, size_t i, size_t j, size_t cols, int8_t* y) {
   __m512i acc[R][V];
+#pragma GCC unroll 16
   for (size_t r = 0; r < R; ++r)
+#pragma GCC unroll 16
     for (size_t v = 0; v < V; ++v) acc[r][v] = _mm512_set1_epi32(start[r]);
   const size_t full = p.k / 4;
   const int8_t* rows[R];
+#pragma GCC unroll 16
   for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
   for (size_t q = 0; q < full; ++q) {
     __m512i bq[V];
-    for (size_t v = 0; v < V; ++v) bq[v] = _mm512_load_si512(panel + 2 * q + v);
+#pragma GCC unroll 16
+    for (size_t v = 0; v < V; ++v) bq[v] = _mm512_load_si512(panel + V * q + v);
+#pragma GCC unroll 16
     for (size_t r = 0; r < R; ++r) {
       int32_t word;
       std::memcpy(&word, rows[r] + 4 * q, 4);
       const __m512i aw = _mm512_set1_epi32(word);
-      for (size_t v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], bq[v], aw);
+#pragma GCC unroll 16
+      for (size_t v = 0; v < V; ++v) DotU8S8(acc[r][v], bq[v], aw);
     }
   }
   if (p.k % 4 != 0) {  // the last bytes of each row, zero-padded (never read past the row)
     __m512i bq[V];
-    for (size_t v = 0; v < V; ++v) bq[v] = _mm512_load_si512(panel + 2 * full + v);
+#pragma GCC unroll 16
+    for (size_t v = 0; v < V; ++v) bq[v] = _mm512_load_si512(panel + V * full + v);
+#pragma GCC unroll 16
     for (size_t r = 0; r < R; ++r) {
       int32_t word = 0;
       std::memcpy(&word, rows[r] + 4 * full, p.k % 4);
       const __m512i aw = _mm512_set1_epi32(word);
-      for (size_t v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], bq[v], aw);
+#pragma GCC unroll 16
+      for (size_t v = 0; v < V; ++v) DotU8S8(acc[r][v], bq[v], aw);
     }
   }
-  for (size_t v = 0; v < V; ++v) {
-    const size_t c = std::min(kLanes, cols - v * kLanes);
-    const __mmask16 keep = static_cast<__mmask16>((1u << c) - 1);
-    for (size_t r = 0; r < R; ++r)
-      avx512_requant::StoreS8(acc[r][v], p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
-                              p.act_min, p.act_max, keep, y + (i + r) * p.ldy + j + v * kLanes);
+  // Per row: four registers (zeros past V) rounded, narrowed to 64 bytes and stored at once.
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(p.y_zero_point));
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(p.act_min));
+  const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(p.act_max));
+  const __mmask64 keep = cols >= 64 ? ~__mmask64{0} : (__mmask64{1} << cols) - 1;
+  const int32_t* multiplier = p.multiplier + i;
+  const int32_t* shift = p.shift + i;
+  int8_t* out = y + i * p.ldy + j;
+  const size_t ldy = p.ldy;
+#pragma GCC unroll 16
+  for (size_t r = 0; r < R; ++r) {
+    const avx512_requant::RowRounding k = avx512_requant::MakeRowRounding(multiplier[r], shift[r]);
+    __m512i q[4];
+#pragma GCC unroll 4
+    for (size_t v = 0; v < 4; ++v)
+      q[v] =
+          v < V ? avx512_requant::RoundedS32x16(acc[r][v < V ? v : 0], k) : _mm512_setzero_si512();
+    const __m512i bytes = avx512_requant::NarrowFourS8(q[0], q[1], q[2], q[3], zp16, lo8, hi8);
+    if (cols >= 64)
+      _mm512_storeu_si512(out + r * ldy, bytes);
+    else
+      _mm512_mask_storeu_epi8(out + r * ldy, keep, bytes);
   }
 }
 
+// All rows over one panel of V registers: tiles of kTileRows rows (V·kTileRows accumulators
+// and V panel registers within AVX-512's 32), then 4, 2 and 1.
 template <size_t V>
 void Rows(const GemmS8Params& p, const int8_t* a, const __m512i* panel, const int32_t* start,
           size_t i0, size_t rows, size_t j, size_t cols, int8_t* y) {
+  constexpr size_t kTileRows = V >= 3 ? 6 : 8;
   size_t r = 0;
-  for (; r + 8 <= rows; r += 8) Tile<8, V>(p, a, panel, start + r, i0 + r, j, cols, y);
+  for (; r + kTileRows <= rows; r += kTileRows)
+    Tile<kTileRows, V>(p, a, panel, start + r, i0 + r, j, cols, y);
   if (rows - r >= 4) {
     Tile<4, V>(p, a, panel, start + r, i0 + r, j, cols, y);
     r += 4;
   }
-  for (; r < rows; ++r) Tile<1, V>(p, a, panel, start + r, i0 + r, j, cols, y);
+  if (rows - r >= 2) {
+    Tile<2, V>(p, a, panel, start + r, i0 + r, j, cols, y);
+    r += 2;
+  }
+  if (r < rows) Tile<1, V>(p, a, panel, start + r, i0 + r, j, cols, y);
 }
 
 // The depthwise plane as unsigned bytes (x + 128), in place: what vpdpbusd reads.
@@ -149,21 +193,6 @@ void FlipSigns(int8_t* plane, size_t bytes) {
     _mm512_mask_storeu_epi8(plane + i, keep,
                             _mm512_xor_si512(_mm512_maskz_loadu_epi8(keep, plane + i), flip));
   }
-}
-
-// 64 int8 outputs, in order, from the four requantized registers of a depthwise step: register
-// j holds, in 128-bit lane m, outputs 16m + 4j … 16m + 4j + 3 (the unpack order), so a 4×4
-// transpose of dwords puts them back.
-inline __m512i Reorder(__m128i q0, __m128i q1, __m128i q2, __m128i q3) {
-  const __m128i t0 = _mm_unpacklo_epi32(q0, q1), t1 = _mm_unpacklo_epi32(q2, q3);
-  const __m128i t2 = _mm_unpackhi_epi32(q0, q1), t3 = _mm_unpackhi_epi32(q2, q3);
-  const __m512i lo = _mm512_castsi256_si512(_mm256_inserti128_si256(
-      _mm256_castsi128_si256(_mm_unpacklo_epi64(t0, t1)), _mm_unpackhi_epi64(t0, t1), 1));
-  return _mm512_inserti64x4(
-      lo,
-      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(t2, t3)),
-                              _mm_unpackhi_epi64(t2, t3), 1),
-      1);
 }
 
 }  // namespace
@@ -193,6 +222,10 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     weights[q] = static_cast<int32_t>(packed);
   }
   const __m512i start = _mm512_set1_epi32(bias - 128 * sum);
+  const avx512_requant::RowRounding rounding = avx512_requant::MakeRowRounding(multiplier, shift);
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(rq.y_zero_point));
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(rq.act_min));
+  const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(rq.act_max));
   const size_t flat = s.out_h * g.pitch;
   size_t oh = 0, ow = 0;
   for (size_t i = 0; i < flat; i += 64) {
@@ -206,16 +239,18 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
       const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
       const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
       const __m512i w = _mm512_set1_epi32(weights[q]);
-      acc0 = _mm512_dpbusd_epi32(acc0, _mm512_unpacklo_epi16(ab_lo, cd_lo), w);
-      acc1 = _mm512_dpbusd_epi32(acc1, _mm512_unpackhi_epi16(ab_lo, cd_lo), w);
-      acc2 = _mm512_dpbusd_epi32(acc2, _mm512_unpacklo_epi16(ab_hi, cd_hi), w);
-      acc3 = _mm512_dpbusd_epi32(acc3, _mm512_unpackhi_epi16(ab_hi, cd_hi), w);
+      DotU8S8(acc0, _mm512_unpacklo_epi16(ab_lo, cd_lo), w);
+      DotU8S8(acc1, _mm512_unpackhi_epi16(ab_lo, cd_lo), w);
+      DotU8S8(acc2, _mm512_unpacklo_epi16(ab_hi, cd_hi), w);
+      DotU8S8(acc3, _mm512_unpackhi_epi16(ab_hi, cd_hi), w);
     }
-    const auto rq16 = [&](__m512i acc) {
-      return avx512_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min,
-                                             rq.act_max);
-    };
-    const __m512i out = Reorder(rq16(acc0), rq16(acc1), rq16(acc2), rq16(acc3));
+    // Register j holds, in 128-bit lane m, outputs 16m + 4j … 16m + 4j + 3 (the unpack
+    // order), which is PackFourS8's order: the 64 bytes come out in order.
+    const __m512i out =
+        avx512_requant::PackFourS8(avx512_requant::RoundedS32x16(acc0, rounding),
+                                   avx512_requant::RoundedS32x16(acc1, rounding),
+                                   avx512_requant::RoundedS32x16(acc2, rounding),
+                                   avx512_requant::RoundedS32x16(acc3, rounding), zp16, lo8, hi8);
     // Store the block's outputs row by row: each run one masked store at its own offset.
     const size_t lanes = std::min<size_t>(64, flat - i);
     for (size_t l = 0; l < lanes;) {
@@ -236,22 +271,80 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
   }
 }
 
+// One row of A against B's single contiguous column (n == 1, ldb == 1: GemmInt8): b + 128
+// once into a stack copy, four rows a step over 64 k at a time; the row's 128·Σ_k A[i,k]
+// is summed beside it (vpdpbusd of ones) and taken out before RequantizeS8.
+constexpr size_t kMatVecK = 8192;
+
+template <size_t R>
+void MatVecRows(const GemmS8Params& p, const int8_t* a, const int8_t* bu, size_t i, int8_t* y) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i dot[R], sum[R];
+  for (size_t r = 0; r < R; ++r) dot[r] = sum[r] = _mm512_setzero_si512();
+  for (size_t q = 0; q < p.k; q += 64) {
+    const __mmask64 keep = p.k - q >= 64 ? ~__mmask64{0} : (__mmask64{1} << (p.k - q)) - 1;
+    const __m512i u = _mm512_load_si512(bu + q);  // zero-padded copy: bytes past k are 0
+    for (size_t r = 0; r < R; ++r) {
+      const __m512i w = _mm512_maskz_loadu_epi8(keep, a + (i + r) * p.lda + q);
+      DotU8S8(dot[r], u, w);
+      DotU8S8(sum[r], ones, w);
+    }
+  }
+  for (size_t r = 0; r < R; ++r) {
+    // Mod 2^32 (the true sum fits int32; the parts need not).
+    const uint32_t bias = p.bias != nullptr ? static_cast<uint32_t>(p.bias[i + r]) : 0u;
+    const int32_t acc =
+        static_cast<int32_t>(bias + static_cast<uint32_t>(_mm512_reduce_add_epi32(dot[r])) -
+                             128u * static_cast<uint32_t>(_mm512_reduce_add_epi32(sum[r])));
+    y[(i + r) * p.ldy] = RequantizeS8(acc, p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
+                                      p.act_min, p.act_max);
+  }
+}
+
+void MatVec(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  alignas(64) int8_t bu[kMatVecK + 64];
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (size_t q = 0; q < p.k; q += 64) {
+    const __mmask64 keep = p.k - q >= 64 ? ~__mmask64{0} : (__mmask64{1} << (p.k - q)) - 1;
+    _mm512_store_si512(
+        bu + q,
+        _mm512_maskz_mov_epi8(keep, _mm512_xor_si512(_mm512_maskz_loadu_epi8(keep, b + q), flip)));
+  }
+  size_t i = 0;
+  for (; i + 4 <= p.m; i += 4) MatVecRows<4>(p, a, bu, i, y);
+  for (; i < p.m; ++i) MatVecRows<1>(p, a, bu, i, y);
+}
+
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  if (p.n == 1 && p.ldb == 1 && p.k <= kMatVecK) return MatVec(p, a, b, y);
+  // Panels of up to kMaxRegs registers, fewer when k is deep (the panel stays within
+  // kPanelBytes: 64 columns up to k = 2560, 16 up to k = 10240).
   const size_t groups = (p.k + 3) / 4;
-  if (p.n < 4 || 2 * groups * sizeof(__m512i) > kPanelBytes)
-    return avx512::kInt8Table.gemm_s8(p, a, b, y);
+  const size_t regs = std::min(kMaxRegs, kPanelBytes / (groups * sizeof(__m512i)));
+  if (p.n < 4 || regs == 0) return avx512::kInt8Table.gemm_s8(p, a, b, y);
+  const size_t panel_cols = regs * kLanes;
   alignas(64) __m512i panel[kPanelBytes / sizeof(__m512i)];
   int32_t start[kRowChunk];
   for (size_t i0 = 0; i0 < p.m; i0 += kRowChunk) {
     const size_t rows = std::min(kRowChunk, p.m - i0);
     RowStarts(p, a, i0, rows, start);
-    for (size_t j = 0; j < p.n; j += kCols) {
-      const size_t cols = std::min(kCols, p.n - j);
+    for (size_t j = 0; j < p.n; j += panel_cols) {
+      const size_t cols = std::min(panel_cols, p.n - j);
       PackPanel(p, b, j, cols, panel);
-      if (cols > kLanes)
-        Rows<2>(p, a, panel, start, i0, rows, j, cols, y);
-      else
-        Rows<1>(p, a, panel, start, i0, rows, j, cols, y);
+      switch ((cols + kLanes - 1) / kLanes) {
+        case 4:
+          Rows<4>(p, a, panel, start, i0, rows, j, cols, y);
+          break;
+        case 3:
+          Rows<3>(p, a, panel, start, i0, rows, j, cols, y);
+          break;
+        case 2:
+          Rows<2>(p, a, panel, start, i0, rows, j, cols, y);
+          break;
+        default:
+          Rows<1>(p, a, panel, start, i0, rows, j, cols, y);
+          break;
+      }
     }
   }
 }

@@ -20,6 +20,14 @@ struct Regs;
 template <>
 struct Regs<4> {
   using R = __m128i;
+  // acc += v in place (inline asm: see AddTo's note in PairsTile).
+  static void AddTo(R& acc, R v) {
+#if defined(__AVX__)
+    __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(v));
+#else
+    __asm__("paddd %1, %0" : "+x"(acc) : "x"(v));
+#endif
+  }
   static R Madd(R pairs, const int16_t* a2) {
     int32_t word;
     std::memcpy(&word, a2, 4);
@@ -37,6 +45,7 @@ struct Regs<4> {
 template <>
 struct Regs<8> {
   using R = __m256i;
+  static void AddTo(R& acc, R v) { __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(v)); }
   static R Madd(R pairs, const int16_t* a2) {
     int32_t word;
     std::memcpy(&word, a2, 4);
@@ -53,6 +62,7 @@ struct Regs<8> {
 template <>
 struct Regs<16> {
   using R = __m512i;
+  static void AddTo(R& acc, R v) { acc = _mm512_add_epi32(acc, v); }
   static R Madd(R pairs, const int16_t* a2) {
     int32_t word;
     std::memcpy(&word, a2, 4);
@@ -98,26 +108,43 @@ void PairsTile(const GemmS8Params& p, const int16_t* wide, size_t ld_wide,
                int8_t* y) {
   constexpr size_t W = IBatch<Arch>::size;
   using I = IBatch<Arch>;
-  I acc[R];
-  for (size_t r = 0; r < R; ++r) acc[r] = I(p.bias != nullptr ? p.bias[i + r] : 0);
+  using Reg = typename Regs<W>::R;
+  // The sums as raw registers added in place (Regs::AddTo, inline asm): with xsimd's += GCC 12
+  // added into the product's register and copied it back, a move per multiply-add.
+  Reg sums[R];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < R; ++r) sums[r] = I(p.bias != nullptr ? p.bias[i + r] : 0);
   const size_t pairs = (p.k + 1) / 2;
   for (size_t q = 0; q < pairs; ++q) {
-    const I bq(panel[q]);
-    for (size_t r = 0; r < R; ++r) acc[r] += I(Regs<W>::Madd(bq, wide + r * ld_wide + 2 * q));
+    const Reg bq = panel[q];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < R; ++r)
+      Regs<W>::AddTo(sums[r], Regs<W>::Madd(bq, wide + r * ld_wide + 2 * q));
   }
+#pragma GCC unroll 8
   for (size_t r = 0; r < R; ++r) {
+    const I acc_r(sums[r]);
 #if defined(__AVX512F__)
     if constexpr (W == 16) {
-      avx512_requant::StoreS8(acc[r], p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
-                              p.act_min, p.act_max, static_cast<__mmask16>((1u << cols) - 1),
+      avx512_requant::StoreS8(acc_r, p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min,
+                              p.act_max, static_cast<__mmask16>((1u << cols) - 1),
                               y + (i + r) * p.ldy + j);
       continue;
     }
 #endif
     alignas(64) int8_t q[W];
-    RequantizeLanes<Arch>(acc[r], p.multiplier[i + r], p.shift[i + r], p, q);
+    RequantizeLanes<Arch>(acc_r, p.multiplier[i + r], p.shift[i + r], p, q);
     std::memcpy(y + (i + r) * p.ldy + j, q, cols);
   }
+}
+
+// PairsTile as a function of its own (SSE, AVX2): inlined into GemmS8's loops, GCC 12 kept its
+// sums in memory. AVX-512's sixteen-lane tile runs faster inlined.
+template <class Arch, size_t R>
+[[gnu::noinline]] void PairsTileOutlined(const GemmS8Params& p, const int16_t* wide, size_t ld_wide,
+                                         const typename Regs<IBatch<Arch>::size>::R* panel,
+                                         size_t i, size_t j, size_t cols, int8_t* y) {
+  PairsTile<Arch, R>(p, wide, ld_wide, panel, i, j, cols, y);
 }
 
 // Rows [i, i + R) of A widened to int16, k rounded up to even with a zero.
@@ -149,8 +176,12 @@ bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
       const size_t cols = std::min(W, p.n - j);
       PackPairs<W>(p, b, j, cols, panel);
       size_t r = 0;
-      for (; r + kRows <= rows; r += kRows)
-        PairsTile<Arch, kRows>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
+      for (; r + kRows <= rows; r += kRows) {
+        if constexpr (W == 16)
+          PairsTile<Arch, kRows>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
+        else
+          PairsTileOutlined<Arch, kRows>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
+      }
       for (; r < rows; ++r)
         PairsTile<Arch, 1>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
     }

@@ -139,12 +139,37 @@ inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_val
 #include "kernels/simd/pool_s8_neon.h"
 #endif
 
-// The int8 2-D pool: on NEON simd/pool_s8_neon.h (whole-row average windows), elsewhere the
-// reference (written so the compiler vectorizes the max pool's rows).
+// The int8 2-D pool: on NEON simd/pool_s8_neon.h (whole-row average windows), on AVX-512BW
+// simd/max_pool_s8_x86.h (max pools at strides 1 and 2), elsewhere the reference (written so
+// the compiler vectorizes the max pool's rows).
 #if defined(__ARM_NEON)
 inline constexpr Int8Pool2dFn kPool2dS8 = &neon_pool::Pool2dS8;
+#elif defined(__AVX512BW__)
+#include "kernels/simd/max_pool_s8_x86.h"
+inline constexpr Int8Pool2dFn kPool2dS8 = &x86_max_pool::Pool2dS8;
 #else
 inline constexpr Int8Pool2dFn kPool2dS8 = &ref::Pool2dS8;
+#endif
+
+// LutInt8's lookup (Int8KernelTable::lut_s8): on AVX-512BW simd/lut_s8_x86.h, elsewhere none.
+using LutS8Fn = void (*)(const int8_t* table, const int8_t* x, int8_t* y, size_t n);
+#if defined(__AVX512BW__)
+#include "kernels/simd/lut_s8_x86.h"
+template <class Arch>
+inline constexpr LutS8Fn kLutS8 = &x86_lut::LutS8;
+#else
+template <class Arch>
+inline constexpr LutS8Fn kLutS8 = nullptr;
+#endif
+
+// The int8 global pool: on AVX-512BW simd/global_pool_s8_x86.h, elsewhere the reference.
+using GlobalPoolS8Fn = void (*)(PoolKind kind, const int8_t* x, int8_t* y, size_t channels,
+                                size_t spatial);
+#if defined(__AVX512BW__)
+#include "kernels/simd/global_pool_s8_x86.h"
+inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &x86_global_pool::GlobalPoolS8;
+#else
+inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &ref::GlobalPoolS8;
 #endif
 
 // AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded
@@ -190,11 +215,31 @@ void MulS8Rows(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y
   rq.act_max = p.act_max;
   const IBatch<Arch> zp_a(p.a_zero_point);
   alignas(64) int8_t q[W];
+#if defined(__AVX512BW__)
+  // 64 products a step, rounded with the op's one multiplier and narrowed four registers at
+  // once (requant_avx512.h NarrowFourS8).
+  const avx512_requant::RowRounding rounding =
+      avx512_requant::MakeRowRounding(p.multiplier, p.shift);
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(p.y_zero_point));
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(p.act_min));
+  const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(p.act_max));
+#endif
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* ar = a + r * inner;
     int8_t* yr = y + r * inner;
     const IBatch<Arch> bv(int32_t{b[r]} - p.b_zero_point);
     size_t j = 0;
+#if defined(__AVX512BW__)
+    if constexpr (W == 16) {
+      const auto product = [&](size_t at) {
+        return avx512_requant::RoundedS32x16((LoadS8<Arch>(ar + at) - zp_a) * bv, rounding);
+      };
+      for (; j + 4 * W <= inner; j += 4 * W)
+        _mm512_storeu_si512(
+            yr + j, avx512_requant::NarrowFourS8(product(j), product(j + W), product(j + 2 * W),
+                                                 product(j + 3 * W), zp16, lo8, hi8));
+    }
+#endif
     for (; j + W <= inner; j += W) {
       RequantizeLanes<Arch>((LoadS8<Arch>(ar + j) - zp_a) * bv, p.multiplier, p.shift, rq, q);
       std::memcpy(yr + j, q, W);
@@ -328,6 +373,33 @@ void Conv2dDepthwiseS8(const Conv2dShape& s, const int8_t* x, const int8_t* w, i
 
 // The reference's steps on a register: multiply, NaN → 0, clamp, magic-number rounding (half
 // to even), + zp, clamp; then the integral floats narrowed to int8.
+#if defined(__SSE4_1__)
+// The W int32 lanes of v, each already in [−128, 127], stored as W bytes at y.
+template <class Arch>
+inline void StoreS8Lanes(const IBatch<Arch>& v, int8_t* y) {
+  constexpr size_t W = IBatch<Arch>::size;
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm512_cvtepi32_epi8(v));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (W == 8) {
+    const __m256i r = v;
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(w, w));
+    return;
+  }
+#endif
+  if constexpr (W == 4) {
+    const __m128i w = _mm_packs_epi32(v, v);
+    const int32_t word = _mm_cvtsi128_si32(_mm_packs_epi16(w, w));
+    std::memcpy(y, &word, 4);
+  }
+}
+#endif
+
 template <class Arch>
 void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
   using B = FBatch<Arch>;
@@ -342,6 +414,13 @@ void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
     v = xsimd::min(xsimd::max(v, lo), hi);
     v = (v + magic) - magic;
     v = xsimd::min(xsimd::max(v + zp, qlo), qhi);
+#if defined(__SSE4_1__)
+    // Whole values in [−128, 127]: converted exactly and narrowed in registers.
+    if constexpr (W == 16 || W == 8 || W == 4) {
+      StoreS8Lanes<Arch>(xsimd::batch_cast<int32_t>(v), y + i);
+      continue;
+    }
+#endif
     v.store_aligned(lanes);
     for (size_t l = 0; l < W; ++l) y[i + l] = static_cast<int8_t>(lanes[l]);
   }

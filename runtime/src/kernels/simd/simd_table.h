@@ -52,15 +52,19 @@ constexpr SequenceKernelTable MakeSequenceTable() {
                              &GruGates<Arch>,  &GruResetHidden<Arch>, &LstmGates<Arch>};
 }
 
-// The int8 2-D pool is kPool2dS8 (int8_simd.h: NEON's whole-row average, else the reference);
-// the global pool and the int8 softmax (a table lookup and a divide per value) are the
-// reference's; the int8 add has its own AVX-512 and NEON code and is the reference elsewhere;
-// the int8 channel-scale multiply has its own.
+// The int8 2-D pool is kPool2dS8 (int8_simd.h: NEON's whole-row average, else the reference),
+// the global pool kGlobalPoolS8 (AVX-512BW's, else the reference) and the table lookup of
+// LutInt8 kLutS8<Arch> (AVX-512BW's, else none: the op's scalar loop); the int8 softmax (a
+// table lookup and a divide per value) is the reference's; the int8 add has its own AVX-512
+// and NEON code and is the reference elsewhere; the int8 channel-scale multiply has its own.
 template <class Arch>
 constexpr Int8KernelTable MakeInt8Table() {
-  return Int8KernelTable{
-      &GemmS8<Arch>, &Im2colS8, &Conv2dDepthwiseS8<Arch>, &QuantizeS8<Arch>, &DequantizeS8<Arch>,
-      &AddS8<Arch>,  kPool2dS8, &ref::GlobalPoolS8,       &ref::SoftmaxS8,   &MulS8Rows<Arch>};
+  Int8KernelTable t{&GemmS8<Arch>,     &Im2colS8,           &Conv2dDepthwiseS8<Arch>,
+                    &QuantizeS8<Arch>, &DequantizeS8<Arch>, &AddS8<Arch>,
+                    kPool2dS8,         kGlobalPoolS8,       &ref::SoftmaxS8,
+                    &MulS8Rows<Arch>};
+  t.lut_s8 = kLutS8<Arch>;
+  return t;
 }
 
 // The depthwise kernel of this level with a CPU extension's channel arithmetic.
