@@ -149,6 +149,23 @@ void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const Gemm
   GemmColumnTile<Arch, MR, 1>(p, a, b, c, i0, i1, j, k0, kc);
 }
 
+// The last n mod W columns, more than kGemmDotCols of them after whole registers, as one more
+// register-wide column tile that ends at column n and overlaps the one before (DS-CNN's 25×5
+// pointwise convs: n = 125, 13 tail columns). Each output is the same k-ordered FMA chain in
+// whichever tile computes it, so the overlapped columns are written twice with the same value.
+// Only for one k block without accumulation: a later k block would add onto values already
+// final there.
+template <class Arch, size_t MR>
+void GemmOverlappedLastRegister(const GemmParams& p, const float* a, const float* b, float* c) {
+  constexpr size_t W = FBatch<Arch>::size;
+  const size_t j = p.n - W;
+  if (p.b_row_offsets == nullptr)
+    return GemmColumnTile<Arch, MR, 1>(p, a, GemmBRows{nullptr, b, p.ldb, j}, c, 0, p.m, j, 0, p.k);
+  const float* rows[kGemmMaxKc];
+  for (size_t q = 0; q < p.k; ++q) rows[q] = GemmBRow(p, b, q);
+  GemmColumnTile<Arch, MR, 1>(p, a, GemmBRows{rows, nullptr, 0, j}, c, 0, p.m, j, 0, p.k);
+}
+
 #if defined(__aarch64__)
 // Copies B's rows [k0, k0+kc), columns [j, j + NV·W), into panel (contiguous, NV·W floats a
 // row). (NV fixed per copy: with a run-time count GCC made each row a memcpy call.)
@@ -386,6 +403,8 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, n_vec);
   } else if (p.n - n_vec <= kGemmDotCols && (p.n - n_vec) * p.k <= kGemmDotFloats && p.k >= W) {
     GemmTailTransposedDots<Arch>(p, a, b, c, n_vec);
+  } else if (n_vec > 0 && p.k <= kc_max && !p.accumulate) {
+    GemmOverlappedLastRegister<Arch, MR>(p, a, b, c);
   } else {
     GemmTailPackedColumns<Arch, MR>(p, a, b, c, n_vec);
   }
