@@ -16,11 +16,11 @@ size_t Spatial(const std::vector<int64_t>& s, size_t i) {
   return s.size() == 4 ? s[2 + i] : (i == 0 ? 1 : s[2]);
 }
 
-// Winograd pays when the GEMMs are wide enough to hide the input and output transforms: at 16
-// channels and more F(2×2, 3×3) beats the phase-plane GEMM (ResNet-8's 16- and 32-channel layers
-// at 32² and 16²: the network 0.267 → 0.252 ms on one AMD Zen 4 core; with 32 channels only,
-// 0.261). With fewer than 64 output pixels (7², 16 tiles) the 16/9 larger filters dominate:
-// they come from DRAM in a network. Per-layer measurements: bench/README.md, "Winograd threshold".
+// Winograd pays when the GEMMs are wide enough to hide the input and output transforms: from 16
+// channels F(2×2, 3×3) beats the phase-plane GEMM (ResNet-8's 16- and 32-channel layers at 32²
+// and 16²; bench/README.md, "Winograd from 16 channels"). With fewer than 64 output pixels (7²,
+// 16 tiles) the 16/9 larger filters dominate: they come from DRAM in a network. Per-layer
+// measurements: bench/README.md, "Winograd threshold".
 bool WinogradPays(const kernels::Conv2dShape& s) {
   return kernels::ConvIsWinograd(s) && s.in_c >= 16 && s.out_c >= 16 && s.out_h * s.out_w >= 64;
 }
@@ -28,8 +28,8 @@ bool WinogradPays(const kernels::Conv2dShape& s) {
 // F(4×4, 3×3) needs 2.25 multiplies per output against F(2×2, 3×3)'s 4, but its filters are
 // 36/16 larger, a plane that is not a multiple of 4 wastes more of its tiles and its transforms
 // cost more per channel: it wins on planes of at least 14² with 64 channels or more
-// (bench/README.md, "Winograd tile size"); below 64 channels F(4×4) lost (ResNet-8: 0.259 ms
-// against F(2×2)'s 0.252).
+// (bench/README.md, "Winograd tile size"); ResNet-8's 16- and 32-channel layers ran slower in
+// F(4×4) than in F(2×2).
 size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode) {
   if (mode == WinogradMode::kOff || !WinogradPays(s)) return 0;
   if (mode == WinogradMode::kF2x3) return 2;
