@@ -364,9 +364,12 @@ TEST(QuantizeInt8, ShuffleSliceAndPadStayInt8) {
   }
 }
 
-// The memory goal on the MLPerf-Tiny-style keyword spotter: int8 arena ≤ 1/3.5 of
-// float, weights below 1/2 (int32 biases and multipliers and 64-byte alignment keep it above 1/4).
-TEST(QuantizeInt8, DsCnnArenaIsAtMostAThirdAndAHalfOfFloat) {
+// The memory goal on the MLPerf-Tiny-style keyword spotter: int8 arena ≤ 1/3 of float, weights
+// below 1/2 (int32 biases and multipliers and 64-byte alignment keep it above 1/4). The float
+// plan is its lower bound, two 32,000-byte activations (the first conv takes im2col's
+// 20,000-byte scratch, ConvPrefersIm2col; with the phase planes' 44,032 it was 78,016 bytes and
+// the bound 1/3.5); int8 plans 20,864 bytes.
+TEST(QuantizeInt8, DsCnnArenaIsAtMostAThirdOfFloat) {
   kernels::testing::NpyArray x;
   std::string error;
   ASSERT_TRUE(kernels::testing::ReadNpyF32(
@@ -387,7 +390,7 @@ TEST(QuantizeInt8, DsCnnArenaIsAtMostAThirdAndAHalfOfFloat) {
               (unsigned long long)q.report.weight_bytes, (unsigned long long)f.report.weight_bytes,
               q.report.quant.output_sqnr_db);
   EXPECT_TRUE(q.report.quant.float_ops.empty());
-  EXPECT_LE(double(q.report.arena_bytes) * 3.5, double(f.report.arena_bytes));
+  EXPECT_LE(double(q.report.arena_bytes) * 3.0, double(f.report.arena_bytes));
   EXPECT_LT(q.report.weight_bytes * 2, f.report.weight_bytes);
 }
 

@@ -116,14 +116,14 @@ namespace {
 // A 3×3 stride-1 conv with 64 → 64 channels stores Winograd filters (checked against the plain
 // graph by the compiler's own verify): F(2,3) [4, 4, Cout, Cin] on a 10×7 plane, F(4,3)
 // [6, 6, Cout, Cin] on a 16×15 one, either where --winograd-tile says so; --no-winograd and the
-// narrow 16-channel conv keep plain weights.
+// narrow 8-channel conv keep plain weights.
 struct WinogradBuild {
   std::vector<uint8_t> model;
   CompileReport report;
 };
 WinogradBuild BuildWinogradNet(bool winograd, int tile, int64_t h, int64_t w) {
   OnnxBuilder b;
-  b.Input("x", {1, 16, h, w}).Init("w1", {64, 16, 3, 3}, testing::RandomVector(64 * 16 * 9, 11));
+  b.Input("x", {1, 8, h, w}).Init("w1", {64, 8, 3, 3}, testing::RandomVector(64 * 8 * 9, 11));
   b.Init("w2", {64, 64, 3, 3}, testing::RandomVector(64 * 64 * 9, 12))
       .Init("b2", {64}, testing::RandomVector(64, 13));
   testing::SetInts(b.Node("Conv", {"x", "w1"}, {"c1"}, "narrow"), "pads", {1, 1, 1, 1});
@@ -166,6 +166,22 @@ TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
   ExpectWidePacking(BuildWinogradNet(true, 2, 16, 17), fb::WeightPacking::Winograd2x3);
   ExpectWidePacking(BuildWinogradNet(false, 0, 10, 9), fb::WeightPacking::Plain);
   ExpectWidePacking(BuildWinogradNet(false, 4, 16, 17), fb::WeightPacking::Plain);
+}
+
+// 16 to 63 channels (ResNet-8's 32² and 16² layers) take F(2,3) by default even on planes where
+// 64 channels take F(4,3).
+TEST(Writer, WinogradBelowSixtyFourChannelsIsTwoByTwo) {
+  OnnxBuilder b;
+  b.Input("x", {1, 16, 16, 16}).Init("w", {32, 16, 3, 3}, testing::RandomVector(32 * 16 * 9, 11));
+  testing::SetInts(b.Node("Conv", {"x", "w"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
+  b.Output("y");
+  const CompileResult r = CompileModel(b.model(), CompileOptions{});
+  ASSERT_TRUE(r.ok) << r.error;
+  const fb::Model* m = testing::ModelOf(r.model);
+  EXPECT_EQ(m->operators()->Get(0)->options_as_ConvOptions()->packing(),
+            fb::WeightPacking::Winograd2x3);
+  EXPECT_EQ(r.report.winograd_convs, 1);
+  EXPECT_EQ(r.report.winograd43_convs, 0);
 }
 
 TEST(Writer, WinogradTileOtherThanTwoOrFourIsRefused) {

@@ -16,22 +16,25 @@ size_t Spatial(const std::vector<int64_t>& s, size_t i) {
   return s.size() == 4 ? s[2 + i] : (i == 0 ? 1 : s[2]);
 }
 
-// Winograd pays when the GEMMs are wide enough to hide the input and output transforms: below
-// 64 channels F(2×2, 3×3) was no faster than the phase-plane GEMM. With fewer than 64 output
-// pixels (7², 16 tiles) the 16/9 larger filters dominate: they come from DRAM in a network.
-// Per-layer measurements: bench/README.md, "Winograd threshold".
+// Winograd pays when the GEMMs are wide enough to hide the input and output transforms: from 16
+// channels F(2×2, 3×3) beats the phase-plane GEMM (ResNet-8's 16- and 32-channel layers at 32²
+// and 16²; bench/README.md, "Winograd from 16 channels"). With fewer than 64 output pixels (7²,
+// 16 tiles) the 16/9 larger filters dominate: they come from DRAM in a network. Per-layer
+// measurements: bench/README.md, "Winograd threshold".
 bool WinogradPays(const kernels::Conv2dShape& s) {
-  return kernels::ConvIsWinograd(s) && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 64;
+  return kernels::ConvIsWinograd(s) && s.in_c >= 16 && s.out_c >= 16 && s.out_h * s.out_w >= 64;
 }
 
 // F(4×4, 3×3) needs 2.25 multiplies per output against F(2×2, 3×3)'s 4, but its filters are
-// 36/16 larger and a plane that is not a multiple of 4 wastes more of its tiles: it wins on
-// planes of at least 14² (bench/README.md, "Winograd tile size").
+// 36/16 larger, a plane that is not a multiple of 4 wastes more of its tiles and its transforms
+// cost more per channel: it wins on planes of at least 14² with 64 channels or more
+// (bench/README.md, "Winograd tile size"); ResNet-8's 16- and 32-channel layers ran slower in
+// F(4×4) than in F(2×2).
 size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode) {
   if (mode == WinogradMode::kOff || !WinogradPays(s)) return 0;
   if (mode == WinogradMode::kF2x3) return 2;
   if (mode == WinogradMode::kF4x3) return 4;
-  return s.out_h >= 14 && s.out_w >= 14 ? 4 : 2;
+  return s.out_h >= 14 && s.out_w >= 14 && s.in_c >= 64 && s.out_c >= 64 ? 4 : 2;
 }
 
 // The window fields of a Conv's options and the kernels' shape of it (x [N, C, H, W] or [N, C, L]).

@@ -309,6 +309,13 @@ TEST(ConvPathTest, SmallDeepPlanesPreferIm2col) {
   EXPECT_FALSE(ConvPrefersIm2col(Conv3x3(64, 56, 1)));
   EXPECT_FALSE(
       ConvPrefersIm2col(Conv3x3(16, 7, 1)));  // k = 144: a small layer keeps the smaller scratch
+  // DS-CNN's first layer (1 → 64, 10×4 stride 2 into 25×5, k = 40): 160 phase columns for 125
+  // outputs, and im2col needs less scratch than the phase planes.
+  Conv2dShape ds;
+  ds.in_c = 1, ds.out_c = 64, ds.kh = 10, ds.kw = 4, ds.stride_h = ds.stride_w = 2;
+  ds.pad_top = 5, ds.pad_left = 1, ds.in_h = 49, ds.in_w = 10, ds.out_h = 25, ds.out_w = 5;
+  ASSERT_LE(ConvIm2colScratchBytes(ds), MakeConvPhaseLayout(ds).scratch_bytes);
+  EXPECT_TRUE(ConvPrefersIm2col(ds));
   const Conv2dShape s = Conv3x3(512, 7, 1);
   EXPECT_EQ(ConvScratchBytes(s), ConvIm2colScratchBytes(s));
   EXPECT_EQ(ConvScratchBytes(Conv3x3(64, 56, 1)),

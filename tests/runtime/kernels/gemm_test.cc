@@ -182,6 +182,43 @@ TEST_P(GemmTest, PanelAndInPlaceGiveTheSameBits) {
   }
 }
 
+// More than kGemmDotCols tail columns after whole registers (AVX-512: 9-15 of 16, DS-CNN's
+// n = 125) run one more register-wide tile overlapping the last whole one, when the GEMM is one
+// k block without accumulation: every output right and padding untouched (Check), and the same
+// bits as the GEMM split in runs of 64 columns (a conv's column split over threads), directly
+// and through b_row_offsets, with a bias per column and per row.
+TEST_P(GemmTest, OverlappedTailColumns) {
+  for (size_t n : {W() + 9, 2 * W() - 1, 7 * W() + 13, 2 * 64 + W() + 11}) {
+    for (size_t k : {size_t{1}, size_t{40}, size_t{64}, size_t{300}}) {
+      ASSERT_TRUE(Check({13, n, k, 2, BiasMode::kPerCol, false, {ActKind::kClip, -0.5f, 0.75f}}));
+      ASSERT_TRUE(Check({9, n, k, 0, BiasMode::kPerRow, false, {ActKind::kRelu, 0, 0}}));
+      ASSERT_TRUE(Check({5, n, k, 1, BiasMode::kPerRow, true, {}}));
+    }
+    for (bool offsets : {false, true}) {
+      GemmParams p;
+      p.m = 21, p.n = n, p.k = 64;
+      p.lda = p.k, p.ldb = p.n + 3, p.ldc = p.n + 1;
+      const std::vector<float> a = RandomVector(p.m * p.lda, -1, 1, 51);
+      const std::vector<float> b = RandomVector(p.k * p.ldb + 7, -1, 1, 52);
+      const std::vector<float> bias = RandomVector(p.m, -1, 1, 53);
+      std::vector<uint32_t> rows(p.k);
+      for (size_t q = 0; q < p.k; ++q) rows[q] = static_cast<uint32_t>((p.k - 1 - q) * p.ldb + 7);
+      if (offsets) p.b_row_offsets = rows.data();
+      p.bias = bias.data(), p.bias_per_row = true;
+      p.act = {ActKind::kRelu, 0, 0};
+      std::vector<float> whole(p.m * p.ldc, 0.0f), runs = whole;
+      table().gemm(p, a.data(), b.data(), whole.data());
+      for (size_t j = 0; j < n; j += 64) {
+        GemmParams part = p;
+        part.n = std::min<size_t>(64, n - j);
+        table().gemm(part, a.data(), b.data() + j, runs.data() + j);
+      }
+      ASSERT_EQ(0, std::memcmp(whole.data(), runs.data(), whole.size() * sizeof(float)))
+          << "n=" << n << " offsets=" << offsets;
+    }
+  }
+}
+
 // One row of A (a batch-1 fully connected layer) streams B in memory order (gemm_row_simd.h)
 // yet sums each output as the register tiles do: its register-wide columns are bit for bit the
 // first row of a 3-row GEMM, over several C chunks, k blocks and B rows through offsets.

@@ -126,15 +126,19 @@ inline size_t ConvIm2colScratchBytes(const Conv2dShape& s) {
 
 // A small output plane wastes much of the phase path's GEMM on junk columns: a 7×7 output of a
 // 3×3 conv is 64 GEMM columns (61 rounded to whole registers) for 49 outputs. im2col's columns
-// are exactly the outputs, so it is preferred when the junk exceeds a fifth of the columns, the
-// reduction is deep enough for the GEMM to dominate (k ≥ 256: not a microcontroller's first
-// layer) and its scratch is at most 4× the phase path's (ResNet-18's 7×7 layers: 903 vs 315 KB).
+// are exactly the outputs, so it is preferred when the junk exceeds a fifth of the columns and
+// either its scratch is no larger than the phase path's (DS-CNN's 10×4 stride-2 first layer into
+// 25×5: 20 vs 44 KB, 125 GEMM columns instead of 160 and no compaction; bench/README.md) or
+// the reduction is deep enough for the GEMM to dominate (k ≥ 256: not a microcontroller's
+// first layer) and its scratch is at most 4× the phase path's (ResNet-18's 7×7 layers: 903 vs
+// 315 KB).
 inline bool ConvPrefersIm2col(const Conv2dShape& s) {
   const ConvPhaseLayout l = MakeConvPhaseLayout(s);
   if (l.scratch_bytes == SIZE_MAX) return true;
   const size_t outputs = MulSat(s.out_h, s.out_w);
-  return MulSat(l.gemm_n, 4) > MulSat(outputs, 5) && l.k >= 256 &&
-         ConvIm2colScratchBytes(s) <= MulSat(l.scratch_bytes, 4);
+  if (MulSat(l.gemm_n, 4) <= MulSat(outputs, 5)) return false;
+  const size_t im2col = ConvIm2colScratchBytes(s);
+  return im2col <= l.scratch_bytes || (l.k >= 256 && im2col <= MulSat(l.scratch_bytes, 4));
 }
 
 // The scratch the compiler plans for a Conv: the phase-plane path (kernels/conv/conv_phase.h, no

@@ -59,6 +59,117 @@ void GemmDotAllRows(const GemmParams& p, const float* a, const float* bt, float*
   for (; i < p.m; ++i) GemmDotRows<Arch, 1, C>(p, a, bt, c, i, j0);
 }
 
+// With 16 lanes (AVX-512) the dots of R rows × C columns (R·C = W) are summed across lanes
+// together (GemmSumSixteenRows), W outputs at once, instead of a horizontal sum each (about as many instructions as
+// the FMAs of a k = 128 dot). Lane r·C + col is output (i + r, col0 + col); rows past m and
+// columns past `cols` repeat the last one and are not stored, so every output sums the same way
+// (its partial sums along k, the reduction tree of its lane, then the k mod W rest) whatever the rows
+// around it: a split of the rows over threads in whole 8-row tiles changes no bit.
+#if defined(__AVX512F__)
+// Lane l = the sum of row[l]'s 16 lanes (xsimd 8.1's haddp for AVX-512 returns lanes 2-5 and
+// 10-13 out of order): each round adds the halves of pairs of rows, then one permute puts the
+// sums in row order.
+inline __m512 GemmSumSixteenRows(const __m512* row) {
+  __m512 t[8], u[4], v[2];
+  for (int i = 0; i < 8; ++i)  // lanes 0-7: row i folded to 8; 8-15: row i + 8
+    t[i] = _mm512_add_ps(_mm512_shuffle_f32x4(row[i], row[i + 8], 0x44),
+                         _mm512_shuffle_f32x4(row[i], row[i + 8], 0xEE));
+  for (int i = 0; i < 4; ++i)  // 128-bit blocks: rows i, i + 8, i + 4, i + 12 folded to 4
+    u[i] = _mm512_add_ps(_mm512_shuffle_f32x4(t[i], t[i + 4], 0x88),
+                         _mm512_shuffle_f32x4(t[i], t[i + 4], 0xDD));
+  for (int i = 0; i < 2; ++i)  // per block: two rows folded to 2
+    v[i] = _mm512_add_ps(_mm512_shuffle_ps(u[i], u[i + 2], 0x88),
+                         _mm512_shuffle_ps(u[i], u[i + 2], 0xDD));
+  const __m512 w =
+      _mm512_add_ps(_mm512_shuffle_ps(v[0], v[1], 0x88), _mm512_shuffle_ps(v[0], v[1], 0xDD));
+  // w holds rows 0 2 1 3 8 10 9 11 4 6 5 7 12 14 13 15; the same list maps them back.
+  const __m512i order = _mm512_setr_epi32(0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15);
+  return _mm512_permutexvar_ps(order, w);
+}
+#endif
+
+template <class Arch, size_t R, size_t C>
+void GemmDotTileSummed(const GemmParams& p, const float* a, const float* bt, size_t cols, float* c,
+                       size_t i, size_t col0, size_t j0) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  static_assert(R * C == W, "one accumulator per lane of the sums");
+  const size_t k_vec = p.k / W * W;
+  const float* ar[R];
+  const float* br[C];
+  for (size_t r = 0; r < R; ++r) ar[r] = a + std::min(i + r, p.m - 1) * p.lda;
+  for (size_t col = 0; col < C; ++col) br[col] = bt + std::min(col0 + col, cols - 1) * p.k;
+  B acc[W];
+  for (size_t l = 0; l < W; ++l) acc[l] = B(0.0f);
+  for (size_t q = 0; q < k_vec; q += W) {
+    B bv[C];
+    for (size_t col = 0; col < C; ++col) bv[col] = B::load_unaligned(br[col] + q);
+    for (size_t r = 0; r < R; ++r) {
+      const B av = B::load_unaligned(ar[r] + q);
+      for (size_t col = 0; col < C; ++col)
+        acc[r * C + col] = xsimd::fma(av, bv[col], acc[r * C + col]);
+    }
+  }
+  // The epilogue on the W sums at once (one value at a time through GemmFinishOne cost more
+  // than the dots): the k mod W rest, C's old values, the bias, the activation; then the stores.
+#if defined(__AVX512F__)
+  __m512 rows[W];
+  for (size_t l = 0; l < W; ++l) rows[l] = acc[l];
+  B sums = GemmSumSixteenRows(rows);
+#else
+  B sums = xsimd::haddp(acc);  // not reached: only W = 16 takes these tiles
+#endif
+  alignas(64) float lane[W];
+  if (k_vec < p.k || p.accumulate) {
+    for (size_t r = 0; r < R; ++r)
+      for (size_t col = 0; col < C; ++col) {
+        float rest = 0.0f;
+        for (size_t q = k_vec; q < p.k; ++q) rest += ar[r][q] * br[col][q];
+        lane[r * C + col] = rest;
+      }
+    sums += B::load_aligned(lane);  // after the vector part, as GemmDotRows adds its rest
+    if (p.accumulate) {
+      for (size_t r = 0; r < R; ++r)
+        for (size_t col = 0; col < C; ++col)
+          lane[r * C + col] =
+              c[std::min(i + r, p.m - 1) * p.ldc + j0 + std::min(col0 + col, cols - 1)];
+      sums = B::load_aligned(lane) + sums;
+    }
+  }
+  if (p.bias != nullptr) {
+    for (size_t r = 0; r < R; ++r)
+      for (size_t col = 0; col < C; ++col)
+        lane[r * C + col] = p.bias_per_row ? p.bias[std::min(i + r, p.m - 1)]
+                                           : p.bias[j0 + std::min(col0 + col, cols - 1)];
+    sums += B::load_aligned(lane);
+  }
+  ActBatch<Arch>(sums, p.act).store_aligned(lane);
+  for (size_t r = 0; r < R && i + r < p.m; ++r)
+    for (size_t col = 0; col < C && col0 + col < cols; ++col)
+      c[(i + r) * p.ldc + j0 + col0 + col] = lane[r * C + col];
+}
+
+template <class Arch, size_t C>
+void GemmDotColumnsSummed(const GemmParams& p, const float* a, const float* bt, size_t cols,
+                          float* c, size_t col0, size_t j0) {
+  constexpr size_t R = FBatch<Arch>::size / C;
+  for (size_t i = 0; i < p.m; i += R) GemmDotTileSummed<Arch, R, C>(p, a, bt, cols, c, i, col0, j0);
+}
+
+// Columns [j0, j0 + cols) of all rows as summed dot tiles (W = 16), bt holding them transposed:
+// runs of 8 columns (2 rows a tile), then what is left as 4, 2 or 1 (4, 8 or 16 rows a tile).
+template <class Arch>
+void GemmDotsSummed(const GemmParams& p, const float* a, const float* bt, size_t cols, float* c,
+                    size_t j0) {
+  size_t col0 = 0;
+  for (; col0 + 4 < cols; col0 += 8) GemmDotColumnsSummed<Arch, 8>(p, a, bt, cols, c, col0, j0);
+  if (col0 >= cols) return;
+  const size_t left = cols - col0;
+  if (left > 2) return GemmDotColumnsSummed<Arch, 4>(p, a, bt, cols, c, col0, j0);
+  if (left == 2) return GemmDotColumnsSummed<Arch, 2>(p, a, bt, cols, c, col0, j0);
+  GemmDotColumnsSummed<Arch, 1>(p, a, bt, cols, c, col0, j0);
+}
+
 template <class Arch>
 void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b, float* c,
                             size_t j0) {
@@ -68,6 +179,7 @@ void GemmTailTransposedDots(const GemmParams& p, const float* a, const float* b,
     const float* bq = GemmBRow(p, b, q) + j0;
     for (size_t col = 0; col < cols; ++col) bt[col * p.k + q] = bq[col];
   }
+  if constexpr (FBatch<Arch>::size == 16) return GemmDotsSummed<Arch>(p, a, bt, cols, c, j0);
   switch (cols) {
     case 1:
       return GemmDotAllRows<Arch, 1>(p, a, bt, c, j0);
@@ -147,6 +259,23 @@ void GemmColumnTileOf(size_t nv, const GemmParams& p, const float* a, const Gemm
   if (nv == 3) return GemmColumnTile<Arch, MR, 3>(p, a, b, c, i0, i1, j, k0, kc);
   if (nv == 2) return GemmColumnTile<Arch, MR, 2>(p, a, b, c, i0, i1, j, k0, kc);
   GemmColumnTile<Arch, MR, 1>(p, a, b, c, i0, i1, j, k0, kc);
+}
+
+// The last n mod W columns, more than kGemmDotCols of them after whole registers, as one more
+// register-wide column tile that ends at column n and overlaps the one before (DS-CNN's 25×5
+// pointwise convs: n = 125, 13 tail columns). Each output is the same k-ordered FMA chain in
+// whichever tile computes it, so the overlapped columns are written twice with the same value.
+// Only for one k block without accumulation: a later k block would add onto values already
+// final there.
+template <class Arch, size_t MR>
+void GemmOverlappedLastRegister(const GemmParams& p, const float* a, const float* b, float* c) {
+  constexpr size_t W = FBatch<Arch>::size;
+  const size_t j = p.n - W;
+  if (p.b_row_offsets == nullptr)
+    return GemmColumnTile<Arch, MR, 1>(p, a, GemmBRows{nullptr, b, p.ldb, j}, c, 0, p.m, j, 0, p.k);
+  const float* rows[kGemmMaxKc];
+  for (size_t q = 0; q < p.k; ++q) rows[q] = GemmBRow(p, b, q);
+  GemmColumnTile<Arch, MR, 1>(p, a, GemmBRows{rows, nullptr, 0, j}, c, 0, p.m, j, 0, p.k);
 }
 
 #if defined(__aarch64__)
@@ -386,6 +515,8 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
     for (size_t i = 0; i < p.m; ++i) GemmTailMatVec<Arch, 1>(p, a, b, c, i, n_vec);
   } else if (p.n - n_vec <= kGemmDotCols && (p.n - n_vec) * p.k <= kGemmDotFloats && p.k >= W) {
     GemmTailTransposedDots<Arch>(p, a, b, c, n_vec);
+  } else if (n_vec > 0 && p.k <= kc_max && !p.accumulate) {
+    GemmOverlappedLastRegister<Arch, MR>(p, a, b, c);
   } else {
     GemmTailPackedColumns<Arch, MR>(p, a, b, c, n_vec);
   }
