@@ -461,8 +461,9 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
 
 // The channels-innermost 3×3 path (ConvS8UsesDepthwiseHwc; NEON levels run it, the others
 // the planes) against the direct reference: channel counts below, at and above one 8-lane step
-// and the 8 × 8 transpose, rows narrower and wider than 8 columns, both strides, asymmetric and
-// no padding, and per-channel multipliers above 1/2 (shift ≤ 0) and below, large accumulators.
+// and the 8 × 8 transpose, rows narrower and wider than 8 columns and than NEON's 4-pixel step
+// (1 to 13 outputs), both strides, asymmetric and no padding, per-channel multipliers above 1/2
+// (shift ≤ 0) and below, large accumulators and biases at the edge of int32.
 TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
   struct Geometry {
     size_t h, w, pt, pl, pb, pr;
@@ -475,7 +476,8 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
         for (const Geometry& g :
              {Geometry{25, 5, 1, 1, 1, 1}, Geometry{3, 3, 0, 0, 0, 0}, Geometry{8, 8, 1, 1, 1, 1},
               Geometry{6, 17, 0, 1, 1, 0}, Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1},
-              Geometry{5, 40, 1, 1, 1, 1}}) {
+              Geometry{5, 40, 1, 1, 1, 1}, Geometry{4, 2, 1, 1, 1, 1}, Geometry{3, 6, 0, 0, 0, 0},
+              Geometry{5, 4, 1, 1, 1, 1}, Geometry{7, 13, 1, 1, 0, 0}}) {
           Conv2dShape s;
           s.in_c = s.out_c = s.group = c_n;
           s.in_h = g.h;
@@ -494,6 +496,12 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
             bias[c] = static_cast<int32_t>(c * 7919 % 40000) - 20000;
             mult[c] = (1 << 30) + static_cast<int32_t>(c * 98765431 % (1u << 30));
             shift[c] = static_cast<int32_t>(c % 13) + shift_from;
+          }
+          // Biases at the edge of int32 (the sums stay inside): NEON's doubling form takes
+          // only groups whose accumulators stay below 2^31 − 1 in magnitude.
+          if (c_n >= 16) {
+            bias[3] = INT32_MIN + 9 * 128 * 128;
+            bias[9] = INT32_MAX - 9 * 128 * 128;
           }
           GemmS8Params rq;
           rq.bias = c_n % 2 == 0 ? bias.data() : nullptr;
