@@ -593,6 +593,9 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
       x[i] = 0.25f * static_cast<float>(static_cast<int>(i % 64) - 32);  // ties
     if (n > 3) x[3] = std::numeric_limits<float>::quiet_NaN();
     if (n > 2) x[2] = std::numeric_limits<float>::infinity();
+    if (n > 4) x[4] = -std::numeric_limits<float>::infinity();
+    if (n > 6) x[6] = 3e38f;  // past int32 once scaled
+    if (n > 7) x[7] = -1e10f;
     const QuantS8Params p{0.25f, 4.0f, -7};
     std::vector<int8_t> want(n), got(n, 99);
     ref::QuantizeS8(p, x.data(), want.data(), n);

@@ -98,16 +98,22 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
     }
     DotGroup<R>(acc, panel + 4 * full, words);
   }
+  // y may alias p: its fields are read once, before the first store.
+  const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
+  const int32_t *bias = p.bias, *multiplier = p.multiplier, *shift = p.shift;
+  const size_t k = p.k, ldy = p.ldy;
   for (size_t r = 0; r < R; ++r) {
     const int8x16_t q = neon_rq::RequantizeS8x16(
-        acc[r], neon_rq::MakeRowRequant(p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
-                                        p.act_min, p.act_max));
+        acc[r],
+        neon_rq::MakeRowRequant(
+            multiplier[i + r], shift[i + r], zp, act_min, act_max,
+            neon_rq::RowTakesDoubling(bias != nullptr ? bias[i + r] : 0, k, shift[i + r])));
     if (cols == kCols) {
-      vst1q_s8(y + (i + r) * p.ldy + j, q);
+      vst1q_s8(y + (i + r) * ldy + j, q);
     } else {
       alignas(16) int8_t bytes[kCols];
       vst1q_s8(bytes, q);
-      std::memcpy(y + (i + r) * p.ldy + j, bytes, cols);
+      std::memcpy(y + (i + r) * ldy + j, bytes, cols);
     }
   }
 }

@@ -187,6 +187,102 @@ inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8
   return scratch + cp / 8 * kGroupBytes;
 }
 
+// Columns of the ring's rows outside [lo, hi), the padded columns every row shares: the zero
+// point, once for the three rows (the fill below writes only [lo, hi)).
+inline void FillRingPadding(size_t pitch, size_t cp, size_t lo, size_t hi, int8_t zp,
+                            int16_t* ring, size_t row_values) {
+  const int16x8_t z = vdupq_n_s16(zp);
+  for (size_t r = 0; r < 3; ++r)
+    for (size_t j = 0; j < pitch; ++j) {
+      if (j >= lo && j < hi) continue;
+      int16_t* d = ring + r * row_values + j * cp;
+      for (size_t c = 0; c < cp; c += 8) vst1q_s16(d + c, z);
+    }
+}
+
+// zip1 and zip2 (ARMv7: the two halves of one vzip).
+#if defined(__aarch64__)
+inline int8x16x2_t Zip(int8x16_t a, int8x16_t b) { return {{vzip1q_s8(a, b), vzip2q_s8(a, b)}}; }
+inline int16x8x2_t Zip(int16x8_t a, int16x8_t b) {
+  return {{vzip1q_s16(a, b), vzip2q_s16(a, b)}};
+}
+inline int32x4x2_t Zip(int32x4_t a, int32x4_t b) {
+  return {{vzip1q_s32(a, b), vzip2q_s32(a, b)}};
+}
+#else
+inline int8x16x2_t Zip(int8x16_t a, int8x16_t b) { return vzipq_s8(a, b); }
+inline int16x8x2_t Zip(int16x8_t a, int16x8_t b) { return vzipq_s16(a, b); }
+inline int32x4x2_t Zip(int32x4_t a, int32x4_t b) { return vzipq_s32(a, b); }
+#endif
+
+// Columns col[0..n) (n ≤ 8) of eight channels' rows (rows k at src + k·plane) into dst[j·cp + 0..8)
+// as int16: an 8 × 8 byte transposition in three zip stages over q registers (channels k and
+// k + 4 share one), then each column widened and stored. Reads 8 bytes per channel.
+inline void TransposeColumns8(const int8_t* src, size_t plane, size_t n, int16_t* dst,
+                              size_t cp) {
+  int8x16_t r[4];
+  for (size_t k = 0; k < 4; ++k)
+    r[k] = vcombine_s8(vld1_s8(src + k * plane), vld1_s8(src + (k + 4) * plane));
+  // t01: channels 0,1 of columns 0..7 as byte pairs, then 4,5; t23: 2,3 and 6,7.
+  const int8x16x2_t t01 = Zip(r[0], r[1]), t23 = Zip(r[2], r[3]);
+  // u0: channels 0..3 of columns 0..3 and 4..7 (val[0], val[1]); u1: channels 4..7.
+  const int16x8x2_t u0 =
+      Zip(vreinterpretq_s16_s8(t01.val[0]), vreinterpretq_s16_s8(t23.val[0]));
+  const int16x8x2_t u1 =
+      Zip(vreinterpretq_s16_s8(t01.val[1]), vreinterpretq_s16_s8(t23.val[1]));
+  // w[q]: columns 2q and 2q + 1, eight channels each.
+  const int32x4x2_t w03 = Zip(vreinterpretq_s32_s16(u0.val[0]), vreinterpretq_s32_s16(u1.val[0]));
+  const int32x4x2_t w47 = Zip(vreinterpretq_s32_s16(u0.val[1]), vreinterpretq_s32_s16(u1.val[1]));
+  const int8x16_t w[4] = {vreinterpretq_s8_s32(w03.val[0]), vreinterpretq_s8_s32(w03.val[1]),
+                          vreinterpretq_s8_s32(w47.val[0]), vreinterpretq_s8_s32(w47.val[1])};
+  if (n == 8) {
+    for (size_t q = 0; q < 4; ++q) {
+      vst1q_s16(dst + 2 * q * cp, vmovl_s8(vget_low_s8(w[q])));
+      vst1q_s16(dst + (2 * q + 1) * cp, vmovl_s8(vget_high_s8(w[q])));
+    }
+    return;
+  }
+  for (size_t j = 0; j < n; ++j) {
+    const int8x16_t v = w[j / 2];
+    vst1q_s16(dst + j * cp, vmovl_s8(j % 2 == 0 ? vget_low_s8(v) : vget_high_s8(v)));
+  }
+}
+
+// Padded row p (input row p − pad_top) into `row` ([pitch][cp] int16): the zero point in every
+// column of a row outside the input, else columns [lo, hi) from the input (the others hold the
+// zero point already, FillRingPadding); lanes past in_c are left as they are (their weights
+// are 0).
+inline void FillRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, const int8_t* x, int8_t zp,
+                    size_t p, int16_t* row) {
+  const long ih = static_cast<long>(p) - static_cast<long>(s.pad_top);
+  const size_t c_n = s.in_c, cp = g.cp;
+  const size_t lo = std::min(s.pad_left, g.pitch);
+  const size_t hi = std::min(g.pitch, s.pad_left + s.in_w);
+  if (ih < 0 || ih >= static_cast<long>(s.in_h) || hi <= lo) {
+    const int16x8_t z = vdupq_n_s16(zp);
+    for (size_t j = 0; j < g.pitch; ++j)
+      for (size_t c = 0; c < cp; c += 8) vst1q_s16(row + j * cp + c, z);
+    return;
+  }
+  const size_t plane = s.in_h * s.in_w, n = hi - lo;
+  const int8_t* src = x + static_cast<size_t>(ih) * s.in_w + (lo - s.pad_left);
+  int16_t* dst = row + lo * cp;
+  // Eight columns a step read 8 bytes of each channel's row: up to 7 past the row (the next
+  // row, or the next channel's plane), never past the input, else the scalar copy.
+  const int8_t* x_end = x + c_n * plane;
+  size_t c = 0;
+  for (; c + 8 <= c_n; c += 8) {
+    const int8_t* sc = src + c * plane;
+    size_t j = 0;
+    for (; j < n && sc + 7 * plane + j + 8 <= x_end; j += 8)
+      TransposeColumns8(sc + j, plane, std::min<size_t>(8, n - j), dst + j * cp + c, cp);
+    for (; j < n; ++j)
+      for (size_t k = 0; k < 8; ++k) dst[j * cp + c + k] = sc[k * plane + j];
+  }
+  for (; c < c_n; ++c)
+    for (size_t j = 0; j < n; ++j) dst[j * cp + c] = src[c * plane + j];
+}
+
 // One output row over every group of 8 channels, ring rows r0..r2 at the window's top.
 template <size_t St>
 inline void OutputRow(const Conv2dShape& s, const Group* groups, const int16_t* const (&ring)[3],

@@ -29,6 +29,7 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
+#if defined(__AVX2__)
 // Padded row p (input row p − pad_top) into `row` ([pitch][cp] int16): zero point outside the
 // input, the lanes past in_c left as they are (their weights are 0).
 inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, const int8_t* x,
@@ -42,66 +43,20 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
   for (size_t j = 0; j < g.pitch; ++j) {
     if (inside_row && j >= lo && j < hi) continue;
     int16_t* d = row + j * cp;
-#if defined(__ARM_NEON)
-    for (size_t c = 0; c < cp; c += 8) vst1q_s16(d + c, vdupq_n_s16(zp));  // lanes ≥ in_c: weight 0
-#else
     for (size_t c = 0; c < c_n; ++c) d[c] = zp;
-#endif
   }
   if (!inside_row || hi <= lo) return;
   const size_t plane = s.in_h * s.in_w;
   const int8_t* src = x + static_cast<size_t>(ih) * s.in_w + (lo - s.pad_left);
   int16_t* dst = row + lo * cp;
   const size_t n = hi - lo;
-  size_t c = 0;
-#if defined(__ARM_NEON)
-  // Eight channels × eight columns a step: eight 8-byte loads, a byte transpose, widened stores.
-  // A step of eight columns may read up to 7 bytes past the row (the next row, or the next
-  // channel's plane), never past the input: only the columns of the row are stored.
-  const int8_t* x_end = x + c_n * plane;
-  for (; c + 8 <= c_n; c += 8) {
-    const int8_t* sc = src + c * plane;
-    int16_t* dc = dst + c;
-    size_t j = 0;
-    for (; j < n && sc + 7 * plane + j + 8 <= x_end; j += 8) {
-      int8x8_t v[8];
-      for (int k = 0; k < 8; ++k) v[k] = vld1_s8(sc + k * plane + j);
-      // 8×8 byte transpose: rows k are channels, columns j; out row j holds channels 0..7.
-      const int8x8x2_t a0 = vtrn_s8(v[0], v[1]), a1 = vtrn_s8(v[2], v[3]), a2 = vtrn_s8(v[4], v[5]),
-                       a3 = vtrn_s8(v[6], v[7]);
-      const int16x4x2_t b0 =
-          vtrn_s16(vreinterpret_s16_s8(a0.val[0]), vreinterpret_s16_s8(a1.val[0]));
-      const int16x4x2_t b1 =
-          vtrn_s16(vreinterpret_s16_s8(a0.val[1]), vreinterpret_s16_s8(a1.val[1]));
-      const int16x4x2_t b2 =
-          vtrn_s16(vreinterpret_s16_s8(a2.val[0]), vreinterpret_s16_s8(a3.val[0]));
-      const int16x4x2_t b3 =
-          vtrn_s16(vreinterpret_s16_s8(a2.val[1]), vreinterpret_s16_s8(a3.val[1]));
-      const int32x2x2_t c0 =
-          vtrn_s32(vreinterpret_s32_s16(b0.val[0]), vreinterpret_s32_s16(b2.val[0]));
-      const int32x2x2_t c1 =
-          vtrn_s32(vreinterpret_s32_s16(b1.val[0]), vreinterpret_s32_s16(b3.val[0]));
-      const int32x2x2_t c2 =
-          vtrn_s32(vreinterpret_s32_s16(b0.val[1]), vreinterpret_s32_s16(b2.val[1]));
-      const int32x2x2_t c3 =
-          vtrn_s32(vreinterpret_s32_s16(b1.val[1]), vreinterpret_s32_s16(b3.val[1]));
-      const int8x8_t t[8] = {vreinterpret_s8_s32(c0.val[0]), vreinterpret_s8_s32(c1.val[0]),
-                             vreinterpret_s8_s32(c2.val[0]), vreinterpret_s8_s32(c3.val[0]),
-                             vreinterpret_s8_s32(c0.val[1]), vreinterpret_s8_s32(c1.val[1]),
-                             vreinterpret_s8_s32(c2.val[1]), vreinterpret_s8_s32(c3.val[1])};
-      const size_t cols = std::min<size_t>(8, n - j);
-      for (size_t k = 0; k < cols; ++k) vst1q_s16(dc + (j + k) * cp, vmovl_s8(t[k]));
-    }
-    for (; j < n; ++j)
-      for (int k = 0; k < 8; ++k) dc[j * cp + k] = sc[k * plane + j];
-  }
-#endif
-  for (; c < c_n; ++c) {
+  for (size_t c = 0; c < c_n; ++c) {
     const int8_t* sc = src + c * plane;
     int16_t* dc = dst + c;
     for (size_t j = 0; j < n; ++j) dc[j * cp] = sc[j];
   }
 }
+#endif
 
 #if defined(__AVX2__)
 constexpr size_t kDepthwiseS8HwcMaxWidthX86 = 8;
@@ -147,6 +102,9 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
   const hwc_neon::Group* groups = reinterpret_cast<const hwc_neon::Group*>(scratch);
   // The ring's lanes past in_c keep whatever the scratch held: their weights are 0.
   int16_t* ring = reinterpret_cast<int16_t*>(hwc_neon::PrepareGroups(s, w, rq, cp, scratch));
+  hwc_neon::FillRingPadding(g.pitch, cp, std::min(s.pad_left, g.pitch),
+                            std::min(g.pitch, s.pad_left + s.in_w), x_zero_point, ring,
+                            g.row_values);
 #else
   const size_t st = s.stride_w, c_n = s.in_c;
   // Per channel (lanes past in_c: bias 0, multiplier 2^30, shift 0): bias, multiplier, right
@@ -169,8 +127,13 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
   size_t filled = 0;  // padded rows [0, filled) have been moved into the ring
   for (size_t oh = 0; oh < s.out_h; ++oh) {
     const size_t p0 = oh * s.stride_h;
-    for (size_t p = std::max(filled, p0); p < p0 + 3; ++p)
+    for (size_t p = std::max(filled, p0); p < p0 + 3; ++p) {
+#if defined(__ARM_NEON)
+      hwc_neon::FillRow(s, g, x, x_zero_point, p, ring + (p % 3) * g.row_values);
+#else
       FillDepthwiseHwcRow(s, g, x, x_zero_point, p, ring + (p % 3) * g.row_values);
+#endif
+    }
     filled = p0 + 3;
     const int16_t* r0 = ring + (p0 % 3) * g.row_values;
     const int16_t* r1 = ring + ((p0 + 1) % 3) * g.row_values;

@@ -97,10 +97,11 @@ inline void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t c
 }
 
 // RequantizeS8 of one row's kCols sums (lane l of acc[c]: column 4c + l) into y, cols of them.
-inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t multiplier, int32_t shift,
-                     const GemmS8Params& p, size_t cols, int8_t* y) {
+inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t bias, int32_t multiplier,
+                     int32_t shift, const GemmS8Params& p, size_t cols, int8_t* y) {
   const neon_rq::RowRequant rq =
-      neon_rq::MakeRowRequant(multiplier, shift, p.y_zero_point, p.act_min, p.act_max);
+      neon_rq::MakeRowRequant(multiplier, shift, p.y_zero_point, p.act_min, p.act_max,
+                              neon_rq::RowTakesDoubling(bias, p.k, shift));
 #if defined(__aarch64__)
   const int8x16_t q = neon_rq::RequantizeS8x16(acc, rq);
   if (cols == kCols) return vst1q_s8(y, q);
@@ -284,7 +285,8 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
     QuadFromMemory<R>(acc, tails, panel + full * kQuadBytes);
   }
   for (size_t r = 0; r < R; ++r)
-    StoreRow(acc[r], p.multiplier[i + r], p.shift[i + r], p, cols, y + (i + r) * p.ldy + j);
+    StoreRow(acc[r], p.bias != nullptr ? p.bias[i + r] : 0, p.multiplier[i + r], p.shift[i + r],
+             p, cols, y + (i + r) * p.ldy + j);
 }
 
 // False (nothing written) where this kernel does not apply: fewer than 4 columns, k past the

@@ -5,22 +5,36 @@
 // for every n in the rule's [1, 62]. Narrowed with saturation to int32 and then int16 (a value
 // past int16 stays past the int8 clamp on its own side after ± |zp| ≤ 128), zero point and
 // clamp on int16 lanes. Eight instructions per four outputs, against the twelve to fifteen of
-// requant_neon.h's magnitude form; the same bits.
+// requant_neon.h's magnitude form; the same bits. Rows with shift ≥ 1 whose accumulators stay
+// below 2^31 in magnitude (RowTakesDoubling) take six: sqdmulh of |acc|, a rounding shift, the
+// sign put back (RoundShift).
 // Included inside an arch namespace (its copy per translation unit: the neon and neon_dotprod
 // tables are compiled with different flags).
 #pragma once
 
 namespace neon_rq {
 
-// The row's constants: M in every lane, −n in both 64-bit lanes.
+// Whether a row may take the doubling form: shift ≥ 1 (n ≥ 32) and accumulators below 2^31 in
+// magnitude, |bias| + k·128·128 ≤ 2^31 − 1 (bias: the row's, the input's zero point folded in).
+inline bool RowTakesDoubling(int32_t bias, size_t k, int32_t shift) {
+  const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(k) * 128 * 128;
+  return shift >= 1 && bias >= -bound && bias <= bound;
+}
+
+// The row's constants: M in every lane, −n in both 64-bit lanes, −shift in every lane.
 struct RowRequant {
   int32x4_t m;
   int64x2_t right;
+  int32x4_t neg_shift;
+  bool doubling;  // RowTakesDoubling
   int16x8_t zp, lo, hi;
 };
 inline RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, int32_t zero_point,
-                                 int32_t act_min, int32_t act_max) {
-  return RowRequant{vdupq_n_s32(multiplier), vdupq_n_s64(-(31 + static_cast<int64_t>(shift))),
+                                 int32_t act_min, int32_t act_max, bool doubling = false) {
+  return RowRequant{vdupq_n_s32(multiplier),
+                    vdupq_n_s64(-(31 + static_cast<int64_t>(shift))),
+                    vdupq_n_s32(-shift),
+                    doubling,
                     vdupq_n_s16(static_cast<int16_t>(zero_point)),
                     vdupq_n_s16(static_cast<int16_t>(act_min)),
                     vdupq_n_s16(static_cast<int16_t>(act_max))};
@@ -28,6 +42,14 @@ inline RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, int32_t zero
 
 // The rounded values of four accumulators, saturated to int32.
 inline int32x4_t RoundShift(int32x4_t acc, const RowRequant& r) {
+  if (r.doubling) {
+    // sqdmulh(|acc|, M) = floor(|v| / 2^31) (|acc| < 2^31: no saturation), then a rounding
+    // shift right by shift: floor((|v| + 2^(n−1)) / 2^n), as 2^(n−1) is a multiple of 2^31;
+    // the sign of acc put back. Four instructions fewer per eight outputs.
+    const int32x4_t q = vrshlq_s32(vqdmulhq_s32(vabsq_s32(acc), r.m), r.neg_shift);
+    const int32x4_t sign = vshrq_n_s32(acc, 31);
+    return vsubq_s32(veorq_s32(q, sign), sign);
+  }
   int64x2_t lo = vmull_s32(vget_low_s32(acc), vget_low_s32(r.m));
 #if defined(__aarch64__)
   int64x2_t hi = vmull_high_s32(acc, r.m);
