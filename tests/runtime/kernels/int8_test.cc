@@ -181,8 +181,18 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
         for (size_t i = 0; i < m; ++i) {
           bias[i] = static_cast<int32_t>(i * 977) - 3000;
           mult[i] = (1 << 30) + static_cast<int32_t>(i * 123457);
-          shift[i] = static_cast<int32_t>(i % 12);  // real multipliers 2^−1 … 2^−13
+          // Real multipliers 2^−1 … 2^−13, and for odd n 2^−2 … 2^−14: every shift ≥ 1 (NEON's
+          // doubling form, taken when every row allows it).
+          shift[i] = static_cast<int32_t>(i % 12 + n % 2);
         }
+        // Biases at the edge of int32 that the sums cannot pass: the doubling form's bound (n = 5),
+        // one past it (n = 9: every row then takes the 64-bit form).
+        const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(k) * 128 * 128;
+        if (m > 6 && n == 5) {
+          bias[5] = static_cast<int32_t>(bound);
+          bias[6] = static_cast<int32_t>(-bound);
+        }
+        if (m > 6 && n == 9) bias[2] = static_cast<int32_t>(-bound - 1);
         GemmS8Params p;
         p.m = m;
         p.n = n;

@@ -65,8 +65,8 @@ inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32
 }
 
 template <size_t R>
-void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j,
-          size_t cols, int8_t* y) {
+void Tile(const GemmS8Params& p, bool doubling, const int8_t* a, const int8x16_t* panel, size_t i,
+          size_t j, size_t cols, int8_t* y) {
   int32x4_t acc[R][4];
   for (size_t r = 0; r < R; ++r)
     for (size_t v = 0; v < 4; ++v) acc[r][v] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
@@ -100,14 +100,12 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   }
   // y may alias p: its fields are read once, before the first store.
   const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
-  const int32_t *bias = p.bias, *multiplier = p.multiplier, *shift = p.shift;
-  const size_t k = p.k, ldy = p.ldy;
+  const int32_t *multiplier = p.multiplier, *shift = p.shift;
+  const size_t ldy = p.ldy;
   for (size_t r = 0; r < R; ++r) {
     const int8x16_t q = neon_rq::RequantizeS8x16(
         acc[r],
-        neon_rq::MakeRowRequant(
-            multiplier[i + r], shift[i + r], zp, act_min, act_max,
-            neon_rq::RowTakesDoubling(bias != nullptr ? bias[i + r] : 0, k, shift[i + r])));
+        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, doubling));
     if (cols == kCols) {
       vst1q_s8(y + (i + r) * ldy + j, q);
     } else {
@@ -160,12 +158,13 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes)
     return neon::kInt8Table.gemm_s8(p, a, b, y);
   alignas(16) int8x16_t panel[kPanelBytes / sizeof(int8x16_t)];
+  const bool doubling = neon_rq::GemmTakesDoubling(p);
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);
     PackPanel(p, b, j, cols, panel);
     size_t i = 0;
-    for (; i + 4 <= p.m; i += 4) Tile<4>(p, a, panel, i, j, cols, y);
-    for (; i < p.m; ++i) Tile<1>(p, a, panel, i, j, cols, y);
+    for (; i + 4 <= p.m; i += 4) Tile<4>(p, doubling, a, panel, i, j, cols, y);
+    for (; i < p.m; ++i) Tile<1>(p, doubling, a, panel, i, j, cols, y);
   }
 }
 

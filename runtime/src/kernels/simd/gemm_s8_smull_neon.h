@@ -97,11 +97,10 @@ inline void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t c
 }
 
 // RequantizeS8 of one row's kCols sums (lane l of acc[c]: column 4c + l) into y, cols of them.
-inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t bias, int32_t multiplier,
-                     int32_t shift, const GemmS8Params& p, size_t cols, int8_t* y) {
+inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t multiplier, int32_t shift,
+                     bool doubling, const GemmS8Params& p, size_t cols, int8_t* y) {
   const neon_rq::RowRequant rq =
-      neon_rq::MakeRowRequant(multiplier, shift, p.y_zero_point, p.act_min, p.act_max,
-                              neon_rq::RowTakesDoubling(bias, p.k, shift));
+      neon_rq::MakeRowRequant(multiplier, shift, p.y_zero_point, p.act_min, p.act_max, doubling);
 #if defined(__aarch64__)
   const int8x16_t q = neon_rq::RequantizeS8x16(acc, rq);
   if (cols == kCols) return vst1q_s8(y, q);
@@ -254,7 +253,8 @@ inline void Quads4x8(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], con
 #endif
 
 template <size_t R>
-void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j,
+void Tile(const GemmS8Params& p, bool doubling, const int8_t* a, const int8_t* panel, size_t i,
+          size_t j,
           size_t cols, int8_t* y) {
   int32x4_t acc[R][kGroups];
   for (size_t r = 0; r < R; ++r)
@@ -285,8 +285,8 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
     QuadFromMemory<R>(acc, tails, panel + full * kQuadBytes);
   }
   for (size_t r = 0; r < R; ++r)
-    StoreRow(acc[r], p.bias != nullptr ? p.bias[i + r] : 0, p.multiplier[i + r], p.shift[i + r],
-             p, cols, y + (i + r) * p.ldy + j);
+    StoreRow(acc[r], p.multiplier[i + r], p.shift[i + r], doubling, p, cols,
+             y + (i + r) * p.ldy + j);
 }
 
 // False (nothing written) where this kernel does not apply: fewer than 4 columns, k past the
@@ -295,12 +295,13 @@ inline bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8
   if (p.n < 4 || (p.k + 3) / 4 * kQuadBytes > kPanelBytes || HasLowestByte(a, p.m, p.k, p.lda))
     return false;
   alignas(16) int8_t panel[kPanelBytes];
+  const bool doubling = neon_rq::GemmTakesDoubling(p);
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);
     PackPanel(p, b, j, cols, panel);
     size_t i = 0;
-    for (; i + 4 <= p.m; i += 4) Tile<4>(p, a, panel, i, j, cols, y);
-    for (; i < p.m; ++i) Tile<1>(p, a, panel, i, j, cols, y);
+    for (; i + 4 <= p.m; i += 4) Tile<4>(p, doubling, a, panel, i, j, cols, y);
+    for (; i < p.m; ++i) Tile<1>(p, doubling, a, panel, i, j, cols, y);
   }
   return true;
 }

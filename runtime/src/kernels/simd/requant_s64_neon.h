@@ -6,7 +6,7 @@
 // past int16 stays past the int8 clamp on its own side after ± |zp| ≤ 128), zero point and
 // clamp on int16 lanes. Eight instructions per four outputs, against the twelve to fifteen of
 // requant_neon.h's magnitude form; the same bits. Rows with shift ≥ 1 whose accumulators stay
-// below 2^31 in magnitude (RowTakesDoubling) take six: sqdmulh of |acc|, a rounding shift, the
+// below 2^31 in magnitude (GemmTakesDoubling) take six: sqdmulh of |acc|, a rounding shift, the
 // sign put back (RoundShift).
 // Included inside an arch namespace (its copy per translation unit: the neon and neon_dotprod
 // tables are compiled with different flags).
@@ -14,11 +14,16 @@
 
 namespace neon_rq {
 
-// Whether a row may take the doubling form: shift ≥ 1 (n ≥ 32) and accumulators below 2^31 in
-// magnitude, |bias| + k·128·128 ≤ 2^31 − 1 (bias: the row's, the input's zero point folded in).
-inline bool RowTakesDoubling(int32_t bias, size_t k, int32_t shift) {
-  const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(k) * 128 * 128;
-  return shift >= 1 && bias >= -bound && bias <= bound;
+// Whether every row of a GEMM may take the doubling form: shift ≥ 1 (n ≥ 32) and accumulators
+// below 2^31 in magnitude, |bias| + k·128·128 ≤ 2^31 − 1 (bias: the row's, the input's zero
+// point folded in). Decided once per call: a test per row costs more than the form saves.
+inline bool GemmTakesDoubling(const GemmS8Params& p) {
+  const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(p.k) * 128 * 128;
+  for (size_t i = 0; i < p.m; ++i) {
+    const int32_t bias = p.bias != nullptr ? p.bias[i] : 0;
+    if (p.shift[i] < 1 || bias < -bound || bias > bound) return false;
+  }
+  return true;
 }
 
 // The row's constants: M in every lane, −n in both 64-bit lanes, −shift in every lane.
@@ -26,7 +31,7 @@ struct RowRequant {
   int32x4_t m;
   int64x2_t right;
   int32x4_t neg_shift;
-  bool doubling;  // RowTakesDoubling
+  bool doubling;  // GemmTakesDoubling
   int16x8_t zp, lo, hi;
 };
 inline RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, int32_t zero_point,
