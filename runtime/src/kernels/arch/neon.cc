@@ -25,8 +25,8 @@ const SequenceKernelTable kSequenceTable = MakeSequenceTable<NeonArch>();
 // (arch/neon_dotprod.cc) in this level's depthwise template, which lives in this TU.
 namespace edgefold::kernels::neon_dotprod {
 
-const Int8KernelTable kInt8Table = neon::WithNeonQuantize(
-    neon::MakeInt8ExtensionTable<NeonArch, &DepthwiseChannelS8>(&GemmS8));
+const Int8KernelTable kInt8Table =
+    neon::WithNeonQuantize(neon::MakeInt8ExtensionTable<NeonArch, &DepthwiseChannelS8>(&GemmS8));
 
 }  // namespace edgefold::kernels::neon_dotprod
 #endif

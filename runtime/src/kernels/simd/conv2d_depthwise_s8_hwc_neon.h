@@ -80,7 +80,8 @@ inline void Accumulate(const int16_t* const (&rows)[3], size_t cp, const int16x8
     const int16_t* at = rows[r];
     for (size_t j = 0; j < kCols; ++j, at += cp) xc[j] = vld1q_s16(at);
     for (size_t p = 0; p < P; ++p)
-      for (size_t t = 0; t < 3; ++t) MultiplyAccumulate(lo[p], hi[p], xc[p * St + t], wv[3 * r + t]);
+      for (size_t t = 0; t < 3; ++t)
+        MultiplyAccumulate(lo[p], hi[p], xc[p * St + t], wv[3 * r + t]);
   }
 }
 
@@ -189,8 +190,8 @@ inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8
 
 // Columns of the ring's rows outside [lo, hi), the padded columns every row shares: the zero
 // point, once for the three rows (the fill below writes only [lo, hi)).
-inline void FillRingPadding(size_t pitch, size_t cp, size_t lo, size_t hi, int8_t zp,
-                            int16_t* ring, size_t row_values) {
+inline void FillRingPadding(size_t pitch, size_t cp, size_t lo, size_t hi, int8_t zp, int16_t* ring,
+                            size_t row_values) {
   const int16x8_t z = vdupq_n_s16(zp);
   for (size_t r = 0; r < 3; ++r)
     for (size_t j = 0; j < pitch; ++j) {
@@ -203,12 +204,8 @@ inline void FillRingPadding(size_t pitch, size_t cp, size_t lo, size_t hi, int8_
 // zip1 and zip2 (ARMv7: the two halves of one vzip).
 #if defined(__aarch64__)
 inline int8x16x2_t Zip(int8x16_t a, int8x16_t b) { return {{vzip1q_s8(a, b), vzip2q_s8(a, b)}}; }
-inline int16x8x2_t Zip(int16x8_t a, int16x8_t b) {
-  return {{vzip1q_s16(a, b), vzip2q_s16(a, b)}};
-}
-inline int32x4x2_t Zip(int32x4_t a, int32x4_t b) {
-  return {{vzip1q_s32(a, b), vzip2q_s32(a, b)}};
-}
+inline int16x8x2_t Zip(int16x8_t a, int16x8_t b) { return {{vzip1q_s16(a, b), vzip2q_s16(a, b)}}; }
+inline int32x4x2_t Zip(int32x4_t a, int32x4_t b) { return {{vzip1q_s32(a, b), vzip2q_s32(a, b)}}; }
 #else
 inline int8x16x2_t Zip(int8x16_t a, int8x16_t b) { return vzipq_s8(a, b); }
 inline int16x8x2_t Zip(int16x8_t a, int16x8_t b) { return vzipq_s16(a, b); }
@@ -218,18 +215,15 @@ inline int32x4x2_t Zip(int32x4_t a, int32x4_t b) { return vzipq_s32(a, b); }
 // Columns col[0..n) (n ≤ 8) of eight channels' rows (rows k at src + k·plane) into dst[j·cp + 0..8)
 // as int16: an 8 × 8 byte transposition in three zip stages over q registers (channels k and
 // k + 4 share one), then each column widened and stored. Reads 8 bytes per channel.
-inline void TransposeColumns8(const int8_t* src, size_t plane, size_t n, int16_t* dst,
-                              size_t cp) {
+inline void TransposeColumns8(const int8_t* src, size_t plane, size_t n, int16_t* dst, size_t cp) {
   int8x16_t r[4];
   for (size_t k = 0; k < 4; ++k)
     r[k] = vcombine_s8(vld1_s8(src + k * plane), vld1_s8(src + (k + 4) * plane));
   // t01: channels 0,1 of columns 0..7 as byte pairs, then 4,5; t23: 2,3 and 6,7.
   const int8x16x2_t t01 = Zip(r[0], r[1]), t23 = Zip(r[2], r[3]);
   // u0: channels 0..3 of columns 0..3 and 4..7 (val[0], val[1]); u1: channels 4..7.
-  const int16x8x2_t u0 =
-      Zip(vreinterpretq_s16_s8(t01.val[0]), vreinterpretq_s16_s8(t23.val[0]));
-  const int16x8x2_t u1 =
-      Zip(vreinterpretq_s16_s8(t01.val[1]), vreinterpretq_s16_s8(t23.val[1]));
+  const int16x8x2_t u0 = Zip(vreinterpretq_s16_s8(t01.val[0]), vreinterpretq_s16_s8(t23.val[0]));
+  const int16x8x2_t u1 = Zip(vreinterpretq_s16_s8(t01.val[1]), vreinterpretq_s16_s8(t23.val[1]));
   // w[q]: columns 2q and 2q + 1, eight channels each.
   const int32x4x2_t w03 = Zip(vreinterpretq_s32_s16(u0.val[0]), vreinterpretq_s32_s16(u1.val[0]));
   const int32x4x2_t w47 = Zip(vreinterpretq_s32_s16(u0.val[1]), vreinterpretq_s32_s16(u1.val[1]));
@@ -299,14 +293,17 @@ inline void OutputRow(const Conv2dShape& s, const Group* groups, const int16_t* 
     const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
     const int16_t* const rows[3] = {ring[0] + c, ring[1] + c, ring[2] + c};
     if (g.neg_shift[0] <= 0) {
-      const DoublingRequant d{vld1q_s32(g.mult),      vld1q_s32(g.mult + 4),
-                              vld1q_s32(g.neg_shift), vld1q_s32(g.neg_shift + 4),
-                              zp,                     act_min,
+      const DoublingRequant d{vld1q_s32(g.mult),
+                              vld1q_s32(g.mult + 4),
+                              vld1q_s32(g.neg_shift),
+                              vld1q_s32(g.neg_shift + 4),
+                              zp,
+                              act_min,
                               act_max};
       RowGroup<St>(rows, cp, wv, b_lo, b_hi, d, s.out_w, yc, plane, lanes);
     } else {
-      const neon_requant::LaneRequant l = neon_requant::MakeLaneRequant(
-          g.mult, g.right, rq.y_zero_point, rq.act_min, rq.act_max);
+      const neon_requant::LaneRequant l =
+          neon_requant::MakeLaneRequant(g.mult, g.right, rq.y_zero_point, rq.act_min, rq.act_max);
       RowGroup<St>(rows, cp, wv, b_lo, b_hi, l, s.out_w, yc, plane, lanes);
     }
   }

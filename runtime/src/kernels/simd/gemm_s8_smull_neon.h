@@ -254,8 +254,7 @@ inline void Quads4x8(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], con
 
 template <size_t R>
 void Tile(const GemmS8Params& p, bool doubling, const int8_t* a, const int8_t* panel, size_t i,
-          size_t j,
-          size_t cols, int8_t* y) {
+          size_t j, size_t cols, int8_t* y) {
   int32x4_t acc[R][kGroups];
   for (size_t r = 0; r < R; ++r)
     for (size_t c = 0; c < kGroups; ++c)

@@ -24,8 +24,7 @@ inline int32x4_t RoundToInt(float32x4_t v) {
 #endif
 }
 
-inline void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y,
-                       size_t n) {
+inline void QuantizeS8(const QuantS8Params& p, const float* x, int8_t* y, size_t n) {
   const float32x4_t inv = vdupq_n_f32(p.inv_scale);
   const int32x4_t zp = vdupq_n_s32(p.zero_point);
   size_t i = 0;
