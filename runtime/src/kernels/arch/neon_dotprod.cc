@@ -64,9 +64,10 @@ inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32
   }
 }
 
-template <size_t R>
-void Tile(const GemmS8Params& p, bool doubling, const int8_t* a, const int8x16_t* panel, size_t i,
-          size_t j, size_t cols, int8_t* y) {
+// kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling).
+template <size_t R, bool kDoubling>
+void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j,
+          size_t cols, int8_t* y) {
   int32x4_t acc[R][4];
   for (size_t r = 0; r < R; ++r)
     for (size_t v = 0; v < 4; ++v) acc[r][v] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
@@ -78,13 +79,17 @@ void Tile(const GemmS8Params& p, bool doubling, const int8_t* a, const int8x16_t
     int8x16_t ar[R];
     for (size_t r = 0; r < R; ++r) ar[r] = vld1q_s8(rows[r] + 4 * q);
     const int8x16_t* g = panel + 4 * q;
-    for (size_t r = 0; r < R; ++r)
-      for (size_t v = 0; v < 4; ++v) {
-        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[v], ar[r], 0);
-        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[4 + v], ar[r], 1);
-        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[8 + v], ar[r], 2);
-        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[12 + v], ar[r], 3);
+    // Column group v's four panel registers at a time: 16 accumulators, R rows and 4 panel
+    // registers live (GCC spilled accumulators when the whole step's panel was loaded first).
+    for (size_t v = 0; v < 4; ++v) {
+      const int8x16_t g0 = g[v], g1 = g[4 + v], g2 = g[8 + v], g3 = g[12 + v];
+      for (size_t r = 0; r < R; ++r) {
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g0, ar[r], 0);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g1, ar[r], 1);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g2, ar[r], 2);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g3, ar[r], 3);
       }
+    }
   }
   int32_t words[R];
   for (; q < full; ++q) {
@@ -102,15 +107,18 @@ void Tile(const GemmS8Params& p, bool doubling, const int8_t* a, const int8x16_t
   const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
   const int32_t *multiplier = p.multiplier, *shift = p.shift;
   const size_t ldy = p.ldy;
-  for (size_t r = 0; r < R; ++r) {
-    const int8x16_t q = neon_rq::RequantizeS8x16(
+  int8x16_t out[R];
+#pragma GCC unroll 4
+  for (size_t r = 0; r < R; ++r)
+    out[r] = neon_rq::RequantizeS8x16(
         acc[r],
-        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, doubling));
+        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling));
+  for (size_t r = 0; r < R; ++r) {
     if (cols == kCols) {
-      vst1q_s8(y + (i + r) * ldy + j, q);
+      vst1q_s8(y + (i + r) * ldy + j, out[r]);
     } else {
       alignas(16) int8_t bytes[kCols];
-      vst1q_s8(bytes, q);
+      vst1q_s8(bytes, out[r]);
       std::memcpy(y + (i + r) * ldy + j, bytes, cols);
     }
   }
@@ -163,8 +171,13 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     const size_t cols = std::min(kCols, p.n - j);
     PackPanel(p, b, j, cols, panel);
     size_t i = 0;
-    for (; i + 4 <= p.m; i += 4) Tile<4>(p, doubling, a, panel, i, j, cols, y);
-    for (; i < p.m; ++i) Tile<1>(p, doubling, a, panel, i, j, cols, y);
+    if (doubling) {
+      for (; i + 4 <= p.m; i += 4) Tile<4, true>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, true>(p, a, panel, i, j, cols, y);
+    } else {
+      for (; i + 4 <= p.m; i += 4) Tile<4, false>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, false>(p, a, panel, i, j, cols, y);
+    }
   }
 }
 
