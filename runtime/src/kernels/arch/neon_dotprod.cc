@@ -24,10 +24,24 @@ namespace {
 constexpr size_t kCols = 16;
 constexpr size_t kPanelBytes = 128 * 1024;  // k up to 8192; larger k falls back
 
-inline int8x16_t LoadRow(const int8_t* p, size_t cols) {
-  if (cols == kCols) return vld1q_s8(p);
+// Bytes [0, cols) of B's row at p, zero past. A partial block of a B at least kCols wide loads
+// the 16 bytes ending at p + cols (inside the row) and moves them down by tbl (`down`: lane i
+// takes byte 16 − cols + i, past 15 giving 0); else through a zero-padded copy.
+struct RowLoader {
+  size_t cols;
+  bool down;
+  uint8x16_t index;
+};
+inline RowLoader MakeRowLoader(size_t cols, size_t n) {
+  static constexpr uint8_t kIota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  return RowLoader{cols, cols < kCols && n >= kCols,
+                   vaddq_u8(vld1q_u8(kIota), vdupq_n_u8(static_cast<uint8_t>(kCols - cols)))};
+}
+inline int8x16_t LoadRow(const int8_t* p, const RowLoader& l) {
+  if (l.cols == kCols) return vld1q_s8(p);
+  if (l.down) return vqtbl1q_s8(vld1q_s8(p + l.cols - kCols), l.index);
   alignas(16) int8_t padded[kCols] = {};
-  std::memcpy(padded, p, cols);
+  std::memcpy(padded, p, l.cols);
   return vld1q_s8(padded);
 }
 
@@ -42,15 +56,16 @@ inline void Interleave(int8x16_t r0, int8x16_t r1, int8x16_t r2, int8x16_t r3, i
 }
 
 void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, int8x16_t* panel) {
+  const RowLoader l = MakeRowLoader(cols, p.n);
   const size_t full = p.k / 4;
   for (size_t q = 0; q < full; ++q) {
     const int8_t* row = b + 4 * q * p.ldb + j;
-    Interleave(LoadRow(row, cols), LoadRow(row + p.ldb, cols), LoadRow(row + 2 * p.ldb, cols),
-               LoadRow(row + 3 * p.ldb, cols), panel + 4 * q);
+    Interleave(LoadRow(row, l), LoadRow(row + p.ldb, l), LoadRow(row + 2 * p.ldb, l),
+               LoadRow(row + 3 * p.ldb, l), panel + 4 * q);
   }
   if (p.k % 4 != 0) {
     int8x16_t r[4] = {vdupq_n_s8(0), vdupq_n_s8(0), vdupq_n_s8(0), vdupq_n_s8(0)};
-    for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(b + (4 * full + t) * p.ldb + j, cols);
+    for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(b + (4 * full + t) * p.ldb + j, l);
     Interleave(r[0], r[1], r[2], r[3], panel + 4 * full);
   }
 }
@@ -98,8 +113,10 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   }
   if (p.k % 4 != 0) {  // never read past a row
     for (size_t r = 0; r < R; ++r) {
-      words[r] = 0;
-      std::memcpy(&words[r], rows[r] + 4 * full, p.k % 4);
+      uint32_t word = 0;
+      for (size_t t = 0; t < p.k % 4; ++t)
+        word |= static_cast<uint32_t>(static_cast<uint8_t>(rows[r][4 * full + t])) << (8 * t);
+      words[r] = static_cast<int32_t>(word);
     }
     DotGroup<R>(acc, panel + 4 * full, words);
   }
@@ -114,13 +131,10 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
         acc[r],
         neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling));
   for (size_t r = 0; r < R; ++r) {
-    if (cols == kCols) {
+    if (cols == kCols)
       vst1q_s8(y + (i + r) * ldy + j, out[r]);
-    } else {
-      alignas(16) int8_t bytes[kCols];
-      vst1q_s8(bytes, out[r]);
-      std::memcpy(y + (i + r) * ldy + j, bytes, cols);
-    }
+    else
+      neon_rq::StoreS8Partial(out[r], y + (i + r) * ldy + j, cols);
   }
 }
 

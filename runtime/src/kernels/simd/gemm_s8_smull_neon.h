@@ -102,15 +102,11 @@ inline void StoreRow(const int32x4_t (&acc)[kGroups], const neon_rq::RowRequant&
 #if defined(__aarch64__)
   const int8x16_t q = neon_rq::RequantizeS8x16(acc, rq);
   if (cols == kCols) return vst1q_s8(y, q);
-  alignas(16) int8_t bytes[kCols];
-  vst1q_s8(bytes, q);
 #else
   const int8x8_t q = neon_rq::RequantizeS8x8(acc[0], acc[1], rq);
   if (cols == kCols) return vst1_s8(y, q);
-  alignas(8) int8_t bytes[kCols];
-  vst1_s8(bytes, q);
 #endif
-  std::memcpy(y, bytes, cols);
+  neon_rq::StoreS8Partial(q, y, cols);
 }
 
 #if defined(__aarch64__)
@@ -277,7 +273,7 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
     alignas(4) int8_t tail[R][4] = {};
     const int8_t* tails[R];
     for (size_t r = 0; r < R; ++r) {
-      std::memcpy(tail[r], rows[r], p.k % 4);
+      for (size_t t = 0; t < p.k % 4; ++t) tail[r][t] = rows[r][t];
       tails[r] = tail[r];
     }
     QuadFromMemory<R>(acc, tails, panel + full * kQuadBytes);

@@ -66,6 +66,30 @@ inline int32x4_t RoundShift(int32x4_t acc, const RowRequant& r) {
   return vcombine_s32(vqmovn_s64(lo), vqmovn_s64(hi));
 }
 
+// The first `count` bytes of q (count < 16; ARMv7's rows: < 8) to y and no byte past, in
+// pieces of 8, 4, 2 and 1 bytes (a call to memcpy cost more than the row's requantization).
+inline void StoreS8Partial(int8x16_t q, int8_t* y, size_t count) {
+  if (count & 8) {
+    vst1_s8(y, vget_low_s8(q));
+    q = vextq_s8(q, q, 8);
+    y += 8;
+  }
+  if (count & 4) {
+    vst1q_lane_s32(reinterpret_cast<int32_t*>(y), vreinterpretq_s32_s8(q), 0);
+    q = vextq_s8(q, q, 4);
+    y += 4;
+  }
+  if (count & 2) {
+    vst1q_lane_s16(reinterpret_cast<int16_t*>(y), vreinterpretq_s16_s8(q), 0);
+    q = vextq_s8(q, q, 2);
+    y += 2;
+  }
+  if (count & 1) vst1q_lane_s8(y, q, 0);
+}
+inline void StoreS8Partial(int8x8_t q, int8_t* y, size_t count) {
+  StoreS8Partial(vcombine_s8(q, vdup_n_s8(0)), y, count);
+}
+
 // Eight outputs (acc0: lanes 0..3, acc1: 4..7) as int8.
 inline int8x8_t RequantizeS8x8(int32x4_t acc0, int32x4_t acc1, const RowRequant& r) {
   int16x8_t h = vcombine_s16(vqmovn_s32(RoundShift(acc0, r)), vqmovn_s32(RoundShift(acc1, r)));
