@@ -124,17 +124,16 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
   const int32_t *multiplier = p.multiplier, *shift = p.shift;
   const size_t ldy = p.ldy;
-  int8x16_t out[R];
+  // Unrolled, so the accumulators stay in registers; one row's constants live at a time.
 #pragma GCC unroll 4
-  for (size_t r = 0; r < R; ++r)
-    out[r] = neon_rq::RequantizeS8x16(
-        acc[r],
-        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling));
   for (size_t r = 0; r < R; ++r) {
+    const int8x16_t q = neon_rq::RequantizeS8x16(
+        acc[r], neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max,
+                                        kDoubling));
     if (cols == kCols)
-      vst1q_s8(y + (i + r) * ldy + j, out[r]);
+      vst1q_s8(y + (i + r) * ldy + j, q);
     else
-      neon_rq::StoreS8Partial(out[r], y + (i + r) * ldy + j, cols);
+      neon_rq::StoreS8Partial(q, y + (i + r) * ldy + j, cols);
   }
 }
 
