@@ -101,7 +101,7 @@ inline void StoreRow(const int32x4_t (&acc)[kGroups], const neon_rq::RowRequant&
                      int8_t* y) {
 #if defined(__aarch64__)
   const int8x16_t q = neon_rq::RequantizeS8x16(acc, rq);
-  if (__builtin_expect(cols == kCols, 1)) return vst1q_s8(y, q);
+  if (cols == kCols) return vst1q_s8(y, q);
 #else
   const int8x8_t q = neon_rq::RequantizeS8x8(acc[0], acc[1], rq);
   if (__builtin_expect(cols == kCols, 1)) return vst1_s8(y, q);
