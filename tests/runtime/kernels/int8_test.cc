@@ -181,8 +181,18 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
         for (size_t i = 0; i < m; ++i) {
           bias[i] = static_cast<int32_t>(i * 977) - 3000;
           mult[i] = (1 << 30) + static_cast<int32_t>(i * 123457);
-          shift[i] = static_cast<int32_t>(i % 12);  // real multipliers 2^−1 … 2^−13
+          // Real multipliers 2^−1 … 2^−13, and for odd n 2^−2 … 2^−14: every shift ≥ 1 (NEON's
+          // doubling form, taken when every row allows it).
+          shift[i] = static_cast<int32_t>(i % 12 + n % 2);
         }
+        // Biases at the edge of int32 that the sums cannot pass: the doubling form's bound (n = 5),
+        // one past it (n = 9: every row then takes the 64-bit form).
+        const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(k) * 128 * 128;
+        if (m > 6 && n == 5) {
+          bias[5] = static_cast<int32_t>(bound);
+          bias[6] = static_cast<int32_t>(-bound);
+        }
+        if (m > 6 && n == 9) bias[2] = static_cast<int32_t>(-bound - 1);
         GemmS8Params p;
         p.m = m;
         p.n = n;
@@ -466,8 +476,9 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
 
 // The channels-innermost 3×3 path (ConvS8UsesDepthwiseHwc; NEON levels run it, the others
 // the planes) against the direct reference: channel counts below, at and above one 8-lane step
-// and the 8 × 8 transpose, rows narrower and wider than 8 columns, both strides, asymmetric and
-// no padding, and per-channel multipliers above 1/2 (shift ≤ 0) and below, large accumulators.
+// and the 8 × 8 transpose, rows narrower and wider than 8 columns and than NEON's 4-pixel step
+// (1 to 13 outputs), both strides, asymmetric and no padding, per-channel multipliers above 1/2
+// (shift ≤ 0) and below, large accumulators and biases at the edge of int32.
 TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
   struct Geometry {
     size_t h, w, pt, pl, pb, pr;
@@ -480,7 +491,8 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
         for (const Geometry& g :
              {Geometry{25, 5, 1, 1, 1, 1}, Geometry{3, 3, 0, 0, 0, 0}, Geometry{8, 8, 1, 1, 1, 1},
               Geometry{6, 17, 0, 1, 1, 0}, Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1},
-              Geometry{5, 40, 1, 1, 1, 1}}) {
+              Geometry{5, 40, 1, 1, 1, 1}, Geometry{4, 2, 1, 1, 1, 1}, Geometry{3, 6, 0, 0, 0, 0},
+              Geometry{5, 4, 1, 1, 1, 1}, Geometry{7, 13, 1, 1, 0, 0}}) {
           Conv2dShape s;
           s.in_c = s.out_c = s.group = c_n;
           s.in_h = g.h;
@@ -499,6 +511,12 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
             bias[c] = static_cast<int32_t>(c * 7919 % 40000) - 20000;
             mult[c] = (1 << 30) + static_cast<int32_t>(c * 98765431 % (1u << 30));
             shift[c] = static_cast<int32_t>(c % 13) + shift_from;
+          }
+          // Biases at the edge of int32 (the sums stay inside): NEON's doubling form takes
+          // only groups whose accumulators stay below 2^31 − 1 in magnitude.
+          if (c_n >= 16) {
+            bias[3] = INT32_MIN + 9 * 128 * 128;
+            bias[9] = INT32_MAX - 9 * 128 * 128;
           }
           GemmS8Params rq;
           rq.bias = c_n % 2 == 0 ? bias.data() : nullptr;
@@ -590,6 +608,9 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
       x[i] = 0.25f * static_cast<float>(static_cast<int>(i % 64) - 32);  // ties
     if (n > 3) x[3] = std::numeric_limits<float>::quiet_NaN();
     if (n > 2) x[2] = std::numeric_limits<float>::infinity();
+    if (n > 4) x[4] = -std::numeric_limits<float>::infinity();
+    if (n > 6) x[6] = 3e38f;  // past int32 once scaled
+    if (n > 7) x[7] = -1e10f;
     const QuantS8Params p{0.25f, 4.0f, -7};
     std::vector<int8_t> want(n), got(n, 99);
     ref::QuantizeS8(p, x.data(), want.data(), n);

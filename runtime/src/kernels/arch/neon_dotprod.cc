@@ -24,10 +24,24 @@ namespace {
 constexpr size_t kCols = 16;
 constexpr size_t kPanelBytes = 128 * 1024;  // k up to 8192; larger k falls back
 
-inline int8x16_t LoadRow(const int8_t* p, size_t cols) {
-  if (cols == kCols) return vld1q_s8(p);
+// Bytes [0, cols) of B's row at p, zero past. A partial block of a B at least kCols wide loads
+// the 16 bytes ending at p + cols (inside the row) and moves them down by tbl (`down`: lane i
+// takes byte 16 − cols + i, past 15 giving 0); else through a zero-padded copy.
+struct RowLoader {
+  size_t cols;
+  bool down;
+  uint8x16_t index;
+};
+inline RowLoader MakeRowLoader(size_t cols, size_t n) {
+  static constexpr uint8_t kIota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  return RowLoader{cols, cols < kCols && n >= kCols,
+                   vaddq_u8(vld1q_u8(kIota), vdupq_n_u8(static_cast<uint8_t>(kCols - cols)))};
+}
+inline int8x16_t LoadRow(const int8_t* p, const RowLoader& l) {
+  if (l.cols == kCols) return vld1q_s8(p);
+  if (l.down) return vqtbl1q_s8(vld1q_s8(p + l.cols - kCols), l.index);
   alignas(16) int8_t padded[kCols] = {};
-  std::memcpy(padded, p, cols);
+  std::memcpy(padded, p, l.cols);
   return vld1q_s8(padded);
 }
 
@@ -42,15 +56,16 @@ inline void Interleave(int8x16_t r0, int8x16_t r1, int8x16_t r2, int8x16_t r3, i
 }
 
 void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, int8x16_t* panel) {
+  const RowLoader l = MakeRowLoader(cols, p.n);
   const size_t full = p.k / 4;
   for (size_t q = 0; q < full; ++q) {
     const int8_t* row = b + 4 * q * p.ldb + j;
-    Interleave(LoadRow(row, cols), LoadRow(row + p.ldb, cols), LoadRow(row + 2 * p.ldb, cols),
-               LoadRow(row + 3 * p.ldb, cols), panel + 4 * q);
+    Interleave(LoadRow(row, l), LoadRow(row + p.ldb, l), LoadRow(row + 2 * p.ldb, l),
+               LoadRow(row + 3 * p.ldb, l), panel + 4 * q);
   }
   if (p.k % 4 != 0) {
     int8x16_t r[4] = {vdupq_n_s8(0), vdupq_n_s8(0), vdupq_n_s8(0), vdupq_n_s8(0)};
-    for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(b + (4 * full + t) * p.ldb + j, cols);
+    for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(b + (4 * full + t) * p.ldb + j, l);
     Interleave(r[0], r[1], r[2], r[3], panel + 4 * full);
   }
 }
@@ -64,7 +79,8 @@ inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32
   }
 }
 
-template <size_t R>
+// kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling).
+template <size_t R, bool kDoubling>
 void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j,
           size_t cols, int8_t* y) {
   int32x4_t acc[R][4];
@@ -78,13 +94,17 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
     int8x16_t ar[R];
     for (size_t r = 0; r < R; ++r) ar[r] = vld1q_s8(rows[r] + 4 * q);
     const int8x16_t* g = panel + 4 * q;
-    for (size_t r = 0; r < R; ++r)
-      for (size_t v = 0; v < 4; ++v) {
-        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[v], ar[r], 0);
-        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[4 + v], ar[r], 1);
-        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[8 + v], ar[r], 2);
-        acc[r][v] = vdotq_laneq_s32(acc[r][v], g[12 + v], ar[r], 3);
+    // Column group v's four panel registers at a time: 16 accumulators, R rows and 4 panel
+    // registers live (GCC spilled accumulators when the whole step's panel was loaded first).
+    for (size_t v = 0; v < 4; ++v) {
+      const int8x16_t g0 = g[v], g1 = g[4 + v], g2 = g[8 + v], g3 = g[12 + v];
+      for (size_t r = 0; r < R; ++r) {
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g0, ar[r], 0);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g1, ar[r], 1);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g2, ar[r], 2);
+        acc[r][v] = vdotq_laneq_s32(acc[r][v], g3, ar[r], 3);
       }
+    }
   }
   int32_t words[R];
   for (; q < full; ++q) {
@@ -93,22 +113,27 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   }
   if (p.k % 4 != 0) {  // never read past a row
     for (size_t r = 0; r < R; ++r) {
-      words[r] = 0;
-      std::memcpy(&words[r], rows[r] + 4 * full, p.k % 4);
+      uint32_t word = 0;
+      for (size_t t = 0; t < p.k % 4; ++t)
+        word |= static_cast<uint32_t>(static_cast<uint8_t>(rows[r][4 * full + t])) << (8 * t);
+      words[r] = static_cast<int32_t>(word);
     }
     DotGroup<R>(acc, panel + 4 * full, words);
   }
+  // y may alias p: its fields are read once, before the first store.
+  const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
+  const int32_t *multiplier = p.multiplier, *shift = p.shift;
+  const size_t ldy = p.ldy;
+  // Unrolled, so the accumulators stay in registers; one row's constants live at a time.
+#pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r) {
     const int8x16_t q = neon_rq::RequantizeS8x16(
-        acc[r], neon_rq::MakeRowRequant(p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
-                                        p.act_min, p.act_max));
-    if (cols == kCols) {
-      vst1q_s8(y + (i + r) * p.ldy + j, q);
-    } else {
-      alignas(16) int8_t bytes[kCols];
-      vst1q_s8(bytes, q);
-      std::memcpy(y + (i + r) * p.ldy + j, bytes, cols);
-    }
+        acc[r], neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max,
+                                        kDoubling));
+    if (cols == kCols)
+      vst1q_s8(y + (i + r) * ldy + j, q);
+    else
+      neon_rq::StoreS8Partial(q, y + (i + r) * ldy + j, cols);
   }
 }
 
@@ -154,12 +179,18 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes)
     return neon::kInt8Table.gemm_s8(p, a, b, y);
   alignas(16) int8x16_t panel[kPanelBytes / sizeof(int8x16_t)];
+  const bool doubling = neon_rq::GemmTakesDoubling(p);
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);
     PackPanel(p, b, j, cols, panel);
     size_t i = 0;
-    for (; i + 4 <= p.m; i += 4) Tile<4>(p, a, panel, i, j, cols, y);
-    for (; i < p.m; ++i) Tile<1>(p, a, panel, i, j, cols, y);
+    if (doubling) {
+      for (; i + 4 <= p.m; i += 4) Tile<4, true>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, true>(p, a, panel, i, j, cols, y);
+    } else {
+      for (; i + 4 <= p.m; i += 4) Tile<4, false>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, false>(p, a, panel, i, j, cols, y);
+    }
   }
 }
 

@@ -2,11 +2,12 @@
 // 3×3, strides 1 and 2, at least 8 channels). Each input row is moved once into a ring of three
 // padded rows of int16 [pitch][cp] in the op's scratch (NCHW → HWC, the input's zero point in the
 // padding), the weights once into int16 [9][cp]; every output pixel then takes 8 channels per
-// step: nine widening multiply-accumulates of int16 into int32 (smlal/smlal2), requantized with
-// each lane's own multiplier and shift (neon_requant::RequantizeS8x8Lanes), stored to the NCHW
-// output a lane at a time. No padded column is computed and dropped, as the per-channel planes
-// do. The same integer sums and the reference's rounding: the bits of ref::Conv2dDepthwiseS8.
-// Returns false where the level has no such kernel (the caller then runs the planes).
+// step (NEON: conv2d_depthwise_s8_hwc_neon.h, nine smlal/smlal2 pairs, several pixels a step;
+// x86: five vpmaddwd over interleaved pairs of taps), requantized with each lane's own
+// multiplier and shift, stored to the NCHW output. No padded column is computed and dropped, as
+// the per-channel planes do. The same integer sums and the reference's rounding: the bits of
+// ref::Conv2dDepthwiseS8. Returns false where the level has no such kernel (the caller then runs
+// the planes).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -20,7 +21,7 @@
 #if defined(__ARM_NEON)
 #include <arm_neon.h>
 
-#include "kernels/simd/requant_neon.h"
+#include "kernels/simd/conv2d_depthwise_s8_hwc_neon.h"
 #endif
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -28,6 +29,7 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS {
 
+#if defined(__AVX2__)
 // Padded row p (input row p − pad_top) into `row` ([pitch][cp] int16): zero point outside the
 // input, the lanes past in_c left as they are (their weights are 0).
 inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, const int8_t* x,
@@ -41,66 +43,20 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
   for (size_t j = 0; j < g.pitch; ++j) {
     if (inside_row && j >= lo && j < hi) continue;
     int16_t* d = row + j * cp;
-#if defined(__ARM_NEON)
-    for (size_t c = 0; c < cp; c += 8) vst1q_s16(d + c, vdupq_n_s16(zp));  // lanes ≥ in_c: weight 0
-#else
     for (size_t c = 0; c < c_n; ++c) d[c] = zp;
-#endif
   }
   if (!inside_row || hi <= lo) return;
   const size_t plane = s.in_h * s.in_w;
   const int8_t* src = x + static_cast<size_t>(ih) * s.in_w + (lo - s.pad_left);
   int16_t* dst = row + lo * cp;
   const size_t n = hi - lo;
-  size_t c = 0;
-#if defined(__ARM_NEON)
-  // Eight channels × eight columns a step: eight 8-byte loads, a byte transpose, widened stores.
-  // A step of eight columns may read up to 7 bytes past the row (the next row, or the next
-  // channel's plane), never past the input: only the columns of the row are stored.
-  const int8_t* x_end = x + c_n * plane;
-  for (; c + 8 <= c_n; c += 8) {
-    const int8_t* sc = src + c * plane;
-    int16_t* dc = dst + c;
-    size_t j = 0;
-    for (; j < n && sc + 7 * plane + j + 8 <= x_end; j += 8) {
-      int8x8_t v[8];
-      for (int k = 0; k < 8; ++k) v[k] = vld1_s8(sc + k * plane + j);
-      // 8×8 byte transpose: rows k are channels, columns j; out row j holds channels 0..7.
-      const int8x8x2_t a0 = vtrn_s8(v[0], v[1]), a1 = vtrn_s8(v[2], v[3]), a2 = vtrn_s8(v[4], v[5]),
-                       a3 = vtrn_s8(v[6], v[7]);
-      const int16x4x2_t b0 =
-          vtrn_s16(vreinterpret_s16_s8(a0.val[0]), vreinterpret_s16_s8(a1.val[0]));
-      const int16x4x2_t b1 =
-          vtrn_s16(vreinterpret_s16_s8(a0.val[1]), vreinterpret_s16_s8(a1.val[1]));
-      const int16x4x2_t b2 =
-          vtrn_s16(vreinterpret_s16_s8(a2.val[0]), vreinterpret_s16_s8(a3.val[0]));
-      const int16x4x2_t b3 =
-          vtrn_s16(vreinterpret_s16_s8(a2.val[1]), vreinterpret_s16_s8(a3.val[1]));
-      const int32x2x2_t c0 =
-          vtrn_s32(vreinterpret_s32_s16(b0.val[0]), vreinterpret_s32_s16(b2.val[0]));
-      const int32x2x2_t c1 =
-          vtrn_s32(vreinterpret_s32_s16(b1.val[0]), vreinterpret_s32_s16(b3.val[0]));
-      const int32x2x2_t c2 =
-          vtrn_s32(vreinterpret_s32_s16(b0.val[1]), vreinterpret_s32_s16(b2.val[1]));
-      const int32x2x2_t c3 =
-          vtrn_s32(vreinterpret_s32_s16(b1.val[1]), vreinterpret_s32_s16(b3.val[1]));
-      const int8x8_t t[8] = {vreinterpret_s8_s32(c0.val[0]), vreinterpret_s8_s32(c1.val[0]),
-                             vreinterpret_s8_s32(c2.val[0]), vreinterpret_s8_s32(c3.val[0]),
-                             vreinterpret_s8_s32(c0.val[1]), vreinterpret_s8_s32(c1.val[1]),
-                             vreinterpret_s8_s32(c2.val[1]), vreinterpret_s8_s32(c3.val[1])};
-      const size_t cols = std::min<size_t>(8, n - j);
-      for (size_t k = 0; k < cols; ++k) vst1q_s16(dc + (j + k) * cp, vmovl_s8(t[k]));
-    }
-    for (; j < n; ++j)
-      for (int k = 0; k < 8; ++k) dc[j * cp + k] = sc[k * plane + j];
-  }
-#endif
-  for (; c < c_n; ++c) {
+  for (size_t c = 0; c < c_n; ++c) {
     const int8_t* sc = src + c * plane;
     int16_t* dc = dst + c;
     for (size_t j = 0; j < n; ++j) dc[j * cp] = sc[j];
   }
 }
+#endif
 
 #if defined(__AVX2__)
 constexpr size_t kDepthwiseS8HwcMaxWidthX86 = 8;
@@ -141,74 +97,57 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
     if (rq.shift[c] < 1) return false;
 #endif
   const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
-  const size_t cp = g.cp, c_n = s.in_c, st = s.stride_w, out_plane = s.out_h * s.out_w;
+  const size_t cp = g.cp, out_plane = s.out_h * s.out_w;
+#if defined(__ARM_NEON)
+  const hwc_neon::Group* groups = reinterpret_cast<const hwc_neon::Group*>(scratch);
+  // The ring's lanes past in_c keep whatever the scratch held: their weights are 0.
+  int16_t* ring = reinterpret_cast<int16_t*>(hwc_neon::PrepareGroups(s, w, rq, cp, scratch));
+  hwc_neon::FillRingPadding(g.pitch, cp, std::min(s.pad_left, g.pitch),
+                            std::min(g.pitch, s.pad_left + s.in_w), x_zero_point, ring,
+                            g.row_values);
+#else
+  const size_t st = s.stride_w, c_n = s.in_c;
   // Per channel (lanes past in_c: bias 0, multiplier 2^30, shift 0): bias, multiplier, right
   // shift, then the weights and the ring (ConvS8DepthwiseHwcBytes).
   int32_t* bias = reinterpret_cast<int32_t*>(scratch);
   int32_t* mult = bias + cp;
   int64_t* right = reinterpret_cast<int64_t*>(mult + cp);
   int16_t* wt = reinterpret_cast<int16_t*>(right + cp);
-  int16_t* ring = wt + g.weight_values;
-  std::memset(wt, 0, (g.weight_values + 3 * g.row_values) * sizeof(int16_t));
   for (size_t c = 0; c < cp; ++c) {
     const bool real = c < c_n;
     bias[c] = real && rq.bias != nullptr ? rq.bias[c] : 0;
     mult[c] = real ? rq.multiplier[c] : 1 << 30;
     right[c] = -(31 + int64_t{real ? rq.shift[c] : 0});
   }
+  int16_t* ring = wt + g.weight_values;
+  std::memset(wt, 0, (g.weight_values + 3 * g.row_values) * sizeof(int16_t));
   for (size_t c = 0; c < c_n; ++c)
-    for (size_t k = 0; k < 9; ++k) wt[k * cp + c] = w[c * 9 + k];
+    for (size_t t = 0; t < 9; ++t) wt[t * cp + c] = w[c * 9 + t];
+#endif
   size_t filled = 0;  // padded rows [0, filled) have been moved into the ring
   for (size_t oh = 0; oh < s.out_h; ++oh) {
     const size_t p0 = oh * s.stride_h;
-    for (size_t p = std::max(filled, p0); p < p0 + 3; ++p)
+    for (size_t p = std::max(filled, p0); p < p0 + 3; ++p) {
+#if defined(__ARM_NEON)
+      hwc_neon::FillRow(s, g, x, x_zero_point, p, ring + (p % 3) * g.row_values);
+#else
       FillDepthwiseHwcRow(s, g, x, x_zero_point, p, ring + (p % 3) * g.row_values);
+#endif
+    }
     filled = p0 + 3;
     const int16_t* r0 = ring + (p0 % 3) * g.row_values;
     const int16_t* r1 = ring + ((p0 + 1) % 3) * g.row_values;
     const int16_t* r2 = ring + ((p0 + 2) % 3) * g.row_values;
+#if defined(__ARM_NEON)
+    const int16_t* const rows[3] = {r0, r1, r2};
+    if (s.stride_w == 1)
+      hwc_neon::OutputRow<1>(s, groups, rows, cp, rq, y + oh * s.out_w, out_plane);
+    else
+      hwc_neon::OutputRow<2>(s, groups, rows, cp, rq, y + oh * s.out_w, out_plane);
+#else
     for (size_t c = 0; c < c_n; c += 8) {
       const size_t lanes = std::min<size_t>(8, c_n - c);
       int8_t* yc = y + c * out_plane + oh * s.out_w;
-#if defined(__ARM_NEON)
-      const neon_requant::LaneRequant lr = neon_requant::MakeLaneRequant(
-          mult + c, right + c, rq.y_zero_point, rq.act_min, rq.act_max);
-      int16x8_t wv[9];
-      for (int k = 0; k < 9; ++k) wv[k] = vld1q_s16(wt + k * cp + c);
-      const int32x4_t b_lo = vld1q_s32(bias + c), b_hi = vld1q_s32(bias + c + 4);
-      for (size_t ow = 0; ow < s.out_w; ++ow) {
-        const size_t at = ow * st * cp + c;
-        int32x4_t lo = b_lo, hi = b_hi;
-        const int16_t* rows[3] = {r0 + at, r1 + at, r2 + at};
-        for (int r = 0; r < 3; ++r)
-          for (int t = 0; t < 3; ++t) {
-            const int16x8_t xv = vld1q_s16(rows[r] + t * cp);
-            const int16x8_t wk = wv[r * 3 + t];
-            lo = vmlal_s16(lo, vget_low_s16(xv), vget_low_s16(wk));
-#if defined(__aarch64__)
-            hi = vmlal_high_s16(hi, xv, wk);
-#else
-            hi = vmlal_s16(hi, vget_high_s16(xv), vget_high_s16(wk));
-#endif
-          }
-        const int8x8_t q = neon_requant::RequantizeS8x8Lanes(lo, hi, lr);
-        int8_t* yo = yc + ow;
-        if (lanes == 8) {
-          vst1_lane_s8(yo, q, 0);
-          vst1_lane_s8(yo + out_plane, q, 1);
-          vst1_lane_s8(yo + 2 * out_plane, q, 2);
-          vst1_lane_s8(yo + 3 * out_plane, q, 3);
-          vst1_lane_s8(yo + 4 * out_plane, q, 4);
-          vst1_lane_s8(yo + 5 * out_plane, q, 5);
-          vst1_lane_s8(yo + 6 * out_plane, q, 6);
-          vst1_lane_s8(yo + 7 * out_plane, q, 7);
-        } else {
-          int8_t qs[8];
-          vst1_s8(qs, q);
-          for (size_t l = 0; l < lanes; ++l) yo[l * out_plane] = qs[l];
-        }
-      }
-#else
       // x86 (AVX2 and up): pairs of taps as pmaddwd of interleaved int16 (x_a, x_b)·(w_a, w_b),
       // the ninth tap paired with zero.
       __m256i wp[5];
@@ -249,8 +188,8 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
         int8_t* yo = yc + ow;
         for (size_t l = 0; l < lanes; ++l) yo[l * out_plane] = static_cast<int8_t>(q[l]);
       }
-#endif
     }
+#endif
   }
   return true;
 #else

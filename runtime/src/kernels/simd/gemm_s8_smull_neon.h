@@ -97,22 +97,16 @@ inline void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t c
 }
 
 // RequantizeS8 of one row's kCols sums (lane l of acc[c]: column 4c + l) into y, cols of them.
-inline void StoreRow(const int32x4_t (&acc)[kGroups], int32_t multiplier, int32_t shift,
-                     const GemmS8Params& p, size_t cols, int8_t* y) {
-  const neon_rq::RowRequant rq =
-      neon_rq::MakeRowRequant(multiplier, shift, p.y_zero_point, p.act_min, p.act_max);
+inline void StoreRow(const int32x4_t (&acc)[kGroups], const neon_rq::RowRequant& rq, size_t cols,
+                     int8_t* y) {
 #if defined(__aarch64__)
   const int8x16_t q = neon_rq::RequantizeS8x16(acc, rq);
   if (cols == kCols) return vst1q_s8(y, q);
-  alignas(16) int8_t bytes[kCols];
-  vst1q_s8(bytes, q);
 #else
   const int8x8_t q = neon_rq::RequantizeS8x8(acc[0], acc[1], rq);
-  if (cols == kCols) return vst1_s8(y, q);
-  alignas(8) int8_t bytes[kCols];
-  vst1_s8(bytes, q);
+  if (__builtin_expect(cols == kCols, 1)) return vst1_s8(y, q);
 #endif
-  std::memcpy(y, bytes, cols);
+  neon_rq::StoreS8Partial(q, y, cols);
 }
 
 #if defined(__aarch64__)
@@ -252,7 +246,8 @@ inline void Quads4x8(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], con
 }
 #endif
 
-template <size_t R>
+// kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling).
+template <size_t R, bool kDoubling>
 void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j,
           size_t cols, int8_t* y) {
   int32x4_t acc[R][kGroups];
@@ -278,13 +273,20 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
     alignas(4) int8_t tail[R][4] = {};
     const int8_t* tails[R];
     for (size_t r = 0; r < R; ++r) {
-      std::memcpy(tail[r], rows[r], p.k % 4);
+      for (size_t t = 0; t < p.k % 4; ++t) tail[r][t] = rows[r][t];
       tails[r] = tail[r];
     }
     QuadFromMemory<R>(acc, tails, panel + full * kQuadBytes);
   }
+  // y may alias p: its fields are read once, before the first store.
+  const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
+  const int32_t *multiplier = p.multiplier, *shift = p.shift;
+  const size_t ldy = p.ldy;
   for (size_t r = 0; r < R; ++r)
-    StoreRow(acc[r], p.multiplier[i + r], p.shift[i + r], p, cols, y + (i + r) * p.ldy + j);
+    StoreRow(
+        acc[r],
+        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling),
+        cols, y + (i + r) * ldy + j);
 }
 
 // False (nothing written) where this kernel does not apply: fewer than 4 columns, k past the
@@ -293,12 +295,18 @@ inline bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8
   if (p.n < 4 || (p.k + 3) / 4 * kQuadBytes > kPanelBytes || HasLowestByte(a, p.m, p.k, p.lda))
     return false;
   alignas(16) int8_t panel[kPanelBytes];
+  const bool doubling = neon_rq::GemmTakesDoubling(p);
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);
     PackPanel(p, b, j, cols, panel);
     size_t i = 0;
-    for (; i + 4 <= p.m; i += 4) Tile<4>(p, a, panel, i, j, cols, y);
-    for (; i < p.m; ++i) Tile<1>(p, a, panel, i, j, cols, y);
+    if (doubling) {
+      for (; i + 4 <= p.m; i += 4) Tile<4, true>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, true>(p, a, panel, i, j, cols, y);
+    } else {
+      for (; i + 4 <= p.m; i += 4) Tile<4, false>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, false>(p, a, panel, i, j, cols, y);
+    }
   }
   return true;
 }

@@ -60,12 +60,12 @@ struct LaneRequant {
   int16x8_t zp, act_min, act_max;
 };
 // Lanes l of multiplier[l] and right[l] = −(31 + shift).
-inline LaneRequant MakeLaneRequant(const int32_t* multiplier, const int64_t* right,
+inline LaneRequant MakeLaneRequant(const int32_t* multiplier, const int32_t* right,
                                    int32_t zero_point, int32_t act_min, int32_t act_max) {
   LaneRequant r;
   r.m_lo = vreinterpretq_u32_s32(vld1q_s32(multiplier));
   r.m_hi = vreinterpretq_u32_s32(vld1q_s32(multiplier + 4));
-  for (int v = 0; v < 4; ++v) r.right[v] = vld1q_s64(right + 2 * v);
+  for (int v = 0; v < 4; ++v) r.right[v] = vmovl_s32(vld1_s32(right + 2 * v));
   r.zp = vdupq_n_s16(static_cast<int16_t>(zero_point));
   r.act_min = vdupq_n_s16(static_cast<int16_t>(act_min));
   r.act_max = vdupq_n_s16(static_cast<int16_t>(act_max));
