@@ -128,8 +128,8 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
 #pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r) {
     const int8x16_t q = neon_rq::RequantizeS8x16(
-        acc[r], neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max,
-                                        kDoubling));
+        acc[r],
+        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling));
     if (cols == kCols)
       vst1q_s8(y + (i + r) * ldy + j, q);
     else
