@@ -9,6 +9,9 @@
 
 #include "kernels/conv/conv_scratch.h"
 #include "testing/kernel_test_util.h"
+#if defined(__ARM_NEON)
+#include "kernels/simd/requant_neon.h"
+#endif
 
 namespace edgefold::kernels::testing {
 namespace {
@@ -32,6 +35,31 @@ TEST(Int8Reference, RequantizeRoundsHalfAwayFromZero) {
   EXPECT_EQ(RequantizeS8(1000, 1 << 30, 0, 0, -128, 127), 127);
   EXPECT_EQ(RequantizeS8(-9, 1 << 30, 0, 0, 0, 127), 0);  // fused Relu: clamp at zp
 }
+
+#if defined(__ARM_NEON)
+// NEON's four-lane RequantizeS8 (the doubling form for shift ≥ 1, 64-bit products below) against
+// the scalar rule at the edges: INT32_MIN and INT32_MAX, exact ties of both signs, every shift.
+TEST(Int8Reference, NeonRequantizeS32x4MatchesTheRuleAtTheEdges) {
+  for (int32_t shift = -30; shift <= 31; ++shift)
+    for (int32_t m : {int32_t{1} << 30, (int32_t{1} << 30) + 1, 1518500250, INT32_MAX}) {
+      const int n = 31 + shift;
+      // acc·M = ±2^(n−1) exactly (a tie) where M = 2^30 and n − 31 ≤ 30.
+      const int32_t tie = n - 31 >= 1 && n - 31 <= 30 ? int32_t{1} << (n - 31) : 3;
+      const int32_t accs[] = {INT32_MIN,     INT32_MIN + 1, -tie,     -1,      0,       1,    tie,
+                              INT32_MAX - 1, INT32_MAX,     -tie - 1, tie + 1, -123457, 98765};
+      for (size_t a = 0; a < sizeof accs / sizeof accs[0]; a += 4) {
+        int32_t lanes[4] = {0, 0, 0, 0};
+        for (size_t l = 0; l < 4 && a + l < sizeof accs / sizeof accs[0]; ++l)
+          lanes[l] = accs[a + l];
+        int32_t got[4];
+        vst1q_s32(got, neon_requant::RequantizeS32x4(vld1q_s32(lanes), m, shift, -3, -128, 127));
+        for (size_t l = 0; l < 4; ++l)
+          EXPECT_EQ(got[l], RequantizeS8(lanes[l], m, shift, -3, -128, 127))
+              << lanes[l] << " m " << m << " shift " << shift;
+      }
+    }
+}
+#endif
 
 TEST(Int8Reference, QuantizeRoundsHalfToEvenAndSaturates) {
   const float x[7] = {2.5f, 3.5f, -2.5f, 1000.0f, -1000.0f, std::numeric_limits<float>::quiet_NaN(),

@@ -128,8 +128,8 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
 #pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r) {
     const int8x16_t q = neon_rq::RequantizeS8x16(
-        acc[r], neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max,
-                                        kDoubling));
+        acc[r],
+        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling));
     if (cols == kCols)
       vst1q_s8(y + (i + r) * ldy + j, q);
     else
@@ -159,6 +159,11 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     }
     weights[q] = vreinterpretq_s8_u32(vdupq_n_u32(packed));
   }
+  // The doubling form where shift ≥ 1 and the sums (at most taps·128·128) keep |acc| < 2^31.
+  const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(taps) * 128 * 128;
+  const neon_rq::RowRequant r =
+      neon_rq::MakeRowRequant(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max,
+                              shift >= 1 && bias >= -bound && bias <= bound);
   StoreFlatRowsS8<kCols>(s, g, yc, [&](size_t i, int8_t* q) {
     int32x4_t acc[4];
     for (int32x4_t& a : acc) a = vdupq_n_s32(bias);
@@ -169,8 +174,7 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
                  vld1q_s8(base + off[4 * k + 2]), vld1q_s8(base + off[4 * k + 3]), x);
       for (size_t v = 0; v < 4; ++v) acc[v] = vdotq_s32(acc[v], x[v], weights[k]);
     }
-    vst1q_s8(q, neon_requant::RequantizeS8x16(acc, multiplier, shift, rq.y_zero_point, rq.act_min,
-                                              rq.act_max));
+    vst1q_s8(q, neon_rq::RequantizeS8x16(acc, r));
   });
 }
 

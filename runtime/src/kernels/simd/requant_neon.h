@@ -13,6 +13,15 @@ namespace edgefold::kernels::neon_requant {
 // exact below 2^30, clamped to ±65536 (past every int8 either way) above.
 inline int32x4_t RoundShiftS32x4(int32x4_t acc, int32_t multiplier, int32_t shift) {
   const int n = 31 + shift;
+  if (n >= 32) {
+    // The doubling form, exact for every acc: sqdmulh(|acc|, M) = ⌊|acc|·M / 2^31⌋ (|INT32_MIN|
+    // reads as −2^31 there and gives −M, made M by the second abs), then a rounding shift by
+    // shift: ⌊(|v| + 2^(n−1)) / 2^n⌋, as 2^(n−1) is a multiple of 2^31; the sign put back.
+    const int32x4_t magnitude = vabsq_s32(vqdmulhq_s32(vabsq_s32(acc), vdupq_n_s32(multiplier)));
+    const int32x4_t r = vrshlq_s32(magnitude, vdupq_n_s32(-shift));
+    const int32x4_t sign = vshrq_n_s32(acc, 31);
+    return vsubq_s32(veorq_s32(r, sign), sign);
+  }
   const uint32x4_t magnitude = vreinterpretq_u32_s32(vabsq_s32(acc));  // |INT32_MIN| reads as 2^31
   const uint32x2_t m = vdup_n_u32(static_cast<uint32_t>(multiplier));
   // A rounding shift by a negative count: (x + 2^(n−1)) >> n, the rounding half up of the rule
