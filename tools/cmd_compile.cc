@@ -29,6 +29,9 @@ constexpr char kUsage[] =
     "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd)\n"
     "  --winograd-tile 2|4          Winograd F(2x2,3x3) or F(4x4,3x3) for every conv that takes\n"
     "                               Winograd filters (default: F(4x4) on planes of 14x14 or more)\n"
+    "  --winograd-min-channels N    Winograd only for convs with N or more input and output\n"
+    "                               channels (default 16; 64 plans a smaller arena, and is\n"
+    "                               faster on a Cortex-M55)\n"
     "  --expansion-band-kb N        fuse a 1x1 expansion into the depthwise conv after it when "
     "its\n"
     "                               output is 2N KiB or more, computing it in bands of N KiB of\n"
@@ -110,6 +113,7 @@ ArgSpec CompileArgSpec() {
                       "--quantize-clip",
                       "--io",
                       "--winograd-tile",
+                      "--winograd-min-channels",
                       "--expansion-band-kb"};
   spec.bool_flags = {"--no-fold", "--no-verify",      "--no-winograd", "--no-views",
                      "--train",   "--refold-weights", "--recompute",   "--adaptable"};

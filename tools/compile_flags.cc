@@ -273,7 +273,8 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
   return ok;
 }
 
-// --no-fold, --no-verify, --no-winograd, --winograd-tile, --expansion-band-kb, --no-views,
+// --no-fold, --no-verify, --no-winograd, --winograd-tile, --winograd-min-channels,
+// --expansion-band-kb, --no-views,
 // --input-shape, --input-mean/--input-std, --input-stats-from.
 int ParseGraphFlags(const ParsedArgs& args, compiler::CompileOptions* options) {
   options->fold_batchnorm = !args.Has("--no-fold");
@@ -288,6 +289,19 @@ int ParseGraphFlags(const ParsedArgs& args, compiler::CompileOptions* options) {
       return kExitUsage;
     }
     options->winograd_tile = tile == "4" ? 4 : 2;
+  }
+  if (args.Has("--winograd-min-channels")) {
+    const std::string c = args.Get("--winograd-min-channels", "");
+    char* end = nullptr;
+    const long v = std::strtol(c.c_str(), &end, 10);
+    if (c.empty() || *end != '\0' || v < 1 || v > 1 << 20) {
+      std::fprintf(stderr,
+                   "edgefold compile: --winograd-min-channels takes a channel count (1 to "
+                   "1048576), not '%s'\n",
+                   c.c_str());
+      return kExitUsage;
+    }
+    options->winograd_min_channels = static_cast<int>(v);
   }
   if (args.Has("--expansion-band-kb")) {
     const std::string kb = args.Get("--expansion-band-kb", "");

@@ -36,9 +36,10 @@ struct Built {
   uint64_t weight_bytes = 0;
 };
 
-Built Build(const ir::Graph& graph, WinogradMode winograd, bool share_views) {
+Built Build(const ir::Graph& graph, WinogradMode winograd, bool share_views,
+            size_t winograd_min_channels = 16) {
   Built b;
-  b.lowered = Lower(graph, winograd);
+  b.lowered = Lower(graph, winograd, winograd_min_channels);
   PlanArena(&b.lowered, share_views);
   b.bytes = WriteEfb(&b.lowered, &b.weight_bytes);
   return b;
@@ -125,6 +126,10 @@ void CheckCompileOptions(const CompileOptions& options, const std::string& name)
   if (options.expansion_band_kb < 0)
     throw CompileError("model '" + name + "': expansion band of " +
                        std::to_string(options.expansion_band_kb) + " KiB (0 turns the fusion off)");
+  if (options.winograd_min_channels < 1)
+    throw CompileError("model '" + name + "': Winograd from " +
+                       std::to_string(options.winograd_min_channels) +
+                       " channels (at least 1; winograd=false turns it off)");
 }
 
 // QuantizeLinear/DequantizeLinear → float + scales, and what read the dequantized weights.
@@ -227,7 +232,8 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   r.batchnorm_kept_affine = bn.kept;
   const Fusions fused = FuseOps(graph, options, int8,
                                 qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>(), &r);
-  Built built = Build(graph, WinogradModeFor(options, int8), options.share_views);
+  Built built = Build(graph, WinogradModeFor(options, int8), options.share_views,
+                      static_cast<size_t>(options.winograd_min_channels));
   CountWinogradConvs(built, &r);
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
                        fused.layer_norms > 0 || fused.channel_scales > 0 ||

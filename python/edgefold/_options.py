@@ -9,6 +9,7 @@ _OPTIONS = {
     "verify": ("bool", "--no-verify"), "no_verify": ("bool", "--no-verify"),
     "winograd": ("bool", "--no-winograd"), "no_winograd": ("bool", "--no-winograd"),
     "winograd_tile": ("int", "--winograd-tile"),
+    "winograd_min_channels": ("int", "--winograd-min-channels"),
     "expansion_band_kb": ("int", "--expansion-band-kb"),
     "views": ("bool", "--no-views"), "no_views": ("bool", "--no-views"),
     "input_shape": ("shapes", "--input-shape"),
@@ -159,7 +160,8 @@ def normalize(kwargs):
             native[positive] = o[positive] if positive in o else not o[negative]
     renames = {"input_shape": "input_shapes", "input_mean": "input_mean", "input_std": "input_std",
                "input_stats_from": "input_stats_from", "expansion_band_kb": "expansion_band_kb",
-               "winograd_tile": "winograd_tile", "quantize_percentile": "quantize_percentile",
+               "winograd_tile": "winograd_tile", "winograd_min_channels": "winograd_min_channels",
+               "quantize_percentile": "quantize_percentile",
                "adaptable": "adaptable", "train": "train", "batch": "batch", "infer_batch": "infer_batch",
                "trainable": "trainable", "train_from": "train_from", "trainable_last": "trainable_last",
                "saved_precision": "saved_precision", "new_classes": "new_classes", "recompute": "recompute",

@@ -168,20 +168,45 @@ TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
   ExpectWidePacking(BuildWinogradNet(false, 4, 16, 17), fb::WeightPacking::Plain);
 }
 
-// 16 to 63 channels (ResNet-8's 32² and 16² layers) take F(2,3) by default even on planes where
-// 64 channels take F(4,3).
-TEST(Writer, WinogradBelowSixtyFourChannelsIsTwoByTwo) {
+// A 16 → 32 channel 3×3 conv on 16², compiled with `options`.
+CompileResult CompileSixteenChannelConv(const CompileOptions& options) {
   OnnxBuilder b;
   b.Input("x", {1, 16, 16, 16}).Init("w", {32, 16, 3, 3}, testing::RandomVector(32 * 16 * 9, 11));
   testing::SetInts(b.Node("Conv", {"x", "w"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
   b.Output("y");
-  const CompileResult r = CompileModel(b.model(), CompileOptions{});
+  return CompileModel(b.model(), options);
+}
+
+// 16 to 63 channels (ResNet-8's 32² and 16² layers) take F(2,3) by default even on planes where
+// 64 channels take F(4,3).
+TEST(Writer, WinogradBelowSixtyFourChannelsIsTwoByTwo) {
+  const CompileResult r = CompileSixteenChannelConv(CompileOptions{});
   ASSERT_TRUE(r.ok) << r.error;
   const fb::Model* m = testing::ModelOf(r.model);
   EXPECT_EQ(m->operators()->Get(0)->options_as_ConvOptions()->packing(),
             fb::WeightPacking::Winograd2x3);
   EXPECT_EQ(r.report.winograd_convs, 1);
   EXPECT_EQ(r.report.winograd43_convs, 0);
+}
+
+// winograd_min_channels (--winograd-min-channels) moves the threshold: at 17 the 16-channel conv
+// keeps plain weights and plans a smaller arena; below 1 is refused, naming the model.
+TEST(Writer, WinogradMinChannelsMovesTheThreshold) {
+  CompileOptions options;
+  options.winograd_min_channels = 17;
+  const CompileResult plain = CompileSixteenChannelConv(options);
+  ASSERT_TRUE(plain.ok) << plain.error;
+  EXPECT_EQ(testing::ModelOf(plain.model)->operators()->Get(0)->options_as_ConvOptions()->packing(),
+            fb::WeightPacking::Plain);
+  EXPECT_EQ(plain.report.winograd_convs, 0);
+  const CompileResult winograd = CompileSixteenChannelConv(CompileOptions{});
+  ASSERT_TRUE(winograd.ok) << winograd.error;
+  EXPECT_LT(testing::ModelOf(plain.model)->arena_bytes(),
+            testing::ModelOf(winograd.model)->arena_bytes());
+  options.winograd_min_channels = 0;
+  const CompileResult refused = CompileSixteenChannelConv(options);
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.find("Winograd from 0 channels"), std::string::npos) << refused.error;
 }
 
 TEST(Writer, WinogradTileOtherThanTwoOrFourIsRefused) {

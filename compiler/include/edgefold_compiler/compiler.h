@@ -18,13 +18,16 @@ struct CompileOptions {
   bool fuse_activations = true;
   // With fuse_activations off: still fuse activations into BatchNormalization (training).
   bool fuse_activations_into_batchnorm = false;
-  // 3×3 stride-1 convs with ≥ 64 input and output channels and ≥ 64 output pixels store
-  // Winograd filters: F(2×2, 3×3) (16/9 the weight bytes, 4/9 the multiplies) or, on planes of
-  // at least 14², F(4×4, 3×3) (36/9 the bytes, 1/4 the multiplies); --no-winograd keeps plain
-  // weights. winograd_tile 2 or 4 (--winograd-tile) takes that tile for every such conv; 0 chooses
-  // per conv.
+  // 3×3 stride-1 convs with ≥ winograd_min_channels input and output channels and ≥ 64 output
+  // pixels store Winograd filters: F(2×2, 3×3) (16/9 the weight bytes, 4/9 the multiplies) or, on
+  // planes of at least 14² with ≥ 64 channels, F(4×4, 3×3) (36/9 the bytes, 1/4 the multiplies);
+  // --no-winograd keeps plain weights. winograd_tile 2 or 4 (--winograd-tile) takes that tile for
+  // every such conv; 0 chooses per conv. 16 channels is where Winograd beats the phase-plane GEMM
+  // on x86 and the Cortex-M4; on a Cortex-M55 (Helium GEMM) and where arena bytes count more than
+  // time, 64 (--winograd-min-channels 64: ResNet-8 float's arena 840 → 365 KB).
   bool winograd = true;
   int winograd_tile = 0;
+  int winograd_min_channels = 16;
   // A pointwise expansion whose output only feeds a depthwise conv (inverted residuals) is fused
   // into it when that output is at least twice this many KiB: the depthwise conv then computes it
   // band by band in that much scratch instead of the arena holding it whole (--expansion-band-kb;

@@ -10,6 +10,8 @@ namespace edgefold::compiler {
 // gain, each with the tile size that suits its plane (WinogradTileFor in lower_window_ops.cc);
 // or those wide enough to gain, all with F(2×2, 3×3) or all with F(4×4, 3×3).
 enum class WinogradMode { kOff, kAuto, kF2x3, kF4x3 };
-LoweredModel Lower(const ir::Graph& graph, WinogradMode winograd = WinogradMode::kOff);
+// min_channels: Winograd only for convs with at least that many input and output channels.
+LoweredModel Lower(const ir::Graph& graph, WinogradMode winograd = WinogradMode::kOff,
+                   size_t winograd_min_channels = 16);
 
 }  // namespace edgefold::compiler

@@ -12,11 +12,15 @@ namespace edgefold::compiler {
 class LowerContext {
  public:
   LowerContext(const ir::Graph& graph, LoweredModel* model,
-               WinogradMode winograd = WinogradMode::kOff)
-      : graph_(graph), model_(model), winograd_(winograd) {}
+               WinogradMode winograd = WinogradMode::kOff, size_t winograd_min_channels = 16)
+      : graph_(graph),
+        model_(model),
+        winograd_(winograd),
+        winograd_min_channels_(winograd_min_channels) {}
 
   const ir::Graph& graph() const { return graph_; }
   WinogradMode winograd() const { return winograd_; }
+  size_t winograd_min_channels() const { return winograd_min_channels_; }
   // Index of the lowered tensor for IR tensor `name` ("" → -1), created on first use.
   // Activations must be float32 with a static shape; throws naming `node` otherwise.
   int Tensor(const ir::Node& node, const std::string& name);
@@ -32,6 +36,7 @@ class LowerContext {
   const ir::Graph& graph_;
   LoweredModel* model_;
   WinogradMode winograd_;
+  size_t winograd_min_channels_;
   std::map<std::string, int> index_;
 };
 

@@ -17,12 +17,14 @@ size_t Spatial(const std::vector<int64_t>& s, size_t i) {
 }
 
 // Winograd pays when the GEMMs are wide enough to hide the input and output transforms: from 16
-// channels F(2×2, 3×3) beats the phase-plane GEMM (ResNet-8's 16- and 32-channel layers at 32²
-// and 16²; bench/README.md, "Winograd from 16 channels"). With fewer than 64 output pixels (7²,
-// 16 tiles) the 16/9 larger filters dominate: they come from DRAM in a network. Per-layer
-// measurements: bench/README.md, "Winograd threshold".
-bool WinogradPays(const kernels::Conv2dShape& s) {
-  return kernels::ConvIsWinograd(s) && s.in_c >= 16 && s.out_c >= 16 && s.out_h * s.out_w >= 64;
+// channels (the default min_channels) F(2×2, 3×3) beats the phase-plane GEMM on x86 (ResNet-8's
+// 16- and 32-channel layers at 32² and 16²; bench/README.md, "Winograd from 16 channels") and in
+// cycles on the Cortex-M4, not on the Cortex-M55 (docs/cycles.md). With fewer than 64 output
+// pixels (7², 16 tiles) the 16/9 larger filters dominate: they come from DRAM in a network.
+// Per-layer measurements: bench/README.md, "Winograd threshold".
+bool WinogradPays(const kernels::Conv2dShape& s, size_t min_channels) {
+  return kernels::ConvIsWinograd(s) && s.in_c >= min_channels && s.out_c >= min_channels &&
+         s.out_h * s.out_w >= 64;
 }
 
 // F(4×4, 3×3) needs 2.25 multiplies per output against F(2×2, 3×3)'s 4, but its filters are
@@ -30,8 +32,8 @@ bool WinogradPays(const kernels::Conv2dShape& s) {
 // cost more per channel: it wins on planes of at least 14² with 64 channels or more
 // (bench/README.md, "Winograd tile size"); ResNet-8's 16- and 32-channel layers ran slower in
 // F(4×4) than in F(2×2).
-size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode) {
-  if (mode == WinogradMode::kOff || !WinogradPays(s)) return 0;
+size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t min_channels) {
+  if (mode == WinogradMode::kOff || !WinogradPays(s, min_channels)) return 0;
   if (mode == WinogradMode::kF2x3) return 2;
   if (mode == WinogradMode::kF4x3) return 4;
   return s.out_h >= 14 && s.out_w >= 14 && s.in_c >= 64 && s.out_c >= 64 ? 4 : 2;
@@ -124,7 +126,7 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   fb::ConvOptionsT opt = ConvWindowOptions(n, win, group);
   const kernels::Conv2dShape s = ConvShape(xs, ys, win, group);
   int weights = -1;
-  const size_t tile = xs.size() == 4 ? WinogradTileFor(s, ctx.winograd()) : 0;
+  const size_t tile = xs.size() == 4 ? WinogradTileFor(s, ctx.winograd(), ctx.winograd_min_channels()) : 0;
   if (tile != 0) {  // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2
     const int64_t alpha = static_cast<int64_t>(tile) + 2;
     const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());
