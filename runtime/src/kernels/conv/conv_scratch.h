@@ -50,11 +50,14 @@ inline bool ConvS8UsesDepthwisePlane(const Conv2dShape& s) {
 // as int16 [3][pitch][cp], cp = channels rounded up to 8 (one int16x8 register of channels per
 // pixel), pitch = the padded columns the outputs read.
 constexpr size_t kDepthwiseS8HwcMinChannels = 8;
-// At stride 1 the planes keep rows wider than this (per op under qemu-aarch64, MobileNetV1-0.25
-// VWW int8: 48 × 48 × 8 202 K planes against 258 K channels-innermost instructions, 24 × 24 × 32
-// 230 K against 245 K; 12 × 12 × 64 146 K against 129 K, 6 × 6 and 3 × 3 a third or less; DS-CNN's
-// 25 × 5 × 64 176 K against 125 K). Stride 2 is faster channels-innermost at every width measured.
-constexpr size_t kDepthwiseS8HwcMaxWidthStride1 = 16;
+// At stride 1 the planes keep rows wider than this. Per op under qemu-aarch64, MobileNetV1-0.25
+// VWW int8, channels-innermost against the planes: 48 × 48 × 8 147 K against 170 K instructions
+// with sdot (251 K without), 24 × 24 × 32 146 K against 197 K (279 K); 12 × 12 × 64 and
+// smaller, and DS-CNN's 25 × 5 × 64, lower still. Wider rows are unmeasured. x86 keeps its own,
+// smaller limit in the kernel (simd/conv2d_depthwise_s8_hwc_simd.h); levels without the path
+// (Cortex-M) run the planes in the plan's larger scratch (24 × 24 × 32: 6.1 KB against 0.8 KB).
+// Stride 2 is faster channels-innermost at every width measured.
+constexpr size_t kDepthwiseS8HwcMaxWidthStride1 = 48;
 struct DepthwiseS8Hwc {
   size_t cp, pitch, weight_values, row_values;
 };
