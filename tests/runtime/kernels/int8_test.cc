@@ -505,8 +505,9 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
 // The channels-innermost 3×3 path (ConvS8UsesDepthwiseHwc; NEON levels run it, the others
 // the planes) against the direct reference: channel counts below, at and above one 8-lane step
 // and the 8 × 8 transpose, rows narrower and wider than 8 columns and than NEON's 4-pixel step
-// (1 to 13 outputs), both strides, asymmetric and no padding, per-channel multipliers above 1/2
-// (shift ≤ 0) and below, large accumulators and biases at the edge of int32.
+// (1 to 13 outputs), at and past kDepthwiseS8HwcMaxWidthStride1 (48 and 49 outputs), both
+// strides, asymmetric and no padding, per-channel multipliers above 1/2 (shift ≤ 0) and below,
+// large accumulators and biases at the edge of int32.
 TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
   struct Geometry {
     size_t h, w, pt, pl, pb, pr;
@@ -520,7 +521,8 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
              {Geometry{25, 5, 1, 1, 1, 1}, Geometry{3, 3, 0, 0, 0, 0}, Geometry{8, 8, 1, 1, 1, 1},
               Geometry{6, 17, 0, 1, 1, 0}, Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1},
               Geometry{5, 40, 1, 1, 1, 1}, Geometry{4, 2, 1, 1, 1, 1}, Geometry{3, 6, 0, 0, 0, 0},
-              Geometry{5, 4, 1, 1, 1, 1}, Geometry{7, 13, 1, 1, 0, 0}}) {
+              Geometry{5, 4, 1, 1, 1, 1}, Geometry{7, 13, 1, 1, 0, 0}, Geometry{3, 48, 1, 1, 1, 1},
+              Geometry{3, 51, 0, 0, 0, 0}}) {
           Conv2dShape s;
           s.in_c = s.out_c = s.group = c_n;
           s.in_h = g.h;
