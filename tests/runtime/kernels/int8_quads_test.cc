@@ -67,8 +67,8 @@ TEST(Int8Quads, PairBoundIsOneHundredTwentyEight) {
     std::vector<int8_t> past = at;  // one pair one past the bound
     past[e] = static_cast<int8_t>(past[e] < 0 ? past[e] - (past[e] == -128 ? 0 : 1)
                                               : past[e] + (past[e] == 127 ? 0 : 1));
-    if (past[e] == at[e]) past[e ^ 1] = static_cast<int8_t>(past[e ^ 1] < 0 ? past[e ^ 1] - 1
-                                                                             : past[e ^ 1] + 1);
+    if (past[e] == at[e])
+      past[e ^ 1] = static_cast<int8_t>(past[e ^ 1] < 0 ? past[e ^ 1] - 1 : past[e ^ 1] + 1);
     EXPECT_FALSE(S8PairsFitU8(past.data(), 1, past.size(), past.size())) << "element " << e;
   }
   // Pairs are at even k only: 100, 100 across two pairs fit; the second row of two breaks it.
@@ -114,7 +114,7 @@ TEST_P(Int8QuadsTest, WeightsAtTheBoundMatchReference) {
 // tile that ran above).
 TEST_P(Int8QuadsTest, OnePastTheBoundNeedsTheOtherKernel) {
   const size_t m = 9, n = 19, k = 37;
-  std::vector<int8_t> a(m * k, 64);  // every pair 128 …
+  std::vector<int8_t> a(m * k, 64);                  // every pair 128 …
   for (size_t i = 0; i < m; ++i) a[i * k + 2] = 65;  // … but one per row: 129
   ASSERT_FALSE(S8PairsFitU8(a.data(), m, k, k));
   for (size_t e = 0; e + 1 < a.size(); e += 4) a[e] = a[e + 1] = 127;  // pairs far past: seen

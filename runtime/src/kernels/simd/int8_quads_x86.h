@@ -36,7 +36,13 @@ struct Quads<4> {
   // acc += Σ of lane's four u8·s8 products with the broadcast quad a4.
   static void Dot(R& acc, R bq, const int8_t* a4) {
     const __m128i prod = _mm_maddubs_epi16(bq, _mm_set1_epi32(Word(a4)));
-    acc = _mm_add_epi32(acc, _mm_madd_epi16(prod, _mm_set1_epi16(1)));
+    const __m128i sum = _mm_madd_epi16(prod, _mm_set1_epi16(1));
+    // In place (inline asm): with an intrinsic's result GCC 12 copied each sum, and spilled.
+#if defined(__AVX__)
+    __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(sum));
+#else
+    __asm__("paddd %1, %0" : "+x"(acc) : "x"(sum));
+#endif
   }
   static __m128i Load4(const int8_t* p) { return _mm_cvtsi32_si128(Word(p)); }
   static int32_t Word(const int8_t* p) {
@@ -60,7 +66,8 @@ struct Quads<8> {
     int32_t w;
     std::memcpy(&w, a4, 4);
     const __m256i prod = _mm256_maddubs_epi16(bq, _mm256_set1_epi32(w));
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(prod, _mm256_set1_epi16(1)));
+    const __m256i sum = _mm256_madd_epi16(prod, _mm256_set1_epi16(1));
+    __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(sum));  // in place: see Quads<4>::Dot
   }
   static __m128i Load8(const int8_t* p) {
     return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
@@ -92,8 +99,9 @@ void PackQuads(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols,
 // R rows from i over the panel: acc = start[r] + Σ_t dot(panel[t], A quad t).
 template <class Arch, size_t R>
 [[gnu::noinline]] void QuadsTile(const GemmS8Params& p, const int8_t* narrow, size_t ld_narrow,
-                                 const int32_t* start, const typename Quads<IBatch<Arch>::size>::R* panel,
-                                 size_t i, size_t j, size_t cols, int8_t* y) {
+                                 const int32_t* start,
+                                 const typename Quads<IBatch<Arch>::size>::R* panel, size_t i,
+                                 size_t j, size_t cols, int8_t* y) {
   constexpr size_t W = IBatch<Arch>::size;
   using I = IBatch<Arch>;
   using Reg = typename Quads<W>::R;
