@@ -83,6 +83,9 @@ constexpr char kUsage[] =
     "  --quantize-clip minmax|mse   mse: each activation's range with the least squared int8\n"
     "                               error (clipping + rounding) on the calibration data;\n"
     "                               default minmax (or the percentiles of --quantize-percentile)\n"
+    "  --quantize-weight-bits 7|8   7: Conv/Gemm weights in [-64, 64] per channel, so AVX2 and\n"
+    "                               SSE4.1 cores without VNNI run the convolutions as u8*s8\n"
+    "                               pairs (faster, less accurate: see the report's SQNR)\n"
     "  --calibrate X.npy            with --quantize: calibration inputs [N, input dims after the\n"
     "                               batch]; without --quantize: recompute BN statistics from "
     "data,\n"
@@ -111,6 +114,7 @@ ArgSpec CompileArgSpec() {
                       "--quantize",
                       "--quantize-percentile",
                       "--quantize-clip",
+                      "--quantize-weight-bits",
                       "--io",
                       "--winograd-tile",
                       "--winograd-min-channels",

@@ -55,7 +55,7 @@ bool ParseFloatList(const std::string& flag, const std::string& text, std::vecto
   return true;
 }
 
-// --quantize-percentile P | --quantize-clip minmax|mse into `options`.
+// --quantize-percentile P | --quantize-clip minmax|mse, --quantize-weight-bits 7|8 into `options`.
 bool ParseClipFlags(const ParsedArgs& args, compiler::CompileOptions* options, std::string* error) {
   if (args.Has("--quantize-percentile")) {
     char* end = nullptr;
@@ -80,6 +80,14 @@ bool ParseClipFlags(const ParsedArgs& args, compiler::CompileOptions* options, s
       return false;
     }
     options->quantize_mse = clip == "mse";
+  }
+  if (args.Has("--quantize-weight-bits")) {
+    const std::string bits = args.Get("--quantize-weight-bits", "");
+    if (bits != "7" && bits != "8") {
+      *error = "--quantize-weight-bits must be 7 or 8, got '" + bits + "'";
+      return false;
+    }
+    options->quantize_weight_bits = bits == "7" ? 7 : 8;
   }
   return true;
 }
@@ -202,6 +210,7 @@ bool ParseQuantizeFlags(const ParsedArgs& args, compiler::CompileOptions* option
   if (!args.Has("--quantize")) {
     if (args.Has("--quantize-percentile")) *error = "--quantize-percentile needs --quantize int8";
     if (args.Has("--quantize-clip")) *error = "--quantize-clip needs --quantize int8";
+    if (args.Has("--quantize-weight-bits")) *error = "--quantize-weight-bits needs --quantize int8";
     if (args.Has("--adaptable"))
       *error = "--adaptable needs --quantize int8 (a float model adapts with --train)";
     if (io == "int8")

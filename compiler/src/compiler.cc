@@ -219,6 +219,8 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   passes::CanonicalizeFullyConnected(graph);
   passes::InsertInputNormalization(graph, options.input_mean, options.input_std);
   const ir::Graph reference = graph;
+  if (options.quantize_weight_bits != 8 && !options.quantize_int8)
+    throw CompileError("model '" + name + "': --quantize-weight-bits needs --quantize int8");
   if (options.int8_adaptable && !options.quantize_int8)
     throw CompileError("model '" + name +
                        "': --adaptable needs --quantize int8 (a float model adapts with --train)");

@@ -18,6 +18,7 @@ _OPTIONS = {
     "quantize": ("str", "--quantize"), "io": ("str", "--io"),
     "quantize_percentile": ("float", "--quantize-percentile"),
     "quantize_clip": ("str", "--quantize-clip"),
+    "quantize_weight_bits": ("int", "--quantize-weight-bits"),
     "adaptable": ("bool", "--adaptable"),
     "calibrate": ("array", "--calibrate"),
     "calibrate_batch": ("int", "--calibrate-batch"),
@@ -110,9 +111,10 @@ def _check_rules(o):
     _choice(o, "trainable", ("bn", "bn+head", "all"))
     _choice(o, "saved_precision", ("fp32", "fp16", "bf16"))
     _choice(o, "winograd_tile", (2, 4))
+    _choice(o, "quantize_weight_bits", (7, 8))
     quantize = "quantize" in o
     if not quantize:
-        for name in ("quantize_percentile", "quantize_clip", "adaptable"):
+        for name in ("quantize_percentile", "quantize_clip", "quantize_weight_bits", "adaptable"):
             if name in o:
                 raise ValueError(f"compile option {name} needs quantize='int8'")
         if o.get("io") == "int8":
@@ -161,7 +163,7 @@ def normalize(kwargs):
     renames = {"input_shape": "input_shapes", "input_mean": "input_mean", "input_std": "input_std",
                "input_stats_from": "input_stats_from", "expansion_band_kb": "expansion_band_kb",
                "winograd_tile": "winograd_tile", "winograd_min_channels": "winograd_min_channels",
-               "quantize_percentile": "quantize_percentile",
+               "quantize_percentile": "quantize_percentile", "quantize_weight_bits": "quantize_weight_bits",
                "adaptable": "adaptable", "train": "train", "batch": "batch", "infer_batch": "infer_batch",
                "trainable": "trainable", "train_from": "train_from", "trainable_last": "trainable_last",
                "saved_precision": "saved_precision", "new_classes": "new_classes", "recompute": "recompute",

@@ -98,6 +98,7 @@ CompileRequest ReadCompileRequest(const py::dict& d) {
   ReadArray(d, "calibration", &o.calibration, &o.calibration_shape);
   Read(d, "quantize_percentile", &o.quantize_percentile);
   Read(d, "quantize_mse", &o.quantize_mse);
+  Read(d, "quantize_weight_bits", &o.quantize_weight_bits);
   Read(d, "io_int8", &o.io_int8);
   Read(d, "adaptable", &o.int8_adaptable);
   ReadTraining(d, &r);

@@ -10,6 +10,7 @@
 
 #include "edgefold/model_generated.h"
 #include "kernels/act_scalar.h"
+#include "kernels/int8_params.h"
 #include "edgefold_compiler/compiler.h"
 #include "int8_test_data.h"
 #include "testing/npy_read.h"
@@ -428,6 +429,65 @@ TEST(QuantizeInt8, MseClippingStaysInsideTheObservedRange) {
   EXPECT_NE(both.error.find("--quantize-clip mse and --quantize-percentile do not combine"),
             std::string::npos)
       << both.error;
+}
+
+// The largest |q| over the int8 weights (input 1) of every ConvInt8 and GemmInt8 of `model`, and
+// whether each of those layers' rows keep every even-k pair within 128 (kernels::S8PairsFitU8).
+std::pair<int, bool> WeightRangeAndPairs(const std::vector<uint8_t>& model) {
+  const fb::Model* m = fb::GetModel(model.data());
+  int top = 0;
+  bool pairs_fit = true;
+  size_t layers = 0;
+  for (const fb::Operator* op : *m->operators()) {
+    if (op->type() != fb::OpType::ConvInt8 && op->type() != fb::OpType::GemmInt8) continue;
+    const fb::Tensor* w = m->tensors()->Get(static_cast<uint32_t>(op->inputs()->Get(1)));
+    const int8_t* q = reinterpret_cast<const int8_t*>(m->weights()->data() + w->weight_offset());
+    const size_t rows = static_cast<size_t>(w->shape()->Get(0)), per = w->bytes() / rows;
+    for (size_t e = 0; e < w->bytes(); ++e) top = std::max(top, std::abs(int{q[e]}));
+    pairs_fit = pairs_fit && kernels::S8PairsFitU8(q, rows, per, per);
+    ++layers;
+  }
+  EXPECT_GT(layers, 1u);
+  return {top, pairs_fit};
+}
+
+// --quantize-weight-bits 7: weights in [−64, 64] (each channel reaching 64: its scale is
+// max |w| / 64), every pair within the u8·s8 tile's bound, the same bits on every ISA, still
+// agreeing with float; 8 keeps [−127, 127]; other values, or without --quantize, are refused.
+TEST(QuantizeInt8, SevenBitWeightsFitTheU8PairBound) {
+  CompileOptions o = Int8Options(DigitsImages());
+  const CompileResult eight = CompileFile(kDigits, o);
+  ASSERT_TRUE(eight.ok) << eight.error;
+  EXPECT_EQ(WeightRangeAndPairs(eight.model).first, 127);
+  o.quantize_weight_bits = 7;
+  const CompileResult seven = CompileFile(kDigits, o);
+  ASSERT_TRUE(seven.ok) << seven.error;
+  const auto [top, pairs_fit] = WeightRangeAndPairs(seven.model);
+  EXPECT_EQ(top, 64);
+  EXPECT_TRUE(pairs_fit);
+  EXPECT_GE(seven.report.quant.top1_agreement, 0.95);
+  EXPECT_LT(seven.report.quant.output_sqnr_db, eight.report.quant.output_sqnr_db + 1.0);
+  const kernels::testing::NpyArray x = DigitsImages();
+  const size_t pixels = x.data.size() / x.shape[0];
+  for (size_t i = 0; i < 4; ++i) {
+    const std::vector<float> in(x.data.begin() + static_cast<long>(i * pixels),
+                                x.data.begin() + static_cast<long>((i + 1) * pixels));
+    const auto want = RunModel(seven.model, {in}, Isa::kScalar);
+    for (Isa isa : AvailableIsas())
+      EXPECT_EQ(RunModel(seven.model, {in}, isa).outputs, want.outputs) << IsaName(isa);
+  }
+  o.quantize_weight_bits = 6;
+  const CompileResult six = CompileFile(kDigits, o);
+  EXPECT_FALSE(six.ok);
+  EXPECT_NE(six.error.find("--quantize-weight-bits must be 7 or 8, got 6"), std::string::npos)
+      << six.error;
+  CompileOptions plain;
+  plain.quantize_weight_bits = 7;
+  const CompileResult float_model = CompileFile(kDigits, plain);
+  EXPECT_FALSE(float_model.ok);
+  EXPECT_NE(float_model.error.find("--quantize-weight-bits needs --quantize int8"),
+            std::string::npos)
+      << float_model.error;
 }
 
 TEST(QuantizeInt8, RefusesBadCalibrationData) {

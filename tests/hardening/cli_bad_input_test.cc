@@ -280,6 +280,8 @@ TEST_F(CliBadInput, QuantizeRefusesBadCalibrationData) {
       {"two clippings",
        " --calibrate '" + Path("good.npy") + "' --quantize-clip mse --quantize-percentile 99", 2,
        "--quantize-clip mse and --quantize-percentile do not combine"},
+      {"weight bits", " --calibrate '" + Path("good.npy") + "' --quantize-weight-bits 4", 2,
+       "--quantize-weight-bits must be 7 or 8, got '4'"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

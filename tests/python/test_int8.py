@@ -46,3 +46,16 @@ def test_int8_option_rules(digits_onnx, calibration):
         ef.compile(digits_onnx, io="int8")
     with pytest.raises(ValueError, match="quantize"):
         ef.compile(digits_onnx, quantize="int4", calibrate=calibration)
+
+
+def test_seven_bit_weights_agree_with_float_and_are_checked(digits_onnx, digits_model, digits_x, calibration):
+    q8 = ef.compile(digits_onnx, quantize="int8", calibrate=calibration)
+    q7 = ef.compile(digits_onnx, quantize="int8", calibrate=calibration, quantize_weight_bits=7)
+    x = digits_x[100:300]
+    agree = np.mean(np.argmax(q7.run(x), 1) == np.argmax(digits_model.run(x), 1))
+    assert agree > 0.95
+    assert q7.run(x).tobytes() != q8.run(x).tobytes()  # other weights, not the same model
+    with pytest.raises(ValueError, match="quantize_weight_bits"):
+        ef.compile(digits_onnx, quantize="int8", calibrate=calibration, quantize_weight_bits=6)
+    with pytest.raises(ValueError, match="quantize_weight_bits needs quantize"):
+        ef.compile(digits_onnx, quantize_weight_bits=7)

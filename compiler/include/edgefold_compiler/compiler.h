@@ -57,6 +57,11 @@ struct CompileOptions {
   std::vector<int64_t> calibration_shape;
   double quantize_percentile = 100.0;
   bool quantize_mse = false;
+  // --quantize-weight-bits 7 (needs quantize_int8): Conv and Gemm weights in [−64, 64] per
+  // channel instead of [−127, 127], so every two adjacent weights have |q0| + |q1| ≤ 128 and x86
+  // cores without VNNI (AVX2, SSE4.1) run the convolutions as exact u8·s8 pairs (pmaddubsw),
+  // at some accuracy (the report's SQNR; docs/quantization.md).
+  int quantize_weight_bits = 8;
   // --io int8 (needs quantize_int8): graph inputs and outputs become int8 tensors with the scale
   // and zero point of the Quantize/Dequantize ops they replace (which are dropped), for firmware
   // that never touches floats. An input read by a float op, or an output written by one, stays

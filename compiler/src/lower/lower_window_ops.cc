@@ -126,7 +126,8 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   fb::ConvOptionsT opt = ConvWindowOptions(n, win, group);
   const kernels::Conv2dShape s = ConvShape(xs, ys, win, group);
   int weights = -1;
-  const size_t tile = xs.size() == 4 ? WinogradTileFor(s, ctx.winograd(), ctx.winograd_min_channels()) : 0;
+  const size_t tile =
+      xs.size() == 4 ? WinogradTileFor(s, ctx.winograd(), ctx.winograd_min_channels()) : 0;
   if (tile != 0) {  // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2
     const int64_t alpha = static_cast<int64_t>(tile) + 2;
     const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());

@@ -48,11 +48,11 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
 void AddChannelOperands(fb::OperatorT* op, LoweredModel* m, const std::vector<float>& w,
                         const std::vector<float>& bias_f, std::vector<int64_t> w_shape,
                         size_t channels, size_t per, const ActQuant& in, const ActQuant& out,
-                        const ModelWeightScales* given, LayerInfo* info) {
+                        const ModelWeightScales* given, int weight_max, LayerInfo* info) {
   std::vector<float> s_w;
   const std::vector<int8_t> wq =
       given ? WeightsAtModelScales(w, channels, per, *given, op->name, &s_w)
-            : QuantizeWeights(w, channels, per, &s_w);
+            : QuantizeWeights(w, channels, per, weight_max, &s_w);
   std::vector<int32_t> bias(channels), mult(channels), shift(channels);
   for (size_t c = 0; c < channels; ++c) {
     const double s_acc = static_cast<double>(in.scale) * s_w[c];
@@ -196,7 +196,7 @@ namespace {
 
 // Conv → ConvInt8: per-channel int8 weights, int32 bias, requantization per channel.
 void MakeConvInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
-                  const ModelWeightScales* weights, LayerInfo* info) {
+                  const ModelWeightScales* weights, int weight_max, LayerInfo* info) {
   const LoweredTensor& y = m->tensors[static_cast<size_t>(op->outputs[0])];
   fb::ConvOptionsT c = *op->options.AsConvOptions();
   const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];
@@ -228,7 +228,7 @@ void MakeConvInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const 
   info->act_max = o.act_max;
   info->type =
       c.group > 1 && static_cast<size_t>(c.group) == s.in_c ? "ConvInt8 (depthwise)" : "ConvInt8";
-  AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, weights, info);
+  AddChannelOperands(op, m, w, b, w_shape, channels, per, in[0], out, weights, weight_max, info);
   op->type = fb::OpType::ConvInt8;
   op->options.Set(std::move(o));
   op->scratch_bytes = kernels::ConvS8ScratchBytes(s);
@@ -236,7 +236,7 @@ void MakeConvInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const 
 
 // Gemm → GemmInt8: W [K, N] stored as [N, K], one row per output channel.
 void MakeGemmInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
-                  const ModelWeightScales* weights, LayerInfo* info) {
+                  const ModelWeightScales* weights, int weight_max, LayerInfo* info) {
   const LoweredTensor& wt = m->tensors[static_cast<size_t>(op->inputs[1])];  // [K, N]
   const size_t k = static_cast<size_t>(wt.shape[0]), n = static_cast<size_t>(wt.shape[1]);
   std::vector<float> w(k * n);  // → [N, K]: one row per output channel
@@ -251,7 +251,7 @@ void MakeGemmInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const 
   info->act_max = o.act_max;
   info->type = "GemmInt8";
   AddChannelOperands(op, m, w, b, {static_cast<int64_t>(n), static_cast<int64_t>(k)}, n, k, in[0],
-                     out, weights, info);
+                     out, weights, weight_max, info);
   op->type = fb::OpType::GemmInt8;
   op->options.Set(std::move(o));
   op->scratch_bytes = 0;
@@ -346,7 +346,7 @@ void MakeAddInt8(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const A
 }  // namespace
 
 LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
-                     const ModelWeightScales* weights) {
+                     const ModelWeightScales* weights, int weight_max) {
   LayerInfo info;
   info.name = op->name;
   info.output = op->outputs[0];
@@ -355,10 +355,10 @@ LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, con
   info.out_zero_point = out.zero_point;
   switch (op->type) {
     case fb::OpType::Conv:
-      MakeConvInt8(op, m, in, out, weights, &info);
+      MakeConvInt8(op, m, in, out, weights, weight_max, &info);
       break;
     case fb::OpType::Gemm:
-      MakeGemmInt8(op, m, in, out, weights, &info);
+      MakeGemmInt8(op, m, in, out, weights, weight_max, &info);
       break;
     case fb::OpType::Activation:
       MakeLutInt8(op, m, in, out, weights, &info);

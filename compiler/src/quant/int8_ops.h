@@ -33,8 +33,9 @@ ActQuant SoftmaxOutputQuant();
 // quantizations of its activation inputs, `out` of its output (for Softmax,
 // SoftmaxOutputQuant()). `weights`: a QDQ model's scales of the op's weights (Conv, Gemm), or
 // nullptr to quantize them by max |w|. Throws CompileError naming the node when a multiplier or
-// bias leaves the representable range or `weights` does not fit the op.
+// bias leaves the representable range or `weights` does not fit the op. weight_max: the largest
+// |q| of weights quantized by max |w| (127, or 64 for --quantize-weight-bits 7).
 LayerInfo MakeInt8Op(fb::OperatorT* op, LoweredModel* m, const ActQuant* in, const ActQuant& out,
-                     const ModelWeightScales* weights = nullptr);
+                     const ModelWeightScales* weights = nullptr, int weight_max = 127);
 
 }  // namespace edgefold::compiler::quant

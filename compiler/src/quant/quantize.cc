@@ -206,10 +206,13 @@ LoweredModel QuantizeInt8(const LoweredModel& float_model, const CompileOptions&
   if (options.quantize_mse && options.quantize_percentile < 100.0)
     throw CompileError("model '" + name +
                        "': --quantize-clip mse and --quantize-percentile do not combine");
+  if (options.quantize_weight_bits != 7 && options.quantize_weight_bits != 8)
+    throw CompileError("model '" + name + "': --quantize-weight-bits must be 7 or 8, got " +
+                       std::to_string(options.quantize_weight_bits));
   const Samples samples = CheckCalibration(float_model, options, name);
   const std::vector<Range> ranges =
       ObserveRanges(float_model, samples, options.quantize_percentile, options.quantize_mse, name);
-  Int8Model q = QuantizeModel(float_model, ranges);
+  Int8Model q = QuantizeModel(float_model, ranges, options.quantize_weight_bits == 7 ? 64 : 127);
   QuantReport& r = *report;
   r.runs = samples.count;
   r.clipping = options.quantize_mse ? "mse"

@@ -278,7 +278,7 @@ class Rewriter {
       }
       out_.layers.push_back(info);
     } else {
-      out_.layers.push_back(MakeInt8Op(&op, &m(), in, out, WeightScalesOf(op)));
+      out_.layers.push_back(MakeInt8Op(&op, &m(), in, out, WeightScalesOf(op), quants_.weight_max));
     }
     const int written = op.outputs[0];
     const std::string name = op.name;
@@ -295,7 +295,8 @@ class Rewriter {
 
 }  // namespace
 
-Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range>& observed) {
+Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range>& observed,
+                        int weight_max) {
   // A Concat's inputs and output share one range, the union of theirs (to a fixed point: a
   // tensor may feed several Concats), so that the int8 Concat is a copy.
   std::vector<Range> ranges = observed;
@@ -323,6 +324,7 @@ Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range
     }
   }
   TensorQuants quants;
+  quants.weight_max = weight_max;
   quants.act.resize(ranges.size());
   quants.known.resize(ranges.size());
   for (size_t t = 0; t < ranges.size(); ++t) {

@@ -30,10 +30,13 @@ struct TensorQuants {
   bool from_model =
       false;  // a QDQ model's: Softmax only where the model quantizes its output as int8 Softmax does
   std::map<std::string, ModelWeightScales> weights;  // op name → the model's weight scales
+  int weight_max = 127;  // the largest |q| of weights quantized by max |w| (weights_int8.h)
 };
 
 // `ranges` from ObserveRanges on `float_model`.
-Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range>& ranges);
+// weight_max: QuantizeWeights' q_max.
+Int8Model QuantizeModel(const LoweredModel& float_model, const std::vector<Range>& ranges,
+                        int weight_max = 127);
 
 // The rewrite with given quantizations: an op whose output (or an activation input) has none
 // stays float, with the reason.

@@ -8,17 +8,18 @@
 namespace edgefold::compiler::quant {
 
 std::vector<int8_t> QuantizeWeights(const std::vector<float>& w, size_t channels, size_t per,
-                                    std::vector<float>* scales) {
+                                    int q_max, std::vector<float>* scales) {
   std::vector<int8_t> q(w.size());
   scales->assign(channels, 1.0f);
+  const double top = q_max;
   for (size_t c = 0; c < channels; ++c) {
     double amax = 0;
     for (size_t k = 0; k < per; ++k)
       amax = std::max(amax, std::fabs(static_cast<double>(w[c * per + k])));
-    if (amax > 0) (*scales)[c] = static_cast<float>(amax / 127.0);
+    if (amax > 0) (*scales)[c] = static_cast<float>(amax / top);
     for (size_t k = 0; k < per; ++k)
       q[c * per + k] = static_cast<int8_t>(std::max(
-          -127.0, std::min(127.0, std::round(w[c * per + k] / static_cast<double>((*scales)[c])))));
+          -top, std::min(top, std::round(w[c * per + k] / static_cast<double>((*scales)[c])))));
   }
   return q;
 }

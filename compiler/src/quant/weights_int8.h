@@ -9,9 +9,11 @@
 namespace edgefold::compiler::quant {
 
 // Weights w[c][k] (channel-major, `channels` rows of `per` values) → symmetric int8 per
-// channel: s_w[c] = max|w[c]|/127 (1 for an all-zero channel), q = round(w/s_w).
+// channel: s_w[c] = max|w[c]|/q_max (1 for an all-zero channel), q = round(w/s_w) ∈ [−q_max, q_max].
+// q_max 127 (8-bit), or 64 (--quantize-weight-bits 7): then every two weights have
+// |q0| + |q1| ≤ 128, which x86 without VNNI multiplies exactly as u8·s8 pairs in int16.
 std::vector<int8_t> QuantizeWeights(const std::vector<float>& w, size_t channels, size_t per,
-                                    std::vector<float>* scales);
+                                    int q_max, std::vector<float>* scales);
 
 // Weights w[c][k] at a QDQ model's scales: s_w[c] is the model's, times max|w[c]| / (max|q[c]| · s)
 // where a BatchNorm folded into the weights scaled the channel (the ratio is 1 to float32

@@ -63,7 +63,23 @@ struct GemmS8Params {
   // gives, at least ConvS8DepthwisePlaneBytes; with ConvS8DepthwiseHwcBytes or more a level
   // that has the channels-innermost kernel runs it (kernels/conv/conv_scratch.h).
   size_t depthwise_scratch_bytes = 0;
+  // Every pair of A at even k has |A[i,2q]| + |A[i,2q+1]| ≤ 128 (S8PairsFitU8, set by the op at
+  // Prepare): an x86 level without VNNI may then multiply u8·s8 pairs in int16 exactly
+  // (simd/int8_quads_x86.h). Only a permission; every kernel gives the same bits.
+  bool a_pairs_fit_u8 = false;
 };
+
+// True when each of the m rows of A[m×k] (row stride lda) has |A[i,2q]| + |A[i,2q+1]| ≤ 128
+// for every pair at even k (the last of an odd k pairs with zero): 255 times such a pair fits
+// in int16 (GemmS8Params::a_pairs_fit_u8).
+inline bool S8PairsFitU8(const int8_t* a, size_t m, size_t k, size_t lda) {
+  for (size_t i = 0; i < m; ++i)
+    for (size_t q = 0; q < k; q += 2) {
+      const int32_t a0 = a[i * lda + q], a1 = q + 1 < k ? a[i * lda + q + 1] : 0;
+      if ((a0 < 0 ? -a0 : a0) + (a1 < 0 ? -a1 : a1) > 128) return false;
+    }
+  return true;
+}
 constexpr size_t kMaxGemmS8K = 131071;
 
 // y = clamp(zp_y + RoundShift((a − zp_a)·ma + (b − zp_b)·mb, shift), act_min, act_max),

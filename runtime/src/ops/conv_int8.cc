@@ -26,7 +26,8 @@ struct ConvInt8Prepared {
   bool pointwise;
   bool depthwise_plane;
   int8_t x_zero_point;
-  size_t chunk_rows;  // output rows per im2col chunk: as many as the plan's scratch holds
+  size_t chunk_rows;    // output rows per im2col chunk: as many as the plan's scratch holds
+  bool w_pairs_fit_u8;  // kernels::S8PairsFitU8 of W's out_c rows (GemmS8Params)
   const kernels::Int8KernelTable* int8;
 };
 
@@ -81,13 +82,15 @@ Status Prepare(OpContext& ctx) {
                                 ? s.out_h
                                 : std::min(kernels::ConvS8Im2colRows(s),
                                            ctx.op.scratch_bytes / std::max<size_t>(1, row_bytes));
-  ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{s,
-                                                      static_cast<size_t>(x.shape[0]),
-                                                      pointwise,
-                                                      depthwise_plane,
-                                                      static_cast<int8_t>(x.zero_points[0]),
-                                                      std::max<size_t>(1, chunk_rows),
-                                                      FamilyTable<kernels::Int8KernelTable>(ctx)};
+  ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{
+      s,
+      static_cast<size_t>(x.shape[0]),
+      pointwise,
+      depthwise_plane,
+      static_cast<int8_t>(x.zero_points[0]),
+      std::max<size_t>(1, chunk_rows),
+      kernels::S8PairsFitU8(S8Data(w), s.out_c, in_cg * s.kh * s.kw, in_cg * s.kh * s.kw),
+      FamilyTable<kernels::Int8KernelTable>(ctx)};
   return Status::kOk;
 }
 
@@ -112,6 +115,7 @@ Status Eval(OpContext& ctx) {
   p.k = in_cg * s.kh * s.kw;
   p.lda = p.k;
   p.ldy = pixels;
+  p.a_pairs_fit_u8 = pr.w_pairs_fit_u8;
   // Pointwise: one GEMM over the input itself; else a GEMM per chunk of output rows over that
   // chunk's im2col (the scratch holds one chunk).
   const size_t chunk_rows = pr.chunk_rows;

@@ -10,11 +10,21 @@ namespace edgefold::kernels::scalar {
 
 constexpr KernelTable ScalarCoreTable(decltype(KernelTable::gemm) gemm,
                                       decltype(KernelTable::pool2d) pool2d) {
-  return {"scalar",           Isa::kScalar,        1,
-          gemm,               &ref::Im2col,        &ref::Col2im,
-          &ref::StridedCopy,  &ref::ChannelAffine, &ref::BatchnormInference,
-          &ref::ActivationKernel, &ref::Prelu,     &ref::Binary,
-          pool2d,             &ref::GlobalPool,    &ref::Softmax};
+  return {"scalar",
+          Isa::kScalar,
+          1,
+          gemm,
+          &ref::Im2col,
+          &ref::Col2im,
+          &ref::StridedCopy,
+          &ref::ChannelAffine,
+          &ref::BatchnormInference,
+          &ref::ActivationKernel,
+          &ref::Prelu,
+          &ref::Binary,
+          pool2d,
+          &ref::GlobalPool,
+          &ref::Softmax};
 }
 
 }  // namespace edgefold::kernels::scalar

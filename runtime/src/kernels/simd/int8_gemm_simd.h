@@ -170,6 +170,7 @@ void GemmS8Columns(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8
 
 #if defined(__SSE4_1__)
 #include "kernels/simd/int8_pairs_x86.h"
+#include "kernels/simd/int8_quads_x86.h"
 #endif
 #if defined(__ARM_NEON)
 #include "kernels/simd/gemm_s8_smull_neon.h"
@@ -180,6 +181,7 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   constexpr size_t W = IBatch<Arch>::size;
   if (p.n == 1 && p.ldb == 1) return GemmS8MatVec<Arch>(p, a, b, y);
 #if defined(__SSE4_1__)
+  if (x86_quads::GemmS8<Arch>(p, a, b, y)) return;
   if (x86_pairs::GemmS8<Arch>(p, a, b, y)) return;
 #endif
 #if defined(__ARM_NEON)

@@ -134,6 +134,9 @@ inline void Im2colS8(const Conv2dShape& s, const int8_t* x_group, int8_t pad_val
   ref::Im2colRows<int8_t>(s, x_group, pad_value, col, row0, rows, S8RunCopy());
 }
 
+#if defined(__AVX2__)
+#include "kernels/simd/add_s8_avx2.h"
+#endif
 #if defined(__ARM_NEON)
 #include "kernels/simd/add_s8_neon.h"
 #include "kernels/simd/pool_s8_neon.h"
@@ -173,7 +176,8 @@ inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &ref::GlobalPoolS8;
 #endif
 
 // AddS8 (int8_params.h): on AVX-512 the 64-bit sums of products of even and odd lanes, rounded
-// and narrowed like the reference; on NEON simd/add_s8_neon.h; elsewhere the reference.
+// and narrowed like the reference; on AVX2 simd/add_s8_avx2.h; on NEON simd/add_s8_neon.h;
+// elsewhere the reference.
 template <class Arch>
 void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, size_t n) {
   size_t i = 0;
@@ -195,6 +199,9 @@ void AddS8(const AddS8Params& p, const int8_t* a, const int8_t* b, int8_t* y, si
           avx512_requant::NarrowS8(even, odd, p.shift, p.y_zero_point, p.act_min, p.act_max));
     }
   }
+#endif
+#if defined(__AVX2__)
+  if constexpr (IBatch<Arch>::size == 8) i = avx2_add::AddS8(p, a, b, y, n);
 #endif
 #if defined(__ARM_NEON)
   if constexpr (IBatch<Arch>::size == 4) i = neon_add::AddS8(p, a, b, y, n);

@@ -1,0 +1,176 @@
+// The int8 GEMM on x86 without VNNI where A's weights allow it (SSE4.1, AVX2): pmaddubsw
+// multiplies unsigned bytes by signed bytes and adds each adjacent pair into one int16 lane
+// (saturating), pmaddwd by ones adds two such lanes into int32: four products per int32 lane
+// in two instructions, against two per pmaddwd after widening both operands (int8_pairs_x86.h).
+// Included by int8_gemm_simd.h inside the arch namespace; Arch's int32 register has W lanes.
+//
+// Exact, hence the reference's bits, only when no int16 pair sum saturates: B is made unsigned
+// (b + 128 ∈ [0, 255]) and 255·(|A[i,2q]| + |A[i,2q+1]|) ≤ 32767 needs every pair of A at even
+// k to have |a0| + |a1| ≤ 128 (GemmS8Params::a_pairs_fit_u8, kernels::S8PairsFitU8, checked
+// by the op once at Prepare). Σ_k A·(B + 128) = Σ_k A·B + 128·Σ_k A, so each row starts from
+// bias − 128·Σ_k A[i,k]; int32 wraps, and the final sum is the reference's (it fits in int32).
+//
+// B is repacked per block of W columns into a panel of ⌈k/4⌉ registers, lane c holding the four
+// bytes B[4t..4t+3, c] + 128; A's rows are copied with k rounded up to 4 by zeros, so a quad of
+// weights is one 32-bit broadcast. Tiles of up to 8 rows (8 accumulators).
+#pragma once
+
+namespace x86_quads {
+
+constexpr size_t kPanelBytes = 160 * 1024;  // k ≤ 20480 at 8 lanes; larger k takes the pairs
+constexpr size_t kNarrowBytes = 64 * 1024;  // A rows padded to a multiple of 4: ≥ kRows of them
+constexpr size_t kRows = 8;
+constexpr size_t kMaxChunkRows = 512;  // rows narrowed at once at most (their starts' array)
+
+template <size_t W>
+struct Quads;
+template <>
+struct Quads<4> {
+  using R = __m128i;
+  // Columns of rows r0..r3 as quads (4 columns), each byte + 128.
+  static R Pack(const int8_t* r0, const int8_t* r1, const int8_t* r2, const int8_t* r3) {
+    const __m128i ab = _mm_unpacklo_epi8(Load4(r0), Load4(r1));
+    const __m128i cd = _mm_unpacklo_epi8(Load4(r2), Load4(r3));
+    return _mm_xor_si128(_mm_unpacklo_epi16(ab, cd), _mm_set1_epi8(-128));
+  }
+  // acc += Σ of lane's four u8·s8 products with the broadcast quad a4.
+  static void Dot(R& acc, R bq, const int8_t* a4) {
+    const __m128i prod = _mm_maddubs_epi16(bq, _mm_set1_epi32(Word(a4)));
+    const __m128i sum = _mm_madd_epi16(prod, _mm_set1_epi16(1));
+    // In place (inline asm): with an intrinsic's result GCC 12 copied each sum, and spilled.
+#if defined(__AVX__)
+    __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(sum));
+#else
+    __asm__("paddd %1, %0" : "+x"(acc) : "x"(sum));
+#endif
+  }
+  static __m128i Load4(const int8_t* p) { return _mm_cvtsi32_si128(Word(p)); }
+  static int32_t Word(const int8_t* p) {
+    int32_t w;
+    std::memcpy(&w, p, 4);
+    return w;
+  }
+};
+#if defined(__AVX2__)
+template <>
+struct Quads<8> {
+  using R = __m256i;
+  static R Pack(const int8_t* r0, const int8_t* r1, const int8_t* r2, const int8_t* r3) {
+    const __m128i ab = _mm_unpacklo_epi8(Load8(r0), Load8(r1));
+    const __m128i cd = _mm_unpacklo_epi8(Load8(r2), Load8(r3));
+    const __m256i q = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi16(ab, cd)),
+                                              _mm_unpackhi_epi16(ab, cd), 1);
+    return _mm256_xor_si256(q, _mm256_set1_epi8(-128));
+  }
+  static void Dot(R& acc, R bq, const int8_t* a4) {
+    int32_t w;
+    std::memcpy(&w, a4, 4);
+    const __m256i prod = _mm256_maddubs_epi16(bq, _mm256_set1_epi32(w));
+    const __m256i sum = _mm256_madd_epi16(prod, _mm256_set1_epi16(1));
+    __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(sum));  // in place: see Quads<4>::Dot
+  }
+  static __m128i Load8(const int8_t* p) {
+    return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  }
+};
+#endif
+
+// panel[t] = quads of B[4t..4t+3, j + c] + 128 for c < cols (rows past k and columns past cols
+// read zeros; their weights are zero or their outputs are not stored).
+template <size_t W>
+void PackQuads(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols,
+               typename Quads<W>::R* panel) {
+  alignas(64) int8_t rows[4][W];
+  const size_t quads = (p.k + 3) / 4;
+  for (size_t t = 0; t < quads; ++t) {
+    const int8_t* row0 = b + 4 * t * p.ldb + j;
+    if (cols == W && 4 * t + 4 <= p.k) {
+      panel[t] = Quads<W>::Pack(row0, row0 + p.ldb, row0 + 2 * p.ldb, row0 + 3 * p.ldb);
+      continue;
+    }
+    for (size_t r = 0; r < 4; ++r) {
+      std::memset(rows[r], 0, W);
+      if (4 * t + r < p.k) std::memcpy(rows[r], row0 + r * p.ldb, cols);
+    }
+    panel[t] = Quads<W>::Pack(rows[0], rows[1], rows[2], rows[3]);
+  }
+}
+
+// R rows from i over the panel: acc = start[r] + Σ_t dot(panel[t], A quad t).
+template <class Arch, size_t R>
+[[gnu::noinline]] void QuadsTile(const GemmS8Params& p, const int8_t* narrow, size_t ld_narrow,
+                                 const int32_t* start,
+                                 const typename Quads<IBatch<Arch>::size>::R* panel, size_t i,
+                                 size_t j, size_t cols, int8_t* y) {
+  constexpr size_t W = IBatch<Arch>::size;
+  using I = IBatch<Arch>;
+  using Reg = typename Quads<W>::R;
+  Reg sums[R];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < R; ++r) sums[r] = I(start[r]);
+  const size_t quads = ld_narrow / 4;
+  for (size_t t = 0; t < quads; ++t) {
+    const Reg bq = panel[t];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < R; ++r) Quads<W>::Dot(sums[r], bq, narrow + r * ld_narrow + 4 * t);
+  }
+#pragma GCC unroll 8
+  for (size_t r = 0; r < R; ++r) {
+    alignas(64) int8_t q[W];
+    RequantizeLanes<Arch>(I(sums[r]), p.multiplier[i + r], p.shift[i + r], p, q);
+    std::memcpy(y + (i + r) * p.ldy + j, q, cols);
+  }
+}
+
+// Rows [i, i + rows) of A with k padded to ld_narrow by zeros, and each row's start
+// bias − 128·Σ_k A (in uint32: the wrap is intended, see the header note).
+inline void NarrowRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t rows,
+                       int8_t* narrow, size_t ld_narrow, int32_t* start) {
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t* src = a + (i + r) * p.lda;
+    int8_t* dst = narrow + r * ld_narrow;
+    std::memcpy(dst, src, p.k);
+    std::memset(dst + p.k, 0, ld_narrow - p.k);
+    int32_t sum = 0;
+    for (size_t q = 0; q < p.k; ++q) sum += src[q];
+    const uint32_t bias = p.bias != nullptr ? static_cast<uint32_t>(p.bias[i + r]) : 0u;
+    start[r] = static_cast<int32_t>(bias - 128u * static_cast<uint32_t>(sum));
+  }
+}
+
+// False when A's pairs may saturate, the level has no such tile (AVX-512 keeps its pairs), or k
+// is too large for the buffers (the caller takes the next kernel).
+template <class Arch>
+bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  constexpr size_t W = IBatch<Arch>::size;
+  if constexpr (W != 4 && W != 8) {
+    return false;
+  } else {
+    using Reg = typename Quads<W>::R;
+    if (!p.a_pairs_fit_u8) return false;
+    const size_t quads = (p.k + 3) / 4, ld_narrow = 4 * quads;
+    const size_t chunk = std::min(kMaxChunkRows, kNarrowBytes / ld_narrow) / kRows * kRows;
+    if (quads * sizeof(Reg) > kPanelBytes || chunk == 0) return false;
+    alignas(64) Reg panel[kPanelBytes / sizeof(Reg)];
+    alignas(64) int8_t narrow[kNarrowBytes];
+    int32_t start[kMaxChunkRows];
+    for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
+      const size_t rows = std::min(chunk, p.m - i0);
+      NarrowRows(p, a, i0, rows, narrow, ld_narrow, start);
+      for (size_t j = 0; j < p.n; j += W) {
+        const size_t cols = std::min(W, p.n - j);
+        PackQuads<W>(p, b, j, cols, panel);
+        size_t r = 0;
+        for (; r + kRows <= rows; r += kRows)
+          QuadsTile<Arch, kRows>(p, narrow + r * ld_narrow, ld_narrow, start + r, panel, i0 + r, j,
+                                 cols, y);
+        for (; r < rows; ++r)
+          QuadsTile<Arch, 1>(p, narrow + r * ld_narrow, ld_narrow, start + r, panel, i0 + r, j,
+                             cols, y);
+      }
+    }
+    return true;
+  }
+}
+
+}  // namespace x86_quads
