@@ -31,18 +31,10 @@ struct ConvInt8Prepared {
   const kernels::Int8KernelTable* int8;
 };
 
-Status Prepare(OpContext& ctx) {
-  const TensorInfo& x = ctx.input(0);
-  const TensorInfo& w = ctx.input(1);
-  const TensorInfo& y = ctx.output(0);
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, x, "X"));
-  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, y, "Y"));
-  if (w.dtype != DType::kInt8 || !w.is_constant)
-    return ctx.Fail(Status::kInvalidModel, "W '%s' must be an int8 constant", w.name);
-  if ((x.rank != 3 && x.rank != 4) || w.rank != x.rank || y.rank != x.rank)
-    return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
-  const ConvOptions o = ConvOptionsOfInt8(ctx.op.options);
-  const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
+// W, Y and the options agree with X: channels and groups, the window's output size, the
+// accumulator's range, W's scales.
+Status CheckConvInt8Shapes(OpContext& ctx, const ConvOptions& o, const kernels::Conv2dShape& s,
+                           const TensorInfo& x, const TensorInfo& w, const TensorInfo& y) {
   const size_t in_cg = s.in_c / s.group;
   if (s.in_c % s.group != 0 || s.out_c % s.group != 0 || static_cast<size_t>(w.shape[1]) != in_cg ||
       static_cast<size_t>(y.shape[1]) != s.out_c || y.shape[0] != x.shape[0] ||
@@ -64,6 +56,23 @@ Status Prepare(OpContext& ctx) {
                     in_cg * s.kh * s.kw);
   if (w.num_scales != 0 && w.num_scales != 1 && w.num_scales != s.out_c)
     return ctx.Fail(Status::kInvalidModel, "W needs one scale or one per output channel");
+  return Status::kOk;
+}
+
+Status Prepare(OpContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& w = ctx.input(1);
+  const TensorInfo& y = ctx.output(0);
+  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, x, "X"));
+  EDGEFOLD_RETURN_IF_ERROR(CheckS8Activation(ctx, y, "Y"));
+  if (w.dtype != DType::kInt8 || !w.is_constant)
+    return ctx.Fail(Status::kInvalidModel, "W '%s' must be an int8 constant", w.name);
+  if ((x.rank != 3 && x.rank != 4) || w.rank != x.rank || y.rank != x.rank)
+    return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
+  const ConvOptions o = ConvOptionsOfInt8(ctx.op.options);
+  const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
+  EDGEFOLD_RETURN_IF_ERROR(CheckConvInt8Shapes(ctx, o, s, x, w, y));
+  const size_t in_cg = s.in_c / s.group;
   EDGEFOLD_RETURN_IF_ERROR(CheckRequantOperands(ctx, 2, s.out_c));
   const bool pointwise = kernels::ConvIsPointwise(s);
   const bool depthwise_plane = kernels::ConvS8UsesDepthwisePlane(s);
