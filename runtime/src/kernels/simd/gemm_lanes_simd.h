@@ -99,11 +99,48 @@ void GemmLanesAllRows(const GemmParams& p, const float* a, const float* b, float
   for (size_t i = 0; i < p.m; i += R * 16) GemmLanesTile<Arch, R, N>(p, a, b, c, i);
 }
 
+// Fewer than 16 rows (a fully connected layer, m = 1; a thread's 8-row part): one row at a
+// time with the columns in the lanes, each output the same chain as in GemmLanesTile (FMAs in
+// k order from 0, then C's old value, the bias, the activation), so the bits are the same.
+template <class Arch, size_t RR>
+void GemmLanesRowGroup(const GemmParams& p, const float* a, const float* b, float* c, size_t i0) {
+  using B = FBatch<Arch>;
+  const __mmask16 cols = static_cast<__mmask16>((1u << p.n) - 1);
+  const float* ar[RR];
+  for (size_t r = 0; r < RR; ++r) ar[r] = a + (i0 + r) * p.lda;
+  __m512 acc[RR];
+  for (size_t r = 0; r < RR; ++r) acc[r] = _mm512_setzero_ps();
+  for (size_t q = 0; q < p.k; ++q) {
+    const __m512 bq = _mm512_maskz_loadu_ps(cols, GemmBRow(p, b, q));
+    for (size_t r = 0; r < RR; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(ar[r][q]), bq, acc[r]);
+  }
+  alignas(64) float lane[16];
+  for (size_t r = 0; r < RR; ++r) {
+    const size_t i = i0 + r;
+    B sums = acc[r];
+    float* ci = c + i * p.ldc;
+    if (p.accumulate) sums = B(_mm512_maskz_loadu_ps(cols, ci)) + sums;
+    if (p.bias != nullptr)
+      sums += p.bias_per_row ? B(p.bias[i]) : B(_mm512_maskz_loadu_ps(cols, p.bias));
+    ActBatch<Arch>(sums, p.act).store_aligned(lane);
+    for (size_t j = 0; j < p.n; ++j) ci[j] = lane[j];
+  }
+}
+
+// 4 rows at a time (independent chains), then one by one.
+template <class Arch>
+void GemmLanesFewRows(const GemmParams& p, const float* a, const float* b, float* c) {
+  size_t i = 0;
+  for (; i + 4 <= p.m; i += 4) GemmLanesRowGroup<Arch, 4>(p, a, b, c, i);
+  for (; i < p.m; ++i) GemmLanesRowGroup<Arch, 1>(p, a, b, c, i);
+}
+
 // Whether Gemm takes this path: 16 lanes, 8 < n < 16 (n ≤ 8 takes the transposed dots).
 inline bool GemmLanesFits(const GemmParams& p) { return p.n > 8 && p.n < 16 && p.k >= 16; }
 
 template <class Arch>
 void GemmRowsInLanes(const GemmParams& p, const float* a, const float* b, float* c) {
+  if (p.m < 16) return GemmLanesFewRows<Arch>(p, a, b, c);
   switch (p.n) {
     case 9:
       return GemmLanesAllRows<Arch, 9>(p, a, b, c);
