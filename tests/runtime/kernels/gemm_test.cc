@@ -219,6 +219,43 @@ TEST_P(GemmTest, OverlappedTailColumns) {
   }
 }
 
+// A few columns (9-15: the pointwise convs of 3 × 3 planes; with 16 lanes A's rows go in the
+// lanes, gemm_lanes_simd.h): every output right for rows and k off the 16-row and 16-k blocks and
+// over several k panels, and the same bits when the rows are split in 8-row runs (threads),
+// directly and through b_row_offsets.
+TEST_P(GemmTest, FewColumnsRowsInLanes) {
+  for (size_t n = 9; n < 16; ++n) {
+    for (size_t k : {size_t{16}, size_t{17}, size_t{130}, size_t{300}}) {
+      ASSERT_TRUE(Check({40, n, k, 2, BiasMode::kPerCol, false, {ActKind::kClip, -0.5f, 0.75f}}));
+      ASSERT_TRUE(Check({33, n, k, 0, BiasMode::kPerRow, false, {ActKind::kRelu, 0, 0}}));
+      ASSERT_TRUE(Check({5, n, k, 1, BiasMode::kPerRow, true, {}}));
+    }
+    for (bool offsets : {false, true}) {
+      GemmParams p;
+      p.m = 52, p.n = n, p.k = 150;
+      p.lda = p.k + 1, p.ldb = p.n + 3, p.ldc = p.n + 1;
+      const std::vector<float> a = RandomVector(p.m * p.lda, -1, 1, 61);
+      const std::vector<float> b = RandomVector(p.k * p.ldb + 7, -1, 1, 62);
+      const std::vector<float> bias = RandomVector(p.m, -1, 1, 63);
+      std::vector<uint32_t> rows(p.k);
+      for (size_t q = 0; q < p.k; ++q) rows[q] = static_cast<uint32_t>((p.k - 1 - q) * p.ldb + 7);
+      if (offsets) p.b_row_offsets = rows.data();
+      p.bias = bias.data(), p.bias_per_row = true;
+      p.act = {ActKind::kRelu, 0, 0};
+      std::vector<float> whole(p.m * p.ldc, 0.0f), runs = whole;
+      table().gemm(p, a.data(), b.data(), whole.data());
+      for (size_t i = 0; i < p.m; i += 8) {
+        GemmParams part = p;
+        part.m = std::min<size_t>(8, p.m - i);
+        part.bias = bias.data() + i;
+        table().gemm(part, a.data() + i * p.lda, b.data(), runs.data() + i * p.ldc);
+      }
+      ASSERT_EQ(0, std::memcmp(whole.data(), runs.data(), whole.size() * sizeof(float)))
+          << "n=" << n << " offsets=" << offsets;
+    }
+  }
+}
+
 // One row of A (a batch-1 fully connected layer) streams B in memory order (gemm_row_simd.h)
 // yet sums each output as the register tiles do: its register-wide columns are bit for bit the
 // first row of a 3-row GEMM, over several C chunks, k blocks and B rows through offsets.

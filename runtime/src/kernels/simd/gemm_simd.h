@@ -3,6 +3,7 @@
 // sizes derived from this core's caches (cpu_caches.h), B packed one column panel at a time.
 #pragma once
 #include "kernels/cpu_caches.h"
+#include "kernels/simd/gemm_lanes_simd.h"
 #include "kernels/simd/gemm_row_simd.h"
 #include "kernels/simd/gemm_tile_simd.h"
 #include "kernels/simd/simd_common.h"
@@ -499,6 +500,10 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
     return;
   }
   if (p.m == 1 && p.n >= W) return GemmRowVector<Arch>(p, a, b, c);
+#if defined(__AVX512F__)
+  if constexpr (W == 16)
+    if (GemmLanesFits(p)) return GemmRowsInLanes<Arch>(p, a, b, c);
+#endif
   const GemmBlocking& blocking = p.blocking != nullptr ? *p.blocking : GemmBlockingForHost<Arch>();
   const size_t kc_max = std::min(blocking.kc, kGemmMaxKc);
   if (n_vec > 0)
