@@ -500,10 +500,6 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
     return;
   }
   if (p.m == 1 && p.n >= W) return GemmRowVector<Arch>(p, a, b, c);
-#if defined(__AVX512F__)
-  if constexpr (W == 16)
-    if (GemmLanesFits(p)) return GemmRowsInLanes<Arch>(p, a, b, c);
-#endif
   const GemmBlocking& blocking = p.blocking != nullptr ? *p.blocking : GemmBlockingForHost<Arch>();
   const size_t kc_max = std::min(blocking.kc, kGemmMaxKc);
   if (n_vec > 0)
