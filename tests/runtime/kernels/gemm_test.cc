@@ -219,8 +219,8 @@ TEST_P(GemmTest, OverlappedTailColumns) {
   }
 }
 
-// A few columns (9-15: the pointwise convs of 3 × 3 planes; with 16 lanes A's rows go in the
-// lanes, gemm_lanes_simd.h): every output right for rows and k off the 16-row and 16-k blocks and
+// A few columns (9-15: the pointwise convs of 3 × 3 planes; a form with A's rows in the lanes
+// failed the split check below under ASan + UBSan): every output right for rows and k off the 16-row and 16-k blocks and
 // over several k panels, and the same bits when the rows are split in 8-row runs (threads),
 // directly and through b_row_offsets.
 TEST_P(GemmTest, FewColumnsRowsInLanes) {

@@ -3,7 +3,6 @@
 // sizes derived from this core's caches (cpu_caches.h), B packed one column panel at a time.
 #pragma once
 #include "kernels/cpu_caches.h"
-#include "kernels/simd/gemm_lanes_simd.h"
 #include "kernels/simd/gemm_row_simd.h"
 #include "kernels/simd/gemm_tile_simd.h"
 #include "kernels/simd/simd_common.h"
