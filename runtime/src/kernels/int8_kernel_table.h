@@ -51,6 +51,13 @@ struct Int8KernelTable {
   // LutInt8: y[i] = table[x[i] + 128] for i < n. nullptr where a level has no vector lookup
   // (the op then runs its scalar loop): the tables that list their entries need not name it.
   void (*lut_s8)(const int8_t* table, const int8_t* x, int8_t* y, size_t n) = nullptr;
+  // ConvInt8 without im2col, for shapes that kernels::ConvS8DirectFits (conv/conv_s8_direct.h):
+  // gemm_s8's Y over output pixels [j0, j0 + p.n) of one image and group (p as for the GEMM on
+  // the im2col: k = in_c/group·kh·kw, ldy the output plane, y at pixel j0), B's columns read
+  // from x_group with pad_value outside the image. nullptr where a level has none (the op then
+  // builds the im2col).
+  void (*conv_s8_direct)(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
+                         int8_t pad_value, const int8_t* w, size_t j0, int8_t* y) = nullptr;
 };
 
 #define EDGEFOLD_DECLARE_INT8(ns, level, parent, tables, name, present) \

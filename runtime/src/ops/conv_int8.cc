@@ -4,11 +4,13 @@
 // with x read as zp_x outside the image (real 0); B holds −zp_x·Σw (ops/int8_operands.h).
 // Depthwise convs with strides up to 2 run the table's direct kernel over zp-padded planes;
 // otherwise, per image and group, one int8 GEMM on the input itself for pointwise convs, else
-// one per chunk of output rows on that chunk's int8 im2col, columns split over the caller's
-// threads (the depthwise path runs on one: its plane is one scratch buffer). Scratch:
+// one per chunk of output rows on that chunk's int8 im2col (or, where the table has
+// conv_s8_direct and kernels::ConvS8DirectFits, one reading the input itself), columns split
+// over the caller's threads (the depthwise path runs on one: its plane is one scratch buffer). Scratch:
 // kernels::ConvS8ScratchBytes, planned by the compiler.
 #include <algorithm>
 
+#include "kernels/conv/conv_s8_direct.h"
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/int8_kernel_table.h"
 #include "ops/family_table.h"
@@ -25,6 +27,7 @@ struct ConvInt8Prepared {
   size_t batch;
   bool pointwise;
   bool depthwise_plane;
+  bool direct;  // Int8KernelTable::conv_s8_direct: no im2col
   int8_t x_zero_point;
   size_t chunk_rows;    // output rows per im2col chunk: as many as the plan's scratch holds
   bool w_pairs_fit_u8;  // kernels::S8PairsFitU8 of W's out_c rows (GemmS8Params)
@@ -91,15 +94,18 @@ Status Prepare(OpContext& ctx) {
                                 ? s.out_h
                                 : std::min(kernels::ConvS8Im2colRows(s),
                                            ctx.op.scratch_bytes / std::max<size_t>(1, row_bytes));
+  const kernels::Int8KernelTable* int8 = FamilyTable<kernels::Int8KernelTable>(ctx);
   ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{
       s,
       static_cast<size_t>(x.shape[0]),
       pointwise,
       depthwise_plane,
+      !pointwise && !depthwise_plane && int8->conv_s8_direct != nullptr &&
+          kernels::ConvS8DirectFits(s),
       static_cast<int8_t>(x.zero_points[0]),
       std::max<size_t>(1, chunk_rows),
       kernels::S8PairsFitU8(S8Data(w), s.out_c, in_cg * s.kh * s.kw, in_cg * s.kh * s.kw),
-      FamilyTable<kernels::Int8KernelTable>(ctx)};
+      int8};
   return Status::kOk;
 }
 
@@ -133,6 +139,15 @@ Status Eval(OpContext& ctx) {
       const int8_t* xg = x + (n * s.in_c + g * in_cg) * s.in_h * s.in_w;
       SetRequant(ctx, 2, g * out_cg, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
       int8_t* yg = y + (n * s.out_c + g * out_cg) * pixels;
+      const int8_t* wg = w + g * out_cg * p.k;
+      if (pr.direct) {  // the same columns and sums as over the im2col, B read from X
+        ForEachRowRange(ctx.parallel, pixels, p.m * p.k, 32, [&](size_t j0, size_t j1) {
+          kernels::GemmS8Params part = p;
+          part.n = j1 - j0;
+          pr.int8->conv_s8_direct(part, s, xg, pr.x_zero_point, wg, j0, yg + j0);
+        });
+        continue;
+      }
       for (size_t row0 = 0; row0 < s.out_h; row0 += chunk_rows) {
         const size_t cols = std::min(chunk_rows, s.out_h - row0) * s.out_w;
         if (!pr.pointwise) pr.int8->im2col_s8(s, xg, pr.x_zero_point, row0, chunk_rows, col);
@@ -144,7 +159,7 @@ Status Eval(OpContext& ctx) {
         ForEachRowRange(ctx.parallel, cols, p.m * p.k, 32, [&](size_t j0, size_t j1) {
           kernels::GemmS8Params part = p;
           part.n = j1 - j0;
-          pr.int8->gemm_s8(part, w + g * out_cg * p.k, b + j0, y_chunk + j0);
+          pr.int8->gemm_s8(part, wg, b + j0, y_chunk + j0);
         });
       }
     }

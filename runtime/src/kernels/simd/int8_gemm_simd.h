@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/conv/conv_s8_direct.h"
 #include "kernels/int8_params.h"
 #include "kernels/simd/simd_common.h"
 
@@ -169,6 +170,7 @@ void GemmS8Columns(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8
 }
 
 #if defined(__SSE4_1__)
+#include "kernels/simd/int8_b_rows_x86.h"
 #include "kernels/simd/int8_pairs_x86.h"
 #include "kernels/simd/int8_quads_x86.h"
 #endif
@@ -191,5 +193,34 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   for (; j + 2 * W <= p.n; j += 2 * W) GemmS8Columns<Arch, 2>(p, a, b, y, j, 2 * W);
   for (; j < p.n; j += W) GemmS8Columns<Arch, 1>(p, a, b, y, j, std::min(W, p.n - j));
 }
+
+// Int8KernelTable::conv_s8_direct: the ConvInt8 GEMM of output pixels [j0, j0 + p.n) with B's
+// columns read from the input (x86_rows::ConvRows), for shapes that ConvS8DirectFits; the
+// x86 levels with 4 and 8 int32 lanes (SSE4.1, AVX2) have it, the others none.
+using ConvS8DirectFn = void (*)(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
+                                int8_t pad_value, const int8_t* w, size_t j0, int8_t* y);
+#if defined(__SSE4_1__)
+template <class Arch>
+void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
+                  int8_t pad_value, const int8_t* w, size_t j0, int8_t* y) {
+  constexpr size_t W = IBatch<Arch>::size;
+  x86_rows::ConvRows<W> rows(s, x_group, pad_value, j0, p.k);
+  if (x86_quads::GemmS8Using<Arch>(p, w, rows, y)) return;
+  // k ≤ kConvS8DirectMaxK: the pair panels always hold it.
+  (void)x86_pairs::GemmS8Using<Arch>(p, w, rows, y);
+}
+template <class Arch>
+constexpr ConvS8DirectFn ConvS8DirectOf() {
+  if constexpr (IBatch<Arch>::size == 4 || IBatch<Arch>::size == 8)
+    return &ConvS8Direct<Arch>;
+  else
+    return nullptr;
+}
+template <class Arch>
+inline constexpr ConvS8DirectFn kConvS8Direct = ConvS8DirectOf<Arch>();
+#else
+template <class Arch>
+inline constexpr ConvS8DirectFn kConvS8Direct = nullptr;
+#endif
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS

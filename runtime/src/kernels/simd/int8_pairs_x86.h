@@ -33,13 +33,8 @@ struct Regs<4> {
     std::memcpy(&word, a2, 4);
     return _mm_madd_epi16(pairs, _mm_set1_epi32(word));
   }
-  // Columns of rows r0, r1 as int16 pairs (4 columns).
-  static R Pairs(const int8_t* r0, const int8_t* r1) {
-    int32_t w0, w1;
-    std::memcpy(&w0, r0, 4);
-    std::memcpy(&w1, r1, 4);
-    return _mm_cvtepi8_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(w0), _mm_cvtsi32_si128(w1)));
-  }
+  // Columns of rows r0, r1 (their low bytes) as int16 pairs (4 columns).
+  static R Pairs(__m128i r0, __m128i r1) { return _mm_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1)); }
 };
 #if defined(__AVX2__)
 template <>
@@ -51,11 +46,7 @@ struct Regs<8> {
     std::memcpy(&word, a2, 4);
     return _mm256_madd_epi16(pairs, _mm256_set1_epi32(word));
   }
-  static R Pairs(const int8_t* r0, const int8_t* r1) {
-    return _mm256_cvtepi8_epi16(
-        _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0)),
-                          _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r1))));
-  }
+  static R Pairs(__m128i r0, __m128i r1) { return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1)); }
 };
 #endif
 #if defined(__AVX512BW__)
@@ -68,9 +59,7 @@ struct Regs<16> {
     std::memcpy(&word, a2, 4);
     return _mm512_madd_epi16(pairs, _mm512_set1_epi32(word));
   }
-  static R Pairs(const int8_t* r0, const int8_t* r1) {
-    const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0));
-    const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1));
+  static R Pairs(__m128i x0, __m128i x1) {
     const __m256i bytes = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi8(x0, x1)),
                                                   _mm_unpackhi_epi8(x0, x1), 1);
     return _mm512_cvtepi8_epi16(bytes);
@@ -78,25 +67,16 @@ struct Regs<16> {
 };
 #endif
 
-// panel[q] = (B[2q, j + c], B[2q + 1, j + c]) for c < cols (zero columns past cols and a zero
-// row past an odd k).
-template <size_t W>
-void PackPairs(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols,
+// panel[q] = (B[2q, j + c], B[2q + 1, j + c]) for c < cols, B's rows from `rows`
+// (int8_b_rows_x86.h; a zero row past an odd k).
+template <size_t W, class Rows>
+void PackPairs(const GemmS8Params& p, Rows& rows, size_t j, size_t cols,
                typename Regs<W>::R* panel) {
-  alignas(64) int8_t r0[W], r1[W];
+  x86_rows::RowCursor at = rows.Begin(j, cols);
   const size_t pairs = (p.k + 1) / 2;
   for (size_t q = 0; q < pairs; ++q) {
-    const int8_t* row0 = b + 2 * q * p.ldb + j;
-    const int8_t* row1 = row0 + p.ldb;
-    const bool second = 2 * q + 1 < p.k;
-    if (cols == W && second) {
-      panel[q] = Regs<W>::Pairs(row0, row1);
-      continue;
-    }
-    std::memset(r0, 0, W);
-    std::memset(r1, 0, W);
-    std::memcpy(r0, row0, cols);
-    if (second) std::memcpy(r1, row1, cols);
+    const __m128i r0 = rows.Next(at);
+    const __m128i r1 = rows.Next(at);
     panel[q] = Regs<W>::Pairs(r0, r1);
   }
 }
@@ -158,9 +138,10 @@ inline void WidenRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t r
   }
 }
 
-// False when k is too large for the buffers (the caller takes GemmS8Tile).
-template <class Arch>
-bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+// False when k is too large for the buffers (the caller takes GemmS8Tile). B's rows from
+// `rows` (int8_b_rows_x86.h).
+template <class Arch, class Rows>
+bool GemmS8Using(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y) {
   constexpr size_t W = IBatch<Arch>::size;
   using Reg = typename Regs<W>::R;
   const size_t pairs = (p.k + 1) / 2, ld_wide = 2 * pairs;
@@ -174,7 +155,7 @@ bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     WidenRows(p, a, i0, rows, wide, ld_wide);
     for (size_t j = 0; j < p.n; j += W) {
       const size_t cols = std::min(W, p.n - j);
-      PackPairs<W>(p, b, j, cols, panel);
+      PackPairs<W>(p, b_rows, j, cols, panel);
       size_t r = 0;
       for (; r + kRows <= rows; r += kRows) {
         if constexpr (W == 16)
@@ -187,6 +168,12 @@ bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     }
   }
   return true;
+}
+
+template <class Arch>
+bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  x86_rows::MatrixRows<IBatch<Arch>::size> rows(p, b);
+  return GemmS8Using<Arch>(p, a, rows, y);
 }
 
 }  // namespace x86_pairs

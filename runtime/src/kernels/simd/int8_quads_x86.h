@@ -27,10 +27,10 @@ struct Quads;
 template <>
 struct Quads<4> {
   using R = __m128i;
-  // Columns of rows r0..r3 as quads (4 columns), each byte + 128.
-  static R Pack(const int8_t* r0, const int8_t* r1, const int8_t* r2, const int8_t* r3) {
-    const __m128i ab = _mm_unpacklo_epi8(Load4(r0), Load4(r1));
-    const __m128i cd = _mm_unpacklo_epi8(Load4(r2), Load4(r3));
+  // Columns of rows r0..r3 (their low bytes) as quads (4 columns), each byte + 128.
+  static R Pack(__m128i r0, __m128i r1, __m128i r2, __m128i r3) {
+    const __m128i ab = _mm_unpacklo_epi8(r0, r1);
+    const __m128i cd = _mm_unpacklo_epi8(r2, r3);
     return _mm_xor_si128(_mm_unpacklo_epi16(ab, cd), _mm_set1_epi8(-128));
   }
   // acc += Σ of lane's four u8·s8 products with the broadcast quad a4.
@@ -44,7 +44,6 @@ struct Quads<4> {
     __asm__("paddd %1, %0" : "+x"(acc) : "x"(sum));
 #endif
   }
-  static __m128i Load4(const int8_t* p) { return _mm_cvtsi32_si128(Word(p)); }
   static int32_t Word(const int8_t* p) {
     int32_t w;
     std::memcpy(&w, p, 4);
@@ -55,9 +54,9 @@ struct Quads<4> {
 template <>
 struct Quads<8> {
   using R = __m256i;
-  static R Pack(const int8_t* r0, const int8_t* r1, const int8_t* r2, const int8_t* r3) {
-    const __m128i ab = _mm_unpacklo_epi8(Load8(r0), Load8(r1));
-    const __m128i cd = _mm_unpacklo_epi8(Load8(r2), Load8(r3));
+  static R Pack(__m128i r0, __m128i r1, __m128i r2, __m128i r3) {
+    const __m128i ab = _mm_unpacklo_epi8(r0, r1);
+    const __m128i cd = _mm_unpacklo_epi8(r2, r3);
     const __m256i q = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi16(ab, cd)),
                                               _mm_unpackhi_epi16(ab, cd), 1);
     return _mm256_xor_si256(q, _mm256_set1_epi8(-128));
@@ -69,30 +68,23 @@ struct Quads<8> {
     const __m256i sum = _mm256_madd_epi16(prod, _mm256_set1_epi16(1));
     __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(sum));  // in place: see Quads<4>::Dot
   }
-  static __m128i Load8(const int8_t* p) {
-    return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  }
 };
 #endif
 
-// panel[t] = quads of B[4t..4t+3, j + c] + 128 for c < cols (rows past k and columns past cols
-// read zeros; their weights are zero or their outputs are not stored).
-template <size_t W>
-void PackQuads(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols,
+// panel[t] = quads of B[4t..4t+3, j + c] + 128 for c < cols, B's rows from `rows`
+// (int8_b_rows_x86.h: rows past k are zeros and columns past cols any value; their weights are
+// zero or their outputs are not stored).
+template <size_t W, class Rows>
+void PackQuads(const GemmS8Params& p, Rows& rows, size_t j, size_t cols,
                typename Quads<W>::R* panel) {
-  alignas(64) int8_t rows[4][W];
+  x86_rows::RowCursor at = rows.Begin(j, cols);
   const size_t quads = (p.k + 3) / 4;
   for (size_t t = 0; t < quads; ++t) {
-    const int8_t* row0 = b + 4 * t * p.ldb + j;
-    if (cols == W && 4 * t + 4 <= p.k) {
-      panel[t] = Quads<W>::Pack(row0, row0 + p.ldb, row0 + 2 * p.ldb, row0 + 3 * p.ldb);
-      continue;
-    }
-    for (size_t r = 0; r < 4; ++r) {
-      std::memset(rows[r], 0, W);
-      if (4 * t + r < p.k) std::memcpy(rows[r], row0 + r * p.ldb, cols);
-    }
-    panel[t] = Quads<W>::Pack(rows[0], rows[1], rows[2], rows[3]);
+    const __m128i r0 = rows.Next(at);
+    const __m128i r1 = rows.Next(at);
+    const __m128i r2 = rows.Next(at);
+    const __m128i r3 = rows.Next(at);
+    panel[t] = Quads<W>::Pack(r0, r1, r2, r3);
   }
 }
 
@@ -140,8 +132,9 @@ inline void NarrowRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t 
 
 // False when A's pairs may saturate, the level has no such tile (AVX-512 keeps its pairs), or k
 // is too large for the buffers (the caller takes the next kernel).
-template <class Arch>
-bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+// B's rows from `rows` (int8_b_rows_x86.h).
+template <class Arch, class Rows>
+bool GemmS8Using(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y) {
   constexpr size_t W = IBatch<Arch>::size;
   if constexpr (W != 4 && W != 8) {
     return false;
@@ -159,7 +152,7 @@ bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
       NarrowRows(p, a, i0, rows, narrow, ld_narrow, start);
       for (size_t j = 0; j < p.n; j += W) {
         const size_t cols = std::min(W, p.n - j);
-        PackQuads<W>(p, b, j, cols, panel);
+        PackQuads<W>(p, b_rows, j, cols, panel);
         size_t r = 0;
         for (; r + kRows <= rows; r += kRows)
           QuadsTile<Arch, kRows>(p, narrow + r * ld_narrow, ld_narrow, start + r, panel, i0 + r, j,
@@ -171,6 +164,12 @@ bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     }
     return true;
   }
+}
+
+template <class Arch>
+bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  x86_rows::MatrixRows<IBatch<Arch>::size> rows(p, b);
+  return GemmS8Using<Arch>(p, a, rows, y);
 }
 
 }  // namespace x86_quads

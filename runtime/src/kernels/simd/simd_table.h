@@ -54,7 +54,8 @@ constexpr SequenceKernelTable MakeSequenceTable() {
 
 // The int8 2-D pool is kPool2dS8 (int8_simd.h: NEON's whole-row average, else the reference),
 // the global pool kGlobalPoolS8 (AVX-512BW's, else the reference) and the table lookup of
-// LutInt8 kLutS8<Arch> (AVX-512BW's, else none: the op's scalar loop); the int8 softmax (a
+// LutInt8 kLutS8<Arch> (AVX-512BW's, else none: the op's scalar loop), the im2col-free
+// ConvInt8 GEMM kConvS8Direct<Arch> (SSE4.1 and AVX2's, else none); the int8 softmax (a
 // table lookup and a divide per value) is the reference's; the int8 add has its own AVX-512
 // and NEON code and is the reference elsewhere; the int8 channel-scale multiply has its own.
 template <class Arch>
@@ -64,6 +65,7 @@ constexpr Int8KernelTable MakeInt8Table() {
                     kPool2dS8,         kGlobalPoolS8,       &ref::SoftmaxS8,
                     &MulS8Rows<Arch>};
   t.lut_s8 = kLutS8<Arch>;
+  t.conv_s8_direct = kConvS8Direct<Arch>;
   return t;
 }
 
@@ -82,6 +84,7 @@ constexpr Int8KernelTable MakeInt8ExtensionTable(void (*gemm_s8)(const GemmS8Par
   Int8KernelTable t = MakeInt8Table<Arch>();
   t.gemm_s8 = gemm_s8;
   t.conv2d_depthwise_s8 = &Conv2dDepthwiseS8With<Arch, kChannel>;
+  t.conv_s8_direct = nullptr;  // the level's direct conv would bypass the extension's GEMM
   return t;
 }
 
