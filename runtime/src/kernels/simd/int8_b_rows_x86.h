@@ -60,18 +60,21 @@ class MatrixRows {
   size_t cols_ = 0;
 };
 
-// The window's taps in order (r, t), per channel; for each block of output pixels each tap is
-// a row of the zero point (its input row outside the image), a run of W input bytes (the block
-// inside one output row, the run inside the image), the same run shifted by a byte shuffle with
-// the zero point in the columns outside the image (the block at a row's edge), or gathered byte
-// by byte from offsets in the channel's plane (a block across output rows, or a narrow image).
+// The window's taps in order (r, t), per channel. For a block of output pixels inside one output
+// row every tap is one load of W input bytes, a byte shuffle and an OR: the run itself (the
+// identity shuffle), the run moved with the zero point in the columns outside the image (the
+// row's edges), or all zero point (its input row outside the image) — no branch per row. A
+// block across output rows, or an image narrower than a register, gathers byte by byte from
+// offsets in the channel's plane.
 template <size_t W>
 class ConvRows {
+  static_assert(W == 4 || W == 8, "SSE4.1 and AVX2 registers of int32 lanes");
+
  public:
   // Output pixels from j0 on (the caller's column range), k = channels·taps rows.
   ConvRows(const Conv2dShape& s, const int8_t* x_group, int8_t pad, size_t j0, size_t k)
       : s_(s), x_(x_group), j0_(j0), k_(k), taps_(s.kh * s.kw), plane_(s.in_h * s.in_w),
-        pad_(pad), pad_row_(_mm_set1_epi8(pad)) {}
+        pad_(pad) {}
 
   RowCursor Begin(size_t j, size_t cols) {
     const size_t p0 = j0_ + j;
@@ -84,30 +87,29 @@ class ConvRows {
         const long dy = static_cast<long>(r * s_.dilation_h) - static_cast<long>(s_.pad_top);
         const long dx = static_cast<long>(t * s_.dilation_w) - static_cast<long>(s_.pad_left);
         if (one_row) {
+          // The block's W input columns iw + l of input row ih: loaded from `base` (inside the
+          // row) and moved into place by a byte shuffle, the zero point where they fall outside.
           const long ih = static_cast<long>(oh0 * s_.stride_h) + dy;
           const long iw = static_cast<long>(ow0) + dx;
-          if (ih < 0 || ih >= in_h || iw + static_cast<long>(W) <= 0 || iw >= in_w) {
-            kind_[tap] = kPad;
-            continue;
-          }
-          if (iw >= 0 && iw + static_cast<long>(W) <= in_w) {
-            kind_[tap] = kRun;
-            offset_[tap] = ih * in_w + iw;
-            continue;
-          }
-          if (in_w >= static_cast<long>(W)) {  // W bytes from `base`, lanes moved to iw + l
-            const long base = std::min(std::max(iw, 0L), in_w - static_cast<long>(W));
-            alignas(16) int8_t control[16], fill[16];
-            for (size_t l = 0; l < 16; ++l) {
-              const long col = iw + static_cast<long>(l);
-              const bool inside = l < W && col >= 0 && col < in_w;
-              control[l] = static_cast<int8_t>(inside ? col - base : 0x80);
-              fill[l] = inside ? 0 : pad_;
-            }
+          const bool row_inside = ih >= 0 && ih < in_h;
+          if (row_inside ? in_w >= static_cast<long>(W) : plane_ >= W) {
+            const long base =
+                row_inside ? std::min(std::max(iw, 0L), in_w - static_cast<long>(W)) : 0;
+            // Lanes [lo, hi) read inside the row: control = lane + iw − base there, else 0x80
+            // (pshufb's zero); fill = the zero point elsewhere. In registers: a byte table
+            // written one lane at a time and loaded as a vector stalls the load.
+            const long lo = row_inside ? std::min<long>(std::max(-iw, 0L), W) : 0;
+            const long hi = row_inside ? std::max(lo, std::min<long>(in_w - iw, W)) : 0;
+            const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            const __m128i inside =
+                _mm_and_si128(_mm_cmpgt_epi8(lane, _mm_set1_epi8(static_cast<char>(lo - 1))),
+                              _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(hi)), lane));
+            const __m128i moved = _mm_add_epi8(lane, _mm_set1_epi8(static_cast<char>(iw - base)));
             kind_[tap] = kShuffle;
-            offset_[tap] = ih * in_w + base;
-            control_[tap] = _mm_load_si128(reinterpret_cast<const __m128i*>(control));
-            fill_[tap] = _mm_load_si128(reinterpret_cast<const __m128i*>(fill));
+            offset_[tap] = row_inside ? ih * in_w + base : 0;
+            control_[tap] = _mm_or_si128(_mm_and_si128(inside, moved),
+                                         _mm_andnot_si128(inside, _mm_set1_epi8(-128)));
+            fill_[tap] = _mm_andnot_si128(inside, _mm_set1_epi8(pad_));
             continue;
           }
         }
@@ -141,32 +143,23 @@ class ConvRows {
       c.tap = 0;
       c.at += plane_;
     }
-    switch (kind_[tap]) {
-      case kRun:
-        return LoadRow<W>(xc + offset_[tap]);
-      case kPad:
-        return pad_row_;
-      case kShuffle:
-        return _mm_or_si128(_mm_shuffle_epi8(LoadRow<W>(xc + offset_[tap]), control_[tap]),
-                            fill_[tap]);
-      default: {
-        alignas(16) int8_t row[16] = {};
-        for (size_t l = 0; l < W; ++l) {
-          const int32_t at = gather_[tap][l];
-          row[l] = at < 0 ? pad_ : xc[at];
-        }
-        return _mm_load_si128(reinterpret_cast<const __m128i*>(row));
-      }
+    if (kind_[tap] == kShuffle)
+      return _mm_or_si128(_mm_shuffle_epi8(LoadRow<W>(xc + offset_[tap]), control_[tap]),
+                          fill_[tap]);
+    uint64_t row = 0;  // built in a register: bytes stored singly and reloaded stall the load
+    for (size_t l = 0; l < W; ++l) {
+      const int32_t at = gather_[tap][l];
+      row |= uint64_t{static_cast<uint8_t>(at < 0 ? pad_ : xc[at])} << (8 * l);
     }
+    return _mm_cvtsi64_si128(static_cast<long long>(row));
   }
 
  private:
-  enum Kind : uint8_t { kPad, kRun, kShuffle, kGather };
+  enum Kind : uint8_t { kShuffle, kGather };
   const Conv2dShape& s_;
   const int8_t* x_;
   size_t j0_, k_, taps_, plane_;
   int8_t pad_;
-  __m128i pad_row_;
   Kind kind_[kConvS8DirectMaxTaps];
   long offset_[kConvS8DirectMaxTaps];
   __m128i control_[kConvS8DirectMaxTaps], fill_[kConvS8DirectMaxTaps];
