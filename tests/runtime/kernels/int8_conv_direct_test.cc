@@ -1,6 +1,7 @@
 // The im2col-free int8 convolution GEMM (Int8KernelTable::conv_s8_direct, x86 levels without
 // VNNI: kernels/simd/int8_b_rows_x86.h) against the reference im2col and GEMM, bit for bit:
 // blocks inside a row, at its edges, across rows (widths under, at and off the register),
+// horizontal strides 1 and 2,
 // images narrower than a register, dilation, asymmetric padding, a vertical stride, odd k and
 // k off the 4-k quads, m off the 8-row tiles; full-range weights (the int16 pairs) and weights
 // at the u8·s8 bound (the quads); and column ranges that start anywhere (the op's threads).
@@ -25,7 +26,7 @@ std::vector<int8_t> RandomS8(size_t n, unsigned seed, int lo, int hi) {
 }
 
 struct Geometry {
-  size_t c, h, w, kh, kw, dil, pt, pl, pb, pr, stride_h;
+  size_t c, h, w, kh, kw, dil, pt, pl, pb, pr, stride_h, stride_w = 1;
 };
 
 Conv2dShape ShapeOf(const Geometry& g, size_t out_c) {
@@ -39,11 +40,11 @@ Conv2dShape ShapeOf(const Geometry& g, size_t out_c) {
   s.kw = g.kw;
   s.dilation_h = s.dilation_w = g.dil;
   s.stride_h = g.stride_h;
-  s.stride_w = 1;
+  s.stride_w = g.stride_w;
   s.pad_top = g.pt;
   s.pad_left = g.pl;
   s.out_h = (g.h + g.pt + g.pb - (g.kh - 1) * g.dil - 1) / g.stride_h + 1;
-  s.out_w = g.w + g.pl + g.pr - (g.kw - 1) * g.dil;
+  s.out_w = (g.w + g.pl + g.pr - (g.kw - 1) * g.dil - 1) / g.stride_w + 1;
   return s;
 }
 
@@ -87,6 +88,15 @@ TEST_P(Int8ConvDirectTest, MatchesReferenceIm2colAndGemmBitForBit) {
            Geometry{3, 17, 12, 1, 1, 1, 1, 1, 1, 1, 1},   // 1 × 1 with padding
            Geometry{1, 6, 9, 4, 7, 1, 3, 3, 0, 3, 1},     // wider window than padding
            Geometry{2, 5, 40, 3, 3, 1, 1, 9, 1, 9, 1},    // padding wider than a register
+           // Horizontal stride 2: 16 input bytes a row, rows narrower than that gathered.
+           Geometry{3, 9, 17, 3, 3, 1, 1, 1, 1, 1, 2, 2},
+           Geometry{4, 12, 40, 3, 3, 1, 1, 1, 1, 1, 2, 2},   // 20 wide: blocks across rows
+           Geometry{3, 10, 70, 3, 3, 1, 1, 1, 1, 1, 2, 2},   // 35 wide
+           Geometry{2, 33, 64, 3, 3, 1, 1, 1, 1, 1, 2, 2},   // 32 wide, the last byte read
+           Geometry{2, 8, 65, 3, 3, 1, 0, 0, 0, 0, 1, 2},    // no padding, stride 2 across only
+           Geometry{3, 11, 40, 3, 3, 2, 2, 2, 2, 2, 2, 2},   // dilation 2
+           Geometry{1, 49, 10, 10, 4, 1, 4, 1, 5, 2, 2, 2},  // DS-CNN's first conv
+           Geometry{3, 7, 34, 3, 3, 1, 1, 1, 1, 1, 2, 2},
        }) {
     for (size_t m : {size_t{1}, size_t{5}, size_t{8}, size_t{17}})
       for (int fit = 0; fit < 2; ++fit) {
@@ -141,18 +151,21 @@ TEST_P(Int8ConvDirectTest, MatchesReferenceIm2colAndGemmBitForBit) {
             int8().conv_s8_direct(part, s, x.data(), pad, a.data(), j0, got.data() + j0);
           }
           ASSERT_EQ(want, got) << g.c << "x" << g.h << "x" << g.w << " k" << g.kh << "x" << g.kw
-                               << " d" << g.dil << " sh" << g.stride_h << " m " << m << " fit "
-                               << fit << " step " << step;
+                               << " d" << g.dil << " s" << g.stride_h << "x" << g.stride_w << " m "
+                               << m << " fit " << fit << " step " << step;
         }
       }
   }
 }
 
-// The shapes the op sends elsewhere: a horizontal stride, a window or depth past the limits.
+// The shapes the op sends elsewhere: a horizontal stride past 2, a window or depth past the
+// limits.
 TEST(Int8ConvDirect, FitsOnlyWhatThePanelsHold) {
   Conv2dShape s = ShapeOf(Geometry{16, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1}, 8);
   EXPECT_TRUE(ConvS8DirectFits(s));
   s.stride_w = 2;
+  EXPECT_TRUE(ConvS8DirectFits(s));
+  s.stride_w = 3;
   EXPECT_FALSE(ConvS8DirectFits(s));
   s.stride_w = 1;
   s.in_c = kConvS8DirectMaxK / 9 + 1;

@@ -6,7 +6,7 @@
 // Included by int8_gemm_simd.h inside the arch namespace.
 //   MatrixRows: B itself (an im2col, or the input of a pointwise conv or GemmInt8).
 //   ConvRows:   the im2col of a convolution without building it (kernels/conv/conv_s8_direct.h):
-//               row (c, r, t) at output pixel p is x[c, oh·sh − pt + r·dh, ow + t·dw − pl] with
+//               row (c, r, t) at output pixel p is x[c, oh·sh − pt + r·dh, ow·sw + t·dw − pl] with
 //               (oh, ow) = p's row and column, the zero point outside the image.
 #pragma once
 
@@ -61,19 +61,27 @@ class MatrixRows {
 };
 
 // The window's taps in order (r, t), per channel. For a block of output pixels inside one output
-// row every tap is one load of W input bytes, a byte shuffle and an OR: the run itself (the
+// row every tap is one load of input bytes (W at stride 1, 16 at stride 2), a byte shuffle
+// and an OR: the run itself (the
 // identity shuffle), the run moved with the zero point in the columns outside the image (the
 // row's edges), or all zero point (its input row outside the image) — no branch per row. A
 // block across output rows, or an image narrower than a register, gathers byte by byte from
 // offsets in the channel's plane.
-template <size_t W>
+// kSpan: the bytes one row's load reads, W at stride 1 and 16 at stride 2 (2W − 1 ≤ 16).
+template <size_t W, size_t kSpan>
 class ConvRows {
   static_assert(W == 4 || W == 8, "SSE4.1 and AVX2 registers of int32 lanes");
+  static_assert(kSpan == W || kSpan == 16, "a register's bytes or a whole xmm");
 
  public:
   // Output pixels from j0 on (the caller's column range), k = channels·taps rows.
   ConvRows(const Conv2dShape& s, const int8_t* x_group, int8_t pad, size_t j0, size_t k)
-      : s_(s), x_(x_group), j0_(j0), k_(k), taps_(s.kh * s.kw), plane_(s.in_h * s.in_w),
+      : s_(s),
+        x_(x_group),
+        j0_(j0),
+        k_(k),
+        taps_(s.kh * s.kw),
+        plane_(s.in_h * s.in_w),
         pad_(pad) {}
 
   RowCursor Begin(size_t j, size_t cols) {
@@ -87,24 +95,30 @@ class ConvRows {
         const long dy = static_cast<long>(r * s_.dilation_h) - static_cast<long>(s_.pad_top);
         const long dx = static_cast<long>(t * s_.dilation_w) - static_cast<long>(s_.pad_left);
         if (one_row) {
-          // The block's W input columns iw + l of input row ih: loaded from `base` (inside the
-          // row) and moved into place by a byte shuffle, the zero point where they fall outside.
+          // The block's W input columns iw + l·sw of input row ih: `span` bytes loaded from
+          // `base` (inside the row) and moved into place by a byte shuffle, the zero point
+          // where they fall outside.
           const long ih = static_cast<long>(oh0 * s_.stride_h) + dy;
-          const long iw = static_cast<long>(ow0) + dx;
+          const long iw = static_cast<long>(ow0 * s_.stride_w) + dx;
           const bool row_inside = ih >= 0 && ih < in_h;
-          if (row_inside ? in_w >= static_cast<long>(W) : plane_ >= W) {
-            const long base =
-                row_inside ? std::min(std::max(iw, 0L), in_w - static_cast<long>(W)) : 0;
-            // Lanes [lo, hi) read inside the row: control = lane + iw − base there, else 0x80
+          if (row_inside ? in_w >= span_ : static_cast<long>(plane_) >= span_) {
+            const long base = row_inside ? std::min(std::max(iw, 0L), in_w - span_) : 0;
+            // Lanes [lo, hi) read inside the row: control = l·sw + iw − base there, else 0x80
             // (pshufb's zero); fill = the zero point elsewhere. In registers: a byte table
             // written one lane at a time and loaded as a vector stalls the load.
-            const long lo = row_inside ? std::min<long>(std::max(-iw, 0L), W) : 0;
-            const long hi = row_inside ? std::max(lo, std::min<long>(in_w - iw, W)) : 0;
-            const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            const long sw = static_cast<long>(s_.stride_w), w = static_cast<long>(W);
+            const long lo = row_inside ? std::min(iw >= 0 ? 0 : (-iw + sw - 1) / sw, w) : 0;
+            const long hi =
+                row_inside ? std::max(lo, std::min(iw < in_w ? (in_w - 1 - iw) / sw + 1 : 0, w))
+                           : 0;
+            const __m128i lane =
+                _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
             const __m128i inside =
                 _mm_and_si128(_mm_cmpgt_epi8(lane, _mm_set1_epi8(static_cast<char>(lo - 1))),
                               _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(hi)), lane));
-            const __m128i moved = _mm_add_epi8(lane, _mm_set1_epi8(static_cast<char>(iw - base)));
+            const __m128i stepped = sw == 1 ? lane : _mm_add_epi8(lane, lane);
+            const __m128i moved =
+                _mm_add_epi8(stepped, _mm_set1_epi8(static_cast<char>(iw - base)));
             kind_[tap] = kShuffle;
             offset_[tap] = row_inside ? ih * in_w + base : 0;
             control_[tap] = _mm_or_si128(_mm_and_si128(inside, moved),
@@ -119,7 +133,7 @@ class ConvRows {
           long at = -1;
           if (l < cols) {
             const long ih = static_cast<long>(oh * s_.stride_h) + dy;
-            const long iw = static_cast<long>(ow) + dx;
+            const long iw = static_cast<long>(ow * s_.stride_w) + dx;
             if (ih >= 0 && ih < in_h && iw >= 0 && iw < in_w) at = ih * in_w + iw;
             if (++ow == s_.out_w) {
               ow = 0;
@@ -144,7 +158,7 @@ class ConvRows {
       c.at += plane_;
     }
     if (kind_[tap] == kShuffle)
-      return _mm_or_si128(_mm_shuffle_epi8(LoadRow<W>(xc + offset_[tap]), control_[tap]),
+      return _mm_or_si128(_mm_shuffle_epi8(LoadRow<kSpan>(xc + offset_[tap]), control_[tap]),
                           fill_[tap]);
     uint64_t row = 0;  // built in a register: bytes stored singly and reloaded stall the load
     for (size_t l = 0; l < W; ++l) {
@@ -159,6 +173,7 @@ class ConvRows {
   const Conv2dShape& s_;
   const int8_t* x_;
   size_t j0_, k_, taps_, plane_;
+  static constexpr long span_ = static_cast<long>(kSpan);
   int8_t pad_;
   Kind kind_[kConvS8DirectMaxTaps];
   long offset_[kConvS8DirectMaxTaps];

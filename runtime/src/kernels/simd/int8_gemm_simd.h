@@ -200,14 +200,21 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
 using ConvS8DirectFn = void (*)(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
                                 int8_t pad_value, const int8_t* w, size_t j0, int8_t* y);
 #if defined(__SSE4_1__)
-template <class Arch>
-void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
-                  int8_t pad_value, const int8_t* w, size_t j0, int8_t* y) {
-  constexpr size_t W = IBatch<Arch>::size;
-  x86_rows::ConvRows<W> rows(s, x_group, pad_value, j0, p.k);
+template <class Arch, size_t kSpan>
+void ConvS8DirectWith(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
+                      int8_t pad_value, const int8_t* w, size_t j0, int8_t* y) {
+  x86_rows::ConvRows<IBatch<Arch>::size, kSpan> rows(s, x_group, pad_value, j0, p.k);
   if (x86_quads::GemmS8Using<Arch>(p, w, rows, y)) return;
   // k ≤ kConvS8DirectMaxK: the pair panels always hold it.
   (void)x86_pairs::GemmS8Using<Arch>(p, w, rows, y);
+}
+template <class Arch>
+void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
+                  int8_t pad_value, const int8_t* w, size_t j0, int8_t* y) {
+  if (s.stride_w == 1)
+    ConvS8DirectWith<Arch, IBatch<Arch>::size>(p, s, x_group, pad_value, w, j0, y);
+  else
+    ConvS8DirectWith<Arch, 16>(p, s, x_group, pad_value, w, j0, y);
 }
 template <class Arch>
 constexpr ConvS8DirectFn ConvS8DirectOf() {
