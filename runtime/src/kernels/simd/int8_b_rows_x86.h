@@ -60,14 +60,12 @@ class MatrixRows {
   size_t cols_ = 0;
 };
 
-// The window's taps in order (r, t), per channel. For a block of output pixels inside one output
-// row every tap is one load of input bytes (W at stride 1, 16 at stride 2), a byte shuffle
-// and an OR: the run itself (the
-// identity shuffle), the run moved with the zero point in the columns outside the image (the
-// row's edges), or all zero point (its input row outside the image) — no branch per row. A
-// block across output rows, or an image narrower than a register, gathers byte by byte from
-// offsets in the channel's plane.
-// kSpan: the bytes one row's load reads, W at stride 1 and 16 at stride 2 (2W − 1 ≤ 16).
+// The window's taps in order (r, t), per channel. A block of W output pixels covers one or two
+// output rows (a segment each: lanes [l0, l1)); per tap, each segment's lanes that read inside
+// the image are one run of input bytes (every sw-th), within kSpan bytes of the channel's plane
+// (W at stride 1, 16 at stride 2): one load and a byte shuffle per segment, ORed with the zero
+// point in the other lanes; a segment with no such lane costs nothing. Blocks over more than two
+// output rows, or planes under kSpan bytes, gather byte by byte from offsets in the plane.
 template <size_t W, size_t kSpan>
 class ConvRows {
   static_assert(W == 4 || W == 8, "SSE4.1 and AVX2 registers of int32 lanes");
@@ -87,54 +85,32 @@ class ConvRows {
   RowCursor Begin(size_t j, size_t cols) {
     const size_t p0 = j0_ + j;
     const size_t oh0 = p0 / s_.out_w, ow0 = p0 % s_.out_w;
-    const bool one_row = cols == W && ow0 + W <= s_.out_w;
-    const long in_h = static_cast<long>(s_.in_h), in_w = static_cast<long>(s_.in_w);
+    // Segments: lanes [0, split) in output row oh0, [split, cols) in oh0 + 1.
+    const size_t split = std::min(cols, s_.out_w - ow0);
+    const bool shuffled = cols - split <= s_.out_w && plane_ >= kSpan;
     for (size_t r = 0; r < s_.kh; ++r)
       for (size_t t = 0; t < s_.kw; ++t) {
         const size_t tap = r * s_.kw + t;
         const long dy = static_cast<long>(r * s_.dilation_h) - static_cast<long>(s_.pad_top);
         const long dx = static_cast<long>(t * s_.dilation_w) - static_cast<long>(s_.pad_left);
-        if (one_row) {
-          // The block's W input columns iw + l·sw of input row ih: `span` bytes loaded from
-          // `base` (inside the row) and moved into place by a byte shuffle, the zero point
-          // where they fall outside.
-          const long ih = static_cast<long>(oh0 * s_.stride_h) + dy;
-          const long iw = static_cast<long>(ow0 * s_.stride_w) + dx;
-          const bool row_inside = ih >= 0 && ih < in_h;
-          if (row_inside ? in_w >= span_ : static_cast<long>(plane_) >= span_) {
-            const long base = row_inside ? std::min(std::max(iw, 0L), in_w - span_) : 0;
-            // Lanes [lo, hi) read inside the row: control = l·sw + iw − base there, else 0x80
-            // (pshufb's zero); fill = the zero point elsewhere. In registers: a byte table
-            // written one lane at a time and loaded as a vector stalls the load.
-            const long sw = static_cast<long>(s_.stride_w), w = static_cast<long>(W);
-            const long lo = row_inside ? std::min(iw >= 0 ? 0 : (-iw + sw - 1) / sw, w) : 0;
-            const long hi =
-                row_inside ? std::max(lo, std::min(iw < in_w ? (in_w - 1 - iw) / sw + 1 : 0, w))
-                           : 0;
-            const __m128i lane =
-                _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-            const __m128i inside =
-                _mm_and_si128(_mm_cmpgt_epi8(lane, _mm_set1_epi8(static_cast<char>(lo - 1))),
-                              _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(hi)), lane));
-            const __m128i stepped = sw == 1 ? lane : _mm_add_epi8(lane, lane);
-            const __m128i moved =
-                _mm_add_epi8(stepped, _mm_set1_epi8(static_cast<char>(iw - base)));
-            kind_[tap] = kShuffle;
-            offset_[tap] = row_inside ? ih * in_w + base : 0;
-            control_[tap] = _mm_or_si128(_mm_and_si128(inside, moved),
-                                         _mm_andnot_si128(inside, _mm_set1_epi8(-128)));
-            fill_[tap] = _mm_andnot_si128(inside, _mm_set1_epi8(pad_));
-            continue;
-          }
+        if (shuffled) {
+          __m128i valid = _mm_setzero_si128();
+          loads_[tap] = 0;
+          Segment(tap, oh0, ow0, 0, split, dy, dx, &valid);
+          if (split < cols) Segment(tap, oh0 + 1, 0, split, cols, dy, dx, &valid);
+          fill_[tap] = _mm_andnot_si128(valid, _mm_set1_epi8(pad_));
+          continue;
         }
-        kind_[tap] = kGather;
+        loads_[tap] = kGather;
         size_t oh = oh0, ow = ow0;
         for (size_t l = 0; l < W; ++l) {
           long at = -1;
           if (l < cols) {
             const long ih = static_cast<long>(oh * s_.stride_h) + dy;
             const long iw = static_cast<long>(ow * s_.stride_w) + dx;
-            if (ih >= 0 && ih < in_h && iw >= 0 && iw < in_w) at = ih * in_w + iw;
+            if (ih >= 0 && ih < static_cast<long>(s_.in_h) && iw >= 0 &&
+                iw < static_cast<long>(s_.in_w))
+              at = ih * static_cast<long>(s_.in_w) + iw;
             if (++ow == s_.out_w) {
               ow = 0;
               ++oh;
@@ -157,9 +133,20 @@ class ConvRows {
       c.tap = 0;
       c.at += plane_;
     }
-    if (kind_[tap] == kShuffle)
-      return _mm_or_si128(_mm_shuffle_epi8(LoadRow<kSpan>(xc + offset_[tap]), control_[tap]),
-                          fill_[tap]);
+    switch (loads_[tap]) {
+      case 1:
+        return _mm_or_si128(
+            _mm_shuffle_epi8(LoadRow<kSpan>(xc + offset_[tap][0]), control_[tap][0]), fill_[tap]);
+      case 0:
+        return fill_[tap];
+      case 2:
+        return _mm_or_si128(
+            _mm_or_si128(_mm_shuffle_epi8(LoadRow<kSpan>(xc + offset_[tap][0]), control_[tap][0]),
+                         _mm_shuffle_epi8(LoadRow<kSpan>(xc + offset_[tap][1]), control_[tap][1])),
+            fill_[tap]);
+      default:
+        break;
+    }
     uint64_t row = 0;  // built in a register: bytes stored singly and reloaded stall the load
     for (size_t l = 0; l < W; ++l) {
       const int32_t at = gather_[tap][l];
@@ -169,15 +156,48 @@ class ConvRows {
   }
 
  private:
-  enum Kind : uint8_t { kShuffle, kGather };
+  static constexpr uint8_t kGather = 3;
+
+  // Lanes [l0, l1) at output row oh from column ow: those inside the image are lanes [lo, hi)
+  // reading plane bytes pos(l) = ih·in_w + iw0 + (l − l0)·sw; loaded from `base` (kSpan bytes
+  // inside the plane), the shuffle control l·sw + (pos(l0') − base) there and 0x80 (zero)
+  // elsewhere. In registers: a byte table written a lane at a time and loaded as a vector
+  // stalls the load.
+  void Segment(size_t tap, size_t oh, size_t ow, size_t l0, size_t l1, long dy, long dx,
+               __m128i* valid) {
+    const long ih = static_cast<long>(oh * s_.stride_h) + dy;
+    if (ih < 0 || ih >= static_cast<long>(s_.in_h)) return;
+    const long sw = static_cast<long>(s_.stride_w), in_w = static_cast<long>(s_.in_w);
+    const long iw0 = static_cast<long>(ow) * sw + dx, n = static_cast<long>(l1 - l0);
+    const long first = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;  // segment lanes [first, end)
+    const long end = iw0 < in_w ? std::min(n, (in_w - 1 - iw0) / sw + 1) : 0;
+    if (end <= first) return;
+    const long row = ih * in_w;
+    const long base =
+        std::min(row + iw0 + first * sw, static_cast<long>(plane_) - static_cast<long>(kSpan));
+    const long lo = static_cast<long>(l0) + first, hi = static_cast<long>(l0) + end;
+    const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i inside =
+        _mm_and_si128(_mm_cmpgt_epi8(lane, _mm_set1_epi8(static_cast<char>(lo - 1))),
+                      _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(hi)), lane));
+    const __m128i stepped = sw == 1 ? lane : _mm_add_epi8(lane, lane);
+    // pos(l) − base = l·sw + (row + iw0 − l0·sw − base)
+    const long shift = row + iw0 - static_cast<long>(l0) * sw - base;
+    const __m128i moved = _mm_add_epi8(stepped, _mm_set1_epi8(static_cast<char>(shift)));
+    const uint8_t k = loads_[tap]++;
+    offset_[tap][k] = base;
+    control_[tap][k] =
+        _mm_or_si128(_mm_and_si128(inside, moved), _mm_andnot_si128(inside, _mm_set1_epi8(-128)));
+    *valid = _mm_or_si128(*valid, inside);
+  }
+
   const Conv2dShape& s_;
   const int8_t* x_;
   size_t j0_, k_, taps_, plane_;
-  static constexpr long span_ = static_cast<long>(kSpan);
   int8_t pad_;
-  Kind kind_[kConvS8DirectMaxTaps];
-  long offset_[kConvS8DirectMaxTaps];
-  __m128i control_[kConvS8DirectMaxTaps], fill_[kConvS8DirectMaxTaps];
+  uint8_t loads_[kConvS8DirectMaxTaps];  // segments loaded: 0, 1, 2, or kGather
+  long offset_[kConvS8DirectMaxTaps][2];
+  __m128i control_[kConvS8DirectMaxTaps][2], fill_[kConvS8DirectMaxTaps];
   int32_t gather_[kConvS8DirectMaxTaps][W];
 };
 

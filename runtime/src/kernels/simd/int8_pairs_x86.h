@@ -133,7 +133,12 @@ inline void WidenRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t r
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* src = a + (i + r) * p.lda;
     int16_t* dst = wide + r * ld_wide;
-    for (size_t q = 0; q < p.k; ++q) dst[q] = src[q];
+    size_t q = 0;
+    for (; q + 8 <= p.k; q += 8)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(dst + q),
+          _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + q))));
+    for (; q < p.k; ++q) dst[q] = src[q];
     if (p.k % 2 != 0) dst[p.k] = 0;
   }
 }
@@ -150,12 +155,15 @@ bool GemmS8Using(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y
   if (pairs * sizeof(Reg) > kPanelBytes || chunk == 0) return false;
   alignas(64) Reg panel[kPanelBytes / sizeof(Reg)];
   alignas(64) int16_t wide[kWideBytes / sizeof(int16_t)];
-  for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
-    const size_t rows = std::min(chunk, p.m - i0);
-    WidenRows(p, a, i0, rows, wide, ld_wide);
-    for (size_t j = 0; j < p.n; j += W) {
-      const size_t cols = std::min(W, p.n - j);
-      PackPairs<W>(p, b_rows, j, cols, panel);
+  // Each block of columns packed once; A widened once when it fits the buffer, else a chunk of
+  // rows at a time per block (a widening costs less than a packing: deep GEMMs widen 8 rows).
+  const bool a_fits = chunk >= p.m;
+  for (size_t j = 0; j < p.n; j += W) {
+    const size_t cols = std::min(W, p.n - j);
+    PackPairs<W>(p, b_rows, j, cols, panel);
+    for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
+      const size_t rows = std::min(chunk, p.m - i0);
+      if (!a_fits || j == 0) WidenRows(p, a, i0, rows, wide, ld_wide);
       size_t r = 0;
       for (; r + kRows <= rows; r += kRows) {
         if constexpr (W == 16)

@@ -123,8 +123,17 @@ inline void NarrowRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t 
     int8_t* dst = narrow + r * ld_narrow;
     std::memcpy(dst, src, p.k);
     std::memset(dst + p.k, 0, ld_narrow - p.k);
-    int32_t sum = 0;
-    for (size_t q = 0; q < p.k; ++q) sum += src[q];
+    __m128i sums = _mm_setzero_si128();  // Σ_k A in int32 lanes, 8 values a step
+    size_t q = 0;
+    for (; q + 8 <= p.k; q += 8)
+      sums = _mm_add_epi32(
+          sums, _mm_madd_epi16(
+                    _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + q))),
+                    _mm_set1_epi16(1)));
+    sums = _mm_add_epi32(sums, _mm_shuffle_epi32(sums, 0x4E));
+    sums = _mm_add_epi32(sums, _mm_shuffle_epi32(sums, 0xB1));
+    int32_t sum = _mm_cvtsi128_si32(sums);
+    for (; q < p.k; ++q) sum += src[q];
     const uint32_t bias = p.bias != nullptr ? static_cast<uint32_t>(p.bias[i + r]) : 0u;
     start[r] = static_cast<int32_t>(bias - 128u * static_cast<uint32_t>(sum));
   }
@@ -147,12 +156,15 @@ bool GemmS8Using(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y
     alignas(64) Reg panel[kPanelBytes / sizeof(Reg)];
     alignas(64) int8_t narrow[kNarrowBytes];
     int32_t start[kMaxChunkRows];
-    for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
-      const size_t rows = std::min(chunk, p.m - i0);
-      NarrowRows(p, a, i0, rows, narrow, ld_narrow, start);
-      for (size_t j = 0; j < p.n; j += W) {
-        const size_t cols = std::min(W, p.n - j);
-        PackQuads<W>(p, b_rows, j, cols, panel);
+    // Each block of columns packed once; A narrowed once when it fits, else a chunk of rows at
+    // a time per block (see x86_pairs::GemmS8Using).
+    const bool a_fits = chunk >= p.m;
+    for (size_t j = 0; j < p.n; j += W) {
+      const size_t cols = std::min(W, p.n - j);
+      PackQuads<W>(p, b_rows, j, cols, panel);
+      for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
+        const size_t rows = std::min(chunk, p.m - i0);
+        if (!a_fits || j == 0) NarrowRows(p, a, i0, rows, narrow, ld_narrow, start);
         size_t r = 0;
         for (; r + kRows <= rows; r += kRows)
           QuadsTile<Arch, kRows>(p, narrow + r * ld_narrow, ld_narrow, start + r, panel, i0 + r, j,
