@@ -3,7 +3,7 @@
 // blocks inside a row, at its edges, across rows (widths under, at and off the register),
 // horizontal strides 1 and 2,
 // images narrower than a register, dilation, asymmetric padding, a vertical stride, odd k and
-// k off the 4-k quads, m off the 8-row tiles; full-range weights (the int16 pairs) and weights
+// k off the 4-k quads, m off the 8-row tiles, k deep enough that A is widened in chunks; full-range weights (the int16 pairs) and weights
 // at the u8·s8 bound (the quads); and column ranges that start anywhere (the op's threads).
 #include <algorithm>
 #include <cmath>
@@ -97,6 +97,9 @@ TEST_P(Int8ConvDirectTest, MatchesReferenceIm2colAndGemmBitForBit) {
            Geometry{3, 11, 40, 3, 3, 2, 2, 2, 2, 2, 2, 2},   // dilation 2
            Geometry{1, 49, 10, 10, 4, 1, 4, 1, 5, 2, 2, 2},  // DS-CNN's first conv
            Geometry{3, 7, 34, 3, 3, 1, 1, 1, 1, 1, 2, 2},
+           // ResNet-18's last stage: k = 4608, A widened a chunk of 8 rows at a time and the
+           // columns packed two blocks per group.
+           Geometry{512, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1},
        }) {
     for (size_t m : {size_t{1}, size_t{5}, size_t{8}, size_t{17}})
       for (int fit = 0; fit < 2; ++fit) {

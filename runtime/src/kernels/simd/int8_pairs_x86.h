@@ -155,24 +155,31 @@ bool GemmS8Using(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y
   if (pairs * sizeof(Reg) > kPanelBytes || chunk == 0) return false;
   alignas(64) Reg panel[kPanelBytes / sizeof(Reg)];
   alignas(64) int16_t wide[kWideBytes / sizeof(int16_t)];
-  // Each block of columns packed once; A widened once when it fits the buffer, else a chunk of
-  // rows at a time per block (a widening costs less than a packing: deep GEMMs widen 8 rows).
+  // Columns in groups of blocks, as many as the panel buffer holds, each block packed once; A
+  // widened once when it fits its buffer, else a chunk of rows at a time per group.
+  const size_t group = kPanelBytes / (pairs * sizeof(Reg));  // ≥ 1 blocks
   const bool a_fits = chunk >= p.m;
-  for (size_t j = 0; j < p.n; j += W) {
-    const size_t cols = std::min(W, p.n - j);
-    PackPairs<W>(p, b_rows, j, cols, panel);
+  for (size_t jg = 0; jg < p.n; jg += group * W) {
+    const size_t blocks = std::min(group, (p.n - jg + W - 1) / W);
+    for (size_t b = 0; b < blocks; ++b)
+      PackPairs<W>(p, b_rows, jg + b * W, std::min(W, p.n - jg - b * W), panel + b * pairs);
     for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
       const size_t rows = std::min(chunk, p.m - i0);
-      if (!a_fits || j == 0) WidenRows(p, a, i0, rows, wide, ld_wide);
-      size_t r = 0;
-      for (; r + kRows <= rows; r += kRows) {
-        if constexpr (W == 16)
-          PairsTile<Arch, kRows>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
-        else
-          PairsTileOutlined<Arch, kRows>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
+      if (!a_fits || jg == 0) WidenRows(p, a, i0, rows, wide, ld_wide);
+      for (size_t b = 0; b < blocks; ++b) {
+        const size_t j = jg + b * W, cols = std::min(W, p.n - j);
+        const Reg* block = panel + b * pairs;
+        size_t r = 0;
+        for (; r + kRows <= rows; r += kRows) {
+          if constexpr (W == 16)
+            PairsTile<Arch, kRows>(p, wide + r * ld_wide, ld_wide, block, i0 + r, j, cols, y);
+          else
+            PairsTileOutlined<Arch, kRows>(p, wide + r * ld_wide, ld_wide, block, i0 + r, j, cols,
+                                           y);
+        }
+        for (; r < rows; ++r)
+          PairsTile<Arch, 1>(p, wide + r * ld_wide, ld_wide, block, i0 + r, j, cols, y);
       }
-      for (; r < rows; ++r)
-        PairsTile<Arch, 1>(p, wide + r * ld_wide, ld_wide, panel, i0 + r, j, cols, y);
     }
   }
   return true;

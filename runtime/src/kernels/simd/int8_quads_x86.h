@@ -156,22 +156,28 @@ bool GemmS8Using(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y
     alignas(64) Reg panel[kPanelBytes / sizeof(Reg)];
     alignas(64) int8_t narrow[kNarrowBytes];
     int32_t start[kMaxChunkRows];
-    // Each block of columns packed once; A narrowed once when it fits, else a chunk of rows at
-    // a time per block (see x86_pairs::GemmS8Using).
+    // Columns in groups of blocks, each block packed once; A narrowed once when it fits, else a
+    // chunk of rows at a time per group (see x86_pairs::GemmS8Using).
+    const size_t group = kPanelBytes / (quads * sizeof(Reg));  // ≥ 1 blocks
     const bool a_fits = chunk >= p.m;
-    for (size_t j = 0; j < p.n; j += W) {
-      const size_t cols = std::min(W, p.n - j);
-      PackQuads<W>(p, b_rows, j, cols, panel);
+    for (size_t jg = 0; jg < p.n; jg += group * W) {
+      const size_t blocks = std::min(group, (p.n - jg + W - 1) / W);
+      for (size_t b = 0; b < blocks; ++b)
+        PackQuads<W>(p, b_rows, jg + b * W, std::min(W, p.n - jg - b * W), panel + b * quads);
       for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
         const size_t rows = std::min(chunk, p.m - i0);
-        if (!a_fits || j == 0) NarrowRows(p, a, i0, rows, narrow, ld_narrow, start);
-        size_t r = 0;
-        for (; r + kRows <= rows; r += kRows)
-          QuadsTile<Arch, kRows>(p, narrow + r * ld_narrow, ld_narrow, start + r, panel, i0 + r, j,
-                                 cols, y);
-        for (; r < rows; ++r)
-          QuadsTile<Arch, 1>(p, narrow + r * ld_narrow, ld_narrow, start + r, panel, i0 + r, j,
-                             cols, y);
+        if (!a_fits || jg == 0) NarrowRows(p, a, i0, rows, narrow, ld_narrow, start);
+        for (size_t b = 0; b < blocks; ++b) {
+          const size_t j = jg + b * W, cols = std::min(W, p.n - j);
+          const Reg* block = panel + b * quads;
+          size_t r = 0;
+          for (; r + kRows <= rows; r += kRows)
+            QuadsTile<Arch, kRows>(p, narrow + r * ld_narrow, ld_narrow, start + r, block, i0 + r,
+                                   j, cols, y);
+          for (; r < rows; ++r)
+            QuadsTile<Arch, 1>(p, narrow + r * ld_narrow, ld_narrow, start + r, block, i0 + r, j,
+                               cols, y);
+        }
       }
     }
     return true;
