@@ -114,7 +114,11 @@ void PairsTile(const GemmS8Params& p, const int16_t* wide, size_t ld_wide,
 #endif
     alignas(64) int8_t q[W];
     RequantizeLanes<Arch>(acc_r, p.multiplier[i + r], p.shift[i + r], p, q);
-    std::memcpy(y + (i + r) * p.ldy + j, q, cols);
+    // A whole register's bytes as one store; a count known only at run time is a libc call.
+    if (cols == W)
+      std::memcpy(y + (i + r) * p.ldy + j, q, W);
+    else
+      std::memcpy(y + (i + r) * p.ldy + j, q, cols);
   }
 }
 

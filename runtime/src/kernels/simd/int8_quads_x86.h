@@ -110,7 +110,11 @@ template <class Arch, size_t R>
   for (size_t r = 0; r < R; ++r) {
     alignas(64) int8_t q[W];
     RequantizeLanes<Arch>(I(sums[r]), p.multiplier[i + r], p.shift[i + r], p, q);
-    std::memcpy(y + (i + r) * p.ldy + j, q, cols);
+    // A whole register's bytes as one store; a count known only at run time is a libc call.
+    if (cols == W)
+      std::memcpy(y + (i + r) * p.ldy + j, q, W);
+    else
+      std::memcpy(y + (i + r) * p.ldy + j, q, cols);
   }
 }
 
