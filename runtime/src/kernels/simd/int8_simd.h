@@ -154,12 +154,17 @@ inline constexpr Int8Pool2dFn kPool2dS8 = &x86_max_pool::Pool2dS8;
 inline constexpr Int8Pool2dFn kPool2dS8 = &ref::Pool2dS8;
 #endif
 
-// LutInt8's lookup (Int8KernelTable::lut_s8): on AVX-512BW simd/lut_s8_x86.h, elsewhere none.
+// LutInt8's lookup (Int8KernelTable::lut_s8): on AVX-512BW and AVX2 simd/lut_s8_x86.h,
+// elsewhere none.
 using LutS8Fn = void (*)(const int8_t* table, const int8_t* x, int8_t* y, size_t n);
 #if defined(__AVX512BW__)
 #include "kernels/simd/lut_s8_x86.h"
 template <class Arch>
 inline constexpr LutS8Fn kLutS8 = &x86_lut::LutS8;
+#elif defined(__AVX2__)
+#include "kernels/simd/lut_s8_x86.h"
+template <class Arch>
+inline constexpr LutS8Fn kLutS8 = &x86_lut::LutS8Avx2;
 #else
 template <class Arch>
 inline constexpr LutS8Fn kLutS8 = nullptr;
