@@ -3,10 +3,12 @@
 // saturation: |a·b| ≤ 2^14), against one 32-bit multiply per lane (pmulld) in GemmS8Tile.
 // Included by int8_simd.h inside the arch namespace; Arch's int32 register has W lanes.
 //
-// B is repacked per block of W columns into a panel of ⌈k/2⌉ registers, lane c holding
-// (B[2q, c], B[2q+1, c]) as int16; A's rows are widened to int16 once per chunk of rows that
-// fits kWideBytes, so a pair is one 32-bit broadcast. Tiles of up to 8 rows (8 accumulators).
-// Both buffers live on the stack (hosted x86 only).
+// B is repacked once per block of W columns into a panel of ⌈k/2⌉ registers, lane c holding
+// (B[2q, c], B[2q+1, c]) as int16, from a row source (int8_b_rows_x86.h: B itself, or a conv's
+// input without an im2col); the blocks go in groups that fill kPanelBytes. A's rows are widened
+// to int16 once per chunk of rows that fits kWideBytes (once in all when A fits, else once per
+// group), so a pair is one 32-bit broadcast. Tiles of up to 8 rows (8 accumulators). Both
+// buffers live on the stack (hosted x86 only).
 #pragma once
 
 namespace x86_pairs {

@@ -10,9 +10,10 @@
 // by the op once at Prepare). Σ_k A·(B + 128) = Σ_k A·B + 128·Σ_k A, so each row starts from
 // bias − 128·Σ_k A[i,k]; int32 wraps, and the final sum is the reference's (it fits in int32).
 //
-// B is repacked per block of W columns into a panel of ⌈k/4⌉ registers, lane c holding the four
-// bytes B[4t..4t+3, c] + 128; A's rows are copied with k rounded up to 4 by zeros, so a quad of
-// weights is one 32-bit broadcast. Tiles of up to 8 rows (8 accumulators).
+// B is repacked once per block of W columns into a panel of ⌈k/4⌉ registers, lane c holding the
+// four bytes B[4t..4t+3, c] + 128, from a row source (int8_b_rows_x86.h), blocks grouped as in
+// int8_pairs_x86.h; A's rows are copied with k rounded up to 4 by zeros, so a quad of weights is
+// one 32-bit broadcast. Tiles of up to 8 rows (8 accumulators).
 #pragma once
 
 namespace x86_quads {
