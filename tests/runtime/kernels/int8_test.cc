@@ -680,9 +680,8 @@ TEST_P(Int8Test, GlobalPoolChannelsMatchReference) {
 TEST_P(Int8Test, LutMatchesTheTable) {
   if (int8().lut_s8 == nullptr) GTEST_SKIP() << "no vector table lookup at this level";
   const std::vector<int8_t> table = RandomS8(256, 31);
-  for (size_t n :
-       {size_t{0}, size_t{1}, size_t{31}, size_t{32}, size_t{33}, size_t{63}, size_t{64}, size_t{65},
-        size_t{256}, size_t{1000}}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{31}, size_t{32}, size_t{33}, size_t{63}, size_t{64},
+                   size_t{65}, size_t{256}, size_t{1000}}) {
     std::vector<int8_t> x = RandomS8(n, 32);
     for (size_t i = 0; i < n && i < 256; ++i) x[i] = static_cast<int8_t>(i - 128);
     std::vector<int8_t> want(n + 1, 77), got(n + 1, 77);

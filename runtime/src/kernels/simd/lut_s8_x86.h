@@ -12,8 +12,8 @@ namespace x86_lut {
 inline void LutS8Avx2(const int8_t* table, const int8_t* x, int8_t* y, size_t n) {
   __m256i rows[16];
   for (size_t c = 0; c < 16; ++c)
-    rows[c] =
-        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * c)));
+    rows[c] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * c)));
   const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
   const __m256i nibble = _mm256_set1_epi8(0x0F);
   const auto lookup = [&](__m256i v) {
@@ -38,9 +38,8 @@ inline void LutS8Avx2(const int8_t* table, const int8_t* x, int8_t* y, size_t n)
   };
   size_t i = 0;
   for (; i + 32 <= n; i += 32)
-    _mm256_storeu_si256(
-        reinterpret_cast<__m256i*>(y + i),
-        lookup(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i))));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i),
+                        lookup(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i))));
   if (i < n) {
     alignas(32) int8_t rest[32] = {};
     std::memcpy(rest, x + i, n - i);
