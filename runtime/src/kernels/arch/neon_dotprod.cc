@@ -7,6 +7,7 @@
 // holding four consecutive k of four columns (the layout sdot reads); A's rows are loaded 16
 // bytes at a time and each 4-byte group is broadcast by the lane form of sdot. Tiles of 4 rows
 // by 16 columns: 16 accumulators, 4 panel and 4 row registers.
+#define EDGEFOLD_ARCH_NS neon_dotprod
 #include <arm_neon.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/conv/flat_rows_s8.h"
 #include "kernels/int8_kernel_table.h"
+#include "kernels/simd/conv2d_depthwise_s8_hwc_sdot_neon64.h"
 #include "kernels/simd/requant_neon.h"
 
 namespace edgefold::kernels::neon_dotprod {
@@ -176,6 +178,12 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     }
     vst1q_s8(q, neon_rq::RequantizeS8x16(acc, r));
   });
+}
+
+bool Conv2dDepthwiseS8HwcSdot(const Conv2dShape& s, const int8_t* x, const int8_t* w,
+                              int8_t x_zero_point, const GemmS8Params& rq, int8_t* scratch,
+                              int8_t* y) {
+  return hwc_sdot::Conv2dDepthwiseS8Hwc(s, x, w, x_zero_point, rq, scratch, y);
 }
 
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {

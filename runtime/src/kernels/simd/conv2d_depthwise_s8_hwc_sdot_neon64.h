@@ -1,0 +1,193 @@
+// The int8 3×3 depthwise convolution channels-innermost with sdot (AArch64 +dotprod; included
+// only by arch/neon_dotprod.cc). The same path as conv2d_depthwise_s8_hwc_neon.h (its ring of
+// three padded input rows, its requantization and stores) with the ring kept as int8 and the
+// window's three rows as the four bytes of one sdot lane:
+//   acc[p][c] = bias[c] + Σ_{t<3} Σ_{r<4} T[p·stride + t][c][r]·W[t][c][r],
+//   T[j][c] = (ring[0][j][c], ring[1][j][c], ring[2][j][c], 0), W[t][c] = (w[c][0][t],
+//   w[c][1][t], w[c][2][t], 0),
+// T built in registers per column by four zips of the three rows (8 channels: two registers of
+// four channels), so a column costs three loads and four zips and each pixel three sdot per four
+// channels (the smlal kernel: nine smlal/smlal2 pairs per eight). Signed by signed bytes, the
+// sums exact: the bits of ref::Conv2dDepthwiseS8.
+#pragma once
+#include <arm_neon.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/conv/conv_scratch.h"
+#include "kernels/int8_params.h"
+#include "kernels/kernel_params.h"
+#include "kernels/simd/conv2d_depthwise_s8_hwc_neon.h"
+
+namespace edgefold::kernels::EDGEFOLD_ARCH_NS::hwc_sdot {
+
+constexpr size_t kPixels = 4;
+
+// A group of 8 channels at the head of the scratch: the weights as sdot reads them (column t,
+// channel l, row r; byte 3 zero), then bias, multiplier, −shift (the doubling form's; +1 in every
+// lane of a group without it) and −(31 + shift) (the 64-bit form's); lanes past in_c with weights
+// 0, bias 0, multiplier 2^30 and shift 1 (computed, never stored). 224 bytes per 8 channels,
+// within ConvS8DepthwiseHwcBytes' 34 per channel; the int8 ring after them takes half the int16
+// ring's bytes.
+struct Group {
+  int8_t w[3][8][4];
+  int32_t bias[8], mult[8], neg_shift[8], right[8];
+};
+static_assert(sizeof(Group) == 224, "a group is its weights and 32 int32 constants");
+
+// Fills the groups; returns the first byte past them (the ring).
+inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq,
+                             size_t cp, int8_t* scratch) {
+  Group* groups = reinterpret_cast<Group*>(scratch);
+  for (size_t c0 = 0; c0 < cp; c0 += 8) {
+    Group& g = groups[c0 / 8];
+    bool doubling = true;
+    for (size_t l = 0; l < 8; ++l) {
+      const size_t c = c0 + l;
+      const bool real = c < s.in_c;
+      const int32_t shift = real ? rq.shift[c] : 1;
+      for (size_t t = 0; t < 3; ++t)
+        for (size_t r = 0; r < 4; ++r) g.w[t][l][r] = real && r < 3 ? w[c * 9 + 3 * r + t] : 0;
+      g.bias[l] = real && rq.bias != nullptr ? rq.bias[c] : 0;
+      g.mult[l] = real ? rq.multiplier[c] : 1 << 30;
+      g.right[l] = -(31 + shift);
+      g.neg_shift[l] = -shift;
+      doubling = doubling && shift >= 1 && g.bias[l] >= -hwc_neon::kDoublingBiasBound &&
+                 g.bias[l] <= hwc_neon::kDoublingBiasBound;
+    }
+    if (!doubling)
+      for (int32_t& n : g.neg_shift) n = 1;
+  }
+  return scratch + cp / 8 * sizeof(Group);
+}
+
+// P pixels of one group: column j of the window rows (rows[r] at the first column) as T, then
+// each pixel whose window holds the column takes it with that column's weights.
+template <size_t P, size_t St, class Rq>
+inline void Pixels(const int8_t* const (&rows)[3], size_t cp, const int8x16_t (&wv)[3][2],
+                   int32x4_t b_lo, int32x4_t b_hi, const Rq& rq, int8_t* yo, size_t plane,
+                   size_t lanes) {
+  constexpr size_t kCols = (P - 1) * St + 3;
+  int32x4_t lo[P], hi[P];
+  for (size_t p = 0; p < P; ++p) lo[p] = b_lo, hi[p] = b_hi;
+#pragma GCC unroll 16
+  for (size_t j = 0; j < kCols; ++j) {
+    // 16-byte loads of which the zips read the low 8: the 8 past stay inside the scratch (the
+    // ring ends at least 6·cp bytes before it, PrepareGroups).
+    const size_t at = j * cp;
+    const int8x16_t x0 = vld1q_s8(rows[0] + at), x1 = vld1q_s8(rows[1] + at),
+                    x2 = vld1q_s8(rows[2] + at);
+    const int16x8_t x01 = vreinterpretq_s16_s8(vzip1q_s8(x0, x1));
+    const int16x8_t x22 = vreinterpretq_s16_s8(vzip1q_s8(x2, x2));  // byte 3: weight 0
+    const int8x16_t t0 = vreinterpretq_s8_s16(vzip1q_s16(x01, x22));
+    const int8x16_t t1 = vreinterpretq_s8_s16(vzip2q_s16(x01, x22));
+#pragma GCC unroll 4
+    for (size_t p = 0; p < P; ++p) {
+      if (j < p * St || j >= p * St + 3) continue;
+      const size_t t = j - p * St;
+      lo[p] = vdotq_s32(lo[p], t0, wv[t][0]);
+      hi[p] = vdotq_s32(hi[p], t1, wv[t][1]);
+    }
+  }
+  int16x8_t q[P];
+  for (size_t p = 0; p < P; ++p) q[p] = hwc_neon::Requantize(lo[p], hi[p], rq);
+  hwc_neon::StoreLanes<P>(q, yo, plane, lanes);
+}
+
+// One output row of one group: kPixels a step, then the last one to three together.
+template <size_t St, class Rq>
+inline void RowGroup(const int8_t* const (&ring)[3], size_t cp, const int8x16_t (&wv)[3][2],
+                     int32x4_t b_lo, int32x4_t b_hi, const Rq& rq, size_t out_w, int8_t* yc,
+                     size_t plane, size_t lanes) {
+  size_t ow = 0;
+  for (; ow + kPixels <= out_w; ow += kPixels) {
+    const size_t at = ow * St * cp;
+    const int8_t* const rows[3] = {ring[0] + at, ring[1] + at, ring[2] + at};
+    Pixels<kPixels, St>(rows, cp, wv, b_lo, b_hi, rq, yc + ow, plane, lanes);
+  }
+  const size_t at = ow * St * cp;
+  const int8_t* const rows[3] = {ring[0] + at, ring[1] + at, ring[2] + at};
+  switch (out_w - ow) {
+    case 3:
+      Pixels<3, St>(rows, cp, wv, b_lo, b_hi, rq, yc + ow, plane, lanes);
+      break;
+    case 2:
+      Pixels<2, St>(rows, cp, wv, b_lo, b_hi, rq, yc + ow, plane, lanes);
+      break;
+    case 1:
+      Pixels<1, St>(rows, cp, wv, b_lo, b_hi, rq, yc + ow, plane, lanes);
+      break;
+    default:
+      break;
+  }
+}
+
+// One output row over every group of 8 channels, ring rows r0..r2 at the window's top.
+template <size_t St>
+inline void OutputRow(const Conv2dShape& s, const Group* groups, const int8_t* const (&ring)[3],
+                      size_t cp, const GemmS8Params& rq, int8_t* y_row, size_t plane) {
+  const int16x8_t zp = vdupq_n_s16(static_cast<int16_t>(rq.y_zero_point));
+  const int16x8_t act_min = vdupq_n_s16(static_cast<int16_t>(rq.act_min));
+  const int16x8_t act_max = vdupq_n_s16(static_cast<int16_t>(rq.act_max));
+  for (size_t c = 0; c < s.in_c; c += 8) {
+    const Group& g = groups[c / 8];
+    const size_t lanes = std::min<size_t>(8, s.in_c - c);
+    int8_t* yc = y_row + c * plane;
+    int8x16_t wv[3][2];
+    for (size_t t = 0; t < 3; ++t)
+      for (size_t q = 0; q < 2; ++q) wv[t][q] = vld1q_s8(g.w[t][4 * q]);
+    const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
+    const int8_t* const rows[3] = {ring[0] + c, ring[1] + c, ring[2] + c};
+    if (g.neg_shift[0] <= 0) {
+      const hwc_neon::DoublingRequant d{vld1q_s32(g.mult),
+                                        vld1q_s32(g.mult + 4),
+                                        vld1q_s32(g.neg_shift),
+                                        vld1q_s32(g.neg_shift + 4),
+                                        zp,
+                                        act_min,
+                                        act_max};
+      RowGroup<St>(rows, cp, wv, b_lo, b_hi, d, s.out_w, yc, plane, lanes);
+    } else {
+      const neon_requant::LaneRequant l =
+          neon_requant::MakeLaneRequant(g.mult, g.right, rq.y_zero_point, rq.act_min, rq.act_max);
+      RowGroup<St>(rows, cp, wv, b_lo, b_hi, l, s.out_w, yc, plane, lanes);
+    }
+  }
+}
+
+// The kernel: false where the path does not apply (kernels::ConvS8UsesDepthwiseHwc) or the op's
+// scratch is smaller than ConvS8DepthwiseHwcBytes (a model planned without it), the caller then
+// runs the planes.
+inline bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w,
+                                 int8_t x_zero_point, const GemmS8Params& rq, int8_t* scratch,
+                                 int8_t* y) {
+  if (!ConvS8UsesDepthwiseHwc(s) || rq.depthwise_scratch_bytes < ConvS8DepthwiseHwcBytes(s))
+    return false;
+  const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
+  const size_t cp = g.cp, out_plane = s.out_h * s.out_w;
+  const Group* groups = reinterpret_cast<const Group*>(scratch);
+  // The ring's lanes past in_c keep whatever the scratch held: their weights are 0.
+  int8_t* ring = PrepareGroups(s, w, rq, cp, scratch);
+  hwc_neon::FillRingPadding(g.pitch, cp, std::min(s.pad_left, g.pitch),
+                            std::min(g.pitch, s.pad_left + s.in_w), x_zero_point, ring,
+                            g.row_values);
+  size_t filled = 0;  // padded rows [0, filled) have been moved into the ring
+  for (size_t oh = 0; oh < s.out_h; ++oh) {
+    const size_t p0 = oh * s.stride_h;
+    for (size_t p = std::max(filled, p0); p < p0 + 3; ++p)
+      hwc_neon::FillRow(s, g, x, x_zero_point, p, ring + (p % 3) * g.row_values);
+    filled = p0 + 3;
+    const int8_t* const rows[3] = {ring + (p0 % 3) * g.row_values,
+                                   ring + ((p0 + 1) % 3) * g.row_values,
+                                   ring + ((p0 + 2) % 3) * g.row_values};
+    if (s.stride_w == 1)
+      OutputRow<1>(s, groups, rows, cp, rq, y + oh * s.out_w, out_plane);
+    else
+      OutputRow<2>(s, groups, rows, cp, rq, y + oh * s.out_w, out_plane);
+  }
+  return true;
+}
+
+}  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS::hwc_sdot
