@@ -539,7 +539,9 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
           std::vector<int32_t> bias(c_n), mult(c_n), shift(c_n);
           for (size_t c = 0; c < c_n; ++c) {
             bias[c] = static_cast<int32_t>(c * 7919 % 40000) - 20000;
-            mult[c] = (1 << 30) + static_cast<int32_t>(c * 98765431 % (1u << 30));
+            // Every third channel M = 2^30: acc / 2^(shift + 1), exact ties of both signs.
+            mult[c] =
+                c % 3 == 0 ? 1 << 30 : (1 << 30) + static_cast<int32_t>(c * 98765431 % (1u << 30));
             shift[c] = static_cast<int32_t>(c % 13) + shift_from;
           }
           // Biases at the edge of int32 (the sums stay inside): NEON's doubling form takes

@@ -9,7 +9,8 @@
 //   bias keeps |acc| below 2^31 − 1: sqdmulh(|acc|, M) = floor(|acc|·M / 2^31), then a rounding
 //   shift right by shift: floor((floor(v / 2^31) + 2^(shift−1)) / 2^shift) equals
 //   floor((v + 2^(n−1)) / 2^n) since 2^(n−1) is a multiple of 2^31, the rule's |value| rounded
-//   half up; the sign of acc put back (six instructions per four lanes);
+//   half up; for acc < 0 the shift takes ~d = −d − 1 of d = sqdmulh(…), which rounds to −(d's)
+//   (five instructions per four lanes);
 // - else the 64-bit magnitude form of neon_requant::RequantizeS8x8Lanes.
 // Both give ref::Conv2dDepthwiseS8's bits. On AArch64 the four pixels of a channel go out as one
 // 32-bit lane store (four consecutive bytes of its NCHW row) after a byte transposition.
@@ -41,10 +42,10 @@ struct DoublingRequant {
   int32x4_t m0, m1, neg_shift0, neg_shift1;
   int16x8_t zp, lo, hi;
 };
+// The rounding shift of ~d = −d − 1 for acc < 0 is −(that of d): neon_rq::RoundShift.
 inline int32x4_t RoundShiftDoubling(int32x4_t acc, int32x4_t m, int32x4_t neg_shift) {
-  const int32x4_t r = vrshlq_s32(vqdmulhq_s32(vabsq_s32(acc), m), neg_shift);
   const int32x4_t sign = vshrq_n_s32(acc, 31);
-  return vsubq_s32(veorq_s32(r, sign), sign);
+  return vrshlq_s32(veorq_s32(vqdmulhq_s32(vabsq_s32(acc), m), sign), neg_shift);
 }
 // Eight results before the final narrowing: clamped, so each is one int8 in an int16 lane.
 inline int16x8_t Requantize(int32x4_t a0, int32x4_t a1, const DoublingRequant& r) {
@@ -194,12 +195,12 @@ inline void StoreColumn8(int16_t* d, int8x8_t v) { vst1q_s16(d, vmovl_s8(v)); }
 inline void StoreColumn8(int8_t* d, int8x8_t v) { vst1_s8(d, v); }
 
 // Columns of the ring's rows outside [lo, hi), the padded columns every row shares: the zero
-// point, once for the three rows (the fill below writes only [lo, hi)).
+// point, once for the ring's rows (the fill below writes only [lo, hi)).
 template <class T>
 inline void FillRingPadding(size_t pitch, size_t cp, size_t lo, size_t hi, int8_t zp, T* ring,
-                            size_t row_values) {
+                            size_t row_values, size_t ring_rows = 3) {
   const int8x8_t z = vdup_n_s8(zp);
-  for (size_t r = 0; r < 3; ++r)
+  for (size_t r = 0; r < ring_rows; ++r)
     for (size_t j = 0; j < pitch; ++j) {
       if (j >= lo && j < hi) continue;
       T* d = ring + r * row_values + j * cp;

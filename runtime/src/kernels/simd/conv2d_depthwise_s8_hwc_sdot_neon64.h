@@ -23,6 +23,7 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS::hwc_sdot {
 
+// Pixels a step, of one row or two (three a step of two rows cost DS-CNN 6 % more).
 constexpr size_t kPixels = 4;
 
 // A group of 8 channels at the head of the scratch: the weights as sdot reads them (column t,
@@ -63,71 +64,87 @@ inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8
   return scratch + cp / 8 * sizeof(Group);
 }
 
-// P pixels of one group: column j of the window rows (rows[r] at the first column) as T, then
-// each pixel whose window holds the column takes it with that column's weights.
-template <size_t P, size_t St, class Rq>
-inline void Pixels(const int8_t* const (&rows)[3], size_t cp, const int8x16_t (&wv)[3][2],
-                   int32x4_t b_lo, int32x4_t b_hi, const Rq& rq, int8_t* yo, size_t plane,
-                   size_t lanes) {
+// P pixels of R output rows (R = 2 at stride 1: rows[0..R + 2) are the window rows of the
+// first) of one group: column j of the rows as T, then each pixel whose window holds the column
+// takes it with that column's weights; the second row takes T >> 8 in each lane (rows 1..3 of
+// the four, byte 3 zero) with the same weights.
+template <size_t R, size_t P, size_t St, class Rq>
+inline void Pixels(const int8_t* const (&rows)[R + 2], size_t cp, const int8x16_t (&wv)[3][2],
+                   int32x4_t b_lo, int32x4_t b_hi, const Rq& rq, int8_t* yo, size_t out_w,
+                   size_t plane, size_t lanes) {
   constexpr size_t kCols = (P - 1) * St + 3;
-  int32x4_t lo[P], hi[P];
-  for (size_t p = 0; p < P; ++p) lo[p] = b_lo, hi[p] = b_hi;
+  int32x4_t lo[R][P], hi[R][P];
+  for (size_t r = 0; r < R; ++r)
+    for (size_t p = 0; p < P; ++p) lo[r][p] = b_lo, hi[r][p] = b_hi;
 #pragma GCC unroll 16
   for (size_t j = 0; j < kCols; ++j) {
     // 16-byte loads of which the zips read the low 8: the 8 past stay inside the scratch (the
-    // ring ends at least 6·cp bytes before it, PrepareGroups).
+    // ring ends at least 6·cp bytes before it, Conv2dDepthwiseS8Hwc).
     const size_t at = j * cp;
     const int8x16_t x0 = vld1q_s8(rows[0] + at), x1 = vld1q_s8(rows[1] + at),
                     x2 = vld1q_s8(rows[2] + at);
+    // One row: byte 3 repeats row 2 (its weight is 0).
+    const int8x16_t x3 = R == 2 ? vld1q_s8(rows[R + 1] + at) : x2;
     const int16x8_t x01 = vreinterpretq_s16_s8(vzip1q_s8(x0, x1));
-    const int16x8_t x22 = vreinterpretq_s16_s8(vzip1q_s8(x2, x2));  // byte 3: weight 0
-    const int8x16_t t0 = vreinterpretq_s8_s16(vzip1q_s16(x01, x22));
-    const int8x16_t t1 = vreinterpretq_s8_s16(vzip2q_s16(x01, x22));
+    const int16x8_t x23 = vreinterpretq_s16_s8(vzip1q_s8(x2, x3));
+    int8x16_t t[R][2];
+    t[0][0] = vreinterpretq_s8_s16(vzip1q_s16(x01, x23));
+    t[0][1] = vreinterpretq_s8_s16(vzip2q_s16(x01, x23));
+    if constexpr (R == 2)
+      for (size_t q = 0; q < 2; ++q)
+        t[1][q] = vreinterpretq_s8_u32(vshrq_n_u32(vreinterpretq_u32_s8(t[0][q]), 8));
 #pragma GCC unroll 4
     for (size_t p = 0; p < P; ++p) {
       if (j < p * St || j >= p * St + 3) continue;
-      const size_t t = j - p * St;
-      lo[p] = vdotq_s32(lo[p], t0, wv[t][0]);
-      hi[p] = vdotq_s32(hi[p], t1, wv[t][1]);
+      const size_t k = j - p * St;
+      for (size_t r = 0; r < R; ++r) {
+        lo[r][p] = vdotq_s32(lo[r][p], t[r][0], wv[k][0]);
+        hi[r][p] = vdotq_s32(hi[r][p], t[r][1], wv[k][1]);
+      }
     }
   }
-  int16x8_t q[P];
-  for (size_t p = 0; p < P; ++p) q[p] = hwc_neon::Requantize(lo[p], hi[p], rq);
-  hwc_neon::StoreLanes<P>(q, yo, plane, lanes);
+  for (size_t r = 0; r < R; ++r) {
+    int16x8_t q[P];
+    for (size_t p = 0; p < P; ++p) q[p] = hwc_neon::Requantize(lo[r][p], hi[r][p], rq);
+    hwc_neon::StoreLanes<P>(q, yo + r * out_w, plane, lanes);
+  }
 }
 
-// One output row of one group: kPixels a step, then the last one to three together.
-template <size_t St, class Rq>
-inline void RowGroup(const int8_t* const (&ring)[3], size_t cp, const int8x16_t (&wv)[3][2],
+// R output rows of one group: kPixels a step, then the last one to three together.
+template <size_t R, size_t St, class Rq>
+inline void RowGroup(const int8_t* const (&ring)[R + 2], size_t cp, const int8x16_t (&wv)[3][2],
                      int32x4_t b_lo, int32x4_t b_hi, const Rq& rq, size_t out_w, int8_t* yc,
                      size_t plane, size_t lanes) {
   size_t ow = 0;
-  for (; ow + kPixels <= out_w; ow += kPixels) {
-    const size_t at = ow * St * cp;
-    const int8_t* const rows[3] = {ring[0] + at, ring[1] + at, ring[2] + at};
-    Pixels<kPixels, St>(rows, cp, wv, b_lo, b_hi, rq, yc + ow, plane, lanes);
+  int8_t* yo = yc;
+  const int8_t* rows[R + 2];
+  constexpr size_t kStep = kPixels;
+  for (; ow + kStep <= out_w; ow += kStep, yo += kStep) {
+    for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + ow * St * cp;
+    Pixels<R, kStep, St>(rows, cp, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
   }
-  const size_t at = ow * St * cp;
-  const int8_t* const rows[3] = {ring[0] + at, ring[1] + at, ring[2] + at};
+  for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + ow * St * cp;
   switch (out_w - ow) {
     case 3:
-      Pixels<3, St>(rows, cp, wv, b_lo, b_hi, rq, yc + ow, plane, lanes);
+      Pixels<R, 3, St>(rows, cp, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
       break;
     case 2:
-      Pixels<2, St>(rows, cp, wv, b_lo, b_hi, rq, yc + ow, plane, lanes);
+      Pixels<R, 2, St>(rows, cp, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
       break;
     case 1:
-      Pixels<1, St>(rows, cp, wv, b_lo, b_hi, rq, yc + ow, plane, lanes);
+      Pixels<R, 1, St>(rows, cp, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
       break;
     default:
       break;
   }
 }
 
-// One output row over every group of 8 channels, ring rows r0..r2 at the window's top.
-template <size_t St>
-inline void OutputRow(const Conv2dShape& s, const Group* groups, const int8_t* const (&ring)[3],
-                      size_t cp, const GemmS8Params& rq, int8_t* y_row, size_t plane) {
+// R output rows over every group of 8 channels, ring rows ring[0..R + 2) from the first's
+// window top.
+template <size_t R, size_t St>
+inline void OutputRows(const Conv2dShape& s, const Group* groups,
+                       const int8_t* const (&ring)[R + 2], size_t cp, const GemmS8Params& rq,
+                       int8_t* y_row, size_t plane) {
   const int16x8_t zp = vdupq_n_s16(static_cast<int16_t>(rq.y_zero_point));
   const int16x8_t act_min = vdupq_n_s16(static_cast<int16_t>(rq.act_min));
   const int16x8_t act_max = vdupq_n_s16(static_cast<int16_t>(rq.act_max));
@@ -139,7 +156,8 @@ inline void OutputRow(const Conv2dShape& s, const Group* groups, const int8_t* c
     for (size_t t = 0; t < 3; ++t)
       for (size_t q = 0; q < 2; ++q) wv[t][q] = vld1q_s8(g.w[t][4 * q]);
     const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
-    const int8_t* const rows[3] = {ring[0] + c, ring[1] + c, ring[2] + c};
+    const int8_t* rows[R + 2];
+    for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + c;
     if (g.neg_shift[0] <= 0) {
       const hwc_neon::DoublingRequant d{vld1q_s32(g.mult),
                                         vld1q_s32(g.mult + 4),
@@ -148,11 +166,11 @@ inline void OutputRow(const Conv2dShape& s, const Group* groups, const int8_t* c
                                         zp,
                                         act_min,
                                         act_max};
-      RowGroup<St>(rows, cp, wv, b_lo, b_hi, d, s.out_w, yc, plane, lanes);
+      RowGroup<R, St>(rows, cp, wv, b_lo, b_hi, d, s.out_w, yc, plane, lanes);
     } else {
       const neon_requant::LaneRequant l =
           neon_requant::MakeLaneRequant(g.mult, g.right, rq.y_zero_point, rq.act_min, rq.act_max);
-      RowGroup<St>(rows, cp, wv, b_lo, b_hi, l, s.out_w, yc, plane, lanes);
+      RowGroup<R, St>(rows, cp, wv, b_lo, b_hi, l, s.out_w, yc, plane, lanes);
     }
   }
 }
@@ -168,24 +186,32 @@ inline bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const in
   const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
   const size_t cp = g.cp, out_plane = s.out_h * s.out_w;
   const Group* groups = reinterpret_cast<const Group*>(scratch);
-  // The ring's lanes past in_c keep whatever the scratch held: their weights are 0.
+  // Stride 1 takes two output rows a step from a ring of four rows, stride 2 one from three
+  // (4·row_values + 28·cp bytes and the 8 read past, within ConvS8DepthwiseHwcBytes' 6·row_values
+  // + 34·cp). The ring's lanes past in_c keep whatever the scratch held: their weights are 0.
+  const size_t ring_rows = s.stride_h == 1 ? 4 : 3;
   int8_t* ring = PrepareGroups(s, w, rq, cp, scratch);
   hwc_neon::FillRingPadding(g.pitch, cp, std::min(s.pad_left, g.pitch),
                             std::min(g.pitch, s.pad_left + s.in_w), x_zero_point, ring,
-                            g.row_values);
+                            g.row_values, ring_rows);
   size_t filled = 0;  // padded rows [0, filled) have been moved into the ring
-  for (size_t oh = 0; oh < s.out_h; ++oh) {
+  for (size_t oh = 0; oh < s.out_h;) {
     const size_t p0 = oh * s.stride_h;
-    for (size_t p = std::max(filled, p0); p < p0 + 3; ++p)
-      hwc_neon::FillRow(s, g, x, x_zero_point, p, ring + (p % 3) * g.row_values);
-    filled = p0 + 3;
-    const int8_t* const rows[3] = {ring + (p0 % 3) * g.row_values,
-                                   ring + ((p0 + 1) % 3) * g.row_values,
-                                   ring + ((p0 + 2) % 3) * g.row_values};
-    if (s.stride_w == 1)
-      OutputRow<1>(s, groups, rows, cp, rq, y + oh * s.out_w, out_plane);
+    const size_t out_rows = s.stride_h == 1 && oh + 1 < s.out_h ? 2 : 1;
+    for (size_t p = std::max(filled, p0); p < p0 + out_rows + 2; ++p)
+      hwc_neon::FillRow(s, g, x, x_zero_point, p, ring + (p % ring_rows) * g.row_values);
+    filled = p0 + out_rows + 2;
+    const int8_t* rows[4];
+    for (size_t k = 0; k < out_rows + 2; ++k)
+      rows[k] = ring + ((p0 + k) % ring_rows) * g.row_values;
+    int8_t* y_row = y + oh * s.out_w;
+    if (out_rows == 2)
+      OutputRows<2, 1>(s, groups, rows, cp, rq, y_row, out_plane);
+    else if (s.stride_w == 1)
+      OutputRows<1, 1>(s, groups, {rows[0], rows[1], rows[2]}, cp, rq, y_row, out_plane);
     else
-      OutputRow<2>(s, groups, rows, cp, rq, y + oh * s.out_w, out_plane);
+      OutputRows<1, 2>(s, groups, {rows[0], rows[1], rows[2]}, cp, rq, y_row, out_plane);
+    oh += out_rows;
   }
   return true;
 }
