@@ -38,26 +38,67 @@ struct Group {
 };
 static_assert(sizeof(Group) == 224, "a group is its weights and 32 int32 constants");
 
+// One group's lanes from channel c0 on, one at a time (the last group, whose weights end the
+// tensor, and groups with lanes past in_c); the doubling form's flag as PrepareGroups'.
+inline bool PrepareGroupLanes(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq,
+                              size_t c0, Group& g) {
+  bool doubling = true;
+  for (size_t l = 0; l < 8; ++l) {
+    const size_t c = c0 + l;
+    const bool real = c < s.in_c;
+    const int32_t shift = real ? rq.shift[c] : 1;
+    for (size_t t = 0; t < 3; ++t)
+      for (size_t r = 0; r < 4; ++r) g.w[t][l][r] = real && r < 3 ? w[c * 9 + 3 * r + t] : 0;
+    g.bias[l] = real && rq.bias != nullptr ? rq.bias[c] : 0;
+    g.mult[l] = real ? rq.multiplier[c] : 1 << 30;
+    g.right[l] = -(31 + shift);
+    g.neg_shift[l] = -shift;
+    doubling = doubling && shift >= 1 && g.bias[l] >= -hwc_neon::kDoublingBiasBound &&
+               g.bias[l] <= hwc_neon::kDoublingBiasBound;
+  }
+  return doubling;
+}
+
+// A group of 8 channels whose weights are followed by at least 12 more bytes of the tensor: the
+// weights by tbl (register (t, q) byte 4l + r = w[(4q + l)·9 + 3r + t], r < 3, from the 48 bytes
+// at channel 4q), the constants four lanes at a time.
+inline bool PrepareGroupVector(const int8_t* w, const GemmS8Params& rq, size_t c0, Group& g) {
+  for (size_t t = 0; t < 3; ++t) {
+    alignas(16) uint8_t index[16];
+    for (size_t l = 0; l < 4; ++l)
+      for (size_t r = 0; r < 4; ++r)
+        index[4 * l + r] = r < 3 ? static_cast<uint8_t>(9 * l + 3 * r + t) : 0xFF;
+    const uint8x16_t ix = vld1q_u8(index);
+    for (size_t q = 0; q < 2; ++q) {
+      const int8_t* src = w + (c0 + 4 * q) * 9;
+      const int8x16x3_t table = {{vld1q_s8(src), vld1q_s8(src + 16), vld1q_s8(src + 32)}};
+      vst1q_s8(g.w[t][4 * q], vqtbl3q_s8(table, ix));
+    }
+  }
+  const int32x4_t bound = vdupq_n_s32(hwc_neon::kDoublingBiasBound);
+  uint32x4_t ok = vdupq_n_u32(~0u);
+  for (size_t h = 0; h < 8; h += 4) {
+    const int32x4_t shift = vld1q_s32(rq.shift + c0 + h);
+    const int32x4_t bias = rq.bias != nullptr ? vld1q_s32(rq.bias + c0 + h) : vdupq_n_s32(0);
+    vst1q_s32(g.bias + h, bias);
+    vst1q_s32(g.mult + h, vld1q_s32(rq.multiplier + c0 + h));
+    vst1q_s32(g.right + h, vnegq_s32(vaddq_s32(shift, vdupq_n_s32(31))));
+    vst1q_s32(g.neg_shift + h, vnegq_s32(shift));
+    ok = vandq_u32(ok, vcgtq_s32(shift, vdupq_n_s32(0)));
+    ok = vandq_u32(ok, vandq_u32(vcleq_s32(bias, bound), vcgeq_s32(bias, vnegq_s32(bound))));
+  }
+  return vminvq_u32(ok) != 0;
+}
+
 // Fills the groups; returns the first byte past them (the ring).
 inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq,
                              size_t cp, int8_t* scratch) {
   Group* groups = reinterpret_cast<Group*>(scratch);
   for (size_t c0 = 0; c0 < cp; c0 += 8) {
     Group& g = groups[c0 / 8];
-    bool doubling = true;
-    for (size_t l = 0; l < 8; ++l) {
-      const size_t c = c0 + l;
-      const bool real = c < s.in_c;
-      const int32_t shift = real ? rq.shift[c] : 1;
-      for (size_t t = 0; t < 3; ++t)
-        for (size_t r = 0; r < 4; ++r) g.w[t][l][r] = real && r < 3 ? w[c * 9 + 3 * r + t] : 0;
-      g.bias[l] = real && rq.bias != nullptr ? rq.bias[c] : 0;
-      g.mult[l] = real ? rq.multiplier[c] : 1 << 30;
-      g.right[l] = -(31 + shift);
-      g.neg_shift[l] = -shift;
-      doubling = doubling && shift >= 1 && g.bias[l] >= -hwc_neon::kDoublingBiasBound &&
-                 g.bias[l] <= hwc_neon::kDoublingBiasBound;
-    }
+    // tbl reads 48 bytes from channel c0 + 4 on: 12 past the group's weights.
+    const bool doubling = (c0 + 8) * 9 + 12 <= s.in_c * 9 ? PrepareGroupVector(w, rq, c0, g)
+                                                          : PrepareGroupLanes(s, w, rq, c0, g);
     if (!doubling)
       for (int32_t& n : g.neg_shift) n = 1;
   }
