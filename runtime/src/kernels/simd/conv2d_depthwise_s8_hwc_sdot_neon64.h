@@ -90,19 +90,15 @@ inline bool PrepareGroupVector(const int8_t* w, const GemmS8Params& rq, size_t c
   return vminvq_u32(ok) != 0;
 }
 
-// Fills the groups; returns the first byte past them (the ring).
-inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq,
-                             size_t cp, int8_t* scratch) {
-  Group* groups = reinterpret_cast<Group*>(scratch);
-  for (size_t c0 = 0; c0 < cp; c0 += 8) {
-    Group& g = groups[c0 / 8];
-    // tbl reads 48 bytes from channel c0 + 4 on: 12 past the group's weights.
-    const bool doubling = (c0 + 8) * 9 + 12 <= s.in_c * 9 ? PrepareGroupVector(w, rq, c0, g)
-                                                          : PrepareGroupLanes(s, w, rq, c0, g);
-    if (!doubling)
-      for (int32_t& n : g.neg_shift) n = 1;
-  }
-  return scratch + cp / 8 * sizeof(Group);
+// Group c0's weights and constants; false where it takes the 64-bit requantization.
+inline bool PrepareGroup(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq, size_t c0,
+                         Group& g) {
+  // tbl reads 48 bytes from channel c0 + 4 on: 12 past the group's weights.
+  const bool doubling = (c0 + 8) * 9 + 12 <= s.in_c * 9 ? PrepareGroupVector(w, rq, c0, g)
+                                                        : PrepareGroupLanes(s, w, rq, c0, g);
+  if (!doubling)
+    for (int32_t& n : g.neg_shift) n = 1;
+  return doubling;
 }
 
 // P pixels of R output rows (R = 2 at stride 1: rows[0..R + 2) are the window rows of the
@@ -110,24 +106,26 @@ inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8
 // takes it with that column's weights; the second row takes T >> 8 in each lane (rows 1..3 of
 // the four, byte 3 zero) with the same weights.
 template <size_t R, size_t P, size_t St, class Rq>
-inline void Pixels(const int8_t* const (&rows)[R + 2], size_t cp, const int8x16_t (&wv)[3][2],
-                   int32x4_t b_lo, int32x4_t b_hi, const Rq& rq, int8_t* yo, size_t out_w,
-                   size_t plane, size_t lanes) {
+inline void Pixels(const int8_t* const (&rows)[R + 2], const int8x16_t (&wv)[3][2], int32x4_t b_lo,
+                   int32x4_t b_hi, const Rq& rq, int8_t* yo, size_t out_w, size_t plane,
+                   size_t lanes) {
   constexpr size_t kCols = (P - 1) * St + 3;
   int32x4_t lo[R][P], hi[R][P];
   for (size_t r = 0; r < R; ++r)
     for (size_t p = 0; p < P; ++p) lo[r][p] = b_lo, hi[r][p] = b_hi;
+  int8x16_t x[R + 2];
 #pragma GCC unroll 16
   for (size_t j = 0; j < kCols; ++j) {
-    // 16-byte loads of which the zips read the low 8: the 8 past stay inside the scratch (the
-    // ring ends at least 6·cp bytes before it, Conv2dDepthwiseS8Hwc).
-    const size_t at = j * cp;
-    const int8x16_t x0 = vld1q_s8(rows[0] + at), x1 = vld1q_s8(rows[1] + at),
-                    x2 = vld1q_s8(rows[2] + at);
+    // Columns j and j + 1 of a row are one 16-byte load (8 channels a column); the last odd
+    // column reads 8 bytes past, inside the scratch (Conv2dDepthwiseS8Hwc).
+    if (j % 2 == 0)
+      for (size_t k = 0; k < R + 2; ++k) x[k] = vld1q_s8(rows[k] + 8 * j);
     // One row: byte 3 repeats row 2 (its weight is 0).
-    const int8x16_t x3 = R == 2 ? vld1q_s8(rows[R + 1] + at) : x2;
-    const int16x8_t x01 = vreinterpretq_s16_s8(vzip1q_s8(x0, x1));
-    const int16x8_t x23 = vreinterpretq_s16_s8(vzip1q_s8(x2, x3));
+    const int8x16_t x3 = R == 2 ? x[R + 1] : x[2];
+    const int16x8_t x01 =
+        vreinterpretq_s16_s8(j % 2 == 0 ? vzip1q_s8(x[0], x[1]) : vzip2q_s8(x[0], x[1]));
+    const int16x8_t x23 =
+        vreinterpretq_s16_s8(j % 2 == 0 ? vzip1q_s8(x[2], x3) : vzip2q_s8(x[2], x3));
     int8x16_t t[R][2];
     t[0][0] = vreinterpretq_s8_s16(vzip1q_s16(x01, x23));
     t[0][1] = vreinterpretq_s8_s16(vzip2q_s16(x01, x23));
@@ -151,68 +149,119 @@ inline void Pixels(const int8_t* const (&rows)[R + 2], size_t cp, const int8x16_
   }
 }
 
-// R output rows of one group: kPixels a step, then the last one to three together.
+// R output rows of one group (its ring rows from the first's window top, 8 bytes a column):
+// kPixels a step, then the last one to three together.
 template <size_t R, size_t St, class Rq>
-inline void RowGroup(const int8_t* const (&ring)[R + 2], size_t cp, const int8x16_t (&wv)[3][2],
+inline void RowGroup(const int8_t* const (&ring)[R + 2], const int8x16_t (&wv)[3][2],
                      int32x4_t b_lo, int32x4_t b_hi, const Rq& rq, size_t out_w, int8_t* yc,
                      size_t plane, size_t lanes) {
   size_t ow = 0;
   int8_t* yo = yc;
   const int8_t* rows[R + 2];
-  constexpr size_t kStep = kPixels;
-  for (; ow + kStep <= out_w; ow += kStep, yo += kStep) {
-    for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + ow * St * cp;
-    Pixels<R, kStep, St>(rows, cp, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
+  for (; ow + kPixels <= out_w; ow += kPixels, yo += kPixels) {
+    for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + 8 * ow * St;
+    Pixels<R, kPixels, St>(rows, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
   }
-  for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + ow * St * cp;
+  for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + 8 * ow * St;
   switch (out_w - ow) {
     case 3:
-      Pixels<R, 3, St>(rows, cp, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
+      Pixels<R, 3, St>(rows, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
       break;
     case 2:
-      Pixels<R, 2, St>(rows, cp, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
+      Pixels<R, 2, St>(rows, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
       break;
     case 1:
-      Pixels<R, 1, St>(rows, cp, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
+      Pixels<R, 1, St>(rows, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
       break;
     default:
       break;
   }
 }
 
-// R output rows over every group of 8 channels, ring rows ring[0..R + 2) from the first's
-// window top.
-template <size_t R, size_t St>
-inline void OutputRows(const Conv2dShape& s, const Group* groups,
-                       const int8_t* const (&ring)[R + 2], size_t cp, const GemmS8Params& rq,
-                       int8_t* y_row, size_t plane) {
-  const int16x8_t zp = vdupq_n_s16(static_cast<int16_t>(rq.y_zero_point));
-  const int16x8_t act_min = vdupq_n_s16(static_cast<int16_t>(rq.act_min));
-  const int16x8_t act_max = vdupq_n_s16(static_cast<int16_t>(rq.act_max));
-  for (size_t c = 0; c < s.in_c; c += 8) {
-    const Group& g = groups[c / 8];
-    const size_t lanes = std::min<size_t>(8, s.in_c - c);
-    int8_t* yc = y_row + c * plane;
-    int8x16_t wv[3][2];
-    for (size_t t = 0; t < 3; ++t)
-      for (size_t q = 0; q < 2; ++q) wv[t][q] = vld1q_s8(g.w[t][4 * q]);
-    const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
-    const int8_t* rows[R + 2];
-    for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + c;
-    if (g.neg_shift[0] <= 0) {
-      const hwc_neon::DoublingRequant d{vld1q_s32(g.mult),
-                                        vld1q_s32(g.mult + 4),
-                                        vld1q_s32(g.neg_shift),
-                                        vld1q_s32(g.neg_shift + 4),
-                                        zp,
-                                        act_min,
-                                        act_max};
-      RowGroup<R, St>(rows, cp, wv, b_lo, b_hi, d, s.out_w, yc, plane, lanes);
-    } else {
-      const neon_requant::LaneRequant l =
-          neon_requant::MakeLaneRequant(g.mult, g.right, rq.y_zero_point, rq.act_min, rq.act_max);
-      RowGroup<R, St>(rows, cp, wv, b_lo, b_hi, l, s.out_w, yc, plane, lanes);
+// Padded row p (input row p − pad_top) of channels c0..c0 + 7 into `row` ([pitch][8]): the zero
+// point in every column of a row outside the input, else columns [lo, hi) from the input (the
+// others hold the zero point already, FillRingPadding); lanes past in_c are left as they are
+// (their weights are 0).
+inline void FillGroupRow(const Conv2dShape& s, size_t pitch, const int8_t* x, int8_t zp, size_t p,
+                         size_t c0, int8_t* row) {
+  const long ih = static_cast<long>(p) - static_cast<long>(s.pad_top);
+  const size_t lo = std::min(s.pad_left, pitch), hi = std::min(pitch, s.pad_left + s.in_w);
+  if (ih < 0 || ih >= static_cast<long>(s.in_h) || hi <= lo) {
+    const int8x8_t z = vdup_n_s8(zp);
+    for (size_t j = 0; j < pitch; ++j) vst1_s8(row + 8 * j, z);
+    return;
+  }
+  const size_t plane = s.in_h * s.in_w, n = hi - lo;
+  const int8_t* src = x + c0 * plane + static_cast<size_t>(ih) * s.in_w + (lo - s.pad_left);
+  int8_t* dst = row + 8 * lo;
+  size_t j = 0;
+  if (c0 + 8 <= s.in_c) {
+    // Eight columns a step read 8 bytes of each channel's row: up to 7 past the row (the next
+    // row, or the next channel's plane), never past the input, else one at a time.
+    const int8_t* x_end = x + s.in_c * plane;
+    for (; j < n && src + 7 * plane + j + 8 <= x_end; j += 8)
+      hwc_neon::TransposeColumns8(src + j, plane, std::min<size_t>(8, n - j), dst + 8 * j, 8);
+  }
+  const size_t lanes = std::min<size_t>(8, s.in_c - c0);
+  for (; j < n; ++j)
+    for (size_t k = 0; k < lanes; ++k) dst[8 * j + k] = src[k * plane + j];
+}
+
+// Every output row of group c0: the padded input rows moved into the ring as the windows reach
+// them, two output rows a step at stride 1 (ring of four rows), one at stride 2 (three).
+template <size_t St, class Rq>
+inline void GroupRows(const Conv2dShape& s, const int8_t* x, int8_t zp, size_t c0, size_t pitch,
+                      const int8x16_t (&wv)[3][2], int32x4_t b_lo, int32x4_t b_hi, const Rq& rq,
+                      int8_t* ring, int8_t* yc) {
+  constexpr size_t kRingRows = St == 1 ? 4 : 3;
+  const size_t row_bytes = 8 * pitch, plane = s.out_h * s.out_w;
+  const size_t lanes = std::min<size_t>(8, s.in_c - c0);
+  size_t filled = 0;  // padded rows [0, filled) have been moved into the ring
+  for (size_t oh = 0; oh < s.out_h;) {
+    const size_t p0 = oh * St;
+    const size_t out_rows = St == 1 && oh + 1 < s.out_h ? 2 : 1;
+    for (size_t p = std::max(filled, p0); p < p0 + out_rows + 2; ++p)
+      FillGroupRow(s, pitch, x, zp, p, c0, ring + (p % kRingRows) * row_bytes);
+    filled = p0 + out_rows + 2;
+    const int8_t* rows[4];
+    for (size_t k = 0; k < out_rows + 2; ++k) rows[k] = ring + ((p0 + k) % kRingRows) * row_bytes;
+    int8_t* yo = yc + oh * s.out_w;
+    if constexpr (St == 1) {
+      if (out_rows == 2) {
+        RowGroup<2, 1>(rows, wv, b_lo, b_hi, rq, s.out_w, yo, plane, lanes);
+        oh += 2;
+        continue;
+      }
     }
+    RowGroup<1, St>({rows[0], rows[1], rows[2]}, wv, b_lo, b_hi, rq, s.out_w, yo, plane, lanes);
+    ++oh;
+  }
+}
+
+// Group c0 with its requantization's constants.
+template <size_t St>
+inline void Group8(const Conv2dShape& s, const int8_t* x, int8_t zp, const int8_t* w,
+                   const GemmS8Params& rq, size_t c0, size_t pitch, int8_t* ring, int8_t* y) {
+  Group g;
+  const bool doubling = PrepareGroup(s, w, rq, c0, g);
+  int8x16_t wv[3][2];
+  for (size_t t = 0; t < 3; ++t)
+    for (size_t q = 0; q < 2; ++q) wv[t][q] = vld1q_s8(g.w[t][4 * q]);
+  const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
+  int8_t* yc = y + c0 * s.out_h * s.out_w;
+  if (doubling) {
+    const hwc_neon::DoublingRequant d{vld1q_s32(g.mult),
+                                      vld1q_s32(g.mult + 4),
+                                      vld1q_s32(g.neg_shift),
+                                      vld1q_s32(g.neg_shift + 4),
+                                      vdupq_n_s16(static_cast<int16_t>(rq.y_zero_point)),
+                                      vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
+                                      vdupq_n_s16(static_cast<int16_t>(rq.act_max))};
+    GroupRows<St>(s, x, zp, c0, pitch, wv, b_lo, b_hi, d, ring, yc);
+  } else {
+    const neon_requant::LaneRequant l =
+        neon_requant::MakeLaneRequant(g.mult, g.right, rq.y_zero_point, rq.act_min, rq.act_max);
+    GroupRows<St>(s, x, zp, c0, pitch, wv, b_lo, b_hi, l, ring, yc);
   }
 }
 
@@ -224,35 +273,17 @@ inline bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const in
                                  int8_t* y) {
   if (!ConvS8UsesDepthwiseHwc(s) || rq.depthwise_scratch_bytes < ConvS8DepthwiseHwcBytes(s))
     return false;
-  const DepthwiseS8Hwc g = DepthwiseS8HwcGeometry(s);
-  const size_t cp = g.cp, out_plane = s.out_h * s.out_w;
-  const Group* groups = reinterpret_cast<const Group*>(scratch);
-  // Stride 1 takes two output rows a step from a ring of four rows, stride 2 one from three
-  // (4·row_values + 28·cp bytes and the 8 read past, within ConvS8DepthwiseHwcBytes' 6·row_values
-  // + 34·cp). The ring's lanes past in_c keep whatever the scratch held: their weights are 0.
-  const size_t ring_rows = s.stride_h == 1 ? 4 : 3;
-  int8_t* ring = PrepareGroups(s, w, rq, cp, scratch);
-  hwc_neon::FillRingPadding(g.pitch, cp, std::min(s.pad_left, g.pitch),
-                            std::min(g.pitch, s.pad_left + s.in_w), x_zero_point, ring,
-                            g.row_values, ring_rows);
-  size_t filled = 0;  // padded rows [0, filled) have been moved into the ring
-  for (size_t oh = 0; oh < s.out_h;) {
-    const size_t p0 = oh * s.stride_h;
-    const size_t out_rows = s.stride_h == 1 && oh + 1 < s.out_h ? 2 : 1;
-    for (size_t p = std::max(filled, p0); p < p0 + out_rows + 2; ++p)
-      hwc_neon::FillRow(s, g, x, x_zero_point, p, ring + (p % ring_rows) * g.row_values);
-    filled = p0 + out_rows + 2;
-    const int8_t* rows[4];
-    for (size_t k = 0; k < out_rows + 2; ++k)
-      rows[k] = ring + ((p0 + k) % ring_rows) * g.row_values;
-    int8_t* y_row = y + oh * s.out_w;
-    if (out_rows == 2)
-      OutputRows<2, 1>(s, groups, rows, cp, rq, y_row, out_plane);
-    else if (s.stride_w == 1)
-      OutputRows<1, 1>(s, groups, {rows[0], rows[1], rows[2]}, cp, rq, y_row, out_plane);
+  // One group of 8 channels at a time, its weights and constants in registers for all its rows,
+  // its rows in a ring of four (stride 1) or three rows of [pitch][8] bytes at the scratch's
+  // head: 32·pitch + 8 bytes read, within ConvS8DepthwiseHwcBytes (at least 48·pitch + 34·8).
+  const size_t pitch = DepthwiseS8HwcGeometry(s).pitch;
+  const size_t lo = std::min(s.pad_left, pitch), hi = std::min(pitch, s.pad_left + s.in_w);
+  hwc_neon::FillRingPadding(pitch, 8, lo, hi, x_zero_point, scratch, 8 * pitch, 4);
+  for (size_t c0 = 0; c0 < s.in_c; c0 += 8) {
+    if (s.stride_w == 1)
+      Group8<1>(s, x, x_zero_point, w, rq, c0, pitch, scratch, y);
     else
-      OutputRows<1, 2>(s, groups, {rows[0], rows[1], rows[2]}, cp, rq, y_row, out_plane);
-    oh += out_rows;
+      Group8<2>(s, x, x_zero_point, w, rq, c0, pitch, scratch, y);
   }
   return true;
 }
