@@ -81,6 +81,20 @@ inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32
   }
 }
 
+// Lane r of v in every lane (r a constant once the row loop is unrolled).
+inline int32x4_t LaneOf(int32x4_t v, size_t r) {
+  switch (r) {
+    case 0:
+      return vdupq_laneq_s32(v, 0);
+    case 1:
+      return vdupq_laneq_s32(v, 1);
+    case 2:
+      return vdupq_laneq_s32(v, 2);
+    default:
+      return vdupq_laneq_s32(v, 3);
+  }
+}
+
 // kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling).
 template <size_t R, bool kDoubling>
 void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j,
@@ -116,8 +130,13 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   if (p.k % 4 != 0) {  // never read past a row
     for (size_t r = 0; r < R; ++r) {
       uint32_t word = 0;
-      for (size_t t = 0; t < p.k % 4; ++t)
-        word |= static_cast<uint32_t>(static_cast<uint8_t>(rows[r][4 * full + t])) << (8 * t);
+      if (full > 0) {  // the row's last four bytes, moved down to its last k % 4
+        std::memcpy(&word, rows[r] + p.k - 4, 4);
+        word >>= 8 * (4 - p.k % 4);
+      } else {
+        for (size_t t = 0; t < p.k % 4; ++t)
+          word |= static_cast<uint32_t>(static_cast<uint8_t>(rows[r][4 * full + t])) << (8 * t);
+      }
       words[r] = static_cast<int32_t>(word);
     }
     DotGroup<R>(acc, panel + 4 * full, words);
@@ -126,12 +145,23 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
   const int32_t *multiplier = p.multiplier, *shift = p.shift;
   const size_t ldy = p.ldy;
+  // Four rows in the doubling form: their multipliers and shifts loaded as one vector each,
+  // each row's taken by a lane.
+  int32x4_t m4 = vdupq_n_s32(0), neg_shift4 = vdupq_n_s32(0);
+  if constexpr (R == 4 && kDoubling) {
+    m4 = vld1q_s32(multiplier + i);
+    neg_shift4 = vnegq_s32(vld1q_s32(shift + i));
+  }
   // Unrolled, so the accumulators stay in registers; one row's constants live at a time.
 #pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r) {
-    const int8x16_t q = neon_rq::RequantizeS8x16(
-        acc[r],
-        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling));
+    neon_rq::RowRequant rr;
+    if constexpr (R == 4 && kDoubling)
+      rr = neon_rq::MakeRowRequantLanes(LaneOf(m4, r), LaneOf(neg_shift4, r), zp, act_min, act_max);
+    else
+      rr =
+          neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling);
+    const int8x16_t q = neon_rq::RequantizeS8x16(acc[r], rr);
     if (cols == kCols)
       vst1q_s8(y + (i + r) * ldy + j, q);
     else

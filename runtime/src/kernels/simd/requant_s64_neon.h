@@ -45,6 +45,19 @@ inline RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, int32_t zero
                     vdupq_n_s16(static_cast<int16_t>(act_max))};
 }
 
+// The doubling form's constants from M and −shift already in every lane (the 64-bit form's
+// count unused).
+inline RowRequant MakeRowRequantLanes(int32x4_t multiplier, int32x4_t neg_shift, int32_t zero_point,
+                                      int32_t act_min, int32_t act_max) {
+  return RowRequant{multiplier,
+                    vdupq_n_s64(0),
+                    neg_shift,
+                    true,
+                    vdupq_n_s16(static_cast<int16_t>(zero_point)),
+                    vdupq_n_s16(static_cast<int16_t>(act_min)),
+                    vdupq_n_s16(static_cast<int16_t>(act_max))};
+}
+
 // The rounded values of four accumulators, saturated to int32.
 inline int32x4_t RoundShift(int32x4_t acc, const RowRequant& r) {
   if (r.doubling) {
