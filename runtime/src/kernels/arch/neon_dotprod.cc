@@ -81,20 +81,6 @@ inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32
   }
 }
 
-// Lane r of v in every lane (r a constant once the row loop is unrolled).
-inline int32x4_t LaneOf(int32x4_t v, size_t r) {
-  switch (r) {
-    case 0:
-      return vdupq_laneq_s32(v, 0);
-    case 1:
-      return vdupq_laneq_s32(v, 1);
-    case 2:
-      return vdupq_laneq_s32(v, 2);
-    default:
-      return vdupq_laneq_s32(v, 3);
-  }
-}
-
 // kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling).
 template <size_t R, bool kDoubling>
 void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j,
@@ -157,7 +143,8 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   for (size_t r = 0; r < R; ++r) {
     neon_rq::RowRequant rr;
     if constexpr (R == 4 && kDoubling)
-      rr = neon_rq::MakeRowRequantLanes(LaneOf(m4, r), LaneOf(neg_shift4, r), zp, act_min, act_max);
+      rr = neon_rq::MakeRowRequantLanes(neon_rq::LaneOf(m4, r), neon_rq::LaneOf(neg_shift4, r), zp,
+                                        act_min, act_max);
     else
       rr =
           neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling);

@@ -145,22 +145,28 @@ inline void Pixels(const int8_t* const (&rows)[R + 2], const int8x16_t (&wv)[3][
   for (size_t r = 0; r < R; ++r) {
     int16x8_t q[P];
     for (size_t p = 0; p < P; ++p) q[p] = hwc_neon::Requantize(lo[r][p], hi[r][p], rq);
-    hwc_neon::StoreLanes<P>(q, yo + r * out_w, plane, lanes);
+    if constexpr (P == 5) {  // four pixels by the 4-pixel store, then the fifth
+      const int16x8_t q4[4] = {q[0], q[1], q[2], q[3]}, q1[1] = {q[4]};
+      hwc_neon::StoreLanes<4>(q4, yo + r * out_w, plane, lanes);
+      hwc_neon::StoreLanes<1>(q1, yo + r * out_w + 4, plane, lanes);
+    } else {
+      hwc_neon::StoreLanes<P>(q, yo + r * out_w, plane, lanes);
+    }
   }
 }
 
 // R output rows of one group (its ring rows from the first's window top, 8 bytes a column):
 // kPixels a step, then the last one to three together.
-template <size_t R, size_t St, class Rq>
+template <size_t R, size_t St, class Rq, size_t kStep = kPixels>
 inline void RowGroup(const int8_t* const (&ring)[R + 2], const int8x16_t (&wv)[3][2],
                      int32x4_t b_lo, int32x4_t b_hi, const Rq& rq, size_t out_w, int8_t* yc,
                      size_t plane, size_t lanes) {
   size_t ow = 0;
   int8_t* yo = yc;
   const int8_t* rows[R + 2];
-  for (; ow + kPixels <= out_w; ow += kPixels, yo += kPixels) {
+  for (; ow + kStep <= out_w; ow += kStep, yo += kStep) {
     for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + 8 * ow * St;
-    Pixels<R, kPixels, St>(rows, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
+    Pixels<R, kStep, St>(rows, wv, b_lo, b_hi, rq, yo, out_w, plane, lanes);
   }
   for (size_t k = 0; k < R + 2; ++k) rows[k] = ring[k] + 8 * ow * St;
   switch (out_w - ow) {
@@ -219,7 +225,7 @@ inline void GroupRows(const Conv2dShape& s, const int8_t* x, int8_t zp, size_t c
   size_t filled = 0;  // padded rows [0, filled) have been moved into the ring
   for (size_t oh = 0; oh < s.out_h;) {
     const size_t p0 = oh * St;
-    const size_t out_rows = St == 1 && oh + 1 < s.out_h ? 2 : 1;
+    const size_t out_rows = St == 1 && s.out_w != 5 && oh + 1 < s.out_h ? 2 : 1;
     for (size_t p = std::max(filled, p0); p < p0 + out_rows + 2; ++p)
       FillGroupRow(s, pitch, x, zp, p, c0, ring + (p % kRingRows) * row_bytes);
     filled = p0 + out_rows + 2;
@@ -227,6 +233,12 @@ inline void GroupRows(const Conv2dShape& s, const int8_t* x, int8_t zp, size_t c
     for (size_t k = 0; k < out_rows + 2; ++k) rows[k] = ring + ((p0 + k) % kRingRows) * row_bytes;
     int8_t* yo = yc + oh * s.out_w;
     if constexpr (St == 1) {
+      if (s.out_w == 5) {  // DS-CNN's rows: one step of five pixels, a row at a time
+        RowGroup<1, 1, Rq, 5>({rows[0], rows[1], rows[2]}, wv, b_lo, b_hi, rq, s.out_w, yo, plane,
+                              lanes);
+        ++oh;
+        continue;
+      }
       if (out_rows == 2) {
         RowGroup<2, 1>(rows, wv, b_lo, b_hi, rq, s.out_w, yo, plane, lanes);
         oh += 2;

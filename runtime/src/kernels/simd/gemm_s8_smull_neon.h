@@ -273,7 +273,14 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
     alignas(4) int8_t tail[R][4] = {};
     const int8_t* tails[R];
     for (size_t r = 0; r < R; ++r) {
-      for (size_t t = 0; t < p.k % 4; ++t) tail[r][t] = rows[r][t];
+      if (full > 0) {  // the row's last four bytes, moved down to its last k % 4
+        uint32_t word;
+        std::memcpy(&word, rows[r] + p.k % 4 - 4, 4);
+        word >>= 8 * (4 - p.k % 4);
+        std::memcpy(tail[r], &word, 4);
+      } else {
+        for (size_t t = 0; t < p.k % 4; ++t) tail[r][t] = rows[r][t];
+      }
       tails[r] = tail[r];
     }
     QuadFromMemory<R>(acc, tails, panel + full * kQuadBytes);
@@ -282,6 +289,18 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
   const int32_t *multiplier = p.multiplier, *shift = p.shift;
   const size_t ldy = p.ldy;
+#if defined(__aarch64__)
+  if constexpr (R == 4 && kDoubling) {  // the four rows' constants as one vector each
+    const int32x4_t m4 = vld1q_s32(multiplier + i), neg_shift4 = vnegq_s32(vld1q_s32(shift + i));
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r)
+      StoreRow(acc[r],
+               neon_rq::MakeRowRequantLanes(neon_rq::LaneOf(m4, r), neon_rq::LaneOf(neg_shift4, r),
+                                            zp, act_min, act_max),
+               cols, y + (i + r) * ldy + j);
+    return;
+  }
+#endif
   for (size_t r = 0; r < R; ++r)
     StoreRow(
         acc[r],

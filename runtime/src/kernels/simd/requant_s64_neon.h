@@ -58,6 +58,23 @@ inline RowRequant MakeRowRequantLanes(int32x4_t multiplier, int32x4_t neg_shift,
                     vdupq_n_s16(static_cast<int16_t>(act_max))};
 }
 
+#if defined(__aarch64__)
+// Lane r of v in every lane (r a constant once a tile's row loop is unrolled): a 4-row tile's
+// multipliers and shifts are loaded as one vector each.
+inline int32x4_t LaneOf(int32x4_t v, size_t r) {
+  switch (r) {
+    case 0:
+      return vdupq_laneq_s32(v, 0);
+    case 1:
+      return vdupq_laneq_s32(v, 1);
+    case 2:
+      return vdupq_laneq_s32(v, 2);
+    default:
+      return vdupq_laneq_s32(v, 3);
+  }
+}
+#endif
+
 // The rounded values of four accumulators, saturated to int32.
 inline int32x4_t RoundShift(int32x4_t acc, const RowRequant& r) {
   if (r.doubling) {
