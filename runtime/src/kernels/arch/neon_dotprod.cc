@@ -92,6 +92,9 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
   const size_t full = p.k / 4;
   size_t q = 0;
+  // Unrolled twice: with one step an iteration GCC 12 moved six accumulators between registers
+  // on every step.
+#pragma GCC unroll 2
   for (; q + 4 <= full; q += 4) {  // 16 k: one load per row, its four groups by lane
     int8x16_t ar[R];
     for (size_t r = 0; r < R; ++r) ar[r] = vld1q_s8(rows[r] + 4 * q);
