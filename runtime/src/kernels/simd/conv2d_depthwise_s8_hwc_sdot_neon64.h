@@ -1,14 +1,17 @@
 // The int8 3×3 depthwise convolution channels-innermost with sdot (AArch64 +dotprod; included
-// only by arch/neon_dotprod.cc). The same path as conv2d_depthwise_s8_hwc_neon.h (its ring of
-// three padded input rows, its requantization and stores) with the ring kept as int8 and the
-// window's three rows as the four bytes of one sdot lane:
+// only by arch/neon_dotprod.cc), for the convs of kernels::ConvS8UsesDepthwiseHwc. One group of
+// 8 channels at a time: its weights and constants set once, its padded input rows moved (an
+// 8 × 8 byte transposition) into a ring of int8 [pitch][8] rows as the windows reach them, and
+// a window column's rows as the four bytes of one sdot lane:
 //   acc[p][c] = bias[c] + Σ_{t<3} Σ_{r<4} T[p·stride + t][c][r]·W[t][c][r],
-//   T[j][c] = (ring[0][j][c], ring[1][j][c], ring[2][j][c], 0), W[t][c] = (w[c][0][t],
+//   T[j][c] = (ring[0][j][c], ring[1][j][c], ring[2][j][c], ·), W[t][c] = (w[c][0][t],
 //   w[c][1][t], w[c][2][t], 0),
-// T built in registers per column by four zips of the three rows (8 channels: two registers of
-// four channels), so a column costs three loads and four zips and each pixel three sdot per four
-// channels (the smlal kernel: nine smlal/smlal2 pairs per eight). Signed by signed bytes, the
-// sums exact: the bits of ref::Conv2dDepthwiseS8.
+// T built in registers per column by four zips (two registers of four channels), so a pixel
+// takes three sdot per four channels (the smlal kernel: nine smlal/smlal2 pairs per eight). At
+// stride 1 two output rows a step share the column's four ring rows: the first row's T is
+// (r0, r1, r2, r3) against W (byte 3 weight 0), the second's T >> 8 = (r1, r2, r3, 0) against
+// the same W. Requantization and stores are conv2d_depthwise_s8_hwc_neon.h's. Signed by signed
+// bytes, the sums exact: the bits of ref::Conv2dDepthwiseS8.
 #pragma once
 #include <arm_neon.h>
 
@@ -23,15 +26,14 @@
 
 namespace edgefold::kernels::EDGEFOLD_ARCH_NS::hwc_sdot {
 
-// Pixels a step, of one row or two (three a step of two rows cost DS-CNN 6 % more).
+// Pixels a step, of one row or two (three or two a step of two rows counted more instructions on
+// DS-CNN under QEMU).
 constexpr size_t kPixels = 4;
 
-// A group of 8 channels at the head of the scratch: the weights as sdot reads them (column t,
-// channel l, row r; byte 3 zero), then bias, multiplier, −shift (the doubling form's; +1 in every
-// lane of a group without it) and −(31 + shift) (the 64-bit form's); lanes past in_c with weights
-// 0, bias 0, multiplier 2^30 and shift 1 (computed, never stored). 224 bytes per 8 channels,
-// within ConvS8DepthwiseHwcBytes' 34 per channel; the int8 ring after them takes half the int16
-// ring's bytes.
+// A group of 8 channels' weights as sdot reads them (column t, channel l, row r; byte 3 zero),
+// bias, multiplier, −shift (the doubling form's; +1 in every lane of a group without it) and
+// −(31 + shift) (the 64-bit form's); lanes past in_c with weights 0, bias 0, multiplier 2^30 and
+// shift 1 (computed, never stored). On the stack, one group at a time.
 struct Group {
   int8_t w[3][8][4];
   int32_t bias[8], mult[8], neg_shift[8], right[8];
@@ -39,7 +41,7 @@ struct Group {
 static_assert(sizeof(Group) == 224, "a group is its weights and 32 int32 constants");
 
 // One group's lanes from channel c0 on, one at a time (the last group, whose weights end the
-// tensor, and groups with lanes past in_c); the doubling form's flag as PrepareGroups'.
+// tensor, and groups with lanes past in_c); true where the group takes the doubling form.
 inline bool PrepareGroupLanes(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq,
                               size_t c0, Group& g) {
   bool doubling = true;
