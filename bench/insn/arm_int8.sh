@@ -51,7 +51,7 @@ row() {  # row NAME STEM TARGET GOAL ENV... -- QEMU...
   f=$(per_inference "$runner_bin" "$GEN/$stem.efb" "$@")
   i=$(per_inference "$runner_bin" "$GEN/${stem}_int8.efb" "$@")
   printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$target" "$(mega "$f")" "$(mega "$i")" \
-    "$(awk -v a="$i" -v b="$f" 'BEGIN { printf "%.2f", a / b }')" "$goal"
+    "$(awk -v a="$i" -v b="$f" 'BEGIN { printf "%.3f", a / b }')" "$goal"
 }
 nets=("DS-CNN kws" "VWW vww" "ResNet-8 resnet8")
 if [[ $have_a64 == 1 ]]; then

@@ -84,6 +84,13 @@ EDGEFOLD_DECLARE_INT8_EXTENSION(avx512_vnni)
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
 // kernels/arch/neon_dotprod.cc (+dotprod), table in kernels/arch/neon.cc.
 EDGEFOLD_DECLARE_INT8_EXTENSION(neon_dotprod)
+namespace neon_dotprod {
+// The channels-innermost 3×3 depthwise with sdot (simd/conv2d_depthwise_s8_hwc_sdot_neon64.h):
+// false where it does not apply, as the level's Conv2dDepthwiseS8Hwc.
+bool Conv2dDepthwiseS8HwcSdot(const Conv2dShape& s, const int8_t* x, const int8_t* w,
+                              int8_t x_zero_point, const GemmS8Params& rq, int8_t* scratch,
+                              int8_t* y);
+}  // namespace neon_dotprod
 #endif
 #undef EDGEFOLD_DECLARE_INT8_EXTENSION
 

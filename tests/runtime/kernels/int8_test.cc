@@ -267,10 +267,11 @@ const char* TableName(const Int8KernelTable* t, const Int8KernelTable* plain) {
 
 // Weights in [−127, 127] (the quantizer's symmetric range: AArch64 without dotprod then sums
 // two int8 products in int16, gemm_s8_smull_neon.h) at the extremes that bound those sums
-// (±127 against −128), random ones, and one −128 in A (that kernel must step aside).
+// (±127 against −128), random ones, and one −128 in A (that kernel must step aside). Columns
+// end in blocks of one to four groups of four (sdot's last 16-column block: 17, 5, 28, 64).
 TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
   for (size_t m : {size_t{1}, size_t{4}, size_t{5}, size_t{17}})
-    for (size_t n : {size_t{3}, size_t{4}, size_t{5}, size_t{17}, size_t{64}})
+    for (size_t n : {size_t{3}, size_t{4}, size_t{5}, size_t{17}, size_t{28}, size_t{64}})
       for (size_t k : {size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{64}, size_t{300}})
         for (int kind = 0; kind < 3; ++kind) {
           std::vector<int8_t> a = RandomS8(m * k, 11), b = RandomS8(k * n, 12);
@@ -376,8 +377,8 @@ TEST(Int8Extensions, PlainAndExtendedGemmMatchReference) {
   // registers and a partial last one, k deep enough that VNNI narrows its panel (2600: three
   // registers, 5200: one) or falls back (9000), and one column (VNNI's dot products).
   for (size_t m : {size_t{16}, size_t{31}, size_t{45}})
-    for (size_t n :
-         {size_t{1}, size_t{4}, size_t{17}, size_t{40}, size_t{49}, size_t{64}, size_t{130}})
+    for (size_t n : {size_t{1}, size_t{4}, size_t{17}, size_t{28}, size_t{40}, size_t{49},
+                     size_t{64}, size_t{130}})
       for (size_t k : {size_t{3}, size_t{4}, size_t{5}, size_t{66}, size_t{577}, size_t{2600},
                        size_t{5200}, size_t{9000}}) {
         const std::vector<int8_t> a = RandomS8(m * k, 3), b = RandomS8(k * (n + 2), 4);
@@ -539,7 +540,9 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
           std::vector<int32_t> bias(c_n), mult(c_n), shift(c_n);
           for (size_t c = 0; c < c_n; ++c) {
             bias[c] = static_cast<int32_t>(c * 7919 % 40000) - 20000;
-            mult[c] = (1 << 30) + static_cast<int32_t>(c * 98765431 % (1u << 30));
+            // Every third channel M = 2^30: acc / 2^(shift + 1), exact ties of both signs.
+            mult[c] =
+                c % 3 == 0 ? 1 << 30 : (1 << 30) + static_cast<int32_t>(c * 98765431 % (1u << 30));
             shift[c] = static_cast<int32_t>(c % 13) + shift_from;
           }
           // Biases at the edge of int32 (the sums stay inside): NEON's doubling form takes

@@ -7,6 +7,7 @@
 // holding four consecutive k of four columns (the layout sdot reads); A's rows are loaded 16
 // bytes at a time and each 4-byte group is broadcast by the lane form of sdot. Tiles of 4 rows
 // by 16 columns: 16 accumulators, 4 panel and 4 row registers.
+#define EDGEFOLD_ARCH_NS neon_dotprod
 #include <arm_neon.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/conv/flat_rows_s8.h"
 #include "kernels/int8_kernel_table.h"
+#include "kernels/simd/conv2d_depthwise_s8_hwc_sdot_neon64.h"
 #include "kernels/simd/requant_neon.h"
 
 namespace edgefold::kernels::neon_dotprod {
@@ -71,18 +73,21 @@ void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, in
 }
 
 // One 4-byte group of each row (a word per row, zero-padded past k) against one panel group.
-template <size_t R>
+template <size_t R, size_t V>
 inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32_t* words) {
   for (size_t r = 0; r < R; ++r) {
     const int8x16_t a = vreinterpretq_s8_s32(vdupq_n_s32(words[r]));
-    for (size_t v = 0; v < 4; ++v) acc[r][v] = vdotq_s32(acc[r][v], group[v], a);
+    for (size_t v = 0; v < V; ++v) acc[r][v] = vdotq_s32(acc[r][v], group[v], a);
   }
 }
 
-// kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling).
-template <size_t R, bool kDoubling>
-void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t i, size_t j,
-          size_t cols, int8_t* y) {
+// kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling). V: the
+// column groups of four the block's columns reach (a last block of 4, 8 or 12 columns: VWW's
+// 6 × 6 and 3 × 3 layers, 36 and 9 columns) — the groups past them are never accumulated.
+template <size_t R, bool kDoubling, size_t V>
+[[gnu::always_inline]] inline void Tile(const GemmS8Params& p, const int8_t* a,
+                                        const int8x16_t* panel, size_t i, size_t j, size_t cols,
+                                        int8_t* y) {
   int32x4_t acc[R][4];
   for (size_t r = 0; r < R; ++r)
     for (size_t v = 0; v < 4; ++v) acc[r][v] = vdupq_n_s32(p.bias != nullptr ? p.bias[i + r] : 0);
@@ -90,13 +95,16 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
   const size_t full = p.k / 4;
   size_t q = 0;
+  // Unrolled four times: with one step an iteration GCC 12 moved six accumulators between registers
+  // on every step.
+#pragma GCC unroll 4
   for (; q + 4 <= full; q += 4) {  // 16 k: one load per row, its four groups by lane
     int8x16_t ar[R];
     for (size_t r = 0; r < R; ++r) ar[r] = vld1q_s8(rows[r] + 4 * q);
     const int8x16_t* g = panel + 4 * q;
     // Column group v's four panel registers at a time: 16 accumulators, R rows and 4 panel
     // registers live (GCC spilled accumulators when the whole step's panel was loaded first).
-    for (size_t v = 0; v < 4; ++v) {
+    for (size_t v = 0; v < V; ++v) {
       const int8x16_t g0 = g[v], g1 = g[4 + v], g2 = g[8 + v], g3 = g[12 + v];
       for (size_t r = 0; r < R; ++r) {
         acc[r][v] = vdotq_laneq_s32(acc[r][v], g0, ar[r], 0);
@@ -109,32 +117,58 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t
   int32_t words[R];
   for (; q < full; ++q) {
     for (size_t r = 0; r < R; ++r) std::memcpy(&words[r], rows[r] + 4 * q, 4);
-    DotGroup<R>(acc, panel + 4 * q, words);
+    DotGroup<R, V>(acc, panel + 4 * q, words);
   }
   if (p.k % 4 != 0) {  // never read past a row
     for (size_t r = 0; r < R; ++r) {
       uint32_t word = 0;
-      for (size_t t = 0; t < p.k % 4; ++t)
-        word |= static_cast<uint32_t>(static_cast<uint8_t>(rows[r][4 * full + t])) << (8 * t);
+      if (full > 0) {  // the row's last four bytes, moved down to its last k % 4
+        std::memcpy(&word, rows[r] + p.k - 4, 4);
+        word >>= 8 * (4 - p.k % 4);
+      } else {
+        for (size_t t = 0; t < p.k % 4; ++t)
+          word |= static_cast<uint32_t>(static_cast<uint8_t>(rows[r][4 * full + t])) << (8 * t);
+      }
       words[r] = static_cast<int32_t>(word);
     }
-    DotGroup<R>(acc, panel + 4 * full, words);
+    DotGroup<R, V>(acc, panel + 4 * full, words);
   }
   // y may alias p: its fields are read once, before the first store.
   const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
   const int32_t *multiplier = p.multiplier, *shift = p.shift;
   const size_t ldy = p.ldy;
+  // Four rows in the doubling form: their multipliers and shifts loaded as one vector each,
+  // each row's taken by a lane.
+  int32x4_t m4 = vdupq_n_s32(0), neg_shift4 = vdupq_n_s32(0);
+  if constexpr (R == 4 && kDoubling) {
+    m4 = vld1q_s32(multiplier + i);
+    neg_shift4 = vnegq_s32(vld1q_s32(shift + i));
+  }
   // Unrolled, so the accumulators stay in registers; one row's constants live at a time.
 #pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r) {
-    const int8x16_t q = neon_rq::RequantizeS8x16(
-        acc[r],
-        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling));
+    neon_rq::RowRequant rr;
+    if constexpr (R == 4 && kDoubling)
+      rr = neon_rq::MakeRowRequantLanes(neon_rq::LaneOf(m4, r), neon_rq::LaneOf(neg_shift4, r), zp,
+                                        act_min, act_max);
+    else
+      rr =
+          neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling);
+    const int8x16_t q = neon_rq::RequantizeS8x16(acc[r], rr);
     if (cols == kCols)
       vst1q_s8(y + (i + r) * ldy + j, q);
     else
       neon_rq::StoreS8Partial(q, y + (i + r) * ldy + j, cols);
   }
+}
+
+// Every row of one column block (V column groups; only the last block has fewer than 4).
+template <bool kDoubling, size_t V>
+void BlockRows(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t j,
+               size_t cols, int8_t* y) {
+  size_t i = 0;
+  for (; i + 4 <= p.m; i += 4) Tile<4, kDoubling, V>(p, a, panel, i, j, cols, y);
+  for (; i < p.m; ++i) Tile<1, kDoubling, V>(p, a, panel, i, j, cols, y);
 }
 
 }  // namespace
@@ -178,6 +212,12 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
   });
 }
 
+bool Conv2dDepthwiseS8HwcSdot(const Conv2dShape& s, const int8_t* x, const int8_t* w,
+                              int8_t x_zero_point, const GemmS8Params& rq, int8_t* scratch,
+                              int8_t* y) {
+  return hwc_sdot::Conv2dDepthwiseS8Hwc(s, x, w, x_zero_point, rq, scratch, y);
+}
+
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   const size_t groups = (p.k + 3) / 4;
   if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes)
@@ -187,13 +227,25 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);
     PackPanel(p, b, j, cols, panel);
-    size_t i = 0;
-    if (doubling) {
-      for (; i + 4 <= p.m; i += 4) Tile<4, true>(p, a, panel, i, j, cols, y);
-      for (; i < p.m; ++i) Tile<1, true>(p, a, panel, i, j, cols, y);
-    } else {
-      for (; i + 4 <= p.m; i += 4) Tile<4, false>(p, a, panel, i, j, cols, y);
-      for (; i < p.m; ++i) Tile<1, false>(p, a, panel, i, j, cols, y);
+    switch ((cols + 3) / 4 + (doubling ? 4 : 0)) {
+      case 1:
+        return BlockRows<false, 1>(p, a, panel, j, cols, y);
+      case 2:
+        return BlockRows<false, 2>(p, a, panel, j, cols, y);
+      case 3:
+        return BlockRows<false, 3>(p, a, panel, j, cols, y);
+      case 4:
+        BlockRows<false, 4>(p, a, panel, j, cols, y);
+        break;
+      case 5:
+        return BlockRows<true, 1>(p, a, panel, j, cols, y);
+      case 6:
+        return BlockRows<true, 2>(p, a, panel, j, cols, y);
+      case 7:
+        return BlockRows<true, 3>(p, a, panel, j, cols, y);
+      default:
+        BlockRows<true, 4>(p, a, panel, j, cols, y);
+        break;
     }
   }
 }

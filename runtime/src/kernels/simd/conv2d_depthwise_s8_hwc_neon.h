@@ -9,7 +9,8 @@
 //   bias keeps |acc| below 2^31 − 1: sqdmulh(|acc|, M) = floor(|acc|·M / 2^31), then a rounding
 //   shift right by shift: floor((floor(v / 2^31) + 2^(shift−1)) / 2^shift) equals
 //   floor((v + 2^(n−1)) / 2^n) since 2^(n−1) is a multiple of 2^31, the rule's |value| rounded
-//   half up; the sign of acc put back (six instructions per four lanes);
+//   half up; for acc < 0 the shift takes ~d = −d − 1 of d = sqdmulh(…), which rounds to −(d's)
+//   (five instructions per four lanes);
 // - else the 64-bit magnitude form of neon_requant::RequantizeS8x8Lanes.
 // Both give ref::Conv2dDepthwiseS8's bits. On AArch64 the four pixels of a channel go out as one
 // 32-bit lane store (four consecutive bytes of its NCHW row) after a byte transposition.
@@ -41,10 +42,10 @@ struct DoublingRequant {
   int32x4_t m0, m1, neg_shift0, neg_shift1;
   int16x8_t zp, lo, hi;
 };
+// The rounding shift of ~d = −d − 1 for acc < 0 is −(that of d): neon_rq::RoundShift.
 inline int32x4_t RoundShiftDoubling(int32x4_t acc, int32x4_t m, int32x4_t neg_shift) {
-  const int32x4_t r = vrshlq_s32(vqdmulhq_s32(vabsq_s32(acc), m), neg_shift);
   const int32x4_t sign = vshrq_n_s32(acc, 31);
-  return vsubq_s32(veorq_s32(r, sign), sign);
+  return vrshlq_s32(veorq_s32(vqdmulhq_s32(vabsq_s32(acc), m), sign), neg_shift);
 }
 // Eight results before the final narrowing: clamped, so each is one int8 in an int16 lane.
 inline int16x8_t Requantize(int32x4_t a0, int32x4_t a1, const DoublingRequant& r) {
@@ -188,16 +189,22 @@ inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8
   return scratch + cp / 8 * kGroupBytes;
 }
 
+// One column of eight channels (int8 bytes) in the ring's element type: int16 for the smlal
+// kernel here, int8 for sdot's (conv2d_depthwise_s8_hwc_sdot_neon64.h).
+inline void StoreColumn8(int16_t* d, int8x8_t v) { vst1q_s16(d, vmovl_s8(v)); }
+inline void StoreColumn8(int8_t* d, int8x8_t v) { vst1_s8(d, v); }
+
 // Columns of the ring's rows outside [lo, hi), the padded columns every row shares: the zero
-// point, once for the three rows (the fill below writes only [lo, hi)).
-inline void FillRingPadding(size_t pitch, size_t cp, size_t lo, size_t hi, int8_t zp, int16_t* ring,
-                            size_t row_values) {
-  const int16x8_t z = vdupq_n_s16(zp);
-  for (size_t r = 0; r < 3; ++r)
+// point, once for the ring's rows (the fill below writes only [lo, hi)).
+template <class T>
+inline void FillRingPadding(size_t pitch, size_t cp, size_t lo, size_t hi, int8_t zp, T* ring,
+                            size_t row_values, size_t ring_rows = 3) {
+  const int8x8_t z = vdup_n_s8(zp);
+  for (size_t r = 0; r < ring_rows; ++r)
     for (size_t j = 0; j < pitch; ++j) {
       if (j >= lo && j < hi) continue;
-      int16_t* d = ring + r * row_values + j * cp;
-      for (size_t c = 0; c < cp; c += 8) vst1q_s16(d + c, z);
+      T* d = ring + r * row_values + j * cp;
+      for (size_t c = 0; c < cp; c += 8) StoreColumn8(d + c, z);
     }
 }
 
@@ -213,9 +220,10 @@ inline int32x4x2_t Zip(int32x4_t a, int32x4_t b) { return vzipq_s32(a, b); }
 #endif
 
 // Columns col[0..n) (n ≤ 8) of eight channels' rows (rows k at src + k·plane) into dst[j·cp + 0..8)
-// as int16: an 8 × 8 byte transposition in three zip stages over q registers (channels k and
-// k + 4 share one), then each column widened and stored. Reads 8 bytes per channel.
-inline void TransposeColumns8(const int8_t* src, size_t plane, size_t n, int16_t* dst, size_t cp) {
+// (StoreColumn8: int16 or int8): an 8 × 8 byte transposition in three zip stages over q
+// registers (channels k and k + 4 share one), then each column stored. Reads 8 bytes per channel.
+template <class T>
+inline void TransposeColumns8(const int8_t* src, size_t plane, size_t n, T* dst, size_t cp) {
   int8x16_t r[4];
   for (size_t k = 0; k < 4; ++k)
     r[k] = vcombine_s8(vld1_s8(src + k * plane), vld1_s8(src + (k + 4) * plane));
@@ -231,36 +239,37 @@ inline void TransposeColumns8(const int8_t* src, size_t plane, size_t n, int16_t
                           vreinterpretq_s8_s32(w47.val[0]), vreinterpretq_s8_s32(w47.val[1])};
   if (n == 8) {
     for (size_t q = 0; q < 4; ++q) {
-      vst1q_s16(dst + 2 * q * cp, vmovl_s8(vget_low_s8(w[q])));
-      vst1q_s16(dst + (2 * q + 1) * cp, vmovl_s8(vget_high_s8(w[q])));
+      StoreColumn8(dst + 2 * q * cp, vget_low_s8(w[q]));
+      StoreColumn8(dst + (2 * q + 1) * cp, vget_high_s8(w[q]));
     }
     return;
   }
   for (size_t j = 0; j < n; ++j) {
     const int8x16_t v = w[j / 2];
-    vst1q_s16(dst + j * cp, vmovl_s8(j % 2 == 0 ? vget_low_s8(v) : vget_high_s8(v)));
+    StoreColumn8(dst + j * cp, j % 2 == 0 ? vget_low_s8(v) : vget_high_s8(v));
   }
 }
 
-// Padded row p (input row p − pad_top) into `row` ([pitch][cp] int16): the zero point in every
+// Padded row p (input row p − pad_top) into `row` ([pitch][cp] of T): the zero point in every
 // column of a row outside the input, else columns [lo, hi) from the input (the others hold the
 // zero point already, FillRingPadding); lanes past in_c are left as they are (their weights
 // are 0).
+template <class T>
 inline void FillRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, const int8_t* x, int8_t zp,
-                    size_t p, int16_t* row) {
+                    size_t p, T* row) {
   const long ih = static_cast<long>(p) - static_cast<long>(s.pad_top);
   const size_t c_n = s.in_c, cp = g.cp;
   const size_t lo = std::min(s.pad_left, g.pitch);
   const size_t hi = std::min(g.pitch, s.pad_left + s.in_w);
   if (ih < 0 || ih >= static_cast<long>(s.in_h) || hi <= lo) {
-    const int16x8_t z = vdupq_n_s16(zp);
+    const int8x8_t z = vdup_n_s8(zp);
     for (size_t j = 0; j < g.pitch; ++j)
-      for (size_t c = 0; c < cp; c += 8) vst1q_s16(row + j * cp + c, z);
+      for (size_t c = 0; c < cp; c += 8) StoreColumn8(row + j * cp + c, z);
     return;
   }
   const size_t plane = s.in_h * s.in_w, n = hi - lo;
   const int8_t* src = x + static_cast<size_t>(ih) * s.in_w + (lo - s.pad_left);
-  int16_t* dst = row + lo * cp;
+  T* dst = row + lo * cp;
   // Eight columns a step read 8 bytes of each channel's row: up to 7 past the row (the next
   // row, or the next channel's plane), never past the input, else the scalar copy.
   const int8_t* x_end = x + c_n * plane;

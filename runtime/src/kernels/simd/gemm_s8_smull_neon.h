@@ -202,6 +202,33 @@ inline void Quads4x16(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], co
   rows[0] = a0, rows[1] = a1, rows[2] = a2, rows[3] = a3;
 }
 
+// Quads4x16 over the first column group only (a last block of at most 4 columns: VWW's 6 × 6
+// layers, 36 columns): per quad one 16-byte panel load, 8 ld1r, 4 × (smull, smlal2, sadalp).
+inline void Quads4x4(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], const int8_t* quad,
+                     size_t quads) {
+  const int8_t *a0 = rows[0], *a1 = rows[1], *a2 = rows[2], *a3 = rows[3];
+  __asm__ volatile(
+      "1:\n"
+      "ldr q0, [%[b]], #64\n"
+      "ld1r {v4.8h}, [%[a0]], #2\n ld1r {v5.8h}, [%[a0]], #2\n"
+      "ld1r {v6.8h}, [%[a1]], #2\n ld1r {v7.8h}, [%[a1]], #2\n"
+      "smull v8.8h, v4.8b, v0.8b\n smull v9.8h, v6.8b, v0.8b\n"
+      "smlal2 v8.8h, v5.16b, v0.16b\n smlal2 v9.8h, v7.16b, v0.16b\n"
+      "sadalp %[c0].4s, v8.8h\n sadalp %[c1].4s, v9.8h\n"
+      "ld1r {v4.8h}, [%[a2]], #2\n ld1r {v5.8h}, [%[a2]], #2\n"
+      "ld1r {v6.8h}, [%[a3]], #2\n ld1r {v7.8h}, [%[a3]], #2\n"
+      "smull v10.8h, v4.8b, v0.8b\n smull v11.8h, v6.8b, v0.8b\n"
+      "smlal2 v10.8h, v5.16b, v0.16b\n smlal2 v11.8h, v7.16b, v0.16b\n"
+      "sadalp %[c2].4s, v10.8h\n sadalp %[c3].4s, v11.8h\n"
+      "subs %[n], %[n], #1\n"
+      "b.ne 1b\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b] "+r"(quad), [n] "+r"(quads),
+        [c0] "+w"(acc[0][0]), [c1] "+w"(acc[1][0]), [c2] "+w"(acc[2][0]), [c3] "+w"(acc[3][0])
+      :
+      : "cc", "memory", "v0", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11");
+  rows[0] = a0, rows[1] = a1, rows[2] = a2, rows[3] = a3;
+}
+
 #else
 // The same loop on ARMv7's sixteen registers: a 4 × 8 tile, accumulators in q8-q15. Per quad
 // one 32-byte panel load, 8 vld1.16 broadcasts (no alignment qualifier: any address, as ARMv7
@@ -259,7 +286,10 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   for (size_t r = 0; r < R; ++r) rows[r] = a + (i + r) * p.lda;
   if constexpr (R == 4) {
 #if defined(__aarch64__)
-    if (full > 0) Quads4x16(acc, rows, panel, full);
+    if (full > 0 && cols <= 4)
+      Quads4x4(acc, rows, panel, full);  // groups 1..3 keep the bias and are never stored
+    else if (full > 0)
+      Quads4x16(acc, rows, panel, full);
 #else
     if (full > 0) Quads4x8(acc, rows, panel, full);
 #endif
@@ -273,7 +303,14 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
     alignas(4) int8_t tail[R][4] = {};
     const int8_t* tails[R];
     for (size_t r = 0; r < R; ++r) {
-      for (size_t t = 0; t < p.k % 4; ++t) tail[r][t] = rows[r][t];
+      if (full > 0) {  // the row's last four bytes, moved down to its last k % 4
+        uint32_t word;
+        std::memcpy(&word, rows[r] + p.k % 4 - 4, 4);
+        word >>= 8 * (4 - p.k % 4);
+        std::memcpy(tail[r], &word, 4);
+      } else {
+        for (size_t t = 0; t < p.k % 4; ++t) tail[r][t] = rows[r][t];
+      }
       tails[r] = tail[r];
     }
     QuadFromMemory<R>(acc, tails, panel + full * kQuadBytes);
@@ -282,6 +319,18 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   const int32_t zp = p.y_zero_point, act_min = p.act_min, act_max = p.act_max;
   const int32_t *multiplier = p.multiplier, *shift = p.shift;
   const size_t ldy = p.ldy;
+#if defined(__aarch64__)
+  if constexpr (R == 4 && kDoubling) {  // the four rows' constants as one vector each
+    const int32x4_t m4 = vld1q_s32(multiplier + i), neg_shift4 = vnegq_s32(vld1q_s32(shift + i));
+#pragma GCC unroll 4
+    for (size_t r = 0; r < R; ++r)
+      StoreRow(acc[r],
+               neon_rq::MakeRowRequantLanes(neon_rq::LaneOf(m4, r), neon_rq::LaneOf(neg_shift4, r),
+                                            zp, act_min, act_max),
+               cols, y + (i + r) * ldy + j);
+    return;
+  }
+#endif
   for (size_t r = 0; r < R; ++r)
     StoreRow(
         acc[r],

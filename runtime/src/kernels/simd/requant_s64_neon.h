@@ -6,8 +6,8 @@
 // past int16 stays past the int8 clamp on its own side after ± |zp| ≤ 128), zero point and
 // clamp on int16 lanes. Eight instructions per four outputs, against the twelve to fifteen of
 // requant_neon.h's magnitude form; the same bits. Rows with shift ≥ 1 whose accumulators stay
-// below 2^31 in magnitude (GemmTakesDoubling) take six: sqdmulh of |acc|, a rounding shift, the
-// sign put back (RoundShift).
+// below 2^31 in magnitude (GemmTakesDoubling) take five: sqdmulh of |acc|, its bits flipped
+// where acc < 0, a rounding shift (RoundShift).
 // Included inside an arch namespace (its copy per translation unit: the neon and neon_dotprod
 // tables are compiled with different flags).
 #pragma once
@@ -45,15 +45,46 @@ inline RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, int32_t zero
                     vdupq_n_s16(static_cast<int16_t>(act_max))};
 }
 
+// The doubling form's constants from M and −shift already in every lane (the 64-bit form's
+// count unused).
+inline RowRequant MakeRowRequantLanes(int32x4_t multiplier, int32x4_t neg_shift, int32_t zero_point,
+                                      int32_t act_min, int32_t act_max) {
+  return RowRequant{multiplier,
+                    vdupq_n_s64(0),
+                    neg_shift,
+                    true,
+                    vdupq_n_s16(static_cast<int16_t>(zero_point)),
+                    vdupq_n_s16(static_cast<int16_t>(act_min)),
+                    vdupq_n_s16(static_cast<int16_t>(act_max))};
+}
+
+#if defined(__aarch64__)
+// Lane r of v in every lane (r a constant once a tile's row loop is unrolled): a 4-row tile's
+// multipliers and shifts are loaded as one vector each.
+inline int32x4_t LaneOf(int32x4_t v, size_t r) {
+  switch (r) {
+    case 0:
+      return vdupq_laneq_s32(v, 0);
+    case 1:
+      return vdupq_laneq_s32(v, 1);
+    case 2:
+      return vdupq_laneq_s32(v, 2);
+    default:
+      return vdupq_laneq_s32(v, 3);
+  }
+}
+#endif
+
 // The rounded values of four accumulators, saturated to int32.
 inline int32x4_t RoundShift(int32x4_t acc, const RowRequant& r) {
   if (r.doubling) {
-    // sqdmulh(|acc|, M) = floor(|v| / 2^31) (|acc| < 2^31: no saturation), then a rounding
-    // shift right by shift: floor((|v| + 2^(n−1)) / 2^n), as 2^(n−1) is a multiple of 2^31;
-    // the sign of acc put back. Four instructions fewer per eight outputs.
-    const int32x4_t q = vrshlq_s32(vqdmulhq_s32(vabsq_s32(acc), r.m), r.neg_shift);
+    // d = sqdmulh(|acc|, M) = floor(|v| / 2^31) (|acc| < 2^31: no saturation); the rule's
+    // value is ±floor((d + h) / 2^s), h = 2^(s−1) (2^(n−1) is a multiple of 2^31). A rounding
+    // shift right by s of d for acc ≥ 0, of ~d = −d − 1 for acc < 0: floor((−d − 1 + h) / 2^s)
+    // = −floor((d + h) / 2^s), as 2^s − 1 − ((d + h) mod 2^s) lies in [0, 2^s). Five
+    // instructions per four outputs.
     const int32x4_t sign = vshrq_n_s32(acc, 31);
-    return vsubq_s32(veorq_s32(q, sign), sign);
+    return vrshlq_s32(veorq_s32(vqdmulhq_s32(vabsq_s32(acc), r.m), sign), r.neg_shift);
   }
   int64x2_t lo = vmull_s32(vget_low_s32(acc), vget_low_s32(r.m));
 #if defined(__aarch64__)
@@ -97,9 +128,17 @@ inline int8x8_t RequantizeS8x8(int32x4_t acc0, int32x4_t acc1, const RowRequant&
   return vmovn_s16(h);
 }
 
-// Sixteen outputs (acc[v]: lanes 4v..4v+3) as int8.
+// Sixteen outputs (acc[v]: lanes 4v..4v+3) as int8: the zero point on int16 lanes, narrowed
+// with saturation to int8 and clamped there (the clamp's range lies inside int8, so saturating
+// first changes nothing).
 inline int8x16_t RequantizeS8x16(const int32x4_t (&acc)[4], const RowRequant& r) {
-  return vcombine_s8(RequantizeS8x8(acc[0], acc[1], r), RequantizeS8x8(acc[2], acc[3], r));
+  const int16x8_t h0 = vqaddq_s16(
+      vcombine_s16(vqmovn_s32(RoundShift(acc[0], r)), vqmovn_s32(RoundShift(acc[1], r))), r.zp);
+  const int16x8_t h1 = vqaddq_s16(
+      vcombine_s16(vqmovn_s32(RoundShift(acc[2], r)), vqmovn_s32(RoundShift(acc[3], r))), r.zp);
+  const int8x16_t q = vcombine_s8(vqmovn_s16(h0), vqmovn_s16(h1));
+  const int8x8_t lo = vmovn_s16(r.lo), hi = vmovn_s16(r.hi);
+  return vminq_s8(vmaxq_s8(q, vcombine_s8(lo, lo)), vcombine_s8(hi, hi));
 }
 
 }  // namespace neon_rq
