@@ -108,11 +108,13 @@ size_t GroupScratchBytes(const ConvPrepared& p) {
   }
 }
 
-// Threads taking whole groups: at most one per group and one per scratch slice of the plan; 1
-// (each group's steps split on their own) when the plan holds one slice.
+// Threads taking whole groups: one per scratch slice of the plan at most. 1 (each group's steps
+// split on their own) when the plan holds one slice, or when there are fewer groups than threads:
+// the groups are then few and large, and all the threads work on each in turn.
 size_t GroupTasks(const Parallel* parallel, const ConvPrepared& p) {
-  if (parallel == nullptr || parallel->run == nullptr || p.group_slices < 2) return 1;
-  return std::min({parallel->threads, size_t{p.group_slices}, p.shape.group});
+  if (parallel == nullptr || parallel->run == nullptr || p.shape.group < parallel->threads)
+    return 1;
+  return std::min(parallel->threads, size_t{p.group_slices});
 }
 
 }  // namespace

@@ -166,11 +166,13 @@ Status Eval(OpContext& ctx) {
       }
     }
   };
-  // A grouped conv whose plan holds scratch for several threads: each task a contiguous range of
-  // whole groups in its own slice, each GEMM on one thread (the same sums in the same order).
-  const size_t tasks = ctx.parallel == nullptr || ctx.parallel->run == nullptr
-                           ? 1
-                           : std::min({ctx.parallel->threads, pr.group_slices, s.group});
+  // A grouped conv whose plan holds scratch for several threads, with at least as many groups
+  // as threads: each task a contiguous range of whole groups in its own slice, each GEMM on one
+  // thread (the same sums in the same order). Fewer groups: all the threads on each in turn.
+  const size_t tasks =
+      ctx.parallel == nullptr || ctx.parallel->run == nullptr || s.group < ctx.parallel->threads
+          ? 1
+          : std::min(ctx.parallel->threads, pr.group_slices);
   for (size_t n = 0; n < pr.batch; ++n) {
     if (tasks < 2) {
       run_groups(n, 0, s.group, col, ctx.parallel);
