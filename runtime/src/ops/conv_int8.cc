@@ -115,23 +115,11 @@ Status Prepare(OpContext& ctx) {
   return Status::kOk;
 }
 
-Status Eval(OpContext& ctx) {
-  const ConvInt8Prepared& pr = ctx.prepared<ConvInt8Prepared>();
+// Every path but the depthwise plane: per image and group, GEMMs over the input or im2col chunks.
+void RunGroupGemms(OpContext& ctx, const ConvInt8Prepared& pr, const int8_t* x, const int8_t* w,
+                   int8_t* y, int8_t* col) {
   const kernels::Conv2dShape& s = pr.shape;
   const size_t in_cg = s.in_c / s.group, out_cg = s.out_c / s.group, pixels = s.out_h * s.out_w;
-  const int8_t* x = S8Data(ctx.input(0));
-  const int8_t* w = S8Data(ctx.input(1));
-  int8_t* y = S8Data(ctx.output(0));
-  int8_t* col = reinterpret_cast<int8_t*>(ctx.op.scratch);
-  if (pr.depthwise_plane) {
-    kernels::GemmS8Params p;
-    SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
-    p.depthwise_scratch_bytes = ctx.op.scratch_bytes;
-    for (size_t n = 0; n < pr.batch; ++n)
-      pr.int8->conv2d_depthwise_s8(s, x + n * s.in_c * s.in_h * s.in_w, w, pr.x_zero_point, p, col,
-                                   y + n * s.out_c * pixels);
-    return Status::kOk;
-  }
   kernels::GemmS8Params shared;  // every group's; the requantization set per group
   shared.m = out_cg;
   shared.k = in_cg * s.kh * s.kw;
@@ -185,6 +173,26 @@ Status Eval(OpContext& ctx) {
                      run_groups(n, g0, g1, col + task * pr.slice_bytes, nullptr);
                    });
   }
+}
+
+Status Eval(OpContext& ctx) {
+  const ConvInt8Prepared& pr = ctx.prepared<ConvInt8Prepared>();
+  const kernels::Conv2dShape& s = pr.shape;
+  const size_t pixels = s.out_h * s.out_w;
+  const int8_t* x = S8Data(ctx.input(0));
+  const int8_t* w = S8Data(ctx.input(1));
+  int8_t* y = S8Data(ctx.output(0));
+  int8_t* col = reinterpret_cast<int8_t*>(ctx.op.scratch);
+  if (pr.depthwise_plane) {
+    kernels::GemmS8Params p;
+    SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
+    p.depthwise_scratch_bytes = ctx.op.scratch_bytes;
+    for (size_t n = 0; n < pr.batch; ++n)
+      pr.int8->conv2d_depthwise_s8(s, x + n * s.in_c * s.in_h * s.in_w, w, pr.x_zero_point, p, col,
+                                   y + n * s.out_c * pixels);
+    return Status::kOk;
+  }
+  RunGroupGemms(ctx, pr, x, w, y, col);
   return Status::kOk;
 }
 
