@@ -62,7 +62,8 @@ RESULTS=$BUILD/results.txt
 for n in "${NAMES[@]}"; do
   m=$MODELS/$n
   # edgefold: compile, check the output, time (peak RSS of the bench process from time -v).
-  if "$BUILD/bin/edgefold" compile "$m.onnx" -o "$m.efb" > "$m.compile.log" 2>&1 &&
+  # --threads: grouped convs get scratch per thread and split by group (docs/threads.md).
+  if "$BUILD/bin/edgefold" compile "$m.onnx" -o "$m.efb" --threads "$THREADS" > "$m.compile.log" 2>&1 &&
      "$BUILD/bin/edgefold" run "$m.efb" -i "$m.input.npy" -o "$m.edgefold.npy" > /dev/null 2>&1; then
     ok=1
   else

@@ -36,6 +36,9 @@ constexpr char kUsage[] =
     "its\n"
     "                               output is 2N KiB or more, computing it in bands of N KiB of\n"
     "                               scratch (default 512; 0: never)\n"
+    "  --threads N                  plan per-thread scratch for grouped convs (ResNeXt, RegNet)\n"
+    "                               so that up to N threads split them by group (default 1;\n"
+    "                               docs/threads.md)\n"
     "  --no-views                   give every Reshape/Slice/Concat its own copy (views need a\n"
     "                               runtime from 2026-11-27 on; older ones refuse them)\n"
     "  --input-shape NAME=D,D,...   fix the shape of a dynamic input (repeatable)\n"
@@ -118,7 +121,8 @@ ArgSpec CompileArgSpec() {
                       "--io",
                       "--winograd-tile",
                       "--winograd-min-channels",
-                      "--expansion-band-kb"};
+                      "--expansion-band-kb",
+                      "--threads"};
   spec.bool_flags = {"--no-fold", "--no-verify",      "--no-winograd", "--no-views",
                      "--train",   "--refold-weights", "--recompute",   "--adaptable"};
   spec.aliases = {{"-o", "--output"}};

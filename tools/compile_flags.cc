@@ -283,7 +283,7 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
 }
 
 // --no-fold, --no-verify, --no-winograd, --winograd-tile, --winograd-min-channels,
-// --expansion-band-kb, --no-views,
+// --expansion-band-kb, --threads, --no-views,
 // --input-shape, --input-mean/--input-std, --input-stats-from.
 int ParseGraphFlags(const ParsedArgs& args, compiler::CompileOptions* options) {
   options->fold_batchnorm = !args.Has("--no-fold");
@@ -324,6 +324,19 @@ int ParseGraphFlags(const ParsedArgs& args, compiler::CompileOptions* options) {
       return kExitUsage;
     }
     options->expansion_band_kb = static_cast<int>(v);
+  }
+  if (args.Has("--threads")) {
+    const std::string t = args.Get("--threads", "");
+    char* end = nullptr;
+    const long v = std::strtol(t.c_str(), &end, 10);
+    if (t.empty() || *end != '\0' || v < 1 || v > 256) {
+      std::fprintf(stderr,
+                   "edgefold compile: --threads takes the most threads the plan serves (1 to 256), "
+                   "not '%s'\n",
+                   t.c_str());
+      return kExitUsage;
+    }
+    options->threads = static_cast<int>(v);
   }
   return ParseInputFlags(args, options);
 }

@@ -74,6 +74,9 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
   }
   std::printf("ops: %d, tensors: %d (%d views: planned inside another tensor, not copied)\n",
               r.num_ops, r.num_tensors, r.tensor_views);
+  if (r.group_split_convs > 0)
+    std::printf("grouped convs with scratch per thread (split by group): %d\n",
+                r.group_split_convs);
   const double ratio = r.arena_lower_bound ? double(r.arena_bytes) / r.arena_lower_bound : 0.0;
   std::printf("arena: %llu bytes (lower bound %llu, ratio %.3f)\n",
               static_cast<unsigned long long>(r.arena_bytes),

@@ -18,6 +18,7 @@
 #include "lower/lower.h"
 #include "onnx_load.h"
 #include "passes/passes.h"
+#include "plan/group_scratch.h"
 #include "plan/plan_model.h"
 #include "quant/qdq_conv_affine.h"
 #include "quant/qdq_import.h"
@@ -34,12 +35,14 @@ struct Built {
   std::vector<uint8_t> bytes;
   LoweredModel lowered;
   uint64_t weight_bytes = 0;
+  int group_split_convs = 0;  // SliceGroupScratch's count
 };
 
 Built Build(const ir::Graph& graph, WinogradMode winograd, bool share_views,
-            size_t winograd_min_channels = 16) {
+            size_t winograd_min_channels = 16, int threads = 1) {
   Built b;
   b.lowered = Lower(graph, winograd, winograd_min_channels);
+  b.group_split_convs = SliceGroupScratch(&b.lowered, threads);
   PlanArena(&b.lowered, share_views);
   b.bytes = WriteEfb(&b.lowered, &b.weight_bytes);
   return b;
@@ -73,6 +76,7 @@ void QuantizeBuilt(const CompileOptions& options, const std::string& name, Built
   r->quant.float_arena_bytes = built->lowered.arena_bytes;
   r->quant.float_weight_bytes = built->weight_bytes;
   built->lowered = quant::QuantizeInt8(built->lowered, options, name, &r->quant);
+  built->group_split_convs = SliceGroupScratch(&built->lowered, options.threads);
   PlanArena(&built->lowered, options.share_views);
   built->bytes = WriteEfb(&built->lowered, &built->weight_bytes);
 #else
@@ -91,6 +95,7 @@ void QuantizeQdqBuilt(const quant::QdqModel& qdq, const CompileOptions& options,
   r->quant.float_arena_bytes = built->lowered.arena_bytes;
   r->quant.float_weight_bytes = built->weight_bytes;
   built->lowered = quant::QuantizeQdq(built->lowered, qdq, options, &r->quant);
+  built->group_split_convs = SliceGroupScratch(&built->lowered, options.threads);
   PlanArena(&built->lowered, options.share_views);
   built->bytes = WriteEfb(&built->lowered, &built->weight_bytes);
 #else
@@ -118,6 +123,8 @@ ir::Graph ImportAndFold(onnx::ModelProto m, const std::string& name, CompileRepo
 }
 
 // Options the flags could not have refused (the library is called directly too).
+constexpr int kMaxPlanThreads = 256;
+
 void CheckCompileOptions(const CompileOptions& options, const std::string& name) {
   if (options.winograd_tile != 0 && options.winograd_tile != 2 && options.winograd_tile != 4)
     throw CompileError("model '" + name + "': Winograd tile " +
@@ -130,6 +137,9 @@ void CheckCompileOptions(const CompileOptions& options, const std::string& name)
     throw CompileError("model '" + name + "': Winograd from " +
                        std::to_string(options.winograd_min_channels) +
                        " channels (at least 1; winograd=false turns it off)");
+  if (options.threads < 1 || options.threads > kMaxPlanThreads)
+    throw CompileError("model '" + name + "': a plan for " + std::to_string(options.threads) +
+                       " threads (1 to " + std::to_string(kMaxPlanThreads) + ")");
 }
 
 // QuantizeLinear/DequantizeLinear → float + scales, and what read the dequantized weights.
@@ -200,6 +210,7 @@ void ReportPlan(const Built& built, CompileReport* r) {
   r->num_ops = static_cast<int>(built.lowered.ops.size());
   r->num_tensors = static_cast<int>(built.lowered.tensors.size());
   r->tensor_views = built.lowered.tensor_views;
+  r->group_split_convs = built.group_split_convs;
 }
 
 CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options,
@@ -235,7 +246,7 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   const Fusions fused = FuseOps(graph, options, int8,
                                 qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>(), &r);
   Built built = Build(graph, WinogradModeFor(options, int8), options.share_views,
-                      static_cast<size_t>(options.winograd_min_channels));
+                      static_cast<size_t>(options.winograd_min_channels), options.threads);
   CountWinogradConvs(built, &r);
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
                        fused.layer_norms > 0 || fused.channel_scales > 0 ||

@@ -11,6 +11,7 @@ _OPTIONS = {
     "winograd_tile": ("int", "--winograd-tile"),
     "winograd_min_channels": ("int", "--winograd-min-channels"),
     "expansion_band_kb": ("int", "--expansion-band-kb"),
+    "threads": ("int", "--threads"),
     "views": ("bool", "--no-views"), "no_views": ("bool", "--no-views"),
     "input_shape": ("shapes", "--input-shape"),
     "input_mean": ("floats", "--input-mean"), "input_std": ("floats", "--input-std"),
@@ -138,6 +139,8 @@ def _check_rules(o):
     for name in ("trainable_last", "new_classes", "expansion_band_kb"):
         if name in o and o[name] < 0:
             _fail(name, f"{o[name]}: must be at least 0")
+    if "threads" in o and not 1 <= o["threads"] <= 256:
+        _fail("threads", f"{o['threads']}: must be in 1..256")
     if "calibrate_momentum" in o and not 0.0 < o["calibrate_momentum"] <= 1.0:
         _fail("calibrate_momentum", f"{o['calibrate_momentum']}: must be in (0, 1]")
     if "input_stats_from" in o and ("input_mean" in o or "input_std" in o):
@@ -163,6 +166,7 @@ def normalize(kwargs):
     renames = {"input_shape": "input_shapes", "input_mean": "input_mean", "input_std": "input_std",
                "input_stats_from": "input_stats_from", "expansion_band_kb": "expansion_band_kb",
                "winograd_tile": "winograd_tile", "winograd_min_channels": "winograd_min_channels",
+               "threads": "threads",
                "quantize_percentile": "quantize_percentile", "quantize_weight_bits": "quantize_weight_bits",
                "adaptable": "adaptable", "train": "train", "batch": "batch", "infer_batch": "infer_batch",
                "trainable": "trainable", "train_from": "train_from", "trainable_last": "trainable_last",

@@ -89,6 +89,7 @@ CompileRequest ReadCompileRequest(const py::dict& d) {
   Read(d, "winograd_tile", &o.winograd_tile);
   Read(d, "winograd_min_channels", &o.winograd_min_channels);
   Read(d, "expansion_band_kb", &o.expansion_band_kb);
+  Read(d, "threads", &o.threads);
   Read(d, "views", &o.share_views);
   Read(d, "input_shapes", &o.input_shapes);
   Read(d, "input_mean", &o.input_mean);

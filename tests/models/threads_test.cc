@@ -381,6 +381,108 @@ TEST(Threads, FusedExpansionsAreBitIdentical) {
   ExpectSameOnEveryIsa(r.model, NormalInput(4, 16 * 56 * 56), 24 * 28 * 28, 1);
 }
 
+// Grouped convs that are not depthwise, with group counts that 2, 3 and 4 threads do not all
+// divide: 3 groups on a 20² plane (phase planes), 6 groups at stride 3, 6 groups of 32 channels
+// on 7² (im2col: a small plane and a deep reduction) and a pointwise conv of 8 groups (no
+// scratch).
+onnx::ModelProto GroupedConvNet() {
+  std::mt19937 gen(13);
+  const auto values = [&](size_t n) { return UniformWeights(gen, n); };
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 48, 20, 20});
+  b.Init("w1", {48, 16, 3, 3}, values(48 * 16 * 9)).Init("b1", {48}, values(48));
+  b.Init("w2", {192, 8, 3, 3}, values(192 * 8 * 9));
+  b.Init("w3", {192, 32, 3, 3}, values(192 * 32 * 9)).Init("b3", {192}, values(192));
+  b.Init("w4", {40, 24, 1, 1}, values(40 * 24));
+  onnx::NodeProto& c1 = b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "group3_planes");
+  testing::SetInt(c1, "group", 3);
+  testing::SetInts(c1, "pads", {1, 1, 1, 1});
+  b.Node("Relu", {"c1"}, {"r1"}, "relu1");
+  onnx::NodeProto& c2 = b.Node("Conv", {"r1", "w2"}, {"c2"}, "group6_stride3");
+  testing::SetInt(c2, "group", 6);
+  testing::SetInts(c2, "strides", {3, 3});
+  testing::SetInts(c2, "pads", {1, 1, 1, 1});
+  b.Node("Relu", {"c2"}, {"r2"}, "relu2");
+  onnx::NodeProto& c3 = b.Node("Conv", {"r2", "w3", "b3"}, {"c3"}, "group6_im2col");
+  testing::SetInt(c3, "group", 6);
+  testing::SetInts(c3, "pads", {1, 1, 1, 1});
+  b.Node("Relu", {"c3"}, {"r3"}, "relu3");
+  testing::SetInt(b.Node("Conv", {"r3", "w4"}, {"y"}, "group8_pointwise"), "group", 8);
+  b.Output("y");
+  return b.model();
+}
+
+// The grouped net compiled for `plan_threads` (CompileOptions::threads), float or int8.
+compiler::CompileResult CompileGrouped(int plan_threads, bool int8, const std::vector<float>& x) {
+  compiler::CompileOptions options;
+  options.threads = plan_threads;
+  if (int8) {
+    options.quantize_int8 = true;
+    for (float gain : {1.0f, -0.5f, 2.0f})
+      for (float v : x) options.calibration.push_back(v * gain);
+    options.calibration_shape = {3, 48, 20, 20};
+  }
+  return compiler::CompileModel(GroupedConvNet(), options);
+}
+
+// Planned for 4 threads, the grouped convs split by group (one parallel step per conv, each
+// task whole groups in its own scratch slice); planned for one, each group's steps split on
+// their own. Both give the one-thread bits at 2, 3 and 4 tasks and with pools of 2–4 threads,
+// float and int8, on every ISA.
+TEST(Threads, GroupedConvsSplitByGroupAreBitIdentical) {
+  const std::vector<float> x = NormalInput(21, 48 * 20 * 20);
+  ThreadPool pool2(2), pool3(3), pool4(4);
+  for (const bool int8 : {false, true}) {
+    const compiler::CompileResult one = CompileGrouped(1, int8, x),
+                                  four = CompileGrouped(4, int8, x);
+    ASSERT_TRUE(one.ok) << one.error;
+    ASSERT_TRUE(four.ok) << four.error;
+    EXPECT_EQ(one.report.group_split_convs, 0);
+    EXPECT_EQ(four.report.group_split_convs, 3) << "the three convs with scratch";
+    EXPECT_GT(four.report.arena_bytes, one.report.arena_bytes);
+    for (Isa isa : testing::AvailableIsas()) {
+      SCOPED_TRACE(std::string(int8 ? "int8 " : "float ") + IsaName(isa));
+      Options single;
+      single.isa = isa;
+      const std::vector<float> want = RunWith(one.model, x, single);
+      ASSERT_EQ(want.size(), 40u * 7 * 7);
+      EXPECT_EQ(RunWith(four.model, x, single), want) << "the 4-thread plan on one thread";
+      size_t steps[2][5] = {};  // [plan of 1, of 4][tasks]
+      for (size_t tasks : {2, 3, 4}) {
+        Options o = single;
+        o.parallel_for = &ReverseSerial;
+        o.num_threads = tasks;
+        o.min_task_work = 1;
+        o.parallel_user = &steps[0][tasks];
+        EXPECT_EQ(RunWith(one.model, x, o), want) << "plan of 1, " << tasks << " tasks";
+        o.parallel_user = &steps[1][tasks];
+        EXPECT_EQ(RunWith(four.model, x, o), want) << "plan of 4, " << tasks << " tasks";
+        EXPECT_LT(steps[1][tasks], steps[0][tasks]) << tasks << " tasks: no split by group";
+        EXPECT_GT(steps[0][tasks], 0u);
+      }
+      for (ThreadPool* pool : {&pool2, &pool3, &pool4})
+        for (int repeat = 0; repeat < 3; ++repeat) {
+          Options o = single;
+          pool->Configure(&o);
+          o.min_task_work = 1;
+          EXPECT_EQ(RunWith(four.model, x, o), want) << "plan of 4, pool of " << pool->threads();
+          EXPECT_EQ(RunWith(one.model, x, o), want) << "plan of 1, pool of " << pool->threads();
+        }
+    }
+  }
+}
+
+// CompileOptions::threads out of 1..256 is refused, naming the option.
+TEST(Threads, PlanThreadsOutOfRangeAreRefused) {
+  for (int threads : {0, -2, 257}) {
+    compiler::CompileOptions options;
+    options.threads = threads;
+    const compiler::CompileResult r = compiler::CompileModel(GroupedConvNet(), options);
+    EXPECT_FALSE(r.ok) << threads;
+    EXPECT_NE(r.error.find("threads"), std::string::npos) << r.error;
+  }
+}
+
 TEST(Threads, ThePoolRunsEveryTaskOnce) {
   ThreadPool pool(3);
   EXPECT_EQ(pool.threads(), 3u);

@@ -81,6 +81,10 @@ def test_options_are_checked(digits_onnx):
         ef.compile(digits_onnx, train=True, trainable="everything")
     with pytest.raises(TypeError):
         ef.compile(12345)
+    for threads in (0, 257):
+        with pytest.raises(ValueError, match="threads"):
+            ef.compile(digits_onnx, threads=threads)
+    assert ef.compile(digits_onnx, threads=4) is not None
 
 
 def test_trainer_needs_a_training_model(digits_model):

@@ -36,6 +36,12 @@ struct CompileOptions {
   // Reshape outputs, contiguous Slices and the inputs of a batch-1 Concat share the memory of
   // the tensor they view instead of being copied (off: every tensor its own bytes; training).
   bool share_views = true;
+  // The most threads the plan serves (--threads, 1 to 256): grouped convs that are not
+  // depthwise (ResNeXt, RegNet) split by group over threads, each thread with its own copy of the
+  // op's scratch, so the plan holds min(threads, group) copies of it; a run with more threads
+  // than that splits over that many, and with one copy each group's GEMM splits on its own
+  // (docs/threads.md). 1: one copy, the smallest arena.
+  int threads = 1;
   bool verify = true;                  // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
   int target_opset = 13;               // older models are upgraded with ONNX's version converter
@@ -133,8 +139,9 @@ struct CompileReport {
   uint64_t weight_bytes = 0;
   int num_ops = 0;
   int num_tensors = 0;
-  int tensor_views = 0;  // Reshape/Slice outputs and Concat inputs planned as views
-  QuantReport quant;     // --quantize int8
+  int tensor_views = 0;       // Reshape/Slice outputs and Concat inputs planned as views
+  int group_split_convs = 0;  // grouped convs planned with scratch for more than one thread
+  QuantReport quant;          // --quantize int8
 };
 
 struct CompileResult {

@@ -41,6 +41,7 @@ ConvPrepared& SetPrepared(OpContext& ctx, const kernels::Conv2dShape& s, ConvPat
   p.batch = static_cast<uint32_t>(ctx.input(0).shape[0]);
   p.path = path;
   p.channel_scale = channel_scale;
+  p.group_slices = 0;
   p.conv = FamilyTable<kernels::ConvKernelTable>(ctx);
   return p;
 }
@@ -102,7 +103,9 @@ Status PreparePlain(OpContext& ctx, const kernels::Conv2dShape& s, bool channel_
   const ConvPath path = direct         ? ConvPath::kDirect
                         : phase_planes ? ConvPath::kPhasePlanes
                                        : ConvPath::kIm2col;
-  SetPrepared(ctx, s, path, channel_scale).phase = phase;
+  ConvPrepared& p = SetPrepared(ctx, s, path, channel_scale);
+  p.phase = phase;
+  p.group_slices = GroupSlices(p, ctx.op.scratch_bytes);
   return Status::kOk;
 }
 

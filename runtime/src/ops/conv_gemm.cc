@@ -1,6 +1,9 @@
 // Conv's direct and GEMM paths: the depthwise kernel (kDirect), and per group a GEMM that reads
 // the taps from phase planes (kPhasePlanes), from im2col's columns (kIm2col) or, pointwise, from
 // the input itself (kDirect).
+#include <algorithm>
+#include <cstdint>
+
 #include "kernels/conv/conv_scratch.h"
 #include "ops/conv_paths.h"
 
@@ -15,12 +18,15 @@ bool SplitGemmColumns(const Parallel* parallel, size_t rows, size_t columns) {
   return threads > 1 && rows < 32 * threads && columns >= 256 * threads;
 }
 
-// One group's operands for the GEMM paths.
+// One group's operands for the GEMM paths, the scratch it fills and the threads its steps split
+// over (nullptr while threads take whole groups).
 struct GroupIo {
   const float* x;
   const float* w;
   const float* bias;
   float* y;
+  float* scratch;
+  const Parallel* parallel;
 };
 
 // kPhasePlanes, one group: the planes split over input channels, then the GEMM over output
@@ -30,25 +36,24 @@ void PhasePlanesGroup(OpContext& ctx, const ConvPrepared& p, const GroupIo& g) {
   const kernels::Activation act = ctx.op.options.conv.act;
   const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group, out_plane = s.out_h * s.out_w;
   const size_t k = cin_g * s.kh * s.kw;
-  ForEachRowRange(ctx.parallel, cin_g, s.in_h * s.in_w * kElementWork, 1,
-                  [&](size_t c0, size_t c1) {
-                    kernels::Conv2dPhaseFill(s, p.phase, g.x, ctx.op.scratch, c0, c1);
-                  });
-  if (!SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {
-    ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
-      kernels::Conv2dPhaseRows(ctx.k, s, p.phase, g.w, g.bias, act, g.y, ctx.op.scratch, o0, o1);
+  ForEachRowRange(g.parallel, cin_g, s.in_h * s.in_w * kElementWork, 1, [&](size_t c0, size_t c1) {
+    kernels::Conv2dPhaseFill(s, p.phase, g.x, g.scratch, c0, c1);
+  });
+  if (!SplitGemmColumns(g.parallel, cout_g, out_plane)) {
+    ForEachRowRange(g.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
+      kernels::Conv2dPhaseRows(ctx.k, s, p.phase, g.w, g.bias, act, g.y, g.scratch, o0, o1);
     });
     return;
   }
   const size_t units = kernels::Conv2dPhasePixelUnits(s, p.phase);
   const bool rows = p.phase.row_gemms;
-  ForEachRowRange(ctx.parallel, units, cout_g * k * (rows ? s.out_w : 1), rows ? 1 : 64,
+  ForEachRowRange(g.parallel, units, cout_g * k * (rows ? s.out_w : 1), rows ? 1 : 64,
                   [&](size_t u0, size_t u1) {
-                    kernels::Conv2dPhasePixels(ctx.k, s, p.phase, g.w, g.bias, act, g.y,
-                                               ctx.op.scratch, u0, u1);
+                    kernels::Conv2dPhasePixels(ctx.k, s, p.phase, g.w, g.bias, act, g.y, g.scratch,
+                                               u0, u1);
                   });
-  ForEachRowRange(ctx.parallel, cout_g, out_plane * kElementWork, 1, [&](size_t o0, size_t o1) {
-    kernels::Conv2dPhaseCompact(s, p.phase, g.y, ctx.op.scratch, o0, o1);
+  ForEachRowRange(g.parallel, cout_g, out_plane * kElementWork, 1, [&](size_t o0, size_t o1) {
+    kernels::Conv2dPhaseCompact(s, p.phase, g.y, g.scratch, o0, o1);
   });
 }
 
@@ -63,27 +68,27 @@ void Im2colGemmGroup(OpContext& ctx, const ConvPrepared& p, const GroupIo& g) {
   const size_t k = cin_g * s.kh * s.kw, in_plane = s.in_h * s.in_w;
   const float* col = g.x;
   if (!kernels::ConvIsPointwise(s)) {
-    ForEachRowRange(ctx.parallel, cin_g, s.kh * s.kw * out_plane, 1, [&](size_t c0, size_t c1) {
+    ForEachRowRange(g.parallel, cin_g, s.kh * s.kw * out_plane, 1, [&](size_t c0, size_t c1) {
       kernels::Conv2dShape part = s;
       part.in_c = c1 - c0, part.group = 1;
-      ctx.k.im2col(part, g.x + c0 * in_plane, ctx.op.scratch + c0 * s.kh * s.kw * out_plane);
+      ctx.k.im2col(part, g.x + c0 * in_plane, g.scratch + c0 * s.kh * s.kw * out_plane);
     });
-    col = ctx.op.scratch;
+    col = g.scratch;
   }
   kernels::GemmParams gp;
   gp.m = cout_g, gp.n = out_plane, gp.k = k;
   gp.lda = k, gp.ldb = out_plane, gp.ldc = out_plane;
   gp.bias = g.bias, gp.bias_per_row = true;
   gp.act = ctx.op.options.conv.act;
-  if (SplitGemmColumns(ctx.parallel, cout_g, out_plane)) {
-    ForEachRowRange(ctx.parallel, out_plane, cout_g * k, 64, [&](size_t j0, size_t j1) {
+  if (SplitGemmColumns(g.parallel, cout_g, out_plane)) {
+    ForEachRowRange(g.parallel, out_plane, cout_g * k, 64, [&](size_t j0, size_t j1) {
       kernels::GemmParams part = gp;
       part.n = j1 - j0;
       ctx.k.gemm(part, g.w, col + j0, g.y + j0);
     });
     return;
   }
-  ForEachRowRange(ctx.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
+  ForEachRowRange(g.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
     kernels::GemmParams part = gp;
     part.m = o1 - o0;
     part.bias = g.bias ? g.bias + o0 : nullptr;
@@ -91,7 +96,34 @@ void Im2colGemmGroup(OpContext& ctx, const ConvPrepared& p, const GroupIo& g) {
   });
 }
 
+// One thread's scratch on the path (0: none, the input is the GEMM's B).
+size_t GroupScratchBytes(const ConvPrepared& p) {
+  switch (p.path) {
+    case ConvPath::kPhasePlanes:
+      return p.phase.scratch_bytes;
+    case ConvPath::kIm2col:
+      return kernels::ConvIm2colScratchBytes(p.shape);
+    default:
+      return 0;
+  }
+}
+
+// Threads taking whole groups: one per scratch slice of the plan at most. 1 (each group's steps
+// split on their own) when the plan holds one slice, or when there are fewer groups than threads:
+// the groups are then few and large, and all the threads work on each in turn.
+size_t GroupTasks(const Parallel* parallel, const ConvPrepared& p) {
+  if (parallel == nullptr || parallel->run == nullptr || p.shape.group < parallel->threads)
+    return 1;
+  return std::min(parallel->threads, size_t{p.group_slices});
+}
+
 }  // namespace
+
+uint16_t GroupSlices(const ConvPrepared& p, size_t scratch_bytes) {
+  if (!kernels::ConvSplitsByGroup(p.shape) || p.channel_scale) return 0;
+  const size_t held = kernels::ConvScratchSlicesHeld(GroupScratchBytes(p), scratch_bytes);
+  return static_cast<uint16_t>(std::min<size_t>(held, UINT16_MAX));
+}
 
 // kDirect, depthwise: channels are independent, each task takes a run of them.
 void RunDepthwise(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
@@ -111,7 +143,9 @@ void RunDepthwise(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
 }
 
 // kPhasePlanes, kIm2col and pointwise kDirect: per image (scaled first when the channel scale
-// is on the image) and group.
+// is on the image) and group. A grouped conv whose plan holds scratch for several threads splits
+// by group: each task a contiguous range of whole groups in its own scratch slice, each group's
+// steps on one thread, so every sum is the one-thread sum (kernels::ConvSplitsByGroup).
 void RunGroupGemms(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
   const kernels::Conv2dShape& s = p.shape;
   const size_t plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
@@ -126,15 +160,33 @@ void RunGroupGemms(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
       });
       xn = io.scaled_input;
     }
-    for (size_t g = 0; g < s.group; ++g) {
-      const GroupIo group{xn + g * cin_g * plane, io.w + g * cout_g * k,
-                          io.bias ? io.bias + g * cout_g : nullptr,
-                          io.y + (n * s.out_c + g * cout_g) * out_plane};
-      if (p.path == ConvPath::kPhasePlanes)
-        PhasePlanesGroup(ctx, p, group);
-      else
-        Im2colGemmGroup(ctx, p, group);
+    const auto run_groups = [&](size_t g0, size_t g1, float* scratch, const Parallel* parallel) {
+      for (size_t g = g0; g < g1; ++g) {
+        const GroupIo group{xn + g * cin_g * plane,
+                            io.w + g * cout_g * k,
+                            io.bias ? io.bias + g * cout_g : nullptr,
+                            io.y + (n * s.out_c + g * cout_g) * out_plane,
+                            scratch,
+                            parallel};
+        if (p.path == ConvPath::kPhasePlanes)
+          PhasePlanesGroup(ctx, p, group);
+        else
+          Im2colGemmGroup(ctx, p, group);
+      }
+    };
+    const size_t tasks = GroupTasks(ctx.parallel, p);
+    if (tasks < 2) {
+      run_groups(0, s.group, ctx.op.scratch, ctx.parallel);
+      continue;
     }
+    Parallel by_group = *ctx.parallel;
+    by_group.threads = tasks;
+    const size_t slice_floats =
+        kernels::ConvScratchSliceBytes(GroupScratchBytes(p)) / sizeof(float);
+    ForEachRowTask(&by_group, s.group, cout_g * k * out_plane, 1,
+                   [&](size_t task, size_t g0, size_t g1) {
+                     run_groups(g0, g1, ctx.op.scratch + task * slice_floats, nullptr);
+                   });
   }
 }
 

@@ -29,7 +29,11 @@ struct ConvInt8Prepared {
   bool depthwise_plane;
   bool direct;  // Int8KernelTable::conv_s8_direct: no im2col
   int8_t x_zero_point;
-  size_t chunk_rows;    // output rows per im2col chunk: as many as the plan's scratch holds
+  size_t chunk_rows;  // output rows per im2col chunk: as many as the plan's scratch holds
+  // Grouped, not depthwise: the copies of one thread's scratch the plan holds (the most threads
+  // the conv splits over by group; kernels::ConvSplitsByGroup), each slice_bytes; else 1.
+  size_t group_slices;
+  size_t slice_bytes;
   bool w_pairs_fit_u8;  // kernels::S8PairsFitU8 of W's out_c rows (GemmS8Params)
   const kernels::Int8KernelTable* int8;
 };
@@ -90,10 +94,16 @@ Status Prepare(OpContext& ctx) {
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes for %s, the plan gives %zu",
                     scratch, depthwise_plane ? "its padded planes" : "one output row of im2col",
                     ctx.op.scratch_bytes);
-  const size_t chunk_rows = pointwise || depthwise_plane
-                                ? s.out_h
-                                : std::min(kernels::ConvS8Im2colRows(s),
-                                           ctx.op.scratch_bytes / std::max<size_t>(1, row_bytes));
+  const size_t one_slice = kernels::ConvS8ScratchBytes(s);
+  const size_t group_slices = kernels::ConvSplitsByGroup(s)
+                                  ? kernels::ConvScratchSlicesHeld(one_slice, ctx.op.scratch_bytes)
+                                  : 1;
+  const size_t slice_bytes =
+      group_slices > 1 ? kernels::ConvScratchSliceBytes(one_slice) : ctx.op.scratch_bytes;
+  const size_t chunk_rows =
+      pointwise || depthwise_plane
+          ? s.out_h
+          : std::min(kernels::ConvS8Im2colRows(s), slice_bytes / std::max<size_t>(1, row_bytes));
   const kernels::Int8KernelTable* int8 = FamilyTable<kernels::Int8KernelTable>(ctx);
   ctx.prepared<ConvInt8Prepared>() = ConvInt8Prepared{
       s,
@@ -104,21 +114,95 @@ Status Prepare(OpContext& ctx) {
           kernels::ConvS8DirectFits(s),
       static_cast<int8_t>(x.zero_points[0]),
       std::max<size_t>(1, chunk_rows),
+      group_slices,
+      slice_bytes,
       kernels::S8PairsFitU8(S8Data(w), s.out_c, in_cg * s.kh * s.kw, in_cg * s.kh * s.kw),
       int8};
   return Status::kOk;
 }
 
+// Groups [g0, g1) of image n, im2col chunks in `col` (the task's slice of the scratch), each
+// GEMM's columns split over `parallel` (null: on the calling thread). `p` carries the operands
+// every group shares; the requantization is set per group.
+void RunGroups(OpContext& ctx, const ConvInt8Prepared& pr, kernels::GemmS8Params p, const int8_t* x,
+               const int8_t* w, int8_t* y, size_t n, size_t g0, size_t g1, int8_t* col,
+               const Parallel* parallel) {
+  const kernels::Conv2dShape& s = pr.shape;
+  const size_t in_cg = s.in_c / s.group, out_cg = s.out_c / s.group, pixels = s.out_h * s.out_w;
+  for (size_t g = g0; g < g1; ++g) {
+    const int8_t* xg = x + (n * s.in_c + g * in_cg) * s.in_h * s.in_w;
+    SetRequant(ctx, 2, g * out_cg, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
+    int8_t* yg = y + (n * s.out_c + g * out_cg) * pixels;
+    const int8_t* wg = w + g * out_cg * p.k;
+    if (pr.direct) {  // the same columns and sums as over the im2col, B read from X
+      ForEachRowRange(parallel, pixels, p.m * p.k, 32, [&](size_t j0, size_t j1) {
+        kernels::GemmS8Params part = p;
+        part.n = j1 - j0;
+        pr.int8->conv_s8_direct(part, s, xg, pr.x_zero_point, wg, j0, yg + j0);
+      });
+      continue;
+    }
+    // Pointwise: one GEMM over the input itself; else a GEMM per chunk of output rows over that
+    // chunk's im2col (the scratch holds one chunk).
+    for (size_t row0 = 0; row0 < s.out_h; row0 += pr.chunk_rows) {
+      const size_t cols = std::min(pr.chunk_rows, s.out_h - row0) * s.out_w;
+      if (!pr.pointwise) pr.int8->im2col_s8(s, xg, pr.x_zero_point, row0, pr.chunk_rows, col);
+      const int8_t* b = pr.pointwise ? xg : col;
+      p.ldb = pr.pointwise ? pixels : cols;
+      int8_t* y_chunk = yg + row0 * s.out_w;
+      // The columns split over threads in whole 32-column panels: each task packs only its
+      // own columns of B, and every output is the same sum in the same order.
+      ForEachRowRange(parallel, cols, p.m * p.k, 32, [&](size_t j0, size_t j1) {
+        kernels::GemmS8Params part = p;
+        part.n = j1 - j0;
+        pr.int8->gemm_s8(part, wg, b + j0, y_chunk + j0);
+      });
+    }
+  }
+}
+
+// Every path but the depthwise plane: per image and group, GEMMs over the input or im2col chunks.
+void RunGroupGemms(OpContext& ctx, const ConvInt8Prepared& pr, const int8_t* x, const int8_t* w,
+                   int8_t* y, int8_t* col) {
+  const kernels::Conv2dShape& s = pr.shape;
+  const size_t in_cg = s.in_c / s.group, out_cg = s.out_c / s.group, pixels = s.out_h * s.out_w;
+  kernels::GemmS8Params shared;  // every group's; the requantization set per group
+  shared.m = out_cg;
+  shared.k = in_cg * s.kh * s.kw;
+  shared.lda = shared.k;
+  shared.ldy = pixels;
+  shared.a_pairs_fit_u8 = pr.w_pairs_fit_u8;
+  // A grouped conv whose plan holds scratch for several threads, with at least as many groups
+  // as threads: each task a contiguous range of whole groups in its own slice, each GEMM on one
+  // thread (the same sums in the same order). Fewer groups: all the threads on each in turn.
+  const size_t tasks =
+      ctx.parallel == nullptr || ctx.parallel->run == nullptr || s.group < ctx.parallel->threads
+          ? 1
+          : std::min(ctx.parallel->threads, pr.group_slices);
+  for (size_t n = 0; n < pr.batch; ++n) {
+    if (tasks < 2) {
+      RunGroups(ctx, pr, shared, x, w, y, n, 0, s.group, col, ctx.parallel);
+      continue;
+    }
+    Parallel by_group = *ctx.parallel;
+    by_group.threads = tasks;
+    ForEachRowTask(
+        &by_group, s.group, out_cg * shared.k * pixels, 1, [&](size_t task, size_t g0, size_t g1) {
+          RunGroups(ctx, pr, shared, x, w, y, n, g0, g1, col + task * pr.slice_bytes, nullptr);
+        });
+  }
+}
+
 Status Eval(OpContext& ctx) {
   const ConvInt8Prepared& pr = ctx.prepared<ConvInt8Prepared>();
   const kernels::Conv2dShape& s = pr.shape;
-  const size_t in_cg = s.in_c / s.group, out_cg = s.out_c / s.group, pixels = s.out_h * s.out_w;
+  const size_t pixels = s.out_h * s.out_w;
   const int8_t* x = S8Data(ctx.input(0));
   const int8_t* w = S8Data(ctx.input(1));
   int8_t* y = S8Data(ctx.output(0));
   int8_t* col = reinterpret_cast<int8_t*>(ctx.op.scratch);
-  kernels::GemmS8Params p;
   if (pr.depthwise_plane) {
+    kernels::GemmS8Params p;
     SetRequant(ctx, 2, 0, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
     p.depthwise_scratch_bytes = ctx.op.scratch_bytes;
     for (size_t n = 0; n < pr.batch; ++n)
@@ -126,43 +210,7 @@ Status Eval(OpContext& ctx) {
                                    y + n * s.out_c * pixels);
     return Status::kOk;
   }
-  p.m = out_cg;
-  p.k = in_cg * s.kh * s.kw;
-  p.lda = p.k;
-  p.ldy = pixels;
-  p.a_pairs_fit_u8 = pr.w_pairs_fit_u8;
-  // Pointwise: one GEMM over the input itself; else a GEMM per chunk of output rows over that
-  // chunk's im2col (the scratch holds one chunk).
-  const size_t chunk_rows = pr.chunk_rows;
-  for (size_t n = 0; n < pr.batch; ++n)
-    for (size_t g = 0; g < s.group; ++g) {
-      const int8_t* xg = x + (n * s.in_c + g * in_cg) * s.in_h * s.in_w;
-      SetRequant(ctx, 2, g * out_cg, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
-      int8_t* yg = y + (n * s.out_c + g * out_cg) * pixels;
-      const int8_t* wg = w + g * out_cg * p.k;
-      if (pr.direct) {  // the same columns and sums as over the im2col, B read from X
-        ForEachRowRange(ctx.parallel, pixels, p.m * p.k, 32, [&](size_t j0, size_t j1) {
-          kernels::GemmS8Params part = p;
-          part.n = j1 - j0;
-          pr.int8->conv_s8_direct(part, s, xg, pr.x_zero_point, wg, j0, yg + j0);
-        });
-        continue;
-      }
-      for (size_t row0 = 0; row0 < s.out_h; row0 += chunk_rows) {
-        const size_t cols = std::min(chunk_rows, s.out_h - row0) * s.out_w;
-        if (!pr.pointwise) pr.int8->im2col_s8(s, xg, pr.x_zero_point, row0, chunk_rows, col);
-        const int8_t* b = pr.pointwise ? xg : col;
-        p.ldb = pr.pointwise ? pixels : cols;
-        int8_t* y_chunk = yg + row0 * s.out_w;
-        // The columns split over threads in whole 32-column panels: each task packs only its
-        // own columns of B, and every output is the same sum in the same order.
-        ForEachRowRange(ctx.parallel, cols, p.m * p.k, 32, [&](size_t j0, size_t j1) {
-          kernels::GemmS8Params part = p;
-          part.n = j1 - j0;
-          pr.int8->gemm_s8(part, wg, b + j0, y_chunk + j0);
-        });
-      }
-    }
+  RunGroupGemms(ctx, pr, x, w, y, col);
   return Status::kOk;
 }
 

@@ -27,8 +27,12 @@ struct ConvPrepared {
     kernels::ExpandBands bands;      // kExpandDepthwise
   };
   uint32_t batch;
-  ConvPath path;                         // kDirect: depthwise kernel or pointwise GEMM, no scratch
-  bool channel_scale;                    // input 3 present: scale W's columns into scratch first
+  ConvPath path;       // kDirect: depthwise kernel or pointwise GEMM, no scratch
+  bool channel_scale;  // input 3 present: scale W's columns into scratch first
+  // Grouped, not depthwise, GEMM paths: the copies of one thread's scratch the plan holds
+  // (kernels::ConvScratchSlicesHeld, capped at 65535; the cap when the path needs none), the
+  // most threads the conv splits over by group; 0 on other paths.
+  uint16_t group_slices;
   const kernels::ConvKernelTable* conv;  // depthwise and Winograd kernels of the level
 };
 
@@ -59,6 +63,8 @@ Status PrepareExpand(OpContext& ctx, kernels::Conv2dShape s);
 void RunExpandDepthwise(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 
 // kDirect, kPhasePlanes, kIm2col (conv_gemm.cc): the depthwise kernel, or a GEMM per group.
+// GroupSlices: ConvPrepared::group_slices for the path and the plan's scratch.
+uint16_t GroupSlices(const ConvPrepared& p, size_t scratch_bytes);
 void RunDepthwise(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 void RunGroupGemms(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 

@@ -173,4 +173,27 @@ inline size_t ConvChannelScaleScratchBytes(const Conv2dShape& s) {
   return AddSat(ConvScaledWeightsOffsetBytes(s), MulSat(values, sizeof(float)));
 }
 
+// Grouped convs that are not depthwise (ResNeXt, RegNet) split their work by group over threads:
+// each thread a contiguous range of whole groups, each group's GEMM whole on one thread (the
+// same sums as one thread). Each thread then needs its own copy of the op's scratch (im2col's
+// columns, phase planes): the compiler plans `slices` copies, each rounded up to 64 bytes
+// (CompileOptions::threads), and the runtime splits by group over as many threads as the plan
+// holds slices for. Pointwise grouped convs need no scratch and always split by group.
+inline bool ConvSplitsByGroup(const Conv2dShape& s) { return s.group > 1 && !ConvIsDepthwise(s); }
+inline size_t ConvScratchSliceBytes(size_t one_slice_bytes) {
+  return RoundUpSat(one_slice_bytes, 64);
+}
+// The scratch planned for `threads`: one slice per thread, at most one per group.
+inline size_t ConvGroupSlicedScratchBytes(size_t one_slice_bytes, size_t group, size_t threads) {
+  const size_t slices = std::min(std::max<size_t>(1, threads), std::max<size_t>(1, group));
+  if (slices <= 1 || one_slice_bytes == 0) return one_slice_bytes;
+  return MulSat(ConvScratchSliceBytes(one_slice_bytes), slices);
+}
+// How many slices `scratch_bytes` holds (at least 1; SIZE_MAX when a slice is no bytes).
+inline size_t ConvScratchSlicesHeld(size_t one_slice_bytes, size_t scratch_bytes) {
+  if (one_slice_bytes == 0) return SIZE_MAX;
+  const size_t slice = ConvScratchSliceBytes(one_slice_bytes);
+  return slice == SIZE_MAX ? 1 : std::max<size_t>(1, scratch_bytes / slice);
+}
+
 }  // namespace edgefold::kernels
