@@ -59,6 +59,18 @@ struct StridedCopyParams {
 // b_row_offsets: nullptr (row q of B starts at b + q·ldb), or k offsets: row q starts at
 // b + b_row_offsets[q] (ldb unused). Lets a conv read each tap's B row as a shifted view of
 // its input instead of an im2col copy (kernels/conv/conv_phase.h).
+// A pointwise conv of one image whose weights are stored transposed, wt[in_c][out_c] (the
+// compiler's WeightPacking PointwiseTransposed, for planes of few pixels):
+//   y[o][j] = act(bias[o] + Σ_c wt[c][o]·x[c][j]),  o ∈ [o_begin, o_end), j < pixels,
+// x [in_c][pixels] and y [out_c][pixels] dense; bias may be nullptr. Output channels go in the
+// lanes (an output register is one pixel of W channels), so few pixels waste no lanes.
+struct PointwiseKmParams {
+  size_t in_c = 0, out_c = 0, pixels = 0;
+  size_t o_begin = 0, o_end = 0;
+  const float* bias = nullptr;
+  Activation act;
+};
+
 struct GemmBlocking;  // kernels/cpu_caches.h
 
 struct GemmParams {

@@ -5,7 +5,8 @@
 // group that reads each tap in place from phase planes (kernels/conv/conv_phase.h), or im2col + GEMM
 // when the plan gives im2col's scratch for a small plane (ConvPrefersIm2col) or not the phase
 // path's; 3×3 stride-1 convs whose weights the compiler
-// stored in the Winograd domain run kernels/conv/conv_winograd.h.
+// stored in the Winograd domain run kernels/conv/conv_winograd.h; pointwise convs whose weights it
+// stored transposed (planes of few pixels) the core table's pointwise_km (conv_pointwise_t.cc).
 // Inputs 4 and 5 (depthwise convs only): a pointwise expansion the compiler fused in, t =
 // expand_act(We·x + be), computed band by band into scratch (kernels/conv/conv_expand.h).
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
@@ -106,11 +107,14 @@ Status PreparePlain(OpContext& ctx, const kernels::Conv2dShape& s, bool channel_
   return Status::kOk;
 }
 
-// The schedules a registration links besides the plain paths: Winograd weights and the fused
-// expansion, each nullptr when not registered (OpResolver::AddConvPlain, ...).
+// The schedules a registration links besides the plain paths: weights the compiler stored in
+// another layout (Winograd filters, transposed pointwise weights) and the fused expansion, each
+// nullptr when not registered (OpResolver::AddConvPlain, ...).
 struct ConvSchedules {
   Status (*prepare_winograd)(OpContext& ctx, kernels::Conv2dShape s, ConvPath path);
   void (*run_winograd)(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
+  Status (*prepare_transposed)(OpContext& ctx, kernels::Conv2dShape s);
+  void (*run_transposed)(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
   Status (*prepare_expand)(OpContext& ctx, kernels::Conv2dShape s);
   void (*run_expand)(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 };
@@ -139,6 +143,13 @@ Status PrepareWith(OpContext& ctx, const ConvSchedules& k) {
   const bool channel_scale = ctx.has_input(3);
   if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
   if (o.packing == WeightPacking::kPlain) return PreparePlain(ctx, s, channel_scale);
+  if (o.packing == WeightPacking::kPointwiseTransposed) {
+    if (k.prepare_transposed == nullptr)
+      return ctx.Fail(Status::kUnsupportedOp,
+                      "transposed pointwise weights need Conv registered with that schedule "
+                      "(OpResolver::AddConv or AddConvWinograd)");
+    return k.prepare_transposed(ctx, s);
+  }
   if (k.prepare_winograd == nullptr)
     return ctx.Fail(Status::kUnsupportedOp,
                     "Winograd weights need Conv registered with that schedule "
@@ -177,6 +188,9 @@ Status EvalWith(OpContext& ctx, const ConvSchedules& k) {
     case ConvPath::kWinograd43:
       k.run_winograd(ctx, p, io);
       break;
+    case ConvPath::kPointwiseTransposed:
+      k.run_transposed(ctx, p, io);
+      break;
     case ConvPath::kDirect:
       if (kernels::ConvIsDepthwise(p.shape))
         RunDepthwise(ctx, p, io);
@@ -192,11 +206,15 @@ Status EvalWith(OpContext& ctx, const ConvSchedules& k) {
 }
 
 // One OpKernel per registration: only the schedules its table names are linked.
-constexpr ConvSchedules kPlainOnly = {nullptr, nullptr, nullptr, nullptr};
-constexpr ConvSchedules kWinograd = {PrepareWinograd, RunWinograd, nullptr, nullptr};
-constexpr ConvSchedules kExpansion = {nullptr, nullptr, PrepareExpand, RunExpandDepthwise};
-constexpr ConvSchedules kEverySchedule = {PrepareWinograd, RunWinograd, PrepareExpand,
-                                          RunExpandDepthwise};
+constexpr ConvSchedules kPlainOnly = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+constexpr ConvSchedules kWinograd = {
+    PrepareWinograd,        RunWinograd, PreparePointwiseTransposed,
+    RunPointwiseTransposed, nullptr,     nullptr};
+constexpr ConvSchedules kExpansion = {nullptr, nullptr,       nullptr,
+                                      nullptr, PrepareExpand, RunExpandDepthwise};
+constexpr ConvSchedules kEverySchedule = {
+    PrepareWinograd,        RunWinograd,   PreparePointwiseTransposed,
+    RunPointwiseTransposed, PrepareExpand, RunExpandDepthwise};
 
 template <const ConvSchedules& kSchedules>
 Status Prepare(OpContext& ctx) {

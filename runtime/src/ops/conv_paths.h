@@ -15,7 +15,8 @@ enum class ConvPath : uint8_t {
   kIm2col,
   kWinograd23,
   kWinograd43,
-  kExpandDepthwise
+  kExpandDepthwise,
+  kPointwiseTransposed
 };
 
 inline size_t WinogradTile(ConvPath path) { return path == ConvPath::kWinograd43 ? 4 : 2; }
@@ -53,6 +54,10 @@ ConvPrepared& SetPrepared(OpContext& ctx, const kernels::Conv2dShape& s, ConvPat
 // kWinograd23 / kWinograd43 (conv_winograd.cc): weights stored as U = G·g·Gᵀ.
 Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path);
 void RunWinograd(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
+
+// kPointwiseTransposed (conv_pointwise_t.cc): W stored as Wᵀ [Cin, Cout, 1, 1].
+Status PreparePointwiseTransposed(OpContext& ctx, kernels::Conv2dShape s);
+void RunPointwiseTransposed(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 
 // kExpandDepthwise (conv_expand.cc): a depthwise conv over a fused pointwise expansion.
 Status PrepareExpand(OpContext& ctx, kernels::Conv2dShape s);

@@ -19,4 +19,14 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   }
 }
 
+// y[o][j] = act(bias[o] + Σ_c wt[c][o]·x[c][j]), the sum from the bias in channel order.
+void PointwiseKm(const PointwiseKmParams& p, const float* wt, const float* x, float* y) {
+  for (size_t o = p.o_begin; o < p.o_end; ++o)
+    for (size_t j = 0; j < p.pixels; ++j) {
+      float acc = p.bias != nullptr ? p.bias[o] : 0.0f;
+      for (size_t c = 0; c < p.in_c; ++c) acc += wt[c * p.out_c + o] * x[c * p.pixels + j];
+      y[o * p.pixels + j] = ApplyActivation(acc, p.act);
+    }
+}
+
 }  // namespace edgefold::kernels::ref
