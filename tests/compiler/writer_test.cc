@@ -168,6 +168,54 @@ TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
   ExpectWidePacking(BuildWinogradNet(false, 4, 16, 17), fb::WeightPacking::Plain);
 }
 
+// A 1×1 conv of 24 → `cout` channels on an h × w plane, then a 1×1 conv with a fused ReLU that
+// has a bias; compiled with transposed pointwise weights on or off. Returns the two packings.
+std::pair<fb::WeightPacking, fb::WeightPacking> PointwisePackings(int64_t cout, int64_t h,
+                                                                  int64_t w, bool transposed) {
+  OnnxBuilder b;
+  b.Input("x", {1, 24, h, w}).Init("w1", {cout, 24, 1, 1}, testing::RandomVector(cout * 24, 21));
+  b.Init("w2", {20, cout, 1, 1}, testing::RandomVector(20 * cout, 22))
+      .Init("b2", {20}, testing::RandomVector(20, 23));
+  b.Node("Conv", {"x", "w1"}, {"c1"}, "first");
+  b.Node("Conv", {"c1", "w2", "b2"}, {"c2"}, "second");
+  b.Node("Relu", {"c2"}, {"y"}, "relu");
+  b.Output("y");
+  CompileOptions options;
+  options.pointwise_transposed = transposed;
+  const CompileResult r = CompileModel(b.model(), options);
+  EXPECT_TRUE(r.ok) << r.error;
+  if (!r.ok) return {fb::WeightPacking::Plain, fb::WeightPacking::Plain};
+  const fb::Model* m = testing::ModelOf(r.model);
+  const auto packing = [&](size_t i) {
+    return m->operators()->Get(i)->options_as_ConvOptions()->packing();
+  };
+  const int transposed_convs = (packing(0) == fb::WeightPacking::PointwiseTransposed) +
+                               (packing(1) == fb::WeightPacking::PointwiseTransposed);
+  EXPECT_EQ(r.report.pointwise_transposed_convs, transposed_convs);
+  EXPECT_EQ(r.report.winograd_convs, 0);
+  if (transposed_convs > 0) {  // the transposed model was run against the unfolded graph
+    EXPECT_TRUE(r.report.verified);
+    EXPECT_LT(r.report.verify_max_rel_error, 1e-5);
+    const fb::Tensor* wt = m->tensors()->Get(m->operators()->Get(0)->inputs()->Get(1));
+    if (packing(0) == fb::WeightPacking::PointwiseTransposed)
+      EXPECT_EQ(std::vector<int>(wt->shape()->begin(), wt->shape()->end()),
+                (std::vector<int>{24, static_cast<int>(cout), 1, 1}));
+  }
+  return {packing(0), packing(1)};
+}
+
+// Pointwise convs on planes of fewer than 64 pixels with at least 16 output channels store Wᵀ.
+TEST(Writer, TransposedWeightsForPointwiseConvsOnSmallPlanes) {
+  using P = std::pair<fb::WeightPacking, fb::WeightPacking>;
+  const fb::WeightPacking t = fb::WeightPacking::PointwiseTransposed,
+                          plain = fb::WeightPacking::Plain;
+  EXPECT_EQ(PointwisePackings(32, 3, 3, true), (P{t, t}));
+  EXPECT_EQ(PointwisePackings(32, 7, 9, true), (P{t, t}));          // 63 pixels
+  EXPECT_EQ(PointwisePackings(32, 8, 8, true), (P{plain, plain}));  // 64 pixels: the GEMM
+  EXPECT_EQ(PointwisePackings(12, 3, 3, true), (P{plain, t}));      // 12 outputs: no register
+  EXPECT_EQ(PointwisePackings(32, 3, 3, false), (P{plain, plain}));
+}
+
 // A 16 → 32 channel 3×3 conv on 16², compiled with `options`.
 CompileResult CompileSixteenChannelConv(const CompileOptions& options) {
   OnnxBuilder b;

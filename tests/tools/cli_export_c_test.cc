@@ -41,8 +41,14 @@ TEST_F(CliExportCTest, RegistersTheConvSchedulesTheModelUses) {
   EXPECT_NE(plain.find("AddConvPlain()"), std::string::npos) << plain;
   EXPECT_EQ(plain.find("Winograd"), std::string::npos) << plain;
   // MobileNetV1's pointwise convs fuse into the depthwise conv after them with small bands.
-  const std::string expansion = RegisterOps("mobilenet_v1_025.onnx", "--expansion-band-kb 1");
+  const std::string expansion =
+      RegisterOps("mobilenet_v1_025.onnx", "--expansion-band-kb 1 --no-pointwise-transposed");
   EXPECT_NE(expansion.find("AddConvExpansion()"), std::string::npos) << expansion;
+  // Its pointwise convs on 6² and 3² planes store transposed weights: a schedule of their own.
+  const std::string transposed = RegisterOps("mobilenet_v1_025.onnx", "");
+  EXPECT_NE(transposed.find("AddConvWinograd()"), std::string::npos) << transposed;
+  const std::string both = RegisterOps("mobilenet_v1_025.onnx", "--expansion-band-kb 1");
+  EXPECT_NE(both.find("AddConv()"), std::string::npos) << both;
 }
 
 }  // namespace
