@@ -28,7 +28,7 @@ struct CompileOptions {
   bool winograd = true;
   int winograd_tile = 0;
   int winograd_min_channels = 16;
-  // Pointwise (1×1, stride 1, unpadded, group 1) float convs over fewer than 64 pixels with at
+  // Pointwise (1×1, stride 1, unpadded, group 1) float convs over fewer than 49 pixels with at
   // least 16 output channels store Wᵀ [Cin, Cout, 1, 1] (WeightPacking PointwiseTransposed): the
   // runtime then puts output channels in the vector lanes, where a GEMM over 9 or 36 pixels
   // wastes most of them (MobileNetV1 VWW's 3² and 6² layers; --no-pointwise-transposed keeps W).

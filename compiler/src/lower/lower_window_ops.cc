@@ -39,15 +39,15 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t 
   return s.out_h >= 14 && s.out_w >= 14 && s.in_c >= 64 && s.out_c >= 64 ? 4 : 2;
 }
 
-// Pointwise convs over planes of fewer than 64 pixels store Wᵀ (WeightPacking
-// PointwiseTransposed): the runtime puts 16 output channels in an AVX-512 register and reads each
-// weight vector once per pixel block, where a GEMM over the pixels fills 9 of 16 lanes on a 3²
-// plane. On AMD Zen 4, one thread (edgefold_pointwise_km_bench, bench/README.md): 256 × 9 × 256
-// 0.0206 → 0.0106 ms, 128 × 36 × 128 0.0123 → 0.0110, 128 × 49 × 128 0.0157 → 0.0150; from 64
-// pixels the GEMM is as fast or faster. At least 16 output channels: one whole AVX-512 register.
+// Pointwise convs over planes of fewer than 49 pixels (6² and smaller) store Wᵀ (WeightPacking
+// PointwiseTransposed): the runtime puts 16 output channels in an AVX-512 register, where a GEMM
+// over the pixels fills 9 of 16 lanes on a 3² plane (bench/README.md, "MLPerf Tiny networks at
+// one thread": 256 × 9 × 256 twice as fast). 7² planes (the 224² networks' last stages) stay
+// GEMMs: 5–10 % faster hot, not measured inside a network, where their weights come from memory.
+// At least 16 output channels: one whole AVX-512 register.
 bool PointwiseTransposedPays(const kernels::Conv2dShape& s) {
   return kernels::ConvIsPointwise(s) && s.group == 1 && s.dilation_h == 1 && s.dilation_w == 1 &&
-         s.out_h * s.out_w < 64 && s.out_c >= 16;
+         s.out_h * s.out_w < 49 && s.out_c >= 16;
 }
 
 // The window fields of a Conv's options and the kernels' shape of it (x [N, C, H, W] or [N, C, L]).
