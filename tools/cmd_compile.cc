@@ -27,7 +27,7 @@ constexpr char kUsage[] =
     "  --no-fold                    keep BatchNorm as its own op\n"
     "  --no-verify                  skip the folded-vs-unfolded numeric check\n"
     "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd)\n"
-    "  --no-pointwise-transposed    keep [Cout, Cin] weights for 1x1 convs over fewer than 49\n"
+    "  --no-transposed-weights    keep [Cout, Cin] weights for 1x1 convs over fewer than 49\n"
     "                               pixels (default: stored transposed, channels in the lanes)\n"
     "  --winograd-tile 2|4          Winograd F(2x2,3x3) or F(4x4,3x3) for every conv that takes\n"
     "                               Winograd filters (default: F(4x4) on planes of 14x14 or more)\n"
@@ -123,7 +123,7 @@ ArgSpec CompileArgSpec() {
                       "--expansion-band-kb"};
   spec.bool_flags = {"--no-fold",   "--no-verify", "--no-winograd",
                      "--no-views",  "--train",     "--refold-weights",
-                     "--recompute", "--adaptable", "--no-pointwise-transposed"};
+                     "--recompute", "--adaptable", "--no-transposed-weights"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   return spec;

@@ -282,7 +282,7 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
   return ok;
 }
 
-// --no-fold, --no-verify, --no-winograd, --no-pointwise-transposed, --winograd-tile,
+// --no-fold, --no-verify, --no-winograd, --no-transposed-weights, --winograd-tile,
 // --winograd-min-channels,
 // --expansion-band-kb, --no-views,
 // --input-shape, --input-mean/--input-std, --input-stats-from.
@@ -290,7 +290,7 @@ int ParseGraphFlags(const ParsedArgs& args, compiler::CompileOptions* options) {
   options->fold_batchnorm = !args.Has("--no-fold");
   options->verify = !args.Has("--no-verify");
   options->winograd = !args.Has("--no-winograd");
-  options->pointwise_transposed = !args.Has("--no-pointwise-transposed");
+  options->transposed_weights = !args.Has("--no-transposed-weights");
   options->share_views = !args.Has("--no-views");
   if (args.Has("--winograd-tile")) {
     const std::string tile = args.Get("--winograd-tile", "");

@@ -42,7 +42,7 @@ TEST_F(CliExportCTest, RegistersTheConvSchedulesTheModelUses) {
   EXPECT_EQ(plain.find("Winograd"), std::string::npos) << plain;
   // MobileNetV1's pointwise convs fuse into the depthwise conv after them with small bands.
   const std::string expansion =
-      RegisterOps("mobilenet_v1_025.onnx", "--expansion-band-kb 1 --no-pointwise-transposed");
+      RegisterOps("mobilenet_v1_025.onnx", "--expansion-band-kb 1 --no-transposed-weights");
   EXPECT_NE(expansion.find("AddConvExpansion()"), std::string::npos) << expansion;
   // Its pointwise convs on 6² and 3² planes store transposed weights: a schedule of their own.
   const std::string transposed = RegisterOps("mobilenet_v1_025.onnx", "");

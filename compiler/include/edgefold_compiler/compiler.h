@@ -28,11 +28,13 @@ struct CompileOptions {
   bool winograd = true;
   int winograd_tile = 0;
   int winograd_min_channels = 16;
-  // Pointwise (1×1, stride 1, unpadded, group 1) float convs over fewer than 49 pixels with at
-  // least 16 output channels store Wᵀ [Cin, Cout, 1, 1] (WeightPacking PointwiseTransposed): the
-  // runtime then puts output channels in the vector lanes, where a GEMM over 9 or 36 pixels
-  // wastes most of them (MobileNetV1 VWW's 3² and 6² layers; --no-pointwise-transposed keeps W).
-  bool pointwise_transposed = true;
+  // Group-1 float convs with at least 16 output channels that are pointwise (1×1, stride 1,
+  // unpadded) over fewer than 49 pixels, or stride 2 on planes of at most 32² with 16 or more
+  // input channels and at most 128 KiB of weights, store Wᵀ [Cin, kh, kw, Cout] (WeightPacking
+  // Transposed): the runtime then puts output channels in the vector lanes, where a GEMM over 9
+  // or 36 pixels, or one per 16- or 8-wide output row, wastes most of them (MobileNetV1 VWW's 3²
+  // and 6² layers, ResNet-8's stride-2 convs; --no-transposed-weights keeps W).
+  bool transposed_weights = true;
   // A pointwise expansion whose output only feeds a depthwise conv (inverted residuals) is fused
   // into it when that output is at least twice this many KiB: the depthwise conv then computes it
   // band by band in that much scratch instead of the arena holding it whole (--expansion-band-kb;
@@ -126,11 +128,11 @@ struct CompileReport {
   int batchnorm_kept_affine = 0;            // became ChannelAffine (or BatchNorm with --no-fold)
   bool input_normalization_folded = false;  // --input-mean/--input-std folded into the first layer
   int activations_fused = 0;
-  int winograd_convs = 0;              // convs whose weights were stored as Winograd filters,
-  int winograd43_convs = 0;            // of them F(4,3)
-  int pointwise_transposed_convs = 0;  // pointwise convs whose weights were stored transposed
-  int expansions_fused = 0;            // pointwise expansions fused into their depthwise conv
-  int nodes_removed = 0;               // Identity, Dropout, folded constants
+  int winograd_convs = 0;    // convs whose weights were stored as Winograd filters,
+  int winograd43_convs = 0;  // of them F(4,3)
+  int transposed_convs = 0;  // convs whose weights were stored transposed
+  int expansions_fused = 0;  // pointwise expansions fused into their depthwise conv
+  int nodes_removed = 0;     // Identity, Dropout, folded constants
   double verify_max_abs_error = 0;
   double verify_max_rel_error = 0;
   bool verified = false;

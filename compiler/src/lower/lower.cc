@@ -176,9 +176,9 @@ const std::map<std::string, LowerFn> kLowerings = {{"Conv", LowerConv},
 }  // namespace
 
 LoweredModel Lower(const ir::Graph& graph, WinogradMode winograd, size_t winograd_min_channels,
-                   bool pointwise_transposed) {
+                   bool transposed_weights) {
   LoweredModel model;
-  LowerContext ctx(graph, &model, winograd, winograd_min_channels, pointwise_transposed);
+  LowerContext ctx(graph, &model, winograd, winograd_min_channels, transposed_weights);
   const ir::Node none{"graph", "input", {}, {}, {}, {}};
   for (const std::string& in : graph.inputs) model.inputs.push_back(ctx.Tensor(none, in));
   for (const ir::Node& node : graph.nodes) {

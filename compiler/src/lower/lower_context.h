@@ -13,17 +13,17 @@ class LowerContext {
  public:
   LowerContext(const ir::Graph& graph, LoweredModel* model,
                WinogradMode winograd = WinogradMode::kOff, size_t winograd_min_channels = 16,
-               bool pointwise_transposed = false)
+               bool transposed_weights = false)
       : graph_(graph),
         model_(model),
         winograd_(winograd),
         winograd_min_channels_(winograd_min_channels),
-        pointwise_transposed_(pointwise_transposed) {}
+        transposed_weights_(transposed_weights) {}
 
   const ir::Graph& graph() const { return graph_; }
   WinogradMode winograd() const { return winograd_; }
   size_t winograd_min_channels() const { return winograd_min_channels_; }
-  bool pointwise_transposed() const { return pointwise_transposed_; }
+  bool transposed_weights() const { return transposed_weights_; }
   // Index of the lowered tensor for IR tensor `name` ("" → -1), created on first use.
   // Activations must be float32 with a static shape; throws naming `node` otherwise.
   int Tensor(const ir::Node& node, const std::string& name);
@@ -40,7 +40,7 @@ class LowerContext {
   LoweredModel* model_;
   WinogradMode winograd_;
   size_t winograd_min_channels_;
-  bool pointwise_transposed_;
+  bool transposed_weights_;
   std::map<std::string, int> index_;
 };
 

@@ -39,15 +39,26 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t 
   return s.out_h >= 14 && s.out_w >= 14 && s.in_c >= 64 && s.out_c >= 64 ? 4 : 2;
 }
 
-// Pointwise convs over planes of fewer than 49 pixels (6² and smaller) store Wᵀ (WeightPacking
-// PointwiseTransposed): the runtime puts 16 output channels in an AVX-512 register, where a GEMM
-// over the pixels fills 9 of 16 lanes on a 3² plane (bench/README.md, "MLPerf Tiny networks at
-// one thread": 256 × 9 × 256 twice as fast). 7² planes (the 224² networks' last stages) stay
-// GEMMs: 5–10 % faster hot, not measured inside a network, where their weights come from memory.
-// At least 16 output channels: one whole AVX-512 register.
-bool PointwiseTransposedPays(const kernels::Conv2dShape& s) {
-  return kernels::ConvIsPointwise(s) && s.group == 1 && s.dilation_h == 1 && s.dilation_w == 1 &&
-         s.out_h * s.out_w < 49 && s.out_c >= 16;
+// Group-1 convs whose weights are stored Wᵀ [Cin, kh, kw, Cout] (WeightPacking Transposed): the
+// runtime puts 16 output channels in an AVX-512 register and needs neither im2col nor phase
+// planes (bench/README.md, "MLPerf Tiny networks at one thread"). At least 16 output channels
+// (one whole AVX-512 register), and either
+// - pointwise over fewer than 49 pixels (6² and smaller), where a GEMM over the pixels fills 9 of
+//   16 lanes on a 3² plane (256 × 9 × 256 twice as fast); 7² planes (the 224² networks' last
+//   stages) stay GEMMs: 5–10 % faster hot, not measured inside a network, where their weights
+//   come from memory; or
+// - stride 2 in both axes with at least 16 input channels, output rows at least 8 wide, at most
+//   32² outputs and 128 KiB of weights (ResNet-8's 32² → 16² and 16² → 8² 3×3 convs: their phase
+//   GEMMs ran one 16- or 8-column register per output row); the weights stay in L2 while every
+//   row block streams them. Not 1×1 stride-2 convs: copying the padded input and the transposing
+//   stores cost more than their few taps gain.
+bool TransposedPays(const kernels::Conv2dShape& s) {
+  if (s.group != 1 || s.out_c < 16) return false;
+  if (kernels::ConvIsPointwise(s))
+    return s.dilation_h == 1 && s.dilation_w == 1 && s.out_h * s.out_w < 49;
+  const size_t weight_bytes = s.in_c * s.kh * s.kw * s.out_c * sizeof(float);
+  return s.stride_h == 2 && s.stride_w == 2 && s.kh * s.kw > 1 && s.in_c >= 16 && s.out_w >= 8 &&
+         s.out_h * s.out_w <= 1024 && weight_bytes <= 128 * 1024;
 }
 
 // The window fields of a Conv's options and the kernels' shape of it (x [N, C, H, W] or [N, C, L]).
@@ -140,15 +151,17 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const size_t tile =
       xs.size() == 4 ? WinogradTileFor(s, ctx.winograd(), ctx.winograd_min_channels()) : 0;
   // Not under a fused channel scale (input 3): its W' = W·diag(s) is computed from plain W.
-  const bool transposed = tile == 0 && xs.size() == 4 && ctx.pointwise_transposed() &&
-                          n.In(3).empty() && PointwiseTransposedPays(s);
-  if (transposed) {  // Wᵀ as [Cin, Cout, 1, 1]
-    std::vector<float> wt(s.in_c * s.out_c);
+  const bool transposed = tile == 0 && xs.size() == 4 && ctx.transposed_weights() &&
+                          n.In(3).empty() && TransposedPays(s);
+  if (transposed) {                            // Wᵀ as [Cin, kh, kw, Cout]
+    const size_t taps = s.in_c * s.kh * s.kw;  // W is [Cout, Cin, kh, kw]: row o, column q
+    std::vector<float> wt(taps * s.out_c);
     for (size_t o = 0; o < s.out_c; ++o)
-      for (size_t c = 0; c < s.in_c; ++c)
-        wt[c * s.out_c + o] = static_cast<float>(w_ir.data[o * s.in_c + c]);
-    weights = ctx.NewTensor(n.In(1) + "_transposed", {ws[1], ws[0], 1, 1}, true, std::move(wt));
-    opt.packing = fb::WeightPacking::PointwiseTransposed;
+      for (size_t q = 0; q < taps; ++q)
+        wt[q * s.out_c + o] = static_cast<float>(w_ir.data[o * taps + q]);
+    weights =
+        ctx.NewTensor(n.In(1) + "_transposed", {ws[1], ws[2], ws[3], ws[0]}, true, std::move(wt));
+    opt.packing = fb::WeightPacking::Transposed;
   } else if (tile != 0) {  // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2
     const int64_t alpha = static_cast<int64_t>(tile) + 2;
     const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());
@@ -172,6 +185,7 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, std::move(inputs), {y});
   op.options.Set(std::move(opt));
   op.scratch_bytes = winograd     ? kernels::MakeWinogradLayout(s, tile).scratch_bytes
+                     : transposed ? kernels::ConvKmScratchBytes(s)
                      : scale >= 0 ? kernels::ConvChannelScaleScratchBytes(s)
                                   : kernels::ConvScratchBytes(s);
 }

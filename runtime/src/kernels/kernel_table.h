@@ -25,10 +25,10 @@ struct KernelTable {
   // C = act(A·B + bias), see GemmParams.
   void (*gemm)(const GemmParams& p, const float* a, const float* b, float* c);
 
-  // A pointwise conv with transposed weights over few pixels, see PointwiseKmParams. Every
-  // output is bias, then one multiply-add per input channel in order: the same bits whichever
+  // A conv with transposed weights, output channels in the lanes, see ConvKmParams. Every
+  // output is its bias, then one multiply-add per tap in order: the same bits whichever
   // [o_begin, o_end) a thread takes.
-  void (*pointwise_km)(const PointwiseKmParams& p, const float* wt, const float* x, float* y);
+  void (*conv_km)(const ConvKmParams& p, const float* wt, const float* x, float* y);
 
   // Unfolds one group of one image into col[(in_c/group)·kh·kw × out_h·out_w];
   // zero outside the image. x points at the group's first input channel.

@@ -38,7 +38,7 @@ enum class WeightPacking : uint8_t {
   kPlain = 0,
   kWinograd2x3 = 1,
   kWinograd4x3 = 2,
-  kPointwiseTransposed = 3
+  kTransposed = 3
 };
 
 struct ConvOptions {

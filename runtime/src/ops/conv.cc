@@ -6,7 +6,8 @@
 // when the plan gives im2col's scratch for a small plane (ConvPrefersIm2col) or not the phase
 // path's; 3×3 stride-1 convs whose weights the compiler
 // stored in the Winograd domain run kernels/conv/conv_winograd.h; pointwise convs whose weights it
-// stored transposed (planes of few pixels) the core table's pointwise_km (conv_pointwise_t.cc).
+// stored transposed (Wᵀ [Cin, kh, kw, Cout]: pointwise convs on planes of few pixels, stride-2
+// convs of small networks) the core table's conv_km (conv_km.cc).
 // Inputs 4 and 5 (depthwise convs only): a pointwise expansion the compiler fused in, t =
 // expand_act(We·x + be), computed band by band into scratch (kernels/conv/conv_expand.h).
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
@@ -108,7 +109,7 @@ Status PreparePlain(OpContext& ctx, const kernels::Conv2dShape& s, bool channel_
 }
 
 // The schedules a registration links besides the plain paths: weights the compiler stored in
-// another layout (Winograd filters, transposed pointwise weights) and the fused expansion, each
+// another layout (Winograd filters, transposed weights) and the fused expansion, each
 // nullptr when not registered (OpResolver::AddConvPlain, ...).
 struct ConvSchedules {
   Status (*prepare_winograd)(OpContext& ctx, kernels::Conv2dShape s, ConvPath path);
@@ -143,10 +144,10 @@ Status PrepareWith(OpContext& ctx, const ConvSchedules& k) {
   const bool channel_scale = ctx.has_input(3);
   if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
   if (o.packing == WeightPacking::kPlain) return PreparePlain(ctx, s, channel_scale);
-  if (o.packing == WeightPacking::kPointwiseTransposed) {
+  if (o.packing == WeightPacking::kTransposed) {
     if (k.prepare_transposed == nullptr)
       return ctx.Fail(Status::kUnsupportedOp,
-                      "transposed pointwise weights need Conv registered with that schedule "
+                      "transposed weights need Conv registered with that schedule "
                       "(OpResolver::AddConv or AddConvWinograd)");
     return k.prepare_transposed(ctx, s);
   }
@@ -188,7 +189,7 @@ Status EvalWith(OpContext& ctx, const ConvSchedules& k) {
     case ConvPath::kWinograd43:
       k.run_winograd(ctx, p, io);
       break;
-    case ConvPath::kPointwiseTransposed:
+    case ConvPath::kTransposed:
       k.run_transposed(ctx, p, io);
       break;
     case ConvPath::kDirect:
@@ -207,14 +208,12 @@ Status EvalWith(OpContext& ctx, const ConvSchedules& k) {
 
 // One OpKernel per registration: only the schedules its table names are linked.
 constexpr ConvSchedules kPlainOnly = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-constexpr ConvSchedules kWinograd = {
-    PrepareWinograd,        RunWinograd, PreparePointwiseTransposed,
-    RunPointwiseTransposed, nullptr,     nullptr};
+constexpr ConvSchedules kWinograd = {PrepareWinograd, RunWinograd, PrepareTransposed,
+                                     RunTransposed,   nullptr,     nullptr};
 constexpr ConvSchedules kExpansion = {nullptr, nullptr,       nullptr,
                                       nullptr, PrepareExpand, RunExpandDepthwise};
-constexpr ConvSchedules kEverySchedule = {
-    PrepareWinograd,        RunWinograd,   PreparePointwiseTransposed,
-    RunPointwiseTransposed, PrepareExpand, RunExpandDepthwise};
+constexpr ConvSchedules kEverySchedule = {PrepareWinograd, RunWinograd,   PrepareTransposed,
+                                          RunTransposed,   PrepareExpand, RunExpandDepthwise};
 
 template <const ConvSchedules& kSchedules>
 Status Prepare(OpContext& ctx) {

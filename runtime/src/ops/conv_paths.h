@@ -16,7 +16,7 @@ enum class ConvPath : uint8_t {
   kWinograd23,
   kWinograd43,
   kExpandDepthwise,
-  kPointwiseTransposed
+  kTransposed
 };
 
 inline size_t WinogradTile(ConvPath path) { return path == ConvPath::kWinograd43 ? 4 : 2; }
@@ -55,9 +55,9 @@ ConvPrepared& SetPrepared(OpContext& ctx, const kernels::Conv2dShape& s, ConvPat
 Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path);
 void RunWinograd(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 
-// kPointwiseTransposed (conv_pointwise_t.cc): W stored as Wᵀ [Cin, Cout, 1, 1].
-Status PreparePointwiseTransposed(OpContext& ctx, kernels::Conv2dShape s);
-void RunPointwiseTransposed(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
+// kTransposed (conv_km.cc): W stored as Wᵀ [Cin, kh, kw, Cout], group 1.
+Status PrepareTransposed(OpContext& ctx, kernels::Conv2dShape s);
+void RunTransposed(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 
 // kExpandDepthwise (conv_expand.cc): a depthwise conv over a fused pointwise expansion.
 Status PrepareExpand(OpContext& ctx, kernels::Conv2dShape s);
