@@ -127,11 +127,36 @@ void LowerExpandDepthwise(LowerContext& ctx, const ir::Node& n) {
 
 }  // namespace
 
+// The Conv's W as the kernels read it, its packing set in opt: Wᵀ as [Cin, kh, kw, Cout]
+// (transposed), U = G·g·Gᵀ as [α, α, Cout, Cin] with α = tile + 2 (Winograd), or W itself.
+int ConvWeights(LowerContext& ctx, const ir::Node& n, const kernels::Conv2dShape& s,
+                const std::vector<int64_t>& ws, size_t tile, bool transposed,
+                fb::ConvOptionsT* opt) {
+  const ir::Tensor& w_ir = ctx.Ir(n, 1);
+  if (transposed) {
+    const size_t taps = s.in_c * s.kh * s.kw;  // W is [Cout, Cin, kh, kw]: row o, column q
+    std::vector<float> wt(taps * s.out_c);
+    for (size_t o = 0; o < s.out_c; ++o)
+      for (size_t q = 0; q < taps; ++q)
+        wt[q * s.out_c + o] = static_cast<float>(w_ir.data[o * taps + q]);
+    opt->packing = fb::WeightPacking::Transposed;
+    return ctx.NewTensor(n.In(1) + "_transposed", {ws[1], ws[2], ws[3], ws[0]}, true,
+                         std::move(wt));
+  }
+  if (tile == 0) return ctx.Tensor(n, n.In(1));
+  const int64_t alpha = static_cast<int64_t>(tile) + 2;
+  const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());
+  std::vector<float> u(static_cast<size_t>(alpha * alpha) * s.out_c * s.in_c);
+  kernels::WinogradTransformFilters(g.data(), s.out_c, s.in_c, tile, u.data());
+  opt->packing = tile == 4 ? fb::WeightPacking::Winograd4x3 : fb::WeightPacking::Winograd2x3;
+  return ctx.NewTensor(n.In(1) + (tile == 4 ? "_winograd43" : "_winograd23"),
+                       {alpha, alpha, ws[0], ws[1]}, true, std::move(u));
+}
+
 void LowerConv(LowerContext& ctx, const ir::Node& n) {
   if (!n.In(4).empty()) return LowerExpandDepthwise(ctx, n);
   const ConvOperands o = ReadConvOperands(ctx, n);
   const int x = o.x, b = o.b, y = o.y;
-  const ir::Tensor& w_ir = *o.w;
   const std::vector<int64_t>&xs = o.xs, &ws = o.ws, &ys = o.ys;
   const int64_t group = o.group;
   if (xs.size() < 3 || ws.size() != xs.size())
@@ -147,32 +172,12 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const Window2d win = ResolveWindow(n, xs, kernel, ys, false);
   fb::ConvOptionsT opt = ConvWindowOptions(n, win, group);
   const kernels::Conv2dShape s = ConvShape(xs, ys, win, group);
-  int weights = -1;
   const size_t tile =
       xs.size() == 4 ? WinogradTileFor(s, ctx.winograd(), ctx.winograd_min_channels()) : 0;
   // Not under a fused channel scale (input 3): its W' = W·diag(s) is computed from plain W.
   const bool transposed = tile == 0 && xs.size() == 4 && ctx.transposed_weights() &&
                           n.In(3).empty() && TransposedPays(s);
-  if (transposed) {                            // Wᵀ as [Cin, kh, kw, Cout]
-    const size_t taps = s.in_c * s.kh * s.kw;  // W is [Cout, Cin, kh, kw]: row o, column q
-    std::vector<float> wt(taps * s.out_c);
-    for (size_t o = 0; o < s.out_c; ++o)
-      for (size_t q = 0; q < taps; ++q)
-        wt[q * s.out_c + o] = static_cast<float>(w_ir.data[o * taps + q]);
-    weights =
-        ctx.NewTensor(n.In(1) + "_transposed", {ws[1], ws[2], ws[3], ws[0]}, true, std::move(wt));
-    opt.packing = fb::WeightPacking::Transposed;
-  } else if (tile != 0) {  // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2
-    const int64_t alpha = static_cast<int64_t>(tile) + 2;
-    const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());
-    std::vector<float> u(static_cast<size_t>(alpha * alpha) * s.out_c * s.in_c);
-    kernels::WinogradTransformFilters(g.data(), s.out_c, s.in_c, tile, u.data());
-    weights = ctx.NewTensor(n.In(1) + (tile == 4 ? "_winograd43" : "_winograd23"),
-                            {alpha, alpha, ws[0], ws[1]}, true, std::move(u));
-    opt.packing = tile == 4 ? fb::WeightPacking::Winograd4x3 : fb::WeightPacking::Winograd2x3;
-  } else {
-    weights = ctx.Tensor(n, n.In(1));
-  }
+  const int weights = ConvWeights(ctx, n, s, ws, tile, transposed, &opt);
   const bool winograd = tile != 0;
   // Input 3, the channel scale of passes/fuse_channel_scale.cc: W'[o, c] = W[o, c]·s[c] per run.
   const int scale = n.In(3).empty() ? -1 : ctx.Tensor(n, n.In(3));
