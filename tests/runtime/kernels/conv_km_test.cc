@@ -56,7 +56,8 @@ TEST_P(ConvKmTest, PointwiseChannelAndPixelTails) {
   const size_t w = W();
   for (size_t out_c : {size_t{1}, w > 1 ? w - 1 : 2, w, w + 1, 2 * w + 3, size_t{37}})
     for (size_t pixels : {1, 3, 9, 13, 14, 15, 16, 17, 29, 36, 48})
-      for (size_t in_c : {1, 7, 64}) ASSERT_TRUE(Check({in_c, out_c, 1, pixels}));
+      for (size_t in_c : {1, 7, 64})
+        ASSERT_TRUE(Check({in_c, out_c, 1, pixels, 1, 1, 1, true, {}}));
 }
 
 TEST_P(ConvKmTest, WindowsStridesAndDilations) {
@@ -64,7 +65,7 @@ TEST_P(ConvKmTest, WindowsStridesAndDilations) {
     for (size_t k : {2, 3})
       for (size_t dilation : {1, 2})
         for (size_t out_w : {1, 5, 8, 16, 19})
-          ASSERT_TRUE(Check({5, 2 * W() + 1, 3, out_w, k, stride, dilation}));
+          ASSERT_TRUE(Check({5, 2 * W() + 1, 3, out_w, k, stride, dilation, true, {}}));
 }
 
 TEST_P(ConvKmTest, NoBiasAndActivations) {
@@ -79,7 +80,8 @@ TEST_P(ConvKmTest, NoBiasAndActivations) {
 // Output channels split at every boundary (threads take such ranges): the halves together are
 // the whole, bit for bit, and nothing outside a range is written.
 TEST_P(ConvKmTest, AnySplitGivesTheWholeBits) {
-  for (const KmCase& c : {KmCase{45, 3 * W() + 3, 1, 10}, KmCase{6, 3 * W() + 3, 3, 9, 3, 2}}) {
+  for (const KmCase& c : {KmCase{45, 3 * W() + 3, 1, 10, 1, 1, 1, true, {}},
+                          KmCase{6, 3 * W() + 3, 3, 9, 3, 2, 1, true, {}}}) {
     Data d = Make(c);
     const size_t plane = c.out_h * c.out_w;
     std::vector<float> whole(c.out_c * plane);
