@@ -27,6 +27,9 @@ constexpr char kUsage[] =
     "  --no-fold                    keep BatchNorm as its own op\n"
     "  --no-verify                  skip the folded-vs-unfolded numeric check\n"
     "  --no-winograd                keep plain weights for 3x3 stride-1 convs (no Winograd)\n"
+    "  --no-transposed-weights      keep [Cout, Cin, kh, kw] weights for 1x1 convs under 49\n"
+    "                               pixels and small stride-2 convs (default: stored\n"
+    "                               transposed, output channels in the vector lanes)\n"
     "  --winograd-tile 2|4          Winograd F(2x2,3x3) or F(4x4,3x3) for every conv that takes\n"
     "                               Winograd filters (default: F(4x4) on planes of 14x14 or more)\n"
     "  --winograd-min-channels N    Winograd only for convs with N or more input and output\n"
@@ -123,8 +126,9 @@ ArgSpec CompileArgSpec() {
                       "--winograd-min-channels",
                       "--expansion-band-kb",
                       "--threads"};
-  spec.bool_flags = {"--no-fold", "--no-verify",      "--no-winograd", "--no-views",
-                     "--train",   "--refold-weights", "--recompute",   "--adaptable"};
+  spec.bool_flags = {"--no-fold",   "--no-verify", "--no-winograd",
+                     "--no-views",  "--train",     "--refold-weights",
+                     "--recompute", "--adaptable", "--no-transposed-weights"};
   spec.aliases = {{"-o", "--output"}};
   spec.min_positional = spec.max_positional = 1;
   return spec;

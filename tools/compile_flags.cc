@@ -282,13 +282,14 @@ bool ParseTrainingFlags(const ParsedArgs& args, TrainingCompileFlags* t) {
   return ok;
 }
 
-// --no-fold, --no-verify, --no-winograd, --winograd-tile, --winograd-min-channels,
-// --expansion-band-kb, --threads, --no-views,
+// --no-fold, --no-verify, --no-winograd, --no-transposed-weights, --winograd-tile,
+// --winograd-min-channels, --expansion-band-kb, --threads, --no-views,
 // --input-shape, --input-mean/--input-std, --input-stats-from.
 int ParseGraphFlags(const ParsedArgs& args, compiler::CompileOptions* options) {
   options->fold_batchnorm = !args.Has("--no-fold");
   options->verify = !args.Has("--no-verify");
   options->winograd = !args.Has("--no-winograd");
+  options->transposed_weights = !args.Has("--no-transposed-weights");
   options->share_views = !args.Has("--no-views");
   if (args.Has("--winograd-tile")) {
     const std::string tile = args.Get("--winograd-tile", "");

@@ -93,6 +93,7 @@ bool OpenFloatReference(const std::string& onnx_path, LayerTaps* ref, std::strin
   o.fold_batchnorm = false;
   o.fuse_activations = false;
   o.winograd = false;
+  o.transposed_weights = false;
   o.verify = false;
   o.expansion_band_kb = 0;
   o.qdq_as_float = true;  // the table then shows the quantization's error

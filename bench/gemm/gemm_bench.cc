@@ -7,6 +7,9 @@
 // Prints one line per shape: gemm m= n= k= ms= gflops= pct_peak=, and one line
 //   peak isa=<name> gflops=<x> fma_per_cycle_equiv=... ghz_est=...
 // Usage: edgefold_gemm_bench [reps [m n k ...]]   (shapes given: only those)
+// EDGEFOLD_GEMM_KM=1: each shape is also run as a pointwise conv with transposed weights
+// (the table's conv_km: m output channels in the lanes, n pixels, k input channels; what the
+// compiler plans for pointwise convs on planes under 49 pixels) and printed as km_ms= after it.
 // EDGEFOLD_GEMM_COLD=1: before each timed call, 64 MiB are written (evicting every cache level)
 // and then B and C are touched again: A (the weights) comes from memory, B (the input the
 // previous op just wrote) and C from cache, as for a conv inside a network.
@@ -64,6 +67,31 @@ double TimeGemmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, s
   return ms[ms.size() / 2];
 }
 
+// The same product as a pointwise conv with Wᵀ (ConvKmParams): y[m][n] from wt[k][m], x[k][n].
+double TimeConvKmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, size_t k,
+                    int reps) {
+  std::vector<float> wt(k * m), x(k * n), y(m * n), bias(m);
+  for (size_t i = 0; i < wt.size(); ++i)
+    wt[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>((i * 104729) % 1000) * 1e-3f - 0.5f;
+  for (size_t i = 0; i < m; ++i) bias[i] = 0.01f * static_cast<float>(i % 7);
+  edgefold::kernels::ConvKmParams p;
+  p.in_c = k, p.out_c = m, p.x_h = p.out_h = 1, p.x_w = p.out_w = n;
+  p.o_begin = 0, p.o_end = m;
+  p.bias = bias.data();
+  p.act.kind = edgefold::kernels::ActKind::kRelu;
+  t.conv_km(p, wt.data(), x.data(), y.data());  // warm-up
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    t.conv_km(p, wt.data(), x.data(), y.data());
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,8 +112,12 @@ int main(int argc, char** argv) {
   for (const auto& s : shapes) {
     const double ms = TimeGemmMs(t, s[0], s[1], s[2], reps);
     const double gflops = 2.0 * static_cast<double>(s[0] * s[1] * s[2]) / (ms * 1e6);
-    std::printf("gemm m=%zu n=%zu k=%zu ms=%.4f gflops=%.1f pct_peak=%.0f\n", s[0], s[1], s[2], ms,
+    std::printf("gemm m=%zu n=%zu k=%zu ms=%.4f gflops=%.1f pct_peak=%.0f", s[0], s[1], s[2], ms,
                 gflops, 100.0 * gflops / peak);
+    const char* km = std::getenv("EDGEFOLD_GEMM_KM");
+    if (km != nullptr && km[0] == '1')
+      std::printf(" km_ms=%.4f", TimeConvKmMs(t, s[0], s[1], s[2], reps));
+    std::printf("\n");
   }
   return 0;
 }

@@ -39,9 +39,9 @@ struct Built {
 };
 
 Built Build(const ir::Graph& graph, WinogradMode winograd, bool share_views,
-            size_t winograd_min_channels = 16, int threads = 1) {
+            size_t winograd_min_channels = 16, bool transposed_weights = false, int threads = 1) {
   Built b;
-  b.lowered = Lower(graph, winograd, winograd_min_channels);
+  b.lowered = Lower(graph, winograd, winograd_min_channels, transposed_weights);
   b.group_split_convs = SliceGroupScratch(&b.lowered, threads);
   PlanArena(&b.lowered, share_views);
   b.bytes = WriteEfb(&b.lowered, &b.weight_bytes);
@@ -198,7 +198,9 @@ void CountWinogradConvs(const Built& built, CompileReport* r) {
   for (const fb::OperatorT& op : built.lowered.ops) {
     if (op.type != fb::OpType::Conv) continue;
     const fb::WeightPacking packing = op.options.AsConvOptions()->packing;
-    r->winograd_convs += packing != fb::WeightPacking::Plain;
+    r->winograd_convs +=
+        packing == fb::WeightPacking::Winograd2x3 || packing == fb::WeightPacking::Winograd4x3;
+    r->transposed_convs += packing == fb::WeightPacking::Transposed;
     r->winograd43_convs += packing == fb::WeightPacking::Winograd4x3;
   }
 }
@@ -245,13 +247,15 @@ CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& optio
   r.batchnorm_kept_affine = bn.kept;
   const Fusions fused = FuseOps(graph, options, int8,
                                 qdq_int8 ? qdq.QuantizedTensors() : std::set<std::string>(), &r);
+  // int8 convs read plain weights: a quantized model stores no transposed ones either.
   Built built = Build(graph, WinogradModeFor(options, int8), options.share_views,
-                      static_cast<size_t>(options.winograd_min_channels), options.threads);
+                      static_cast<size_t>(options.winograd_min_channels),
+                      options.transposed_weights && !int8, options.threads);
   CountWinogradConvs(built, &r);
   const bool changed = (options.fold_batchnorm && bn.found > 0) || r.activations_fused > 0 ||
                        fused.layer_norms > 0 || fused.channel_scales > 0 ||
                        r.input_normalization_folded || r.winograd_convs > 0 ||
-                       r.expansions_fused > 0;
+                       r.transposed_convs > 0 || r.expansions_fused > 0;
   if (options.verify && changed) Verify(reference, built, options, name, &r);
   if (options.quantize_int8) QuantizeBuilt(options, name, &built, &r);
   if (qdq_int8) QuantizeQdqBuilt(qdq, options, name, &built, &r);

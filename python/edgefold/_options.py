@@ -8,6 +8,8 @@ _OPTIONS = {
     "fold": ("bool", "--no-fold"), "no_fold": ("bool", "--no-fold"),
     "verify": ("bool", "--no-verify"), "no_verify": ("bool", "--no-verify"),
     "winograd": ("bool", "--no-winograd"), "no_winograd": ("bool", "--no-winograd"),
+    "transposed_weights": ("bool", "--no-transposed-weights"),
+    "no_transposed_weights": ("bool", "--no-transposed-weights"),
     "winograd_tile": ("int", "--winograd-tile"),
     "winograd_min_channels": ("int", "--winograd-min-channels"),
     "expansion_band_kb": ("int", "--expansion-band-kb"),
@@ -158,7 +160,7 @@ def normalize(kwargs):
     _check_rules(o)
     native = {}
     for positive, negative in (("fold", "no_fold"), ("verify", "no_verify"), ("winograd", "no_winograd"),
-                               ("views", "no_views")):
+                               ("views", "no_views"), ("transposed_weights", "no_transposed_weights")):
         if positive in o and negative in o and o[positive] == o[negative]:
             raise ValueError(f"compile options {positive}={o[positive]} and {negative}={o[negative]} contradict")
         if positive in o or negative in o:

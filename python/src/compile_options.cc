@@ -86,6 +86,7 @@ CompileRequest ReadCompileRequest(const py::dict& d) {
   Read(d, "fold", &o.fold_batchnorm);
   Read(d, "verify", &o.verify);
   Read(d, "winograd", &o.winograd);
+  Read(d, "transposed_weights", &o.transposed_weights);
   Read(d, "winograd_tile", &o.winograd_tile);
   Read(d, "winograd_min_channels", &o.winograd_min_channels);
   Read(d, "expansion_band_kb", &o.expansion_band_kb);

@@ -168,6 +168,85 @@ TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
   ExpectWidePacking(BuildWinogradNet(false, 4, 16, 17), fb::WeightPacking::Plain);
 }
 
+// A 1×1 conv of 24 → `cout` channels on an h × w plane, then a 1×1 conv with a fused ReLU that
+// has a bias; compiled with transposed pointwise weights on or off. Returns the two packings.
+std::pair<fb::WeightPacking, fb::WeightPacking> PointwisePackings(int64_t cout, int64_t h,
+                                                                  int64_t w, bool transposed) {
+  OnnxBuilder b;
+  b.Input("x", {1, 24, h, w}).Init("w1", {cout, 24, 1, 1}, testing::RandomVector(cout * 24, 21));
+  b.Init("w2", {20, cout, 1, 1}, testing::RandomVector(20 * cout, 22))
+      .Init("b2", {20}, testing::RandomVector(20, 23));
+  b.Node("Conv", {"x", "w1"}, {"c1"}, "first");
+  b.Node("Conv", {"c1", "w2", "b2"}, {"c2"}, "second");
+  b.Node("Relu", {"c2"}, {"y"}, "relu");
+  b.Output("y");
+  CompileOptions options;
+  options.transposed_weights = transposed;
+  const CompileResult r = CompileModel(b.model(), options);
+  EXPECT_TRUE(r.ok) << r.error;
+  if (!r.ok) return {fb::WeightPacking::Plain, fb::WeightPacking::Plain};
+  const fb::Model* m = testing::ModelOf(r.model);
+  const auto packing = [&](size_t i) {
+    return m->operators()->Get(i)->options_as_ConvOptions()->packing();
+  };
+  const int transposed_convs =
+      (packing(0) == fb::WeightPacking::Transposed) + (packing(1) == fb::WeightPacking::Transposed);
+  EXPECT_EQ(r.report.transposed_convs, transposed_convs);
+  EXPECT_EQ(r.report.winograd_convs, 0);
+  if (transposed_convs > 0) {  // the transposed model was run against the unfolded graph
+    EXPECT_TRUE(r.report.verified);
+    EXPECT_LT(r.report.verify_max_rel_error, 1e-5);
+    const fb::Tensor* wt = m->tensors()->Get(m->operators()->Get(0)->inputs()->Get(1));
+    if (packing(0) == fb::WeightPacking::Transposed)
+      EXPECT_EQ(std::vector<int>(wt->shape()->begin(), wt->shape()->end()),
+                (std::vector<int>{24, 1, 1, static_cast<int>(cout)}));
+  }
+  return {packing(0), packing(1)};
+}
+
+// Pointwise convs on planes of fewer than 49 pixels with at least 16 output channels store Wᵀ.
+TEST(Writer, TransposedWeightsForPointwiseConvsOnSmallPlanes) {
+  using P = std::pair<fb::WeightPacking, fb::WeightPacking>;
+  const fb::WeightPacking t = fb::WeightPacking::Transposed, plain = fb::WeightPacking::Plain;
+  EXPECT_EQ(PointwisePackings(32, 3, 3, true), (P{t, t}));
+  EXPECT_EQ(PointwisePackings(32, 6, 8, true), (P{t, t}));          // 48 pixels
+  EXPECT_EQ(PointwisePackings(32, 7, 7, true), (P{plain, plain}));  // 49 pixels: the GEMM
+  EXPECT_EQ(PointwisePackings(12, 3, 3, true), (P{plain, t}));      // 12 outputs: no register
+  EXPECT_EQ(PointwisePackings(32, 3, 3, false), (P{plain, plain}));
+}
+
+// A cin → 32 channel k×k stride-2 conv (pads k / 2) on an h² plane: its packing and scratch.
+fb::WeightPacking StridedPacking(int64_t cin, int64_t k, int64_t h, uint64_t* scratch) {
+  OnnxBuilder b;
+  b.Input("x", {1, cin, h, h})
+      .Init("w", {32, cin, k, k}, testing::RandomVector(32 * cin * k * k, 31));
+  const int64_t pad = k / 2;
+  onnx::NodeProto& conv = b.Node("Conv", {"x", "w"}, {"y"}, "strided");
+  testing::SetInts(conv, "pads", {pad, pad, pad, pad});
+  testing::SetInts(conv, "strides", {2, 2});
+  b.Output("y");
+  const CompileResult r = CompileModel(b.model(), CompileOptions());
+  EXPECT_TRUE(r.ok) << r.error;
+  if (!r.ok) return fb::WeightPacking::Plain;
+  const fb::Operator* op = testing::ModelOf(r.model)->operators()->Get(0);
+  *scratch = op->scratch_bytes();
+  const fb::WeightPacking packing = op->options_as_ConvOptions()->packing();
+  EXPECT_EQ(r.report.transposed_convs, packing == fb::WeightPacking::Transposed ? 1 : 0);
+  if (packing == fb::WeightPacking::Transposed) EXPECT_TRUE(r.report.verified);
+  return packing;
+}
+
+// Stride-2 convs of small networks store Wᵀ [Cin, kh, kw, Cout] and plan the padded input as
+// scratch; 1×1 ones, those with fewer than 16 input channels or more than 32² outputs do not.
+TEST(Writer, TransposedWeightsForStrideTwoConvs) {
+  uint64_t scratch = 0;
+  EXPECT_EQ(StridedPacking(16, 3, 32, &scratch), fb::WeightPacking::Transposed);
+  EXPECT_EQ(scratch, 16u * 33 * 33 * 4);  // the padded input plane the 16² outputs read: 33²
+  EXPECT_EQ(StridedPacking(16, 1, 32, &scratch), fb::WeightPacking::Plain);
+  EXPECT_EQ(StridedPacking(8, 3, 32, &scratch), fb::WeightPacking::Plain);
+  EXPECT_EQ(StridedPacking(16, 3, 66, &scratch), fb::WeightPacking::Plain);  // 33² outputs
+}
+
 // A 16 → 32 channel 3×3 conv on 16², compiled with `options`.
 CompileResult CompileSixteenChannelConv(const CompileOptions& options) {
   OnnxBuilder b;

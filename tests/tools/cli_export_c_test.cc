@@ -34,15 +34,24 @@ class CliExportCTest : public testing::ScratchDirTest {
 };
 
 TEST_F(CliExportCTest, RegistersTheConvSchedulesTheModelUses) {
-  // ResNet-8's 3×3 stride-1 convs take Winograd filters unless told not to.
+  // ResNet-8's 3×3 stride-1 convs take Winograd filters and its stride-2 ones transposed
+  // weights unless told not to.
   const std::string winograd = RegisterOps("resnet8.onnx", "");
   EXPECT_NE(winograd.find("AddConvWinograd()"), std::string::npos) << winograd;
-  const std::string plain = RegisterOps("resnet8.onnx", "--no-winograd");
+  const std::string transposed = RegisterOps("resnet8.onnx", "--no-winograd");
+  EXPECT_NE(transposed.find("AddConvWinograd()"), std::string::npos) << transposed;
+  const std::string plain = RegisterOps("resnet8.onnx", "--no-winograd --no-transposed-weights");
   EXPECT_NE(plain.find("AddConvPlain()"), std::string::npos) << plain;
   EXPECT_EQ(plain.find("Winograd"), std::string::npos) << plain;
   // MobileNetV1's pointwise convs fuse into the depthwise conv after them with small bands.
-  const std::string expansion = RegisterOps("mobilenet_v1_025.onnx", "--expansion-band-kb 1");
+  const std::string expansion =
+      RegisterOps("mobilenet_v1_025.onnx", "--expansion-band-kb 1 --no-transposed-weights");
   EXPECT_NE(expansion.find("AddConvExpansion()"), std::string::npos) << expansion;
+  // Its pointwise convs on 6² and 3² planes store transposed weights: a schedule of their own.
+  const std::string vww = RegisterOps("mobilenet_v1_025.onnx", "");
+  EXPECT_NE(vww.find("AddConvWinograd()"), std::string::npos) << vww;
+  const std::string both = RegisterOps("mobilenet_v1_025.onnx", "--expansion-band-kb 1");
+  EXPECT_NE(both.find("AddConv()"), std::string::npos) << both;
 }
 
 }  // namespace

@@ -28,6 +28,14 @@ struct CompileOptions {
   bool winograd = true;
   int winograd_tile = 0;
   int winograd_min_channels = 16;
+  // Group-1 float convs with at least 16 output channels that are pointwise (1×1, stride 1,
+  // unpadded) over fewer than 49 pixels, or stride 2 with at least 16 input channels, output
+  // rows at least 8 wide, at most 32² outputs and 128 KiB of weights, store Wᵀ [Cin, kh, kw,
+  // Cout] (WeightPacking Transposed): the runtime then puts output channels in the vector lanes,
+  // where a GEMM over 9 or 36 pixels, or one per 16- or 8-wide output row, wastes most of them
+  // (MobileNetV1 VWW's 3² and 6² layers, ResNet-8's stride-2 convs; --no-transposed-weights
+  // keeps W).
+  bool transposed_weights = true;
   // A pointwise expansion whose output only feeds a depthwise conv (inverted residuals) is fused
   // into it when that output is at least twice this many KiB: the depthwise conv then computes it
   // band by band in that much scratch instead of the arena holding it whole (--expansion-band-kb;
@@ -129,6 +137,7 @@ struct CompileReport {
   int activations_fused = 0;
   int winograd_convs = 0;    // convs whose weights were stored as Winograd filters,
   int winograd43_convs = 0;  // of them F(4,3)
+  int transposed_convs = 0;  // convs whose weights were stored transposed
   int expansions_fused = 0;  // pointwise expansions fused into their depthwise conv
   int nodes_removed = 0;     // Identity, Dropout, folded constants
   double verify_max_abs_error = 0;

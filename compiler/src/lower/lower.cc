@@ -175,9 +175,10 @@ const std::map<std::string, LowerFn> kLowerings = {{"Conv", LowerConv},
 
 }  // namespace
 
-LoweredModel Lower(const ir::Graph& graph, WinogradMode winograd, size_t winograd_min_channels) {
+LoweredModel Lower(const ir::Graph& graph, WinogradMode winograd, size_t winograd_min_channels,
+                   bool transposed_weights) {
   LoweredModel model;
-  LowerContext ctx(graph, &model, winograd, winograd_min_channels);
+  LowerContext ctx(graph, &model, winograd, winograd_min_channels, transposed_weights);
   const ir::Node none{"graph", "input", {}, {}, {}, {}};
   for (const std::string& in : graph.inputs) model.inputs.push_back(ctx.Tensor(none, in));
   for (const ir::Node& node : graph.nodes) {

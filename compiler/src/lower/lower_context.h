@@ -12,15 +12,18 @@ namespace edgefold::compiler {
 class LowerContext {
  public:
   LowerContext(const ir::Graph& graph, LoweredModel* model,
-               WinogradMode winograd = WinogradMode::kOff, size_t winograd_min_channels = 16)
+               WinogradMode winograd = WinogradMode::kOff, size_t winograd_min_channels = 16,
+               bool transposed_weights = false)
       : graph_(graph),
         model_(model),
         winograd_(winograd),
-        winograd_min_channels_(winograd_min_channels) {}
+        winograd_min_channels_(winograd_min_channels),
+        transposed_weights_(transposed_weights) {}
 
   const ir::Graph& graph() const { return graph_; }
   WinogradMode winograd() const { return winograd_; }
   size_t winograd_min_channels() const { return winograd_min_channels_; }
+  bool transposed_weights() const { return transposed_weights_; }
   // Index of the lowered tensor for IR tensor `name` ("" → -1), created on first use.
   // Activations must be float32 with a static shape; throws naming `node` otherwise.
   int Tensor(const ir::Node& node, const std::string& name);
@@ -37,6 +40,7 @@ class LowerContext {
   LoweredModel* model_;
   WinogradMode winograd_;
   size_t winograd_min_channels_;
+  bool transposed_weights_;
   std::map<std::string, int> index_;
 };
 

@@ -39,6 +39,30 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t 
   return s.out_h >= 14 && s.out_w >= 14 && s.in_c >= 64 && s.out_c >= 64 ? 4 : 2;
 }
 
+// Group-1 convs whose weights are stored Wᵀ [Cin, kh, kw, Cout] (WeightPacking Transposed): the
+// runtime puts 16 output channels in an AVX-512 register and needs neither im2col nor phase
+// planes (bench/README.md, "MLPerf Tiny networks at one thread"). At least 16 output channels
+// (one whole AVX-512 register), and either
+// - pointwise over fewer than 49 pixels (6² and smaller), where a GEMM over the pixels fills 9 of
+//   16 lanes on a 3² plane (256 × 9 × 256 twice as fast); 7² planes (the 224² networks' last
+//   stages) stay GEMMs: 5–10 % faster hot, not measured inside a network, where their weights
+//   come from memory; or
+// - stride 2 in both axes with at least 16 input channels, output rows at least 8 wide, at most
+//   32² outputs and 128 KiB of weights (ResNet-8's 32² → 16² and 16² → 8² 3×3 convs, whose phase
+//   GEMMs ran one 16- or 8-column register per output row); the weights stay in L2 while every
+//   row block streams them. Not 1×1 stride-2 convs: copying the padded input and the transposing
+//   stores cost more than their few taps gain. Not DS-CNN's 10×4 first layer (1 input channel,
+//   5-wide rows): 0.0705 → 0.0675 ms on x86, but its firmware would then link Conv's Winograd
+//   registration, over the KWS flash budget on the Cortex-M4 (examples/mcu).
+bool TransposedPays(const kernels::Conv2dShape& s) {
+  if (s.group != 1 || s.out_c < 16) return false;
+  if (kernels::ConvIsPointwise(s))
+    return s.dilation_h == 1 && s.dilation_w == 1 && s.out_h * s.out_w < 49;
+  const size_t weight_bytes = s.in_c * s.kh * s.kw * s.out_c * sizeof(float);
+  return s.stride_h == 2 && s.stride_w == 2 && s.kh * s.kw > 1 && s.in_c >= 16 && s.out_w >= 8 &&
+         s.out_h * s.out_w <= 1024 && weight_bytes <= 128 * 1024;
+}
+
 // The window fields of a Conv's options and the kernels' shape of it (x [N, C, H, W] or [N, C, L]).
 fb::ConvOptionsT ConvWindowOptions(const ir::Node& n, const Window2d& win, int64_t group) {
   fb::ConvOptionsT opt;
@@ -105,11 +129,36 @@ void LowerExpandDepthwise(LowerContext& ctx, const ir::Node& n) {
 
 }  // namespace
 
+// The Conv's W as the kernels read it, its packing set in opt: Wᵀ as [Cin, kh, kw, Cout]
+// (transposed), U = G·g·Gᵀ as [α, α, Cout, Cin] with α = tile + 2 (Winograd), or W itself.
+int ConvWeights(LowerContext& ctx, const ir::Node& n, const kernels::Conv2dShape& s,
+                const std::vector<int64_t>& ws, size_t tile, bool transposed,
+                fb::ConvOptionsT* opt) {
+  const ir::Tensor& w_ir = ctx.Ir(n, 1);
+  if (transposed) {
+    const size_t taps = s.in_c * s.kh * s.kw;  // W is [Cout, Cin, kh, kw]: row o, column q
+    std::vector<float> wt(taps * s.out_c);
+    for (size_t o = 0; o < s.out_c; ++o)
+      for (size_t q = 0; q < taps; ++q)
+        wt[q * s.out_c + o] = static_cast<float>(w_ir.data[o * taps + q]);
+    opt->packing = fb::WeightPacking::Transposed;
+    return ctx.NewTensor(n.In(1) + "_transposed", {ws[1], ws[2], ws[3], ws[0]}, true,
+                         std::move(wt));
+  }
+  if (tile == 0) return ctx.Tensor(n, n.In(1));
+  const int64_t alpha = static_cast<int64_t>(tile) + 2;
+  const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());
+  std::vector<float> u(static_cast<size_t>(alpha * alpha) * s.out_c * s.in_c);
+  kernels::WinogradTransformFilters(g.data(), s.out_c, s.in_c, tile, u.data());
+  opt->packing = tile == 4 ? fb::WeightPacking::Winograd4x3 : fb::WeightPacking::Winograd2x3;
+  return ctx.NewTensor(n.In(1) + (tile == 4 ? "_winograd43" : "_winograd23"),
+                       {alpha, alpha, ws[0], ws[1]}, true, std::move(u));
+}
+
 void LowerConv(LowerContext& ctx, const ir::Node& n) {
   if (!n.In(4).empty()) return LowerExpandDepthwise(ctx, n);
   const ConvOperands o = ReadConvOperands(ctx, n);
   const int x = o.x, b = o.b, y = o.y;
-  const ir::Tensor& w_ir = *o.w;
   const std::vector<int64_t>&xs = o.xs, &ws = o.ws, &ys = o.ys;
   const int64_t group = o.group;
   if (xs.size() < 3 || ws.size() != xs.size())
@@ -125,20 +174,12 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const Window2d win = ResolveWindow(n, xs, kernel, ys, false);
   fb::ConvOptionsT opt = ConvWindowOptions(n, win, group);
   const kernels::Conv2dShape s = ConvShape(xs, ys, win, group);
-  int weights = -1;
   const size_t tile =
       xs.size() == 4 ? WinogradTileFor(s, ctx.winograd(), ctx.winograd_min_channels()) : 0;
-  if (tile != 0) {  // U = G·g·Gᵀ as [α, α, Cout, Cin], α = tile + 2
-    const int64_t alpha = static_cast<int64_t>(tile) + 2;
-    const std::vector<float> g(w_ir.data.begin(), w_ir.data.end());
-    std::vector<float> u(static_cast<size_t>(alpha * alpha) * s.out_c * s.in_c);
-    kernels::WinogradTransformFilters(g.data(), s.out_c, s.in_c, tile, u.data());
-    weights = ctx.NewTensor(n.In(1) + (tile == 4 ? "_winograd43" : "_winograd23"),
-                            {alpha, alpha, ws[0], ws[1]}, true, std::move(u));
-    opt.packing = tile == 4 ? fb::WeightPacking::Winograd4x3 : fb::WeightPacking::Winograd2x3;
-  } else {
-    weights = ctx.Tensor(n, n.In(1));
-  }
+  // Not under a fused channel scale (input 3): its W' = W·diag(s) is computed from plain W.
+  const bool transposed = tile == 0 && xs.size() == 4 && ctx.transposed_weights() &&
+                          n.In(3).empty() && TransposedPays(s);
+  const int weights = ConvWeights(ctx, n, s, ws, tile, transposed, &opt);
   const bool winograd = tile != 0;
   // Input 3, the channel scale of passes/fuse_channel_scale.cc: W'[o, c] = W[o, c]·s[c] per run.
   const int scale = n.In(3).empty() ? -1 : ctx.Tensor(n, n.In(3));
@@ -151,6 +192,7 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, std::move(inputs), {y});
   op.options.Set(std::move(opt));
   op.scratch_bytes = winograd     ? kernels::MakeWinogradLayout(s, tile).scratch_bytes
+                     : transposed ? kernels::ConvKmScratchBytes(s)
                      : scale >= 0 ? kernels::ConvChannelScaleScratchBytes(s)
                                   : kernels::ConvScratchBytes(s);
 }

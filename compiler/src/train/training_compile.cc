@@ -79,6 +79,7 @@ bool ConfigureTrainingCompile(onnx::ModelProto* model, int batch, CompileOptions
   options->fuse_activations = false;  // fused HardSwish has no gradient from its output, but
   options->fuse_activations_into_batchnorm = true;  // after a BN it follows from the saved x̂
   options->winograd = false;  // the trainer reads and refolds plain [Cout, Cin, kh, kw] weights
+  options->transposed_weights = false;
   options->verify = false;
   options->share_views =
       false;  // the trainer re-points tensors (recompute): each keeps its own bytes

@@ -19,7 +19,8 @@ class OpResolver {
   EDGEFOLD_FOR_EACH_OP(EDGEFOLD_OP_ADD)
 #undef EDGEFOLD_OP_ADD
   // Conv with only some of its schedules (AddConv links them all): AddConvPlain the direct,
-  // phase-plane and im2col paths; AddConvWinograd those and Winograd-domain weights;
+  // phase-plane and im2col paths; AddConvWinograd those and the weights the compiler stores in
+  // another layout (Winograd-domain filters, transposed pointwise weights);
   // AddConvExpansion those and a fused pointwise expansion. A model that needs a schedule
   // left out is refused with Status::kUnsupportedOp naming the op. `edgefold export-c`'s
   // NAME_REGISTER_OPS calls the smallest that runs the model.

@@ -54,6 +54,22 @@ struct StridedCopyParams {
   bool accumulate = false;
 };
 
+// A conv of one image, group 1, whose weights are stored transposed, wt[in_c][kh][kw][out_c]
+// (the compiler's WeightPacking Transposed: pointwise convs on planes of few pixels, stride-2
+// convs of small networks), reading an input plane that already holds its padding:
+//   y[o][oh][ow] = act(bias[o] + Σ_{c,r,t} wt[c][r][t][o]·x[c][oh·sh + r·dh][ow·sw + t·dw])
+// for o ∈ [o_begin, o_end), x [in_c][x_h][x_w], y [out_c][out_h][out_w] dense; bias may be
+// nullptr; stride_w 1 or 2. A pointwise conv is a 1 × pixels plane. Output channels go in the
+// lanes (an output register is one pixel of W channels), so narrow planes waste no lanes.
+struct ConvKmParams {
+  size_t in_c = 0, out_c = 0;
+  size_t kh = 1, kw = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  size_t x_h = 0, x_w = 0, out_h = 0, out_w = 0;
+  size_t o_begin = 0, o_end = 0;
+  const float* bias = nullptr;
+  Activation act;
+};
+
 // C[m×n] = act(A[m×k] · B[k×n] + bias)   (row-major, leading dimensions in elements)
 // bias: nullptr, or m values (bias_per_row) or n values; accumulate: C += A·B first.
 // b_row_offsets: nullptr (row q of B starts at b + q·ldb), or k offsets: row q starts at

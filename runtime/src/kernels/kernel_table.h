@@ -25,6 +25,11 @@ struct KernelTable {
   // C = act(A·B + bias), see GemmParams.
   void (*gemm)(const GemmParams& p, const float* a, const float* b, float* c);
 
+  // A conv with transposed weights, output channels in the lanes, see ConvKmParams. Every
+  // output is its bias, then one multiply-add per tap in order: the same bits whichever
+  // [o_begin, o_end) a thread takes.
+  void (*conv_km)(const ConvKmParams& p, const float* wt, const float* x, float* y);
+
   // Unfolds one group of one image into col[(in_c/group)·kh·kw × out_h·out_w];
   // zero outside the image. x points at the group's first input channel.
   void (*im2col)(const Conv2dShape& s, const float* x_group, float* col);

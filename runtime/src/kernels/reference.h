@@ -12,6 +12,7 @@
 namespace edgefold::kernels::ref {
 
 void Gemm(const GemmParams& p, const float* a, const float* b, float* c);
+void ConvKm(const ConvKmParams& p, const float* wt, const float* x, float* y);
 void Im2col(const Conv2dShape& s, const float* x_group, float* col);
 void Col2im(const Conv2dShape& s, const float* col, float* x_group);
 void StridedCopy(const StridedCopyParams& p, const float* src, float* dst);

@@ -34,7 +34,12 @@ struct TensorInfo {
 
 // Op options, translated from the schema. One member of the union is live per OpKind.
 // How a Conv's W is stored (schema WeightPacking).
-enum class WeightPacking : uint8_t { kPlain = 0, kWinograd2x3 = 1, kWinograd4x3 = 2 };
+enum class WeightPacking : uint8_t {
+  kPlain = 0,
+  kWinograd2x3 = 1,
+  kWinograd4x3 = 2,
+  kTransposed = 3
+};
 
 struct ConvOptions {
   int32_t kernel[2], strides[2], dilations[2], pads[4];  // pads: top, left, bottom, right

@@ -5,7 +5,9 @@
 // group that reads each tap in place from phase planes (kernels/conv/conv_phase.h), or im2col + GEMM
 // when the plan gives im2col's scratch for a small plane (ConvPrefersIm2col) or not the phase
 // path's; 3×3 stride-1 convs whose weights the compiler
-// stored in the Winograd domain run kernels/conv/conv_winograd.h.
+// stored in the Winograd domain run kernels/conv/conv_winograd.h; pointwise convs whose weights it
+// stored transposed (Wᵀ [Cin, kh, kw, Cout]: pointwise convs on planes of few pixels, stride-2
+// convs of small networks) the core table's conv_km (conv_km.cc).
 // Inputs 4 and 5 (depthwise convs only): a pointwise expansion the compiler fused in, t =
 // expand_act(We·x + be), computed band by band into scratch (kernels/conv/conv_expand.h).
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
@@ -109,11 +111,14 @@ Status PreparePlain(OpContext& ctx, const kernels::Conv2dShape& s, bool channel_
   return Status::kOk;
 }
 
-// The schedules a registration links besides the plain paths: Winograd weights and the fused
-// expansion, each nullptr when not registered (OpResolver::AddConvPlain, ...).
+// The schedules a registration links besides the plain paths: weights the compiler stored in
+// another layout (Winograd filters, transposed weights) and the fused expansion, each
+// nullptr when not registered (OpResolver::AddConvPlain, ...).
 struct ConvSchedules {
   Status (*prepare_winograd)(OpContext& ctx, kernels::Conv2dShape s, ConvPath path);
   void (*run_winograd)(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
+  Status (*prepare_transposed)(OpContext& ctx, kernels::Conv2dShape s);
+  void (*run_transposed)(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
   Status (*prepare_expand)(OpContext& ctx, kernels::Conv2dShape s);
   void (*run_expand)(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 };
@@ -142,6 +147,13 @@ Status PrepareWith(OpContext& ctx, const ConvSchedules& k) {
   const bool channel_scale = ctx.has_input(3);
   if (channel_scale && o.packing != WeightPacking::kPlain) return PrepareChannelScale(ctx, s);
   if (o.packing == WeightPacking::kPlain) return PreparePlain(ctx, s, channel_scale);
+  if (o.packing == WeightPacking::kTransposed) {
+    if (k.prepare_transposed == nullptr)
+      return ctx.Fail(Status::kUnsupportedOp,
+                      "transposed weights need Conv registered with that schedule "
+                      "(OpResolver::AddConv or AddConvWinograd)");
+    return k.prepare_transposed(ctx, s);
+  }
   if (k.prepare_winograd == nullptr)
     return ctx.Fail(Status::kUnsupportedOp,
                     "Winograd weights need Conv registered with that schedule "
@@ -180,6 +192,9 @@ Status EvalWith(OpContext& ctx, const ConvSchedules& k) {
     case ConvPath::kWinograd43:
       k.run_winograd(ctx, p, io);
       break;
+    case ConvPath::kTransposed:
+      k.run_transposed(ctx, p, io);
+      break;
     case ConvPath::kDirect:
       if (kernels::ConvIsDepthwise(p.shape))
         RunDepthwise(ctx, p, io);
@@ -195,11 +210,13 @@ Status EvalWith(OpContext& ctx, const ConvSchedules& k) {
 }
 
 // One OpKernel per registration: only the schedules its table names are linked.
-constexpr ConvSchedules kPlainOnly = {nullptr, nullptr, nullptr, nullptr};
-constexpr ConvSchedules kWinograd = {PrepareWinograd, RunWinograd, nullptr, nullptr};
-constexpr ConvSchedules kExpansion = {nullptr, nullptr, PrepareExpand, RunExpandDepthwise};
-constexpr ConvSchedules kEverySchedule = {PrepareWinograd, RunWinograd, PrepareExpand,
-                                          RunExpandDepthwise};
+constexpr ConvSchedules kPlainOnly = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+constexpr ConvSchedules kWinograd = {PrepareWinograd, RunWinograd, PrepareTransposed,
+                                     RunTransposed,   nullptr,     nullptr};
+constexpr ConvSchedules kExpansion = {nullptr, nullptr,       nullptr,
+                                      nullptr, PrepareExpand, RunExpandDepthwise};
+constexpr ConvSchedules kEverySchedule = {PrepareWinograd, RunWinograd,   PrepareTransposed,
+                                          RunTransposed,   PrepareExpand, RunExpandDepthwise};
 
 template <const ConvSchedules& kSchedules>
 Status Prepare(OpContext& ctx) {

@@ -15,7 +15,8 @@ enum class ConvPath : uint8_t {
   kIm2col,
   kWinograd23,
   kWinograd43,
-  kExpandDepthwise
+  kExpandDepthwise,
+  kTransposed
 };
 
 inline size_t WinogradTile(ConvPath path) { return path == ConvPath::kWinograd43 ? 4 : 2; }
@@ -57,6 +58,10 @@ ConvPrepared& SetPrepared(OpContext& ctx, const kernels::Conv2dShape& s, ConvPat
 // kWinograd23 / kWinograd43 (conv_winograd.cc): weights stored as U = G·g·Gᵀ.
 Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path);
 void RunWinograd(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
+
+// kTransposed (conv_km.cc): W stored as Wᵀ [Cin, kh, kw, Cout], group 1.
+Status PrepareTransposed(OpContext& ctx, kernels::Conv2dShape s);
+void RunTransposed(OpContext& ctx, const ConvPrepared& p, const ConvIo& io);
 
 // kExpandDepthwise (conv_expand.cc): a depthwise conv over a fused pointwise expansion.
 Status PrepareExpand(OpContext& ctx, kernels::Conv2dShape s);

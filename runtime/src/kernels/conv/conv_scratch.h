@@ -153,6 +153,21 @@ inline size_t ConvScratchBytes(const Conv2dShape& s) {
   return ConvPrefersIm2col(s) ? ConvIm2colScratchBytes(s) : MakeConvPhaseLayout(s).scratch_bytes;
 }
 
+// A Conv with transposed weights (WeightPacking Transposed, ConvKmParams): the input plane the
+// kernel reads, x_h × x_w per channel, padding included (the rows and columns its taps reach:
+// (out − 1)·stride + (k − 1)·dilation + 1). A pointwise conv reads x in place (no scratch);
+// others copy the padded input into scratch, 64-byte rounded.
+inline void ConvKmPlane(const Conv2dShape& s, size_t* x_h, size_t* x_w) {
+  *x_h = AddSat(AddSat(MulSat(s.out_h - 1, s.stride_h), MulSat(s.kh - 1, s.dilation_h)), 1);
+  *x_w = AddSat(AddSat(MulSat(s.out_w - 1, s.stride_w), MulSat(s.kw - 1, s.dilation_w)), 1);
+}
+inline size_t ConvKmScratchBytes(const Conv2dShape& s) {
+  if (ConvIsPointwise(s) || s.out_h == 0 || s.out_w == 0) return 0;
+  size_t x_h = 0, x_w = 0;
+  ConvKmPlane(s, &x_h, &x_w);
+  return RoundUpSat(MulSat(MulSat(MulSat(s.in_c, x_h), x_w), sizeof(float)), 64);
+}
+
 // A Conv with a channel scale (input 3, s[in_c]; only pointwise, group 1) first writes the
 // smaller of two scaled operands into its scratch, after the path's own scratch rounded up to 64
 // bytes: W'[o, c] = W[o, c]·s[c] (out_c·in_c values: early layers, large images), or, when the

@@ -19,4 +19,21 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
   }
 }
 
+// y[o][oh][ow] = act(bias[o] + Σ_{c,r,t} wt[c][r][t][o]·x[c][oh·sh + r·dh][ow·sw + t·dw]), the
+// sum from the bias in tap order.
+void ConvKm(const ConvKmParams& p, const float* wt, const float* x, float* y) {
+  for (size_t o = p.o_begin; o < p.o_end; ++o)
+    for (size_t oh = 0; oh < p.out_h; ++oh)
+      for (size_t ow = 0; ow < p.out_w; ++ow) {
+        float acc = p.bias != nullptr ? p.bias[o] : 0.0f;
+        const float* w = wt + o;
+        for (size_t c = 0; c < p.in_c; ++c)
+          for (size_t r = 0; r < p.kh; ++r)
+            for (size_t t = 0; t < p.kw; ++t, w += p.out_c)
+              acc += *w * x[(c * p.x_h + oh * p.stride_h + r * p.dilation_h) * p.x_w +
+                            ow * p.stride_w + t * p.dilation_w];
+        y[(o * p.out_h + oh) * p.out_w + ow] = ApplyActivation(acc, p.act);
+      }
+}
+
 }  // namespace edgefold::kernels::ref

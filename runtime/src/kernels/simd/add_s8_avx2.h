@@ -9,8 +9,7 @@
 namespace avx2_add {
 
 // |v| rounded by the shift, and v's sign as all-ones 64-bit lanes.
-inline __m256i RoundedHalfAway(__m256i v, __m256i half, __m128i count, __m256i lim,
-                               __m256i* sign) {
+inline __m256i RoundedHalfAway(__m256i v, __m256i half, __m128i count, __m256i lim, __m256i* sign) {
   *sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
   const __m256i magnitude = _mm256_sub_epi64(_mm256_xor_si256(v, *sign), *sign);
   return avx2_requant::RoundedMagnitude(magnitude, half, count, lim);

@@ -8,6 +8,7 @@
 #include "kernels/simd/conv2d_depthwise_simd.h"
 #include "kernels/simd/elementwise_simd.h"
 #include "kernels/simd/gemm_simd.h"
+#include "kernels/simd/conv_km_simd.h"
 #include "kernels/simd/int8_simd.h"
 #include "kernels/simd/pool2d_simd.h"
 #include "kernels/simd/layer_norm_simd.h"
@@ -27,6 +28,7 @@ constexpr KernelTable MakeCoreTable(const char* name, Isa isa) {
                      isa,
                      FBatch<Arch>::size,
                      &Gemm<Arch>,
+                     &ConvKm<Arch>,
                      &ref::Im2col,
                      &ref::Col2im,
                      &ref::StridedCopy,

@@ -1,0 +1,156 @@
+// Conv ops whose weights the compiler stored transposed (WeightPacking Transposed,
+// Wᵀ [Cin, kh, kw, Cout]), built here without the compiler: on every ISA against a
+// double-precision convolution (pointwise on planes of fewer and more pixels than a block,
+// 3×3 stride 2 with padding on odd and even planes, channel counts that are not a multiple of
+// any register width, a batch of two), the models Prepare must refuse, and the registrations
+// that link the path.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "kernels/conv/conv_scratch.h"
+#include "testing/efb_builder.h"
+#include "testing/expect_model.h"
+#include "testing/run_model.h"
+#include "testing/tiny_model.h"
+
+namespace edgefold::testing {
+namespace {
+
+struct PointwiseConv {
+  int cin = 21, cout = 37, h = 3, w = 5, batch = 2;  // h × w: the input plane
+  std::vector<int> w_shape;                          // empty: [cin, kernel, kernel, cout]
+  int kernel = 1, stride = 1;                        // pads kernel / 2
+  int group = 1;                                     // 2 is refused
+  int64_t scratch_bytes = -1;                        // -1: ConvKmScratchBytes
+  bool bias = true;
+};
+
+struct Built {
+  std::vector<uint8_t> model;
+  std::vector<float> x, want;
+};
+
+Built Build(const PointwiseConv& c) {
+  Built r;
+  const int k = c.kernel, pad = k / 2;
+  const int oh = (c.h + 2 * pad - k) / c.stride + 1, ow = (c.w + 2 * pad - k) / c.stride + 1;
+  r.x = RandomVector(size_t(c.batch) * c.cin * c.h * c.w, 1, -2, 2);
+  const std::vector<int> ws = c.w_shape.empty() ? std::vector<int>{c.cin, k, k, c.cout} : c.w_shape;
+  size_t w_count = 1;
+  for (int d : ws) w_count *= size_t(d);
+  const std::vector<float> wt = RandomVector(w_count, 2, -1, 1);
+  const std::vector<float> b = RandomVector(c.cout, 3, -1, 1);
+  EfbBuilder e;
+  const int xi = e.AddInput("x", {c.batch, c.cin, c.h, c.w});
+  const int wi = e.AddConstant("wt", ws, wt);
+  const int bi = c.bias ? e.AddConstant("b", {c.cout}, b) : -1;
+  const int yi = e.AddTensor("y", {c.batch, c.cout, oh, ow});
+  fb::ConvOptionsT o;
+  o.kernel = {k, k};
+  o.strides = {c.stride, c.stride};
+  o.dilations = {1, 1};
+  o.pads = {pad, pad, pad, pad};
+  o.group = c.group;
+  o.packing = fb::WeightPacking::Transposed;
+  o.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Relu));
+  fb::OpOptionsUnion opts;
+  opts.Set(std::move(o));
+  kernels::Conv2dShape s;
+  s.in_c = c.cin, s.out_c = c.cout, s.in_h = c.h, s.in_w = c.w, s.out_h = oh, s.out_w = ow;
+  s.kh = s.kw = k, s.stride_h = s.stride_w = c.stride, s.pad_top = s.pad_left = pad;
+  const uint64_t scratch =
+      c.scratch_bytes >= 0 ? uint64_t(c.scratch_bytes) : uint64_t(kernels::ConvKmScratchBytes(s));
+  e.AddOp(fb::OpType::Conv, "pconv", {xi, wi, bi}, {yi}, std::move(opts), scratch);
+  e.AddOutput(yi);
+  r.model = e.Finish();
+  for (int n = 0; n < c.batch; ++n)
+    for (int oc = 0; oc < c.cout; ++oc)
+      for (int y = 0; y < oh; ++y)
+        for (int x = 0; x < ow; ++x) {
+          double acc = c.bias ? b[oc] : 0.0;
+          for (int ic = 0; ic < c.cin; ++ic)
+            for (int ky = 0; ky < k; ++ky)
+              for (int kx = 0; kx < k; ++kx) {
+                const int iy = y * c.stride + ky - pad, ix = x * c.stride + kx - pad;
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                acc += double(wt[((size_t(ic) * k + ky) * k + kx) * c.cout + oc]) *
+                       r.x[((size_t(n) * c.cin + ic) * c.h + iy) * c.w + ix];
+              }
+          r.want.push_back(static_cast<float>(std::max(acc, 0.0)));
+        }
+  return r;
+}
+
+TEST(ConvTransposedWeightsOp, StrideTwoMatchesADirectConvolution) {
+  for (const auto& [h, w] : {std::pair{16, 16}, std::pair{9, 17}, std::pair{8, 5}}) {
+    PointwiseConv c;
+    c.kernel = 3, c.stride = 2, c.h = h, c.w = w, c.cin = 18, c.cout = 21;
+    const Built b = Build(c);
+    ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5,
+                           "3x3 stride 2 on " + std::to_string(h) + "x" + std::to_string(w));
+  }
+}
+
+TEST(ConvTransposedWeightsOp, MatchesAPointwiseConvolution) {
+  for (const auto& [h, w] : {std::pair{3, 3}, std::pair{3, 5}, std::pair{6, 6}, std::pair{1, 17}}) {
+    for (const int cout : {16, 37}) {
+      PointwiseConv c;
+      c.h = h, c.w = w, c.cout = cout;
+      c.bias = cout != 16;
+      const Built b = Build(c);
+      ExpectOutputOnEveryIsa(
+          b.model, {b.x}, b.want, 2e-5,
+          std::to_string(h) + "x" + std::to_string(w) + " cout " + std::to_string(cout));
+    }
+  }
+}
+
+void ExpectRefused(const PointwiseConv& c, const std::string& what) {
+  const Built b = Build(c);
+  ExpectRefusedNaming(b.model, {b.x}, "pconv", what);
+}
+
+TEST(ConvTransposedWeightsOp, RefusesBadModels) {
+  PointwiseConv plain_shape;  // W as [Cout, Cin, 1, 1]
+  plain_shape.w_shape = {37, 21, 1, 1};
+  ExpectRefused(plain_shape, "W [Cin, kh, kw, Cout]");
+  PointwiseConv window_mismatch;  // a 3×3 conv with 1×1 transposed weights
+  window_mismatch.kernel = 3;
+  window_mismatch.w_shape = {21, 1, 1, 37};
+  ExpectRefused(window_mismatch, "W [Cin, kh, kw, Cout]");
+  PointwiseConv stride_three;
+  stride_three.kernel = 3, stride_three.stride = 3;
+  ExpectRefused(stride_three, "column stride of 1 or 2");
+  PointwiseConv grouped;
+  grouped.group = 2, grouped.cin = 22, grouped.cout = 38, grouped.w_shape = {22, 1, 1, 38};
+  ExpectRefused(grouped, "group-1 2-D conv");
+  PointwiseConv small_scratch;
+  small_scratch.kernel = 3, small_scratch.stride = 2, small_scratch.scratch_bytes = 64;
+  ExpectRefused(small_scratch, "scratch bytes");
+}
+
+// Registered with only the plain paths (OpResolver::AddConvPlain) or the expansion, Conv refuses
+// transposed weights by name; AddConvWinograd (weights in another layout) computes the bits
+// AddConv (every schedule) computes.
+TEST(ConvTransposedWeightsOp, RunsOnlyWhereItsScheduleIsRegistered) {
+  const Built b = Build(PointwiseConv());
+  OpResolver every, plain, winograd, expansion;
+  every.AddConv();
+  plain.AddConvPlain();
+  winograd.AddConvWinograd();
+  expansion.AddConvExpansion();
+  const RunResult want = RunModel(b.model, {b.x}, Isa::kAuto, &every);
+  ASSERT_EQ(want.status, Status::kOk) << want.log;
+  const RunResult got = RunModel(b.model, {b.x}, Isa::kAuto, &winograd);
+  ASSERT_EQ(got.status, Status::kOk) << got.log;
+  EXPECT_EQ(got.outputs, want.outputs);
+  for (const OpResolver* without : {&plain, &expansion}) {
+    const RunResult r = RunModel(b.model, {b.x}, Isa::kAuto, without);
+    EXPECT_EQ(r.status, Status::kUnsupportedOp);
+    EXPECT_NE(r.log.find("transposed weights"), std::string::npos) << r.log;
+  }
+}
+
+}  // namespace
+}  // namespace edgefold::testing

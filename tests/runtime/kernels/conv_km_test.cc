@@ -1,0 +1,105 @@
+// The core table's conv_km (a group-1 conv with transposed weights, output channels in the
+// lanes) of every level against ref::ConvKm: pointwise rows of pixels and 3×3 / 2×2 windows at
+// column strides 1 and 2 with dilation, channel counts below, at and above the register width
+// (the overlapping last block), row widths around the block size (chunks of unequal size),
+// bias or none and fused activations; and a split of the output channels at any boundary (a
+// thread's range) giving the bits of the whole.
+#include <algorithm>
+
+#include "testing/kernel_test_util.h"
+
+namespace edgefold::kernels::testing {
+namespace {
+
+struct KmCase {
+  size_t in_c, out_c, out_h, out_w;
+  size_t k = 1, stride = 1, dilation = 1;
+  bool bias = true;
+  Activation act;
+};
+
+class ConvKmTest : public KernelTest {
+ protected:
+  struct Data {
+    ConvKmParams p;
+    std::vector<float> wt, x, bias;
+  };
+  static Data Make(const KmCase& c) {
+    Data d;
+    ConvKmParams& p = d.p;
+    p.in_c = c.in_c, p.out_c = c.out_c, p.out_h = c.out_h, p.out_w = c.out_w;
+    p.kh = p.kw = c.k, p.stride_h = p.stride_w = c.stride, p.dilation_h = p.dilation_w = c.dilation;
+    p.x_h = (c.out_h - 1) * c.stride + (c.k - 1) * c.dilation + 1;
+    p.x_w = (c.out_w - 1) * c.stride + (c.k - 1) * c.dilation + 1 + 3;  // wider than read
+    p.o_begin = 0, p.o_end = c.out_c;
+    p.act = c.act;
+    d.wt = RandomVector(c.in_c * c.k * c.k * c.out_c, -1, 1, 21);
+    d.x = RandomVector(c.in_c * p.x_h * p.x_w, -1, 1, 22);
+    d.bias = RandomVector(c.out_c, -2, 2, 23);
+    p.bias = c.bias ? d.bias.data() : nullptr;
+    return d;
+  }
+
+  ::testing::AssertionResult Check(const KmCase& c) {
+    const Data d = Make(c);
+    std::vector<float> want(c.out_c * c.out_h * c.out_w, -7.0f), got = want;
+    ref::ConvKm(d.p, d.wt.data(), d.x.data(), want.data());
+    table().conv_km(d.p, d.wt.data(), d.x.data(), got.data());
+    const size_t taps = c.in_c * c.k * c.k;
+    return AllClose(want, got, 2e-6f * static_cast<float>(taps + 1), 1e-5f)
+           << " (in_c=" << c.in_c << " out_c=" << c.out_c << " out " << c.out_h << "x" << c.out_w
+           << " k=" << c.k << " stride=" << c.stride << " dilation=" << c.dilation << ")";
+  }
+};
+
+TEST_P(ConvKmTest, PointwiseChannelAndPixelTails) {
+  const size_t w = W();
+  for (size_t out_c : {size_t{1}, w > 1 ? w - 1 : 2, w, w + 1, 2 * w + 3, size_t{37}})
+    for (size_t pixels : {1, 3, 9, 13, 14, 15, 16, 17, 29, 36, 48})
+      for (size_t in_c : {1, 7, 64})
+        ASSERT_TRUE(Check({in_c, out_c, 1, pixels, 1, 1, 1, true, {}}));
+}
+
+TEST_P(ConvKmTest, WindowsStridesAndDilations) {
+  for (size_t stride : {1, 2, 3})
+    for (size_t k : {2, 3})
+      for (size_t dilation : {1, 2})
+        for (size_t out_w : {1, 5, 8, 16, 19})
+          ASSERT_TRUE(Check({5, 2 * W() + 1, 3, out_w, k, stride, dilation, true, {}}));
+}
+
+TEST_P(ConvKmTest, NoBiasAndActivations) {
+  for (ActKind kind : {ActKind::kNone, ActKind::kRelu, ActKind::kClip, ActKind::kHardSwish}) {
+    Activation act;
+    act.kind = kind, act.alpha = 0.0f, act.beta = 6.0f;
+    ASSERT_TRUE(Check({19, 2 * W() + 5, 2, 11, 3, 2, 1, false, act}));
+    ASSERT_TRUE(Check({19, 2 * W() + 5, 1, 11, 1, 1, 1, true, act}));
+  }
+}
+
+// Output channels split at every boundary (threads take such ranges): the halves together are
+// the whole, bit for bit, and nothing outside a range is written.
+TEST_P(ConvKmTest, AnySplitGivesTheWholeBits) {
+  for (const KmCase& c : {KmCase{45, 3 * W() + 3, 1, 10, 1, 1, 1, true, {}},
+                          KmCase{6, 3 * W() + 3, 3, 9, 3, 2, 1, true, {}}}) {
+    Data d = Make(c);
+    const size_t plane = c.out_h * c.out_w;
+    std::vector<float> whole(c.out_c * plane);
+    table().conv_km(d.p, d.wt.data(), d.x.data(), whole.data());
+    for (size_t cut = 0; cut <= c.out_c; ++cut) {
+      std::vector<float> parts(whole.size(), -7.0f);
+      d.p.o_begin = 0, d.p.o_end = cut;
+      table().conv_km(d.p, d.wt.data(), d.x.data(), parts.data());
+      for (size_t i = cut * plane; i < parts.size(); ++i)
+        ASSERT_EQ(parts[i], -7.0f) << "cut " << cut << " wrote past its range at " << i;
+      d.p.o_begin = cut, d.p.o_end = c.out_c;
+      table().conv_km(d.p, d.wt.data(), d.x.data(), parts.data());
+      ASSERT_EQ(parts, whole) << "cut at output channel " << cut;
+    }
+  }
+}
+
+EDGEFOLD_INSTANTIATE_SCALAR_AND_SIMD(ConvKmTest);
+
+}  // namespace
+}  // namespace edgefold::kernels::testing
