@@ -69,6 +69,15 @@ struct GemmS8Params {
   bool a_pairs_fit_u8 = false;
 };
 
+// Only the x86 levels read S8PairsFitU8 (their u8·s8 tiles), and only they have an im2col-free conv
+// (Int8KernelTable::conv_s8_direct): elsewhere the ops skip both (Cortex-M flash, and no scan
+// of the weights at Prepare).
+#if defined(__x86_64__) || defined(__i386__)
+constexpr bool kX86Int8Paths = true;
+#else
+constexpr bool kX86Int8Paths = false;
+#endif
+
 // True when each of the m rows of A[m×k] (row stride lda) has |A[i,2q]| + |A[i,2q+1]| ≤ 128
 // for every pair at even k (the last of an odd k pairs with zero): 255 times such a pair fits
 // in int16 (GemmS8Params::a_pairs_fit_u8).

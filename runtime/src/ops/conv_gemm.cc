@@ -112,7 +112,8 @@ size_t GroupScratchBytes(const ConvPrepared& p) {
 // split on their own) when the plan holds one slice, or when there are fewer groups than threads:
 // the groups are then few and large, and all the threads work on each in turn.
 size_t GroupTasks(const Parallel* parallel, const ConvPrepared& p) {
-  if (parallel == nullptr || parallel->run == nullptr || p.shape.group < parallel->threads)
+  if (!kMultiThreaded || parallel == nullptr || parallel->run == nullptr ||
+      p.shape.group < parallel->threads)
     return 1;
   return std::min(parallel->threads, size_t{p.group_slices});
 }
@@ -120,7 +121,7 @@ size_t GroupTasks(const Parallel* parallel, const ConvPrepared& p) {
 }  // namespace
 
 uint16_t GroupSlices(const ConvPrepared& p, size_t scratch_bytes) {
-  if (!kernels::ConvSplitsByGroup(p.shape) || p.channel_scale) return 0;
+  if (!kMultiThreaded || !kernels::ConvSplitsByGroup(p.shape) || p.channel_scale) return 0;
   const size_t held = kernels::ConvScratchSlicesHeld(GroupScratchBytes(p), scratch_bytes);
   return static_cast<uint16_t>(std::min<size_t>(held, UINT16_MAX));
 }

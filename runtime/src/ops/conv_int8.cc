@@ -95,7 +95,7 @@ Status Prepare(OpContext& ctx) {
                     scratch, depthwise_plane ? "its padded planes" : "one output row of im2col",
                     ctx.op.scratch_bytes);
   const size_t one_slice = kernels::ConvS8ScratchBytes(s);
-  const size_t group_slices = kernels::ConvSplitsByGroup(s)
+  const size_t group_slices = kMultiThreaded && kernels::ConvSplitsByGroup(s)
                                   ? kernels::ConvScratchSlicesHeld(one_slice, ctx.op.scratch_bytes)
                                   : 1;
   const size_t slice_bytes =
@@ -110,13 +110,14 @@ Status Prepare(OpContext& ctx) {
       static_cast<size_t>(x.shape[0]),
       pointwise,
       depthwise_plane,
-      !pointwise && !depthwise_plane && int8->conv_s8_direct != nullptr &&
+      kernels::kX86Int8Paths && !pointwise && !depthwise_plane && int8->conv_s8_direct != nullptr &&
           kernels::ConvS8DirectFits(s),
       static_cast<int8_t>(x.zero_points[0]),
       std::max<size_t>(1, chunk_rows),
       group_slices,
       slice_bytes,
-      kernels::S8PairsFitU8(S8Data(w), s.out_c, in_cg * s.kh * s.kw, in_cg * s.kh * s.kw),
+      kernels::kX86Int8Paths &&
+          kernels::S8PairsFitU8(S8Data(w), s.out_c, in_cg * s.kh * s.kw, in_cg * s.kh * s.kw),
       int8};
   return Status::kOk;
 }
@@ -134,7 +135,8 @@ void RunGroups(OpContext& ctx, const ConvInt8Prepared& pr, kernels::GemmS8Params
     SetRequant(ctx, 2, g * out_cg, ctx.op.options.int8.act_min, ctx.op.options.int8.act_max, &p);
     int8_t* yg = y + (n * s.out_c + g * out_cg) * pixels;
     const int8_t* wg = w + g * out_cg * p.k;
-    if (pr.direct) {  // the same columns and sums as over the im2col, B read from X
+    if (kernels::kX86Int8Paths &&
+        pr.direct) {  // the same columns and sums as over the im2col, B read from X
       ForEachRowRange(parallel, pixels, p.m * p.k, 32, [&](size_t j0, size_t j1) {
         kernels::GemmS8Params part = p;
         part.n = j1 - j0;
@@ -175,10 +177,10 @@ void RunGroupGemms(OpContext& ctx, const ConvInt8Prepared& pr, const int8_t* x, 
   // A grouped conv whose plan holds scratch for several threads, with at least as many groups
   // as threads: each task a contiguous range of whole groups in its own slice, each GEMM on one
   // thread (the same sums in the same order). Fewer groups: all the threads on each in turn.
-  const size_t tasks =
-      ctx.parallel == nullptr || ctx.parallel->run == nullptr || s.group < ctx.parallel->threads
-          ? 1
-          : std::min(ctx.parallel->threads, pr.group_slices);
+  const size_t tasks = !kMultiThreaded || ctx.parallel == nullptr || ctx.parallel->run == nullptr ||
+                               s.group < ctx.parallel->threads
+                           ? 1
+                           : std::min(ctx.parallel->threads, pr.group_slices);
   for (size_t n = 0; n < pr.batch; ++n) {
     if (tasks < 2) {
       RunGroups(ctx, pr, shared, x, w, y, n, 0, s.group, col, ctx.parallel);

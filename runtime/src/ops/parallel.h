@@ -37,12 +37,15 @@ constexpr size_t kElementWork = 4;
 // task < p->threads numbers the range (for per-task scratch); one range runs on the calling
 // thread.
 #if defined(EDGEFOLD_SINGLE_THREAD)
-// Microcontroller builds: one core, so the split compiles out (Options::parallel_for is ignored).
+// Microcontroller builds: one core, so the split compiles out (Options::parallel_for is ignored),
+// and so does every schedule only threads take (kMultiThreaded guards them: flash).
+constexpr bool kMultiThreaded = false;
 template <class F>
 void ForEachRowTask(const Parallel*, size_t rows, size_t, size_t, F&& f) {
   f(size_t{0}, size_t{0}, rows);
 }
 #else
+constexpr bool kMultiThreaded = true;
 template <class F>
 void ForEachRowTask(const Parallel* p, size_t rows, size_t work_per_row, size_t align, F&& f) {
   size_t tasks = 1;
