@@ -469,7 +469,8 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
             Geometry{13, 17, 5, 1, 2, 1, 2, 3}, Geometry{1, 1, 1, 1, 0, 0, 0, 0},
             Geometry{9, W() - 1 + (W() == 1), 3, 1, 0, 0, 0, 0},
             Geometry{14, 2 * W() + 3, 3, 1, 0, 0, 1, 1}, Geometry{8, 3, 2, 1, 0, 1, 0, 0},
-            Geometry{5, 133, 3, 1, 1, 1, 1, 1}}) {
+            Geometry{5, 133, 3, 1, 1, 1, 1, 1}, Geometry{17, 2 * W() + 5, 7, 1, 3, 3, 3, 2},
+            Geometry{11, 37, 5, 1, 2, 2, 2, 2}}) {
         Conv2dShape s;
         s.in_c = s.out_c = s.group = 5;
         s.in_h = g.h;

@@ -22,6 +22,7 @@
 #include "kernels/simd/requant_avx512.h"
 #endif
 #if defined(__AVX2__)
+#include "kernels/simd/depthwise_pairs_avx2.h"
 #include "kernels/simd/requant_avx2.h"
 #endif
 #if defined(__ARM_NEON)
@@ -310,8 +311,23 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     // (one instruction per 4 products, against a widening load, a multiply and an add per 4).
 #if defined(__ARM_NEON)
   constexpr size_t L = W == 4 ? 8 : W;
+#elif defined(__AVX2__)
+  // AVX2: 16 outputs a step, two taps a vpmaddwd (depthwise_pairs_avx2.h).
+  constexpr size_t L = W == 8 ? 16 : W;
 #else
   constexpr size_t L = W;
+#endif
+#if defined(__AVX2__)
+  if constexpr (W == 8) {
+    const avx2_depthwise::TapPairs pairs = avx2_depthwise::MakeTapPairs(weight, n_taps);
+    StoreFlatRowsS8<L>(s, g, yc, [&](size_t i, int8_t* q) {
+      __m256i first, second;
+      avx2_depthwise::Sums16(pairs, plane + i, offset, bias, first, second);
+      RequantizeLanes<Arch>(IBatch<Arch>(first), multiplier, shift, rq, q);
+      RequantizeLanes<Arch>(IBatch<Arch>(second), multiplier, shift, rq, q + 8);
+    });
+    return;
+  }
 #endif
   StoreFlatRowsS8<L>(s, g, yc, [&](size_t i, int8_t* q) {
 #if defined(__ARM_NEON)
