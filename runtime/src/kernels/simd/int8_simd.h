@@ -53,6 +53,22 @@ inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count, const in
     return;
   }
 #endif
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+  // AVX2: each 16-byte half's even bytes to its low 8 (pshufb), the two halves' together.
+  const __m256i even = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
+                                        0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+  for (; j + 16 <= count && src + 2 * j + 32 <= src_end; j += 16) {
+    const __m256i v = _mm256_shuffle_epi8(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * j)), even);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j),
+                     _mm256_castsi256_si128(_mm256_permute4x64_epi64(v, 0x08)));
+  }
+  for (; j + 8 <= count && src + 2 * j + 16 <= src_end; j += 8)
+    _mm_storel_epi64(
+        reinterpret_cast<__m128i*>(dst + j),
+        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j)),
+                         _mm256_castsi256_si128(even)));
+#endif
 #if defined(__ARM_NEON)
   for (; j + 16 <= count && src + 2 * j + 32 <= src_end; j += 16)
     vst1q_s8(dst + j, vld2q_s8(src + 2 * j).val[0]);
@@ -320,11 +336,14 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
 #if defined(__AVX2__)
   if constexpr (W == 8) {
     const avx2_depthwise::TapPairs pairs = avx2_depthwise::MakeTapPairs(weight, n_taps);
+    const avx2_requant::Rounding rounding =
+        avx2_requant::MakeRounding(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
     StoreFlatRowsS8<L>(s, g, yc, [&](size_t i, int8_t* q) {
       __m256i first, second;
       avx2_depthwise::Sums16(pairs, plane + i, offset, bias, first, second);
-      RequantizeLanes<Arch>(IBatch<Arch>(first), multiplier, shift, rq, q);
-      RequantizeLanes<Arch>(IBatch<Arch>(second), multiplier, shift, rq, q + 8);
+      _mm_store_si128(reinterpret_cast<__m128i*>(q),
+                      avx2_requant::NarrowS8x16(avx2_requant::RequantizeS32x8(first, rounding),
+                                                avx2_requant::RequantizeS32x8(second, rounding)));
     });
     return;
   }
