@@ -253,6 +253,12 @@ void MulS8Rows(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y
   const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(p.act_min));
   const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(p.act_max));
 #endif
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+  // AVX2: 16 products a step, the op's one rounding set up once (requant_avx2.h).
+  const avx2_requant::Rounding rounding =
+      avx2_requant::MakeRounding(p.multiplier, p.shift, p.y_zero_point, p.act_min, p.act_max);
+  const __m256i zp_a8 = _mm256_set1_epi32(p.a_zero_point);
+#endif
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* ar = a + r * inner;
     int8_t* yr = y + r * inner;
@@ -267,6 +273,20 @@ void MulS8Rows(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y
         _mm512_storeu_si512(
             yr + j, avx512_requant::NarrowFourS8(product(j), product(j + W), product(j + 2 * W),
                                                  product(j + 3 * W), zp16, lo8, hi8));
+    }
+#endif
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+    if constexpr (W == 8) {
+      const __m256i b8 = _mm256_set1_epi32(int32_t{b[r]} - p.b_zero_point);
+      const auto product = [&](size_t at) {
+        const __m256i av =
+            _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(ar + at)));
+        return avx2_requant::RequantizeS32x8(_mm256_mullo_epi32(_mm256_sub_epi32(av, zp_a8), b8),
+                                             rounding);
+      };
+      for (; j + 2 * W <= inner; j += 2 * W)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(yr + j),
+                         avx2_requant::NarrowS8x16(product(j), product(j + W)));
     }
 #endif
     for (; j + W <= inner; j += W) {
