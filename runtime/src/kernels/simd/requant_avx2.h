@@ -76,6 +76,12 @@ inline __m256i RequantizeS32x8(__m256i acc, const Rounding& r) {
   return _mm256_min_epi32(_mm256_max_epi32(v, r.lo), r.hi);
 }
 
+// One register of requantized int32 as 8 int8 (the low 8 bytes).
+inline __m128i NarrowS8x8(__m256i v) {
+  const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  return _mm_packs_epi16(words, words);
+}
+
 // Two registers of requantized int32 (lanes 0–7, 8–15) as 16 int8.
 inline __m128i NarrowS8x16(__m256i first, __m256i second) {
   const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(first, second), 0xD8);
