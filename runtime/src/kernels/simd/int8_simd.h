@@ -187,12 +187,16 @@ template <class Arch>
 inline constexpr LutS8Fn kLutS8 = nullptr;
 #endif
 
-// The int8 global pool: on AVX-512BW simd/global_pool_s8_x86.h, elsewhere the reference.
+// The int8 global pool: on AVX-512BW simd/global_pool_s8_x86.h, on AVX2
+// simd/global_pool_s8_avx2.h, elsewhere the reference.
 using GlobalPoolS8Fn = void (*)(PoolKind kind, const int8_t* x, int8_t* y, size_t channels,
                                 size_t spatial);
 #if defined(__AVX512BW__)
 #include "kernels/simd/global_pool_s8_x86.h"
 inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &x86_global_pool::GlobalPoolS8;
+#elif defined(__AVX2__)
+#include "kernels/simd/global_pool_s8_avx2.h"
+inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &x86_global_pool_avx2::GlobalPoolS8;
 #else
 inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &ref::GlobalPoolS8;
 #endif
