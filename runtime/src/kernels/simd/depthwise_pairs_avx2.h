@@ -32,19 +32,23 @@ inline TapPairs MakeTapPairs(const int32_t* weight, size_t taps) {
   return t;
 }
 
-// bias + Σ_k w_k·plane[offset[k] + j] for j < 16: j 0–7 in `first`, 8–15 in `second`.
+// bias + Σ_k w_k·plane[offset[k] + j] for j < 16: j 0–7 in `first`, 8–15 in `second`. kTaps:
+// the tap count known at compile time (the loop unrolled), 0: t.taps.
+template <size_t kTaps>
 inline void Sums16(const TapPairs& t, const int8_t* plane, const size_t* offset, int32_t bias,
                    __m256i& first, __m256i& second) {
+  const size_t taps = kTaps != 0 ? kTaps : t.taps;
   // unpacklo/hi work within 128-bit halves: `lo` holds outputs 0–3 and 8–11, `hi` 4–7, 12–15.
   __m256i lo = _mm256_set1_epi32(bias), hi = lo;
   const auto load = [&](size_t k) {
     return _mm256_cvtepi8_epi16(
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(plane + offset[k])));
   };
-  for (size_t k = 0; k < t.pairs; ++k) {
+#pragma GCC unroll 13
+  for (size_t k = 0; k < (taps + 1) / 2; ++k) {
     const __m256i w = _mm256_set1_epi32(t.weight[k]);
     const __m256i xa = load(2 * k);
-    const __m256i xb = 2 * k + 1 < t.taps ? load(2 * k + 1) : xa;  // its weight is 0
+    const __m256i xb = 2 * k + 1 < taps ? load(2 * k + 1) : xa;  // its weight is 0
     lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w));
     hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w));
   }

@@ -364,7 +364,7 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
         avx2_requant::MakeRounding(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
     StoreFlatRowsS8<L>(s, g, yc, [&](size_t i, int8_t* q) {
       __m256i first, second;
-      avx2_depthwise::Sums16(pairs, plane + i, offset, bias, first, second);
+      avx2_depthwise::Sums16<kTaps>(pairs, plane + i, offset, bias, first, second);
       _mm_store_si128(reinterpret_cast<__m128i*>(q),
                       avx2_requant::NarrowS8x16(avx2_requant::RequantizeS32x8(first, rounding),
                                                 avx2_requant::RequantizeS32x8(second, rounding)));
