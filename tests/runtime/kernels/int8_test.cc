@@ -469,7 +469,8 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
             Geometry{13, 17, 5, 1, 2, 1, 2, 3}, Geometry{1, 1, 1, 1, 0, 0, 0, 0},
             Geometry{9, W() - 1 + (W() == 1), 3, 1, 0, 0, 0, 0},
             Geometry{14, 2 * W() + 3, 3, 1, 0, 0, 1, 1}, Geometry{8, 3, 2, 1, 0, 1, 0, 0},
-            Geometry{5, 133, 3, 1, 1, 1, 1, 1}}) {
+            Geometry{5, 133, 3, 1, 1, 1, 1, 1}, Geometry{17, 2 * W() + 5, 7, 1, 3, 3, 3, 2},
+            Geometry{11, 37, 5, 1, 2, 2, 2, 2}}) {
         Conv2dShape s;
         s.in_c = s.out_c = s.group = 5;
         s.in_h = g.h;
@@ -660,8 +661,8 @@ TEST_P(Int8Test, QuantizeAndDequantizeMatchReferenceBitForBit) {
 // Several channels of the global pool (AVX-512: 64 values a step, a masked tail): spatial sizes
 // around the step, a channel of −128s and one of 127s (the sums' extremes), means that tie.
 TEST_P(Int8Test, GlobalPoolChannelsMatchReference) {
-  for (size_t spatial :
-       {size_t{1}, size_t{2}, size_t{49}, size_t{64}, size_t{65}, size_t{196}, size_t{3136}}) {
+  for (size_t spatial : {size_t{1}, size_t{2}, size_t{33}, size_t{49}, size_t{64}, size_t{65},
+                         size_t{196}, size_t{3136}}) {
     const size_t channels = 5;
     std::vector<int8_t> x = RandomS8(channels * spatial, 41);
     std::fill(x.begin(), x.begin() + spatial, int8_t{-128});

@@ -114,6 +114,24 @@ void PairsTile(const GemmS8Params& p, const int16_t* wide, size_t ld_wide,
       continue;
     }
 #endif
+#if defined(__AVX2__)
+    if constexpr (W == 8) {
+      // The row's rounding without the clamp a shift ≤ 0 needs (requant_avx2.h), 8 bytes
+      // stored straight to Y when the block is whole.
+      const __m128i bytes = avx2_requant::NarrowS8x8(avx2_requant::RequantizeS32x8(
+          sums[r], avx2_requant::MakeRounding(p.multiplier[i + r], p.shift[i + r], p.y_zero_point,
+                                              p.act_min, p.act_max)));
+      int8_t* yr = y + (i + r) * p.ldy + j;
+      if (cols == W) {
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(yr), bytes);
+      } else {
+        alignas(16) int8_t q[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(q), bytes);
+        std::memcpy(yr, q, cols);
+      }
+      continue;
+    }
+#endif
     alignas(64) int8_t q[W];
     RequantizeLanes<Arch>(acc_r, p.multiplier[i + r], p.shift[i + r], p, q);
     // A whole register's bytes as one store; a count known only at run time is a libc call.

@@ -22,6 +22,7 @@
 #include "kernels/simd/requant_avx512.h"
 #endif
 #if defined(__AVX2__)
+#include "kernels/simd/depthwise_pairs_avx2.h"
 #include "kernels/simd/requant_avx2.h"
 #endif
 #if defined(__ARM_NEON)
@@ -51,6 +52,22 @@ inline void CopyEvenBytes(int8_t* dst, const int8_t* src, size_t count, const in
                             _mm512_cvtepi16_epi8(words));
     return;
   }
+#endif
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+  // AVX2: each 16-byte half's even bytes to its low 8 (pshufb), the two halves' together.
+  const __m256i even = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
+                                        0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+  for (; j + 16 <= count && src + 2 * j + 32 <= src_end; j += 16) {
+    const __m256i v = _mm256_shuffle_epi8(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * j)), even);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j),
+                     _mm256_castsi256_si128(_mm256_permute4x64_epi64(v, 0x08)));
+  }
+  for (; j + 8 <= count && src + 2 * j + 16 <= src_end; j += 8)
+    _mm_storel_epi64(
+        reinterpret_cast<__m128i*>(dst + j),
+        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j)),
+                         _mm256_castsi256_si128(even)));
 #endif
 #if defined(__ARM_NEON)
   for (; j + 16 <= count && src + 2 * j + 32 <= src_end; j += 16)
@@ -170,12 +187,16 @@ template <class Arch>
 inline constexpr LutS8Fn kLutS8 = nullptr;
 #endif
 
-// The int8 global pool: on AVX-512BW simd/global_pool_s8_x86.h, elsewhere the reference.
+// The int8 global pool: on AVX-512BW simd/global_pool_s8_x86.h, on AVX2
+// simd/global_pool_s8_avx2.h, elsewhere the reference.
 using GlobalPoolS8Fn = void (*)(PoolKind kind, const int8_t* x, int8_t* y, size_t channels,
                                 size_t spatial);
 #if defined(__AVX512BW__)
 #include "kernels/simd/global_pool_s8_x86.h"
 inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &x86_global_pool::GlobalPoolS8;
+#elif defined(__AVX2__)
+#include "kernels/simd/global_pool_s8_avx2.h"
+inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &x86_global_pool_avx2::GlobalPoolS8;
 #else
 inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &ref::GlobalPoolS8;
 #endif
@@ -236,6 +257,12 @@ void MulS8Rows(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y
   const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(p.act_min));
   const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(p.act_max));
 #endif
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+  // AVX2: 16 products a step, the op's one rounding set up once (requant_avx2.h).
+  const avx2_requant::Rounding rounding =
+      avx2_requant::MakeRounding(p.multiplier, p.shift, p.y_zero_point, p.act_min, p.act_max);
+  const __m256i zp_a8 = _mm256_set1_epi32(p.a_zero_point);
+#endif
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* ar = a + r * inner;
     int8_t* yr = y + r * inner;
@@ -250,6 +277,20 @@ void MulS8Rows(const MulS8Params& p, const int8_t* a, const int8_t* b, int8_t* y
         _mm512_storeu_si512(
             yr + j, avx512_requant::NarrowFourS8(product(j), product(j + W), product(j + 2 * W),
                                                  product(j + 3 * W), zp16, lo8, hi8));
+    }
+#endif
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+    if constexpr (W == 8) {
+      const __m256i b8 = _mm256_set1_epi32(int32_t{b[r]} - p.b_zero_point);
+      const auto product = [&](size_t at) {
+        const __m256i av =
+            _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(ar + at)));
+        return avx2_requant::RequantizeS32x8(_mm256_mullo_epi32(_mm256_sub_epi32(av, zp_a8), b8),
+                                             rounding);
+      };
+      for (; j + 2 * W <= inner; j += 2 * W)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(yr + j),
+                         avx2_requant::NarrowS8x16(product(j), product(j + W)));
     }
 #endif
     for (; j + W <= inner; j += W) {
@@ -310,8 +351,26 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
     // (one instruction per 4 products, against a widening load, a multiply and an add per 4).
 #if defined(__ARM_NEON)
   constexpr size_t L = W == 4 ? 8 : W;
+#elif defined(__AVX2__)
+  // AVX2: 16 outputs a step, two taps a vpmaddwd (depthwise_pairs_avx2.h).
+  constexpr size_t L = W == 8 ? 16 : W;
 #else
   constexpr size_t L = W;
+#endif
+#if defined(__AVX2__)
+  if constexpr (W == 8) {
+    const avx2_depthwise::TapPairs pairs = avx2_depthwise::MakeTapPairs(weight, n_taps);
+    const avx2_requant::Rounding rounding =
+        avx2_requant::MakeRounding(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
+    StoreFlatRowsS8<L>(s, g, yc, [&](size_t i, int8_t* q) {
+      __m256i first, second;
+      avx2_depthwise::Sums16<kTaps>(pairs, plane + i, offset, bias, first, second);
+      _mm_store_si128(reinterpret_cast<__m128i*>(q),
+                      avx2_requant::NarrowS8x16(avx2_requant::RequantizeS32x8(first, rounding),
+                                                avx2_requant::RequantizeS32x8(second, rounding)));
+    });
+    return;
+  }
 #endif
   StoreFlatRowsS8<L>(s, g, yc, [&](size_t i, int8_t* q) {
 #if defined(__ARM_NEON)

@@ -55,7 +55,7 @@ constexpr SequenceKernelTable MakeSequenceTable() {
 }
 
 // The int8 2-D pool is kPool2dS8 (int8_simd.h: NEON's whole-row average, else the reference),
-// the global pool kGlobalPoolS8 (AVX-512BW's, else the reference) and the table lookup of
+// the global pool kGlobalPoolS8 (AVX-512BW's and AVX2's, else the reference), the lookup of
 // LutInt8 kLutS8<Arch> (AVX-512BW's and AVX2's, else none: the op's scalar loop), the im2col-free
 // ConvInt8 GEMM kConvS8Direct<Arch> (SSE4.1 and AVX2's, else none); the int8 softmax (a
 // table lookup and a divide per value) is the reference's; the int8 add has its own AVX-512
