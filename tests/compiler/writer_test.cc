@@ -247,25 +247,40 @@ TEST(Writer, TransposedWeightsForStrideTwoConvs) {
   EXPECT_EQ(StridedPacking(16, 3, 66, &scratch), fb::WeightPacking::Plain);  // 33² outputs
 }
 
-// A 16 → 32 channel 3×3 conv on 16², compiled with `options`.
-CompileResult CompileSixteenChannelConv(const CompileOptions& options) {
+// A 16 → 32 channel 3×3 conv on h × w (pads 1: the same output plane), compiled with `options`.
+CompileResult CompileSixteenChannelConv(const CompileOptions& options, int64_t h = 16,
+                                        int64_t w = 16) {
   OnnxBuilder b;
-  b.Input("x", {1, 16, 16, 16}).Init("w", {32, 16, 3, 3}, testing::RandomVector(32 * 16 * 9, 11));
+  b.Input("x", {1, 16, h, w}).Init("w", {32, 16, 3, 3}, testing::RandomVector(32 * 16 * 9, 11));
   testing::SetInts(b.Node("Conv", {"x", "w"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
   b.Output("y");
   return CompileModel(b.model(), options);
 }
 
-// 16 to 63 channels (ResNet-8's 32² and 16² layers) take F(2,3) by default even on planes where
-// 64 channels take F(4,3).
-TEST(Writer, WinogradBelowSixtyFourChannelsIsTwoByTwo) {
-  const CompileResult r = CompileSixteenChannelConv(CompileOptions{});
-  ASSERT_TRUE(r.ok) << r.error;
-  const fb::Model* m = testing::ModelOf(r.model);
-  EXPECT_EQ(m->operators()->Get(0)->options_as_ConvOptions()->packing(),
-            fb::WeightPacking::Winograd2x3);
-  EXPECT_EQ(r.report.winograd_convs, 1);
-  EXPECT_EQ(r.report.winograd43_convs, 0);
+// 16 to 63 channels take F(4,3) by default only on planes of at least 14² whose tile rows fill
+// whole registers (4, 8, 16 or 64·k tiles: ResNet-8's 32² and 16² layers), else F(2,3): 28 wide
+// (7 tiles a row), 20 wide (5), 12² (under 14²), 16 × 12 (under 14 rows).
+TEST(Writer, WinogradBelowSixtyFourChannelsByRowWidth) {
+  struct Case {
+    int64_t h, w;
+    fb::WeightPacking packing;
+  };
+  const Case cases[] = {
+      {16, 16, fb::WeightPacking::Winograd4x3}, {32, 32, fb::WeightPacking::Winograd4x3},
+      {14, 64, fb::WeightPacking::Winograd4x3}, {28, 28, fb::WeightPacking::Winograd2x3},
+      {20, 20, fb::WeightPacking::Winograd2x3}, {12, 12, fb::WeightPacking::Winograd2x3},
+      {12, 16, fb::WeightPacking::Winograd2x3}};
+  for (const Case& c : cases) {
+    const CompileResult r = CompileSixteenChannelConv(CompileOptions{}, c.h, c.w);
+    ASSERT_TRUE(r.ok) << r.error;
+    const fb::Model* m = testing::ModelOf(r.model);
+    EXPECT_EQ(m->operators()->Get(0)->options_as_ConvOptions()->packing(), c.packing)
+        << c.h << " x " << c.w;
+    EXPECT_EQ(r.report.winograd_convs, 1);
+    EXPECT_EQ(r.report.winograd43_convs, c.packing == fb::WeightPacking::Winograd4x3 ? 1 : 0)
+        << c.h << " x " << c.w;
+    EXPECT_TRUE(r.report.verified);
+  }
 }
 
 // winograd_min_channels (--winograd-min-channels) moves the threshold: at 17 the 16-channel conv

@@ -30,13 +30,18 @@ bool WinogradPays(const kernels::Conv2dShape& s, size_t min_channels) {
 // F(4×4, 3×3) needs 2.25 multiplies per output against F(2×2, 3×3)'s 4, but its filters are
 // 36/16 larger, a plane that is not a multiple of 4 wastes more of its tiles and its transforms
 // cost more per channel: it wins on planes of at least 14² with 64 channels or more
-// (bench/README.md, "Winograd tile size"); ResNet-8's 16- and 32-channel layers ran slower in
-// F(4×4) than in F(2×2).
+// (bench/README.md, "Winograd tile size"), and with fewer channels where its tile rows fill
+// whole registers on every table (4, 8 or 16 lanes): rows of 4·2ᵏ (k ≤ 2) or 64·k outputs, which
+// the transforms put into whole registers, several tile rows to one when a row is shorter
+// (ResNet-8's 16-channel 32² and 32-channel 16² layers; bench/README.md, "MLPerf Tiny").
 size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t min_channels) {
   if (mode == WinogradMode::kOff || !WinogradPays(s, min_channels)) return 0;
   if (mode == WinogradMode::kF2x3) return 2;
   if (mode == WinogradMode::kF4x3) return 4;
-  return s.out_h >= 14 && s.out_w >= 14 && s.in_c >= 64 && s.out_c >= 64 ? 4 : 2;
+  if (s.out_h < 14 || s.out_w < 14) return 2;
+  const size_t tiles_w = s.out_w / 4;
+  const bool whole_registers = s.out_w % 4 == 0 && (16 % tiles_w == 0 || tiles_w % 16 == 0);
+  return (s.in_c >= 64 && s.out_c >= 64) || whole_registers ? 4 : 2;
 }
 
 // Group-1 convs whose weights are stored Wᵀ [Cin, kh, kw, Cout] (WeightPacking Transposed): the

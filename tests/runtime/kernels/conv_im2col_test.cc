@@ -182,18 +182,22 @@ WinogradCase MakeWinogradCase(size_t in_c, size_t out_c, size_t h, size_t w, siz
 // Winograd F(2×2, 3×3) and F(4×4, 3×3): filters transformed as the compiler does, then the
 // band-wise kernel. Output sizes that are not a multiple of the tile (partial tiles), images
 // smaller than a tile, pads 0–2, channels and tile rows across register widths (17 tiles: one
-// AVX-512 register and one more), several bands; a clip activation on some.
+// AVX-512 register and one more), tile rows of a half or a quarter register (16², 15², 8², 7²,
+// 31 wide: several tile rows a register, the band's last register part past its rows), several
+// bands; a clip activation on some.
 TEST_P(ConvIm2colTest, WinogradMatchesDirectConvolution) {
   struct Case {
     size_t in_c, out_c, h, w, pad;
     bool clip;
   };
   const Case cases[] = {
-      {3, 8, 9, 9, 1, false},    {16, 17, 14, 14, 1, true}, {5, 7, 7, 13, 0, false},
-      {4, 4, 1, 1, 1, false},    {8, 9, 2, 3, 1, true},     {20, 33, 28, 28, 1, false},
-      {2, 3, 8, 8, 2, false},    {6, 5, 15, 4, 1, true},    {64, 64, 56, 56, 1, false},
-      {1, 1, 40, 3, 1, false},   {3, 4, 6, 70, 1, false},   {7, 6, 19, 67, 1, true},
-      {96, 80, 30, 30, 1, false}};
+      {3, 8, 9, 9, 1, false},     {16, 17, 14, 14, 1, true}, {5, 7, 7, 13, 0, false},
+      {4, 4, 1, 1, 1, false},     {8, 9, 2, 3, 1, true},     {20, 33, 28, 28, 1, false},
+      {2, 3, 8, 8, 2, false},     {6, 5, 15, 4, 1, true},    {64, 64, 56, 56, 1, false},
+      {1, 1, 40, 3, 1, false},    {3, 4, 6, 70, 1, false},   {7, 6, 19, 67, 1, true},
+      {96, 80, 30, 30, 1, false}, {32, 32, 16, 16, 1, true}, {64, 64, 8, 8, 1, false},
+      {9, 5, 15, 15, 1, false},   {5, 7, 7, 7, 1, true},     {4, 3, 9, 8, 1, false},
+      {3, 5, 17, 31, 1, false},   {6, 6, 33, 14, 1, false}};
   for (const size_t tile : {size_t{2}, size_t{4}})
     for (const Case& c : cases) {
       const WinogradCase k = MakeWinogradCase(c.in_c, c.out_c, c.h, c.w, c.pad, tile);
@@ -234,7 +238,8 @@ TEST_P(ConvIm2colTest, WinogradTileRowsEqualBands) {
     size_t in_c, out_c, h, w;
   };
   const Case cases[] = {{16, 17, 14, 14}, {20, 33, 28, 28}, {64, 64, 56, 56}, {7, 6, 19, 67},
-                        {16, 16, 32, 32}, {3, 8, 9, 9},     {8, 24, 40, 13}};
+                        {16, 16, 32, 32}, {3, 8, 9, 9},     {8, 24, 40, 13},  {32, 32, 16, 16},
+                        {64, 64, 8, 8},   {5, 7, 7, 7},     {6, 6, 33, 14}};
   size_t split_cases = 0;
   for (const size_t tile : {size_t{2}, size_t{4}})
     for (const Case& c : cases) {

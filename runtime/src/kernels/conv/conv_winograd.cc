@@ -97,6 +97,7 @@ void TransformInput(const KernelTable& t, const ConvKernelTable& ct, const Winog
                     const WinogradGeometry& g, const float* planes, float* v) {
   (l.tile == 4 ? ct.winograd43_input : ct.winograd23_input)(g, planes, v);
   const size_t n = g.rows * g.tiles_w, n_whole = WholeColumns(t, g);
+  if (n_whole == n) return;
   for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
     for (size_t c = 0; c < g.in_c; ++c)
       std::memset(v + xi * g.v_stride + c * g.ld + n, 0, (n_whole - n) * sizeof(float));

@@ -65,6 +65,89 @@ inline void StoreRegistersOrFirst(const FBatch<Arch> (&r)[R], size_t n, float* d
   std::copy(lanes, lanes + n, dst);
 }
 
+// Tile rows narrower than a register (16² and 8² planes on AVX-512, 8² on AVX2): one register
+// holds W / tiles_w tile rows, tiles_w ≥ 4 lanes each. V and M keep a band's tiles row after
+// row in one run of columns, so only the plane loads and the output stores go piece by piece.
+template <class Arch>
+constexpr bool kWinogradPieces = FBatch<Arch>::size >= 8;
+template <class Arch>
+inline size_t WinogradPieceLanes(size_t tiles_w) {
+  constexpr size_t W = FBatch<Arch>::size;
+  if (!kWinogradPieces<Arch> || tiles_w < 4 || tiles_w >= W || W % tiles_w != 0) return 0;
+  return tiles_w;
+}
+
+// Lanes [k·q, (k + 1)·q) from p + off[k], k < W / q (q = 4 or 8 lanes).
+template <class Arch>
+inline FBatch<Arch> LoadPieces(const float* p, const size_t* off, size_t q) {
+  constexpr size_t W = FBatch<Arch>::size;
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    if (q == 8) {
+      const __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(p + off[0])));
+      return _mm512_castpd_ps(
+          _mm512_insertf64x4(lo, _mm256_castps_pd(_mm256_loadu_ps(p + off[1])), 1));
+    }
+    __m512 r = _mm512_castps128_ps512(_mm_loadu_ps(p + off[0]));
+    r = _mm512_insertf32x4(r, _mm_loadu_ps(p + off[1]), 1);
+    r = _mm512_insertf32x4(r, _mm_loadu_ps(p + off[2]), 2);
+    return _mm512_insertf32x4(r, _mm_loadu_ps(p + off[3]), 3);
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (W == 8) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + off[0])),
+                                _mm_loadu_ps(p + off[1]), 1);
+  }
+#endif
+  alignas(64) float lanes[W];
+  for (size_t k = 0; k < W / q; ++k) std::copy(p + off[k], p + off[k] + q, lanes + k * q);
+  return FBatch<Arch>::load_aligned(lanes);
+}
+
+// Half `half` (0: low, 1: high lanes) of r at dst.
+template <class Arch>
+inline void StoreHalf(FBatch<Arch> r, size_t half, float* dst) {
+  constexpr size_t W = FBatch<Arch>::size;
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    _mm256_storeu_ps(dst, half == 0
+                              ? _mm512_castps512_ps256(r)
+                              : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)));
+    return;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (W == 8) {
+    _mm_storeu_ps(dst, half == 0 ? _mm256_castps256_ps128(r) : _mm256_extractf128_ps(r, 1));
+    return;
+  }
+#endif
+  alignas(64) float lanes[W];
+  r.store_aligned(lanes);
+  std::copy(lanes + half * W / 2, lanes + (half + 1) * W / 2, dst);
+}
+
+// Piece p of the kTile registers `tiles` (kTile·q floats, q lanes a piece): its first `cols`
+// floats at dst.
+template <class Arch, size_t kTile>
+inline void StorePiece(const FBatch<Arch> (&tiles)[kTile], size_t p, size_t q, size_t cols,
+                       float* dst) {
+  constexpr size_t W = FBatch<Arch>::size;
+  const size_t chunk = kTile * q, first = p * chunk;
+  if (cols == chunk && chunk % W == 0) {
+    for (size_t i = 0; i < chunk / W; ++i) tiles[first / W + i].store_unaligned(dst + i * W);
+    return;
+  }
+  if (cols == chunk && 2 * chunk == W) {
+    StoreHalf<Arch>(tiles[first / W], (first % W) / chunk, dst);
+    return;
+  }
+  alignas(64) float lanes[kTile * W];
+  for (size_t i = 0; i < kTile; ++i) tiles[i].store_aligned(lanes + i * W);
+  std::copy(lanes + first, lanes + first + cols, dst);
+}
+
 // t = Bᵀ·d and y = Aᵀ·m on the α registers of a patch row or column (W patches).
 template <class Arch, size_t kTile>
 struct WinogradRowsSimd;
@@ -122,6 +205,92 @@ inline void InterleaveTileColumns(const FBatch<Arch> (&y)[kTile], FBatch<Arch> (
   }
 }
 
+// WinogradInputSimd over the band's tiles as one run of columns, W / q tile rows a register (the
+// band's last register repeats its last tile row into the lanes past the band).
+template <class Arch, size_t kTile>
+void WinogradInputPieces(const WinogradGeometry& g, const float* planes, float* v, size_t q) {
+  using B = FBatch<Arch>;
+  using Rows = WinogradRowsSimd<Arch, kTile>;
+  constexpr size_t W = B::size, kAlpha = kTile + 2;
+  const size_t plane_floats = g.plane_rows * g.plane_w, pieces = W / q;
+  const size_t n = g.rows * g.tiles_w, xi_stride = g.v_stride;
+  for (size_t f = 0; f < n; f += W) {
+    size_t off[4] = {};  // each piece's first plane row, ahead of the patch row i
+    for (size_t k = 0; k < pieces; ++k)
+      off[k] = kTile * std::min(g.row0 + f / q + k, g.row0 + g.rows - 1) * g.plane_w;
+    for (size_t c = 0; c < g.in_c; ++c) {
+      const float* phase[kTile];
+#pragma GCC unroll 6
+      for (size_t k = 0; k < kTile; ++k)
+        phase[k] = planes + c * g.channel_floats + k * plane_floats;
+      B t[kAlpha][kAlpha];
+#pragma GCC unroll 6
+      for (size_t i = 0; i < kAlpha; ++i) {
+        B d[kAlpha];
+#pragma GCC unroll 6
+        for (size_t j = 0; j < kAlpha; ++j)
+          d[j] = LoadPieces<Arch>(phase[j % kTile] + i * g.plane_w + j / kTile, off, q);
+        Rows::Input(d, t[i]);
+      }
+      float* out = v + c * g.ld + f;
+#pragma GCC unroll 6
+      for (size_t j = 0; j < kAlpha; ++j) {
+        B col[kAlpha], vcol[kAlpha];
+#pragma GCC unroll 6
+        for (size_t i = 0; i < kAlpha; ++i) col[i] = t[i][j];
+        Rows::Input(col, vcol);
+#pragma GCC unroll 6
+        for (size_t i = 0; i < kAlpha; ++i)
+          vcol[i].store_unaligned(out + (i * kAlpha + j) * xi_stride);
+      }
+    }
+  }
+}
+
+// WinogradOutputSimd for the same pieces: piece k of a register is tile row ty0 + k, whose
+// kTile·q output columns interleave into its own output rows.
+template <class Arch, size_t kTile>
+void WinogradOutputPieces(const WinogradGeometry& g, const float* m, const float* bias,
+                          Activation act, float* y, size_t q) {
+  using B = FBatch<Arch>;
+  using Rows = WinogradRowsSimd<Arch, kTile>;
+  constexpr size_t W = B::size, kAlpha = kTile + 2;
+  const size_t pieces = W / q, n = g.rows * g.tiles_w, xi_stride = g.m_stride;
+  const size_t cols = std::min(kTile * q, g.out_w);
+  for (size_t o = 0; o < g.out_c; ++o) {
+    const B b(bias != nullptr ? bias[o] : 0.0f);
+    float* yo = y + o * g.out_h * g.out_w;
+    for (size_t f = 0; f < n; f += W) {
+      const float* mrow = m + o * g.ld + f;
+      B s[kTile][kAlpha];
+#pragma GCC unroll 6
+      for (size_t j = 0; j < kAlpha; ++j) {
+        B col[kAlpha], sc[kTile];
+#pragma GCC unroll 6
+        for (size_t i = 0; i < kAlpha; ++i)
+          col[i] = B::load_unaligned(mrow + (i * kAlpha + j) * xi_stride);
+        Rows::Output(col, sc);
+#pragma GCC unroll 6
+        for (size_t a = 0; a < kTile; ++a) s[a][j] = sc[a];
+      }
+      const size_t ty0 = g.row0 + f / q;
+      const size_t rows = std::min(pieces, g.row0 + g.rows - ty0);
+#pragma GCC unroll 6
+      for (size_t a = 0; a < kTile; ++a) {
+        B yv[kTile], tiles[kTile];
+        Rows::Output(s[a], yv);
+#pragma GCC unroll 6
+        for (size_t k = 0; k < kTile; ++k) yv[k] = ActBatch<Arch>(yv[k] + b, act);
+        InterleaveTileColumns<Arch, kTile>(yv, tiles);
+        for (size_t k = 0; k < rows; ++k) {
+          const size_t row = kTile * (ty0 + k) + a;
+          if (row < g.out_h) StorePiece<Arch, kTile>(tiles, k, q, cols, yo + row * g.out_w);
+        }
+      }
+    }
+  }
+}
+
 template <class Arch, size_t kTile>
 void WinogradInputSimd(const WinogradGeometry& g, const float* planes, float* v) {
   using B = FBatch<Arch>;
@@ -129,6 +298,10 @@ void WinogradInputSimd(const WinogradGeometry& g, const float* planes, float* v)
   constexpr size_t W = B::size, kAlpha = kTile + 2;
   const size_t plane_floats = g.plane_rows * g.plane_w;
   const size_t xi_stride = g.v_stride;
+  if (const size_t q = WinogradPieceLanes<Arch>(g.tiles_w); q != 0) {
+    WinogradInputPieces<Arch, kTile>(g, planes, v, q);
+    return;
+  }
   for (size_t c = 0; c < g.in_c; ++c) {
     const float* phase[kTile];  // the column planes of channel c, phase 0 … tile − 1
 #pragma GCC unroll 6
@@ -169,6 +342,10 @@ void WinogradOutputSimd(const WinogradGeometry& g, const float* m, const float* 
   using Rows = WinogradRowsSimd<Arch, kTile>;
   constexpr size_t W = B::size, kAlpha = kTile + 2;
   const size_t xi_stride = g.m_stride;
+  if (const size_t q = WinogradPieceLanes<Arch>(g.tiles_w); q != 0) {
+    WinogradOutputPieces<Arch, kTile>(g, m, bias, act, y, q);
+    return;
+  }
   for (size_t o = 0; o < g.out_c; ++o) {
     const B b(bias != nullptr ? bias[o] : 0.0f);
     float* yo = y + o * g.out_h * g.out_w;
