@@ -76,8 +76,8 @@ void DwNarrowChannel(const DwNarrowPlan& g, const float* x_c, const float* w_c, 
   size_t col = 0;
   for (size_t p = 0; p < n; p += 16) {
     const size_t nx = p + 16;
-    const __m512 next = nx < n ? _mm512_maskz_loadu_ps(DwNarrowLanes(n - nx), x_c + nx)
-                               : _mm512_setzero_ps();
+    const __m512 next =
+        nx < n ? _mm512_maskz_loadu_ps(DwNarrowLanes(n - nx), x_c + nx) : _mm512_setzero_ps();
     const __mmask16 l = g.left[col], r = g.right[col];
     __m512 acc = b;
 #pragma GCC unroll 9
@@ -117,8 +117,8 @@ bool DwNarrowImage(const Conv2dShape& s, const float* x, const float* w, const f
     DwWithActivation<Arch>(fuse ? act : Activation{}, [&](const auto& f) {
       for (size_t c = 0; c < s.out_c; ++c) {
         float* y_c = y + c * ConvYPlane(s);
-        DwNarrowChannel<Arch>(g, x + c * ConvXPlane(s), w + c * 9,
-                              bias != nullptr ? bias[c] : 0.0f, f, y_c);
+        DwNarrowChannel<Arch>(g, x + c * ConvXPlane(s), w + c * 9, bias != nullptr ? bias[c] : 0.0f,
+                              f, y_c);
         if (!fuse && act.kind != ActKind::kNone) ActivationKernel<Arch>(y_c, y_c, g.n, act);
       }
     });
