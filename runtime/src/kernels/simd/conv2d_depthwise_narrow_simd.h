@@ -1,9 +1,9 @@
 // Depthwise 3×3 convolution, stride 1, padding 1, on planes whose rows are narrower than a
 // register (2 ≤ in_w ≤ 15 with AVX-512's 16 lanes: DS-CNN's 25 × 5 planes), read straight from x.
 // The plane is one flat vector of n = h·w floats: the register of outputs p … p + 15 needs
-// x[p + d] for the nine offsets d = (r − 1)·w + (t − 1), each lanes of the 32 floats in the
-// previous and this register (d < 0: taps 0–3) or this and the next one (d ≥ 0: taps 4–8): one vpermt2ps per tap,
-// no padded copy of the plane and no lanes lost to row ends. Rows above the first and below
+// x[p + d] for the nine offsets d = (r − 1)·w + (t − 1): the register itself (d = 0) or lanes
+// of the 32 floats in the previous and this register (d < 0) or this and the next one (d > 0),
+// one vpermt2ps per tap: no padded copy of the plane and no lanes lost to row ends. Rows above the first and below
 // the last are the zero lanes outside [0, n) (masked loads); a column tap that would wrap into
 // the neighbouring row (t = 0 at column 0, t = 2 at column w − 1) is left out of that lane's
 // sum by a masked multiply-add (the column masks of each register's first column, built once
@@ -82,9 +82,11 @@ void DwNarrowChannel(const DwNarrowPlan& g, const float* x_c, const float* w_c, 
     __m512 acc = b;
 #pragma GCC unroll 9
     for (int k = 0; k < 9; ++k) {
-      // Taps 0–3 (d < 0 with w ≥ 2) from (previous, this), 4–8 (d ≥ 0) from (this, next).
-      const __m512 a = k < 4 ? _mm512_permutex2var_ps(prev, g.idx[k], cur)
-                             : _mm512_permutex2var_ps(cur, g.idx[k], next);
+      // Taps 0–3 (d < 0 with w ≥ 2) from (previous, this), 5–8 (d > 0) from (this, next);
+      // tap 4 (d = 0) is this register.
+      const __m512 a = k == 4  ? cur
+                       : k < 4 ? _mm512_permutex2var_ps(prev, g.idx[k], cur)
+                               : _mm512_permutex2var_ps(cur, g.idx[k], next);
       if (k % 3 == 0)
         acc = _mm512_mask3_fmadd_ps(wv[k], a, acc, l);
       else if (k % 3 == 2)
