@@ -237,13 +237,14 @@ fb::WeightPacking StridedPacking(int64_t cin, int64_t k, int64_t h, uint64_t* sc
 }
 
 // Stride-2 convs of small networks store Wᵀ [Cin, kh, kw, Cout] and plan the padded input as
-// scratch; 1×1 ones, those with fewer than 16 input channels or more than 32² outputs do not.
+// scratch; 1×1 ones, those with fewer than 16 taps or more than 32² outputs do not.
 TEST(Writer, TransposedWeightsForStrideTwoConvs) {
   uint64_t scratch = 0;
   EXPECT_EQ(StridedPacking(16, 3, 32, &scratch), fb::WeightPacking::Transposed);
   EXPECT_EQ(scratch, 16u * 33 * 33 * 4);  // the padded input plane the 16² outputs read: 33²
   EXPECT_EQ(StridedPacking(16, 1, 32, &scratch), fb::WeightPacking::Plain);
-  EXPECT_EQ(StridedPacking(8, 3, 32, &scratch), fb::WeightPacking::Plain);
+  EXPECT_EQ(StridedPacking(1, 3, 32, &scratch), fb::WeightPacking::Plain);  // 9 taps
+  EXPECT_EQ(StridedPacking(2, 3, 32, &scratch), fb::WeightPacking::Transposed);
   EXPECT_EQ(StridedPacking(16, 3, 66, &scratch), fb::WeightPacking::Plain);  // 33² outputs
 }
 

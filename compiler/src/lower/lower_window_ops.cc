@@ -52,20 +52,19 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t 
 //   16 lanes on a 3² plane (256 × 9 × 256 twice as fast); 7² planes (the 224² networks' last
 //   stages) stay GEMMs: 5–10 % faster hot, not measured inside a network, where their weights
 //   come from memory; or
-// - stride 2 in both axes with at least 16 input channels, output rows at least 8 wide, at most
-//   32² outputs and 128 KiB of weights (ResNet-8's 32² → 16² and 16² → 8² 3×3 convs, whose phase
-//   GEMMs ran one 16- or 8-column register per output row); the weights stay in L2 while every
-//   row block streams them. Not 1×1 stride-2 convs: copying the padded input and the transposing
-//   stores cost more than their few taps gain. Not DS-CNN's 10×4 first layer (1 input channel,
-//   5-wide rows): 0.0705 → 0.0675 ms on x86, but its firmware would then link Conv's Winograd
-//   registration, over the KWS flash budget on the Cortex-M4 (examples/mcu).
+// - stride 2 in both axes with at least 16 taps (Cin·kh·kw), output rows at least 5 wide, at
+//   most 32² outputs and 128 KiB of weights (ResNet-8's 32² → 16² and 16² → 8² 3×3 convs, whose
+//   phase GEMMs ran one 16- or 8-column register per output row; DS-CNN's 10×4 first layer, an
+//   im2col of 40 rows of 125 columns before); the weights stay in L2 while every row block
+//   streams them. Not 1×1 stride-2 convs: copying the padded input and the transposing stores
+//   cost more than their few taps gain.
 bool TransposedPays(const kernels::Conv2dShape& s) {
   if (s.group != 1 || s.out_c < 16) return false;
   if (kernels::ConvIsPointwise(s))
     return s.dilation_h == 1 && s.dilation_w == 1 && s.out_h * s.out_w < 49;
   const size_t weight_bytes = s.in_c * s.kh * s.kw * s.out_c * sizeof(float);
-  return s.stride_h == 2 && s.stride_w == 2 && s.kh * s.kw > 1 && s.in_c >= 16 && s.out_w >= 8 &&
-         s.out_h * s.out_w <= 1024 && weight_bytes <= 128 * 1024;
+  return s.stride_h == 2 && s.stride_w == 2 && s.kh * s.kw > 1 && s.in_c * s.kh * s.kw >= 16 &&
+         s.out_w >= 5 && s.out_h * s.out_w <= 1024 && weight_bytes <= 128 * 1024;
 }
 
 // The window fields of a Conv's options and the kernels' shape of it (x [N, C, H, W] or [N, C, L]).

@@ -21,6 +21,8 @@ struct PointwiseConv {
   int cin = 21, cout = 37, h = 3, w = 5, batch = 2;  // h × w: the input plane
   std::vector<int> w_shape;                          // empty: [cin, kernel, kernel, cout]
   int kernel = 1, stride = 1;                        // pads kernel / 2
+  int kh = 0, kw = 0;                                // a kh × kw window instead of kernel²
+  std::vector<int> pads;                             // top, left, bottom, right; empty: k / 2
   int group = 1;                                     // 2 is refused
   int64_t scratch_bytes = -1;                        // -1: ConvKmScratchBytes
   bool bias = true;
@@ -33,10 +35,15 @@ struct Built {
 
 Built Build(const PointwiseConv& c) {
   Built r;
-  const int k = c.kernel, pad = k / 2;
-  const int oh = (c.h + 2 * pad - k) / c.stride + 1, ow = (c.w + 2 * pad - k) / c.stride + 1;
+  const int kh = c.kh != 0 ? c.kh : c.kernel, kw = c.kw != 0 ? c.kw : c.kernel;
+  const std::vector<int> pads =
+      c.pads.empty() ? std::vector<int>{kh / 2, kw / 2, kh / 2, kw / 2} : c.pads;
+  const int pt = pads[0], pl = pads[1];
+  const int oh = (c.h + pads[0] + pads[2] - kh) / c.stride + 1;
+  const int ow = (c.w + pads[1] + pads[3] - kw) / c.stride + 1;
   r.x = RandomVector(size_t(c.batch) * c.cin * c.h * c.w, 1, -2, 2);
-  const std::vector<int> ws = c.w_shape.empty() ? std::vector<int>{c.cin, k, k, c.cout} : c.w_shape;
+  const std::vector<int> ws =
+      c.w_shape.empty() ? std::vector<int>{c.cin, kh, kw, c.cout} : c.w_shape;
   size_t w_count = 1;
   for (int d : ws) w_count *= size_t(d);
   const std::vector<float> wt = RandomVector(w_count, 2, -1, 1);
@@ -47,10 +54,10 @@ Built Build(const PointwiseConv& c) {
   const int bi = c.bias ? e.AddConstant("b", {c.cout}, b) : -1;
   const int yi = e.AddTensor("y", {c.batch, c.cout, oh, ow});
   fb::ConvOptionsT o;
-  o.kernel = {k, k};
+  o.kernel = {kh, kw};
   o.strides = {c.stride, c.stride};
   o.dilations = {1, 1};
-  o.pads = {pad, pad, pad, pad};
+  o.pads = {pads[0], pads[1], pads[2], pads[3]};
   o.group = c.group;
   o.packing = fb::WeightPacking::Transposed;
   o.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Relu));
@@ -58,7 +65,7 @@ Built Build(const PointwiseConv& c) {
   opts.Set(std::move(o));
   kernels::Conv2dShape s;
   s.in_c = c.cin, s.out_c = c.cout, s.in_h = c.h, s.in_w = c.w, s.out_h = oh, s.out_w = ow;
-  s.kh = s.kw = k, s.stride_h = s.stride_w = c.stride, s.pad_top = s.pad_left = pad;
+  s.kh = kh, s.kw = kw, s.stride_h = s.stride_w = c.stride, s.pad_top = pt, s.pad_left = pl;
   const uint64_t scratch =
       c.scratch_bytes >= 0 ? uint64_t(c.scratch_bytes) : uint64_t(kernels::ConvKmScratchBytes(s));
   e.AddOp(fb::OpType::Conv, "pconv", {xi, wi, bi}, {yi}, std::move(opts), scratch);
@@ -70,11 +77,11 @@ Built Build(const PointwiseConv& c) {
         for (int x = 0; x < ow; ++x) {
           double acc = c.bias ? b[oc] : 0.0;
           for (int ic = 0; ic < c.cin; ++ic)
-            for (int ky = 0; ky < k; ++ky)
-              for (int kx = 0; kx < k; ++kx) {
-                const int iy = y * c.stride + ky - pad, ix = x * c.stride + kx - pad;
+            for (int ky = 0; ky < kh; ++ky)
+              for (int kx = 0; kx < kw; ++kx) {
+                const int iy = y * c.stride + ky - pt, ix = x * c.stride + kx - pl;
                 if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
-                acc += double(wt[((size_t(ic) * k + ky) * k + kx) * c.cout + oc]) *
+                acc += double(wt[((size_t(ic) * kh + ky) * kw + kx) * c.cout + oc]) *
                        r.x[((size_t(n) * c.cin + ic) * c.h + iy) * c.w + ix];
               }
           r.want.push_back(static_cast<float>(std::max(acc, 0.0)));
@@ -89,6 +96,25 @@ TEST(ConvTransposedWeightsOp, StrideTwoMatchesADirectConvolution) {
     const Built b = Build(c);
     ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5,
                            "3x3 stride 2 on " + std::to_string(h) + "x" + std::to_string(w));
+  }
+}
+
+// One input channel, a tall window and uneven pads (DS-CNN's 10 × 4 first layer on 49 × 10 into
+// 25 × 5, 64 channels), and the same with output channels and rows that fill no register.
+TEST(ConvTransposedWeightsOp, OneChannelTallWindowStrideTwo) {
+  struct Case {
+    int h, w, kh, kw, cout;
+    std::vector<int> pads;
+  };
+  for (const Case& k : {Case{49, 10, 10, 4, 64, {4, 1, 5, 1}}, Case{21, 7, 10, 4, 19, {4, 1, 5, 1}},
+                        Case{9, 11, 4, 4, 17, {0, 2, 1, 0}}, Case{1, 13, 1, 4, 33, {0, 1, 0, 2}}}) {
+    PointwiseConv c;
+    c.stride = 2, c.h = k.h, c.w = k.w, c.kh = k.kh, c.kw = k.kw, c.pads = k.pads;
+    c.cin = 1, c.cout = k.cout, c.batch = 1;
+    const Built b = Build(c);
+    ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5,
+                           std::to_string(k.kh) + "x" + std::to_string(k.kw) + " stride 2 on " +
+                               std::to_string(k.h) + "x" + std::to_string(k.w));
   }
 }
 

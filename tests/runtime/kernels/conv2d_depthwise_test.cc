@@ -117,6 +117,39 @@ TEST_P(DepthwiseTest, SmallPlanesInBlocksOfChannels) {
       EXPECT_TRUE(SameAsReference(conv(), c, act));
 }
 
+// 3×3 stride-1 planes with rows of 2 to 15 floats (with AVX-512 one flat vector of the plane read
+// straight from x, conv2d_depthwise_narrow_simd.h): every such width and 16 (the flat path), one
+// row, planes of fewer floats than a register and of whole registers (8 × 2, 4 × 8), DS-CNN's
+// 25 × 5, channels that fill no register, the fused activations and one run afterwards.
+TEST_P(DepthwiseTest, NarrowRowsAsOneFlatVector) {
+  for (size_t in_w = 2; in_w <= 16; ++in_w)
+    for (size_t in_h : {1, 2, 3, 8, 25})
+      EXPECT_TRUE(SameAsReference(conv(), {in_h, in_w, 3, 1, 1, 1, 3}, {ActKind::kRelu, 0, 0}));
+  for (const Activation& act :
+       {Activation{ActKind::kNone, 0, 0}, Activation{ActKind::kClip, -0.5f, 1.5f},
+        Activation{ActKind::kSiLU, 0, 0}})
+    for (const DwCase& c : {DwCase{25, 5, 3, 1, 1, 1, 19}, DwCase{1, 7, 3, 1, 1, 1, 2},
+                            DwCase{2, 8, 3, 1, 1, 1, 5}, DwCase{11, 15, 3, 1, 1, 1, 17}})
+      EXPECT_TRUE(SameAsReference(conv(), c, act));
+}
+
+// A band of a larger plane (x_plane, y_plane beyond h·w: ops/conv.cc's bands): each channel
+// reads only its own h·w floats and writes only its own, without bias.
+TEST_P(DepthwiseTest, NarrowRowsInBandsOfLargerPlanes) {
+  const DwCase c{6, 5, 3, 1, 1, 1, 4};
+  Conv2dShape s = DwShape(c);
+  const size_t n = c.in_h * c.in_w;
+  s.x_plane = n + 7, s.y_plane = n + 3;
+  std::vector<float> x = RandomVector(c.channels * s.x_plane, -4, 4),
+                     w = RandomVector(36, -1, 1, 5);
+  for (size_t ch = 0; ch < c.channels; ++ch)
+    for (size_t i = n; i < s.x_plane; ++i) x[ch * s.x_plane + i] = 1e6f;  // must not be read
+  std::vector<float> want(c.channels * s.y_plane, -7.0f), got(want.size(), -7.0f);
+  ref::Conv2dDepthwise(s, x.data(), w.data(), nullptr, {}, want.data());
+  conv().conv2d_depthwise(s, x.data(), w.data(), nullptr, {}, got.data());
+  EXPECT_TRUE(AllClose(want, got, 2e-5f));
+}
+
 // Channels share the zero rows of the phase planes: a channel of huge values followed by one
 // of small values must not leak into the second one's border outputs.
 TEST_P(DepthwiseTest, ChannelsDoNotLeak) {
