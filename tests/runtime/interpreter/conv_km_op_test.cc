@@ -71,6 +71,9 @@ Built Build(const PointwiseConv& c) {
   e.AddOp(fb::OpType::Conv, "pconv", {xi, wi, bi}, {yi}, std::move(opts), scratch);
   e.AddOutput(yi);
   r.model = e.Finish();
+  // A model the op must refuse (W of another shape) has no expected output: its W is not
+  // [Cin, kh, kw, Cout] and the reference below would read past it.
+  if (w_count != size_t(c.cin) * kh * kw * c.cout || c.group != 1) return r;
   for (int n = 0; n < c.batch; ++n)
     for (int oc = 0; oc < c.cout; ++oc)
       for (int y = 0; y < oh; ++y)
