@@ -205,6 +205,24 @@ inline void InterleaveTileColumns(const FBatch<Arch> (&y)[kTile], FBatch<Arch> (
   }
 }
 
+// The input transform's second pass, V = Bᵀ·t down each column of the rows' transform t,
+// stored with the ξ-planes xi_stride floats apart (both input transforms).
+template <class Arch, size_t kTile>
+inline void WinogradInputColumns(const FBatch<Arch> (*t)[kTile + 2], float* out, size_t xi_stride) {
+  using B = FBatch<Arch>;
+  using Rows = WinogradRowsSimd<Arch, kTile>;
+  constexpr size_t kAlpha = kTile + 2;
+#pragma GCC unroll 6
+  for (size_t j = 0; j < kAlpha; ++j) {
+    B col[kAlpha], vcol[kAlpha];
+#pragma GCC unroll 6
+    for (size_t i = 0; i < kAlpha; ++i) col[i] = t[i][j];
+    Rows::Input(col, vcol);
+#pragma GCC unroll 6
+    for (size_t i = 0; i < kAlpha; ++i) vcol[i].store_unaligned(out + (i * kAlpha + j) * xi_stride);
+  }
+}
+
 // WinogradInputSimd over the band's tiles as one run of columns, W / q tile rows a register (the
 // band's last register repeats its last tile row into the lanes past the band).
 template <class Arch, size_t kTile>
@@ -232,17 +250,7 @@ void WinogradInputPieces(const WinogradGeometry& g, const float* planes, float* 
           d[j] = LoadPieces<Arch>(phase[j % kTile] + i * g.plane_w + j / kTile, off, q);
         Rows::Input(d, t[i]);
       }
-      float* out = v + c * g.ld + f;
-#pragma GCC unroll 6
-      for (size_t j = 0; j < kAlpha; ++j) {
-        B col[kAlpha], vcol[kAlpha];
-#pragma GCC unroll 6
-        for (size_t i = 0; i < kAlpha; ++i) col[i] = t[i][j];
-        Rows::Input(col, vcol);
-#pragma GCC unroll 6
-        for (size_t i = 0; i < kAlpha; ++i)
-          vcol[i].store_unaligned(out + (i * kAlpha + j) * xi_stride);
-      }
+      WinogradInputColumns<Arch, kTile>(t, v + c * g.ld + f, xi_stride);
     }
   }
 }
@@ -319,17 +327,7 @@ void WinogradInputSimd(const WinogradGeometry& g, const float* planes, float* v)
             d[j] = B::load_unaligned(phase[j % kTile] + r + j / kTile);
           Rows::Input(d, t[i]);
         }
-        float* out = vrow + tx;
-#pragma GCC unroll 6
-        for (size_t j = 0; j < kAlpha; ++j) {  // V = Bᵀ·t down each column
-          B col[kAlpha], vcol[kAlpha];
-#pragma GCC unroll 6
-          for (size_t i = 0; i < kAlpha; ++i) col[i] = t[i][j];
-          Rows::Input(col, vcol);
-#pragma GCC unroll 6
-          for (size_t i = 0; i < kAlpha; ++i)
-            vcol[i].store_unaligned(out + (i * kAlpha + j) * xi_stride);
-        }
+        WinogradInputColumns<Arch, kTile>(t, vrow + tx, xi_stride);
       }
     }
   }
