@@ -5,6 +5,8 @@
 // arch namespace.
 #pragma once
 
+#include "kernels/simd/global_pool_s8_rows.h"
+
 namespace x86_global_pool_avx2 {
 
 inline int8_t MaxS8(const int8_t* row, size_t n) {
@@ -39,19 +41,6 @@ inline int32_t SumS8(const int8_t* row, size_t n) {
   return static_cast<int32_t>(sum);
 }
 
-inline void GlobalPoolS8(PoolKind kind, const int8_t* x, int8_t* y, size_t channels,
-                         size_t spatial) {
-  const int32_t count = static_cast<int32_t>(spatial);
-  for (size_t c = 0; c < channels; ++c) {
-    const int8_t* row = x + c * spatial;
-    if (kind == PoolKind::kMax) {
-      y[c] = MaxS8(row, spatial);
-      continue;
-    }
-    const int32_t sum = SumS8(row, spatial);  // rounded half away from zero, as RoundedMean
-    y[c] = static_cast<int8_t>(sum >= 0 ? (2 * sum + count) / (2 * count)
-                                        : -((-2 * sum + count) / (2 * count)));
-  }
-}
+inline constexpr auto GlobalPoolS8 = &GlobalPoolS8Rows<MaxS8, SumS8>;
 
 }  // namespace x86_global_pool_avx2

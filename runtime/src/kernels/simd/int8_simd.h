@@ -193,10 +193,10 @@ using GlobalPoolS8Fn = void (*)(PoolKind kind, const int8_t* x, int8_t* y, size_
                                 size_t spatial);
 #if defined(__AVX512BW__)
 #include "kernels/simd/global_pool_s8_x86.h"
-inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &x86_global_pool::GlobalPoolS8;
+inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = x86_global_pool::GlobalPoolS8;
 #elif defined(__AVX2__)
 #include "kernels/simd/global_pool_s8_avx2.h"
-inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &x86_global_pool_avx2::GlobalPoolS8;
+inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = x86_global_pool_avx2::GlobalPoolS8;
 #else
 inline constexpr GlobalPoolS8Fn kGlobalPoolS8 = &ref::GlobalPoolS8;
 #endif
