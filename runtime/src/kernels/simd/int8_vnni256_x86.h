@@ -153,8 +153,8 @@ template <size_t R, size_t V>
 // All `rows` rows from i over V blocks: tiles of 6 (V = 2) or 12 (V = 1) rows, then 4, 2, 1.
 template <size_t V>
 void TileRows(const GemmS8Params& p, const int8_t* narrow, size_t ld_narrow, const int32_t* start,
-          const __m256i* panel, size_t quads, size_t i, size_t rows, size_t j, size_t cols,
-          int8_t* y) {
+              const __m256i* panel, size_t quads, size_t i, size_t rows, size_t j, size_t cols,
+              int8_t* y) {
   constexpr size_t kTileRows = V == 2 ? 6 : 12;
   size_t r = 0;
   for (; r + kTileRows <= rows; r += kTileRows)
@@ -195,12 +195,12 @@ bool GemmUsing(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y) 
       for (; b + 2 <= blocks; b += 2) {
         const size_t j = jg + b * kW;
         TileRows<2>(p, narrow, ld_narrow, start, panel + b * quads, quads, i0, rows, j,
-                std::min(2 * kW, p.n - j), y);
+                    std::min(2 * kW, p.n - j), y);
       }
       if (b < blocks) {
         const size_t j = jg + b * kW;
         TileRows<1>(p, narrow, ld_narrow, start, panel + b * quads, quads, i0, rows, j,
-                std::min(kW, p.n - j), y);
+                    std::min(kW, p.n - j), y);
       }
     }
   }
@@ -299,6 +299,44 @@ void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_g
   if (!done) avx2_fma::kInt8Table.conv_s8_direct(p, s, x_group, pad_value, w, j0, y);
 }
 
+namespace vnni256 {
+
+// The channel's outputs, 32 a step, over `groups` groups of four taps (kGroups: the count known
+// at compile time, 3 for 3×3 and 7 for 5×5 windows, unrolled; 0: `groups`).
+template <size_t kGroups>
+void DepthwiseSteps(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t groups,
+                    const size_t* off, const int32_t* weights, __m256i start,
+                    const avx2_requant::Rounding& k, const int8_t* plane, int8_t* yc) {
+  const size_t n_groups = kGroups != 0 ? kGroups : groups;
+  StoreFlatRowsS8<32>(s, g, yc, [&](size_t i, int8_t* out) {
+    __m256i acc0 = start, acc1 = start, acc2 = start, acc3 = start;
+    const int8_t* base = plane + i;
+#pragma GCC unroll 8
+    for (size_t q = 0; q < n_groups; ++q) {
+      const auto load = [&](size_t t) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + off[4 * q + t]));
+      };
+      const __m256i r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3);
+      const __m256i ab_lo = _mm256_unpacklo_epi8(r0, r1), ab_hi = _mm256_unpackhi_epi8(r0, r1);
+      const __m256i cd_lo = _mm256_unpacklo_epi8(r2, r3), cd_hi = _mm256_unpackhi_epi8(r2, r3);
+      const __m256i w = _mm256_set1_epi32(weights[q]);
+      Dot(acc0, _mm256_unpacklo_epi16(ab_lo, cd_lo), w);
+      Dot(acc1, _mm256_unpackhi_epi16(ab_lo, cd_lo), w);
+      Dot(acc2, _mm256_unpacklo_epi16(ab_hi, cd_hi), w);
+      Dot(acc3, _mm256_unpackhi_epi16(ab_hi, cd_hi), w);
+    }
+    // In 128-bit lane m, register j holds outputs 16m + 4j … 16m + 4j + 3 (the unpack order):
+    // packing 0 with 1 and 2 with 3, then the two, puts the 32 bytes in order.
+    const __m256i w01 = _mm256_packs_epi32(avx2_requant::RequantizeS32x8(acc0, k),
+                                           avx2_requant::RequantizeS32x8(acc1, k));
+    const __m256i w23 = _mm256_packs_epi32(avx2_requant::RequantizeS32x8(acc2, k),
+                                           avx2_requant::RequantizeS32x8(acc3, k));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_packs_epi16(w01, w23));
+  });
+}
+
+}  // namespace vnni256
+
 // 32 outputs a step: taps in groups of four, each group's four shifted loads interleaved
 // byte-wise (outputs × 4 taps, the layout vpdpbusd reads) and multiplied by the group's four
 // weights in one instruction per 8 outputs. The sign flip's 128·Σw comes out of the start
@@ -327,30 +365,12 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
   const __m256i start = _mm256_set1_epi32(bias - 128 * sum);
   const avx2_requant::Rounding k =
       avx2_requant::MakeRounding(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
-  StoreFlatRowsS8<32>(s, g, yc, [&](size_t i, int8_t* out) {
-    __m256i acc0 = start, acc1 = start, acc2 = start, acc3 = start;
-    const int8_t* base = plane + i;
-    for (size_t q = 0; q < groups; ++q) {
-      const auto load = [&](size_t t) {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + off[4 * q + t]));
-      };
-      const __m256i r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3);
-      const __m256i ab_lo = _mm256_unpacklo_epi8(r0, r1), ab_hi = _mm256_unpackhi_epi8(r0, r1);
-      const __m256i cd_lo = _mm256_unpacklo_epi8(r2, r3), cd_hi = _mm256_unpackhi_epi8(r2, r3);
-      const __m256i w = _mm256_set1_epi32(weights[q]);
-      vnni256::Dot(acc0, _mm256_unpacklo_epi16(ab_lo, cd_lo), w);
-      vnni256::Dot(acc1, _mm256_unpackhi_epi16(ab_lo, cd_lo), w);
-      vnni256::Dot(acc2, _mm256_unpacklo_epi16(ab_hi, cd_hi), w);
-      vnni256::Dot(acc3, _mm256_unpackhi_epi16(ab_hi, cd_hi), w);
-    }
-    // In 128-bit lane m, register j holds outputs 16m + 4j … 16m + 4j + 3 (the unpack order):
-    // packing 0 with 1 and 2 with 3, then the two, puts the 32 bytes in order.
-    const __m256i w01 = _mm256_packs_epi32(avx2_requant::RequantizeS32x8(acc0, k),
-                                           avx2_requant::RequantizeS32x8(acc1, k));
-    const __m256i w23 = _mm256_packs_epi32(avx2_requant::RequantizeS32x8(acc2, k),
-                                           avx2_requant::RequantizeS32x8(acc3, k));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_packs_epi16(w01, w23));
-  });
+  if (groups == 3)
+    vnni256::DepthwiseSteps<3>(s, g, groups, off, weights, start, k, plane, yc);
+  else if (groups == 7)
+    vnni256::DepthwiseSteps<7>(s, g, groups, off, weights, start, k, plane, yc);
+  else
+    vnni256::DepthwiseSteps<0>(s, g, groups, off, weights, start, k, plane, yc);
 }
 
 }  // namespace edgefold::kernels::EDGEFOLD_ARCH_NS
