@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/conv/conv_s8_direct.h"
 #include "kernels/conv/conv_scratch.h"
@@ -71,6 +72,82 @@ void PackBlock(size_t quads, Rows& rows, size_t j, size_t cols, __m256i* panel) 
     const __m128i r2 = rows.Next(at);
     const __m128i r3 = rows.Next(at);
     panel[t] = PackQuads(r0, r1, r2, r3);
+  }
+}
+
+// B itself read 16 columns a row (a block pair): one load where the level's MatrixRows<8> takes
+// two (int8_b_rows_x86.h's interface; rows past k are zeros, columns past cols zeros).
+class WideMatrixRows {
+ public:
+  WideMatrixRows(const GemmS8Params& p, const int8_t* b) : b_(b), ldb_(p.ldb), k_(p.k) {}
+  x86_rows::RowCursor Begin(size_t j, size_t cols) {
+    cols_ = cols;
+    x86_rows::RowCursor c;
+    c.at = b_ + j;
+    return c;
+  }
+  __m128i Next(x86_rows::RowCursor& c) const {
+    const int8_t* row = c.at;
+    c.at += ldb_;
+    if (c.kk >= k_) return _mm_setzero_si128();
+    ++c.kk;
+    if (cols_ == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+    alignas(16) int8_t copy[16] = {};
+    std::memcpy(copy, row, cols_);
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(copy));
+  }
+
+ private:
+  const int8_t* b_;
+  size_t ldb_, k_;
+  size_t cols_ = 0;
+};
+
+// Two blocks at once from rows of 16 columns (cols ≤ 16): first[t] columns [j, j + 8), second[t]
+// [j + 8, j + 16), stored only when kTwo.
+template <bool kTwo>
+void PackBlockPair(size_t quads, WideMatrixRows& rows, size_t j, size_t cols, __m256i* first,
+                   __m256i* second) {
+  x86_rows::RowCursor at = rows.Begin(j, cols);
+  const __m256i flip = _mm256_set1_epi8(-128);
+  for (size_t t = 0; t < quads; ++t) {
+    const __m128i r0 = rows.Next(at);
+    const __m128i r1 = rows.Next(at);
+    const __m128i r2 = rows.Next(at);
+    const __m128i r3 = rows.Next(at);
+    const __m128i ab_lo = _mm_unpacklo_epi8(r0, r1), cd_lo = _mm_unpacklo_epi8(r2, r3);
+    first[t] = _mm256_xor_si256(
+        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi16(ab_lo, cd_lo)),
+                                _mm_unpackhi_epi16(ab_lo, cd_lo), 1),
+        flip);
+    if constexpr (kTwo) {
+      const __m128i ab_hi = _mm_unpackhi_epi8(r0, r1), cd_hi = _mm_unpackhi_epi8(r2, r3);
+      second[t] = _mm256_xor_si256(
+          _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi16(ab_hi, cd_hi)),
+                                  _mm_unpackhi_epi16(ab_hi, cd_hi), 1),
+          flip);
+    }
+  }
+}
+
+// The blocks [jg, jg + 8·blocks) of B into the panel (block b at panel + b·quads).
+template <class Rows>
+void PackBlocks(const GemmS8Params& p, size_t quads, Rows& rows, size_t jg, size_t blocks,
+                __m256i* panel) {
+  if constexpr (std::is_same_v<Rows, WideMatrixRows>) {
+    size_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+      const size_t j = jg + b * kW;
+      PackBlockPair<true>(quads, rows, j, std::min(2 * kW, p.n - j), panel + b * quads,
+                          panel + (b + 1) * quads);
+    }
+    if (b < blocks) {
+      const size_t j = jg + b * kW;
+      PackBlockPair<false>(quads, rows, j, std::min(kW, p.n - j), panel + b * quads, nullptr);
+    }
+  } else {
+    for (size_t b = 0; b < blocks; ++b)
+      PackBlock(quads, rows, jg + b * kW, std::min(kW, p.n - jg - b * kW), panel + b * quads);
   }
 }
 
@@ -186,8 +263,7 @@ bool GemmUsing(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y) 
   const bool a_fits = chunk >= p.m;
   for (size_t jg = 0; jg < p.n; jg += group * kW) {
     const size_t blocks = std::min(group, (p.n - jg + kW - 1) / kW);
-    for (size_t b = 0; b < blocks; ++b)
-      PackBlock(quads, b_rows, jg + b * kW, std::min(kW, p.n - jg - b * kW), panel + b * quads);
+    PackBlocks(p, quads, b_rows, jg, blocks, panel);
     for (size_t i0 = 0; i0 < p.m; i0 += chunk) {
       const size_t rows = std::min(chunk, p.m - i0);
       if (!a_fits || jg == 0) NarrowRows(p, a, i0, rows, narrow, ld_narrow, start);
@@ -280,7 +356,7 @@ inline void FlipSigns(int8_t* plane, size_t bytes) {
 // else the tiles above; the level's GEMM where k passes the buffers.
 void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
   if (p.n == 1 && p.ldb == 1 && p.k <= vnni256::kMatVecK) return vnni256::MatVec(p, a, b, y);
-  x86_rows::MatrixRows<vnni256::kW> rows(p, b);
+  vnni256::WideMatrixRows rows(p, b);
   if (!vnni256::GemmUsing(p, a, rows, y)) avx2_fma::kInt8Table.gemm_s8(p, a, b, y);
 }
 
