@@ -13,12 +13,12 @@ for obj in "$@"; do
   name=$(basename "$obj")
   arch=${name%%.*}                       # avx512.cc.o -> avx512, train_avx2_fma.cc.o -> train_avx2_fma
   arch=${arch#train_}
-  case "$arch" in avx512|avx512_vnni|avx2_fma|sse42|neon|neon_dotprod) ;; *) continue ;; esac
+  case "$arch" in avx512|avx512_vnni|avx2_fma|avx2_vnni|avx2_vnni_evex|sse42|neon|neon_dotprod) ;; *) continue ;; esac
   while read -r sym; do
     echo "check-arch-symbols: $name defines weak '$sym' outside its arch namespace" >&2
     bad=1
   done < <(nm -C --defined-only "$obj" | awk '$2 == "W" || $2 == "V" { $1 = ""; $2 = ""; sub(/^  /, ""); print }' |
-           grep -v -E "::(train_)?(avx512|avx512_vnni|avx2_fma|sse42|neon|neon_dotprod)::|(^| )(std|xsimd|__gnu_cxx)::|^(typeinfo|vtable|guard variable)" || true)
+           grep -v -E "::(train_)?(avx512|avx512_vnni|avx2_fma|avx2_vnni|avx2_vnni_evex|sse42|neon|neon_dotprod)::|(^| )(std|xsimd|__gnu_cxx)::|^(typeinfo|vtable|guard variable)" || true)
 done
 [[ $bad -eq 0 ]] && echo "check-arch-symbols: no shared weak definitions in $# objects"
 exit $bad

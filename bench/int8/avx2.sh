@@ -7,7 +7,9 @@
 # the median of the rounds' ratios and their range, and the float and int8 medians (ms) of the
 # round with the median 8-bit ratio.
 # Usage: bench/int8/avx2.sh [runs] [model ...]   (default 20 runs; the eight networks of
-#        bench/run.sh). env ROUNDS (default 5), ISA (default avx2+fma), CPU (default 1: the
+#        bench/run.sh). env ROUNDS (default 5), ISA (default avx2+fma; avx2+vnni: the int8
+#        tables of AVX-VNNI, or of its EVEX twin on CPUs with AVX-512 VNNI but no AVX-VNNI, the
+#        float ones of avx2+fma; exported as EDGEFOLD_ISA too), CPU (default 1: the
 #        core taskset pins), EF (an edgefold binary; default: build-bench's, built here),
 #        MODELS (where NAME.onnx and NAME.calib.npy are; default build-bench/models, exported
 #        like bench/int8/run.sh does).
@@ -17,6 +19,7 @@ RUNS=${1:-20}; shift || true
 ROUNDS=${ROUNDS:-5}
 ISA=${ISA:-avx2+fma}
 CPU=${CPU:-1}
+export EDGEFOLD_ISA=$ISA  # avx2+vnni's EVEX twin runs only when the environment names it
 BUILD=${EDGEFOLD_BENCH_BUILD:-$ROOT/build-bench}
 MODELS=${MODELS:-$BUILD/models}
 if [[ -z ${EF:-} ]]; then
@@ -62,4 +65,4 @@ print("%-22s %9.3f %9.3f %24s %24s" % (
     "%.2f (%.2f-%.2f)" % (r7[len(r7) // 2], r7[0], r7[-1])))
 PY
 done
-echo "level: $ISA, one thread, taskset -c $CPU, $RUNS runs x $ROUNDS rounds; CPU: $(lscpu | sed -n 's/^Model name: *//p') family $(lscpu | sed -n 's/^CPU family: *//p') model $(lscpu | sed -n 's/^Model: *//p')"
+echo "level: $ISA (int8 kernels: $("$EF" bench "$WORK/${NAMES[-1]}.q8.efb" --isa "$ISA" --runs 1 --warmup 0 | sed -n 's/^kernels: \([^,]*\),.*/\1/p')), one thread, taskset -c $CPU, $RUNS runs x $ROUNDS rounds; CPU: $(lscpu | sed -n 's/^Model name: *//p') family $(lscpu | sed -n 's/^CPU family: *//p') model $(lscpu | sed -n 's/^Model: *//p')"

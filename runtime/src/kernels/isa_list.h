@@ -3,7 +3,7 @@
 // A base entry (tables = `level`) is an instruction-set level: it defines a table of every
 // family (kernels/<family>_kernel_table.h) in kernels::<namespace>. An extension entry (tables =
 // the families it changes: `int8`, `core_int8` for the float core and int8 tables,
-// `core_conv_int8` with the convolution table too) is a CPU feature on top of its parent (VNNI on AVX-512, sdot on AArch64 NEON, the Cortex-M DSP
+// `core_conv_int8` with the convolution table too) is a CPU feature on top of its parent (VNNI on AVX-512, AVX-VNNI on AVX2, sdot on AArch64 NEON, the Cortex-M DSP
 // instructions on the scalar level, Helium on the DSP entry): it runs where its parent runs and
 // `present()` (kernel_select.cc) says the CPU has the feature, defines only those families'
 // tables and takes every other family from its parent (table_for.h TableAt; a parent that is
@@ -52,6 +52,17 @@
 #else
 #define EDGEFOLD_ISA_AVX2_FMA(E, L)
 #endif
+// AVX-VNNI (256-bit vpdpbusd) on the avx2+fma level: avx2_vnni where the CPU has it (VEX
+// encoding); avx2_vnni_evex, the same kernels in the EVEX encoding, only where EDGEFOLD_ISA
+// names "avx2+vnni" and the CPU has AVX-512 VNNI and VL instead (a test and benchmark twin,
+// never chosen on its own). Where both are present the later, avx2_vnni, wins.
+#if defined(EDGEFOLD_HAVE_AVX2_VNNI)
+#define EDGEFOLD_ISA_AVX2_VNNI(E, L)                                                 \
+  E(avx2_vnni_evex, kAvx2Fma, avx2_fma, int8, "avx2+vnni-evex", Avx2VnniEvexPresent) \
+  E(avx2_vnni, kAvx2Fma, avx2_fma, int8, "avx2+vnni", Avx2VnniPresent)
+#else
+#define EDGEFOLD_ISA_AVX2_VNNI(E, L)
+#endif
 #if defined(EDGEFOLD_HAVE_SSE42)
 #define EDGEFOLD_ISA_SSE42(E, L)                         \
   E(sse42, kSse42, sse42, level, "sse4.2", LevelPresent) \
@@ -80,6 +91,7 @@
   EDGEFOLD_ISA_AVX512(E, L)        \
   EDGEFOLD_ISA_AVX512_VNNI(E, L)   \
   EDGEFOLD_ISA_AVX2_FMA(E, L)      \
+  EDGEFOLD_ISA_AVX2_VNNI(E, L)     \
   EDGEFOLD_ISA_SSE42(E, L)         \
   EDGEFOLD_ISA_NEON(E, L)          \
   EDGEFOLD_ISA_NEON_DOTPROD(E, L)
@@ -100,6 +112,8 @@
 #define EDGEFOLD_ALWAYS_CortexMDspPresent 1
 #define EDGEFOLD_ALWAYS_CortexMMvePresent 1
 #define EDGEFOLD_ALWAYS_Avx512VnniPresent 0
+#define EDGEFOLD_ALWAYS_Avx2VnniPresent 0
+#define EDGEFOLD_ALWAYS_Avx2VnniEvexPresent 0
 #define EDGEFOLD_ALWAYS_NeonDotprodPresent 0
 
 // EDGEFOLD_OWN_OR_PARENT(tables, family, own, parent): `own` where an entry whose tables field

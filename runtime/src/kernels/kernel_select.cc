@@ -39,6 +39,12 @@ bool CpuHasAvx512Vnni() {
   return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx >> 11 & 1u);
 }
 
+// CPUID.(7,1):EAX bit 4 (AVX-VNNI: VEX-encoded vpdpbusd on xmm/ymm).
+bool CpuHasAvxVnni() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax >> 4 & 1u);
+}
+
 // CPUID.(7,0):EBX bit 31. xsimd 8.1 does not report AVX-512VL, but avx512.cc is built with it.
 bool CpuHasAvx512Vl() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -109,9 +115,13 @@ struct IsaNameEntry {
   Isa isa;
   const char* name;
 };
-constexpr IsaNameEntry kIsaNames[] = {{Isa::kAuto, "auto"},     {Isa::kScalar, "scalar"},
-                                      {Isa::kSse42, "sse4.2"},  {Isa::kAvx2Fma, "avx2+fma"},
-                                      {Isa::kAvx512, "avx512"}, {Isa::kNeon, "neon"}};
+// "avx2+vnni" names the avx2+fma level for ParseIsa (IsaName gives the first name of a level);
+// as EDGEFOLD_ISA it also lets the level run AVX-VNNI's EVEX twin (Avx2VnniEvexPresent).
+constexpr char kAvx2VnniName[] = "avx2+vnni";
+constexpr IsaNameEntry kIsaNames[] = {
+    {Isa::kAuto, "auto"},        {Isa::kScalar, "scalar"},       {Isa::kSse42, "sse4.2"},
+    {Isa::kAvx2Fma, "avx2+fma"}, {Isa::kAvx2Fma, kAvx2VnniName}, {Isa::kAvx512, "avx512"},
+    {Isa::kNeon, "neon"}};
 
 }  // namespace
 
@@ -204,6 +214,30 @@ bool CortexMMvePresent() { return true; }  // likewise
 bool Avx512VnniPresent() {
   static const bool vnni = UseExtension(CpuHasAvx512Vnni(), "EDGEFOLD_NO_VNNI");
   return vnni;
+}
+#endif
+#if defined(EDGEFOLD_HAVE_AVX2_VNNI)
+// AVX-VNNI where the CPU has it and the OS saves the ymm state.
+bool Avx2VnniPresent() {
+  static const bool vnni =
+      UseExtension(CpuHasAvxVnni() && (ReadXcr0() & 0x6u) == 0x6u, "EDGEFOLD_NO_VNNI");
+  return vnni;
+}
+// The EVEX twin: only when EDGEFOLD_ISA names "avx2+vnni" (hosted builds) and the CPU has
+// AVX-512 VNNI and VL with their state saved; where AVX-VNNI exists avx2_vnni, later in the
+// list, wins.
+bool Avx2VnniEvexPresent() {
+  static const bool twin = [] {
+#if defined(EDGEFOLD_HOSTED)
+    const char* forced = std::getenv("EDGEFOLD_ISA");
+    if (forced == nullptr || std::strcmp(forced, kAvx2VnniName) != 0) return false;
+    return UseExtension(CpuHasAvx512Vnni() && CpuHasAvx512Vl() && (ReadXcr0() & 0xE6u) == 0xE6u,
+                        "EDGEFOLD_NO_VNNI");
+#else
+    return false;
+#endif
+  }();
+  return twin;
 }
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)

@@ -242,7 +242,7 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
   }
 }
 
-// Where a level has an int8 extension entry (AVX-512 VNNI, AArch64 sdot), TableFor gives the
+// Where a level has an int8 extension entry (AVX-512 VNNI, AVX-VNNI, AArch64 sdot), TableFor gives the
 // extension's table on CPUs that have it: the level's own int8 table is checked here, and the
 // extension's at row counts through every tile and k around 4 (nullptr where the CPU lacks it).
 std::vector<std::pair<const Int8KernelTable*, const Int8KernelTable*>> PlainAndExtendedTables() {
@@ -252,6 +252,18 @@ std::vector<std::pair<const Int8KernelTable*, const Int8KernelTable*>> PlainAndE
     tables.emplace_back(&avx512::kInt8Table, ActiveEntry(Isa::kAvx512) == IsaEntry::avx512_vnni
                                                  ? &avx512_vnni::kInt8Table
                                                  : nullptr);
+#endif
+#if defined(EDGEFOLD_HAVE_AVX2_VNNI)
+  // AVX-VNNI where the CPU has it, else its EVEX twin where AVX-512 VNNI and VL run it (called
+  // here by name: the level picks the twin only when EDGEFOLD_ISA=avx2+vnni asks for it).
+  if (IsaAvailable(Isa::kAvx2Fma)) {
+    const Int8KernelTable* vnni = nullptr;
+    if (ActiveEntry(Isa::kAvx2Fma) == IsaEntry::avx2_vnni)
+      vnni = &avx2_vnni::kInt8Table;
+    else if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl"))
+      vnni = &avx2_vnni_evex::kInt8Table;
+    tables.emplace_back(&avx2_fma::kInt8Table, vnni);
+  }
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
   tables.emplace_back(&neon::kInt8Table, ActiveEntry(Isa::kNeon) == IsaEntry::neon_dotprod

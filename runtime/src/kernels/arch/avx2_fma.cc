@@ -11,3 +11,18 @@ const Int8KernelTable kInt8Table = MakeInt8Table<xsimd::fma3<xsimd::avx2>>();
 const SequenceKernelTable kSequenceTable = MakeSequenceTable<xsimd::fma3<xsimd::avx2>>();
 
 }  // namespace edgefold::kernels::avx2_fma
+
+#if defined(EDGEFOLD_HAVE_AVX2_VNNI)
+// The int8 tables of the avx2_vnni entry and its EVEX twin (kernels/isa_list.h): their GEMM,
+// direct conv and depthwise channel (simd/int8_vnni256_x86.h) in this level's depthwise template.
+namespace edgefold::kernels::avx2_vnni {
+const Int8KernelTable kInt8Table =
+    avx2_fma::MakeInt8ExtensionTable<xsimd::fma3<xsimd::avx2>, &DepthwiseChannelS8>(&GemmS8,
+                                                                                    &ConvS8Direct);
+}  // namespace edgefold::kernels::avx2_vnni
+namespace edgefold::kernels::avx2_vnni_evex {
+const Int8KernelTable kInt8Table =
+    avx2_fma::MakeInt8ExtensionTable<xsimd::fma3<xsimd::avx2>, &DepthwiseChannelS8>(&GemmS8,
+                                                                                    &ConvS8Direct);
+}  // namespace edgefold::kernels::avx2_vnni_evex
+#endif

@@ -78,15 +78,16 @@ void Conv2dDepthwiseS8With(const Conv2dShape& s, const int8_t* x, const int8_t* 
   Conv2dDepthwiseS8Using<Arch>(s, x, w, x_zero_point, rq, plane, y, kChannel);
 }
 
-// The int8 table of a CPU extension (VNNI, sdot) of this level: its GEMM and the arithmetic of
-// one depthwise channel; every other entry is the level's.
+// The int8 table of a CPU extension (VNNI, sdot) of this level: its GEMM, the arithmetic of
+// one depthwise channel and its direct conv if it has one; every other entry is the level's.
 template <class Arch, DepthwiseChannelS8Fn kChannel>
 constexpr Int8KernelTable MakeInt8ExtensionTable(void (*gemm_s8)(const GemmS8Params&, const int8_t*,
-                                                                 const int8_t*, int8_t*)) {
+                                                                 const int8_t*, int8_t*),
+                                                 ConvS8DirectFn conv_s8_direct = nullptr) {
   Int8KernelTable t = MakeInt8Table<Arch>();
   t.gemm_s8 = gemm_s8;
   t.conv2d_depthwise_s8 = &Conv2dDepthwiseS8With<Arch, kChannel>;
-  t.conv_s8_direct = nullptr;  // the level's direct conv would bypass the extension's GEMM
+  t.conv_s8_direct = conv_s8_direct;  // never the level's: it would bypass the extension's GEMM
   return t;
 }
 
