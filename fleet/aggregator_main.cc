@@ -24,7 +24,7 @@ using namespace edgefold;
 
 constexpr char kUsage[] =
     "usage: edgefold-fleet-aggregator --model M.efb --secret-key K.sk --devices N --rounds R "
-    "[--uri U --ca CA --password-file F --round-timeout S --save-dir D --state DIR "
+    "[--uri U --ca CA --password-file F --round-timeout S --drain-ms MS --save-dir D --state DIR "
     "--p256-secret-key K.p256sk]\n";
 
 // The signing keys: Ed25519 for fleet/global; with --p256-secret-key each global record is
@@ -94,6 +94,21 @@ void Save(const fleet::Aggregator& agg, const std::string& state) {
     std::fprintf(stderr, "fleet-aggregator: %s\n", e.c_str());
 }
 
+// Checks and counts one message of fleet/<id>/update (the broker's ACL lets only device <id>
+// publish there); logs what it did not accept. Returns its bytes.
+size_t TakeUpdate(fleet::Aggregator& agg, const fleet::MqttMessage& m, const std::string& state) {
+  const size_t a = m.topic.find('/'), b = m.topic.rfind('/');
+  const uint32_t device =
+      uint32_t(std::strtoul(m.topic.substr(a + 1, b - a - 1).c_str(), nullptr, 10));
+  std::string why;
+  const fleet::Outcome o = agg.Add(device, m.payload.data(), m.payload.size(), &why);
+  if (o == fleet::Outcome::kAccepted) Save(agg, state);
+  if (o != fleet::Outcome::kAccepted)
+    std::printf("aggregator: %s from %s: %s\n", fleet::OutcomeName(o), m.topic.c_str(),
+                why.c_str());
+  return m.payload.size();
+}
+
 // Takes updates for round `r` until every device sent one or --round-timeout passed; returns
 // the bytes received.
 size_t CollectRound(fleet::Aggregator& agg, fleet::MqttLink& link, uint32_t r, size_t devices,
@@ -102,20 +117,21 @@ size_t CollectRound(fleet::Aggregator& agg, fleet::MqttLink& link, uint32_t r, s
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (agg.Count(r) < devices && std::chrono::steady_clock::now() < deadline) {
     fleet::MqttMessage m;
-    if (!link.Receive(&m, std::chrono::milliseconds(500))) continue;
-    // fleet/<id>/update: the broker's ACL lets only device <id> publish there.
-    const size_t a = m.topic.find('/'), b = m.topic.rfind('/');
-    const uint32_t device =
-        uint32_t(std::strtoul(m.topic.substr(a + 1, b - a - 1).c_str(), nullptr, 10));
-    received_bytes += m.payload.size();
-    std::string why;
-    const fleet::Outcome o = agg.Add(device, m.payload.data(), m.payload.size(), &why);
-    if (o == fleet::Outcome::kAccepted) Save(agg, state);
-    if (o != fleet::Outcome::kAccepted)
-      std::printf("aggregator: %s from %s: %s\n", fleet::OutcomeName(o), m.topic.c_str(),
-                  why.c_str());
+    if (link.Receive(&m, std::chrono::milliseconds(500)))
+      received_bytes += TakeUpdate(agg, m, state);
   }
   return received_bytes;
+}
+
+// After the last round: takes what is still arriving (a QoS 1 redelivery of the update that
+// closed the round follows it by milliseconds) until none came for 300 ms or --drain-ms
+// passed, so that the summary counts it as the duplicate it is.
+void Drain(fleet::Aggregator& agg, fleet::MqttLink& link, int drain_ms, const std::string& state) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(drain_ms);
+  fleet::MqttMessage m;
+  while (std::chrono::steady_clock::now() < deadline &&
+         link.Receive(&m, std::chrono::milliseconds(300)))
+    TakeUpdate(agg, m, state);
 }
 
 // Closes round `r`, signs the fleet's statistics and publishes them retained on fleet/global
@@ -199,6 +215,7 @@ int main(int argc, char** argv) {
         r, got, devices, static_cast<unsigned long long>(agg.global_samples()), received_bytes,
         global.size());
   }
+  Drain(agg, link, args.Int("drain-ms", 1000), state);
   std::printf(
       "aggregator: accepted %zu, lost %zu, duplicates %zu (counted once), rejected %zu, "
       "reconnects %zu\n",
