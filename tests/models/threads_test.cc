@@ -223,9 +223,9 @@ void SlowSerial(void* user, size_t tasks, void (*run)(void*, size_t), void* ctx)
                               std::chrono::milliseconds(1));
 }
 
-// Options::adapt_splits (the default): the first four runs alternate split and alone, then the
-// faster way runs (here alone) and the other is re-timed once every 32 runs, with the outputs of
-// one thread every time; without it every run splits.
+// Options::adapt_splits (the default): the first four runs go split, split, alone, alone, then
+// the faster way runs (here alone) and the other is re-timed (two runs) once every 32 runs, with
+// the outputs of one thread every time; without it every run splits.
 TEST(Threads, RunsAloneWhileSplittingIsSlower) {
   const compiler::CompileResult r =
       compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
@@ -262,7 +262,7 @@ TEST(Threads, RunsAloneWhileSplittingIsSlower) {
     return split_runs;
   };
   EXPECT_EQ(splitting_runs(false, 40), 40u);
-  EXPECT_EQ(splitting_runs(true, 40), 3u);  // runs 0 and 2 (probes) and 32 (a re-timing)
+  EXPECT_EQ(splitting_runs(true, 40), 4u);  // runs 0 and 1 (probes), 32 and 33 (a re-timing)
 }
 
 // The steps that build a conv's columns (phase planes, im2col, Winograd's fill and transforms),
