@@ -185,9 +185,8 @@ TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
 }
 
 // Winograd convs on small planes like those of the MLPerf Tiny networks (20² and 10²: odd tile
-// row counts), run in bands: each band's GEMMs and output transform split over output channels
-// in one step where the 8-row tiles split evenly (32 or 64 channels over 2 or 4 threads, 20 over
-// 3), over ξ then output channels otherwise (20 over 2, 32 over 3).
+// row counts; 20, 32 and 64 channels: whole 8-row tiles or not), split by tile rows or, where a
+// thread's slice does not fit the band's room, band by band over channels and ξ.
 onnx::ModelProto SmallPlaneWinogradNet() {
   std::mt19937 gen(13);
   const auto values = [&](size_t n) { return UniformWeights(gen, n); };

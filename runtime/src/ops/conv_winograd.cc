@@ -25,29 +25,14 @@ void WinogradByTileRows(OpContext& ctx, const ConvPrepared& p, const kernels::Wi
   });
 }
 
-// Whether a band's GEMMs split over output channels (8-row tiles) together with its output
-// transform, one parallel step: each thread then reads back only the M rows it wrote, where
-// split over ξ the output transform read half of M from the other core's cache and wrote lines
-// that core had read (on AMD Zen 4 a write to a line another core holds costs ~10× a local one:
-// bench/threads/core_bench.cc). Over ξ instead when the channels' tiles do not split evenly
-// (32 channels over 3 threads: 16 + 8 + 8); α² = 16 or 36 ξ split finer.
-bool SplitBandByOutputChannels(const Parallel* parallel, size_t out_c) {
-  const size_t threads = parallel != nullptr && parallel->run != nullptr ? parallel->threads : 1;
-  const size_t tiles = (out_c + 7) / 8;
-  return threads <= 1 || tiles % threads == 0 || tiles >= 4 * threads;
-}
-
-// Winograd, one image in bands of a few short tile rows: the fill and each band's input
-// transform split over input channels, then its GEMMs and output transform over output
-// channels in one step (or the GEMMs over ξ, then the output transform). Per channel and tile a
-// transform costs about as much as 8·α² multiply-adds (AVX2, F(4×4): ~60 instructions per tile
-// and channel in, ~90 out, where one FMA instruction is 8 multiply-adds).
+// Winograd, one image in bands of a few short tile rows: each step split over threads its own
+// way, channels, then ξ, then output channels. Per channel and tile a transform costs about as
+// much as 8·α² multiply-adds (AVX2, F(4×4): ~60 instructions per tile and channel in, ~90 out,
+// where one FMA instruction is 8 multiply-adds).
 void WinogradByBands(OpContext& ctx, const ConvPrepared& p, const kernels::WinogradLayout& l,
                      const ConvIo& io, const float* xn, float* yn) {
   const kernels::Conv2dShape& s = p.shape;
   const size_t xis = l.alpha * l.alpha, band_tiles = l.band_rows * l.geometry.tiles_w;
-  const kernels::Activation act = ctx.op.options.conv.act;
-  const bool by_channels = SplitBandByOutputChannels(ctx.parallel, s.out_c);
   ForEachRowRange(
       ctx.parallel, s.in_c, s.in_h * s.in_w * kElementWork, 1,
       [&](size_t c0, size_t c1) { kernels::WinogradFill(s, l, xn, ctx.op.scratch, c0, c1); });
@@ -55,20 +40,13 @@ void WinogradByBands(OpContext& ctx, const ConvPrepared& p, const kernels::Winog
     ForEachRowRange(ctx.parallel, s.in_c, 8 * xis * band_tiles, 1, [&](size_t c0, size_t c1) {
       kernels::WinogradBandInput(ctx.k, *p.conv, s, l, band, ctx.op.scratch, c0, c1);
     });
-    if (by_channels) {
-      ForEachRowRange(
-          ctx.parallel, s.out_c, xis * band_tiles * (s.in_c + 8), 8, [&](size_t o0, size_t o1) {
-            kernels::WinogradBandGemmRows(ctx.k, s, l, band, io.w, ctx.op.scratch, o0, o1);
-            kernels::WinogradBandOutput(*p.conv, l, band, io.bias, act, yn, ctx.op.scratch, o0, o1);
-          });
-      continue;
-    }
     ForEachRowRange(ctx.parallel, xis, s.out_c * s.in_c * band_tiles, 1,
                     [&](size_t xi0, size_t xi1) {
                       kernels::WinogradBandGemms(ctx.k, s, l, band, io.w, ctx.op.scratch, xi0, xi1);
                     });
     ForEachRowRange(ctx.parallel, s.out_c, 8 * xis * band_tiles, 1, [&](size_t o0, size_t o1) {
-      kernels::WinogradBandOutput(*p.conv, l, band, io.bias, act, yn, ctx.op.scratch, o0, o1);
+      kernels::WinogradBandOutput(*p.conv, l, band, io.bias, ctx.op.options.conv.act, yn,
+                                  ctx.op.scratch, o0, o1);
     });
   }
 }

@@ -155,22 +155,6 @@ void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const Winogra
                 std::min(xi_end, l.alpha * l.alpha));
 }
 
-void WinogradBandGemmRows(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& l,
-                          size_t band, const float* u, float* scratch, size_t o_begin,
-                          size_t o_end) {
-  o_end = std::min(o_end, s.out_c);
-  if (o_begin >= o_end) return;
-  const WinogradGeometry g = BandOf(l, band * l.band_rows);
-  GemmParams p;
-  p.m = o_end - o_begin, p.n = WholeColumns(t, g), p.k = s.in_c;
-  p.lda = s.in_c, p.ldb = g.ld, p.ldc = g.ld;
-  p.prefetch_a = true;
-  const float* v = VOf(l, scratch);
-  float* m = MOf(l, scratch) + o_begin * g.ld;
-  for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
-    t.gemm(p, u + (xi * s.out_c + o_begin) * s.in_c, v + xi * g.v_stride, m + xi * g.m_stride);
-}
-
 void WinogradBandOutput(const ConvKernelTable& ct, const WinogradLayout& l, size_t band,
                         const float* bias, Activation act, float* y, float* scratch, size_t o_begin,
                         size_t o_end) {

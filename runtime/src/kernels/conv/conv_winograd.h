@@ -55,13 +55,6 @@ void WinogradBandGemms(const KernelTable& t, const Conv2dShape& s, const Winogra
 void WinogradBandOutput(const ConvKernelTable& ct, const WinogradLayout& layout, size_t band,
                         const float* bias, Activation act, float* y, float* scratch,
                         size_t o_begin = 0, size_t o_end = ~size_t{0});
-// Or the GEMMs of every ξ for output channels [o_begin, o_end) only (rows of each M_ξ), so one
-// thread can run them and then WinogradBandOutput of the same channels: each thread then reads
-// back only the M rows it wrote (ends clamp to out_c). Every output sums the same way as with
-// WinogradBandGemms (the GEMM's sums do not depend on its rows).
-void WinogradBandGemmRows(const KernelTable& t, const Conv2dShape& s, const WinogradLayout& layout,
-                          size_t band, const float* u, float* scratch, size_t o_begin,
-                          size_t o_end);
 
 // Or split by tile rows, each thread on its own rows from the fill to the output in two steps
 // (WinogradFillTileRows, then WinogradTileRows): split by channels and ξ, every step read half
