@@ -405,7 +405,8 @@ TEST(Threads, FewChannelStridedConvsSplitOverPixels) {
   const compiler::CompileResult r =
       compiler::CompileModel(FewChannelStemsNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
-  // Per run at least both convs' pixels and a compaction (the fills have 3 and 8 channels).
+  // Per run at least both convs' pixels and a compaction; the fills of 3 and 8 channels split
+  // over plane rows with 2 and 7 tasks (and 8 channels with 3), over channels otherwise.
   ExpectSameOnEveryIsa(r.model, NormalInput(12, 3 * 130 * 130), 6 * 33 * 33, 3 * 3);
 }
 

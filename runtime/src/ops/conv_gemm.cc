@@ -21,7 +21,8 @@ bool SplitGemmColumns(const Parallel* parallel, size_t rows, size_t columns) {
 // The phase planes fill over plane rows when the input channels are too few to split evenly
 // (VWW's and ResNet-8's 3-channel stems: 1 + 2 channels over two threads).
 bool FillByRows(const Parallel* parallel, size_t channels) {
-  const size_t threads = parallel != nullptr && parallel->run != nullptr ? parallel->threads : 1;
+  if (!kMultiThreaded || parallel == nullptr || parallel->run == nullptr) return false;
+  const size_t threads = parallel->threads;
   return threads > 1 && channels % threads != 0 && channels < 4 * threads;
 }
 
