@@ -184,6 +184,64 @@ TEST(Threads, WinogradAndWideGemmAreBitIdentical) {
   ExpectSameOnEveryIsa(r.model, NormalInput(9, 32 * 24 * 24), 2304, 1);
 }
 
+// Winograd convs on small planes like those of the MLPerf Tiny networks (20² and 10²: odd tile
+// row counts; 20, 32 and 64 channels: whole 8-row tiles or not), split by tile rows or, where a
+// thread's slice does not fit the band's room, band by band over channels and ξ.
+onnx::ModelProto SmallPlaneWinogradNet() {
+  std::mt19937 gen(13);
+  const auto values = [&](size_t n) { return UniformWeights(gen, n); };
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 32, 20, 20});
+  b.Init("w1", {32, 32, 3, 3}, values(32 * 32 * 9)).Init("w2", {20, 32, 3, 3}, values(20 * 32 * 9));
+  b.Init("w3", {64, 20, 3, 3}, values(64 * 20 * 9)).Init("w4", {20, 64, 3, 3}, values(20 * 64 * 9));
+  b.Init("b2", {20}, values(20));
+  testing::SetInts(b.Node("Conv", {"x", "w1"}, {"c1"}, "even_channels"), "pads", {1, 1, 1, 1});
+  b.Node("Relu", {"c1"}, {"r1"}, "relu1");
+  testing::SetInts(b.Node("Conv", {"r1", "w2", "b2"}, {"c2"}, "twenty_channels"), "pads",
+                   {1, 1, 1, 1});
+  onnx::NodeProto& pool = b.Node("MaxPool", {"c2"}, {"p2"}, "pool");
+  testing::SetInts(pool, "kernel_shape", {2, 2});
+  testing::SetInts(pool, "strides", {2, 2});
+  testing::SetInts(b.Node("Conv", {"p2", "w3"}, {"c3"}, "sixty_four"), "pads", {1, 1, 1, 1});
+  testing::SetInts(b.Node("Conv", {"c3", "w4"}, {"y"}, "ten_squared"), "pads", {1, 1, 1, 1});
+  b.Output("y");
+  return b.model();
+}
+
+TEST(Threads, SmallPlaneWinogradBandsAreBitIdentical) {
+  const std::vector<float> x = NormalInput(17, 32 * 20 * 20);
+  ThreadPool pool2(2), pool3(3), pool4(4);
+  for (const int tile : {2, 4}) {
+    compiler::CompileOptions options;
+    options.winograd_tile = tile;
+    const compiler::CompileResult r = compiler::CompileModel(SmallPlaneWinogradNet(), options);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_EQ(r.report.winograd_convs, 4);
+    for (Isa isa : testing::AvailableIsas()) {
+      Options one;
+      one.isa = isa;
+      const std::vector<float> want = RunWith(r.model, x, one);
+      ASSERT_EQ(want.size(), 20u * 10 * 10);
+      size_t splits = 0;
+      for (size_t tasks : {2, 3, 4, 5, 7}) {
+        Options o = one;
+        o.parallel_for = &ReverseSerial;
+        o.parallel_user = &splits;
+        o.num_threads = tasks;
+        o.min_task_work = 1;  // every step splits, however small
+        EXPECT_EQ(RunWith(r.model, x, o), want) << IsaName(isa) << ", " << tasks << " tasks";
+      }
+      EXPECT_GE(splits, 5u * 4) << IsaName(isa);
+      for (ThreadPool* pool : {&pool2, &pool3, &pool4}) {
+        Options o = one;
+        pool->Configure(&o);
+        EXPECT_EQ(RunWith(r.model, x, o), want)
+            << IsaName(isa) << ", pool of " << pool->threads() << ", tile " << tile;
+      }
+    }
+  }
+}
+
 // Options::min_task_work decides which ops split: nothing at all when no op reaches it, every
 // op with enough rows when it is one multiply-add; 0 is the runtime's default (between them).
 TEST(Threads, MinTaskWorkDecidesWhatSplits) {
@@ -223,9 +281,9 @@ void SlowSerial(void* user, size_t tasks, void (*run)(void*, size_t), void* ctx)
                               std::chrono::milliseconds(1));
 }
 
-// Options::adapt_splits (the default): the first four runs alternate split and alone, then the
-// faster way runs (here alone) and the other is re-timed once every 32 runs, with the outputs of
-// one thread every time; without it every run splits.
+// Options::adapt_splits (the default): the first four runs go split, split, alone, alone, then
+// the faster way runs (here alone) and the other is re-timed (two runs) once every 32 runs, with
+// the outputs of one thread every time; without it every run splits.
 TEST(Threads, RunsAloneWhileSplittingIsSlower) {
   const compiler::CompileResult r =
       compiler::CompileModel(WideConvNet(), compiler::CompileOptions());
@@ -262,7 +320,7 @@ TEST(Threads, RunsAloneWhileSplittingIsSlower) {
     return split_runs;
   };
   EXPECT_EQ(splitting_runs(false, 40), 40u);
-  EXPECT_EQ(splitting_runs(true, 40), 3u);  // runs 0 and 2 (probes) and 32 (a re-timing)
+  EXPECT_EQ(splitting_runs(true, 40), 4u);  // runs 0 and 1 (probes), 32 and 33 (a re-timing)
 }
 
 // The steps that build a conv's columns (phase planes, im2col, Winograd's fill and transforms),
@@ -347,7 +405,8 @@ TEST(Threads, FewChannelStridedConvsSplitOverPixels) {
   const compiler::CompileResult r =
       compiler::CompileModel(FewChannelStemsNet(), compiler::CompileOptions());
   ASSERT_TRUE(r.ok) << r.error;
-  // Per run at least both convs' pixels and a compaction (the fills have 3 and 8 channels).
+  // Per run at least both convs' pixels and a compaction; the fills of 3 and 8 channels split
+  // over plane rows with 2 and 7 tasks (and 8 channels with 3), over channels otherwise.
   ExpectSameOnEveryIsa(r.model, NormalInput(12, 3 * 130 * 130), 6 * 33 * 33, 3 * 3);
 }
 

@@ -38,8 +38,8 @@ struct Options {
   // (16 K, measured with hosted builds' spinning pool). Raise it where a hand-off costs more.
   size_t min_task_work = 0;
   // With num_threads > 1: time whole runs with the ops split and with every op on the calling
-  // thread alone (the first four runs try both), keep the faster and re-time the other way once
-  // every 32 runs, so a busier machine or a slower path between the cores sends the runs to one
+  // thread alone (the first four runs try both), keep the faster and re-time the other way (two
+  // runs, the first not timed) once every 32 runs, so a busier machine or a slower path between the cores sends the runs to one
   // thread, and back again (interpreter/split_timing.h). false: every run splits each op as
   // min_task_work allows. The outputs are the same either way; microcontroller builds (one
   // core) compile it out.

@@ -18,6 +18,14 @@ bool SplitGemmColumns(const Parallel* parallel, size_t rows, size_t columns) {
   return threads > 1 && rows < 32 * threads && columns >= 256 * threads;
 }
 
+// The phase planes fill over plane rows when the input channels are too few to split evenly
+// (VWW's and ResNet-8's 3-channel stems: 1 + 2 channels over two threads).
+bool FillByRows(const Parallel* parallel, size_t channels) {
+  if (!kMultiThreaded || parallel == nullptr || parallel->run == nullptr) return false;
+  const size_t threads = parallel->threads;
+  return threads > 1 && channels % threads != 0 && channels < 4 * threads;
+}
+
 // One group's operands for the GEMM paths, the scratch it fills and the threads its steps split
 // over (nullptr while threads take whole groups).
 struct GroupIo {
@@ -36,9 +44,18 @@ void PhasePlanesGroup(OpContext& ctx, const ConvPrepared& p, const GroupIo& g) {
   const kernels::Activation act = ctx.op.options.conv.act;
   const size_t cin_g = s.in_c / s.group, cout_g = s.out_c / s.group, out_plane = s.out_h * s.out_w;
   const size_t k = cin_g * s.kh * s.kw;
-  ForEachRowRange(g.parallel, cin_g, s.in_h * s.in_w * kElementWork, 1, [&](size_t c0, size_t c1) {
-    kernels::Conv2dPhaseFill(s, p.phase, g.x, g.scratch, c0, c1);
-  });
+  if (FillByRows(g.parallel, cin_g)) {
+    ForEachRowRange(g.parallel, p.phase.plane_h,
+                    cin_g * s.in_h * s.in_w * kElementWork / std::max<size_t>(1, p.phase.plane_h),
+                    1, [&](size_t r0, size_t r1) {
+                      kernels::Conv2dPhaseFillRows(s, p.phase, g.x, g.scratch, r0, r1);
+                    });
+  } else {
+    ForEachRowRange(g.parallel, cin_g, s.in_h * s.in_w * kElementWork, 1,
+                    [&](size_t c0, size_t c1) {
+                      kernels::Conv2dPhaseFill(s, p.phase, g.x, g.scratch, c0, c1);
+                    });
+  }
   if (!SplitGemmColumns(g.parallel, cout_g, out_plane)) {
     ForEachRowRange(g.parallel, cout_g, out_plane * k, 8, [&](size_t o0, size_t o1) {
       kernels::Conv2dPhaseRows(ctx.k, s, p.phase, g.w, g.bias, act, g.y, g.scratch, o0, o1);

@@ -155,11 +155,12 @@ ConvPhaseLayout MakeConvPhaseLayout(const Conv2dShape& s) {
   return l;
 }
 
-void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group,
-                     float* scratch, size_t c_begin, size_t c_end) {
-  float* planes = scratch;
-  auto* offsets = reinterpret_cast<uint32_t*>(planes + l.planes_floats + l.pitched_floats);
-  FillPhasePlanes(s, l, x_group, planes, c_begin, c_end);
+namespace {
+
+// The GEMM's row offsets of input channels [c_begin, c_end) (one per tap).
+void FillPhaseOffsets(const Conv2dShape& s, const ConvPhaseLayout& l, float* scratch,
+                      size_t c_begin, size_t c_end) {
+  auto* offsets = reinterpret_cast<uint32_t*>(scratch + l.planes_floats + l.pitched_floats);
   c_end = std::min(c_end, s.in_c / s.group);
   uint32_t* off = offsets + c_begin * s.kh * s.kw;
   for (size_t c = c_begin; c < c_end; ++c)
@@ -170,6 +171,20 @@ void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& l, const float
         *off++ = static_cast<uint32_t>(c * l.channel_floats + phase * l.plane_floats +
                                        dy / s.stride_h * l.plane_w + dx / s.stride_w);
       }
+}
+
+}  // namespace
+
+void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group,
+                     float* scratch, size_t c_begin, size_t c_end) {
+  FillPhasePlanes(s, l, x_group, scratch, c_begin, c_end);
+  FillPhaseOffsets(s, l, scratch, c_begin, c_end);
+}
+
+void Conv2dPhaseFillRows(const Conv2dShape& s, const ConvPhaseLayout& l, const float* x_group,
+                         float* scratch, size_t row_begin, size_t row_end) {
+  FillPhasePlanes(s, l, x_group, scratch, 0, kAllChannels, row_begin, row_end);
+  if (row_begin == 0) FillPhaseOffsets(s, l, scratch, 0, kAllChannels);
 }
 
 void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& l,

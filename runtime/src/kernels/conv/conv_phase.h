@@ -71,6 +71,11 @@ void Conv2dPhaseGemm(const KernelTable& t, const Conv2dShape& s, const ConvPhase
 // (rows of the GEMM).
 void Conv2dPhaseFill(const Conv2dShape& s, const ConvPhaseLayout& layout, const float* x_group,
                      float* scratch, size_t c_begin = 0, size_t c_end = kAllChannels);
+// Or every channel's plane rows [row_begin, row_end) (for a few channels over many pixels: 3
+// input channels split over channels went 1 + 2); the range that starts at row 0 also writes
+// the offsets.
+void Conv2dPhaseFillRows(const Conv2dShape& s, const ConvPhaseLayout& layout, const float* x_group,
+                         float* scratch, size_t row_begin, size_t row_end);
 void Conv2dPhaseRows(const KernelTable& t, const Conv2dShape& s, const ConvPhaseLayout& layout,
                      const float* w_group, const float* bias, Activation act, float* y_group,
                      float* scratch, size_t o_begin, size_t o_end);
