@@ -160,6 +160,15 @@ bool CloseAndPublish(fleet::Aggregator& agg, fleet::MqttLink& link, const Keys& 
   return true;
 }
 
+// The run's last line: what was accepted, lost (expected but never received), counted twice.
+void PrintSummary(const fleet::Aggregator& agg, const fleet::MqttLink& link, size_t expected) {
+  std::printf(
+      "aggregator: accepted %zu, lost %zu, duplicates %zu (counted once), rejected %zu, "
+      "reconnects %zu\n",
+      agg.accepted(), expected - agg.accepted(), agg.duplicates(), agg.rejected(),
+      link.reconnects());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,10 +225,6 @@ int main(int argc, char** argv) {
         global.size());
   }
   Drain(agg, link, args.Int("drain-ms", 1000), state);
-  std::printf(
-      "aggregator: accepted %zu, lost %zu, duplicates %zu (counted once), rejected %zu, "
-      "reconnects %zu\n",
-      agg.accepted(), expected - agg.accepted(), agg.duplicates(), agg.rejected(),
-      link.reconnects());
+  PrintSummary(agg, link, expected);
   return 0;
 }
