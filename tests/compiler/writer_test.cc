@@ -204,13 +204,16 @@ std::pair<fb::WeightPacking, fb::WeightPacking> PointwisePackings(int64_t cout, 
   return {packing(0), packing(1)};
 }
 
-// Pointwise convs on planes of fewer than 49 pixels with at least 16 output channels store Wᵀ.
+// Pointwise convs on planes of fewer than 49 pixels with at least 16 output channels store Wᵀ,
+// and on 7² planes those that at least double the channels.
 TEST(Writer, TransposedWeightsForPointwiseConvsOnSmallPlanes) {
   using P = std::pair<fb::WeightPacking, fb::WeightPacking>;
   const fb::WeightPacking t = fb::WeightPacking::Transposed, plain = fb::WeightPacking::Plain;
   EXPECT_EQ(PointwisePackings(32, 3, 3, true), (P{t, t}));
   EXPECT_EQ(PointwisePackings(32, 6, 8, true), (P{t, t}));          // 48 pixels
   EXPECT_EQ(PointwisePackings(32, 7, 7, true), (P{plain, plain}));  // 49 pixels: the GEMM
+  EXPECT_EQ(PointwisePackings(48, 7, 7, true), (P{t, plain}));      // 24 → 48 doubles, 48 → 20
+  EXPECT_EQ(PointwisePackings(48, 8, 7, true), (P{plain, plain}));  // 56 pixels
   EXPECT_EQ(PointwisePackings(12, 3, 3, true), (P{plain, t}));      // 12 outputs: no register
   EXPECT_EQ(PointwisePackings(32, 3, 3, false), (P{plain, plain}));
 }
