@@ -29,7 +29,7 @@ struct CompileOptions {
   int winograd_tile = 0;
   int winograd_min_channels = 16;
   // Group-1 float convs with at least 16 output channels that are pointwise (1×1, stride 1,
-  // unpadded) over fewer than 49 pixels (49 when they at least double at most 320 channels),
+  // unpadded) over fewer than 49 pixels (49 when they at least double 160 to 320 channels),
   // or stride 2 with at least 16 taps, output rows at least 5 wide, at most 32² outputs and
   // 128 KiB of weights, store Wᵀ [Cin, kh, kw, Cout] (WeightPacking Transposed): the runtime
   // then puts output channels in the vector lanes, where a GEMM over 9 or 36 pixels, or one per
