@@ -52,11 +52,11 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t 
 //   16 lanes on a 3² plane (256 × 9 × 256 twice as fast); or
 // - pointwise over 49 pixels (7², the 224² networks' last stages) that at least doubles 160 to
 //   320 channels: MobileNetV2's 160 → 960 expansions and 320 → 1280 head, EfficientNet-B0's
-//   320 → 1280 head (0.19 → 0.16 and 0.50 → 0.40 ms inside MobileNetV2, bench/README.md). Each
-//   of the 4 pixel blocks reads a 16-channel strip of Wᵀ, in_c rows of 64 bytes: 7² projections
-//   (960 → 160) ran 0.16 → 0.25 ms and ShuffleNetV2's 464 → 1024 head 0.46 → 0.60; with few
-//   input channels the GEMM keeps up (MobileNetV3-small's 96 → 576: 0.059 → 0.067 ms; with
-//   the weights cold 576 × 49 × 96 0.078 ms as a GEMM, 0.090 transposed). Those stay GEMMs; or
+//   320 → 1280 head ran faster so inside the network. Each of the 4 pixel blocks reads a
+//   16-channel strip of Wᵀ, in_c rows of 64 bytes: 7² projections (960 → 160) and ShuffleNetV2's
+//   464 → 1024 head ran slower, and with fewer input channels (MobileNetV3-small's 96 → 576) the
+//   GEMM was as fast or faster (bench/README.md, "224² networks at one thread"). Those stay
+//   GEMMs; or
 // - stride 2 in both axes with at least 16 taps (Cin·kh·kw), output rows at least 5 wide, at
 //   most 32² outputs and 128 KiB of weights (ResNet-8's 32² → 16² and 16² → 8² 3×3 convs, whose
 //   phase GEMMs ran one 16- or 8-column register per output row; DS-CNN's 10×4 first layer, an

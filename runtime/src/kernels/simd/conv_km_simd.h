@@ -102,8 +102,8 @@ void ConvKmStrided(const ConvKmParams& p, const float* wt, const float* x, float
 // Pointwise blocks of two registers of output channels (2·W) × up to kKmPairPixels pixels, for
 // the x86 tables with 16 vector registers (SSE4.2, AVX2): per input channel two weight loads and
 // N broadcasts for 2·N multiply-adds, the ratio of their GEMM's 6 × 2 tile. One register × 13
-// pixels there loaded a broadcast per multiply-add and lost to the GEMM on 7² planes (MobileNetV2's
-// 320 → 1280 head on AVX2 0.61 → 0.64 ms, SSE4.2 1.29 → 1.74). Each output is the same chain
+// pixels there loaded a broadcast per multiply-add and lost to the GEMM on 7² planes
+// (bench/README.md, "224² networks at one thread"). Each output is the same chain
 // (the bias, then one multiply-add per input channel in order) as in ConvKmBlock.
 #if !defined(__arm__) && !defined(__aarch64__)
 template <class Arch>
