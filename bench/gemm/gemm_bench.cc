@@ -9,10 +9,10 @@
 // Usage: edgefold_gemm_bench [reps [m n k ...]]   (shapes given: only those)
 // EDGEFOLD_GEMM_KM=1: each shape is also run as a pointwise conv with transposed weights
 // (the table's conv_km: m output channels in the lanes, n pixels, k input channels; what the
-// compiler plans for pointwise convs on planes under 49 pixels) and printed as km_ms= after it.
+// compiler plans for pointwise convs on small planes) and printed as km_ms= after it.
 // EDGEFOLD_GEMM_COLD=1: before each timed call, 64 MiB are written (evicting every cache level)
-// and then B and C are touched again: A (the weights) comes from memory, B (the input the
-// previous op just wrote) and C from cache, as for a conv inside a network.
+// and then B and C are touched again: A (the weights; Wᵀ for km_ms) comes from memory, B (the
+// input the previous op just wrote) and C from cache, as for a conv inside a network.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -82,8 +82,11 @@ double TimeConvKmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n,
   p.bias = bias.data();
   p.act.kind = edgefold::kernels::ActKind::kRelu;
   t.conv_km(p, wt.data(), x.data(), y.data());  // warm-up
+  const char* cold_env = std::getenv("EDGEFOLD_GEMM_COLD");
+  const bool cold = cold_env != nullptr && cold_env[0] == '1';
   std::vector<double> ms;
   for (int r = 0; r < reps; ++r) {
+    if (cold) ColdWeights(x, y);
     const auto t0 = Clock::now();
     t.conv_km(p, wt.data(), x.data(), y.data());
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());

@@ -168,12 +168,13 @@ TEST(Writer, WinogradFiltersForWideThreeByThreeConvs) {
   ExpectWidePacking(BuildWinogradNet(false, 4, 16, 17), fb::WeightPacking::Plain);
 }
 
-// A 1×1 conv of 24 → `cout` channels on an h × w plane, then a 1×1 conv with a fused ReLU that
-// has a bias; compiled with transposed pointwise weights on or off. Returns the two packings.
+// A 1×1 conv of `cin` → `cout` channels on an h × w plane, then a 1×1 conv with a fused ReLU
+// that has a bias; compiled with transposed pointwise weights on or off. Returns the two packings.
 std::pair<fb::WeightPacking, fb::WeightPacking> PointwisePackings(int64_t cout, int64_t h,
-                                                                  int64_t w, bool transposed) {
+                                                                  int64_t w, bool transposed,
+                                                                  int64_t cin = 24) {
   OnnxBuilder b;
-  b.Input("x", {1, 24, h, w}).Init("w1", {cout, 24, 1, 1}, testing::RandomVector(cout * 24, 21));
+  b.Input("x", {1, cin, h, w}).Init("w1", {cout, cin, 1, 1}, testing::RandomVector(cout * cin, 21));
   b.Init("w2", {20, cout, 1, 1}, testing::RandomVector(20 * cout, 22))
       .Init("b2", {20}, testing::RandomVector(20, 23));
   b.Node("Conv", {"x", "w1"}, {"c1"}, "first");
@@ -199,19 +200,25 @@ std::pair<fb::WeightPacking, fb::WeightPacking> PointwisePackings(int64_t cout, 
     const fb::Tensor* wt = m->tensors()->Get(m->operators()->Get(0)->inputs()->Get(1));
     if (packing(0) == fb::WeightPacking::Transposed)
       EXPECT_EQ(std::vector<int>(wt->shape()->begin(), wt->shape()->end()),
-                (std::vector<int>{24, 1, 1, static_cast<int>(cout)}));
+                (std::vector<int>{static_cast<int>(cin), 1, 1, static_cast<int>(cout)}));
   }
   return {packing(0), packing(1)};
 }
 
-// Pointwise convs on planes of fewer than 49 pixels with at least 16 output channels store Wᵀ.
+// Pointwise convs on planes of fewer than 49 pixels with at least 16 output channels store Wᵀ,
+// and on 7² planes those that at least double 160 to 320 channels.
 TEST(Writer, TransposedWeightsForPointwiseConvsOnSmallPlanes) {
   using P = std::pair<fb::WeightPacking, fb::WeightPacking>;
   const fb::WeightPacking t = fb::WeightPacking::Transposed, plain = fb::WeightPacking::Plain;
   EXPECT_EQ(PointwisePackings(32, 3, 3, true), (P{t, t}));
-  EXPECT_EQ(PointwisePackings(32, 6, 8, true), (P{t, t}));          // 48 pixels
-  EXPECT_EQ(PointwisePackings(32, 7, 7, true), (P{plain, plain}));  // 49 pixels: the GEMM
-  EXPECT_EQ(PointwisePackings(12, 3, 3, true), (P{plain, t}));      // 12 outputs: no register
+  EXPECT_EQ(PointwisePackings(32, 6, 8, true), (P{t, t}));                // 48 pixels
+  EXPECT_EQ(PointwisePackings(32, 7, 7, true), (P{plain, plain}));        // 49 pixels: the GEMM
+  EXPECT_EQ(PointwisePackings(48, 7, 7, true), (P{plain, plain}));        // 24 input channels
+  EXPECT_EQ(PointwisePackings(320, 7, 7, true, 160), (P{t, plain}));      // doubles 160; 320 → 20
+  EXPECT_EQ(PointwisePackings(640, 7, 7, true, 330), (P{plain, plain}));  // 330 input channels
+  EXPECT_EQ(PointwisePackings(318, 7, 7, true, 160), (P{plain, plain}));  // does not double
+  EXPECT_EQ(PointwisePackings(320, 8, 7, true, 160), (P{plain, plain}));  // 56 pixels
+  EXPECT_EQ(PointwisePackings(12, 3, 3, true), (P{plain, t}));            // 12 outputs: no register
   EXPECT_EQ(PointwisePackings(32, 3, 3, false), (P{plain, plain}));
 }
 

@@ -440,6 +440,31 @@ TEST(Threads, FusedExpansionsAreBitIdentical) {
   ExpectSameOnEveryIsa(r.model, NormalInput(4, 16 * 56 * 56), 24 * 28 * 28, 1);
 }
 
+// A 7² pointwise expansion the compiler stores Wᵀ for (160 → 344: at least doubles, 344 output
+// channels end on a block that overlaps the one before) and the projection back as a GEMM: threads
+// take ranges of the expansion's output channels.
+onnx::ModelProto SevenBySevenExpansionNet() {
+  std::mt19937 gen(7);
+  const auto values = [&](size_t n) { return UniformWeights(gen, n); };
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 160, 7, 7});
+  b.Init("we", {344, 160, 1, 1}, values(344 * 160)).Init("be", {344}, values(344));
+  b.Init("wp", {24, 344, 1, 1}, values(24 * 344));
+  b.Node("Conv", {"x", "we", "be"}, {"e"}, "expand");
+  b.Node("Relu", {"e"}, {"t"}, "expand_relu");
+  b.Node("Conv", {"t", "wp"}, {"y"}, "project");
+  b.Output("y");
+  return b.model();
+}
+
+TEST(Threads, SevenBySevenTransposedExpansionsAreBitIdentical) {
+  const compiler::CompileResult r =
+      compiler::CompileModel(SevenBySevenExpansionNet(), compiler::CompileOptions());
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.report.transposed_convs, 1);
+  ExpectSameOnEveryIsa(r.model, NormalInput(9, 160 * 7 * 7), 24 * 7 * 7, 1);
+}
+
 // Grouped convs that are not depthwise, with group counts that 2, 3 and 4 threads do not all
 // divide: 3 groups on a 20² plane (phase planes), 6 groups at stride 3, 6 groups of 32 channels
 // on 7² (im2col: a small plane and a deep reduction) and a pointwise conv of 8 groups (no

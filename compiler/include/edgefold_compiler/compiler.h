@@ -29,12 +29,12 @@ struct CompileOptions {
   int winograd_tile = 0;
   int winograd_min_channels = 16;
   // Group-1 float convs with at least 16 output channels that are pointwise (1×1, stride 1,
-  // unpadded) over fewer than 49 pixels, or stride 2 with at least 16 taps, output rows at least
-  // 5 wide, at most 32² outputs and 128 KiB of weights, store Wᵀ [Cin, kh, kw, Cout]
-  // (WeightPacking Transposed): the runtime then puts output channels in the vector lanes, where
-  // a GEMM over 9 or 36 pixels, or one per 16- or 8-wide output row, wastes most of them
-  // (MobileNetV1 VWW's 3² and 6² layers, ResNet-8's stride-2 convs, DS-CNN's first layer;
-  // --no-transposed-weights keeps W).
+  // unpadded) over fewer than 49 pixels (49 when they at least double 160 to 320 channels),
+  // or stride 2 with at least 16 taps, output rows at least 5 wide, at most 32² outputs and
+  // 128 KiB of weights, store Wᵀ [Cin, kh, kw, Cout] (WeightPacking Transposed): the runtime
+  // then puts output channels in the vector lanes, where a GEMM over 9 or 36 pixels, or one per
+  // 16- or 8-wide output row, wastes most of them (MobileNetV1 VWW's 3² and 6² layers,
+  // ResNet-8's stride-2 convs, DS-CNN's first layer; --no-transposed-weights keeps W).
   bool transposed_weights = true;
   // A pointwise expansion whose output only feeds a depthwise conv (inverted residuals) is fused
   // into it when that output is at least twice this many KiB: the depthwise conv then computes it

@@ -49,9 +49,14 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t 
 // planes (bench/README.md, "MLPerf Tiny networks at one thread"). At least 16 output channels
 // (one whole AVX-512 register), and either
 // - pointwise over fewer than 49 pixels (6² and smaller), where a GEMM over the pixels fills 9 of
-//   16 lanes on a 3² plane (256 × 9 × 256 twice as fast); 7² planes (the 224² networks' last
-//   stages) stay GEMMs: 5–10 % faster hot, not measured inside a network, where their weights
-//   come from memory; or
+//   16 lanes on a 3² plane (256 × 9 × 256 twice as fast); or
+// - pointwise over 49 pixels (7², the 224² networks' last stages) that at least doubles 160 to
+//   320 channels: MobileNetV2's 160 → 960 expansions and 320 → 1280 head, EfficientNet-B0's
+//   320 → 1280 head ran faster so inside the network. Each of the 4 pixel blocks reads a
+//   16-channel strip of Wᵀ, in_c rows of 64 bytes: 7² projections (960 → 160) and ShuffleNetV2's
+//   464 → 1024 head ran slower, and with fewer input channels (MobileNetV3-small's 96 → 576) the
+//   GEMM was as fast or faster (bench/README.md, "224² networks at one thread"). Those stay
+//   GEMMs; or
 // - stride 2 in both axes with at least 16 taps (Cin·kh·kw), output rows at least 5 wide, at
 //   most 32² outputs and 128 KiB of weights (ResNet-8's 32² → 16² and 16² → 8² 3×3 convs, whose
 //   phase GEMMs ran one 16- or 8-column register per output row; DS-CNN's 10×4 first layer, an
@@ -61,7 +66,9 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t 
 bool TransposedPays(const kernels::Conv2dShape& s) {
   if (s.group != 1 || s.out_c < 16) return false;
   if (kernels::ConvIsPointwise(s))
-    return s.dilation_h == 1 && s.dilation_w == 1 && s.out_h * s.out_w < 49;
+    return s.dilation_h == 1 && s.dilation_w == 1 &&
+           (s.out_h * s.out_w < 49 ||
+            (s.out_h * s.out_w == 49 && 2 * s.in_c <= s.out_c && s.in_c >= 160 && s.in_c <= 320));
   const size_t weight_bytes = s.in_c * s.kh * s.kw * s.out_c * sizeof(float);
   return s.stride_h == 2 && s.stride_w == 2 && s.kh * s.kw > 1 && s.in_c * s.kh * s.kw >= 16 &&
          s.out_w >= 5 && s.out_h * s.out_w <= 1024 && weight_bytes <= 128 * 1024;

@@ -16,6 +16,7 @@ struct KmCase {
   size_t k = 1, stride = 1, dilation = 1;
   bool bias = true;
   Activation act;
+  bool exact_row = false;  // x_w = out_w: a pointwise conv's one row of pixels, as the op gives it
 };
 
 class ConvKmTest : public KernelTest {
@@ -30,7 +31,7 @@ class ConvKmTest : public KernelTest {
     p.in_c = c.in_c, p.out_c = c.out_c, p.out_h = c.out_h, p.out_w = c.out_w;
     p.kh = p.kw = c.k, p.stride_h = p.stride_w = c.stride, p.dilation_h = p.dilation_w = c.dilation;
     p.x_h = (c.out_h - 1) * c.stride + (c.k - 1) * c.dilation + 1;
-    p.x_w = (c.out_w - 1) * c.stride + (c.k - 1) * c.dilation + 1 + 3;  // wider than read
+    p.x_w = (c.out_w - 1) * c.stride + (c.k - 1) * c.dilation + 1 + (c.exact_row ? 0 : 3);
     p.o_begin = 0, p.o_end = c.out_c;
     p.act = c.act;
     d.wt = RandomVector(c.in_c * c.k * c.k * c.out_c, -1, 1, 21);
@@ -60,6 +61,22 @@ TEST_P(ConvKmTest, PointwiseChannelAndPixelTails) {
         ASSERT_TRUE(Check({in_c, out_c, 1, pixels, 1, 1, 1, true, {}}));
 }
 
+// The op's pointwise form (one row, x_w = out_w): on the 16-register x86 tables blocks of two
+// registers of channels (ConvKmPointwisePairs), their last one overlapping; 49 pixels (7²) and
+// fewer, channel counts around 2·W.
+TEST_P(ConvKmTest, PointwiseExactRowsAroundTwoRegisters) {
+  const size_t w = W();
+  for (size_t out_c : {2 * w - 1, 2 * w, 2 * w + 1, 3 * w + 5, size_t{232}})
+    for (size_t pixels : {1, 5, 6, 7, 13, 49})
+      for (size_t in_c : {1, 7, 64})
+        ASSERT_TRUE(Check({in_c, out_c, 1, pixels, 1, 1, 1, true, {}, true}));
+  for (ActKind kind : {ActKind::kNone, ActKind::kClip, ActKind::kHardSwish}) {
+    Activation act;
+    act.kind = kind, act.alpha = 0.0f, act.beta = 6.0f;
+    ASSERT_TRUE(Check({40, 4 * w + 3, 1, 49, 1, 1, 1, kind == ActKind::kNone, act, true}));
+  }
+}
+
 TEST_P(ConvKmTest, WindowsStridesAndDilations) {
   for (size_t stride : {1, 2, 3})
     for (size_t k : {2, 3})
@@ -81,6 +98,7 @@ TEST_P(ConvKmTest, NoBiasAndActivations) {
 // the whole, bit for bit, and nothing outside a range is written.
 TEST_P(ConvKmTest, AnySplitGivesTheWholeBits) {
   for (const KmCase& c : {KmCase{45, 3 * W() + 3, 1, 10, 1, 1, 1, true, {}},
+                          KmCase{45, 5 * W() + 3, 1, 49, 1, 1, 1, true, {}, true},
                           KmCase{6, 3 * W() + 3, 3, 9, 3, 2, 1, true, {}}}) {
     Data d = Make(c);
     const size_t plane = c.out_h * c.out_w;

@@ -99,12 +99,92 @@ void ConvKmStrided(const ConvKmParams& p, const float* wt, const float* x, float
   }
 }
 
+// Pointwise blocks of two registers of output channels (2·W) × up to kKmPairPixels pixels, for
+// the x86 tables with 16 vector registers (SSE4.2, AVX2): per input channel two weight loads and
+// N broadcasts for 2·N multiply-adds, the ratio of their GEMM's 6 × 2 tile. One register × 13
+// pixels there loaded a broadcast per multiply-add and lost to the GEMM on 7² planes
+// (bench/README.md, "224² networks at one thread"). Each output is the same chain
+// (the bias, then one multiply-add per input channel in order) as in ConvKmBlock.
+#if !defined(__arm__) && !defined(__aarch64__)
+template <class Arch>
+constexpr bool kKmPairs = FBatch<Arch>::size < 16 && !kManyVectorRegisters<Arch>;
+#else
+template <class Arch>
+constexpr bool kKmPairs = false;
+#endif
+constexpr size_t kKmPairPixels = 6;
+
+// Channels [o0, o0 + 2·W) of pixels [j0, j0 + N) of the single row; lanes [lane_lo, lane_hi) of
+// the 2·W are stored.
+template <class Arch, size_t N>
+void ConvKmPairBlock(const ConvKmParams& p, const float* wt, const float* x, float* y, size_t o0,
+                     size_t j0, size_t lane_lo, size_t lane_hi) {
+  using B = FBatch<Arch>;
+  constexpr size_t W = B::size;
+  const B b0 = p.bias != nullptr ? B::load_unaligned(p.bias + o0) : B(0.0f);
+  const B b1 = p.bias != nullptr ? B::load_unaligned(p.bias + o0 + W) : B(0.0f);
+  B acc0[N], acc1[N];
+#pragma GCC unroll 16
+  for (size_t i = 0; i < N; ++i) acc0[i] = b0, acc1[i] = b1;
+  const float* w = wt + o0;
+  const float* xc = x + j0;
+  for (size_t c = 0; c < p.in_c; ++c, xc += p.x_w, w += p.out_c) {
+    const B w0 = B::load_unaligned(w), w1 = B::load_unaligned(w + W);
+#pragma GCC unroll 16
+    for (size_t i = 0; i < N; ++i) {
+      const B xv(xc[i]);
+      acc0[i] = xsimd::fma(w0, xv, acc0[i]);
+      acc1[i] = xsimd::fma(w1, xv, acc1[i]);
+    }
+  }
+  alignas(64) float tmp[N][2 * W];
+#pragma GCC unroll 16
+  for (size_t i = 0; i < N; ++i) {
+    ActBatch<Arch>(acc0[i], p.act).store_aligned(tmp[i]);
+    ActBatch<Arch>(acc1[i], p.act).store_aligned(tmp[i] + W);
+  }
+  for (size_t l = lane_lo; l < lane_hi; ++l) {
+    float* yo = y + (o0 + l) * p.out_w + j0;
+    for (size_t i = 0; i < N; ++i) yo[i] = tmp[i][l];
+  }
+}
+
+template <class Arch, size_t N>
+void ConvKmPairBlockOf(size_t n, const ConvKmParams& p, const float* wt, const float* x, float* y,
+                       size_t o0, size_t j0, size_t lane_lo, size_t lane_hi) {
+  if constexpr (N > 1) {
+    if (n < N) return ConvKmPairBlockOf<Arch, N - 1>(n, p, wt, x, y, o0, j0, lane_lo, lane_hi);
+  }
+  ConvKmPairBlock<Arch, N>(p, wt, x, y, o0, j0, lane_lo, lane_hi);
+}
+
+// A pointwise conv (one row of out_w pixels, x_w = out_w) in blocks of 2·W channels, the last
+// overlapping the one before (out_c ≥ 2·W); a thread's range takes the blocks around it.
+template <class Arch>
+void ConvKmPointwisePairs(const ConvKmParams& p, const float* wt, const float* x, float* y) {
+  constexpr size_t C = 2 * FBatch<Arch>::size;
+  const size_t chunks = (p.out_w + kKmPairPixels - 1) / kKmPairPixels;
+  const size_t per_chunk = chunks > 0 ? (p.out_w + chunks - 1) / chunks : 0;
+  for (size_t o = p.o_begin; o < p.o_end; o += C) {
+    const size_t o0 = std::min(o, p.out_c - C);
+    const size_t lane_lo = o - o0, lane_hi = std::min(p.o_end, o0 + C) - o0;
+    for (size_t j0 = 0; j0 < p.out_w; j0 += per_chunk)
+      ConvKmPairBlockOf<Arch, kKmPairPixels>(std::min(per_chunk, p.out_w - j0), p, wt, x, y, o0, j0,
+                                             lane_lo, lane_hi);
+    o = o0;  // next block starts at o0 + C
+  }
+}
+
 template <class Arch>
 void ConvKm(const ConvKmParams& p, const float* wt, const float* x, float* y) {
   // No whole block, or a stride the blocks are not built for: the reference (the same choice
   // for every split of the channels).
   if (p.out_c < FBatch<Arch>::size || p.stride_w > 2) return ref::ConvKm(p, wt, x, y);
   if (p.stride_w == 2) return ConvKmStrided<Arch, 2>(p, wt, x, y);
+  if constexpr (kKmPairs<Arch>)
+    if (p.kh * p.kw == 1 && p.x_h == 1 && p.out_h == 1 && p.x_w == p.out_w &&
+        p.out_c >= 2 * FBatch<Arch>::size)
+      return ConvKmPointwisePairs<Arch>(p, wt, x, y);
   ConvKmStrided<Arch, 1>(p, wt, x, y);
 }
 

@@ -13,7 +13,12 @@ template <class Arch>
 void GemmRowVector(const GemmParams& p, const float* a, const float* b, float* c) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
-  constexpr size_t kRows = 4;  // rows of B a pass: C's chunk is loaded and stored once per kRows
+  // Rows of B a pass: C's chunk is loaded and stored once per kRows, and kRows rows (pages, for
+  // a classifier's 4–5 KB rows) are read at once, which bounds the misses to memory in flight:
+  // 8 and 12 read weights from memory faster than 4 or 16, and 8 kept MobileNetV3-small's
+  // classifier, whose weights are partly in L3, as fast as 4 (bench/README.md, "224² networks
+  // at one thread").
+  constexpr size_t kRows = 8;
   constexpr size_t kChunk = 1024;
   constexpr size_t kAhead =
       8;  // rows ahead the next passes' B is prefetched (below)   // columns: 4 KiB of C, kRows × 4 KiB of B in flight
