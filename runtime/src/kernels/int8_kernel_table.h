@@ -80,6 +80,10 @@ EDGEFOLD_DECLARE_FAMILY(Int8KernelTable, kInt8Table, EDGEFOLD_DECLARE_INT8)
 #if defined(EDGEFOLD_HAVE_AVX512_VNNI)
 // kernels/arch/avx512_vnni.cc (-mavx512vnni), table in kernels/arch/avx512.cc.
 EDGEFOLD_DECLARE_INT8_EXTENSION(avx512_vnni)
+namespace avx512_vnni {
+void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
+                  int8_t pad_value, const int8_t* w, size_t j0, int8_t* y);
+}
 #endif
 #if defined(EDGEFOLD_HAVE_AVX2_VNNI)
 // kernels/arch/avx2_vnni.cc (-mavxvnni) and its EVEX twin kernels/arch/avx2_vnni_evex.cc

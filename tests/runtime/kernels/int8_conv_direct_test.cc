@@ -1,5 +1,5 @@
-// The im2col-free int8 convolution GEMM (Int8KernelTable::conv_s8_direct, x86 levels without
-// VNNI: kernels/simd/int8_b_rows_x86.h) against the reference im2col and GEMM, bit for bit:
+// The im2col-free int8 convolution GEMM (Int8KernelTable::conv_s8_direct: the x86 levels and
+// their VNNI entries, rows from kernels/simd/int8_b_rows_x86.h) against the reference im2col and GEMM, bit for bit:
 // blocks inside a row, at its edges, across rows (widths under, at and off the register),
 // horizontal strides 1 and 2,
 // images narrower than a register, dilation, asymmetric padding, a vertical stride, odd k and
@@ -69,7 +69,8 @@ int32_t TypicalShift(size_t k) {
 }
 
 TEST_P(Int8ConvDirectTest, MatchesReferenceIm2colAndGemmBitForBit) {
-  if (GetParam() == Isa::kAvx2Fma || GetParam() == Isa::kSse42)
+  if (GetParam() == Isa::kAvx2Fma || GetParam() == Isa::kSse42 ||
+      (GetParam() == Isa::kAvx512 && ActiveEntry(Isa::kAvx512) == IsaEntry::avx512_vnni))
     ASSERT_NE(int8().conv_s8_direct, nullptr) << "this level has the im2col-free conv";
   if (int8().conv_s8_direct == nullptr) GTEST_SKIP() << "no im2col-free int8 conv at this level";
   for (const Geometry& g : {
@@ -88,6 +89,12 @@ TEST_P(Int8ConvDirectTest, MatchesReferenceIm2colAndGemmBitForBit) {
            Geometry{3, 17, 12, 1, 1, 1, 1, 1, 1, 1, 1},   // 1 × 1 with padding
            Geometry{1, 6, 9, 4, 7, 1, 3, 3, 0, 3, 1},     // wider window than padding
            Geometry{2, 5, 40, 3, 3, 1, 1, 9, 1, 9, 1},    // padding wider than a register
+           // AVX-512 VNNI's 16-pixel blocks: one per row, across rows, more than two rows.
+           Geometry{4, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1},
+           Geometry{3, 9, 18, 3, 3, 1, 1, 1, 1, 1, 1},   // 18 = 16 + 2
+           Geometry{3, 10, 15, 3, 3, 1, 1, 1, 1, 1, 1},  // 15: every block across rows
+           Geometry{2, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1},    // 5 wide: a block over four rows
+           Geometry{2, 4, 20, 3, 3, 1, 1, 1, 1, 1, 1},   // 4 rows of 20: plane ≥ 16, blocks split
            // Horizontal stride 2: 16 input bytes a row, rows narrower than that gathered.
            Geometry{3, 9, 17, 3, 3, 1, 1, 1, 1, 1, 2, 2},
            Geometry{4, 12, 40, 3, 3, 1, 1, 1, 1, 1, 2, 2},   // 20 wide: blocks across rows
@@ -101,7 +108,7 @@ TEST_P(Int8ConvDirectTest, MatchesReferenceIm2colAndGemmBitForBit) {
            // columns packed two blocks per group.
            Geometry{512, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1},
        }) {
-    for (size_t m : {size_t{1}, size_t{5}, size_t{8}, size_t{17}})
+    for (size_t m : {size_t{1}, size_t{5}, size_t{8}, size_t{17}, size_t{32}})
       for (int fit = 0; fit < 2; ++fit) {
         const Conv2dShape s = ShapeOf(g, m);
         ASSERT_TRUE(ConvS8DirectFits(s));

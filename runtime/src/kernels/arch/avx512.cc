@@ -12,11 +12,12 @@ const SequenceKernelTable kSequenceTable = MakeSequenceTable<xsimd::avx512bw>();
 
 }  // namespace edgefold::kernels::avx512
 
-// The avx512_vnni entry's int8 table (kernels/isa_list.h): VNNI's GEMM and depthwise channel
-// (arch/avx512_vnni.cc) in this level's depthwise template, which lives in this TU.
+// The avx512_vnni entry's int8 table (kernels/isa_list.h): VNNI's GEMM, direct conv and
+// depthwise channel (arch/avx512_vnni.cc) in this level's depthwise template, which lives in
+// this TU.
 namespace edgefold::kernels::avx512_vnni {
 
 const Int8KernelTable kInt8Table =
-    avx512::MakeInt8ExtensionTable<xsimd::avx512bw, &DepthwiseChannelS8>(&GemmS8);
+    avx512::MakeInt8ExtensionTable<xsimd::avx512bw, &DepthwiseChannelS8>(&GemmS8, &ConvS8Direct);
 
 }  // namespace edgefold::kernels::avx512_vnni

@@ -20,11 +20,15 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/conv/conv_s8_direct.h"
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/int8_kernel_table.h"
 #include "kernels/simd/requant_avx512.h"
 
 namespace edgefold::kernels::avx512_vnni {
+
+#include "kernels/simd/int8_b_rows_x86.h"
+
 namespace {
 
 constexpr size_t kLanes = 16;               // int32 accumulators per register
@@ -79,6 +83,23 @@ void PackPanel(const GemmS8Params& p, const int8_t* b, size_t j, size_t cols, __
       __m128i r[4] = {zero, zero, zero, zero};
       for (size_t t = 0; t < p.k % 4; ++t) r[t] = LoadRow(col + (4 * full + t) * p.ldb, c);
       panel[regs * full + v] = InterleaveFour(r[0], r[1], r[2], r[3]);
+    }
+  }
+}
+
+// PackPanel with B's rows from a row source (simd/int8_b_rows_x86.h; the direct conv's
+// x86_rows::ConvRows<16, 16>): each register's 16 columns one block, rows past k zeros.
+template <class Source>
+void PackPanelFrom(const GemmS8Params& p, Source& rows, size_t j, size_t cols, __m512i* panel) {
+  const size_t quads = (p.k + 3) / 4, regs = (cols + kLanes - 1) / kLanes;
+  for (size_t v = 0; v < regs; ++v) {
+    x86_rows::RowCursor at = rows.Begin(j + v * kLanes, std::min(kLanes, cols - v * kLanes));
+    for (size_t q = 0; q < quads; ++q) {
+      const __m128i r0 = rows.Next(at);
+      const __m128i r1 = rows.Next(at);
+      const __m128i r2 = rows.Next(at);
+      const __m128i r3 = rows.Next(at);
+      panel[regs * q + v] = InterleaveFour(r0, r1, r2, r3);
     }
   }
 }
@@ -315,13 +336,19 @@ void MatVec(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   for (; i < p.m; ++i) MatVecRows<1>(p, a, bu, i, y);
 }
 
-void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
-  if (p.n == 1 && p.ldb == 1 && p.k <= kMatVecK) return MatVec(p, a, b, y);
-  // Panels of up to kMaxRegs registers, fewer when k is deep (the panel stays within
-  // kPanelBytes: 64 columns up to k = 2560, 16 up to k = 10240).
+namespace {
+
+// Panels of up to kMaxRegs registers, fewer when k is deep (the panel stays within
+// kPanelBytes: 64 columns up to k = 2560, 16 up to k = 10240); 0 where k is deeper.
+size_t PanelRegs(const GemmS8Params& p) {
   const size_t groups = (p.k + 3) / 4;
-  const size_t regs = std::min(kMaxRegs, kPanelBytes / (groups * sizeof(__m512i)));
-  if (p.n < 4 || regs == 0) return avx512::kInt8Table.gemm_s8(p, a, b, y);
+  return std::min(kMaxRegs, kPanelBytes / (groups * sizeof(__m512i)));
+}
+
+// Y = requantize(bias + A·B) over panels of `regs` ≥ 1 registers, each packed by
+// pack(j, cols, panel).
+template <class Pack>
+void GemmPanels(const GemmS8Params& p, const int8_t* a, size_t regs, Pack&& pack, int8_t* y) {
   const size_t panel_cols = regs * kLanes;
   alignas(64) __m512i panel[kPanelBytes / sizeof(__m512i)];
   int32_t start[kRowChunk];
@@ -330,7 +357,7 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
     RowStarts(p, a, i0, rows, start);
     for (size_t j = 0; j < p.n; j += panel_cols) {
       const size_t cols = std::min(panel_cols, p.n - j);
-      PackPanel(p, b, j, cols, panel);
+      pack(j, cols, panel);
       switch ((cols + kLanes - 1) / kLanes) {
         case 4:
           Rows<4>(p, a, panel, start, i0, rows, j, cols, y);
@@ -347,6 +374,38 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
       }
     }
   }
+}
+
+}  // namespace
+
+void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) {
+  if (p.n == 1 && p.ldb == 1 && p.k <= kMatVecK) return MatVec(p, a, b, y);
+  const size_t regs = PanelRegs(p);
+  if (p.n < 4 || regs == 0) return avx512::kInt8Table.gemm_s8(p, a, b, y);
+  GemmPanels(
+      p, a, regs, [&](size_t j, size_t cols, __m512i* panel) { PackPanel(p, b, j, cols, panel); },
+      y);
+}
+
+// Int8KernelTable::conv_s8_direct: at stride 1 the tiles above with B's columns read from the
+// input, 16 output pixels a register (x86_rows::ConvRows<16, 16>: one 16-byte load and a byte
+// shuffle per tap and output row, no im2col); ConvS8DirectFits bounds k ≤ kConvS8DirectMaxK, so
+// the panel holds at least one register. Stride 2 (a run of up to 31 bytes per 16 pixels, past
+// one xmm) takes the 256-bit VNNI direct conv (simd/int8_vnni256_x86.h, EVEX encoding) where the
+// build has it, else the avx2 level's.
+void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
+                  int8_t pad_value, const int8_t* w, size_t j0, int8_t* y) {
+#if defined(EDGEFOLD_HAVE_AVX2_VNNI)
+  if (s.stride_w != 1) return avx2_vnni_evex::ConvS8Direct(p, s, x_group, pad_value, w, j0, y);
+#else
+  if (s.stride_w != 1)
+    return avx2_fma::kInt8Table.conv_s8_direct(p, s, x_group, pad_value, w, j0, y);
+#endif
+  const size_t regs = std::max<size_t>(1, PanelRegs(p));
+  x86_rows::ConvRows<kLanes, kLanes> rows(s, x_group, pad_value, j0, p.k);
+  GemmPanels(
+      p, w, regs,
+      [&](size_t j, size_t cols, __m512i* panel) { PackPanelFrom(p, rows, j, cols, panel); }, y);
 }
 
 }  // namespace edgefold::kernels::avx512_vnni

@@ -13,7 +13,7 @@
 namespace x86_rows {
 
 // The W bytes of a row in the low lanes of a register (W = 4 or 8; 16 bytes read with AVX-512's
-// sixteen lanes).
+// sixteen lanes, and by ConvRows<16, 16>: the 512-bit VNNI direct conv at stride 1).
 template <size_t W>
 inline __m128i LoadRow(const int8_t* p) {
   if constexpr (W == 4) {
@@ -68,8 +68,9 @@ class MatrixRows {
 // output rows, or planes under kSpan bytes, gather byte by byte from offsets in the plane.
 template <size_t W, size_t kSpan>
 class ConvRows {
-  static_assert(W == 4 || W == 8, "SSE4.1 and AVX2 registers of int32 lanes");
+  static_assert(W == 4 || W == 8 || W == 16, "SSE4.1, AVX2 and AVX-512 registers of int32 lanes");
   static_assert(kSpan == W || kSpan == 16, "a register's bytes or a whole xmm");
+  // W = 16 (kSpan 16): stride 1 only, where 16 lanes read a run of at most 16 bytes.
 
  public:
   // Output pixels from j0 on (the caller's column range), k = channels·taps rows.
@@ -147,12 +148,19 @@ class ConvRows {
       default:
         break;
     }
-    uint64_t row = 0;  // built in a register: bytes stored singly and reloaded stall the load
-    for (size_t l = 0; l < W; ++l) {
-      const int32_t at = gather_[tap][l];
-      row |= uint64_t{static_cast<uint8_t>(at < 0 ? pad_ : xc[at])} << (8 * l);
-    }
-    return _mm_cvtsi64_si128(static_cast<long long>(row));
+    // Built in registers, 8 lanes a word: bytes stored singly and reloaded stall the load.
+    const auto gather = [&](size_t l0) {
+      uint64_t row = 0;
+      for (size_t l = l0; l < std::min<size_t>(W, l0 + 8); ++l) {
+        const int32_t at = gather_[tap][l];
+        row |= uint64_t{static_cast<uint8_t>(at < 0 ? pad_ : xc[at])} << (8 * (l - l0));
+      }
+      return static_cast<long long>(row);
+    };
+    if constexpr (W == 16)
+      return _mm_set_epi64x(gather(8), gather(0));
+    else
+      return _mm_cvtsi64_si128(gather(0));
   }
 
  private:
