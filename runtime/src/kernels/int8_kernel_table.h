@@ -58,6 +58,9 @@ struct Int8KernelTable {
   // builds the im2col).
   void (*conv_s8_direct)(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
                          int8_t pad_value, const int8_t* w, size_t j0, int8_t* y) = nullptr;
+  // The fewest input channels per group the op gives conv_s8_direct (fewer: the im2col, where a
+  // level's direct conv loses because its per-block setup, one per tap, is shared by few rows).
+  size_t conv_s8_direct_min_channels = 0;
 };
 
 #define EDGEFOLD_DECLARE_INT8(ns, level, parent, tables, name, present) \

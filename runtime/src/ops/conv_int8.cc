@@ -111,7 +111,7 @@ Status Prepare(OpContext& ctx) {
       pointwise,
       depthwise_plane,
       kernels::kX86Int8Paths && !pointwise && !depthwise_plane && int8->conv_s8_direct != nullptr &&
-          kernels::ConvS8DirectFits(s),
+          kernels::ConvS8DirectFits(s) && in_cg >= int8->conv_s8_direct_min_channels,
       static_cast<int8_t>(x.zero_points[0]),
       std::max<size_t>(1, chunk_rows),
       group_slices,

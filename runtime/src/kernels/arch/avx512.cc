@@ -17,7 +17,12 @@ const SequenceKernelTable kSequenceTable = MakeSequenceTable<xsimd::avx512bw>();
 // this TU.
 namespace edgefold::kernels::avx512_vnni {
 
-const Int8KernelTable kInt8Table =
-    avx512::MakeInt8ExtensionTable<xsimd::avx512bw, &DepthwiseChannelS8>(&GemmS8, &ConvS8Direct);
+// Stems of 1 to 3 channels (VWW, DS-CNN, ResNet-8) run faster through the im2col (Zen 4).
+const Int8KernelTable kInt8Table = [] {
+  Int8KernelTable t =
+      avx512::MakeInt8ExtensionTable<xsimd::avx512bw, &DepthwiseChannelS8>(&GemmS8, &ConvS8Direct);
+  t.conv_s8_direct_min_channels = 4;
+  return t;
+}();
 
 }  // namespace edgefold::kernels::avx512_vnni

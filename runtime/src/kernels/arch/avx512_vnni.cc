@@ -93,7 +93,7 @@ template <class Source>
 void PackPanelFrom(const GemmS8Params& p, Source& rows, size_t j, size_t cols, __m512i* panel) {
   const size_t quads = (p.k + 3) / 4, regs = (cols + kLanes - 1) / kLanes;
   for (size_t v = 0; v < regs; ++v) {
-    x86_rows::RowCursor at = rows.Begin(j + v * kLanes, std::min(kLanes, cols - v * kLanes));
+    auto at = rows.Begin(j + v * kLanes, std::min(kLanes, cols - v * kLanes));
     for (size_t q = 0; q < quads; ++q) {
       const __m128i r0 = rows.Next(at);
       const __m128i r1 = rows.Next(at);
@@ -103,6 +103,32 @@ void PackPanelFrom(const GemmS8Params& p, Source& rows, size_t j, size_t cols, _
     }
   }
 }
+
+// A row source of 16 columns from two of 8 (x86_rows::ConvRows<8, 16> at stride 2: 16 pixels
+// read up to 31 bytes, two 16-byte runs): the halves' rows side by side in one register.
+template <class Half>
+class TwoHalves {
+ public:
+  struct Cursor {
+    x86_rows::RowCursor lo, hi;
+  };
+  TwoHalves(Half& lo, Half& hi) : lo_(lo), hi_(hi) {}
+  Cursor Begin(size_t j, size_t cols) {
+    two_ = cols > kLanes / 2;
+    Cursor c;
+    c.lo = lo_.Begin(j, std::min(kLanes / 2, cols));
+    if (two_) c.hi = hi_.Begin(j + kLanes / 2, cols - kLanes / 2);
+    return c;
+  }
+  __m128i Next(Cursor& c) const {
+    const __m128i lo = lo_.Next(c.lo);
+    return two_ ? _mm_unpacklo_epi64(lo, hi_.Next(c.hi)) : lo;
+  }
+
+ private:
+  Half &lo_, &hi_;
+  bool two_ = false;
+};
 
 // acc_start[i] = bias[i] − 128·Σ_k A[i,k] for rows [i0, i0 + rows).
 void RowStarts(const GemmS8Params& p, const int8_t* a, size_t i0, size_t rows, int32_t* start) {
@@ -390,18 +416,19 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
 // Int8KernelTable::conv_s8_direct: at stride 1 the tiles above with B's columns read from the
 // input, 16 output pixels a register (x86_rows::ConvRows<16, 16>: one 16-byte load and a byte
 // shuffle per tap and output row, no im2col); ConvS8DirectFits bounds k ≤ kConvS8DirectMaxK, so
-// the panel holds at least one register. Stride 2 (a run of up to 31 bytes per 16 pixels, past
-// one xmm) takes the 256-bit VNNI direct conv (simd/int8_vnni256_x86.h, EVEX encoding) where the
-// build has it, else the avx2 level's.
+// the panel holds at least one register. At stride 2 16 pixels read up to 31 bytes, past one
+// xmm: each register's rows are two blocks of 8 pixels (ConvRows<8, 16>, TwoHalves).
 void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
                   int8_t pad_value, const int8_t* w, size_t j0, int8_t* y) {
-#if defined(EDGEFOLD_HAVE_AVX2_VNNI)
-  if (s.stride_w != 1) return avx2_vnni_evex::ConvS8Direct(p, s, x_group, pad_value, w, j0, y);
-#else
-  if (s.stride_w != 1)
-    return avx2_fma::kInt8Table.conv_s8_direct(p, s, x_group, pad_value, w, j0, y);
-#endif
   const size_t regs = std::max<size_t>(1, PanelRegs(p));
+  if (s.stride_w != 1) {
+    x86_rows::ConvRows<kLanes / 2, 16> lo(s, x_group, pad_value, j0, p.k);
+    x86_rows::ConvRows<kLanes / 2, 16> hi(s, x_group, pad_value, j0, p.k);
+    TwoHalves rows(lo, hi);
+    return GemmPanels(
+        p, w, regs,
+        [&](size_t j, size_t cols, __m512i* panel) { PackPanelFrom(p, rows, j, cols, panel); }, y);
+  }
   x86_rows::ConvRows<kLanes, kLanes> rows(s, x_group, pad_value, j0, p.k);
   GemmPanels(
       p, w, regs,
