@@ -70,8 +70,9 @@ int32_t TypicalShift(size_t k) {
 
 TEST_P(Int8ConvDirectTest, MatchesReferenceIm2colAndGemmBitForBit) {
   if (GetParam() == Isa::kAvx2Fma || GetParam() == Isa::kSse42 ||
-      (GetParam() == Isa::kAvx512 && ActiveEntry(Isa::kAvx512) == IsaEntry::avx512_vnni))
+      (GetParam() == Isa::kAvx512 && ActiveEntry(Isa::kAvx512) == IsaEntry::avx512_vnni)) {
     ASSERT_NE(int8().conv_s8_direct, nullptr) << "this level has the im2col-free conv";
+  }
   if (int8().conv_s8_direct == nullptr) GTEST_SKIP() << "no im2col-free int8 conv at this level";
   for (const Geometry& g : {
            Geometry{16, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1},  // ResNet-8's first stage

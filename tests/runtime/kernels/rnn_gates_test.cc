@@ -157,8 +157,9 @@ TEST_P(RnnGatesTest, SequenceMatchesADirectRnn) {
         ASSERT_NEAR(y[i], y_want[i], 2e-5) << "cell " << cell << " rev " << reverse << " i " << i;
       const size_t last = reverse ? 0 : s.seq - 1;
       for (size_t i = 0; i < bh; ++i) ASSERT_EQ(h[i], y[last * bh + i]);
-      if (s.lstm)
+      if (s.lstm) {
         for (size_t i = 0; i < bh; ++i) ASSERT_NEAR(c[i], c_want[i], 2e-5);
+      }
     }
   }
 }

@@ -125,7 +125,9 @@ TEST(KernelSelect, AvxVnniOnlyWhereTheCpuHasIt) {
   ASSERT_TRUE(ParseIsa("avx2+vnni", &parsed));
   EXPECT_EQ(parsed, Isa::kAvx2Fma);
   EXPECT_STREQ(IsaName(Isa::kAvx2Fma), "avx2+fma");
-  if (asked) EXPECT_EQ(ResolveIsa(Isa::kAuto), Isa::kAvx2Fma);
+  if (asked) {
+    EXPECT_EQ(ResolveIsa(Isa::kAuto), Isa::kAvx2Fma);
+  }
 }
 #endif
 

@@ -27,6 +27,7 @@
 
 #include "kernels/conv/conv_s8_direct.h"
 #include "kernels/conv/conv_scratch.h"
+#include "kernels/conv/depthwise_s8_tap_groups.h"
 #include "kernels/conv/flat_rows_s8.h"
 #include "kernels/int8_kernel_table.h"
 #include "kernels/int8_params.h"
@@ -422,22 +423,10 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
                         const size_t* offset, const int8_t* wc, int32_t bias, int32_t multiplier,
                         int32_t shift, const GemmS8Params& rq, int8_t* plane, int8_t* yc) {
   vnni256::FlipSigns(plane, g.phases * g.phase_bytes);
-  constexpr size_t kGroups = (kMaxDepthwiseS8Taps + 3) / 4;
   const size_t groups = (taps + 3) / 4;
-  int32_t weights[kGroups];
-  size_t off[4 * kGroups];
-  int32_t sum = 0;
-  for (size_t q = 0; q < groups; ++q) {
-    uint32_t packed = 0;
-    for (size_t t = 0; t < 4; ++t) {
-      const size_t k = 4 * q + t;
-      const int8_t wk = k < taps ? wc[k] : 0;  // a missing tap: weight 0 over tap 0's bytes
-      off[k] = k < taps ? offset[k] : offset[0];
-      packed |= static_cast<uint32_t>(static_cast<uint8_t>(wk)) << (8 * t);
-      sum += wk;
-    }
-    weights[q] = static_cast<int32_t>(packed);
-  }
+  int32_t weights[kMaxDepthwiseS8TapGroups];
+  size_t off[4 * kMaxDepthwiseS8TapGroups];
+  const int32_t sum = PackDepthwiseTapGroups(taps, offset, wc, weights, off);
   const __m256i start = _mm256_set1_epi32(bias - 128 * sum);
   const avx2_requant::Rounding k =
       avx2_requant::MakeRounding(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max);
