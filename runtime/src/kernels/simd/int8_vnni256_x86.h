@@ -77,32 +77,8 @@ void PackBlock(size_t quads, Rows& rows, size_t j, size_t cols, __m256i* panel) 
 }
 
 // B itself read 16 columns a row (a block pair): one load where the level's MatrixRows<8> takes
-// two (int8_b_rows_x86.h's interface; rows past k are zeros, columns past cols zeros).
-class WideMatrixRows {
- public:
-  WideMatrixRows(const GemmS8Params& p, const int8_t* b) : b_(b), ldb_(p.ldb), k_(p.k) {}
-  x86_rows::RowCursor Begin(size_t j, size_t cols) {
-    cols_ = cols;
-    x86_rows::RowCursor c;
-    c.at = b_ + j;
-    return c;
-  }
-  __m128i Next(x86_rows::RowCursor& c) const {
-    const int8_t* row = c.at;
-    c.at += ldb_;
-    if (c.kk >= k_) return _mm_setzero_si128();
-    ++c.kk;
-    if (cols_ == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
-    alignas(16) int8_t copy[16] = {};
-    std::memcpy(copy, row, cols_);
-    return _mm_load_si128(reinterpret_cast<const __m128i*>(copy));
-  }
-
- private:
-  const int8_t* b_;
-  size_t ldb_, k_;
-  size_t cols_ = 0;
-};
+// two (rows past k are zeros, columns past cols zeros).
+using WideMatrixRows = x86_rows::MatrixRows<16>;
 
 // Two blocks at once from rows of 16 columns (cols ≤ 16): first[t] columns [j, j + 8), second[t]
 // [j + 8, j + 16), stored only when kTwo.
