@@ -80,27 +80,24 @@ EDGEFOLD_DECLARE_FAMILY(Int8KernelTable, kInt8Table, EDGEFOLD_DECLARE_INT8)
                           int32_t multiplier, int32_t shift, const GemmS8Params& rq,     \
                           int8_t* plane, int8_t* yc);                                    \
   }
+// An extension's im2col-free conv (Int8KernelTable::conv_s8_direct), where it has one.
+#define EDGEFOLD_DECLARE_INT8_DIRECT_CONV(ns)                                           \
+  namespace ns {                                                                        \
+  void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group, \
+                    int8_t pad_value, const int8_t* w, size_t j0, int8_t* y);           \
+  }
 #if defined(EDGEFOLD_HAVE_AVX512_VNNI)
 // kernels/arch/avx512_vnni.cc (-mavx512vnni), table in kernels/arch/avx512.cc.
 EDGEFOLD_DECLARE_INT8_EXTENSION(avx512_vnni)
-namespace avx512_vnni {
-void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
-                  int8_t pad_value, const int8_t* w, size_t j0, int8_t* y);
-}
+EDGEFOLD_DECLARE_INT8_DIRECT_CONV(avx512_vnni)
 #endif
 #if defined(EDGEFOLD_HAVE_AVX2_VNNI)
 // kernels/arch/avx2_vnni.cc (-mavxvnni) and its EVEX twin kernels/arch/avx2_vnni_evex.cc
 // (-mavx512vnni -mavx512vl), tables in kernels/arch/avx2_fma.cc; both also have the direct conv.
 EDGEFOLD_DECLARE_INT8_EXTENSION(avx2_vnni)
 EDGEFOLD_DECLARE_INT8_EXTENSION(avx2_vnni_evex)
-namespace avx2_vnni {
-void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
-                  int8_t pad_value, const int8_t* w, size_t j0, int8_t* y);
-}
-namespace avx2_vnni_evex {
-void ConvS8Direct(const GemmS8Params& p, const Conv2dShape& s, const int8_t* x_group,
-                  int8_t pad_value, const int8_t* w, size_t j0, int8_t* y);
-}
+EDGEFOLD_DECLARE_INT8_DIRECT_CONV(avx2_vnni)
+EDGEFOLD_DECLARE_INT8_DIRECT_CONV(avx2_vnni_evex)
 #endif
 #if defined(EDGEFOLD_HAVE_NEON_DOTPROD)
 // kernels/arch/neon_dotprod.cc (+dotprod), table in kernels/arch/neon.cc.
