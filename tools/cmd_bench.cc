@@ -31,6 +31,8 @@ constexpr char kUsage[] =
     "first), from a callback the runtime makes after every op.\n"
     "--train times one training step instead (a model compiled with --train: forward with\n"
     "batch statistics, loss, backward, SGD on what the model trains; random inputs and labels).\n"
+    "--isa: a level (default: the best this CPU runs); avx2+vnni names the avx2+fma level,\n"
+    "whose AVX-VNNI kernels run wherever the CPU has AVX-VNNI.\n"
     "--threads N: each run splits its ops over N threads or runs them on one, whichever the\n"
     "last runs timed faster (it prints how many split); --fixed-split: every run splits.\n"
     "-i IN.npy: input i from a float32 .npy (its first slice) instead of random values.\n"

@@ -24,6 +24,9 @@ constexpr char kUsage[] =
     "Inputs and outputs are given in graph order: one -i per model input; one -o per\n"
     "output to keep (at least one; extra outputs beyond the -o list are not written).\n"
     "\n"
+    "--isa: a level (default: the best this CPU runs); avx2+vnni names the avx2+fma level,\n"
+    "whose AVX-VNNI kernels run wherever the CPU has AVX-VNNI.\n"
+    "\n"
     "Batching: if every input's leading dim is k times the model's batch dim (other dims\n"
     "equal, same k for all inputs), the model runs k times on consecutive slices and the\n"
     "outputs are stacked along the leading dim.\n";

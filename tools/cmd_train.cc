@@ -48,7 +48,8 @@ constexpr char kUsage[] =
     "                        The one mode of an int8 model compiled with --quantize int8\n"
     "                        --adaptable: its int8 weights stay, the int32 biases and\n"
     "                        multipliers take the new statistics; --labels optional\n"
-    "  --isa LEVEL           force a kernel level\n";
+    "  --isa LEVEL           force a kernel level (auto, scalar, sse4.2, avx2+fma or\n"
+    "                        avx2+vnni, avx512, neon)\n";
 
 struct Session {
   AlignedBuffer model, arena;
