@@ -7,11 +7,12 @@
 
 namespace edgefold::compiler {
 
-// Sets every float Winograd Conv that slices (kernels::WinogradSliceKindOf: by tile rows,
-// min(threads, tile rows) slices, or by output channels, min(threads, out_c / 8)) to that many
-// slices (Operator.scratch_slices), each the largest slice any of them needs (one stride for
-// all, so slice t starts at the same offset in each). threads <= 1 changes nothing. Before
-// PlanArena. Returns the number of convs sliced.
+// Sets every float Winograd Conv with at least two tile rows, whose share of them per thread
+// fills a register of GEMM columns and whose U is no larger than a share's V and M, to
+// min(threads, tile rows) slices
+// (Operator.scratch_slices), each the largest slice any of them needs (one stride for all, so
+// slice t starts at the same offset in each). threads <= 1 changes nothing. Before PlanArena.
+// Returns the number of convs sliced.
 int SliceWinogradScratch(LoweredModel* model, int threads);
 
 }  // namespace edgefold::compiler

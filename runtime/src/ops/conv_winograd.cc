@@ -53,36 +53,29 @@ void WinogradByBands(OpContext& ctx, const ConvPrepared& p, const kernels::Winog
 }
 
 // Winograd, one image, in a plan with a scratch slice per thread (Operator.scratch_slices): each
-// task its own tile rows (fill included) or its own output channels (kernels/conv/
-// conv_winograd.h says which) in its own slice, in one parallel step. Tasks go to threads by
-// index (the pool runs task t on thread t first), so a thread writes the same slice, and the
-// same part of the output, conv after conv.
+// task its own tile rows in its own slice, fill included, in one parallel step. Tasks go to
+// threads by index (the pool runs task t on thread t first), so a thread writes the same slice,
+// and the output rows the next conv reads, op after op.
 void WinogradBySlices(OpContext& ctx, const ConvPrepared& p, const kernels::WinogradLayout& l,
-                      const ConvIo& io, const float* xn, float* yn) {
+                      const kernels::WinogradSlice& slice, const ConvIo& io, const float* xn,
+                      float* yn) {
   const kernels::Conv2dShape& s = p.shape;
   const size_t slices = ctx.op.scratch_slices;
   const size_t slice_floats = ctx.op.scratch_bytes / slices / sizeof(float);
   Parallel par;
   if (ctx.parallel != nullptr) par = *ctx.parallel;
   par.threads = std::min(par.threads, slices);
-  const size_t xis = l.alpha * l.alpha;
-  const kernels::Activation act = ctx.op.options.conv.act;
-  if (kernels::WinogradSliceKindOf(l, slices) == kernels::WinogradSliceKind::kTileRows) {
-    const kernels::WinogradSlice slice =
-        kernels::MakeWinogradSlice(l, (l.tiles_h + slices - 1) / slices);
-    const size_t row_work = xis * s.in_c * s.out_c * l.geometry.tiles_w;
-    ForEachRowTask(&par, l.tiles_h, row_work, 1, [&](size_t task, size_t r0, size_t r1) {
-      kernels::WinogradSliceRows(ctx.k, *p.conv, s, l, slice, xn, io.w, io.bias, act, yn,
-                                 ctx.op.scratch + task * slice_floats, r0, r1);
-    });
-    return;
-  }
-  const size_t channel_work = xis * s.in_c * l.tiles_h * l.geometry.tiles_w;
-  ForEachRowTask(&par, s.out_c, channel_work, kernels::kWinogradSliceChannels,
-                 [&](size_t task, size_t o0, size_t o1) {
-                   kernels::WinogradSliceChannels(ctx.k, *p.conv, s, l, xn, io.w, io.bias, act, yn,
-                                                  ctx.op.scratch + task * slice_floats, o0, o1);
-                 });
+  const size_t row_work = l.alpha * l.alpha * s.in_c * s.out_c * l.geometry.tiles_w;
+  ForEachRowTask(&par, l.tiles_h, row_work, 1, [&](size_t task, size_t r0, size_t r1) {
+    kernels::WinogradSliceRows(ctx.k, *p.conv, s, l, slice, xn, io.w, io.bias,
+                               ctx.op.options.conv.act, yn, ctx.op.scratch + task * slice_floats,
+                               r0, r1);
+  });
+}
+
+// The slice a plan of `slices` slices gives each task: the tile rows of the largest share.
+kernels::WinogradSlice SliceOf(const kernels::WinogradLayout& l, size_t slices) {
+  return kernels::MakeWinogradSlice(l, (l.tiles_h + slices - 1) / std::max<size_t>(slices, 1));
 }
 
 }  // namespace
@@ -107,12 +100,11 @@ Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path) {
   const kernels::WinogradLayout layout = kernels::MakeWinogradLayout(s, tile);
   if (ctx.op.scratch_slices > 1) {
     const size_t slices = ctx.op.scratch_slices;
-    const size_t need = kernels::WinogradSliceBytes(layout, slices);
-    if (need == 0 || ctx.op.scratch_bytes / slices < need)
+    const size_t need = SliceOf(layout, slices).bytes;
+    if (ctx.op.scratch_bytes / slices < need)
       return ctx.Fail(Status::kInvalidModel,
-                      "needs %zu scratch bytes per slice, the plan gives %zu in each of %zu "
-                      "(0: this conv does not slice)",
-                      need, ctx.op.scratch_bytes / slices, slices);
+                      "needs %zu scratch bytes per slice, the plan gives %zu in each of %zu", need,
+                      ctx.op.scratch_bytes / slices, slices);
     SetPrepared(ctx, s, path, false);
     return Status::kOk;
   }
@@ -130,8 +122,9 @@ void RunWinograd(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
   const kernels::Conv2dShape& s = p.shape;
   const kernels::WinogradLayout l = kernels::MakeWinogradLayout(s, WinogradTile(p.path));
   if (ctx.op.scratch_slices > 1) {  // one task per slice at most; on one thread, in turn
+    const kernels::WinogradSlice slice = SliceOf(l, ctx.op.scratch_slices);
     for (size_t n = 0; n < p.batch; ++n)
-      WinogradBySlices(ctx, p, l, io, io.x + n * s.in_c * s.in_h * s.in_w,
+      WinogradBySlices(ctx, p, l, slice, io, io.x + n * s.in_c * s.in_h * s.in_w,
                        io.y + n * s.out_c * s.out_h * s.out_w);
     return;
   }

@@ -288,62 +288,6 @@ void WinogradSliceRows(const KernelTable& t, const ConvKernelTable& ct, const Co
   }
 }
 
-namespace {
-
-constexpr size_t kMinSliceColumns = 16;  // one AVX-512 register of GEMM columns
-
-size_t SliceRows(const WinogradLayout& l, size_t slices) {
-  return (l.tiles_h + slices - 1) / std::max<size_t>(slices, 1);
-}
-
-}  // namespace
-
-WinogradSliceKind WinogradSliceKindOf(const WinogradLayout& l, size_t slices) {
-  if (slices <= 1 || l.scratch_bytes == kSizeSaturated) return WinogradSliceKind::kNone;
-  const size_t columns = MulSat(SliceRows(l, slices), l.geometry.tiles_w);
-  const size_t in_c = l.geometry.in_c, out_c = l.geometry.out_c;
-  if (l.tiles_h >= 2 && columns >= kMinSliceColumns &&
-      MulSat(in_c, out_c) <= MulSat(AddSat(in_c, out_c), columns))
-    return WinogradSliceKind::kTileRows;
-  if (out_c >= 2 * kWinogradSliceChannels) return WinogradSliceKind::kChannels;
-  return WinogradSliceKind::kNone;
-}
-
-size_t WinogradSliceBytes(const WinogradLayout& l, size_t slices) {
-  switch (WinogradSliceKindOf(l, slices)) {
-    case WinogradSliceKind::kTileRows:
-      return MakeWinogradSlice(l, SliceRows(l, slices)).bytes;
-    case WinogradSliceKind::kChannels:
-      return RoundUpSat(l.scratch_bytes, 64);
-    default:
-      return 0;
-  }
-}
-
-void WinogradSliceChannels(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
-                           const WinogradLayout& l, const float* x, const float* u,
-                           const float* bias, Activation act, float* y, float* slice_scratch,
-                           size_t o_begin, size_t o_end) {
-  o_end = std::min(o_end, s.out_c);
-  if (o_begin >= o_end) return;
-  WinogradFill(s, l, x, slice_scratch);
-  float* v = VOf(l, slice_scratch);
-  float* m = MOf(l, slice_scratch);
-  GemmParams p;
-  p.m = o_end - o_begin, p.k = s.in_c;
-  p.lda = s.in_c, p.ldb = l.geometry.ld, p.ldc = l.geometry.ld;
-  p.prefetch_a = true;
-  for (size_t band = 0; band < WinogradBands(l); ++band) {
-    const WinogradGeometry g = BandOf(l, band * l.band_rows);
-    TransformInput(t, ct, l, g, slice_scratch, v);
-    p.n = WholeColumns(t, g);
-    for (size_t xi = 0; xi < l.alpha * l.alpha; ++xi)
-      t.gemm(p, u + (xi * s.out_c + o_begin) * s.in_c, v + xi * g.v_stride,
-             m + xi * g.m_stride + o_begin * g.ld);
-    WinogradBandOutput(ct, l, band, bias, act, y, slice_scratch, o_begin, o_end);
-  }
-}
-
 void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
                     const WinogradLayout& l, const float* x, const float* u, const float* bias,
                     Activation act, float* y, float* scratch) {

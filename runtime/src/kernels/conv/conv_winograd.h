@@ -100,27 +100,6 @@ void WinogradSliceRows(const KernelTable& t, const ConvKernelTable& ct, const Co
                        const float* u, const float* bias, Activation act, float* y,
                        float* slice_scratch, size_t row_begin, size_t row_end);
 
-// Or, where a thread's share of tile rows would not fill a register of GEMM columns (small
-// planes: ResNet-8's 16² and 8²), each thread all tile rows for its own output channels in a
-// slice of the layout's whole scratch: it fills the planes and transforms the input itself
-// (each thread repeats that: about 8·α² multiply-adds per tile and channel against the GEMMs'
-// α²·out_c) and runs only its rows of U, whole GEMM row tiles of kWinogradSliceChannels.
-constexpr size_t kWinogradSliceChannels = 8;
-// Which of the two a plan of `slices` slices takes (the compiler and the runtime both ask):
-// tile rows when each slice's rows fill kMinSliceColumns GEMM columns and its V and M are no
-// smaller than U (which every thread then reads whole); else output channels when there are
-// at least two row tiles of them; else none (0 bytes).
-enum class WinogradSliceKind { kNone, kTileRows, kChannels };
-WinogradSliceKind WinogradSliceKindOf(const WinogradLayout& layout, size_t slices);
-// The bytes of one slice of that kind (a multiple of 64; SIZE_MAX on overflow).
-size_t WinogradSliceBytes(const WinogradLayout& layout, size_t slices);
-// Output channels [o_begin, o_end) of one image, every tile row, in `slice_scratch` (64-byte
-// aligned, layout.scratch_bytes).
-void WinogradSliceChannels(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
-                           const WinogradLayout& layout, const float* x, const float* u,
-                           const float* bias, Activation act, float* y, float* slice_scratch,
-                           size_t o_begin, size_t o_end);
-
 // U[ξ = α·i + j][o][c] = (G g[o][c] Gᵀ)[i][j] for w [out_c][in_c][3][3], in double precision.
 // tile 2: G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]
 // tile 4: G = [¼ 0 0; −⅙ −⅙ −⅙; −⅙ ⅙ −⅙; 1⁄24 1⁄12 ⅙; 1⁄24 −1⁄12 ⅙; 0 0 1]
