@@ -61,8 +61,9 @@ std::vector<float> Values(std::mt19937& gen, size_t n, float scale) {
 }
 
 // 20 channels (not a multiple of any level's lanes) on 26 × 66 (F(4×4): 7 tile rows of 17
-// tiles, odd; F(2×2): 13 of 33), then 36, then a 5-row plane (2 or 3 tile rows: fewer than 3
-// or 4 threads) into 16 channels.
+// tiles, odd; F(2×2): 13 of 33), then 36, then an 8-row plane (2 or 4 tile rows: fewer than 3
+// or 4 threads) into 16: split by tile rows. Then 8 × 8 into 28 channels (2 or 4 tiles a row,
+// too few GEMM columns per thread): not sliced, its scratch in the sliced convs' place.
 onnx::ModelProto SlicedNet() {
   std::mt19937 gen(29);
   testing::OnnxBuilder b;
@@ -71,14 +72,20 @@ onnx::ModelProto SlicedNet() {
       .Init("b1", {20}, Values(gen, 20, 0.1f));
   b.Init("w2", {36, 20, 3, 3}, Values(gen, 36 * 20 * 9, 0.1f));
   b.Init("w3", {16, 36, 3, 3}, Values(gen, 16 * 36 * 9, 0.1f));
+  b.Init("w4", {28, 16, 3, 3}, Values(gen, 28 * 16 * 9, 0.1f))
+      .Init("b4", {28}, Values(gen, 28, 0.1f));
   testing::SetInts(b.Node("Conv", {"x", "w1", "b1"}, {"c1"}, "odd_tile_rows"), "pads",
                    {1, 1, 1, 1});
   b.Node("Relu", {"c1"}, {"r1"}, "relu1");
   testing::SetInts(b.Node("Conv", {"r1", "w2"}, {"c2"}, "thirty_six"), "pads", {1, 1, 1, 1});
-  onnx::NodeProto& pool = b.Node("MaxPool", {"c2"}, {"p2"}, "rows_by_five");
-  testing::SetInts(pool, "kernel_shape", {5, 1});
-  testing::SetInts(pool, "strides", {5, 1});
-  testing::SetInts(b.Node("Conv", {"p2", "w3"}, {"y"}, "five_rows"), "pads", {1, 1, 1, 1});
+  onnx::NodeProto& rows = b.Node("MaxPool", {"c2"}, {"p2"}, "rows_by_three");
+  testing::SetInts(rows, "kernel_shape", {3, 1});
+  testing::SetInts(rows, "strides", {3, 1});
+  testing::SetInts(b.Node("Conv", {"p2", "w3"}, {"c3"}, "eight_rows"), "pads", {1, 1, 1, 1});
+  onnx::NodeProto& cols = b.Node("MaxPool", {"c3"}, {"p3"}, "columns_by_eight");
+  testing::SetInts(cols, "kernel_shape", {1, 8});
+  testing::SetInts(cols, "strides", {1, 8});
+  testing::SetInts(b.Node("Conv", {"p3", "w4", "b4"}, {"y"}, "small_plane"), "pads", {1, 1, 1, 1});
   b.Output("y");
   return b.model();
 }
@@ -97,13 +104,13 @@ TEST(WinogradSlices, EveryPlanGivesTheOneThreadBitsAtAnyThreadCount) {
   for (const int tile : {2, 4}) {
     const compiler::CompileResult one = Compile(tile, 1);
     ASSERT_TRUE(one.ok) << one.error;
-    ASSERT_EQ(one.report.winograd_convs, 3);
+    ASSERT_EQ(one.report.winograd_convs, 4);
     EXPECT_EQ(one.report.sliced_winograd_convs, 0);
     for (Isa isa : testing::AvailableIsas()) {
       Options single;
       single.isa = isa;
       const std::vector<float> want = RunWith(one.model, x, single).y;
-      ASSERT_EQ(want.size(), 16u * 5 * 66);
+      ASSERT_EQ(want.size(), 28u * 8 * 8);
       for (const int plan : {2, 3, 4}) {
         SCOPED_TRACE("tile " + std::to_string(tile) + ", " + IsaName(isa) + ", plan of " +
                      std::to_string(plan));
