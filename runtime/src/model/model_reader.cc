@@ -163,14 +163,6 @@ Status CheckOperator(const fb::Operator* op, size_t index, const fb::Model* m,
     errors.Report("op %zu '%s': scratch outside the planned arena", index, name);
     return Status::kInvalidModel;
   }
-  if (op->scratch_slices() > 1 &&
-      op->scratch_bytes() % (uint64_t{64} * op->scratch_slices()) != 0) {
-    errors.Report(
-        "op %zu '%s': scratch_slices %u do not cut scratch_bytes %llu into 64-byte slices", index,
-        name, static_cast<unsigned>(op->scratch_slices()),
-        static_cast<unsigned long long>(op->scratch_bytes()));
-    return Status::kInvalidModel;
-  }
   EDGEFOLD_RETURN_IF_ERROR(CheckNoAliasing(op, m, name, errors));
   EDGEFOLD_RETURN_IF_ERROR(CheckFloatOperands(op, m, name, errors));
   if (!CheckOptions(op, errors)) return Status::kInvalidModel;

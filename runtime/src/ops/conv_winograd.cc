@@ -100,6 +100,10 @@ Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path) {
   const kernels::WinogradLayout layout = kernels::MakeWinogradLayout(s, tile);
   if (ctx.op.scratch_slices > 1) {
     const size_t slices = ctx.op.scratch_slices;
+    if (ctx.op.scratch_bytes % (64 * slices) != 0)
+      return ctx.Fail(Status::kInvalidModel,
+                      "scratch_slices %zu do not cut scratch_bytes %zu into 64-byte slices", slices,
+                      ctx.op.scratch_bytes);
     const size_t need = SliceOf(layout, slices).bytes;
     if (ctx.op.scratch_bytes / slices < need)
       return ctx.Fail(Status::kInvalidModel,
