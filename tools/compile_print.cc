@@ -77,6 +77,8 @@ void PrintReport(const compiler::CompileReport& r, size_t efb_bytes) {
   if (r.group_split_convs > 0)
     std::printf("grouped convs with scratch per thread (split by group): %d\n",
                 r.group_split_convs);
+  if (r.sliced_winograd_convs > 0)
+    std::printf("Winograd convs with a scratch slice per thread: %d\n", r.sliced_winograd_convs);
   const double ratio = r.arena_lower_bound ? double(r.arena_bytes) / r.arena_lower_bound : 0.0;
   std::printf("arena: %llu bytes (lower bound %llu, ratio %.3f)\n",
               static_cast<unsigned long long>(r.arena_bytes),

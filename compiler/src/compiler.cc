@@ -19,6 +19,7 @@
 #include "onnx_load.h"
 #include "passes/passes.h"
 #include "plan/group_scratch.h"
+#include "plan/winograd_slices.h"
 #include "plan/plan_model.h"
 #include "quant/qdq_conv_affine.h"
 #include "quant/qdq_import.h"
@@ -35,7 +36,8 @@ struct Built {
   std::vector<uint8_t> bytes;
   LoweredModel lowered;
   uint64_t weight_bytes = 0;
-  int group_split_convs = 0;  // SliceGroupScratch's count
+  int group_split_convs = 0;      // SliceGroupScratch's count
+  int sliced_winograd_convs = 0;  // SliceWinogradScratch's count
 };
 
 Built Build(const ir::Graph& graph, WinogradMode winograd, bool share_views,
@@ -43,6 +45,7 @@ Built Build(const ir::Graph& graph, WinogradMode winograd, bool share_views,
   Built b;
   b.lowered = Lower(graph, winograd, winograd_min_channels, transposed_weights);
   b.group_split_convs = SliceGroupScratch(&b.lowered, threads);
+  b.sliced_winograd_convs = SliceWinogradScratch(&b.lowered, threads);
   PlanArena(&b.lowered, share_views);
   b.bytes = WriteEfb(&b.lowered, &b.weight_bytes);
   return b;
@@ -213,6 +216,7 @@ void ReportPlan(const Built& built, CompileReport* r) {
   r->num_tensors = static_cast<int>(built.lowered.tensors.size());
   r->tensor_views = built.lowered.tensor_views;
   r->group_split_convs = built.group_split_convs;
+  r->sliced_winograd_convs = built.sliced_winograd_convs;
 }
 
 CompileResult Compile(const onnx::ModelProto& model, const CompileOptions& options,

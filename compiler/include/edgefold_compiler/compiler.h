@@ -48,7 +48,8 @@ struct CompileOptions {
   // depthwise (ResNeXt, RegNet) split by group over threads, each thread with its own copy of the
   // op's scratch, so the plan holds min(threads, group) copies of it; a run with more threads
   // than that splits over that many, and with one copy each group's GEMM splits on its own
-  // (docs/threads.md). 1: one copy, the smallest arena.
+  // (docs/threads.md). Winograd convs get a scratch slice per thread at one arena place for all
+  // of them (each thread its own tile rows). 1: one copy, the smallest arena.
   int threads = 1;
   bool verify = true;                  // run unfolded vs folded graphs on random input
   double verify_rel_tolerance = 1e-4;  // max |a−b| / max(1, max|unfolded|)
@@ -148,9 +149,10 @@ struct CompileReport {
   uint64_t weight_bytes = 0;
   int num_ops = 0;
   int num_tensors = 0;
-  int tensor_views = 0;       // Reshape/Slice outputs and Concat inputs planned as views
-  int group_split_convs = 0;  // grouped convs planned with scratch for more than one thread
-  QuantReport quant;          // --quantize int8
+  int tensor_views = 0;           // Reshape/Slice outputs and Concat inputs planned as views
+  int group_split_convs = 0;      // grouped convs planned with scratch for more than one thread
+  int sliced_winograd_convs = 0;  // Winograd convs planned with a scratch slice per thread
+  QuantReport quant;              // --quantize int8
 };
 
 struct CompileResult {

@@ -7,6 +7,53 @@
 
 namespace edgefold::compiler {
 
+namespace {
+
+struct SharedScratch {
+  uint64_t bytes = 0;
+  int first_step = -1, last_step = -1;
+};
+
+SharedScratch FindSharedScratch(const LoweredModel& model) {
+  SharedScratch shared;
+  for (int step = 0; step < static_cast<int>(model.ops.size()); ++step) {
+    const fb::OperatorT& op = model.ops[step];
+    if (op.scratch_slices <= 1 || op.scratch_bytes == 0) continue;
+    shared.bytes = std::max<uint64_t>(shared.bytes, op.scratch_bytes);
+    if (shared.first_step < 0) shared.first_step = step;
+    shared.last_step = step;
+  }
+  return shared;
+}
+
+bool InSharedScratch(const SharedScratch& shared, const fb::OperatorT& op, int step) {
+  return shared.bytes > 0 && step >= shared.first_step && step <= shared.last_step &&
+         op.scratch_bytes <= shared.bytes;
+}
+
+// One planner buffer per op with scratch, returned by step (-1: none). Ops in scratch slices
+// (Operator.scratch_slices) share one buffer, live from the first to the last of them, so that
+// slice t is at one place for all; ops between them whose scratch fits take theirs there too
+// (nothing lives in it from one op to the next).
+std::vector<int> AddScratchBuffers(const LoweredModel& model, ArenaPlanner* planner) {
+  const int steps = static_cast<int>(model.ops.size());
+  std::vector<int> scratch_buffer(steps, -1);
+  const SharedScratch shared = FindSharedScratch(model);
+  int shared_buffer = -1;
+  if (shared.bytes > 0)
+    shared_buffer = planner->AddBuffer(shared.bytes, shared.first_step, shared.last_step);
+  for (int step = 0; step < steps; ++step) {
+    const fb::OperatorT& op = model.ops[step];
+    if (op.scratch_bytes == 0) continue;
+    scratch_buffer[step] = InSharedScratch(shared, op, step)
+                               ? shared_buffer
+                               : planner->AddBuffer(op.scratch_bytes, step, step);
+  }
+  return scratch_buffer;
+}
+
+}  // namespace
+
 void PlanArena(LoweredModel* model, bool share_views) {
   const int steps = static_cast<int>(model->ops.size());
   const int last = std::max(steps - 1, 0);
@@ -38,13 +85,11 @@ void PlanArena(LoweredModel* model, bool share_views) {
     model->tensor_views += r != static_cast<int>(t);
   }
   ArenaPlanner planner;
-  std::vector<int> tensor_buffer(count, -1), scratch_buffer(steps, -1);
+  std::vector<int> tensor_buffer(count, -1);
   for (size_t t = 0; t < count; ++t)
     if (!model->tensors[t].is_const && root[t] == static_cast<int>(t))
       tensor_buffer[t] = planner.AddBuffer(model->tensors[t].bytes, begin[t], end[t]);
-  for (int step = 0; step < steps; ++step)
-    if (model->ops[step].scratch_bytes > 0)
-      scratch_buffer[step] = planner.AddBuffer(model->ops[step].scratch_bytes, step, step);
+  const std::vector<int> scratch_buffer = AddScratchBuffers(*model, &planner);
   planner
       .PlanBestOf();  // a fused expansion's band scratch beside the tensors it spans can defeat size order alone
   for (size_t t = 0; t < count; ++t)

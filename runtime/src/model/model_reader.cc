@@ -311,6 +311,7 @@ void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* 
                     ? reinterpret_cast<float*>(planned_arena + op->scratch_offset())
                     : nullptr;
     d.scratch_bytes = static_cast<size_t>(op->scratch_bytes());
+    d.scratch_slices = op->scratch_slices();
   }
   ReadOptions(op, &d.options);
 }

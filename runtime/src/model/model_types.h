@@ -145,6 +145,9 @@ struct OpDesc {
   uint32_t num_inputs = 0;
   const int32_t* outputs = nullptr;
   uint32_t num_outputs = 0;
+  // 0 or 1: one scratch; N > 1: N slices of scratch_bytes / N bytes, one per task (schema; the
+  // op that reads it checks it). In the padding before `scratch`.
+  uint16_t scratch_slices = 0;
   float* scratch = nullptr;  // planned arena scratch for this op
   size_t scratch_bytes = 0;
   OpOptions options;

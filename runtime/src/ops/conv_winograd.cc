@@ -5,6 +5,7 @@
 #include "kernels/conv/conv_scratch.h"
 #include "kernels/conv/conv_winograd.h"
 #include "ops/conv_paths.h"
+#include "ops/parallel.h"
 
 namespace edgefold::internal::conv {
 namespace {
@@ -51,6 +52,32 @@ void WinogradByBands(OpContext& ctx, const ConvPrepared& p, const kernels::Winog
   }
 }
 
+// Winograd, one image, in a plan with a scratch slice per thread (Operator.scratch_slices): each
+// task its own tile rows in its own slice, fill included, in one parallel step. Tasks go to
+// threads by index (the pool runs task t on thread t first), so a thread writes the same slice,
+// and the output rows the next conv reads, op after op.
+void WinogradBySlices(OpContext& ctx, const ConvPrepared& p, const kernels::WinogradLayout& l,
+                      const kernels::WinogradSlice& slice, const ConvIo& io, const float* xn,
+                      float* yn) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t slices = ctx.op.scratch_slices;
+  const size_t slice_floats = ctx.op.scratch_bytes / slices / sizeof(float);
+  Parallel par;
+  if (ctx.parallel != nullptr) par = *ctx.parallel;
+  par.threads = std::min(par.threads, slices);
+  const size_t row_work = l.alpha * l.alpha * s.in_c * s.out_c * l.geometry.tiles_w;
+  ForEachRowTask(&par, l.tiles_h, row_work, 1, [&](size_t task, size_t r0, size_t r1) {
+    kernels::WinogradSliceRows(ctx.k, *p.conv, s, l, slice, xn, io.w, io.bias,
+                               ctx.op.options.conv.act, yn, ctx.op.scratch + task * slice_floats,
+                               r0, r1);
+  });
+}
+
+// The slice a plan of `slices` slices gives each task: the tile rows of the largest share.
+kernels::WinogradSlice SliceOf(const kernels::WinogradLayout& l, size_t slices) {
+  return kernels::MakeWinogradSlice(l, (l.tiles_h + slices - 1) / std::max<size_t>(slices, 1));
+}
+
 }  // namespace
 
 // W stored as U = G·g·Gᵀ [α, α, Cout, Cin] (WeightPacking Winograd2x3: α = 4, Winograd4x3: α = 6):
@@ -70,7 +97,22 @@ Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path) {
   if (ctx.has_input(2) && ctx.input(2).elems != s.out_c)
     return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
                     ctx.input(2).elems, s.out_c);
-  const size_t scratch = kernels::MakeWinogradLayout(s, tile).scratch_bytes;
+  const kernels::WinogradLayout layout = kernels::MakeWinogradLayout(s, tile);
+  if (ctx.op.scratch_slices > 1) {
+    const size_t slices = ctx.op.scratch_slices;
+    if (ctx.op.scratch_bytes % (64 * slices) != 0)
+      return ctx.Fail(Status::kInvalidModel,
+                      "scratch_slices %zu do not cut scratch_bytes %zu into 64-byte slices", slices,
+                      ctx.op.scratch_bytes);
+    const size_t need = SliceOf(layout, slices).bytes;
+    if (ctx.op.scratch_bytes / slices < need)
+      return ctx.Fail(Status::kInvalidModel,
+                      "needs %zu scratch bytes per slice, the plan gives %zu in each of %zu", need,
+                      ctx.op.scratch_bytes / slices, slices);
+    SetPrepared(ctx, s, path, false);
+    return Status::kOk;
+  }
+  const size_t scratch = layout.scratch_bytes;
   if (ctx.op.scratch_bytes < scratch)
     return ctx.Fail(Status::kInvalidModel, "needs %zu scratch bytes, the plan gives %zu", scratch,
                     ctx.op.scratch_bytes);
@@ -83,6 +125,13 @@ Status PrepareWinograd(OpContext& ctx, kernels::Conv2dShape s, ConvPath path) {
 void RunWinograd(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
   const kernels::Conv2dShape& s = p.shape;
   const kernels::WinogradLayout l = kernels::MakeWinogradLayout(s, WinogradTile(p.path));
+  if (ctx.op.scratch_slices > 1) {  // one task per slice at most; on one thread, in turn
+    const kernels::WinogradSlice slice = SliceOf(l, ctx.op.scratch_slices);
+    for (size_t n = 0; n < p.batch; ++n)
+      WinogradBySlices(ctx, p, l, slice, io, io.x + n * s.in_c * s.in_h * s.in_w,
+                       io.y + n * s.out_c * s.out_h * s.out_w);
+    return;
+  }
   const size_t threads = ctx.parallel != nullptr ? ctx.parallel->threads : 1;
   const kernels::WinogradRowSplit split =
       kernels::MakeWinogradRowSplit(l, std::min(threads, l.tiles_h));

@@ -27,19 +27,29 @@ inline void CpuRelax() {
 // The next op's job usually follows within microseconds: spin that long before sleeping (a
 // wake-up through the condition variable costs tens of microseconds).
 constexpr auto kSpin = std::chrono::microseconds(200);
+// The spin counts only the time the thread ran: a round of 64 polls takes a microsecond or two
+// (a few on cores with a slow pause), so a longer gap between two clock reads is time the thread
+// was descheduled (preempted, or another thread ran after its yield), counted as at most this.
+// Counted in wall-clock time, one preemption (milliseconds on a shared host) used up the whole
+// spin and the worker slept through the next ops' jobs, waking on the calling thread's CPU.
+constexpr auto kMaxRound = std::chrono::microseconds(20);
 
-// Spins until ready() or kSpin has passed (the clock read every 64 pauses); returns ready().
-// Every 16th round yields once, so that a pool with more threads than free cores still lets
-// the thread holding a task run.
+// Spins until ready() or kSpin of its own running time has passed (the clock read every 64
+// pauses); returns ready(). Every 16th round yields once, so that a pool with more threads than
+// free cores still lets the thread holding a task run.
 template <class Ready>
 bool SpinUntil(const Ready& ready) {
-  const auto start = std::chrono::steady_clock::now();
+  auto last = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration spun{0};
   for (unsigned round = 1;; ++round) {
     for (int i = 0; i < 64; ++i) {
       if (ready()) return true;
       CpuRelax();
     }
-    if (std::chrono::steady_clock::now() - start > kSpin) return ready();
+    const auto now = std::chrono::steady_clock::now();
+    spun += std::min<std::chrono::steady_clock::duration>(now - last, kMaxRound);
+    last = now;
+    if (spun > kSpin) return ready();
     if (round % 16 == 0) std::this_thread::yield();
   }
 }
@@ -60,8 +70,8 @@ void WaitUntil(const Ready& ready) {
 // caller, after making it odd, waits until no worker is active before it writes. Both sides
 // store and then load the other's variable (sequentially consistent), so either the caller
 // sees the worker and waits, or the worker sees the odd generation and backs off: a worker never
-// runs one job's index with another's function. Workers that spun kSpin without a job sleep on
-// `wake`; the caller notifies only when one is asleep.
+// runs one job's index with another's function. Workers that spun kSpin (of their own running
+// time) without a job sleep on `wake`; the caller notifies only when one is asleep.
 struct ThreadPool::Impl {
   std::vector<std::thread> workers;
   std::mutex mutex;

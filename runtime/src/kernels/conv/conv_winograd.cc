@@ -211,6 +211,83 @@ void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Con
   }
 }
 
+WinogradSlice MakeWinogradSlice(const WinogradLayout& l, size_t rows) {
+  WinogradSlice slice;
+  slice.bytes = kSizeSaturated;
+  if (l.scratch_bytes == kSizeSaturated || l.tiles_h == 0) return slice;
+  slice.rows = std::min(std::max<size_t>(rows, 1), l.tiles_h);
+  slice.chunk_rows = std::min(slice.rows, l.band_rows);
+  const WinogradGeometry& g = l.geometry;
+  const size_t channel_floats = MulSat(l.tile, MulSat(l.tile * slice.rows + 2, g.plane_w));
+  slice.planes_floats = RoundUpSat(AddSat(MulSat(g.in_c, channel_floats), 32), 16);
+  WinogradGeometry chunk = g;
+  SetColumns(RoundUpSat(MulSat(slice.chunk_rows, g.tiles_w), 16), &chunk);
+  slice.ld = chunk.ld;
+  const size_t xis = l.alpha * l.alpha;
+  slice.v_floats = MulSat(xis, chunk.v_stride);
+  slice.m_floats = MulSat(xis, chunk.m_stride);
+  slice.bytes = RoundUpSat(
+      MulSat(AddSat(AddSat(slice.planes_floats, slice.v_floats), slice.m_floats), sizeof(float)),
+      64);
+  return slice;
+}
+
+namespace {
+
+// The column planes of tile rows [row0, row0 + rows) into `planes`, laid out as the layout's
+// but `rows`·tile + 2 plane rows per phase: plane row r holds padded row tile·row0 + r.
+// Per channel, so that x can start at the first row the planes read.
+WinogradGeometry FillSlicePlanes(const Conv2dShape& s, const WinogradLayout& l, const float* x,
+                                 size_t row0, size_t rows, float* planes) {
+  WinogradGeometry g = l.geometry;
+  g.plane_rows = l.tile * rows + 2;
+  g.channel_floats = l.tile * g.plane_rows * g.plane_w;
+  Conv2dShape part = s;  // the input rows from padded row tile·row0 on
+  const size_t first = l.tile * row0;
+  size_t skip = 0;
+  if (first >= s.pad_top) {
+    skip = std::min(first - s.pad_top, s.in_h);
+    part.pad_top = 0;
+  } else {
+    part.pad_top = s.pad_top - first;
+  }
+  part.in_h = s.in_h - skip;
+  part.in_c = part.group = 1;
+  WinogradLayout pl = l;
+  pl.geometry = g;
+  pl.planes_floats = g.channel_floats;
+  for (size_t c = 0; c < s.in_c; ++c)
+    FillColumnPlanes(part, pl, x + (c * s.in_h + skip) * s.in_w, planes + c * g.channel_floats, 0,
+                     1);
+  return g;
+}
+
+}  // namespace
+
+void WinogradSliceRows(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                       const WinogradLayout& l, const WinogradSlice& slice, const float* x,
+                       const float* u, const float* bias, Activation act, float* y,
+                       float* slice_scratch, size_t row_begin, size_t row_end) {
+  const size_t xis = l.alpha * l.alpha;
+  float* v = slice_scratch + slice.planes_floats;
+  float* m = v + slice.v_floats;
+  row_end = std::min(row_end, l.tiles_h);
+  for (size_t fill0 = row_begin; fill0 < row_end; fill0 += slice.rows) {
+    const size_t fill_rows = std::min(slice.rows, row_end - fill0);
+    WinogradGeometry in = FillSlicePlanes(s, l, x, fill0, fill_rows, slice_scratch);
+    SetColumns(slice.ld, &in);
+    WinogradGeometry out = l.geometry;
+    SetColumns(slice.ld, &out);
+    for (size_t row0 = fill0; row0 < fill0 + fill_rows; row0 += slice.chunk_rows) {
+      out.row0 = row0, out.rows = std::min(slice.chunk_rows, fill0 + fill_rows - row0);
+      in.row0 = row0 - fill0, in.rows = out.rows;
+      TransformInput(t, ct, l, in, slice_scratch, v);
+      MultiplyTiles(t, s, out, u, v, m, 0, xis);
+      TransformOutput(ct, l, out, m, bias, act, y);
+    }
+  }
+}
+
 void Conv2dWinograd(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
                     const WinogradLayout& l, const float* x, const float* u, const float* bias,
                     Activation act, float* y, float* scratch) {

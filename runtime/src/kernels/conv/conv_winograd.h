@@ -80,6 +80,26 @@ void WinogradTileRows(const KernelTable& t, const ConvKernelTable& ct, const Con
                       const float* u, const float* bias, Activation act, float* y, float* scratch,
                       size_t row_begin, size_t row_end);
 
+// Or each thread in a slice of its own (a plan of `compile --threads N`: the compiler puts slice
+// t of every such conv at one arena place, so a thread writes lines only its own cache held, op
+// after op). A slice holds the column planes of up to `rows` tile rows (and the two plane rows
+// below them) and the V and M room of chunk_rows tile rows. A thread fills its planes, then
+// transforms, multiplies and transforms back chunk by chunk, all in one parallel step. Each
+// output sums as in WinogradTileRows (whole registers of columns), so the bits do not change.
+struct WinogradSlice {
+  size_t rows = 0, chunk_rows = 0, ld = 0;
+  size_t planes_floats = 0, v_floats = 0, m_floats = 0;
+  size_t bytes = 0;  // a multiple of 64; SIZE_MAX on overflow
+};
+// The slice of tile rows per fill (at least 1, at most layout.tiles_h).
+WinogradSlice MakeWinogradSlice(const WinogradLayout& layout, size_t rows);
+// Tile rows [row_begin, row_end) in `slice_scratch` (64-byte aligned, slice.bytes), in runs of
+// slice.rows: fill, then the transforms and GEMMs.
+void WinogradSliceRows(const KernelTable& t, const ConvKernelTable& ct, const Conv2dShape& s,
+                       const WinogradLayout& layout, const WinogradSlice& slice, const float* x,
+                       const float* u, const float* bias, Activation act, float* y,
+                       float* slice_scratch, size_t row_begin, size_t row_end);
+
 // U[ξ = α·i + j][o][c] = (G g[o][c] Gᵀ)[i][j] for w [out_c][in_c][3][3], in double precision.
 // tile 2: G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]
 // tile 4: G = [¼ 0 0; −⅙ −⅙ −⅙; −⅙ ⅙ −⅙; 1⁄24 1⁄12 ⅙; 1⁄24 −1⁄12 ⅙; 0 0 1]
