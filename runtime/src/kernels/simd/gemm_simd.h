@@ -304,7 +304,7 @@ void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t 
 // GemmStoreTile for the 8-row AArch64 tile: the bias and the activation's kind are looked at
 // once per tile, not per register (with small k the per-register checks cost as much as the
 // FMAs). None, Relu and Clip are one max and one min, as in ActBatch; other activations go
-// through GemmStoreTile.
+// through GemmStoreTileActivation.
 template <class Arch, size_t NV>
 void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float* c, size_t i0,
                         size_t j0, bool last) {
@@ -314,7 +314,7 @@ void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float
     FBatch<Arch> acc[8][NV];
     for (size_t r = 0; r < 8; ++r)
       for (size_t v = 0; v < NV; ++v) acc[r][v] = vld1q_f32(raw[r][v]);
-    return GemmStoreTile<Arch, 8, NV>(p, acc, c, i0, j0, true);
+    return GemmStoreTileActivation<Arch, 8, NV>(p, acc, c + i0 * p.ldc + j0, i0, j0);
   }
   // p's fields are read into locals once: the stores to C could alias p, and GCC reloaded them.
   const size_t ldc = p.ldc;

@@ -4,6 +4,7 @@
 #include "kernels/cpu_caches.h"
 #include "kernels/simd/gemm_row_simd.h"
 #include "kernels/simd/simd_common.h"
+#include "kernels/simd/tile_regs.h"
 #if defined(__aarch64__)
 #include "kernels/simd/gemm_tile_neon64.h"
 #endif
@@ -44,35 +45,19 @@ inline void GemmStoreRows(FBatch<Arch> (&acc)[MR][NV], const float* bias_rows, f
   }
 }
 
-// Stores an MR × NV register tile at C[i0.., j0..]; the last k block adds the bias and applies
-// the activation. A bias per row (or none) with None/Relu/Clip, and every k block but the
-// last, take one straight path: min(hi, max(lo, x + b_row)) with x second as in ActBatch (a
-// NaN stays NaN); no bias is −0, None and earlier blocks clamp to (−∞, ∞). With a branch per
-// register GCC reloaded p's fields after each store (a store to C could alias p), and at
-// k = 16–32 (mobile networks' 1×1 convs, the stems) the epilogue cost as many instructions
-// as the FMAs. SiLU, Sigmoid and HardSwish with a bias per row are applied to the registers
-// as they are stored; a bias per column or another activation takes the general path
-// (ActBatchMany once per tile, through a copy of the tile).
+// The last k block's epilogue where GemmClampEpilogue does not hold: SiLU, Sigmoid and
+// HardSwish with a bias per row are applied to the registers as they are stored; a bias per
+// column or another activation takes the general path (ActBatchMany once per tile, through a
+// copy of the tile).
 template <class Arch, size_t MR, size_t NV>
-inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0,
-                          size_t j0, bool last) {
+void GemmStoreTileActivation(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c0, size_t i0,
+                             size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   static_assert(MR <= 8, "kGemmNegZeros holds 8 rows");
-  const size_t ldc = p.ldc;
-  float* c0 = c + i0 * ldc + j0;
   const ActKind kind = p.act.kind;
   const float* bias = p.bias;
-  if (!last || ((bias == nullptr || p.bias_per_row) && ActIsClamp(kind))) {
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    const float* bias_rows = last && bias != nullptr ? bias + i0 : kGemmNegZeros;
-    const bool clip = last && kind == ActKind::kClip;
-    const B lo(!last || kind == ActKind::kNone ? -kInf : clip ? p.act.alpha : 0.0f);
-    const B hi(clip ? p.act.beta : kInf);
-    GemmStoreRows<Arch>(acc, bias_rows, c0, ldc,
-                        [&](B x) { return xsimd::min(hi, xsimd::max(lo, x)); });
-    return;
-  }
+  const size_t ldc = p.ldc;
   if (bias == nullptr || p.bias_per_row) {
     const float* bias_rows = bias != nullptr ? bias + i0 : kGemmNegZeros;
     switch (kind) {
@@ -97,6 +82,39 @@ inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], floa
     for (size_t v = 0; v < NV; ++v) tile[r * NV + v].store_unaligned(c0 + r * ldc + v * W);
 }
 
+// Whether a tile's epilogue is the straight clamp path (GemmStoreTileClamp): every k block but
+// the last, and a bias per row (or none) with None/Relu/Clip.
+inline bool GemmClampEpilogue(const GemmParams& p, bool last) {
+  return !last || ((p.bias == nullptr || p.bias_per_row) && ActIsClamp(p.act.kind));
+}
+
+// Stores an MR × NV register tile at C[i0.., j0..] as min(hi, max(lo, x + b_row)), x second as
+// in ActBatch (a NaN stays NaN); no bias is −0, None and earlier k blocks clamp to (−∞, ∞).
+// With a branch per register GCC reloaded p's fields after each store (a store to C could alias
+// p), and at k = 16–32 (mobile networks' 1×1 convs, the stems) the epilogue cost as many
+// instructions as the FMAs.
+template <class Arch, size_t MR, size_t NV>
+inline void GemmStoreTileClamp(const GemmParams& p, TileRegs<FBatch<Arch>, MR * NV>& acc, float* c,
+                               size_t i0, size_t j0, bool last) {
+  using B = FBatch<Arch>;
+  static_assert(MR <= 8, "kGemmNegZeros holds 8 rows");
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const ActKind kind = p.act.kind;
+  const float* bias_rows = last && p.bias != nullptr ? p.bias + i0 : kGemmNegZeros;
+  const bool clip = last && kind == ActKind::kClip;
+  const B lo(!last || kind == ActKind::kNone ? -kInf : clip ? p.act.alpha : 0.0f);
+  const B hi(clip ? p.act.beta : kInf);
+  float* c0 = c + i0 * p.ldc + j0;
+  const size_t ldc = p.ldc;
+  Unrolled<MR>([&](auto r) EDGEFOLD_UNROLLED_BODY {
+    const B b(bias_rows[r]);
+    Unrolled<NV>([&](auto v) EDGEFOLD_UNROLLED_BODY {
+      xsimd::min(hi, xsimd::max(lo, TileReg<r * NV + v>(acc) + b))
+          .store_unaligned(c0 + r * ldc + v * B::size);
+    });
+  });
+}
+
 // Where row q of a k block's B starts for a column tile: rows[q] + col (B read in place through
 // GemmParams::b_row_offsets), or base + q·stride + col (a packed panel, or B in place): the
 // strided form costs no pointer load per k.
@@ -112,16 +130,19 @@ struct GemmBRows {
 
 // One k of a register tile: acc[r][v] += A[r, q] · B[q, v·W..].
 template <class Arch, size_t MR, size_t NV>
-inline void GemmKStep(FBatch<Arch> (&acc)[MR][NV], const float* a0, size_t lda, size_t q,
+inline void GemmKStep(TileRegs<FBatch<Arch>, MR * NV>& acc, const float* a0, size_t lda, size_t q,
                       const float* bq) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   B bv[NV];
   for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
-  for (size_t r = 0; r < MR; ++r) {
+  Unrolled<MR>([&](auto r) EDGEFOLD_UNROLLED_BODY {
     const B av(a0[r * lda + q]);
-    for (size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, bv[v], acc[r][v]);
-  }
+    Unrolled<NV>([&](auto v) EDGEFOLD_UNROLLED_BODY {
+      B& x = TileReg<r * NV + v>(acc);
+      x = xsimd::fma(av, bv[v], x);
+    });
+  });
 }
 
 // The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile, B's
@@ -129,9 +150,12 @@ inline void GemmKStep(FBatch<Arch> (&acc)[MR][NV], const float* a0, size_t lda, 
 // from the partial sum already in C; only the last adds the bias and applies the activation.
 // The k loop is unrolled by 4: its increment, compare and branch were 3 of 24 instructions per
 // k of a 6 × 2 AVX2 tile.
-template <class Arch, size_t MR, size_t NV>
-void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
-              size_t j0, size_t k0, size_t kc) {
+// kClamp: the epilogue is GemmStoreTileClamp (GemmClampEpilogue), else
+// GemmStoreTileActivation on a copy of the registers. The accumulators are TileRegs members
+// (tile_regs.h): as an array GCC kept them in memory around the k loop.
+template <class Arch, size_t MR, size_t NV, bool kClamp>
+void GemmTileWith(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
+                  size_t j0, size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
@@ -140,9 +164,10 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
   const bool zero = first && !p.accumulate;
   const float* c_in = zero ? kGemmZeros : c + i0 * p.ldc + j0;
   const size_t ld_in = zero ? 0 : p.ldc;
-  B acc[MR][NV];
-  for (size_t r = 0; r < MR; ++r)
-    for (size_t v = 0; v < NV; ++v) acc[r][v] = B::load_unaligned(c_in + r * ld_in + v * W);
+  TileRegs<B, MR * NV> acc;
+  Unrolled<MR * NV>([&](auto i) EDGEFOLD_UNROLLED_BODY {
+    TileReg<i>(acc) = B::load_unaligned(c_in + i / NV * ld_in + i % NV * W);
+  });
   const float* a0 = a + i0 * p.lda + k0;
   size_t q = 0;
 #if defined(__aarch64__)
@@ -151,8 +176,8 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
   if constexpr (W == 4 && MR * NV + MR + NV <= 32) {
     // Plain NEON registers in the loop: with the xsimd wrappers GCC spilled more accumulators.
     float32x4_t raw[MR][NV];
-    for (size_t r = 0; r < MR; ++r)
-      for (size_t v = 0; v < NV; ++v) raw[r][v] = acc[r][v];
+    Unrolled<MR * NV>([&](auto i)
+                          EDGEFOLD_UNROLLED_BODY { raw[i / NV][i % NV] = TileReg<i>(acc); });
     const float* rows[MR];
     for (size_t r = 0; r < MR; ++r) rows[r] = a0 + r * p.lda;
     for (; q + 4 <= kc; q += 4) {
@@ -163,8 +188,8 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
       GemmLaneStep<MR, NV, 2>(raw, a4, b.Row(q + 2));
       GemmLaneStep<MR, NV, 3>(raw, a4, b.Row(q + 3));
     }
-    for (size_t r = 0; r < MR; ++r)
-      for (size_t v = 0; v < NV; ++v) acc[r][v] = B(raw[r][v]);
+    Unrolled<MR * NV>([&](auto i)
+                          EDGEFOLD_UNROLLED_BODY { TileReg<i>(acc) = B(raw[i / NV][i % NV]); });
   }
 #endif
   if (b.rows == nullptr) {
@@ -175,7 +200,22 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
 #pragma GCC unroll 4
     for (; q < kc; ++q) GemmKStep<Arch, MR, NV>(acc, a0, p.lda, q, b.rows[q] + b.col);
   }
-  GemmStoreTile<Arch, MR, NV>(p, acc, c, i0, j0, last);
+  if constexpr (kClamp) {
+    GemmStoreTileClamp<Arch, MR, NV>(p, acc, c, i0, j0, last);
+  } else {
+    B tile[MR][NV];
+    Unrolled<MR * NV>([&](auto i)
+                          EDGEFOLD_UNROLLED_BODY { tile[i / NV][i % NV] = TileReg<i>(acc); });
+    GemmStoreTileActivation<Arch, MR, NV>(p, tile, c + i0 * p.ldc + j0, i0, j0);
+  }
+}
+
+template <class Arch, size_t MR, size_t NV>
+void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
+              size_t j0, size_t k0, size_t kc) {
+  if (GemmClampEpilogue(p, k0 + kc == p.k))
+    return GemmTileWith<Arch, MR, NV, true>(p, a, b, c, i0, j0, k0, kc);
+  GemmTileWith<Arch, MR, NV, false>(p, a, b, c, i0, j0, k0, kc);
 }
 
 // Columns [j0, n) of rows i0..i0+MR, one output value at a time (its own dot product over k).
