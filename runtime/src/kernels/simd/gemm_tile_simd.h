@@ -154,8 +154,8 @@ inline void GemmKStep(TileRegs<FBatch<Arch>, MR * NV>& acc, const float* a0, siz
 // GemmStoreTileActivation on a copy of the registers. The accumulators are TileRegs members
 // (tile_regs.h): as an array GCC kept them in memory around the k loop.
 template <class Arch, size_t MR, size_t NV, bool kClamp>
-void GemmTileWith(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
-                  size_t j0, size_t k0, size_t kc) {
+inline void GemmTileWith(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
+                         size_t i0, size_t j0, size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
@@ -208,14 +208,6 @@ void GemmTileWith(const GemmParams& p, const float* a, const GemmBRows& b, float
                           EDGEFOLD_UNROLLED_BODY { tile[i / NV][i % NV] = TileReg<i>(acc); });
     GemmStoreTileActivation<Arch, MR, NV>(p, tile, c + i0 * p.ldc + j0, i0, j0);
   }
-}
-
-template <class Arch, size_t MR, size_t NV>
-void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
-              size_t j0, size_t k0, size_t kc) {
-  if (GemmClampEpilogue(p, k0 + kc == p.k))
-    return GemmTileWith<Arch, MR, NV, true>(p, a, b, c, i0, j0, k0, kc);
-  GemmTileWith<Arch, MR, NV, false>(p, a, b, c, i0, j0, k0, kc);
 }
 
 // Columns [j0, n) of rows i0..i0+MR, one output value at a time (its own dot product over k).
