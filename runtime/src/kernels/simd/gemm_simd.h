@@ -320,9 +320,10 @@ void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float
   float* c0 = c + i0 * p.ldc + j0;
   const ActKind kind = p.act.kind;
   if (last && kind != ActKind::kNone && kind != ActKind::kRelu && kind != ActKind::kClip) {
-    FBatch<Arch> acc[8][NV];
-    for (size_t r = 0; r < 8; ++r)
-      for (size_t v = 0; v < NV; ++v) acc[r][v] = vld1q_f32(raw[r][v]);
+    TileRegs<FBatch<Arch>, 8 * NV> acc;
+    Unrolled<8 * NV>([&](auto i) __attribute__((always_inline)) {
+      TileReg<i>(acc) = vld1q_f32(raw[i / NV][i % NV]);
+    });
     return GemmStoreTileActivation<Arch, 8, NV>(p, acc, c + i0 * p.ldc + j0, i0, j0);
   }
   // p's fields are read into locals once: the stores to C could alias p, and GCC reloaded them.

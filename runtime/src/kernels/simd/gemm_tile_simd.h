@@ -36,22 +36,26 @@ inline constexpr float kGemmNegZeros[8] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0
 
 // C rows of a tile: f(acc + b_row) stored at c0 (row pitch ldc).
 template <class Arch, size_t MR, size_t NV, class F>
-inline void GemmStoreRows(FBatch<Arch> (&acc)[MR][NV], const float* bias_rows, float* c0,
-                          size_t ldc, F f) {
+[[gnu::always_inline]] inline void GemmStoreRows(TileRegs<FBatch<Arch>, MR * NV>& acc,
+                                                 const float* bias_rows, float* c0, size_t ldc,
+                                                 F f) {
   using B = FBatch<Arch>;
-  for (size_t r = 0; r < MR; ++r) {
+  Unrolled<MR>([&](auto r) __attribute__((always_inline)) {
     const B b(bias_rows[r]);
-    for (size_t v = 0; v < NV; ++v) f(acc[r][v] + b).store_unaligned(c0 + r * ldc + v * B::size);
-  }
+    Unrolled<NV>([&](auto v) __attribute__((always_inline)) {
+      f(TileReg<r * NV + v>(acc) + b).store_unaligned(c0 + r * ldc + v * B::size);
+    });
+  });
 }
 
 // The last k block's epilogue where GemmClampEpilogue does not hold: SiLU, Sigmoid and
-// HardSwish with a bias per row are applied to the registers as they are stored; a bias per
-// column or another activation takes the general path (ActBatchMany once per tile, through a
-// copy of the tile).
+// HardSwish with a bias per row are applied to the registers as they are stored (no copy of the
+// tile through memory); a bias per column or another activation takes the general path
+// (ActBatchMany once per tile, through a copy).
 template <class Arch, size_t MR, size_t NV>
-void GemmStoreTileActivation(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c0, size_t i0,
-                             size_t j0) {
+[[gnu::always_inline]] inline void GemmStoreTileActivation(const GemmParams& p,
+                                                           TileRegs<FBatch<Arch>, MR * NV>& acc,
+                                                           float* c0, size_t i0, size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   static_assert(MR <= 8, "kGemmNegZeros holds 8 rows");
@@ -62,21 +66,22 @@ void GemmStoreTileActivation(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], f
     const float* bias_rows = bias != nullptr ? bias + i0 : kGemmNegZeros;
     switch (kind) {
       case ActKind::kSiLU:
-        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SiluBatch<Arch>);
+        return GemmStoreRows<Arch, MR, NV>(acc, bias_rows, c0, ldc, SiluBatch<Arch>);
       case ActKind::kSigmoid:
-        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SigmoidBatch<Arch>);
+        return GemmStoreRows<Arch, MR, NV>(acc, bias_rows, c0, ldc, SigmoidBatch<Arch>);
       case ActKind::kHardSwish:
-        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, HardSwishBatch<Arch>);
+        return GemmStoreRows<Arch, MR, NV>(acc, bias_rows, c0, ldc, HardSwishBatch<Arch>);
       default:
         break;
     }
   }
   B tile[MR * NV];
-  for (size_t r = 0; r < MR; ++r)
-    for (size_t v = 0; v < NV; ++v)
-      tile[r * NV + v] = acc[r][v] + (bias == nullptr  ? B(-0.0f)
-                                      : p.bias_per_row ? B(bias[i0 + r])
-                                                       : B::load_unaligned(bias + j0 + v * W));
+  Unrolled<MR * NV>([&](auto i) __attribute__((always_inline)) {
+    const size_t r = i / NV, v = i % NV;
+    tile[i] = TileReg<i>(acc) + (bias == nullptr  ? B(-0.0f)
+                                 : p.bias_per_row ? B(bias[i0 + r])
+                                                  : B::load_unaligned(bias + j0 + v * W));
+  });
   ActBatchMany<Arch>(tile, MR * NV, p.act);
   for (size_t r = 0; r < MR; ++r)
     for (size_t v = 0; v < NV; ++v) tile[r * NV + v].store_unaligned(c0 + r * ldc + v * W);
@@ -104,15 +109,8 @@ inline void GemmStoreTileClamp(const GemmParams& p, TileRegs<FBatch<Arch>, MR * 
   const bool clip = last && kind == ActKind::kClip;
   const B lo(!last || kind == ActKind::kNone ? -kInf : clip ? p.act.alpha : 0.0f);
   const B hi(clip ? p.act.beta : kInf);
-  float* c0 = c + i0 * p.ldc + j0;
-  const size_t ldc = p.ldc;
-  Unrolled<MR>([&](auto r) EDGEFOLD_UNROLLED_BODY {
-    const B b(bias_rows[r]);
-    Unrolled<NV>([&](auto v) EDGEFOLD_UNROLLED_BODY {
-      xsimd::min(hi, xsimd::max(lo, TileReg<r * NV + v>(acc) + b))
-          .store_unaligned(c0 + r * ldc + v * B::size);
-    });
-  });
+  GemmStoreRows<Arch, MR, NV>(acc, bias_rows, c + i0 * p.ldc + j0, p.ldc,
+                              [&](B x) { return xsimd::min(hi, xsimd::max(lo, x)); });
 }
 
 // Where row q of a k block's B starts for a column tile: rows[q] + col (B read in place through
@@ -136,9 +134,9 @@ inline void GemmKStep(TileRegs<FBatch<Arch>, MR * NV>& acc, const float* a0, siz
   constexpr size_t W = B::size;
   B bv[NV];
   for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
-  Unrolled<MR>([&](auto r) EDGEFOLD_UNROLLED_BODY {
+  Unrolled<MR>([&](auto r) __attribute__((always_inline)) {
     const B av(a0[r * lda + q]);
-    Unrolled<NV>([&](auto v) EDGEFOLD_UNROLLED_BODY {
+    Unrolled<NV>([&](auto v) __attribute__((always_inline)) {
       B& x = TileReg<r * NV + v>(acc);
       x = xsimd::fma(av, bv[v], x);
     });
@@ -151,7 +149,7 @@ inline void GemmKStep(TileRegs<FBatch<Arch>, MR * NV>& acc, const float* a0, siz
 // The k loop is unrolled by 4: its increment, compare and branch were 3 of 24 instructions per
 // k of a 6 × 2 AVX2 tile.
 // kClamp: the epilogue is GemmStoreTileClamp (GemmClampEpilogue), else
-// GemmStoreTileActivation on a copy of the registers. The accumulators are TileRegs members
+// GemmStoreTileActivation. The accumulators are TileRegs members
 // (tile_regs.h): as an array GCC kept them in memory around the k loop. Inlined into the
 // column tile's loop: as a call per tile, its setup (MR row pointers of A) cost a few percent at
 // k = 16.
@@ -168,7 +166,7 @@ template <class Arch, size_t MR, size_t NV, bool kClamp>
   const float* c_in = zero ? kGemmZeros : c + i0 * p.ldc + j0;
   const size_t ld_in = zero ? 0 : p.ldc;
   TileRegs<B, MR * NV> acc;
-  Unrolled<MR * NV>([&](auto i) EDGEFOLD_UNROLLED_BODY {
+  Unrolled<MR * NV>([&](auto i) __attribute__((always_inline)) {
     TileReg<i>(acc) = B::load_unaligned(c_in + i / NV * ld_in + i % NV * W);
   });
   const float* a0 = a + i0 * p.lda + k0;
@@ -179,8 +177,9 @@ template <class Arch, size_t MR, size_t NV, bool kClamp>
   if constexpr (W == 4 && MR * NV + MR + NV <= 32) {
     // Plain NEON registers in the loop: with the xsimd wrappers GCC spilled more accumulators.
     float32x4_t raw[MR][NV];
-    Unrolled<MR * NV>([&](auto i)
-                          EDGEFOLD_UNROLLED_BODY { raw[i / NV][i % NV] = TileReg<i>(acc); });
+    Unrolled<MR * NV>([&](auto i) __attribute__((always_inline)) {
+      raw[i / NV][i % NV] = TileReg<i>(acc);
+    });
     const float* rows[MR];
     for (size_t r = 0; r < MR; ++r) rows[r] = a0 + r * p.lda;
     for (; q + 4 <= kc; q += 4) {
@@ -191,8 +190,9 @@ template <class Arch, size_t MR, size_t NV, bool kClamp>
       GemmLaneStep<MR, NV, 2>(raw, a4, b.Row(q + 2));
       GemmLaneStep<MR, NV, 3>(raw, a4, b.Row(q + 3));
     }
-    Unrolled<MR * NV>([&](auto i)
-                          EDGEFOLD_UNROLLED_BODY { TileReg<i>(acc) = B(raw[i / NV][i % NV]); });
+    Unrolled<MR * NV>([&](auto i) __attribute__((always_inline)) {
+      TileReg<i>(acc) = B(raw[i / NV][i % NV]);
+    });
   }
 #endif
   if (b.rows == nullptr) {
@@ -206,10 +206,7 @@ template <class Arch, size_t MR, size_t NV, bool kClamp>
   if constexpr (kClamp) {
     GemmStoreTileClamp<Arch, MR, NV>(p, acc, c, i0, j0, last);
   } else {
-    B tile[MR][NV];
-    Unrolled<MR * NV>([&](auto i)
-                          EDGEFOLD_UNROLLED_BODY { tile[i / NV][i % NV] = TileReg<i>(acc); });
-    GemmStoreTileActivation<Arch, MR, NV>(p, tile, c + i0 * p.ldc + j0, i0, j0);
+    GemmStoreTileActivation<Arch, MR, NV>(p, acc, c + i0 * p.ldc + j0, i0, j0);
   }
 }
 
