@@ -10,6 +10,7 @@
 // EDGEFOLD_GEMM_KM=1: each shape is also run as a pointwise conv with transposed weights
 // (the table's conv_km: m output channels in the lanes, n pixels, k input channels; what the
 // compiler plans for pointwise convs on small planes) and printed as km_ms= after it.
+// EDGEFOLD_GEMM_ACT=none|silu|sigmoid|hardswish: the activation stored with C (default relu).
 // EDGEFOLD_GEMM_COLD=1: before each timed call, 64 MiB are written (evicting every cache level)
 // and then B and C are touched again: A (the weights; Wᵀ for km_ms) comes from memory, B (the
 // input the previous op just wrote) and C from cache, as for a conv inside a network.
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "kernels/kernel_table.h"
@@ -37,6 +39,19 @@ void ColdWeights(const std::vector<float>& b, std::vector<float>& c) {
   std::fill(c.begin(), c.end(), 0.0f);
 }
 
+// The activation fused into the GEMM's store: Relu, or EDGEFOLD_GEMM_ACT=none|silu|sigmoid|
+// hardswish (the expansions of EfficientNet and MobileNetV3 store SiLU and HardSwish).
+edgefold::kernels::ActKind GemmBenchActivation() {
+  using edgefold::kernels::ActKind;
+  const char* env = std::getenv("EDGEFOLD_GEMM_ACT");
+  const std::string name = env != nullptr ? env : "relu";
+  if (name == "none") return ActKind::kNone;
+  if (name == "silu") return ActKind::kSiLU;
+  if (name == "sigmoid") return ActKind::kSigmoid;
+  if (name == "hardswish") return ActKind::kHardSwish;
+  return ActKind::kRelu;
+}
+
 double TimeGemmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, size_t k, int reps) {
   const char* cold_env = std::getenv("EDGEFOLD_GEMM_COLD");
   const bool cold = cold_env != nullptr && cold_env[0] == '1';
@@ -54,7 +69,7 @@ double TimeGemmMs(const edgefold::kernels::KernelTable& t, size_t m, size_t n, s
   p.ldc = n;
   p.bias = bias.data();
   p.bias_per_row = m > 1;  // m = 1: a fully connected layer's bias per column
-  p.act.kind = edgefold::kernels::ActKind::kRelu;
+  p.act.kind = GemmBenchActivation();
   t.gemm(p, a.data(), b.data(), c.data());  // warm-up
   std::vector<double> ms;
   for (int r = 0; r < reps; ++r) {

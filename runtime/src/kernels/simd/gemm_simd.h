@@ -218,10 +218,11 @@ size_t GemmTileRegisters(size_t j, size_t j1) {
 }
 
 // Rows [i0, i1) of one column tile of NV registers over the k block [k0, k0+kc): tiles of MR
-// rows, then 5 (after 6-row tiles) or 4, then 3/2/1.
-template <class Arch, size_t MR, size_t NV>
-void GemmColumnTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
-                    size_t i1, size_t j, size_t k0, size_t kc) {
+// rows, then 5 (after 6-row tiles) or 4, then 3/2/1. kClamp: GemmClampEpilogue, the same for
+// every tile of the k block (chosen here, not per tile, so the tiles can be inlined).
+template <class Arch, size_t MR, size_t NV, bool kClamp>
+void GemmColumnTileWith(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
+                        size_t i0, size_t i1, size_t j, size_t k0, size_t kc) {
   size_t i = i0;
   // 6-row tiles leave 1 or 2 rows as often as not: one 6 fewer turns those into 4 + 3 or 4 + 4
   // (a 1- or 2-row tile runs 2 or 4 FMA chains, far below the FMA latency × throughput).
@@ -235,22 +236,30 @@ void GemmColumnTile(const GemmParams& p, const float* a, const GemmBRows& b, flo
     if (p.prefetch_a && i + 2 * MR <= i1)
       for (size_t r = 0; r < MR; ++r)
         for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(a + (i + MR + r) * p.lda + k0 + q);
-    GemmTile<Arch, MR, NV>(p, a, b, c, i, j, k0, kc);
+    GemmTileWith<Arch, MR, NV, kClamp>(p, a, b, c, i, j, k0, kc);
   }
   if constexpr (MR == 6)
-    if (i1 - i == 5) return GemmTile<Arch, 5, NV>(p, a, b, c, i, j, k0, kc);
+    if (i1 - i == 5) return GemmTileWith<Arch, 5, NV, kClamp>(p, a, b, c, i, j, k0, kc);
   if constexpr (MR > 4)
-    for (; i + 4 <= i1; i += 4) GemmTile<Arch, 4, NV>(p, a, b, c, i, j, k0, kc);
+    for (; i + 4 <= i1; i += 4) GemmTileWith<Arch, 4, NV, kClamp>(p, a, b, c, i, j, k0, kc);
   switch (i1 - i) {
     case 3:
-      return GemmTile<Arch, 3, NV>(p, a, b, c, i, j, k0, kc);
+      return GemmTileWith<Arch, 3, NV, kClamp>(p, a, b, c, i, j, k0, kc);
     case 2:
-      return GemmTile<Arch, 2, NV>(p, a, b, c, i, j, k0, kc);
+      return GemmTileWith<Arch, 2, NV, kClamp>(p, a, b, c, i, j, k0, kc);
     case 1:
-      return GemmTile<Arch, 1, NV>(p, a, b, c, i, j, k0, kc);
+      return GemmTileWith<Arch, 1, NV, kClamp>(p, a, b, c, i, j, k0, kc);
     default:
       return;
   }
+}
+
+template <class Arch, size_t MR, size_t NV>
+void GemmColumnTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
+                    size_t i1, size_t j, size_t k0, size_t kc) {
+  if (GemmClampEpilogue(p, k0 + kc == p.k))
+    return GemmColumnTileWith<Arch, MR, NV, true>(p, a, b, c, i0, i1, j, k0, kc);
+  GemmColumnTileWith<Arch, MR, NV, false>(p, a, b, c, i0, i1, j, k0, kc);
 }
 
 template <class Arch, size_t MR>
@@ -304,17 +313,18 @@ void GemmPackPanel(const GemmParams& p, const float* b_matrix, size_t j, size_t 
 // GemmStoreTile for the 8-row AArch64 tile: the bias and the activation's kind are looked at
 // once per tile, not per register (with small k the per-register checks cost as much as the
 // FMAs). None, Relu and Clip are one max and one min, as in ActBatch; other activations go
-// through GemmStoreTile.
+// through GemmStoreTileActivation.
 template <class Arch, size_t NV>
 void GemmStoreTileNeon8(const GemmParams& p, const float (&raw)[8][NV][4], float* c, size_t i0,
                         size_t j0, bool last) {
   float* c0 = c + i0 * p.ldc + j0;
   const ActKind kind = p.act.kind;
   if (last && kind != ActKind::kNone && kind != ActKind::kRelu && kind != ActKind::kClip) {
-    FBatch<Arch> acc[8][NV];
-    for (size_t r = 0; r < 8; ++r)
-      for (size_t v = 0; v < NV; ++v) acc[r][v] = vld1q_f32(raw[r][v]);
-    return GemmStoreTile<Arch, 8, NV>(p, acc, c, i0, j0, true);
+    TileRegs<FBatch<Arch>, 8 * NV> acc;
+    Unrolled<8 * NV>([&](auto i) __attribute__((always_inline)) {
+      TileReg<i>(acc) = vld1q_f32(raw[i / NV][i % NV]);
+    });
+    return GemmStoreTileActivation<Arch, 8, NV>(p, acc, c + i0 * p.ldc + j0, i0, j0);
   }
   // p's fields are read into locals once: the stores to C could alias p, and GCC reloaded them.
   const size_t ldc = p.ldc;

@@ -4,6 +4,7 @@
 #include "kernels/cpu_caches.h"
 #include "kernels/simd/gemm_row_simd.h"
 #include "kernels/simd/simd_common.h"
+#include "kernels/simd/tile_regs.h"
 #if defined(__aarch64__)
 #include "kernels/simd/gemm_tile_neon64.h"
 #endif
@@ -35,66 +36,81 @@ inline constexpr float kGemmNegZeros[8] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0
 
 // C rows of a tile: f(acc + b_row) stored at c0 (row pitch ldc).
 template <class Arch, size_t MR, size_t NV, class F>
-inline void GemmStoreRows(FBatch<Arch> (&acc)[MR][NV], const float* bias_rows, float* c0,
-                          size_t ldc, F f) {
+[[gnu::always_inline]] inline void GemmStoreRows(TileRegs<FBatch<Arch>, MR * NV>& acc,
+                                                 const float* bias_rows, float* c0, size_t ldc,
+                                                 F f) {
   using B = FBatch<Arch>;
-  for (size_t r = 0; r < MR; ++r) {
+  Unrolled<MR>([&](auto r) __attribute__((always_inline)) {
     const B b(bias_rows[r]);
-    for (size_t v = 0; v < NV; ++v) f(acc[r][v] + b).store_unaligned(c0 + r * ldc + v * B::size);
-  }
+    Unrolled<NV>([&](auto v) __attribute__((always_inline)) {
+      f(TileReg<r * NV + v>(acc) + b).store_unaligned(c0 + r * ldc + v * B::size);
+    });
+  });
 }
 
-// Stores an MR × NV register tile at C[i0.., j0..]; the last k block adds the bias and applies
-// the activation. A bias per row (or none) with None/Relu/Clip, and every k block but the
-// last, take one straight path: min(hi, max(lo, x + b_row)) with x second as in ActBatch (a
-// NaN stays NaN); no bias is −0, None and earlier blocks clamp to (−∞, ∞). With a branch per
-// register GCC reloaded p's fields after each store (a store to C could alias p), and at
-// k = 16–32 (mobile networks' 1×1 convs, the stems) the epilogue cost as many instructions
-// as the FMAs. SiLU, Sigmoid and HardSwish with a bias per row are applied to the registers
-// as they are stored; a bias per column or another activation takes the general path
-// (ActBatchMany once per tile, through a copy of the tile).
+// The last k block's epilogue where GemmClampEpilogue does not hold: SiLU, Sigmoid and
+// HardSwish with a bias per row are applied to the registers as they are stored (no copy of the
+// tile through memory); a bias per column or another activation takes the general path
+// (ActBatchMany once per tile, through a copy).
 template <class Arch, size_t MR, size_t NV>
-inline void GemmStoreTile(const GemmParams& p, FBatch<Arch> (&acc)[MR][NV], float* c, size_t i0,
-                          size_t j0, bool last) {
+[[gnu::always_inline]] inline void GemmStoreTileActivation(const GemmParams& p,
+                                                           TileRegs<FBatch<Arch>, MR * NV>& acc,
+                                                           float* c0, size_t i0, size_t j0) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   static_assert(MR <= 8, "kGemmNegZeros holds 8 rows");
-  const size_t ldc = p.ldc;
-  float* c0 = c + i0 * ldc + j0;
   const ActKind kind = p.act.kind;
   const float* bias = p.bias;
-  if (!last || ((bias == nullptr || p.bias_per_row) && ActIsClamp(kind))) {
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    const float* bias_rows = last && bias != nullptr ? bias + i0 : kGemmNegZeros;
-    const bool clip = last && kind == ActKind::kClip;
-    const B lo(!last || kind == ActKind::kNone ? -kInf : clip ? p.act.alpha : 0.0f);
-    const B hi(clip ? p.act.beta : kInf);
-    GemmStoreRows<Arch>(acc, bias_rows, c0, ldc,
-                        [&](B x) { return xsimd::min(hi, xsimd::max(lo, x)); });
-    return;
-  }
+  const size_t ldc = p.ldc;
   if (bias == nullptr || p.bias_per_row) {
     const float* bias_rows = bias != nullptr ? bias + i0 : kGemmNegZeros;
     switch (kind) {
       case ActKind::kSiLU:
-        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SiluBatch<Arch>);
+        return GemmStoreRows<Arch, MR, NV>(acc, bias_rows, c0, ldc, SiluBatch<Arch>);
       case ActKind::kSigmoid:
-        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, SigmoidBatch<Arch>);
+        return GemmStoreRows<Arch, MR, NV>(acc, bias_rows, c0, ldc, SigmoidBatch<Arch>);
       case ActKind::kHardSwish:
-        return GemmStoreRows<Arch>(acc, bias_rows, c0, ldc, HardSwishBatch<Arch>);
+        return GemmStoreRows<Arch, MR, NV>(acc, bias_rows, c0, ldc, HardSwishBatch<Arch>);
       default:
         break;
     }
   }
   B tile[MR * NV];
-  for (size_t r = 0; r < MR; ++r)
-    for (size_t v = 0; v < NV; ++v)
-      tile[r * NV + v] = acc[r][v] + (bias == nullptr  ? B(-0.0f)
-                                      : p.bias_per_row ? B(bias[i0 + r])
-                                                       : B::load_unaligned(bias + j0 + v * W));
+  Unrolled<MR * NV>([&](auto i) __attribute__((always_inline)) {
+    const size_t r = i / NV, v = i % NV;
+    tile[i] = TileReg<i>(acc) + (bias == nullptr  ? B(-0.0f)
+                                 : p.bias_per_row ? B(bias[i0 + r])
+                                                  : B::load_unaligned(bias + j0 + v * W));
+  });
   ActBatchMany<Arch>(tile, MR * NV, p.act);
   for (size_t r = 0; r < MR; ++r)
     for (size_t v = 0; v < NV; ++v) tile[r * NV + v].store_unaligned(c0 + r * ldc + v * W);
+}
+
+// Whether a tile's epilogue is the straight clamp path (GemmStoreTileClamp): every k block but
+// the last, and a bias per row (or none) with None/Relu/Clip.
+inline bool GemmClampEpilogue(const GemmParams& p, bool last) {
+  return !last || ((p.bias == nullptr || p.bias_per_row) && ActIsClamp(p.act.kind));
+}
+
+// Stores an MR × NV register tile at C[i0.., j0..] as min(hi, max(lo, x + b_row)), x second as
+// in ActBatch (a NaN stays NaN); no bias is −0, None and earlier k blocks clamp to (−∞, ∞).
+// With a branch per register GCC reloaded p's fields after each store (a store to C could alias
+// p), and at k = 16–32 (mobile networks' 1×1 convs, the stems) the epilogue cost as many
+// instructions as the FMAs.
+template <class Arch, size_t MR, size_t NV>
+inline void GemmStoreTileClamp(const GemmParams& p, TileRegs<FBatch<Arch>, MR * NV>& acc, float* c,
+                               size_t i0, size_t j0, bool last) {
+  using B = FBatch<Arch>;
+  static_assert(MR <= 8, "kGemmNegZeros holds 8 rows");
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const ActKind kind = p.act.kind;
+  const float* bias_rows = last && p.bias != nullptr ? p.bias + i0 : kGemmNegZeros;
+  const bool clip = last && kind == ActKind::kClip;
+  const B lo(!last || kind == ActKind::kNone ? -kInf : clip ? p.act.alpha : 0.0f);
+  const B hi(clip ? p.act.beta : kInf);
+  GemmStoreRows<Arch, MR, NV>(acc, bias_rows, c + i0 * p.ldc + j0, p.ldc,
+                              [&](B x) { return xsimd::min(hi, xsimd::max(lo, x)); });
 }
 
 // Where row q of a k block's B starts for a column tile: rows[q] + col (B read in place through
@@ -112,16 +128,19 @@ struct GemmBRows {
 
 // One k of a register tile: acc[r][v] += A[r, q] · B[q, v·W..].
 template <class Arch, size_t MR, size_t NV>
-inline void GemmKStep(FBatch<Arch> (&acc)[MR][NV], const float* a0, size_t lda, size_t q,
+inline void GemmKStep(TileRegs<FBatch<Arch>, MR * NV>& acc, const float* a0, size_t lda, size_t q,
                       const float* bq) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   B bv[NV];
   for (size_t v = 0; v < NV; ++v) bv[v] = B::load_unaligned(bq + v * W);
-  for (size_t r = 0; r < MR; ++r) {
+  Unrolled<MR>([&](auto r) __attribute__((always_inline)) {
     const B av(a0[r * lda + q]);
-    for (size_t v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(av, bv[v], acc[r][v]);
-  }
+    Unrolled<NV>([&](auto v) __attribute__((always_inline)) {
+      B& x = TileReg<r * NV + v>(acc);
+      x = xsimd::fma(av, bv[v], x);
+    });
+  });
 }
 
 // The k range [k0, k0+kc) of C[i0..i0+MR, j0..j0+NV·W) in a full MR × NV register tile, B's
@@ -129,9 +148,15 @@ inline void GemmKStep(FBatch<Arch> (&acc)[MR][NV], const float* a0, size_t lda, 
 // from the partial sum already in C; only the last adds the bias and applies the activation.
 // The k loop is unrolled by 4: its increment, compare and branch were 3 of 24 instructions per
 // k of a 6 × 2 AVX2 tile.
-template <class Arch, size_t MR, size_t NV>
-void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c, size_t i0,
-              size_t j0, size_t k0, size_t kc) {
+// kClamp: the epilogue is GemmStoreTileClamp (GemmClampEpilogue), else
+// GemmStoreTileActivation. The accumulators are TileRegs members
+// (tile_regs.h): as an array GCC kept them in memory around the k loop. Inlined into the
+// column tile's loop: as a call per tile, its setup (MR row pointers of A) cost a few percent at
+// k = 16.
+template <class Arch, size_t MR, size_t NV, bool kClamp>
+[[gnu::always_inline]] inline void GemmTileWith(const GemmParams& p, const float* a,
+                                                const GemmBRows& b, float* c, size_t i0, size_t j0,
+                                                size_t k0, size_t kc) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   const bool first = k0 == 0, last = k0 + kc == p.k;
@@ -140,9 +165,10 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
   const bool zero = first && !p.accumulate;
   const float* c_in = zero ? kGemmZeros : c + i0 * p.ldc + j0;
   const size_t ld_in = zero ? 0 : p.ldc;
-  B acc[MR][NV];
-  for (size_t r = 0; r < MR; ++r)
-    for (size_t v = 0; v < NV; ++v) acc[r][v] = B::load_unaligned(c_in + r * ld_in + v * W);
+  TileRegs<B, MR * NV> acc;
+  Unrolled<MR * NV>([&](auto i) __attribute__((always_inline)) {
+    TileReg<i>(acc) = B::load_unaligned(c_in + i / NV * ld_in + i % NV * W);
+  });
   const float* a0 = a + i0 * p.lda + k0;
   size_t q = 0;
 #if defined(__aarch64__)
@@ -151,8 +177,9 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
   if constexpr (W == 4 && MR * NV + MR + NV <= 32) {
     // Plain NEON registers in the loop: with the xsimd wrappers GCC spilled more accumulators.
     float32x4_t raw[MR][NV];
-    for (size_t r = 0; r < MR; ++r)
-      for (size_t v = 0; v < NV; ++v) raw[r][v] = acc[r][v];
+    Unrolled<MR * NV>([&](auto i) __attribute__((always_inline)) {
+      raw[i / NV][i % NV] = TileReg<i>(acc);
+    });
     const float* rows[MR];
     for (size_t r = 0; r < MR; ++r) rows[r] = a0 + r * p.lda;
     for (; q + 4 <= kc; q += 4) {
@@ -163,8 +190,9 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
       GemmLaneStep<MR, NV, 2>(raw, a4, b.Row(q + 2));
       GemmLaneStep<MR, NV, 3>(raw, a4, b.Row(q + 3));
     }
-    for (size_t r = 0; r < MR; ++r)
-      for (size_t v = 0; v < NV; ++v) acc[r][v] = B(raw[r][v]);
+    Unrolled<MR * NV>([&](auto i) __attribute__((always_inline)) {
+      TileReg<i>(acc) = B(raw[i / NV][i % NV]);
+    });
   }
 #endif
   if (b.rows == nullptr) {
@@ -175,7 +203,11 @@ void GemmTile(const GemmParams& p, const float* a, const GemmBRows& b, float* c,
 #pragma GCC unroll 4
     for (; q < kc; ++q) GemmKStep<Arch, MR, NV>(acc, a0, p.lda, q, b.rows[q] + b.col);
   }
-  GemmStoreTile<Arch, MR, NV>(p, acc, c, i0, j0, last);
+  if constexpr (kClamp) {
+    GemmStoreTileClamp<Arch, MR, NV>(p, acc, c, i0, j0, last);
+  } else {
+    GemmStoreTileActivation<Arch, MR, NV>(p, acc, c + i0 * p.ldc + j0, i0, j0);
+  }
 }
 
 // Columns [j0, n) of rows i0..i0+MR, one output value at a time (its own dot product over k).
