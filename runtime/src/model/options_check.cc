@@ -56,6 +56,8 @@ bool CheckWindowOp(const fb::Operator* op, const Fail& fail) {
       if (!CheckWindow(o->kernel(), o->strides(), o->dilations(), o->pads()) || o->group() < 1)
         return fail("conv kernel/strides/dilations need 2 positive values, pads 4, group >= 1");
       if (static_cast<int>(o->packing()) > 3) return fail("unknown weight packing");
+      if (static_cast<int>(o->input_layout()) > 1 || static_cast<int>(o->output_layout()) > 1)
+        return fail("unknown activation layout");
       return (CheckActivation(o->activation()) && CheckActivation(o->expand_activation())) ||
              fail("unknown activation");
     }
