@@ -138,8 +138,7 @@ constexpr bool kKmPairs = FBatch<Arch>::size < 16 && !kManyVectorRegisters<Arch>
 template <class Arch>
 constexpr bool kKmPairs = false;
 #endif
-template <class Arch>
-constexpr size_t kKmPairPixels = kManyVectorRegisters<Arch> ? 12 : 6;
+constexpr size_t kKmPairPixels = 6;
 
 // Channels [o0, o0 + 2·W) of pixels [j0, j0 + N) of the single row; lanes [lane_lo, lane_hi) of
 // the 2·W are stored.
@@ -190,14 +189,13 @@ void ConvKmPairBlockOf(size_t n, const ConvKmParams& p, const float* wt, const f
 template <class Arch, bool XHwc>
 void ConvKmPointwisePairs(const ConvKmParams& p, const float* wt, const float* x, float* y) {
   constexpr size_t C = 2 * FBatch<Arch>::size;
-  constexpr size_t kPixels = kKmPairPixels<Arch>;
-  const size_t chunks = (p.out_w + kPixels - 1) / kPixels;
+  const size_t chunks = (p.out_w + kKmPairPixels - 1) / kKmPairPixels;
   const size_t per_chunk = chunks > 0 ? (p.out_w + chunks - 1) / chunks : 0;
   for (size_t o = p.o_begin; o < p.o_end; o += C) {
     const size_t o0 = std::min(o, p.out_c - C);
     const size_t lane_lo = o - o0, lane_hi = std::min(p.o_end, o0 + C) - o0;
     for (size_t j0 = 0; j0 < p.out_w; j0 += per_chunk)
-      ConvKmPairBlockOf<Arch, kPixels, XHwc>(std::min(per_chunk, p.out_w - j0), p, wt, x, y, o0, j0,
+      ConvKmPairBlockOf<Arch, kKmPairPixels, XHwc>(std::min(per_chunk, p.out_w - j0), p, wt, x, y, o0, j0,
                                              lane_lo, lane_hi);
     o = o0;  // next block starts at o0 + C
   }
