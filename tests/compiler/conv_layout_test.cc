@@ -18,9 +18,7 @@ constexpr auto kNhwc = fb::ActivationLayout::NHWC;
 struct OpLayout {
   fb::ActivationLayout x, y;
   fb::WeightPacking packing;
-  bool operator==(const OpLayout& o) const {
-    return x == o.x && y == o.y && packing == o.packing;
-  }
+  bool operator==(const OpLayout& o) const { return x == o.x && y == o.y && packing == o.packing; }
 };
 std::ostream& operator<<(std::ostream& os, const OpLayout& l) {
   return os << "{x " << static_cast<int>(l.x) << ", y " << static_cast<int>(l.y) << ", packing "

@@ -75,8 +75,7 @@ bool ReadersOf(const ir::Graph& g, const std::string& t, std::vector<const ir::N
 bool DepthwiseHwc(const ir::Graph& g, const ir::Node& n) {
   const auto s = PlainConv2d(g, n);
   if (!s || s->group != s->in_c || s->out_c != s->in_c || s->in_c < 16 || !Undilated(*s) ||
-      s->kh != s->kw || (s->kh != 3 && s->kh != 5) || s->stride_h != s->stride_w ||
-      s->stride_h > 2)
+      s->kh != s->kw || (s->kh != 3 && s->kh != 5) || s->stride_h != s->stride_w || s->stride_h > 2)
     return false;
   const std::string& x = n.inputs[0];
   const std::string& y = n.outputs[0];
@@ -114,7 +113,6 @@ kernels::Conv2dShape ConvShape(const std::vector<int64_t>& xs, const std::vector
   return s;
 }
 
-
 // Group-1 convs whose weights are stored Wᵀ [Cin, kh, kw, Cout] (WeightPacking Transposed): the
 // runtime puts 16 output channels in an AVX-512 register and needs neither im2col nor phase
 // planes (bench/README.md, "MLPerf Tiny networks at one thread"). At least 16 output channels
@@ -145,7 +143,6 @@ bool TransposedPays(const kernels::Conv2dShape& s) {
          s.out_w >= 5 && s.out_h * s.out_w <= 1024 && weight_bytes <= 128 * 1024;
 }
 
-
 ConvLayout ConvLayoutOf(const ir::Graph& g, const ir::Node& n) {
   ConvLayout layout;
   if (n.op != "Conv" || n.inputs.empty() || n.outputs.empty()) return layout;
@@ -153,8 +150,8 @@ ConvLayout ConvLayoutOf(const ir::Graph& g, const ir::Node& n) {
   const int producer = g.ProducerOf(n.inputs[0]);
   layout.x_hwc = producer >= 0 && DepthwiseHwc(g, g.nodes[static_cast<size_t>(producer)]);
   std::vector<const ir::Node*> readers;
-  layout.y_hwc = ReadersOf(g, n.outputs[0], &readers) && readers.size() == 1 &&
-                 DepthwiseHwc(g, *readers[0]);
+  layout.y_hwc =
+      ReadersOf(g, n.outputs[0], &readers) && readers.size() == 1 && DepthwiseHwc(g, *readers[0]);
   return layout;
 }
 

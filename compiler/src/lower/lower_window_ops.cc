@@ -141,9 +141,8 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
                                 : ConvLayout{};
   opt.input_layout = layout.x_hwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
   opt.output_layout = layout.y_hwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
-  const bool transposed =
-      tile == 0 && xs.size() == 4 && ctx.transposed_weights() && n.In(3).empty() &&
-      (TransposedPays(s) || layout.x_hwc || layout.y_hwc);
+  const bool transposed = tile == 0 && xs.size() == 4 && ctx.transposed_weights() &&
+                          n.In(3).empty() && (TransposedPays(s) || layout.x_hwc || layout.y_hwc);
   const int weights = ConvWeights(ctx, n, s, ws, tile, transposed, &opt);
   const bool winograd = tile != 0;
   // Input 3, the channel scale of passes/fuse_channel_scale.cc: W'[o, c] = W[o, c]·s[c] per run.

@@ -38,11 +38,13 @@ Status PrepareDepthwiseHwc(OpContext& ctx, const kernels::Conv2dShape& s) {
   if (s.group != s.in_c || s.out_c != s.in_c || ctx.input(0).rank != 4 || w.rank != 4 ||
       w.shape[0] != 1 || static_cast<size_t>(w.shape[1]) != s.kh ||
       static_cast<size_t>(w.shape[2]) != s.kw || static_cast<size_t>(w.shape[3]) != s.out_c)
-    return ctx.Fail(Status::kShapeMismatch,
-                    "a grouped conv with transposed weights must be depthwise with W [1, kh, kw, C]");
+    return ctx.Fail(
+        Status::kShapeMismatch,
+        "a grouped conv with transposed weights must be depthwise with W [1, kh, kw, C]");
   if (!o.x_hwc || !o.y_hwc)
-    return ctx.Fail(Status::kInvalidModel,
-                    "a depthwise conv with transposed weights reads and writes NHWC (both layouts)");
+    return ctx.Fail(
+        Status::kInvalidModel,
+        "a depthwise conv with transposed weights reads and writes NHWC (both layouts)");
   ConvPrepared& p = SetPrepared(ctx, s, ConvPath::kTransposed, false);
   if (p.conv->conv2d_depthwise_hwc == nullptr)
     return ctx.Fail(Status::kUnsupportedOp,
@@ -96,14 +98,13 @@ void RunDepthwiseHwc(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
   const size_t lanes = std::max<size_t>(1, ctx.k.simd_floats);
   const size_t in_image = s.in_c * s.in_h * s.in_w, out_image = s.out_c * s.out_h * s.out_w;
   for (size_t n = 0; n < p.batch; ++n)
-    ForEachRowRange(ctx.parallel, s.out_c, s.out_h * s.out_w * s.kh * s.kw, lanes,
-                    [&](size_t c0, size_t c1) {
-                      kernels::DepthwiseHwcParams dp;
-                      dp.s = s, dp.c_begin = c0, dp.c_end = c1;
-                      dp.bias = io.bias, dp.act = ctx.op.options.conv.act;
-                      p.conv->conv2d_depthwise_hwc(dp, io.x + n * in_image, io.w,
-                                                   io.y + n * out_image);
-                    });
+    ForEachRowRange(
+        ctx.parallel, s.out_c, s.out_h * s.out_w * s.kh * s.kw, lanes, [&](size_t c0, size_t c1) {
+          kernels::DepthwiseHwcParams dp;
+          dp.s = s, dp.c_begin = c0, dp.c_end = c1;
+          dp.bias = io.bias, dp.act = ctx.op.options.conv.act;
+          p.conv->conv2d_depthwise_hwc(dp, io.x + n * in_image, io.w, io.y + n * out_image);
+        });
 }
 
 // Each task takes whole registers of output channels (the kernel's sums do not depend on it).

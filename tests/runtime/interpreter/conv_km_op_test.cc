@@ -154,9 +154,9 @@ TEST(ConvTransposedWeightsOp, ChannelsInnermost) {
       PointwiseConv c;
       c.h = 25, c.w = 5, c.cin = 40, c.cout = 37, c.x_nhwc = x_nhwc, c.y_nhwc = y_nhwc;
       const Built b = Build(c);
-      ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5,
-                             "pointwise x_nhwc " + std::to_string(x_nhwc) + " y_nhwc " +
-                                 std::to_string(y_nhwc));
+      ExpectOutputOnEveryIsa(
+          b.model, {b.x}, b.want, 2e-5,
+          "pointwise x_nhwc " + std::to_string(x_nhwc) + " y_nhwc " + std::to_string(y_nhwc));
     }
   PointwiseConv strided;
   strided.kernel = 3, strided.stride = 2, strided.h = 9, strided.w = 17, strided.y_nhwc = true;
@@ -172,8 +172,8 @@ TEST(ConvTransposedWeightsOp, ChannelsInnermost) {
     c.x_nhwc = c.y_nhwc = true, c.scratch_bytes = 0;
     const Built b = Build(c);
     ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5,
-                           "depthwise " + std::to_string(d.k) + "x" + std::to_string(d.k) +
-                               " on " + std::to_string(d.h) + "x" + std::to_string(d.w));
+                           "depthwise " + std::to_string(d.k) + "x" + std::to_string(d.k) + " on " +
+                               std::to_string(d.h) + "x" + std::to_string(d.w));
   }
 }
 

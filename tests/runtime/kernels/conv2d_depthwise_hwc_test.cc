@@ -61,8 +61,14 @@ class DepthwiseHwcTest : public KernelTest {
 TEST_P(DepthwiseHwcTest, ChannelTailsAndPlanes) {
   const size_t w = W();
   for (size_t c : {size_t{1}, w > 1 ? w - 1 : 2, w, w + 1, 2 * w + 3, size_t{37}, size_t{64}})
-    for (const auto& hw : {std::pair<size_t, size_t>{1, 1}, {1, 9}, {9, 1}, {25, 5}, {7, 7},
-                           {3, 3}, {13, 17}, {2, 30}})
+    for (const auto& hw : {std::pair<size_t, size_t>{1, 1},
+                           {1, 9},
+                           {9, 1},
+                           {25, 5},
+                           {7, 7},
+                           {3, 3},
+                           {13, 17},
+                           {2, 30}})
       ASSERT_TRUE(Check({c, hw.first, hw.second}));
 }
 
@@ -74,9 +80,9 @@ TEST_P(DepthwiseHwcTest, WindowsStridesAndPadding) {
         for (const auto& hw : {std::pair<size_t, size_t>{5, 5}, {25, 5}, {12, 12}, {7, 20}})
           ASSERT_TRUE(Check({c, hw.first, hw.second, k, stride, pad}));
   ASSERT_TRUE(Check({c, 12, 12, 3, 2, 0, 1, true, {}, 1}));  // padding only at the end (TF SAME)
-  ASSERT_TRUE(Check({c, 12, 12, 3, 1, 1, 2}));                // dilated: the reference
-  ASSERT_TRUE(Check({c, 12, 12, 7, 1, 3}));                   // 7 × 7: the reference
-  ASSERT_TRUE(Check({c, 12, 12, 3, 3, 1}));                   // stride 3: the reference
+  ASSERT_TRUE(Check({c, 12, 12, 3, 1, 1, 2}));               // dilated: the reference
+  ASSERT_TRUE(Check({c, 12, 12, 7, 1, 3}));                  // 7 × 7: the reference
+  ASSERT_TRUE(Check({c, 12, 12, 3, 3, 1}));                  // stride 3: the reference
 }
 
 TEST_P(DepthwiseHwcTest, NoBiasAndActivations) {

@@ -13,8 +13,10 @@ namespace edgefold::kernels::scalar {
 
 const KernelTable kTable = ScalarCoreTable(&GemmTiled, &ref::Pool2d);
 
-const ConvKernelTable kConvTable = {&Conv2dDepthwiseClipped, &ref::Winograd23Input,
-                                    &ref::Winograd23Output, &ref::Winograd43Input,
+const ConvKernelTable kConvTable = {&Conv2dDepthwiseClipped,
+                                    &ref::Winograd23Input,
+                                    &ref::Winograd23Output,
+                                    &ref::Winograd43Input,
                                     &ref::Winograd43Output,
 #if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'  // no NHWC on Cortex-M
                                     nullptr};

@@ -30,8 +30,8 @@ void ConvKm(const ConvKmParams& p, const float* wt, const float* x, float* y) {
         for (size_t c = 0; c < p.in_c; ++c)
           for (size_t r = 0; r < p.kh; ++r)
             for (size_t t = 0; t < p.kw; ++t, w += p.out_c) {
-              const size_t pixel = (oh * p.stride_h + r * p.dilation_h) * p.x_w +
-                                   ow * p.stride_w + t * p.dilation_w;
+              const size_t pixel =
+                  (oh * p.stride_h + r * p.dilation_h) * p.x_w + ow * p.stride_w + t * p.dilation_w;
               acc += *w * x[p.x_hwc ? pixel * p.in_c + c : c * p.x_h * p.x_w + pixel];
             }
         const size_t out_pixel = oh * p.out_w + ow;

@@ -53,8 +53,8 @@ void DwHwcBlock(const DepthwiseHwcParams& p, const float* const* xp, const float
 #pragma GCC unroll 8
       for (size_t t = 0; t < KW; ++t)  // output i reads column q = i·SW + t
         if (q >= t && (q - t) % SW == 0 && (q - t) / SW < N)
-          acc[(q - t) / SW] = xsimd::fma(xv, B::load_unaligned(w + (r * KW + t) * cs + c0),
-                                         acc[(q - t) / SW]);
+          acc[(q - t) / SW] =
+              xsimd::fma(xv, B::load_unaligned(w + (r * KW + t) * cs + c0), acc[(q - t) / SW]);
     }
   }
   if (lane_lo == 0 && lane_hi == W) {
@@ -83,10 +83,10 @@ void DwHwcPixels(const DepthwiseHwcParams& p, const float* x, const float* w, co
     const bool row_in = ih >= 0 && ih < static_cast<long>(s.in_h);
     for (size_t q = 0; q < kCols; ++q) {
       const long iw = iw0 + static_cast<long>(q);
-      xp[r * kCols + q] = row_in && iw >= 0 && iw < static_cast<long>(s.in_w)
-                              ? x + (static_cast<size_t>(ih) * s.in_w + static_cast<size_t>(iw)) *
-                                        s.in_c
-                              : zeros;
+      xp[r * kCols + q] =
+          row_in && iw >= 0 && iw < static_cast<long>(s.in_w)
+              ? x + (static_cast<size_t>(ih) * s.in_w + static_cast<size_t>(iw)) * s.in_c
+              : zeros;
     }
   }
   float* yp = y + (oh * s.out_w + j0) * s.out_c;

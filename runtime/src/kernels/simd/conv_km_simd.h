@@ -30,8 +30,8 @@ constexpr size_t ConvKmMaxPixels() {
 // Lanes [lane_lo, lane_hi) of tmp[i] (channels o0 + lane of pixel j + i) into y, NCHW or
 // channels innermost.
 template <size_t N, size_t C>
-void ConvKmStoreLanes(const ConvKmParams& p, const float (*tmp)[C], float* y, size_t o0,
-                      size_t j, size_t lane_lo, size_t lane_hi) {
+void ConvKmStoreLanes(const ConvKmParams& p, const float (*tmp)[C], float* y, size_t o0, size_t j,
+                      size_t lane_lo, size_t lane_hi) {
   if (p.y_hwc) {
     for (size_t i = 0; i < N; ++i)
       for (size_t l = lane_lo; l < lane_hi; ++l) y[(j + i) * p.out_c + o0 + l] = tmp[i][l];
@@ -195,8 +195,8 @@ void ConvKmPointwisePairs(const ConvKmParams& p, const float* wt, const float* x
     const size_t o0 = std::min(o, p.out_c - C);
     const size_t lane_lo = o - o0, lane_hi = std::min(p.o_end, o0 + C) - o0;
     for (size_t j0 = 0; j0 < p.out_w; j0 += per_chunk)
-      ConvKmPairBlockOf<Arch, kKmPairPixels, XHwc>(std::min(per_chunk, p.out_w - j0), p, wt, x, y, o0, j0,
-                                             lane_lo, lane_hi);
+      ConvKmPairBlockOf<Arch, kKmPairPixels, XHwc>(std::min(per_chunk, p.out_w - j0), p, wt, x, y,
+                                                   o0, j0, lane_lo, lane_hi);
     o = o0;  // next block starts at o0 + C
   }
 }

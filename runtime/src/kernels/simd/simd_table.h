@@ -45,9 +45,9 @@ constexpr KernelTable MakeCoreTable(const char* name, Isa isa) {
 
 template <class Arch>
 constexpr ConvKernelTable MakeConvTable() {
-  return ConvKernelTable{&Conv2dDepthwise<Arch>, &Winograd23Input<Arch>, &Winograd23Output<Arch>,
-                         &Winograd43Input<Arch>, &Winograd43Output<Arch>,
-                         &Conv2dDepthwiseHwc<Arch>};
+  return ConvKernelTable{&Conv2dDepthwise<Arch>,  &Winograd23Input<Arch>,
+                         &Winograd23Output<Arch>, &Winograd43Input<Arch>,
+                         &Winograd43Output<Arch>, &Conv2dDepthwiseHwc<Arch>};
 }
 
 template <class Arch>
