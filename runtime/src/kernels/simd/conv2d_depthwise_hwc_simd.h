@@ -15,6 +15,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 
 #include "kernels/reference.h"
 #include "kernels/simd/simd_common.h"
@@ -34,9 +35,9 @@ constexpr size_t kDwHwcMaxChannels = 2048;
 // stored. xp[r·kCols + q]: the input pixel under window row r and column q of the block (the
 // zero pixel outside the image: the tap adds an exact 0, w being finite), read at + c0. No
 // branch between the multiply-adds (with them GCC kept the accumulators in memory).
-template <class Arch, size_t KH, size_t KW, size_t SW, size_t N>
-void DwHwcBlock(const DepthwiseHwcParams& p, const float* const* xp, const float* w, float* yp,
-                size_t c0, size_t lane_lo, size_t lane_hi) {
+template <class Arch, size_t KH, size_t KW, size_t SW, size_t N, bool kClamp>
+void DwHwcBlock(const DepthwiseHwcParams& p, const float* const* xp, const float* w,
+                const float* bounds, float* yp, size_t c0, size_t lane_lo, size_t lane_hi) {
   using B = FBatch<Arch>;
   constexpr size_t W = B::size;
   constexpr size_t kCols = (N - 1) * SW + KW;  // input columns the block's windows cover
@@ -57,14 +58,21 @@ void DwHwcBlock(const DepthwiseHwcParams& p, const float* const* xp, const float
               xsimd::fma(xv, B::load_unaligned(w + (r * KW + t) * cs + c0), acc[(q - t) / SW]);
     }
   }
+  if constexpr (kClamp) {  // None, Relu, Clip: max then min with the bounds (ActBatch's values)
+    const B lo = B::load_unaligned(bounds), hi = B::load_unaligned(bounds + W);
+#pragma GCC unroll 16
+    for (size_t i = 0; i < N; ++i) acc[i] = xsimd::min(hi, xsimd::max(lo, acc[i]));
+  } else {
+    for (size_t i = 0; i < N; ++i) acc[i] = ActBatchOther<Arch>(acc[i], p.act);
+  }
   if (lane_lo == 0 && lane_hi == W) {
 #pragma GCC unroll 16
-    for (size_t i = 0; i < N; ++i) ActBatch<Arch>(acc[i], p.act).store_unaligned(yp + i * cs + c0);
+    for (size_t i = 0; i < N; ++i) acc[i].store_unaligned(yp + i * cs + c0);
     return;
   }
   alignas(64) float tmp[W];
   for (size_t i = 0; i < N; ++i) {
-    ActBatch<Arch>(acc[i], p.act).store_aligned(tmp);
+    acc[i].store_aligned(tmp);
     for (size_t l = lane_lo; l < lane_hi; ++l) yp[i * cs + c0 + l] = tmp[l];
   }
 }
@@ -72,7 +80,7 @@ void DwHwcBlock(const DepthwiseHwcParams& p, const float* const* xp, const float
 // Pixels [j0, j0 + N) of output row oh, every channel block of [c_begin, c_end).
 template <class Arch, size_t KH, size_t KW, size_t SW, size_t N>
 void DwHwcPixels(const DepthwiseHwcParams& p, const float* x, const float* w, const float* zeros,
-                 float* y, size_t oh, size_t j0) {
+                 const float* bounds, float* y, size_t oh, size_t j0) {
   constexpr size_t W = FBatch<Arch>::size;
   constexpr size_t kCols = (N - 1) * SW + KW;
   const Conv2dShape& s = p.s;
@@ -92,18 +100,22 @@ void DwHwcPixels(const DepthwiseHwcParams& p, const float* x, const float* w, co
   float* yp = y + (oh * s.out_w + j0) * s.out_c;
   for (size_t c = p.c_begin; c < p.c_end; c += W) {
     const size_t c0 = std::min(c, s.out_c - W);  // the last block overlaps the one before
-    DwHwcBlock<Arch, KH, KW, SW, N>(p, xp, w, yp, c0, c - c0, std::min(p.c_end, c0 + W) - c0);
+    const size_t lane_hi = std::min(p.c_end, c0 + W) - c0;
+    if (bounds != nullptr)
+      DwHwcBlock<Arch, KH, KW, SW, N, true>(p, xp, w, bounds, yp, c0, c - c0, lane_hi);
+    else
+      DwHwcBlock<Arch, KH, KW, SW, N, false>(p, xp, w, bounds, yp, c0, c - c0, lane_hi);
     c = c0;  // next block starts at c0 + W
   }
 }
 
 template <class Arch, size_t KH, size_t KW, size_t SW, size_t N>
 void DwHwcPixelsOf(size_t n, const DepthwiseHwcParams& p, const float* x, const float* w,
-                   const float* zeros, float* y, size_t oh, size_t j0) {
+                   const float* zeros, const float* bounds, float* y, size_t oh, size_t j0) {
   if constexpr (N > 1) {
-    if (n < N) return DwHwcPixelsOf<Arch, KH, KW, SW, N - 1>(n, p, x, w, zeros, y, oh, j0);
+    if (n < N) return DwHwcPixelsOf<Arch, KH, KW, SW, N - 1>(n, p, x, w, zeros, bounds, y, oh, j0);
   }
-  DwHwcPixels<Arch, KH, KW, SW, N>(p, x, w, zeros, y, oh, j0);
+  DwHwcPixels<Arch, KH, KW, SW, N>(p, x, w, zeros, bounds, y, oh, j0);
 }
 
 template <class Arch, size_t KH, size_t KW, size_t SW>
@@ -112,13 +124,24 @@ void DwHwcImage(const DepthwiseHwcParams& p, const float* x, const float* w, flo
   const Conv2dShape& s = p.s;
   alignas(64) float zeros[kDwHwcMaxChannels];
   std::fill(zeros, zeros + s.in_c, 0.0f);
+  // None, Relu and Clip as a clamp to [lo, hi]: bounds = lo in W lanes, then hi.
+  constexpr size_t W = FBatch<Arch>::size;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const ActKind kind = p.act.kind;
+  const bool clamp = kind == ActKind::kNone || kind == ActKind::kRelu || kind == ActKind::kClip;
+  alignas(64) float bounds[2 * W];
+  std::fill(bounds, bounds + W,
+            kind == ActKind::kRelu   ? 0.0f
+            : kind == ActKind::kClip ? p.act.alpha
+                                     : -kInf);
+  std::fill(bounds + W, bounds + 2 * W, kind == ActKind::kClip ? p.act.beta : kInf);
   // Pixel chunks of a row of near-equal size (12 → 2 × 6, not 8 + 4).
   const size_t chunks = (s.out_w + kMax - 1) / kMax;
   const size_t per_chunk = (s.out_w + chunks - 1) / chunks;
   for (size_t oh = 0; oh < s.out_h; ++oh)
     for (size_t j0 = 0; j0 < s.out_w; j0 += per_chunk)
-      DwHwcPixelsOf<Arch, KH, KW, SW, kMax>(std::min(per_chunk, s.out_w - j0), p, x, w, zeros, y,
-                                            oh, j0);
+      DwHwcPixelsOf<Arch, KH, KW, SW, kMax>(std::min(per_chunk, s.out_w - j0), p, x, w, zeros,
+                                            clamp ? bounds : nullptr, y, oh, j0);
 }
 
 template <class Arch>
