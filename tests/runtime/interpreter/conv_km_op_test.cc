@@ -208,6 +208,42 @@ TEST(ConvTransposedWeightsOp, RefusesBadModels) {
   ExpectRefused(small_scratch, "scratch bytes");
 }
 
+// Two pointwise convs whose layouts disagree on the tensor between them: refused by the load
+// (model/layout_check.h), naming the reader.
+std::vector<uint8_t> TwoPointwiseConvs(bool first_writes_nhwc, bool second_reads_nhwc) {
+  EfbBuilder e;
+  const int xi = e.AddInput("x", {1, 21, 3, 5});
+  const int w1 = e.AddConstant("w1", {21, 1, 1, 37}, RandomVector(21 * 37, 4, -1, 1));
+  const int w2 = e.AddConstant("w2", {37, 1, 1, 16}, RandomVector(37 * 16, 5, -1, 1));
+  const int ti = e.AddTensor("t", {1, 37, 3, 5});
+  const int yi = e.AddTensor("y", {1, 16, 3, 5});
+  const auto options = [](bool x_nhwc, bool y_nhwc) {
+    fb::ConvOptionsT o;
+    o.kernel = {1, 1}, o.strides = {1, 1}, o.dilations = {1, 1}, o.pads = {0, 0, 0, 0};
+    o.packing = fb::WeightPacking::Transposed;
+    o.input_layout = x_nhwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
+    o.output_layout = y_nhwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
+    fb::OpOptionsUnion u;
+    u.Set(std::move(o));
+    return u;
+  };
+  e.AddOp(fb::OpType::Conv, "first", {xi, w1, -1}, {ti}, options(false, first_writes_nhwc), 0);
+  e.AddOp(fb::OpType::Conv, "second", {ti, w2, -1}, {yi}, options(second_reads_nhwc, false), 0);
+  e.AddOutput(yi);
+  return e.Finish();
+}
+
+TEST(ConvTransposedWeightsOp, RefusesLayoutsThatDisagree) {
+  const std::vector<float> x = RandomVector(21 * 15, 6, -1, 1);
+  ExpectRefusedNaming(TwoPointwiseConvs(false, true), {x}, "second", "written NCHW");
+  ExpectRefusedNaming(TwoPointwiseConvs(true, false), {x}, "second", "written NHWC");
+  for (const bool nhwc : {false, true}) {  // agreeing: both layouts give the same values
+    const RunResult r = RunModel(TwoPointwiseConvs(nhwc, nhwc), {x}, Isa::kAuto);
+    ASSERT_EQ(r.status, Status::kOk) << r.log;
+    EXPECT_EQ(r.outputs, RunModel(TwoPointwiseConvs(false, false), {x}, Isa::kAuto).outputs);
+  }
+}
+
 // Registered with only the plain paths (OpResolver::AddConvPlain) or the expansion, Conv refuses
 // transposed weights by name; AddConvWinograd (weights in another layout) computes the bits
 // AddConv (every schedule) computes.
