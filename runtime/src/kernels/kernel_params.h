@@ -3,6 +3,15 @@
 #include <cstddef>
 #include <cstdint>
 
+// NHWC tensors (the compiler's ActivationLayout) exist on hosted builds only: Cortex-M firmwares
+// compile their models with --no-transposed-weights, and their loads refuse NHWC (the flash of
+// the reads and checks stays out of their budgets).
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define EDGEFOLD_NHWC 0
+#else
+#define EDGEFOLD_NHWC 1
+#endif
+
 namespace edgefold::kernels {
 
 enum class ActKind : uint8_t {

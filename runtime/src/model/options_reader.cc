@@ -40,8 +40,8 @@ void ReadWindowOp(const fb::Operator* op, OpOptions* out) {
       out->conv.act = ToActivation(o->activation());
       out->conv.packing = static_cast<WeightPacking>(o->packing());
       out->conv.expand_act = ToActivation(o->expand_activation());
-      out->conv.x_hwc = o->input_layout() == fb::ActivationLayout::NHWC;
-      out->conv.y_hwc = o->output_layout() == fb::ActivationLayout::NHWC;
+      out->conv.x_hwc = EDGEFOLD_NHWC && o->input_layout() == fb::ActivationLayout::NHWC;
+      out->conv.y_hwc = EDGEFOLD_NHWC && o->output_layout() == fb::ActivationLayout::NHWC;
       break;
     }
     case fb::OpType::ConvTranspose: {  // same window fields as Conv; packing is always the GEMM's A

@@ -134,7 +134,7 @@ Status PrepareWith(OpContext& ctx, const ConvSchedules& k) {
     return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
   if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
   const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
-  if ((o.x_hwc || o.y_hwc) &&
+  if (EDGEFOLD_NHWC && (o.x_hwc || o.y_hwc) &&
       (o.packing != WeightPacking::kTransposed || ctx.has_input(3) || ctx.has_input(4)))
     return ctx.Fail(Status::kInvalidModel,
                     "an NHWC input or output needs transposed weights and no fused input");

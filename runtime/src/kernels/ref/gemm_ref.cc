@@ -32,10 +32,11 @@ void ConvKm(const ConvKmParams& p, const float* wt, const float* x, float* y) {
             for (size_t t = 0; t < p.kw; ++t, w += p.out_c) {
               const size_t pixel =
                   (oh * p.stride_h + r * p.dilation_h) * p.x_w + ow * p.stride_w + t * p.dilation_w;
-              acc += *w * x[p.x_hwc ? pixel * p.in_c + c : c * p.x_h * p.x_w + pixel];
+              acc +=
+                  *w * x[EDGEFOLD_NHWC && p.x_hwc ? pixel * p.in_c + c : c * p.x_h * p.x_w + pixel];
             }
         const size_t out_pixel = oh * p.out_w + ow;
-        y[p.y_hwc ? out_pixel * p.out_c + o : o * p.out_h * p.out_w + out_pixel] =
+        y[EDGEFOLD_NHWC && p.y_hwc ? out_pixel * p.out_c + o : o * p.out_h * p.out_w + out_pixel] =
             ApplyActivation(acc, p.act);
       }
 }
