@@ -12,12 +12,11 @@ namespace edgefold::compiler {
 namespace {
 using testing::OnnxBuilder;
 
-constexpr auto kNchw = fb::ActivationLayout::NCHW;
-constexpr auto kNhwc = fb::ActivationLayout::NHWC;
+constexpr bool kNchw = false, kNhwc = true;
 
 struct OpLayout {
-  fb::ActivationLayout x, y;
-  fb::WeightPacking packing;
+  bool x, y;                  // NHWC
+  fb::WeightPacking packing;  // Transposed for each NHWC form
   bool operator==(const OpLayout& o) const { return x == o.x && y == o.y && packing == o.packing; }
 };
 std::ostream& operator<<(std::ostream& os, const OpLayout& l) {
@@ -31,8 +30,12 @@ std::vector<OpLayout> ConvLayouts(const CompileResult& r) {
   const fb::Model* m = testing::ModelOf(r.model);
   for (const fb::Operator* op : *m->operators())
     if (op->type() == fb::OpType::Conv) {
-      const fb::ConvOptions* o = op->options_as_ConvOptions();
-      v.push_back({o->input_layout(), o->output_layout(), o->packing()});
+      const fb::WeightPacking p = op->options_as_ConvOptions()->packing();
+      const bool x =
+          p == fb::WeightPacking::TransposedNhwcIn || p == fb::WeightPacking::TransposedNhwc;
+      const bool y =
+          p == fb::WeightPacking::TransposedNhwcOut || p == fb::WeightPacking::TransposedNhwc;
+      v.push_back({x, y, x || y ? fb::WeightPacking::Transposed : p});
     }
   return v;
 }

@@ -139,11 +139,13 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const ConvLayout layout = tile == 0 && xs.size() == 4 && ctx.transposed_weights()
                                 ? ConvLayoutOf(ctx.graph(), n)
                                 : ConvLayout{};
-  opt.input_layout = layout.x_hwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
-  opt.output_layout = layout.y_hwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
   const bool transposed = tile == 0 && xs.size() == 4 && ctx.transposed_weights() &&
                           n.In(3).empty() && (TransposedPays(s) || layout.x_hwc || layout.y_hwc);
   const int weights = ConvWeights(ctx, n, s, ws, tile, transposed, &opt);
+  if (layout.x_hwc || layout.y_hwc)
+    opt.packing = layout.x_hwc && layout.y_hwc ? fb::WeightPacking::TransposedNhwc
+                  : layout.x_hwc               ? fb::WeightPacking::TransposedNhwcIn
+                                               : fb::WeightPacking::TransposedNhwcOut;
   const bool winograd = tile != 0;
   // Input 3, the channel scale of passes/fuse_channel_scale.cc: W'[o, c] = W[o, c]·s[c] per run.
   const int scale = n.In(3).empty() ? -1 : ctx.Tensor(n, n.In(3));

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-// NHWC tensors (the compiler's ActivationLayout) exist on hosted builds only: Cortex-M firmwares
+// NHWC tensors (the compiler's TransposedNhwc* packings) exist on hosted builds only: Cortex-M firmwares
 // compile their models with --no-transposed-weights, and their loads refuse NHWC (the flash of
 // the reads and checks stays out of their budgets).
 #if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
@@ -70,7 +70,7 @@ struct StridedCopyParams {
 // for o ∈ [o_begin, o_end), x [in_c][x_h][x_w], y [out_c][out_h][out_w] dense; bias may be
 // nullptr; stride_w 1 or 2. A pointwise conv is a 1 × pixels plane. Output channels go in the
 // lanes (an output register is one pixel of W channels), so narrow planes waste no lanes.
-// Channels innermost (the compiler's ActivationLayout NHWC): x_hwc reads x as
+// Channels innermost (the compiler's NHWC tensors): x_hwc reads x as
 // [x_h][x_w][in_c] (pointwise convs only in the SIMD tables), y_hwc writes y as
 // [out_h][out_w][out_c] (each register stored whole, no transposition).
 struct ConvKmParams {

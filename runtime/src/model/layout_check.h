@@ -1,4 +1,4 @@
-// NHWC tensors (ConvOptions input_layout / output_layout, docs/model-format.md): between two
+// NHWC tensors (the packings TransposedNhwc*, docs/model-format.md): between two
 // ops, the writer and every reader agree. A tensor a Conv writes NHWC is read only by Convs
 // that read NHWC, as their X; a Conv that reads NHWC from another op reads a Conv's NHWC
 // output. Shapes alone cannot tell the two layouts apart, so a model that mixes them would run

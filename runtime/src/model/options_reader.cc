@@ -38,10 +38,12 @@ void ReadWindowOp(const fb::Operator* op, OpOptions* out) {
                  out->conv.strides, out->conv.dilations, out->conv.pads);
       out->conv.group = o->group();
       out->conv.act = ToActivation(o->activation());
-      out->conv.packing = static_cast<WeightPacking>(o->packing());
+      // The NHWC forms of Transposed: the packing, and the layouts apart (EDGEFOLD_NHWC).
+      const int packing = static_cast<int>(o->packing());
+      out->conv.packing = static_cast<WeightPacking>(packing > 3 ? 3 : packing);
+      out->conv.x_hwc = EDGEFOLD_NHWC && packing >= 5;
+      out->conv.y_hwc = EDGEFOLD_NHWC && (packing == 4 || packing == 6);
       out->conv.expand_act = ToActivation(o->expand_activation());
-      out->conv.x_hwc = EDGEFOLD_NHWC && o->input_layout() == fb::ActivationLayout::NHWC;
-      out->conv.y_hwc = EDGEFOLD_NHWC && o->output_layout() == fb::ActivationLayout::NHWC;
       break;
     }
     case fb::OpType::ConvTranspose: {  // same window fields as Conv; packing is always the GEMM's A

@@ -24,10 +24,18 @@ struct PointwiseConv {
   int kh = 0, kw = 0;                                // a kh × kw window instead of kernel²
   std::vector<int> pads;                             // top, left, bottom, right; empty: k / 2
   int group = 1;                                     // cin: depthwise (NHWC); 2 is refused
-  bool x_nhwc = false, y_nhwc = false;               // ActivationLayout NHWC
+  bool x_nhwc = false, y_nhwc = false;               // the NHWC forms of Transposed
   int64_t scratch_bytes = -1;                        // -1: ConvKmScratchBytes
   bool bias = true;
 };
+
+// Transposed, or its form with X, Y or both NHWC.
+fb::WeightPacking NhwcPacking(bool x_nhwc, bool y_nhwc) {
+  return x_nhwc && y_nhwc ? fb::WeightPacking::TransposedNhwc
+         : x_nhwc         ? fb::WeightPacking::TransposedNhwcIn
+         : y_nhwc         ? fb::WeightPacking::TransposedNhwcOut
+                          : fb::WeightPacking::Transposed;
+}
 
 struct Built {
   std::vector<uint8_t> model;
@@ -60,9 +68,7 @@ Built Build(const PointwiseConv& c) {
   o.dilations = {1, 1};
   o.pads = {pads[0], pads[1], pads[2], pads[3]};
   o.group = c.group;
-  o.packing = fb::WeightPacking::Transposed;
-  o.input_layout = c.x_nhwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
-  o.output_layout = c.y_nhwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
+  o.packing = NhwcPacking(c.x_nhwc, c.y_nhwc);
   o.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Relu));
   fb::OpOptionsUnion opts;
   opts.Set(std::move(o));
@@ -220,9 +226,7 @@ std::vector<uint8_t> TwoPointwiseConvs(bool first_writes_nhwc, bool second_reads
   const auto options = [](bool x_nhwc, bool y_nhwc) {
     fb::ConvOptionsT o;
     o.kernel = {1, 1}, o.strides = {1, 1}, o.dilations = {1, 1}, o.pads = {0, 0, 0, 0};
-    o.packing = fb::WeightPacking::Transposed;
-    o.input_layout = x_nhwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
-    o.output_layout = y_nhwc ? fb::ActivationLayout::NHWC : fb::ActivationLayout::NCHW;
+    o.packing = NhwcPacking(x_nhwc, y_nhwc);
     fb::OpOptionsUnion u;
     u.Set(std::move(o));
     return u;
