@@ -7,7 +7,9 @@
 // path's; 3×3 stride-1 convs whose weights the compiler
 // stored in the Winograd domain run kernels/conv/conv_winograd.h; pointwise convs whose weights it
 // stored transposed (Wᵀ [Cin, kh, kw, Cout]: pointwise convs on planes of few pixels, stride-2
-// convs of small networks) the core table's conv_km (conv_km.cc).
+// convs of small networks) the core table's conv_km (conv_km.cc); with the NHWC forms of that
+// packing X and/or Y lie channels innermost, and a depthwise conv (Wᵀ [1, kh, kw, C]) runs the
+// conv table's NHWC kernel (conv_km.cc).
 // Inputs 4 and 5 (depthwise convs only): a pointwise expansion the compiler fused in, t =
 // expand_act(We·x + be), computed band by band into scratch (kernels/conv/conv_expand.h).
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
