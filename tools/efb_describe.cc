@@ -35,8 +35,14 @@ std::string Window(const flatbuffers::Vector<int32_t>* kernel,
 
 std::string Details(const fb::Operator& op) {
   if (auto* o = op.options_as_ConvOptions()) {
+    const fb::WeightPacking packing = o->packing();
+    const bool x_nhwc = packing == fb::WeightPacking::TransposedNhwcIn ||
+                        packing == fb::WeightPacking::TransposedNhwc;
+    const bool y_nhwc = packing == fb::WeightPacking::TransposedNhwcOut ||
+                        packing == fb::WeightPacking::TransposedNhwc;
     return Window(o->kernel(), o->strides(), o->pads()) + " d" + IntList(o->dilations(), "x") +
-           " g" + std::to_string(o->group());
+           " g" + std::to_string(o->group()) + (x_nhwc ? " in NHWC" : "") +
+           (y_nhwc ? " out NHWC" : "");
   }
   if (auto* o = op.options_as_ConvTransposeOptions()) {
     return Window(o->kernel(), o->strides(), o->pads()) + " d" + IntList(o->dilations(), "x") +

@@ -203,7 +203,7 @@ void CountWinogradConvs(const Built& built, CompileReport* r) {
     const fb::WeightPacking packing = op.options.AsConvOptions()->packing;
     r->winograd_convs +=
         packing == fb::WeightPacking::Winograd2x3 || packing == fb::WeightPacking::Winograd4x3;
-    r->transposed_convs += packing == fb::WeightPacking::Transposed;
+    r->transposed_convs += packing >= fb::WeightPacking::Transposed;  // and its NHWC forms
     r->winograd43_convs += packing == fb::WeightPacking::Winograd4x3;
   }
 }

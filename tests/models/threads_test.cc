@@ -465,6 +465,46 @@ TEST(Threads, SevenBySevenTransposedExpansionsAreBitIdentical) {
   ExpectSameOnEveryIsa(r.model, NormalInput(9, 160 * 7 * 7), 24 * 7 * 7, 1);
 }
 
+// NHWC depthwise chains (compiler lower/conv_layout.cc): a 3×3 stride-2 conv with transposed
+// weights writing 40 channels (not a multiple of any register width) channels innermost, a 3×3
+// depthwise conv on 25 × 5, a pointwise 40 → 48, a 5×5 stride-2 depthwise conv and a pointwise
+// conv writing NCHW: threads take ranges of channels (whole registers) of every one of them.
+onnx::ModelProto DepthwiseChainNet() {
+  std::mt19937 gen(11);
+  const auto values = [&](size_t n) { return UniformWeights(gen, n); };
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 3, 50, 10});
+  b.Init("w0", {40, 3, 3, 3}, values(40 * 27)).Init("b0", {40}, values(40));
+  b.Init("w1", {40, 1, 3, 3}, values(40 * 9)).Init("b1", {40}, values(40));
+  b.Init("w2", {48, 40, 1, 1}, values(48 * 40));
+  b.Init("w3", {48, 1, 5, 5}, values(48 * 25));
+  b.Init("w4", {24, 48, 1, 1}, values(24 * 48));
+  onnx::NodeProto& first = b.Node("Conv", {"x", "w0", "b0"}, {"c0"}, "first");
+  testing::SetInts(first, "strides", {2, 2});
+  testing::SetInts(first, "pads", {1, 1, 1, 1});
+  b.Node("Relu", {"c0"}, {"r0"}, "relu0");
+  onnx::NodeProto& dw1 = b.Node("Conv", {"r0", "w1", "b1"}, {"c1"}, "dw1");
+  testing::SetInts(dw1, "pads", {1, 1, 1, 1});
+  testing::SetInt(dw1, "group", 40);
+  b.Node("Relu", {"c1"}, {"r1"}, "relu1");
+  b.Node("Conv", {"r1", "w2"}, {"c2"}, "pw2");
+  onnx::NodeProto& dw3 = b.Node("Conv", {"c2", "w3"}, {"c3"}, "dw3");
+  testing::SetInts(dw3, "pads", {2, 2, 2, 2});
+  testing::SetInts(dw3, "strides", {2, 2});
+  testing::SetInt(dw3, "group", 48);
+  b.Node("Conv", {"c3", "w4"}, {"y"}, "pw4");
+  b.Output("y");
+  return b.model();
+}
+
+TEST(Threads, NhwcDepthwiseChainsAreBitIdentical) {
+  const compiler::CompileResult r =
+      compiler::CompileModel(DepthwiseChainNet(), compiler::CompileOptions());
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.report.transposed_convs, 5);  // every conv: the depthwise ones run NHWC
+  ExpectSameOnEveryIsa(r.model, NormalInput(3, 3 * 50 * 10), 24 * 13 * 3, 3);
+}
+
 // Grouped convs that are not depthwise, with group counts that 2, 3 and 4 threads do not all
 // divide: 3 groups on a 20² plane (phase planes), 6 groups at stride 3, 6 groups of 32 channels
 // on 7² (im2col: a small plane and a deep reduction) and a pointwise conv of 8 groups (no

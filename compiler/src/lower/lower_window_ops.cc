@@ -1,5 +1,6 @@
 // Conv, MaxPool/AveragePool, GlobalAveragePool/GlobalMaxPool.
 #include "lower/lower_context.h"
+#include "lower/conv_layout.h"
 #include "lower/spatial.h"
 #include "kernels/conv/conv_expand.h"
 #include "kernels/conv/conv_winograd.h"
@@ -10,10 +11,6 @@ namespace {
 
 std::vector<int32_t> Pair(const ir::Node& n, int64_t a, int64_t b) {
   return {ToInt32(n, a, "window"), ToInt32(n, b, "window")};
-}
-
-size_t Spatial(const std::vector<int64_t>& s, size_t i) {
-  return s.size() == 4 ? s[2 + i] : (i == 0 ? 1 : s[2]);
 }
 
 // Winograd pays when the GEMMs are wide enough to hide the input and output transforms: from 16
@@ -44,36 +41,6 @@ size_t WinogradTileFor(const kernels::Conv2dShape& s, WinogradMode mode, size_t 
   return (s.in_c >= 64 && s.out_c >= 64) || whole_registers ? 4 : 2;
 }
 
-// Group-1 convs whose weights are stored Wᵀ [Cin, kh, kw, Cout] (WeightPacking Transposed): the
-// runtime puts 16 output channels in an AVX-512 register and needs neither im2col nor phase
-// planes (bench/README.md, "MLPerf Tiny networks at one thread"). At least 16 output channels
-// (one whole AVX-512 register), and either
-// - pointwise over fewer than 49 pixels (6² and smaller), where a GEMM over the pixels fills 9 of
-//   16 lanes on a 3² plane (256 × 9 × 256 twice as fast); or
-// - pointwise over 49 pixels (7², the 224² networks' last stages) that at least doubles 160 to
-//   320 channels: MobileNetV2's 160 → 960 expansions and 320 → 1280 head, EfficientNet-B0's
-//   320 → 1280 head ran faster so inside the network. Each of the 4 pixel blocks reads a
-//   16-channel strip of Wᵀ, in_c rows of 64 bytes: 7² projections (960 → 160) and ShuffleNetV2's
-//   464 → 1024 head ran slower, and with fewer input channels (MobileNetV3-small's 96 → 576) the
-//   GEMM was as fast or faster (bench/README.md, "224² networks at one thread"). Those stay
-//   GEMMs; or
-// - stride 2 in both axes with at least 16 taps (Cin·kh·kw), output rows at least 5 wide, at
-//   most 32² outputs and 128 KiB of weights (ResNet-8's 32² → 16² and 16² → 8² 3×3 convs, whose
-//   phase GEMMs ran one 16- or 8-column register per output row; DS-CNN's 10×4 first layer, an
-//   im2col of 40 rows of 125 columns before); the weights stay in L2 while every row block
-//   streams them. Not 1×1 stride-2 convs: copying the padded input and the transposing stores
-//   cost more than their few taps gain.
-bool TransposedPays(const kernels::Conv2dShape& s) {
-  if (s.group != 1 || s.out_c < 16) return false;
-  if (kernels::ConvIsPointwise(s))
-    return s.dilation_h == 1 && s.dilation_w == 1 &&
-           (s.out_h * s.out_w < 49 ||
-            (s.out_h * s.out_w == 49 && 2 * s.in_c <= s.out_c && s.in_c >= 160 && s.in_c <= 320));
-  const size_t weight_bytes = s.in_c * s.kh * s.kw * s.out_c * sizeof(float);
-  return s.stride_h == 2 && s.stride_w == 2 && s.kh * s.kw > 1 && s.in_c * s.kh * s.kw >= 16 &&
-         s.out_w >= 5 && s.out_h * s.out_w <= 1024 && weight_bytes <= 128 * 1024;
-}
-
 // The window fields of a Conv's options and the kernels' shape of it (x [N, C, H, W] or [N, C, L]).
 fb::ConvOptionsT ConvWindowOptions(const ir::Node& n, const Window2d& win, int64_t group) {
   fb::ConvOptionsT opt;
@@ -85,27 +52,6 @@ fb::ConvOptionsT ConvWindowOptions(const ir::Node& n, const Window2d& win, int64
   opt.group = ToInt32(n, group, "group");
   opt.activation = ToFbActivation(n.act);
   return opt;
-}
-
-kernels::Conv2dShape ConvShape(const std::vector<int64_t>& xs, const std::vector<int64_t>& ys,
-                               const Window2d& win, int64_t group) {
-  kernels::Conv2dShape s;
-  s.in_c = xs[1];
-  s.in_h = Spatial(xs, 0);
-  s.in_w = Spatial(xs, 1);
-  s.out_c = ys[1];
-  s.out_h = Spatial(ys, 0);
-  s.out_w = Spatial(ys, 1);
-  s.kh = win.kh;
-  s.kw = win.kw;
-  s.stride_h = win.sh;
-  s.stride_w = win.sw;
-  s.dilation_h = win.dh;
-  s.dilation_w = win.dw;
-  s.pad_top = win.top;
-  s.pad_left = win.left;
-  s.group = group;
-  return s;
 }
 
 // A depthwise Conv with a fused pointwise expansion (passes/fuse_expansion.cc): inputs [x, W, B,
@@ -147,7 +93,8 @@ int ConvWeights(LowerContext& ctx, const ir::Node& n, const kernels::Conv2dShape
                 fb::ConvOptionsT* opt) {
   const ir::Tensor& w_ir = ctx.Ir(n, 1);
   if (transposed) {
-    const size_t taps = s.in_c * s.kh * s.kw;  // W is [Cout, Cin, kh, kw]: row o, column q
+    // W is [Cout, Cin/group, kh, kw]: row o, column q (a depthwise conv's Wᵀ is [1, kh, kw, C])
+    const size_t taps = static_cast<size_t>(ws[1]) * s.kh * s.kw;
     std::vector<float> wt(taps * s.out_c);
     for (size_t o = 0; o < s.out_c; ++o)
       for (size_t q = 0; q < taps; ++q)
@@ -188,9 +135,17 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   const size_t tile =
       xs.size() == 4 ? WinogradTileFor(s, ctx.winograd(), ctx.winograd_min_channels()) : 0;
   // Not under a fused channel scale (input 3): its W' = W·diag(s) is computed from plain W.
+  // NHWC tensors only between transposed-weight convs (conv_layout.h).
+  const ConvLayout layout = tile == 0 && xs.size() == 4 && ctx.transposed_weights()
+                                ? ConvLayoutOf(ctx.graph(), n)
+                                : ConvLayout{};
   const bool transposed = tile == 0 && xs.size() == 4 && ctx.transposed_weights() &&
-                          n.In(3).empty() && TransposedPays(s);
+                          n.In(3).empty() && (TransposedPays(s) || layout.x_hwc || layout.y_hwc);
   const int weights = ConvWeights(ctx, n, s, ws, tile, transposed, &opt);
+  if (layout.x_hwc || layout.y_hwc)
+    opt.packing = layout.x_hwc && layout.y_hwc ? fb::WeightPacking::TransposedNhwc
+                  : layout.x_hwc               ? fb::WeightPacking::TransposedNhwcIn
+                                               : fb::WeightPacking::TransposedNhwcOut;
   const bool winograd = tile != 0;
   // Input 3, the channel scale of passes/fuse_channel_scale.cc: W'[o, c] = W[o, c]·s[c] per run.
   const int scale = n.In(3).empty() ? -1 : ctx.Tensor(n, n.In(3));
@@ -203,7 +158,7 @@ void LowerConv(LowerContext& ctx, const ir::Node& n) {
   fb::OperatorT& op = ctx.AddOp(fb::OpType::Conv, n, std::move(inputs), {y});
   op.options.Set(std::move(opt));
   op.scratch_bytes = winograd     ? kernels::MakeWinogradLayout(s, tile).scratch_bytes
-                     : transposed ? kernels::ConvKmScratchBytes(s)
+                     : transposed ? (group == 1 ? kernels::ConvKmScratchBytes(s) : 0)
                      : scale >= 0 ? kernels::ConvChannelScaleScratchBytes(s)
                                   : kernels::ConvScratchBytes(s);
 }

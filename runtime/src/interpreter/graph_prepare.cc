@@ -1,6 +1,7 @@
 #include "interpreter/graph_prepare.h"
 
 #include "model/dataflow_check.h"
+#include "model/layout_check.h"
 
 namespace edgefold::internal {
 namespace {
@@ -74,6 +75,7 @@ Status PrepareGraph(const GraphTables& g, const kernels::KernelTable& level_only
                     const OpResolver* resolver, ErrorReporter& errors,
                     const kernels::KernelTable** kernels) {
   EDGEFOLD_RETURN_IF_ERROR(CheckDataflow(g.summary, g.tensors, g.ops, errors));
+  if (EDGEFOLD_NHWC) EDGEFOLD_RETURN_IF_ERROR(CheckLayouts(g.summary, g.tensors, g.ops, errors));
   const OpResolver& ops = (resolver != nullptr) ? *resolver : DefaultOpResolver();
   *kernels = &level_only;
   for (size_t i = 0; i < g.summary.num_ops; ++i) {

@@ -24,6 +24,12 @@ struct ConvKernelTable {
   void (*winograd43_input)(const WinogradGeometry& g, const float* planes, float* v);
   void (*winograd43_output)(const WinogradGeometry& g, const float* m, const float* bias,
                             Activation act, float* y);
+
+  // Depthwise conv of one image with channels innermost (DepthwiseHwcParams): the compiler's
+  // NHWC tensors between transposed-weight convs and depthwise convs. nullptr on the Cortex-M
+  // entries (their models are compiled without transposed weights, so never NHWC).
+  void (*conv2d_depthwise_hwc)(const DepthwiseHwcParams& p, const float* x, const float* w,
+                               float* y);
 };
 
 #define EDGEFOLD_DECLARE_CONV(ns, level, parent, tables, name, present) \

@@ -3,6 +3,15 @@
 #include <cstddef>
 #include <cstdint>
 
+// NHWC tensors (the compiler's TransposedNhwc* packings) exist on hosted builds only: Cortex-M firmwares
+// compile their models with --no-transposed-weights, and their loads refuse NHWC (the flash of
+// the reads and checks stays out of their budgets).
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define EDGEFOLD_NHWC 0
+#else
+#define EDGEFOLD_NHWC 1
+#endif
+
 namespace edgefold::kernels {
 
 enum class ActKind : uint8_t {
@@ -61,6 +70,9 @@ struct StridedCopyParams {
 // for o ∈ [o_begin, o_end), x [in_c][x_h][x_w], y [out_c][out_h][out_w] dense; bias may be
 // nullptr; stride_w 1 or 2. A pointwise conv is a 1 × pixels plane. Output channels go in the
 // lanes (an output register is one pixel of W channels), so narrow planes waste no lanes.
+// Channels innermost (the compiler's NHWC tensors): x_hwc reads x as
+// [x_h][x_w][in_c] (pointwise convs only in the SIMD tables), y_hwc writes y as
+// [out_h][out_w][out_c] (each register stored whole, no transposition).
 struct ConvKmParams {
   size_t in_c = 0, out_c = 0;
   size_t kh = 1, kw = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
@@ -68,6 +80,7 @@ struct ConvKmParams {
   size_t o_begin = 0, o_end = 0;
   const float* bias = nullptr;
   Activation act;
+  bool x_hwc = false, y_hwc = false;
 };
 
 // C[m×n] = act(A[m×k] · B[k×n] + bias)   (row-major, leading dimensions in elements)
@@ -107,6 +120,18 @@ struct Conv2dShape {
   // Floats from one channel's plane to the next in x and y; 0 = in_h·in_w / out_h·out_w (dense).
   // Only the float depthwise kernels read them (a band of rows of a larger plane, ops/conv.cc).
   size_t x_plane = 0, y_plane = 0;
+};
+
+// A depthwise conv (group == in_c == out_c) of one image with channels innermost:
+//   y[oh][ow][c] = act(bias[c] + Σ_{r,t} wt[r][t][c]·x[oh·sh − pt + r·dh][ow·sw − pl + t·dw][c])
+// for c ∈ [c_begin, c_end) (taps outside the image skipped, the sum from the bias in (r, t)
+// order), x [in_h][in_w][in_c], y [out_h][out_w][out_c], wt [kh][kw][c] (the compiler's
+// Transposed packing of a depthwise conv); bias may be nullptr.
+struct DepthwiseHwcParams {
+  Conv2dShape s;  // x_plane, y_plane unused
+  size_t c_begin = 0, c_end = 0;
+  const float* bias = nullptr;
+  Activation act;
 };
 
 inline size_t ConvXPlane(const Conv2dShape& s) {

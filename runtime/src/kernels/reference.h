@@ -20,6 +20,7 @@ void StridedCopy(const StridedCopyParams& p, const float* src, float* dst);
 void StridedCopyS8(const StridedCopyParams& p, const int8_t* src, int8_t* dst);
 void Conv2dDepthwise(const Conv2dShape& s, const float* x, const float* w, const float* bias,
                      Activation act, float* y);
+void Conv2dDepthwiseHwc(const DepthwiseHwcParams& p, const float* x, const float* w, float* y);
 void ChannelAffine(const float* x, const float* scale, const float* shift, float* y,
                    size_t channels, size_t spatial, Activation act);
 void BatchnormInference(const float* x, const float* gamma, const float* beta, const float* mean,

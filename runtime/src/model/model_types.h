@@ -47,6 +47,7 @@ struct ConvOptions {
   kernels::Activation act;
   WeightPacking packing;
   kernels::Activation expand_act;  // inputs 4, 5: the fused pointwise expansion's activation
+  bool x_hwc, y_hwc;               // X, Y channels innermost (the NHWC forms of Transposed packing)
 };
 struct PoolOptions {
   kernels::PoolKind kind;

@@ -55,7 +55,9 @@ bool CheckWindowOp(const fb::Operator* op, const Fail& fail) {
       const auto* o = op->options_as_ConvOptions();
       if (!CheckWindow(o->kernel(), o->strides(), o->dilations(), o->pads()) || o->group() < 1)
         return fail("conv kernel/strides/dilations need 2 positive values, pads 4, group >= 1");
-      if (static_cast<int>(o->packing()) > 3) return fail("unknown weight packing");
+      // The NHWC packings only on hosted builds (kernels/kernel_params.h, EDGEFOLD_NHWC).
+      if (static_cast<int>(o->packing()) > (EDGEFOLD_NHWC ? 6 : 3))
+        return fail("unknown weight packing");
       return (CheckActivation(o->activation()) && CheckActivation(o->expand_activation())) ||
              fail("unknown activation");
     }

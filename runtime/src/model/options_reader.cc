@@ -29,6 +29,15 @@ void CopyWindow(const IntVec* kernel, const IntVec* strides, const IntVec* dilat
   for (int i = 0; i < 4; ++i) p[i] = pads->Get(i);
 }
 
+// The NHWC forms of Transposed (TransposedNhwcOut/In/Nhwc): the packing, and the layouts apart
+// (hosted builds only: EDGEFOLD_NHWC).
+void ReadConvPacking(fb::WeightPacking p, ConvOptions* conv) {
+  const int packing = static_cast<int>(p);
+  conv->packing = static_cast<WeightPacking>(packing > 3 ? 3 : packing);
+  conv->x_hwc = EDGEFOLD_NHWC && packing >= 5;
+  conv->y_hwc = EDGEFOLD_NHWC && (packing == 4 || packing == 6);
+}
+
 // Conv, ConvTranspose, Pool and their int8 forms: the window arrays and their own fields.
 void ReadWindowOp(const fb::Operator* op, OpOptions* out) {
   switch (op->type()) {
@@ -38,7 +47,7 @@ void ReadWindowOp(const fb::Operator* op, OpOptions* out) {
                  out->conv.strides, out->conv.dilations, out->conv.pads);
       out->conv.group = o->group();
       out->conv.act = ToActivation(o->activation());
-      out->conv.packing = static_cast<WeightPacking>(o->packing());
+      ReadConvPacking(o->packing(), &out->conv);
       out->conv.expand_act = ToActivation(o->expand_activation());
       break;
     }

@@ -7,7 +7,9 @@
 // path's; 3×3 stride-1 convs whose weights the compiler
 // stored in the Winograd domain run kernels/conv/conv_winograd.h; pointwise convs whose weights it
 // stored transposed (Wᵀ [Cin, kh, kw, Cout]: pointwise convs on planes of few pixels, stride-2
-// convs of small networks) the core table's conv_km (conv_km.cc).
+// convs of small networks) the core table's conv_km (conv_km.cc); with the NHWC forms of that
+// packing X and/or Y lie channels innermost, and a depthwise conv (Wᵀ [1, kh, kw, C]) runs the
+// conv table's NHWC kernel (conv_km.cc).
 // Inputs 4 and 5 (depthwise convs only): a pointwise expansion the compiler fused in, t =
 // expand_act(We·x + be), computed band by band into scratch (kernels/conv/conv_expand.h).
 // Optional input 3, a channel scale s[in_c] (a squeeze-and-excitation Mul the compiler fused in,
@@ -134,6 +136,10 @@ Status PrepareWith(OpContext& ctx, const ConvSchedules& k) {
     return ctx.Fail(Status::kShapeMismatch, "X, W and Y must all be rank 3 (1-D) or 4 (2-D)");
   if (!w.is_constant) return ctx.Fail(Status::kInvalidModel, "weights must be constant");
   const kernels::Conv2dShape s = MakeConv2dShape(o, x, w, y);
+  if (EDGEFOLD_NHWC && (o.x_hwc || o.y_hwc) &&
+      (o.packing != WeightPacking::kTransposed || ctx.has_input(3) || ctx.has_input(4)))
+    return ctx.Fail(Status::kInvalidModel,
+                    "an NHWC input or output needs transposed weights and no fused input");
   if (ctx.has_input(4)) {
     if (k.prepare_expand == nullptr)
       return ctx.Fail(Status::kUnsupportedOp,

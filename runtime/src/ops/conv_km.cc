@@ -1,8 +1,10 @@
 // Conv's kTransposed path: a group-1 conv whose W the compiler stored as Wᵀ [Cin, kh, kw, Cout]
 // (WeightPacking Transposed: pointwise convs on planes of few pixels, stride-2 convs of small
 // networks), run by the core table's conv_km: output channels in the vector lanes. A pointwise
-// conv reads its input in place as one row of pixels; others first copy the padded input into
-// scratch (kernels::ConvKmScratchBytes).
+// conv reads its input in place as one row of pixels (NCHW or NHWC); others first copy the
+// padded input into scratch (kernels::ConvKmScratchBytes). Y is NCHW or NHWC (ConvOptions). A
+// depthwise conv with W stored Wᵀ [1, kh, kw, C] reads and writes NHWC (the conv table's
+// conv2d_depthwise_hwc).
 #include <algorithm>
 #include <cstring>
 
@@ -28,10 +30,48 @@ void FillPadded(const kernels::Conv2dShape& s, size_t x_h, size_t x_w, const flo
 
 }  // namespace
 
+// A depthwise conv with W stored Wᵀ [1, kh, kw, C]: X and Y channels innermost, the conv
+// table's conv2d_depthwise_hwc.
+Status PrepareDepthwiseHwc(OpContext& ctx, const kernels::Conv2dShape& s) {
+  const ConvOptions& o = ctx.op.options.conv;
+  const TensorInfo& w = ctx.input(1);
+  if (s.group != s.in_c || s.out_c != s.in_c || ctx.input(0).rank != 4 || w.rank != 4 ||
+      w.shape[0] != 1 || static_cast<size_t>(w.shape[1]) != s.kh ||
+      static_cast<size_t>(w.shape[2]) != s.kw || static_cast<size_t>(w.shape[3]) != s.out_c)
+    return ctx.Fail(
+        Status::kShapeMismatch,
+        "a grouped conv with transposed weights must be depthwise with W [1, kh, kw, C]");
+  if (!o.x_hwc || !o.y_hwc)
+    return ctx.Fail(
+        Status::kInvalidModel,
+        "a depthwise conv with transposed weights reads and writes NHWC (both layouts)");
+  ConvPrepared& p = SetPrepared(ctx, s, ConvPath::kTransposed, false);
+  if (p.conv->conv2d_depthwise_hwc == nullptr)
+    return ctx.Fail(Status::kUnsupportedOp,
+                    "this build's kernels have no NHWC depthwise conv (Cortex-M: compile the "
+                    "model with --no-transposed-weights)");
+  return Status::kOk;
+}
+
 // Sets `shape` (MakeConv2dShape reads Cout from W's first dim, which here is Cin).
 Status PrepareTransposed(OpContext& ctx, kernels::Conv2dShape s) {
   const TensorInfo& w = ctx.input(1);
+  const ConvOptions& o = ctx.op.options.conv;
   s.out_c = static_cast<size_t>(ctx.output(0).shape[1]);
+  if (s.group != 1 && ctx.input(0).rank == 4) {
+    if (static_cast<size_t>(ctx.output(0).shape[0]) != static_cast<size_t>(ctx.input(0).shape[0]) ||
+        !OutputFollowsWindow(o, s))
+      return ctx.Fail(Status::kShapeMismatch, "Y shape does not follow from X, W and the options");
+    if (ctx.has_input(2) && ctx.input(2).elems != s.out_c)
+      return ctx.Fail(Status::kShapeMismatch, "bias has %zu values for %zu output channels",
+                      ctx.input(2).elems, s.out_c);
+    return PrepareDepthwiseHwc(ctx, s);
+  }
+  if (o.x_hwc && !kernels::ConvIsPointwise(s))
+    return ctx.Fail(Status::kInvalidModel,
+                    "an NHWC input needs a pointwise or a depthwise conv (this one is %zux%zu, "
+                    "stride %zu)",
+                    s.kh, s.kw, s.stride_h);
   if (s.group != 1 || s.stride_w > 2 || ctx.input(0).rank != 4 || w.rank != 4 ||
       static_cast<size_t>(w.shape[0]) != s.in_c || static_cast<size_t>(w.shape[1]) != s.kh ||
       static_cast<size_t>(w.shape[2]) != s.kw || static_cast<size_t>(w.shape[3]) != s.out_c)
@@ -52,9 +92,25 @@ Status PrepareTransposed(OpContext& ctx, kernels::Conv2dShape s) {
   return Status::kOk;
 }
 
+// Each task takes whole registers of channels (the kernel's sums do not depend on it).
+void RunDepthwiseHwc(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
+  const kernels::Conv2dShape& s = p.shape;
+  const size_t lanes = std::max<size_t>(1, ctx.k.simd_floats);
+  const size_t in_image = s.in_c * s.in_h * s.in_w, out_image = s.out_c * s.out_h * s.out_w;
+  for (size_t n = 0; n < p.batch; ++n)
+    ForEachRowRange(
+        ctx.parallel, s.out_c, s.out_h * s.out_w * s.kh * s.kw, lanes, [&](size_t c0, size_t c1) {
+          kernels::DepthwiseHwcParams dp;
+          dp.s = s, dp.c_begin = c0, dp.c_end = c1;
+          dp.bias = io.bias, dp.act = ctx.op.options.conv.act;
+          p.conv->conv2d_depthwise_hwc(dp, io.x + n * in_image, io.w, io.y + n * out_image);
+        });
+}
+
 // Each task takes whole registers of output channels (the kernel's sums do not depend on it).
 void RunTransposed(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
   const kernels::Conv2dShape& s = p.shape;
+  if (s.group != 1) return RunDepthwiseHwc(ctx, p, io);
   const bool pointwise = kernels::ConvIsPointwise(s);
   kernels::ConvKmParams kp;
   kp.in_c = s.in_c, kp.out_c = s.out_c;
@@ -69,6 +125,8 @@ void RunTransposed(OpContext& ctx, const ConvPrepared& p, const ConvIo& io) {
   }
   kp.bias = io.bias;
   kp.act = ctx.op.options.conv.act;
+  kp.x_hwc = ctx.op.options.conv.x_hwc;  // pointwise only (PrepareTransposed)
+  kp.y_hwc = ctx.op.options.conv.y_hwc;
   const size_t lanes = std::max<size_t>(1, ctx.k.simd_floats);
   const size_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
   for (size_t n = 0; n < p.batch; ++n) {

@@ -2,8 +2,8 @@
 // Wᵀ [Cin, kh, kw, Cout]), built here without the compiler: on every ISA against a
 // double-precision convolution (pointwise on planes of fewer and more pixels than a block,
 // 3×3 stride 2 with padding on odd and even planes, channel counts that are not a multiple of
-// any register width, a batch of two), the models Prepare must refuse, and the registrations
-// that link the path.
+// any register width, a batch of two), NHWC inputs and outputs and depthwise convs with Wᵀ
+// [1, kh, kw, C], the models Prepare must refuse, and the registrations that link the path.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,10 +23,19 @@ struct PointwiseConv {
   int kernel = 1, stride = 1;                        // pads kernel / 2
   int kh = 0, kw = 0;                                // a kh × kw window instead of kernel²
   std::vector<int> pads;                             // top, left, bottom, right; empty: k / 2
-  int group = 1;                                     // 2 is refused
+  int group = 1;                                     // cin: depthwise (NHWC); 2 is refused
+  bool x_nhwc = false, y_nhwc = false;               // the NHWC forms of Transposed
   int64_t scratch_bytes = -1;                        // -1: ConvKmScratchBytes
   bool bias = true;
 };
+
+// Transposed, or its form with X, Y or both NHWC.
+fb::WeightPacking NhwcPacking(bool x_nhwc, bool y_nhwc) {
+  return x_nhwc && y_nhwc ? fb::WeightPacking::TransposedNhwc
+         : x_nhwc         ? fb::WeightPacking::TransposedNhwcIn
+         : y_nhwc         ? fb::WeightPacking::TransposedNhwcOut
+                          : fb::WeightPacking::Transposed;
+}
 
 struct Built {
   std::vector<uint8_t> model;
@@ -59,7 +68,7 @@ Built Build(const PointwiseConv& c) {
   o.dilations = {1, 1};
   o.pads = {pads[0], pads[1], pads[2], pads[3]};
   o.group = c.group;
-  o.packing = fb::WeightPacking::Transposed;
+  o.packing = NhwcPacking(c.x_nhwc, c.y_nhwc);
   o.activation = std::make_unique<fb::Activation>(MakeActivation(fb::ActivationKind::Relu));
   fb::OpOptionsUnion opts;
   opts.Set(std::move(o));
@@ -73,21 +82,28 @@ Built Build(const PointwiseConv& c) {
   r.model = e.Finish();
   // A model the op must refuse (W of another shape) has no expected output: its W is not
   // [Cin, kh, kw, Cout] and the reference below would read past it.
-  if (w_count != size_t(c.cin) * kh * kw * c.cout || c.group != 1) return r;
+  const bool depthwise = c.group == c.cin && c.cin == c.cout && c.cin > 1;
+  const int cin_g = depthwise ? 1 : c.cin;
+  if (w_count != size_t(cin_g) * kh * kw * c.cout || (c.group != 1 && !depthwise)) return r;
+  r.want.resize(size_t(c.batch) * c.cout * oh * ow);
   for (int n = 0; n < c.batch; ++n)
     for (int oc = 0; oc < c.cout; ++oc)
       for (int y = 0; y < oh; ++y)
         for (int x = 0; x < ow; ++x) {
           double acc = c.bias ? b[oc] : 0.0;
-          for (int ic = 0; ic < c.cin; ++ic)
+          for (int g = 0; g < cin_g; ++g)
             for (int ky = 0; ky < kh; ++ky)
               for (int kx = 0; kx < kw; ++kx) {
                 const int iy = y * c.stride + ky - pt, ix = x * c.stride + kx - pl;
                 if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
-                acc += double(wt[((size_t(ic) * kh + ky) * kw + kx) * c.cout + oc]) *
-                       r.x[((size_t(n) * c.cin + ic) * c.h + iy) * c.w + ix];
+                const int ic = depthwise ? oc : g;
+                const size_t xi = c.x_nhwc ? ((size_t(n) * c.h + iy) * c.w + ix) * c.cin + ic
+                                           : ((size_t(n) * c.cin + ic) * c.h + iy) * c.w + ix;
+                acc += double(wt[((size_t(g) * kh + ky) * kw + kx) * c.cout + oc]) * r.x[xi];
               }
-          r.want.push_back(static_cast<float>(std::max(acc, 0.0)));
+          const size_t yi = c.y_nhwc ? ((size_t(n) * oh + y) * ow + x) * c.cout + oc
+                                     : ((size_t(n) * c.cout + oc) * oh + y) * ow + x;
+          r.want[yi] = static_cast<float>(std::max(acc, 0.0));
         }
   return r;
 }
@@ -135,6 +151,38 @@ TEST(ConvTransposedWeightsOp, MatchesAPointwiseConvolution) {
   }
 }
 
+// Channels innermost (the compiler's NHWC tensors): pointwise convs reading and writing either
+// layout, a 3×3 stride-2 conv writing NHWC, and depthwise convs with Wᵀ [1, k, k, C] (3×3 on
+// 25 × 5 and 7 × 7, 5×5 stride 2, 1 × 9; 40 channels: no register width divides them).
+TEST(ConvTransposedWeightsOp, ChannelsInnermost) {
+  for (const bool x_nhwc : {false, true})
+    for (const bool y_nhwc : {false, true}) {
+      PointwiseConv c;
+      c.h = 25, c.w = 5, c.cin = 40, c.cout = 37, c.x_nhwc = x_nhwc, c.y_nhwc = y_nhwc;
+      const Built b = Build(c);
+      ExpectOutputOnEveryIsa(
+          b.model, {b.x}, b.want, 2e-5,
+          "pointwise x_nhwc " + std::to_string(x_nhwc) + " y_nhwc " + std::to_string(y_nhwc));
+    }
+  PointwiseConv strided;
+  strided.kernel = 3, strided.stride = 2, strided.h = 9, strided.w = 17, strided.y_nhwc = true;
+  const Built s = Build(strided);
+  ExpectOutputOnEveryIsa(s.model, {s.x}, s.want, 2e-5, "3x3 stride 2 writing NHWC");
+  struct Dw {
+    int h, w, k, stride;
+  };
+  for (const Dw& d : {Dw{25, 5, 3, 1}, Dw{7, 7, 3, 1}, Dw{9, 12, 5, 2}, Dw{1, 9, 3, 1}}) {
+    PointwiseConv c;
+    c.group = c.cin = c.cout = 40;
+    c.h = d.h, c.w = d.w, c.kernel = d.k, c.stride = d.stride, c.w_shape = {1, d.k, d.k, 40};
+    c.x_nhwc = c.y_nhwc = true, c.scratch_bytes = 0;
+    const Built b = Build(c);
+    ExpectOutputOnEveryIsa(b.model, {b.x}, b.want, 2e-5,
+                           "depthwise " + std::to_string(d.k) + "x" + std::to_string(d.k) + " on " +
+                               std::to_string(d.h) + "x" + std::to_string(d.w));
+  }
+}
+
 void ExpectRefused(const PointwiseConv& c, const std::string& what) {
   const Built b = Build(c);
   ExpectRefusedNaming(b.model, {b.x}, "pconv", what);
@@ -153,10 +201,51 @@ TEST(ConvTransposedWeightsOp, RefusesBadModels) {
   ExpectRefused(stride_three, "column stride of 1 or 2");
   PointwiseConv grouped;
   grouped.group = 2, grouped.cin = 22, grouped.cout = 38, grouped.w_shape = {22, 1, 1, 38};
-  ExpectRefused(grouped, "group-1 2-D conv");
+  ExpectRefused(grouped, "must be depthwise with W [1, kh, kw, C]");
+  PointwiseConv depthwise_nchw;  // a depthwise conv with transposed weights reads NHWC only
+  depthwise_nchw.group = depthwise_nchw.cin = depthwise_nchw.cout = 24;
+  depthwise_nchw.kernel = 3, depthwise_nchw.w_shape = {1, 3, 3, 24};
+  ExpectRefused(depthwise_nchw, "reads and writes NHWC");
+  PointwiseConv strided_nhwc_input;  // NHWC input: pointwise or depthwise only
+  strided_nhwc_input.kernel = 3, strided_nhwc_input.stride = 2, strided_nhwc_input.x_nhwc = true;
+  ExpectRefused(strided_nhwc_input, "NHWC input needs a pointwise or a depthwise conv");
   PointwiseConv small_scratch;
   small_scratch.kernel = 3, small_scratch.stride = 2, small_scratch.scratch_bytes = 64;
   ExpectRefused(small_scratch, "scratch bytes");
+}
+
+// Two pointwise convs whose layouts disagree on the tensor between them: refused by the load
+// (model/layout_check.h), naming the reader.
+std::vector<uint8_t> TwoPointwiseConvs(bool first_writes_nhwc, bool second_reads_nhwc) {
+  EfbBuilder e;
+  const int xi = e.AddInput("x", {1, 21, 3, 5});
+  const int w1 = e.AddConstant("w1", {21, 1, 1, 37}, RandomVector(21 * 37, 4, -1, 1));
+  const int w2 = e.AddConstant("w2", {37, 1, 1, 16}, RandomVector(37 * 16, 5, -1, 1));
+  const int ti = e.AddTensor("t", {1, 37, 3, 5});
+  const int yi = e.AddTensor("y", {1, 16, 3, 5});
+  const auto options = [](bool x_nhwc, bool y_nhwc) {
+    fb::ConvOptionsT o;
+    o.kernel = {1, 1}, o.strides = {1, 1}, o.dilations = {1, 1}, o.pads = {0, 0, 0, 0};
+    o.packing = NhwcPacking(x_nhwc, y_nhwc);
+    fb::OpOptionsUnion u;
+    u.Set(std::move(o));
+    return u;
+  };
+  e.AddOp(fb::OpType::Conv, "first", {xi, w1, -1}, {ti}, options(false, first_writes_nhwc), 0);
+  e.AddOp(fb::OpType::Conv, "second", {ti, w2, -1}, {yi}, options(second_reads_nhwc, false), 0);
+  e.AddOutput(yi);
+  return e.Finish();
+}
+
+TEST(ConvTransposedWeightsOp, RefusesLayoutsThatDisagree) {
+  const std::vector<float> x = RandomVector(21 * 15, 6, -1, 1);
+  ExpectRefusedNaming(TwoPointwiseConvs(false, true), {x}, "second", "written NCHW");
+  ExpectRefusedNaming(TwoPointwiseConvs(true, false), {x}, "second", "written NHWC");
+  for (const bool nhwc : {false, true}) {  // agreeing: both layouts give the same values
+    const RunResult r = RunModel(TwoPointwiseConvs(nhwc, nhwc), {x}, Isa::kAuto);
+    ASSERT_EQ(r.status, Status::kOk) << r.log;
+    EXPECT_EQ(r.outputs, RunModel(TwoPointwiseConvs(false, false), {x}, Isa::kAuto).outputs);
+  }
 }
 
 // Registered with only the plain paths (OpResolver::AddConvPlain) or the expansion, Conv refuses

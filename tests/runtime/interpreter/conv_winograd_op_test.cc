@@ -106,7 +106,7 @@ TEST(ConvWinogradOp, RefusesBadModels) {
   small_scratch.scratch_bytes = 1024;
   ExpectRefused(small_scratch, "scratch bytes");
   WinogradConv unknown;
-  unknown.packing = static_cast<fb::WeightPacking>(4);
+  unknown.packing = static_cast<fb::WeightPacking>(7);
   unknown.alpha = 6;
   ExpectRefused(unknown, "unknown weight packing");
 }

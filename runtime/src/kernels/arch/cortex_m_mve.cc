@@ -26,9 +26,9 @@ const KernelTable kTable = scalar::ScalarCoreTable(&scalar::GemmTiled, &ref::Poo
 
 // The convolution family: the scalar level's with Helium's float depthwise convolution.
 #if defined(EDGEFOLD_HAVE_F32_MVE)
-const ConvKernelTable kConvTable = {&Conv2dDepthwiseF32, &ref::Winograd23Input,
+const ConvKernelTable kConvTable = {&Conv2dDepthwiseF32,    &ref::Winograd23Input,
                                     &ref::Winograd23Output, &ref::Winograd43Input,
-                                    &ref::Winograd43Output};
+                                    &ref::Winograd43Output, nullptr};
 #else
 const ConvKernelTable kConvTable = scalar::kConvTable;
 #endif

@@ -13,9 +13,16 @@ namespace edgefold::kernels::scalar {
 
 const KernelTable kTable = ScalarCoreTable(&GemmTiled, &ref::Pool2d);
 
-const ConvKernelTable kConvTable = {&Conv2dDepthwiseClipped, &ref::Winograd23Input,
-                                    &ref::Winograd23Output, &ref::Winograd43Input,
-                                    &ref::Winograd43Output};
+const ConvKernelTable kConvTable = {&Conv2dDepthwiseClipped,
+                                    &ref::Winograd23Input,
+                                    &ref::Winograd23Output,
+                                    &ref::Winograd43Input,
+                                    &ref::Winograd43Output,
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'  // no NHWC on Cortex-M
+                                    nullptr};
+#else
+                                    &ref::Conv2dDepthwiseHwc};
+#endif
 
 const Int8KernelTable kInt8Table = {
     &ref::GemmS8, &ref::Im2colS8, &ref::Conv2dDepthwiseS8, &ref::QuantizeS8, &ref::DequantizeS8,

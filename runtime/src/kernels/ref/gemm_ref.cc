@@ -20,7 +20,7 @@ void Gemm(const GemmParams& p, const float* a, const float* b, float* c) {
 }
 
 // y[o][oh][ow] = act(bias[o] + Σ_{c,r,t} wt[c][r][t][o]·x[c][oh·sh + r·dh][ow·sw + t·dw]), the
-// sum from the bias in tap order.
+// sum from the bias in tap order; x and y channels innermost where x_hwc, y_hwc say so.
 void ConvKm(const ConvKmParams& p, const float* wt, const float* x, float* y) {
   for (size_t o = p.o_begin; o < p.o_end; ++o)
     for (size_t oh = 0; oh < p.out_h; ++oh)
@@ -29,10 +29,15 @@ void ConvKm(const ConvKmParams& p, const float* wt, const float* x, float* y) {
         const float* w = wt + o;
         for (size_t c = 0; c < p.in_c; ++c)
           for (size_t r = 0; r < p.kh; ++r)
-            for (size_t t = 0; t < p.kw; ++t, w += p.out_c)
-              acc += *w * x[(c * p.x_h + oh * p.stride_h + r * p.dilation_h) * p.x_w +
-                            ow * p.stride_w + t * p.dilation_w];
-        y[(o * p.out_h + oh) * p.out_w + ow] = ApplyActivation(acc, p.act);
+            for (size_t t = 0; t < p.kw; ++t, w += p.out_c) {
+              const size_t pixel =
+                  (oh * p.stride_h + r * p.dilation_h) * p.x_w + ow * p.stride_w + t * p.dilation_w;
+              acc +=
+                  *w * x[EDGEFOLD_NHWC && p.x_hwc ? pixel * p.in_c + c : c * p.x_h * p.x_w + pixel];
+            }
+        const size_t out_pixel = oh * p.out_w + ow;
+        y[EDGEFOLD_NHWC && p.y_hwc ? out_pixel * p.out_c + o : o * p.out_h * p.out_w + out_pixel] =
+            ApplyActivation(acc, p.act);
       }
 }
 

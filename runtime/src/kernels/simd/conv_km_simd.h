@@ -27,6 +27,23 @@ constexpr size_t ConvKmMaxPixels() {
   return FBatch<Arch>::size >= 16 ? 16 : kManyVectorRegisters<Arch> ? 14 : 10;
 }
 
+// Lanes [lane_lo, lane_hi) of tmp[i] (channels o0 + lane of pixel j + i) into y, NCHW or
+// channels innermost.
+template <size_t N, size_t C>
+void ConvKmStoreLanes(const ConvKmParams& p, const float (*tmp)[C], float* y, size_t o0, size_t j,
+                      size_t lane_lo, size_t lane_hi) {
+  if (p.y_hwc) {
+    for (size_t i = 0; i < N; ++i)
+      for (size_t l = lane_lo; l < lane_hi; ++l) y[(j + i) * p.out_c + o0 + l] = tmp[i][l];
+    return;
+  }
+  const size_t out_plane = p.out_h * p.out_w;
+  for (size_t l = lane_lo; l < lane_hi; ++l) {
+    float* yo = y + (o0 + l) * out_plane + j;
+    for (size_t i = 0; i < N; ++i) yo[i] = tmp[i][l];
+  }
+}
+
 // Channels [o0, o0 + W) of pixels [j0, j0 + N) of output row oh; lanes [lane_lo, lane_hi) are
 // stored. SW: the column stride (1 or 2).
 template <class Arch, size_t N, size_t SW>
@@ -41,7 +58,14 @@ void ConvKmBlock(const ConvKmParams& p, const float* wt, const float* x, float* 
   const float* w = wt + o0;
   const size_t plane = p.x_h * p.x_w;
   const float* x_row = x + oh * p.stride_h * p.x_w + j0 * SW;
-  if (p.kh * p.kw == 1) {  // pointwise: one tap per input channel, one loop
+  if (p.x_hwc) {  // pointwise, x [pixels][in_c]: pixel i's channels at xp + i·in_c
+    const float* xp = x + j0 * p.in_c;
+    for (size_t c = 0; c < p.in_c; ++c, ++xp, w += p.out_c) {
+      const B wv = B::load_unaligned(w);
+#pragma GCC unroll 16
+      for (size_t i = 0; i < N; ++i) acc[i] = xsimd::fma(wv, B(xp[i * p.in_c]), acc[i]);
+    }
+  } else if (p.kh * p.kw == 1) {  // pointwise: one tap per input channel, one loop
     for (size_t c = 0; c < p.in_c; ++c, x_row += plane, w += p.out_c) {
       const B wv = B::load_unaligned(w);
 #pragma GCC unroll 16
@@ -62,13 +86,15 @@ void ConvKmBlock(const ConvKmParams& p, const float* wt, const float* x, float* 
       }
   }
   alignas(64) float tmp[N][W];
+  if (p.y_hwc && lane_lo == 0 && lane_hi == W) {  // y [pixels][out_c]: whole registers
+    float* yp = y + (oh * p.out_w + j0) * p.out_c + o0;
+#pragma GCC unroll 16
+    for (size_t i = 0; i < N; ++i) ActBatch<Arch>(acc[i], p.act).store_unaligned(yp + i * p.out_c);
+    return;
+  }
 #pragma GCC unroll 16
   for (size_t i = 0; i < N; ++i) ActBatch<Arch>(acc[i], p.act).store_aligned(tmp[i]);
-  const size_t out_plane = p.out_h * p.out_w;
-  for (size_t l = lane_lo; l < lane_hi; ++l) {
-    float* yo = y + (o0 + l) * out_plane + oh * p.out_w + j0;
-    for (size_t i = 0; i < N; ++i) yo[i] = tmp[i][l];
-  }
+  ConvKmStoreLanes<N, W>(p, tmp, y, o0, oh * p.out_w + j0, lane_lo, lane_hi);
 }
 
 template <class Arch, size_t N, size_t SW>
@@ -116,7 +142,7 @@ constexpr size_t kKmPairPixels = 6;
 
 // Channels [o0, o0 + 2·W) of pixels [j0, j0 + N) of the single row; lanes [lane_lo, lane_hi) of
 // the 2·W are stored.
-template <class Arch, size_t N>
+template <class Arch, size_t N, bool XHwc>
 void ConvKmPairBlock(const ConvKmParams& p, const float* wt, const float* x, float* y, size_t o0,
                      size_t j0, size_t lane_lo, size_t lane_hi) {
   using B = FBatch<Arch>;
@@ -127,12 +153,14 @@ void ConvKmPairBlock(const ConvKmParams& p, const float* wt, const float* x, flo
 #pragma GCC unroll 16
   for (size_t i = 0; i < N; ++i) acc0[i] = b0, acc1[i] = b1;
   const float* w = wt + o0;
-  const float* xc = x + j0;
-  for (size_t c = 0; c < p.in_c; ++c, xc += p.x_w, w += p.out_c) {
+  // x [in_c][pixels], or [pixels][in_c] (x_hwc): pixel i of channel c at xc[i·ps]
+  const size_t cs = XHwc ? 1 : p.x_w, ps = XHwc ? p.in_c : 1;
+  const float* xc = x + j0 * ps;
+  for (size_t c = 0; c < p.in_c; ++c, xc += cs, w += p.out_c) {
     const B w0 = B::load_unaligned(w), w1 = B::load_unaligned(w + W);
 #pragma GCC unroll 16
     for (size_t i = 0; i < N; ++i) {
-      const B xv(xc[i]);
+      const B xv(xc[i * ps]);
       acc0[i] = xsimd::fma(w0, xv, acc0[i]);
       acc1[i] = xsimd::fma(w1, xv, acc1[i]);
     }
@@ -143,24 +171,22 @@ void ConvKmPairBlock(const ConvKmParams& p, const float* wt, const float* x, flo
     ActBatch<Arch>(acc0[i], p.act).store_aligned(tmp[i]);
     ActBatch<Arch>(acc1[i], p.act).store_aligned(tmp[i] + W);
   }
-  for (size_t l = lane_lo; l < lane_hi; ++l) {
-    float* yo = y + (o0 + l) * p.out_w + j0;
-    for (size_t i = 0; i < N; ++i) yo[i] = tmp[i][l];
-  }
+  ConvKmStoreLanes<N, 2 * W>(p, tmp, y, o0, j0, lane_lo, lane_hi);
 }
 
-template <class Arch, size_t N>
+template <class Arch, size_t N, bool XHwc>
 void ConvKmPairBlockOf(size_t n, const ConvKmParams& p, const float* wt, const float* x, float* y,
                        size_t o0, size_t j0, size_t lane_lo, size_t lane_hi) {
   if constexpr (N > 1) {
-    if (n < N) return ConvKmPairBlockOf<Arch, N - 1>(n, p, wt, x, y, o0, j0, lane_lo, lane_hi);
+    if (n < N)
+      return ConvKmPairBlockOf<Arch, N - 1, XHwc>(n, p, wt, x, y, o0, j0, lane_lo, lane_hi);
   }
-  ConvKmPairBlock<Arch, N>(p, wt, x, y, o0, j0, lane_lo, lane_hi);
+  ConvKmPairBlock<Arch, N, XHwc>(p, wt, x, y, o0, j0, lane_lo, lane_hi);
 }
 
 // A pointwise conv (one row of out_w pixels, x_w = out_w) in blocks of 2·W channels, the last
 // overlapping the one before (out_c ≥ 2·W); a thread's range takes the blocks around it.
-template <class Arch>
+template <class Arch, bool XHwc>
 void ConvKmPointwisePairs(const ConvKmParams& p, const float* wt, const float* x, float* y) {
   constexpr size_t C = 2 * FBatch<Arch>::size;
   const size_t chunks = (p.out_w + kKmPairPixels - 1) / kKmPairPixels;
@@ -169,8 +195,8 @@ void ConvKmPointwisePairs(const ConvKmParams& p, const float* wt, const float* x
     const size_t o0 = std::min(o, p.out_c - C);
     const size_t lane_lo = o - o0, lane_hi = std::min(p.o_end, o0 + C) - o0;
     for (size_t j0 = 0; j0 < p.out_w; j0 += per_chunk)
-      ConvKmPairBlockOf<Arch, kKmPairPixels>(std::min(per_chunk, p.out_w - j0), p, wt, x, y, o0, j0,
-                                             lane_lo, lane_hi);
+      ConvKmPairBlockOf<Arch, kKmPairPixels, XHwc>(std::min(per_chunk, p.out_w - j0), p, wt, x, y,
+                                                   o0, j0, lane_lo, lane_hi);
     o = o0;  // next block starts at o0 + C
   }
 }
@@ -179,12 +205,15 @@ template <class Arch>
 void ConvKm(const ConvKmParams& p, const float* wt, const float* x, float* y) {
   // No whole block, or a stride the blocks are not built for: the reference (the same choice
   // for every split of the channels).
-  if (p.out_c < FBatch<Arch>::size || p.stride_w > 2) return ref::ConvKm(p, wt, x, y);
+  // Channels-innermost input: pointwise convs only.
+  if (p.out_c < FBatch<Arch>::size || p.stride_w > 2 || (p.x_hwc && p.kh * p.kw != 1))
+    return ref::ConvKm(p, wt, x, y);
   if (p.stride_w == 2) return ConvKmStrided<Arch, 2>(p, wt, x, y);
+  const bool pairs_fit = p.kh * p.kw == 1 && p.x_h == 1 && p.out_h == 1 && p.x_w == p.out_w &&
+                         p.out_c >= 2 * FBatch<Arch>::size;
+  if (pairs_fit && p.x_hwc) return ConvKmPointwisePairs<Arch, true>(p, wt, x, y);
   if constexpr (kKmPairs<Arch>)
-    if (p.kh * p.kw == 1 && p.x_h == 1 && p.out_h == 1 && p.x_w == p.out_w &&
-        p.out_c >= 2 * FBatch<Arch>::size)
-      return ConvKmPointwisePairs<Arch>(p, wt, x, y);
+    if (pairs_fit) return ConvKmPointwisePairs<Arch, false>(p, wt, x, y);
   ConvKmStrided<Arch, 1>(p, wt, x, y);
 }
 

@@ -5,6 +5,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/reference.h"
 #include "kernels/sequence_kernel_table.h"
+#include "kernels/simd/conv2d_depthwise_hwc_simd.h"
 #include "kernels/simd/conv2d_depthwise_simd.h"
 #include "kernels/simd/elementwise_simd.h"
 #include "kernels/simd/gemm_simd.h"
@@ -44,8 +45,9 @@ constexpr KernelTable MakeCoreTable(const char* name, Isa isa) {
 
 template <class Arch>
 constexpr ConvKernelTable MakeConvTable() {
-  return ConvKernelTable{&Conv2dDepthwise<Arch>, &Winograd23Input<Arch>, &Winograd23Output<Arch>,
-                         &Winograd43Input<Arch>, &Winograd43Output<Arch>};
+  return ConvKernelTable{&Conv2dDepthwise<Arch>,  &Winograd23Input<Arch>,
+                         &Winograd23Output<Arch>, &Winograd43Input<Arch>,
+                         &Winograd43Output<Arch>, &Conv2dDepthwiseHwc<Arch>};
 }
 
 template <class Arch>
