@@ -311,7 +311,9 @@ void ReadOp(const uint8_t* model, size_t index, uint8_t* planned_arena, OpDesc* 
                     ? reinterpret_cast<float*>(planned_arena + op->scratch_offset())
                     : nullptr;
     d.scratch_bytes = static_cast<size_t>(op->scratch_bytes());
+#if !defined(EDGEFOLD_SINGLE_THREAD)  // one thread runs a sliced conv the one-scratch way
     d.scratch_slices = op->scratch_slices();
+#endif
   }
   ReadOptions(op, &d.options);
 }

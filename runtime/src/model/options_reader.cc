@@ -33,9 +33,10 @@ void CopyWindow(const IntVec* kernel, const IntVec* strides, const IntVec* dilat
 // (hosted builds only: EDGEFOLD_NHWC).
 void ReadConvPacking(fb::WeightPacking p, ConvOptions* conv) {
   const int packing = static_cast<int>(p);
-  conv->packing = static_cast<WeightPacking>(packing > 3 ? 3 : packing);
-  conv->x_hwc = EDGEFOLD_NHWC && packing >= 5;
-  conv->y_hwc = EDGEFOLD_NHWC && (packing == 4 || packing == 6);
+  conv->packing = static_cast<WeightPacking>(EDGEFOLD_NHWC && packing > 3 ? 3 : packing);
+  if (!EDGEFOLD_NHWC) return;  // the layouts stay as ReadOp zeroed them; loads refuse packing > 3
+  conv->x_hwc = packing >= 5;
+  conv->y_hwc = packing == 4 || packing == 6;
 }
 
 // Conv, ConvTranspose, Pool and their int8 forms: the window arrays and their own fields.
