@@ -107,6 +107,66 @@ inline __m256i RequantizeS32x8Lanes(__m256i acc, __m256i m, __m256i n_even, __m2
   const __m256i q = _mm256_add_epi32(_mm256_sign_epi32(r, acc), zp);
   return _mm256_min_epi32(_mm256_max_epi32(q, lo), hi);
 }
+
+#if defined(__AVX512BW__)
+// The AVX-512 table's step: 16 channels [c, c + 16) of output row `oh` at once, the same sums
+// and rounding as the 8-channel step below. The in-lane unpacks of 16 int16 put channels
+// c + kLane[l] in int32 lane l, so the per-channel constants are gathered in that order and
+// each lane's result goes back to its channel's plane.
+inline void DepthwiseHwcRow16(const Conv2dShape& s, const int16_t* const ring_rows[3], size_t cp,
+                              const int16_t* wt, const int32_t* bias, const int32_t* mult,
+                              const int64_t* right, const GemmS8Params& rq, size_t c, int8_t* yc,
+                              size_t out_plane) {
+  static constexpr int kLane[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
+  const auto pairs = [](__m256i a, __m256i b) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(a, b)),
+                              _mm256_unpackhi_epi16(a, b), 1);
+  };
+  const auto load16 = [](const int16_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  };
+  __m512i wp[5];
+  for (int k = 0; k < 5; ++k)
+    wp[k] = pairs(load16(wt + 2 * k * cp + c),
+                  k < 4 ? load16(wt + (2 * k + 1) * cp + c) : _mm256_setzero_si256());
+  alignas(64) int32_t b_l[16], m_l[16];
+  alignas(64) int64_t n_even_l[8], n_odd_l[8];
+  for (int l = 0; l < 16; ++l) b_l[l] = bias[c + kLane[l]], m_l[l] = mult[c + kLane[l]];
+  for (int l = 0; l < 8; ++l)
+    n_even_l[l] = -right[c + kLane[2 * l]], n_odd_l[l] = -right[c + kLane[2 * l + 1]];
+  const __m512i b = _mm512_load_si512(b_l), m = _mm512_load_si512(m_l);
+  const __m512i n_even = _mm512_load_si512(n_even_l), n_odd = _mm512_load_si512(n_odd_l);
+  const __m512i one = _mm512_set1_epi64(1), zero = _mm512_setzero_si512();
+  const __m512i zp = _mm512_set1_epi32(rq.y_zero_point), lo = _mm512_set1_epi32(rq.act_min),
+                hi = _mm512_set1_epi32(rq.act_max);
+  const __m512i half_even = _mm512_sllv_epi64(one, _mm512_sub_epi64(n_even, one));
+  const __m512i half_odd = _mm512_sllv_epi64(one, _mm512_sub_epi64(n_odd, one));
+  for (size_t ow = 0; ow < s.out_w; ++ow) {
+    const size_t at = ow * s.stride_w * cp + c;
+    __m512i acc = b;
+    for (int k = 0; k < 5; ++k) {
+      const int ka = 2 * k, kb = 2 * k + 1;
+      const __m256i xa = load16(ring_rows[ka / 3] + at + (ka % 3) * cp);
+      const __m256i xb =
+          k < 4 ? load16(ring_rows[kb / 3] + at + (kb % 3) * cp) : _mm256_setzero_si256();
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(pairs(xa, xb), wp[k]));
+    }
+    // RequantizeS32x8Lanes on 16 lanes (n = 31 + shift ≥ 32).
+    const __m512i mag = _mm512_abs_epi32(acc);
+    __m512i even = _mm512_mul_epu32(mag, m);
+    __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(mag, 32), _mm512_srli_epi64(m, 32));
+    even = _mm512_srlv_epi64(_mm512_add_epi64(even, half_even), n_even);
+    odd = _mm512_srlv_epi64(_mm512_add_epi64(odd, half_odd), n_odd);
+    __m512i r = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+    r = _mm512_mask_sub_epi32(r, _mm512_cmplt_epi32_mask(acc, zero), zero, r);
+    r = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(r, zp), lo), hi);
+    alignas(64) int32_t q[16];
+    _mm512_store_si512(q, r);
+    int8_t* yo = yc + ow;
+    for (int l = 0; l < 16; ++l) yo[kLane[l] * out_plane] = static_cast<int8_t>(q[l]);
+  }
+}
+#endif
 #endif
 
 template <class Arch>
@@ -173,7 +233,14 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
     else
       hwc_neon::OutputRow<2>(s, groups, rows, cp, rq, y + oh * s.out_w, out_plane);
 #else
-    for (size_t c = 0; c < c_n; c += 8) {
+    size_t c_from = 0;
+#if defined(__AVX512BW__)
+    const int16_t* const ring_rows[3] = {r0, r1, r2};
+    for (; c_from + 16 <= c_n; c_from += 16)
+      DepthwiseHwcRow16(s, ring_rows, cp, wt, bias, mult, right, rq, c_from,
+                        y + c_from * out_plane + oh * s.out_w, out_plane);
+#endif
+    for (size_t c = c_from; c < c_n; c += 8) {
       const size_t lanes = std::min<size_t>(8, c_n - c);
       int8_t* yc = y + c * out_plane + oh * s.out_w;
       // x86 (AVX2 and up): pairs of taps as pmaddwd of interleaved int16 (x_a, x_b)·(w_a, w_b),
