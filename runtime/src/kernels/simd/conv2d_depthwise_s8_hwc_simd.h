@@ -109,6 +109,37 @@ inline __m256i RequantizeS32x8Lanes(__m256i acc, __m256i m, __m256i n_even, __m2
 }
 
 #if defined(__AVX512BW__)
+// pixels[p] holds lane l of output pixel p (p < 8, l < 16); lane l belongs to channel lane[l],
+// whose row of `width` ≤ 8 outputs starts at y + lane[l]·out_plane. An 8 × 16 byte transposition
+// (unpacks of bytes, words, dwords) gives each lane's 8 pixels as one 64-bit half, stored with a
+// byte mask: 16 stores a row instead of one per output.
+inline void StoreLanesToPlanes(const __m128i pixels[8], size_t width, const int lane[16], int8_t* y,
+                               size_t out_plane) {
+  __m128i a[8], b[8];
+  for (int k = 0; k < 4; ++k) {
+    a[k] = _mm_unpacklo_epi8(pixels[2 * k], pixels[2 * k + 1]);      // lanes 0-7
+    a[k + 4] = _mm_unpackhi_epi8(pixels[2 * k], pixels[2 * k + 1]);  // lanes 8-15
+  }
+  for (int h = 0; h < 8; h += 4) {
+    // h = 0: lanes 0-7, h = 4: lanes 8-15 (2h + …)
+    b[h] = _mm_unpacklo_epi16(a[h], a[h + 1]);          // lanes 2h + 0..3, pixels 0-3
+    b[h + 1] = _mm_unpackhi_epi16(a[h], a[h + 1]);      // lanes 2h + 4..7, pixels 0-3
+    b[h + 2] = _mm_unpacklo_epi16(a[h + 2], a[h + 3]);  // lanes 2h + 0..3, pixels 4-7
+    b[h + 3] = _mm_unpackhi_epi16(a[h + 2], a[h + 3]);  // lanes 2h + 4..7, pixels 4-7
+  }
+  const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1);
+  for (int h = 0; h < 8; h += 4)
+    for (int g = 0; g < 2; ++g) {
+      const int l0 = 2 * h + 4 * g;  // the first of the four lanes these two registers hold
+      const __m128i lo = _mm_unpacklo_epi32(b[h + g], b[h + 2 + g]);  // lanes l0, l0 + 1
+      const __m128i hi = _mm_unpackhi_epi32(b[h + g], b[h + 2 + g]);  // lanes l0 + 2, l0 + 3
+      _mm_mask_storeu_epi8(y + lane[l0] * out_plane, mask, lo);
+      _mm_mask_storeu_epi8(y + lane[l0 + 1] * out_plane, mask, _mm_srli_si128(lo, 8));
+      _mm_mask_storeu_epi8(y + lane[l0 + 2] * out_plane, mask, hi);
+      _mm_mask_storeu_epi8(y + lane[l0 + 3] * out_plane, mask, _mm_srli_si128(hi, 8));
+    }
+}
+
 // The AVX-512 table's step: 16 channels [c, c + 16) of output row `oh` at once, the same sums
 // and rounding as the 8-channel step below. The in-lane unpacks of 16 int16 put channels
 // c + kLane[l] in int32 lane l, so the per-channel constants are gathered in that order and
@@ -141,6 +172,8 @@ inline void DepthwiseHwcRow16(const Conv2dShape& s, const int16_t* const ring_ro
                 hi = _mm512_set1_epi32(rq.act_max);
   const __m512i half_even = _mm512_sllv_epi64(one, _mm512_sub_epi64(n_even, one));
   const __m512i half_odd = _mm512_sllv_epi64(one, _mm512_sub_epi64(n_odd, one));
+  __m128i pixels[kDepthwiseS8HwcMaxWidthX86];  // output pixel ow's 16 lanes, as int8
+  for (size_t ow = s.out_w; ow < kDepthwiseS8HwcMaxWidthX86; ++ow) pixels[ow] = _mm_setzero_si128();
   for (size_t ow = 0; ow < s.out_w; ++ow) {
     const size_t at = ow * s.stride_w * cp + c;
     __m512i acc = b;
@@ -160,11 +193,9 @@ inline void DepthwiseHwcRow16(const Conv2dShape& s, const int16_t* const ring_ro
     __m512i r = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
     r = _mm512_mask_sub_epi32(r, _mm512_cmplt_epi32_mask(acc, zero), zero, r);
     r = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(r, zp), lo), hi);
-    alignas(64) int32_t q[16];
-    _mm512_store_si512(q, r);
-    int8_t* yo = yc + ow;
-    for (int l = 0; l < 16; ++l) yo[kLane[l] * out_plane] = static_cast<int8_t>(q[l]);
+    pixels[ow] = _mm512_cvtepi32_epi8(r);
   }
+  StoreLanesToPlanes(pixels, s.out_w, kLane, yc, out_plane);
 }
 #endif
 #endif
