@@ -81,10 +81,10 @@ inline void DotGroup(int32x4_t (&acc)[R][4], const int8x16_t* group, const int32
   }
 }
 
-// kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling). V: the
+// kForm: the form every row requantizes in (neon_rq::GemmForm). V: the
 // column groups of four the block's columns reach (a last block of 4, 8 or 12 columns: VWW's
 // 6 × 6 and 3 × 3 layers, 36 and 9 columns) — the groups past them are never accumulated.
-template <size_t R, bool kDoubling, size_t V>
+template <size_t R, int kForm, size_t V>
 [[gnu::always_inline]] inline void Tile(const GemmS8Params& p, const int8_t* a,
                                         const int8x16_t* panel, size_t i, size_t j, size_t cols,
                                         int8_t* y) {
@@ -140,7 +140,8 @@ template <size_t R, bool kDoubling, size_t V>
   // Four rows in the doubling form: their multipliers and shifts loaded as one vector each,
   // each row's taken by a lane.
   int32x4_t m4 = vdupq_n_s32(0), neg_shift4 = vdupq_n_s32(0);
-  if constexpr (R == 4 && kDoubling) {
+  constexpr bool kLanes = R == 4 && kForm != neon_rq::kWide;
+  if constexpr (kLanes) {
     m4 = vld1q_s32(multiplier + i);
     neg_shift4 = vnegq_s32(vld1q_s32(shift + i));
   }
@@ -148,12 +149,12 @@ template <size_t R, bool kDoubling, size_t V>
 #pragma GCC unroll 4
   for (size_t r = 0; r < R; ++r) {
     neon_rq::RowRequant rr;
-    if constexpr (R == 4 && kDoubling)
+    if constexpr (kLanes)
       rr = neon_rq::MakeRowRequantLanes(neon_rq::LaneOf(m4, r), neon_rq::LaneOf(neg_shift4, r), zp,
-                                        act_min, act_max);
+                                        act_min, act_max, neon_rq::Form{kForm});
     else
-      rr =
-          neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling);
+      rr = neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max,
+                                   neon_rq::Form{kForm});
     const int8x16_t q = neon_rq::RequantizeS8x16(acc[r], rr);
     if (cols == kCols)
       vst1q_s8(y + (i + r) * ldy + j, q);
@@ -163,12 +164,12 @@ template <size_t R, bool kDoubling, size_t V>
 }
 
 // Every row of one column block (V column groups; only the last block has fewer than 4).
-template <bool kDoubling, size_t V>
+template <int kForm, size_t V>
 void BlockRows(const GemmS8Params& p, const int8_t* a, const int8x16_t* panel, size_t j,
                size_t cols, int8_t* y) {
   size_t i = 0;
-  for (; i + 4 <= p.m; i += 4) Tile<4, kDoubling, V>(p, a, panel, i, j, cols, y);
-  for (; i < p.m; ++i) Tile<1, kDoubling, V>(p, a, panel, i, j, cols, y);
+  for (; i + 4 <= p.m; i += 4) Tile<4, kForm, V>(p, a, panel, i, j, cols, y);
+  for (; i < p.m; ++i) Tile<1, kForm, V>(p, a, panel, i, j, cols, y);
 }
 
 }  // namespace
@@ -195,9 +196,11 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
   }
   // The doubling form where shift ≥ 1 and the sums (at most taps·128·128) keep |acc| < 2^31.
   const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(taps) * 128 * 128;
+  const neon_rq::Form form = !(shift >= 1 && bias >= -bound && bias <= bound) ? neon_rq::kWide
+                             : neon_rq::SignedFormRow(multiplier, shift)     ? neon_rq::kSigned
+                                                                             : neon_rq::kDoubling;
   const neon_rq::RowRequant r =
-      neon_rq::MakeRowRequant(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max,
-                              shift >= 1 && bias >= -bound && bias <= bound);
+      neon_rq::MakeRowRequant(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max, form);
   StoreFlatRowsS8<kCols>(s, g, yc, [&](size_t i, int8_t* q) {
     int32x4_t acc[4];
     for (int32x4_t& a : acc) a = vdupq_n_s32(bias);
@@ -223,28 +226,38 @@ void GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8_t* y) 
   if (p.n < 4 || 4 * groups * sizeof(int8x16_t) > kPanelBytes)
     return neon::kInt8Table.gemm_s8(p, a, b, y);
   alignas(16) int8x16_t panel[kPanelBytes / sizeof(int8x16_t)];
-  const bool doubling = neon_rq::GemmTakesDoubling(p);
+  const int form = neon_rq::GemmForm(p);
+  using neon_rq::kDoubling, neon_rq::kSigned, neon_rq::kWide;
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);
     PackPanel(p, b, j, cols, panel);
-    switch ((cols + 3) / 4 + (doubling ? 4 : 0)) {
+    switch ((cols + 3) / 4 + 4 * form) {
       case 1:
-        return BlockRows<false, 1>(p, a, panel, j, cols, y);
+        return BlockRows<kWide, 1>(p, a, panel, j, cols, y);
       case 2:
-        return BlockRows<false, 2>(p, a, panel, j, cols, y);
+        return BlockRows<kWide, 2>(p, a, panel, j, cols, y);
       case 3:
-        return BlockRows<false, 3>(p, a, panel, j, cols, y);
+        return BlockRows<kWide, 3>(p, a, panel, j, cols, y);
       case 4:
-        BlockRows<false, 4>(p, a, panel, j, cols, y);
+        BlockRows<kWide, 4>(p, a, panel, j, cols, y);
         break;
       case 5:
-        return BlockRows<true, 1>(p, a, panel, j, cols, y);
+        return BlockRows<kDoubling, 1>(p, a, panel, j, cols, y);
       case 6:
-        return BlockRows<true, 2>(p, a, panel, j, cols, y);
+        return BlockRows<kDoubling, 2>(p, a, panel, j, cols, y);
       case 7:
-        return BlockRows<true, 3>(p, a, panel, j, cols, y);
+        return BlockRows<kDoubling, 3>(p, a, panel, j, cols, y);
+      case 8:
+        BlockRows<kDoubling, 4>(p, a, panel, j, cols, y);
+        break;
+      case 9:
+        return BlockRows<kSigned, 1>(p, a, panel, j, cols, y);
+      case 10:
+        return BlockRows<kSigned, 2>(p, a, panel, j, cols, y);
+      case 11:
+        return BlockRows<kSigned, 3>(p, a, panel, j, cols, y);
       default:
-        BlockRows<true, 4>(p, a, panel, j, cols, y);
+        BlockRows<kSigned, 4>(p, a, panel, j, cols, y);
         break;
     }
   }

@@ -53,6 +53,26 @@ inline int16x8_t Requantize(int32x4_t a0, int32x4_t a1, const DoublingRequant& r
                                    vqmovn_s32(RoundShiftDoubling(a1, r.m1, r.neg_shift1)));
   return vminq_s16(vmaxq_s16(vqaddq_s16(h, r.zp), r.lo), r.hi);
 }
+// The signed form of the doubling form, where besides its conditions every lane's M has fewer
+// than `shift` trailing zero bits: d = sqdmulh(acc, M) = floor(v / 2^31) of the signed v = acc·M,
+// and the rounding shift right by shift gives floor((v + 2^(n−1)) / 2^n), v / 2^n rounded half
+// up. That is the rule's half away from zero except at a tie of a negative v, v ≡ 2^(n−1)
+// (mod 2^n): v would have exactly n − 1 = 30 + shift trailing zero bits, tz(acc) + tz(M), with
+// tz(acc) ≤ 30 (0 < |acc| < 2^31) and tz(M) < shift — no such v. Two instructions per four lanes.
+struct SignedRequant {
+  int32x4_t m0, m1, neg_shift0, neg_shift1;
+  int16x8_t zp, lo, hi;
+};
+inline int16x8_t Requantize(int32x4_t a0, int32x4_t a1, const SignedRequant& r) {
+  const int16x8_t h = vcombine_s16(vqmovn_s32(vrshlq_s32(vqdmulhq_s32(a0, r.m0), r.neg_shift0)),
+                                   vqmovn_s32(vrshlq_s32(vqdmulhq_s32(a1, r.m1), r.neg_shift1)));
+  return vminq_s16(vmaxq_s16(vqaddq_s16(h, r.zp), r.lo), r.hi);
+}
+// Whether M has fewer than `shift` trailing zero bits (shift ≥ 1): M mod 2^shift ≠ 0.
+inline bool SignedFormLane(int32_t multiplier, int32_t shift) {
+  return shift >= 1 && shift <= 31 &&
+         (static_cast<uint32_t>(multiplier) & ((uint32_t{1} << shift) - 1u)) != 0;
+}
 inline int16x8_t Requantize(int32x4_t a0, int32x4_t a1, const neon_requant::LaneRequant& r) {
   return vmovl_s8(neon_requant::RequantizeS8x8Lanes(a0, a1, r));
 }
@@ -86,9 +106,28 @@ inline void Accumulate(const int16_t* const (&rows)[3], size_t cp, const int16x8
   }
 }
 
+#if defined(__aarch64__)
+// The 16-bit lanes L..7 of v to at + l·plane, l = L..7.
+template <int L>
+inline void StoreLane16(int16x8_t v, int8_t* at, size_t plane) {
+  if constexpr (L < 8) {
+    vst1q_lane_s16(reinterpret_cast<int16_t*>(at + L * plane), v, L);
+    StoreLane16<L + 1>(v, at, plane);
+  }
+}
+// The low bytes of the 16-bit lanes L..7 of v (bytes 2l) to at + l·plane, l = L..7.
+template <int L>
+inline void StoreLane8(int8x16_t v, int8_t* at, size_t plane) {
+  if constexpr (L < 8) {
+    vst1q_lane_s8(at + L * plane, v, 2 * L);
+    StoreLane8<L + 1>(v, at, plane);
+  }
+}
+#endif
+
 // Lane l of the P pixels' results h[0..P) to yo[l·plane + 0..P).
 template <size_t P>
-inline void StoreLanes(const int16x8_t (&h)[P], int8_t* yo, size_t plane, size_t lanes) {
+[[gnu::always_inline]] inline void StoreLanes(const int16x8_t (&h)[P], int8_t* yo, size_t plane, size_t lanes) {
 #if defined(__aarch64__)
   if constexpr (P == 4) {
     if (lanes == 8) {
@@ -109,6 +148,22 @@ inline void StoreLanes(const int16x8_t (&h)[P], int8_t* yo, size_t plane, size_t
       vst1q_lane_s32(reinterpret_cast<int32_t*>(at), w1, 1), at += plane;
       vst1q_lane_s32(reinterpret_cast<int32_t*>(at), w1, 2), at += plane;
       vst1q_lane_s32(reinterpret_cast<int32_t*>(at), w1, 3);
+      return;
+    }
+  }
+  if constexpr (P <= 3) {
+    if (lanes == 8) {
+      // Each channel's bytes straight from the registers, no copy through memory: pixels 0 and 1
+      // as one 16-bit lane (trn1 pairs their low bytes), pixel 2 or a lone pixel 0 as a byte
+      // lane (the low byte of its 16-bit lane).
+      int8_t* at = yo;
+      constexpr size_t kSingle = P == 2 ? 0 : P - 1;
+      if constexpr (P >= 2) {
+        const int16x8_t pairs =
+            vreinterpretq_s16_s8(vtrn1q_s8(vreinterpretq_s8_s16(h[0]), vreinterpretq_s8_s16(h[1])));
+        StoreLane16<0>(pairs, at, plane);
+      }
+      if constexpr (P != 2) StoreLane8<0>(vreinterpretq_s8_s16(h[kSingle]), at + P - 1, plane);
       return;
     }
   }
@@ -170,7 +225,7 @@ inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8
   Group* groups = reinterpret_cast<Group*>(scratch);
   for (size_t c0 = 0; c0 < cp; c0 += 8) {
     Group& g = groups[c0 / 8];
-    bool doubling = true;
+    bool doubling = true, signed_form = true;
     for (size_t l = 0; l < 8; ++l) {
       const size_t c = c0 + l;
       const bool real = c < s.in_c;
@@ -182,9 +237,12 @@ inline int8_t* PrepareGroups(const Conv2dShape& s, const int8_t* w, const GemmS8
       g.neg_shift[l] = -shift;
       doubling = doubling && shift >= 1 && g.bias[l] >= -kDoublingBiasBound &&
                  g.bias[l] <= kDoublingBiasBound;
+      signed_form = signed_form && (!real || SignedFormLane(g.mult[l], shift));
     }
     if (!doubling)
       for (int32_t& n : g.neg_shift) n = 1;
+    else if (signed_form)
+      g.right[0] = 0;  // the signed form (the 64-bit form's counts are never 0)
   }
   return scratch + cp / 8 * kGroupBytes;
 }
@@ -301,7 +359,16 @@ inline void OutputRow(const Conv2dShape& s, const Group* groups, const int16_t* 
     for (size_t t = 0; t < 9; ++t) wv[t] = vld1q_s16(g.w[t]);
     const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
     const int16_t* const rows[3] = {ring[0] + c, ring[1] + c, ring[2] + c};
-    if (g.neg_shift[0] <= 0) {
+    if (g.neg_shift[0] <= 0 && g.right[0] == 0) {
+      const SignedRequant d{vld1q_s32(g.mult),
+                            vld1q_s32(g.mult + 4),
+                            vld1q_s32(g.neg_shift),
+                            vld1q_s32(g.neg_shift + 4),
+                            zp,
+                            act_min,
+                            act_max};
+      RowGroup<St>(rows, cp, wv, b_lo, b_hi, d, s.out_w, yc, plane, lanes);
+    } else if (g.neg_shift[0] <= 0) {
       const DoublingRequant d{vld1q_s32(g.mult),
                               vld1q_s32(g.mult + 4),
                               vld1q_s32(g.neg_shift),

@@ -40,11 +40,15 @@ struct Group {
 };
 static_assert(sizeof(Group) == 224, "a group is its weights and 32 int32 constants");
 
+// A group's requantization: the 64-bit form, the doubling form, or its signed form
+// (hwc_neon::SignedRequant).
+enum class Form { kWide, kDoubling, kSigned };
+
 // One group's lanes from channel c0 on, one at a time (the last group, whose weights end the
-// tensor, and groups with lanes past in_c); true where the group takes the doubling form.
-inline bool PrepareGroupLanes(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq,
+// tensor, and groups with lanes past in_c).
+inline Form PrepareGroupLanes(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq,
                               size_t c0, Group& g) {
-  bool doubling = true;
+  bool doubling = true, signed_form = true;
   for (size_t l = 0; l < 8; ++l) {
     const size_t c = c0 + l;
     const bool real = c < s.in_c;
@@ -57,14 +61,15 @@ inline bool PrepareGroupLanes(const Conv2dShape& s, const int8_t* w, const GemmS
     g.neg_shift[l] = -shift;
     doubling = doubling && shift >= 1 && g.bias[l] >= -hwc_neon::kDoublingBiasBound &&
                g.bias[l] <= hwc_neon::kDoublingBiasBound;
+    signed_form = signed_form && (!real || hwc_neon::SignedFormLane(g.mult[l], shift));
   }
-  return doubling;
+  return !doubling ? Form::kWide : signed_form ? Form::kSigned : Form::kDoubling;
 }
 
 // A group of 8 channels whose weights are followed by at least 12 more bytes of the tensor: the
 // weights by tbl (register (t, q) byte 4l + r = w[(4q + l)·9 + 3r + t], r < 3, from the 48 bytes
 // at channel 4q), the constants four lanes at a time.
-inline bool PrepareGroupVector(const int8_t* w, const GemmS8Params& rq, size_t c0, Group& g) {
+inline Form PrepareGroupVector(const int8_t* w, const GemmS8Params& rq, size_t c0, Group& g) {
   for (size_t t = 0; t < 3; ++t) {
     alignas(16) uint8_t index[16];
     for (size_t l = 0; l < 4; ++l)
@@ -78,29 +83,35 @@ inline bool PrepareGroupVector(const int8_t* w, const GemmS8Params& rq, size_t c
     }
   }
   const int32x4_t bound = vdupq_n_s32(hwc_neon::kDoublingBiasBound);
-  uint32x4_t ok = vdupq_n_u32(~0u);
+  uint32x4_t ok = vdupq_n_u32(~0u), signed_ok = ok;
   for (size_t h = 0; h < 8; h += 4) {
     const int32x4_t shift = vld1q_s32(rq.shift + c0 + h);
     const int32x4_t bias = rq.bias != nullptr ? vld1q_s32(rq.bias + c0 + h) : vdupq_n_s32(0);
+    const int32x4_t mult = vld1q_s32(rq.multiplier + c0 + h);
     vst1q_s32(g.bias + h, bias);
-    vst1q_s32(g.mult + h, vld1q_s32(rq.multiplier + c0 + h));
+    vst1q_s32(g.mult + h, mult);
+    // M mod 2^shift ≠ 0 (hwc_neon::SignedFormLane; shifts below 1 fail `ok` below, past 31 the
+    // shift of 1 gives 0 here)
+    const int32x4_t low_bits = vsubq_s32(vshlq_s32(vdupq_n_s32(1), shift), vdupq_n_s32(1));
+    signed_ok = vandq_u32(signed_ok, vtstq_s32(mult, low_bits));
     vst1q_s32(g.right + h, vnegq_s32(vaddq_s32(shift, vdupq_n_s32(31))));
     vst1q_s32(g.neg_shift + h, vnegq_s32(shift));
     ok = vandq_u32(ok, vcgtq_s32(shift, vdupq_n_s32(0)));
     ok = vandq_u32(ok, vandq_u32(vcleq_s32(bias, bound), vcgeq_s32(bias, vnegq_s32(bound))));
   }
-  return vminvq_u32(ok) != 0;
+  if (vminvq_u32(ok) == 0) return Form::kWide;
+  return vminvq_u32(signed_ok) != 0 ? Form::kSigned : Form::kDoubling;
 }
 
-// Group c0's weights and constants; false where it takes the 64-bit requantization.
-inline bool PrepareGroup(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq, size_t c0,
+// Group c0's weights and constants, and its requantization's form.
+inline Form PrepareGroup(const Conv2dShape& s, const int8_t* w, const GemmS8Params& rq, size_t c0,
                          Group& g) {
   // tbl reads 48 bytes from channel c0 + 4 on: 12 past the group's weights.
-  const bool doubling = (c0 + 8) * 9 + 12 <= s.in_c * 9 ? PrepareGroupVector(w, rq, c0, g)
-                                                        : PrepareGroupLanes(s, w, rq, c0, g);
-  if (!doubling)
+  const Form form = (c0 + 8) * 9 + 12 <= s.in_c * 9 ? PrepareGroupVector(w, rq, c0, g)
+                                                    : PrepareGroupLanes(s, w, rq, c0, g);
+  if (form == Form::kWide)
     for (int32_t& n : g.neg_shift) n = 1;
-  return doubling;
+  return form;
 }
 
 // P pixels of R output rows (R = 2 at stride 1: rows[0..R + 2) are the window rows of the
@@ -190,7 +201,7 @@ inline void RowGroup(const int8_t* const (&ring)[R + 2], const int8x16_t (&wv)[3
 // point in every column of a row outside the input, else columns [lo, hi) from the input (the
 // others hold the zero point already, FillRingPadding); lanes past in_c are left as they are
 // (their weights are 0).
-inline void FillGroupRow(const Conv2dShape& s, size_t pitch, const int8_t* x, int8_t zp, size_t p,
+[[gnu::always_inline]] inline void FillGroupRow(const Conv2dShape& s, size_t pitch, const int8_t* x, int8_t zp, size_t p,
                          size_t c0, int8_t* row) {
   const long ih = static_cast<long>(p) - static_cast<long>(s.pad_top);
   const size_t lo = std::min(s.pad_left, pitch), hi = std::min(pitch, s.pad_left + s.in_w);
@@ -257,13 +268,22 @@ template <size_t St>
 inline void Group8(const Conv2dShape& s, const int8_t* x, int8_t zp, const int8_t* w,
                    const GemmS8Params& rq, size_t c0, size_t pitch, int8_t* ring, int8_t* y) {
   Group g;
-  const bool doubling = PrepareGroup(s, w, rq, c0, g);
+  const Form form = PrepareGroup(s, w, rq, c0, g);
   int8x16_t wv[3][2];
   for (size_t t = 0; t < 3; ++t)
     for (size_t q = 0; q < 2; ++q) wv[t][q] = vld1q_s8(g.w[t][4 * q]);
   const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
   int8_t* yc = y + c0 * s.out_h * s.out_w;
-  if (doubling) {
+  if (form == Form::kSigned) {
+    const hwc_neon::SignedRequant d{vld1q_s32(g.mult),
+                                    vld1q_s32(g.mult + 4),
+                                    vld1q_s32(g.neg_shift),
+                                    vld1q_s32(g.neg_shift + 4),
+                                    vdupq_n_s16(static_cast<int16_t>(rq.y_zero_point)),
+                                    vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
+                                    vdupq_n_s16(static_cast<int16_t>(rq.act_max))};
+    GroupRows<St>(s, x, zp, c0, pitch, wv, b_lo, b_hi, d, ring, yc);
+  } else if (form == Form::kDoubling) {
     const hwc_neon::DoublingRequant d{vld1q_s32(g.mult),
                                       vld1q_s32(g.mult + 4),
                                       vld1q_s32(g.neg_shift),

@@ -273,8 +273,8 @@ inline void Quads4x8(int32x4_t (&acc)[4][kGroups], const int8_t* (&rows)[4], con
 }
 #endif
 
-// kDoubling: every row requantizes in the doubling form (neon_rq::GemmTakesDoubling).
-template <size_t R, bool kDoubling>
+// kForm: the form every row requantizes in (neon_rq::GemmForm).
+template <size_t R, int kForm>
 void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i, size_t j,
           size_t cols, int8_t* y) {
   int32x4_t acc[R][kGroups];
@@ -320,13 +320,13 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   const int32_t *multiplier = p.multiplier, *shift = p.shift;
   const size_t ldy = p.ldy;
 #if defined(__aarch64__)
-  if constexpr (R == 4 && kDoubling) {  // the four rows' constants as one vector each
+  if constexpr (R == 4 && kForm != neon_rq::kWide) {  // the four rows' constants as one vector each
     const int32x4_t m4 = vld1q_s32(multiplier + i), neg_shift4 = vnegq_s32(vld1q_s32(shift + i));
 #pragma GCC unroll 4
     for (size_t r = 0; r < R; ++r)
       StoreRow(acc[r],
                neon_rq::MakeRowRequantLanes(neon_rq::LaneOf(m4, r), neon_rq::LaneOf(neg_shift4, r),
-                                            zp, act_min, act_max),
+                                            zp, act_min, act_max, neon_rq::Form{kForm}),
                cols, y + (i + r) * ldy + j);
     return;
   }
@@ -334,7 +334,8 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   for (size_t r = 0; r < R; ++r)
     StoreRow(
         acc[r],
-        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max, kDoubling),
+        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max,
+                                neon_rq::Form{kForm}),
         cols, y + (i + r) * ldy + j);
 }
 
@@ -344,17 +345,20 @@ inline bool GemmS8(const GemmS8Params& p, const int8_t* a, const int8_t* b, int8
   if (p.n < 4 || (p.k + 3) / 4 * kQuadBytes > kPanelBytes || HasLowestByte(a, p.m, p.k, p.lda))
     return false;
   alignas(16) int8_t panel[kPanelBytes];
-  const bool doubling = neon_rq::GemmTakesDoubling(p);
+  const neon_rq::Form form = neon_rq::GemmForm(p);
   for (size_t j = 0; j < p.n; j += kCols) {
     const size_t cols = std::min(kCols, p.n - j);
     PackPanel(p, b, j, cols, panel);
     size_t i = 0;
-    if (doubling) {
-      for (; i + 4 <= p.m; i += 4) Tile<4, true>(p, a, panel, i, j, cols, y);
-      for (; i < p.m; ++i) Tile<1, true>(p, a, panel, i, j, cols, y);
+    if (form == neon_rq::kSigned) {
+      for (; i + 4 <= p.m; i += 4) Tile<4, neon_rq::kSigned>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, neon_rq::kSigned>(p, a, panel, i, j, cols, y);
+    } else if (form == neon_rq::kDoubling) {
+      for (; i + 4 <= p.m; i += 4) Tile<4, neon_rq::kDoubling>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, neon_rq::kDoubling>(p, a, panel, i, j, cols, y);
     } else {
-      for (; i + 4 <= p.m; i += 4) Tile<4, false>(p, a, panel, i, j, cols, y);
-      for (; i < p.m; ++i) Tile<1, false>(p, a, panel, i, j, cols, y);
+      for (; i + 4 <= p.m; i += 4) Tile<4, neon_rq::kWide>(p, a, panel, i, j, cols, y);
+      for (; i < p.m; ++i) Tile<1, neon_rq::kWide>(p, a, panel, i, j, cols, y);
     }
   }
   return true;

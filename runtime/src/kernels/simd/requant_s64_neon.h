@@ -6,8 +6,9 @@
 // past int16 stays past the int8 clamp on its own side after ± |zp| ≤ 128), zero point and
 // clamp on int16 lanes. Eight instructions per four outputs, against the twelve to fifteen of
 // requant_neon.h's magnitude form; the same bits. Rows with shift ≥ 1 whose accumulators stay
-// below 2^31 in magnitude (GemmTakesDoubling) take five: sqdmulh of |acc|, its bits flipped
-// where acc < 0, a rounding shift (RoundShift).
+// below 2^31 in magnitude (GemmForm) take five: sqdmulh of |acc|, its bits flipped where
+// acc < 0, a rounding shift (RoundShift); those whose M also has fewer than `shift` trailing
+// zero bits take two (the signed form: sqdmulh of acc, a rounding shift).
 // Included inside an arch namespace (its copy per translation unit: the neon and neon_dotprod
 // tables are compiled with different flags).
 #pragma once
@@ -17,13 +18,25 @@ namespace neon_rq {
 // Whether every row of a GEMM may take the doubling form: shift ≥ 1 (n ≥ 32) and accumulators
 // below 2^31 in magnitude, |bias| + k·128·128 ≤ 2^31 − 1 (bias: the row's, the input's zero
 // point folded in). Decided once per call: a test per row costs more than the form saves.
-inline bool GemmTakesDoubling(const GemmS8Params& p) {
+enum Form : int { kWide = 0, kDoubling = 1, kSigned = 2 };
+
+// Whether M has fewer than `shift` trailing zero bits (M mod 2^shift ≠ 0), the signed form's
+// condition on top of the doubling form's (RoundShift).
+inline bool SignedFormRow(int32_t multiplier, int32_t shift) {
+  return shift >= 1 && shift <= 31 &&
+         (static_cast<uint32_t>(multiplier) & ((uint32_t{1} << shift) - 1u)) != 0;
+}
+
+// The form every row of a GEMM takes: kSigned, kDoubling or kWide (the 64-bit lanes).
+inline Form GemmForm(const GemmS8Params& p) {
   const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(p.k) * 128 * 128;
+  bool signed_form = true;
   for (size_t i = 0; i < p.m; ++i) {
     const int32_t bias = p.bias != nullptr ? p.bias[i] : 0;
-    if (p.shift[i] < 1 || bias < -bound || bias > bound) return false;
+    if (p.shift[i] < 1 || bias < -bound || bias > bound) return kWide;
+    signed_form = signed_form && SignedFormRow(p.multiplier[i], p.shift[i]);
   }
-  return true;
+  return signed_form ? kSigned : kDoubling;
 }
 
 // The row's constants: M in every lane, −n in both 64-bit lanes, −shift in every lane.
@@ -31,28 +44,28 @@ struct RowRequant {
   int32x4_t m;
   int64x2_t right;
   int32x4_t neg_shift;
-  bool doubling;  // GemmTakesDoubling
+  Form form;  // GemmForm
   int16x8_t zp, lo, hi;
 };
 inline RowRequant MakeRowRequant(int32_t multiplier, int32_t shift, int32_t zero_point,
-                                 int32_t act_min, int32_t act_max, bool doubling = false) {
+                                 int32_t act_min, int32_t act_max, Form form = kWide) {
   return RowRequant{vdupq_n_s32(multiplier),
                     vdupq_n_s64(-(31 + static_cast<int64_t>(shift))),
                     vdupq_n_s32(-shift),
-                    doubling,
+                    form,
                     vdupq_n_s16(static_cast<int16_t>(zero_point)),
                     vdupq_n_s16(static_cast<int16_t>(act_min)),
                     vdupq_n_s16(static_cast<int16_t>(act_max))};
 }
 
-// The doubling form's constants from M and −shift already in every lane (the 64-bit form's
-// count unused).
+// The doubling or signed form's constants from M and −shift already in every lane (the 64-bit
+// form's count unused).
 inline RowRequant MakeRowRequantLanes(int32x4_t multiplier, int32x4_t neg_shift, int32_t zero_point,
-                                      int32_t act_min, int32_t act_max) {
+                                      int32_t act_min, int32_t act_max, Form form) {
   return RowRequant{multiplier,
                     vdupq_n_s64(0),
                     neg_shift,
-                    true,
+                    form,
                     vdupq_n_s16(static_cast<int16_t>(zero_point)),
                     vdupq_n_s16(static_cast<int16_t>(act_min)),
                     vdupq_n_s16(static_cast<int16_t>(act_max))};
@@ -77,7 +90,15 @@ inline int32x4_t LaneOf(int32x4_t v, size_t r) {
 
 // The rounded values of four accumulators, saturated to int32.
 inline int32x4_t RoundShift(int32x4_t acc, const RowRequant& r) {
-  if (r.doubling) {
+  if (r.form == kSigned) {
+    // d = sqdmulh(acc, M) = floor(v / 2^31) of the signed v = acc·M, then the rounding shift:
+    // floor((v + 2^(n−1)) / 2^n), v / 2^n rounded half up. The rule rounds half away from zero,
+    // different only at a tie of a negative v, v ≡ 2^(n−1) (mod 2^n): v would have exactly
+    // n − 1 = 30 + shift trailing zero bits, tz(acc) + tz(M), with tz(acc) ≤ 30 (0 < |acc| <
+    // 2^31) and tz(M) < shift (SignedFormRow) — there is none. Two instructions per four outputs.
+    return vrshlq_s32(vqdmulhq_s32(acc, r.m), r.neg_shift);
+  }
+  if (r.form == kDoubling) {
     // d = sqdmulh(|acc|, M) = floor(|v| / 2^31) (|acc| < 2^31: no saturation); the rule's
     // value is ±floor((d + h) / 2^s), h = 2^(s−1) (2^(n−1) is a multiple of 2^31). A rounding
     // shift right by s of d for acc ≥ 0, of ~d = −d − 1 for acc < 0: floor((−d − 1 + h) / 2^s)
