@@ -840,6 +840,162 @@ TEST_P(Int8Test, MaxPoolMatchesReferenceBitForBit) {
   }
 }
 
+// The requantization forms of the NEON kernels (requant_s64_neon.h): the signed form (sqdmulh
+// of acc, a rounding shift) rounds a negative tie v ≡ 2^(n−1) (mod 2^n), v = acc·M, up instead
+// of away from zero, and is taken only where M has fewer than `shift` trailing zero bits, so no
+// such tie exists. Accumulators set exactly by the bias (zero weights) at the ties of M with
+// shift − 1, shift and shift + 1 trailing zero bits (shifts from 20 on, where a tie lands inside
+// int8), every row alike or every other row one bit past; then random sums with odd M (the
+// signed form throughout). Every table, and the plain and extended tables of levels with an
+// int8 extension (AArch64: neon and neon_dotprod).
+struct RequantCase {
+  int32_t shift, tz;
+  bool mixed;
+};
+std::vector<RequantCase> RequantCases() {
+  std::vector<RequantCase> cases;
+  for (int32_t shift : {1, 2, 7, 20, 22, 23, 24, 26, 28, 29, 30, 31})
+    for (int32_t tz = shift - 1; tz <= shift + 1; ++tz)
+      for (bool mixed : {false, true})
+        if (tz >= 0 && tz <= 30) cases.push_back({shift, tz, mixed});
+  return cases;
+}
+// M ∈ [2^30, 2^31) with exactly tz trailing zero bits.
+int32_t MultiplierWithZeros(int32_t tz) { return tz >= 30 ? 1 << 30 : (1 << 30) + (1 << tz); }
+// Accumulators around the ties of M with tz trailing zeros and `shift`: ±2^e and ±3·2^e with
+// e = 30 + shift − tz (at most 30), their neighbours, each inside ±bound.
+std::vector<int32_t> TieAccumulators(int32_t shift, int32_t tz, int64_t bound, size_t count) {
+  const int e = std::min(30, 30 + shift - tz);
+  const int64_t p = int64_t{1} << e;
+  const int64_t raw[] = {-p, p, -3 * p, 3 * p, -p + 1, -p - 1, p - 1, -1, 0, 1};
+  std::vector<int32_t> acc(count);
+  for (size_t i = 0; i < count; ++i)
+    acc[i] = static_cast<int32_t>(std::clamp(raw[i % 10], -bound, bound));
+  return acc;
+}
+
+std::vector<const Int8KernelTable*> TablesToCheck(const Int8KernelTable* own) {
+  std::vector<const Int8KernelTable*> tables = {own};
+  for (const auto& [plain, extended] : PlainAndExtendedTables())
+    for (const Int8KernelTable* t : {plain, extended})
+      if (t != nullptr && t != own) tables.push_back(t);
+  return tables;
+}
+
+TEST_P(Int8Test, GemmRequantFormsMatchReferenceAtTies) {
+  const size_t m = 10, k = 4;
+  const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(k) * 128 * 128;
+  for (size_t n : {size_t{20}, size_t{6}})
+    for (const RequantCase& c : RequantCases()) {
+      const std::vector<int8_t> a(m * k, 0), b(k * n, 0);
+      std::vector<int32_t> bias = TieAccumulators(c.shift, c.tz, bound, m), mult(m), shift(m);
+      for (size_t i = 0; i < m; ++i) {
+        mult[i] = MultiplierWithZeros(c.mixed && i % 2 == 0 ? c.tz - 1 : c.tz);
+        shift[i] = c.shift;
+      }
+      GemmS8Params p;
+      p.m = m;
+      p.n = n;
+      p.k = k;
+      p.lda = k;
+      p.ldb = n;
+      p.ldy = n;
+      p.bias = bias.data();
+      p.multiplier = mult.data();
+      p.shift = shift.data();
+      p.act_min = -128;
+      p.act_max = 127;
+      std::vector<int8_t> want(m * n);
+      ref::GemmS8(p, a.data(), b.data(), want.data());
+      for (const Int8KernelTable* t : TablesToCheck(&int8())) {
+        std::vector<int8_t> got(m * n, 99);
+        t->gemm_s8(p, a.data(), b.data(), got.data());
+        EXPECT_EQ(want, got) << "n " << n << " shift " << c.shift << " tz " << c.tz
+                             << (c.mixed ? " mixed" : "");
+      }
+    }
+  for (size_t n : {size_t{5}, size_t{16}, size_t{37}})
+    for (size_t k2 : {size_t{27}, size_t{300}}) {
+      const size_t m2 = 9;
+      const std::vector<int8_t> a = RandomS8(m2 * k2, 41), b = RandomS8(k2 * n, 42);
+      std::vector<int32_t> bias(m2), mult(m2), shift(m2);
+      for (size_t i = 0; i < m2; ++i) {
+        bias[i] = static_cast<int32_t>(i * 977) - 3000;
+        mult[i] = ((1 << 30) + static_cast<int32_t>(i * 123457)) | 1;
+        shift[i] = static_cast<int32_t>(i % 12 + 1);
+      }
+      GemmS8Params p;
+      p.m = m2;
+      p.n = n;
+      p.k = k2;
+      p.lda = k2;
+      p.ldb = n;
+      p.ldy = n;
+      p.bias = bias.data();
+      p.multiplier = mult.data();
+      p.shift = shift.data();
+      p.y_zero_point = -4;
+      p.act_min = -120;
+      p.act_max = 127;
+      std::vector<int8_t> want(m2 * n);
+      ref::GemmS8(p, a.data(), b.data(), want.data());
+      for (const Int8KernelTable* t : TablesToCheck(&int8())) {
+        std::vector<int8_t> got(m2 * n, 99);
+        t->gemm_s8(p, a.data(), b.data(), got.data());
+        EXPECT_EQ(want, got) << m2 << "x" << n << "x" << k2;
+      }
+    }
+}
+
+// The same for the 3×3 depthwise (channels-innermost where it applies, groups of 8 channels):
+// 17 channels (two full groups and one lane), both strides, DS-CNN's 25 × 5 rows and a 6 × 6
+// plane; zero weights at the ties, then random weights with odd M.
+TEST_P(Int8Test, DepthwiseRequantFormsMatchReferenceAtTies) {
+  const size_t c_n = 17;
+  const int64_t bound = int64_t{INT32_MAX} - 9 * 128 * 128;
+  for (size_t st : {size_t{1}, size_t{2}})
+    for (const auto& [h, w] : {std::pair<size_t, size_t>{25, 5}, {6, 6}})
+      for (bool random : {false, true})
+        for (const RequantCase& c : RequantCases()) {
+          if (random && (c.tz != 0 || c.mixed)) continue;
+          Conv2dShape s;
+          s.in_c = s.out_c = s.group = c_n;
+          s.in_h = h;
+          s.in_w = w;
+          s.kh = s.kw = 3;
+          s.stride_h = s.stride_w = st;
+          s.pad_top = s.pad_left = 1;
+          s.out_h = (h + 2 - 3) / st + 1;
+          s.out_w = (w + 2 - 3) / st + 1;
+          const std::vector<int8_t> x = RandomS8(c_n * h * w, 43),
+                                    wt = random ? RandomS8(c_n * 9, 44)
+                                                : std::vector<int8_t>(c_n * 9, 0);
+          std::vector<int32_t> bias = TieAccumulators(c.shift, c.tz, bound, c_n), mult(c_n),
+                               shift(c_n,
+                                     random ? 1 + static_cast<int32_t>(c.shift % 12) : c.shift);
+          for (size_t i = 0; i < c_n; ++i)
+            mult[i] = random ? ((1 << 30) + static_cast<int32_t>(i * 98765431 % (1u << 30))) | 1
+                             : MultiplierWithZeros(c.mixed && i % 2 == 0 ? c.tz - 1 : c.tz);
+          GemmS8Params rq;
+          rq.bias = bias.data();
+          rq.multiplier = mult.data();
+          rq.shift = shift.data();
+          rq.y_zero_point = random ? 3 : 0;
+          rq.act_min = -128;
+          rq.act_max = 127;
+          std::vector<int8_t> want(c_n * s.out_h * s.out_w);
+          ref::Conv2dDepthwiseS8(s, x.data(), wt.data(), -5, rq, nullptr, want.data());
+          const size_t bytes = kernels::ConvS8ScratchBytes(s);
+          rq.depthwise_scratch_bytes = bytes;
+          for (const Int8KernelTable* t : TablesToCheck(&int8())) {
+            std::vector<int8_t> plane(bytes, 0x55), got(want.size(), 99);
+            t->conv2d_depthwise_s8(s, x.data(), wt.data(), -5, rq, plane.data(), got.data());
+            EXPECT_EQ(want, got) << h << "x" << w << " s" << st << " shift " << c.shift << " tz "
+                                 << c.tz << (c.mixed ? " mixed" : "") << (random ? " random" : "");
+          }
+        }
+}
+
 EDGEFOLD_INSTANTIATE_SIMD(Int8Test);
 
 }  // namespace

@@ -197,8 +197,8 @@ void DepthwiseChannelS8(const Conv2dShape& s, const DepthwiseS8Planes& g, size_t
   // The doubling form where shift ≥ 1 and the sums (at most taps·128·128) keep |acc| < 2^31.
   const int64_t bound = int64_t{INT32_MAX} - static_cast<int64_t>(taps) * 128 * 128;
   const neon_rq::Form form = !(shift >= 1 && bias >= -bound && bias <= bound) ? neon_rq::kWide
-                             : neon_rq::SignedFormRow(multiplier, shift)     ? neon_rq::kSigned
-                                                                             : neon_rq::kDoubling;
+                             : neon_rq::SignedFormRow(multiplier, shift)      ? neon_rq::kSigned
+                                                                              : neon_rq::kDoubling;
   const neon_rq::RowRequant r =
       neon_rq::MakeRowRequant(multiplier, shift, rq.y_zero_point, rq.act_min, rq.act_max, form);
   StoreFlatRowsS8<kCols>(s, g, yc, [&](size_t i, int8_t* q) {

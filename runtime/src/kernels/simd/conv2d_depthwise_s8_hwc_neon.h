@@ -127,7 +127,8 @@ inline void StoreLane8(int8x16_t v, int8_t* at, size_t plane) {
 
 // Lane l of the P pixels' results h[0..P) to yo[l·plane + 0..P).
 template <size_t P>
-[[gnu::always_inline]] inline void StoreLanes(const int16x8_t (&h)[P], int8_t* yo, size_t plane, size_t lanes) {
+[[gnu::always_inline]] inline void StoreLanes(const int16x8_t (&h)[P], int8_t* yo, size_t plane,
+                                              size_t lanes) {
 #if defined(__aarch64__)
   if constexpr (P == 4) {
     if (lanes == 8) {

@@ -90,8 +90,8 @@ inline Form PrepareGroupVector(const int8_t* w, const GemmS8Params& rq, size_t c
     const int32x4_t mult = vld1q_s32(rq.multiplier + c0 + h);
     vst1q_s32(g.bias + h, bias);
     vst1q_s32(g.mult + h, mult);
-    // M mod 2^shift ≠ 0 (hwc_neon::SignedFormLane; shifts below 1 fail `ok` below, past 31 the
-    // shift of 1 gives 0 here)
+    // M mod 2^shift ≠ 0 (hwc_neon::SignedFormLane; shifts below 1, where this mask is 0 or
+    // meaningless, fail `ok` below)
     const int32x4_t low_bits = vsubq_s32(vshlq_s32(vdupq_n_s32(1), shift), vdupq_n_s32(1));
     signed_ok = vandq_u32(signed_ok, vtstq_s32(mult, low_bits));
     vst1q_s32(g.right + h, vnegq_s32(vaddq_s32(shift, vdupq_n_s32(31))));
@@ -201,8 +201,8 @@ inline void RowGroup(const int8_t* const (&ring)[R + 2], const int8x16_t (&wv)[3
 // point in every column of a row outside the input, else columns [lo, hi) from the input (the
 // others hold the zero point already, FillRingPadding); lanes past in_c are left as they are
 // (their weights are 0).
-[[gnu::always_inline]] inline void FillGroupRow(const Conv2dShape& s, size_t pitch, const int8_t* x, int8_t zp, size_t p,
-                         size_t c0, int8_t* row) {
+[[gnu::always_inline]] inline void FillGroupRow(const Conv2dShape& s, size_t pitch, const int8_t* x,
+                                                int8_t zp, size_t p, size_t c0, int8_t* row) {
   const long ih = static_cast<long>(p) - static_cast<long>(s.pad_top);
   const size_t lo = std::min(s.pad_left, pitch), hi = std::min(pitch, s.pad_left + s.in_w);
   if (ih < 0 || ih >= static_cast<long>(s.in_h) || hi <= lo) {

@@ -332,11 +332,10 @@ void Tile(const GemmS8Params& p, const int8_t* a, const int8_t* panel, size_t i,
   }
 #endif
   for (size_t r = 0; r < R; ++r)
-    StoreRow(
-        acc[r],
-        neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max,
-                                neon_rq::Form{kForm}),
-        cols, y + (i + r) * ldy + j);
+    StoreRow(acc[r],
+             neon_rq::MakeRowRequant(multiplier[i + r], shift[i + r], zp, act_min, act_max,
+                                     neon_rq::Form{kForm}),
+             cols, y + (i + r) * ldy + j);
 }
 
 // False (nothing written) where this kernel does not apply: fewer than 4 columns, k past the
