@@ -845,7 +845,8 @@ TEST_P(Int8Test, MaxPoolMatchesReferenceBitForBit) {
 // of away from zero, and is taken only where M has fewer than `shift` trailing zero bits, so no
 // such tie exists. Accumulators set exactly by the bias (zero weights) at the ties of M with
 // shift − 1, shift and shift + 1 trailing zero bits (shifts from 20 on, where a tie lands inside
-// int8), every row alike or every other row one bit past; then random sums with odd M (the
+// int8), every row alike or rows 4..7 one bit short (a GEMM and each group of 8 channels of the
+// depthwise then in the doubling form); then random sums with odd M (the
 // signed form throughout). Every table, and the plain and extended tables of levels with an
 // int8 extension (AArch64: neon and neon_dotprod).
 struct RequantCase {
@@ -890,7 +891,7 @@ TEST_P(Int8Test, GemmRequantFormsMatchReferenceAtTies) {
       const std::vector<int8_t> a(m * k, 0), b(k * n, 0);
       std::vector<int32_t> bias = TieAccumulators(c.shift, c.tz, bound, m), mult(m), shift(m);
       for (size_t i = 0; i < m; ++i) {
-        mult[i] = MultiplierWithZeros(c.mixed && i % 2 == 0 ? c.tz - 1 : c.tz);
+        mult[i] = MultiplierWithZeros(c.mixed && i / 4 == 1 ? c.tz - 1 : c.tz);
         shift[i] = c.shift;
       }
       GemmS8Params p;
@@ -975,7 +976,7 @@ TEST_P(Int8Test, DepthwiseRequantFormsMatchReferenceAtTies) {
                                      random ? 1 + static_cast<int32_t>(c.shift % 12) : c.shift);
           for (size_t i = 0; i < c_n; ++i)
             mult[i] = random ? ((1 << 30) + static_cast<int32_t>(i * 98765431 % (1u << 30))) | 1
-                             : MultiplierWithZeros(c.mixed && i % 2 == 0 ? c.tz - 1 : c.tz);
+                             : MultiplierWithZeros(c.mixed && i / 4 % 2 == 1 ? c.tz - 1 : c.tz);
           GemmS8Params rq;
           rq.bias = bias.data();
           rq.multiplier = mult.data();
