@@ -857,8 +857,8 @@ std::vector<RequantCase> RequantCases() {
   std::vector<RequantCase> cases;
   for (int32_t shift : {1, 2, 7, 20, 22, 23, 24, 26, 28, 29, 30, 31})
     for (int32_t tz = shift - 1; tz <= shift + 1; ++tz)
-      for (bool mixed : {false, true})
-        if (tz >= 0 && tz <= 30) cases.push_back({shift, tz, mixed});
+      for (bool mixed : {false, true})  // mixed rows take tz − 1
+        if (tz >= mixed && tz <= 30) cases.push_back({shift, tz, mixed});
   return cases;
 }
 // M ∈ [2^30, 2^31) with exactly tz trailing zero bits.
