@@ -38,10 +38,17 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
   if (!ConvS8UsesDepthwiseHwc(s) || rq.depthwise_scratch_bytes < ConvS8DepthwiseHwcBytes(s))
     return false;
 #if !defined(__ARM_NEON)
-  // On x86 only small planes: per op on an AMD EPYC (AVX-512, no VNNI), MobileNetV2 int8, the
-  // 7 × 7 depthwise convs 0.57–0.90 of the planes' time, 14 × 14 1.5×, stride 2 into 56 × 56
-  // 2.6× and into 112 × 112 … 56 × 56 3.2× (measured with a scalar row transpose).
+    // On x86 only small planes: per op on an AMD EPYC (AVX-512, no VNNI), MobileNetV2 int8, the
+    // 7 × 7 depthwise convs 0.57–0.90 of the planes' time, 14 × 14 1.5×, stride 2 into 56 × 56
+    // 2.6× and into 112 × 112 … 56 × 56 3.2× (measured with a scalar row transpose and a store
+    // per output). The AVX2 steps store 8 pixels of a channel at once and take rows of up to
+    // kDepthwiseS8HwcMaxWidthAvx2 (AMD Zen 4 held to AVX2, MobileNetV1-0.25 VWW int8: 24 the
+    // fastest of 8, 12, 24 and 48).
+#if defined(__AVX512BW__)
   if (s.out_w > kDepthwiseS8HwcMaxWidthX86) return false;
+#else
+  if (s.out_w > kDepthwiseS8HwcMaxWidthAvx2) return false;
+#endif
   // The x86 requantization keeps 32-bit results: every channel's real multiplier below 1/2.
   for (size_t c = 0; c < s.in_c; ++c)
     if (rq.shift[c] < 1) return false;
@@ -97,9 +104,8 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
 #else
     const int16_t* const ring_rows[3] = {r0, r1, r2};
     const DepthwiseHwcConsts k{bias, mult, right, wt, cp};
-    // Every row but the last stores 8 bytes per channel (StorePixelsToPlanes8).
-    const bool spill = oh * s.out_w + 8 <= out_plane;
-    int8_t* y_row = y + oh * s.out_w;
+    const size_t row_at = oh * s.out_w;
+    int8_t* y_row = y + row_at;
     size_t c = 0;
 #if defined(__AVX512BW__)
     for (; c + 16 <= c_n; c += 16)
@@ -107,10 +113,10 @@ bool Conv2dDepthwiseS8Hwc(const Conv2dShape& s, const int8_t* x, const int8_t* w
                         out_plane);
 #else
     for (; c + 16 <= c_n; c += 16)
-      DepthwiseHwcRow16Avx2(s, ring_rows, k, rq, c, spill, y_row + c * out_plane, out_plane);
+      DepthwiseHwcRow16Avx2(s, ring_rows, k, rq, c, row_at, y_row + c * out_plane, out_plane);
 #endif
     for (; c < c_n; c += 8)
-      DepthwiseHwcRow8(s, ring_rows, k, rq, c, std::min<size_t>(8, c_n - c), spill,
+      DepthwiseHwcRow8(s, ring_rows, k, rq, c, std::min<size_t>(8, c_n - c), row_at,
                        y_row + c * out_plane, out_plane);
 #endif
   }

@@ -73,7 +73,10 @@ inline void FillDepthwiseHwcRow(const Conv2dShape& s, const DepthwiseS8Hwc& g, c
 #endif
 
 #if defined(__AVX2__)
+// Widest output rows the x86 steps take: AVX-512's 16-channel step (one 64-bit half per lane
+// in StoreLanesToPlanes) and the AVX2 steps (8 pixels a step, any count of steps).
 constexpr size_t kDepthwiseS8HwcMaxWidthX86 = 8;
+constexpr size_t kDepthwiseS8HwcMaxWidthAvx2 = 24;
 
 // RequantizeS8 of eight int32 lanes with each lane's multiplier m and n = 31 + shift ≥ 32
 // (n_even: the counts of lanes 0, 2, 4, 6 as 64-bit lanes, n_odd of 1, 3, 5, 7): |acc|·M as
@@ -267,33 +270,38 @@ inline __m256i Requantize8(__m256i acc, const DepthwiseHwcRequant8& r) {
 }
 
 // Output row `oh` of channels c..c+lanes−1 (lanes ≤ 8), 8 a step: pairs of taps as pmaddwd of
-// interleaved int16 (x_a, x_b)·(w_a, w_b), the ninth tap paired with zero.
+// interleaved int16 (x_a, x_b)·(w_a, w_b), the ninth tap paired with zero; 8 pixels at a time
+// stored by StorePixelsToPlanes8. yc: the row's first output of channel c; row_at: its offset
+// in the plane (oh · out_w).
 inline void DepthwiseHwcRow8(const Conv2dShape& s, const int16_t* const ring_rows[3],
                              const DepthwiseHwcConsts& k, const GemmS8Params& rq, size_t c,
-                             size_t lanes, bool spill, int8_t* yc, size_t out_plane) {
+                             size_t lanes, size_t row_at, int8_t* yc, size_t out_plane) {
   const size_t cp = k.cp;
   __m256i wp[5];
   DepthwiseHwcWeightPairs8(k, c, wp);
   const DepthwiseHwcRequant8 r = MakeDepthwiseHwcRequant8(k, rq, c);
   const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k.bias + c));
-  __m256i q[kDepthwiseS8HwcMaxWidthX86];
-  for (size_t ow = s.out_w; ow < kDepthwiseS8HwcMaxWidthX86; ++ow) q[ow] = _mm256_setzero_si256();
-  for (size_t ow = 0; ow < s.out_w; ++ow) {
-    const size_t at = ow * s.stride_w * cp + c;
-    __m256i acc = b;
-    for (int t = 0; t < 5; ++t) {
-      const int ta = 2 * t, tb = 2 * t + 1;
-      const __m128i xa =
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(ring_rows[ta / 3] + at + (ta % 3) * cp));
-      const __m128i xb = t < 4 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(
-                                     ring_rows[tb / 3] + at + (tb % 3) * cp))
-                               : _mm_setzero_si128();
-      const __m256i xp = _mm256_set_m128i(_mm_unpackhi_epi16(xa, xb), _mm_unpacklo_epi16(xa, xb));
-      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(xp, wp[t]));
+  for (size_t ow0 = 0; ow0 < s.out_w; ow0 += 8) {
+    const size_t width = std::min<size_t>(8, s.out_w - ow0);
+    __m256i q[8];
+    for (size_t i = width; i < 8; ++i) q[i] = _mm256_setzero_si256();
+    for (size_t i = 0; i < width; ++i) {
+      const size_t at = (ow0 + i) * s.stride_w * cp + c;
+      __m256i acc = b;
+      for (int t = 0; t < 5; ++t) {
+        const int ta = 2 * t, tb = 2 * t + 1;
+        const __m128i xa = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(ring_rows[ta / 3] + at + (ta % 3) * cp));
+        const __m128i xb = t < 4 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                                       ring_rows[tb / 3] + at + (tb % 3) * cp))
+                                 : _mm_setzero_si128();
+        const __m256i xp = _mm256_set_m128i(_mm_unpackhi_epi16(xa, xb), _mm_unpacklo_epi16(xa, xb));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(xp, wp[t]));
+      }
+      q[i] = Requantize8(acc, r);
     }
-    q[ow] = Requantize8(acc, r);
+    StorePixelsToPlanes8(q, width, lanes, row_at + ow0 + 8 <= out_plane, yc + ow0, out_plane);
   }
-  StorePixelsToPlanes8(q, s.out_w, lanes, spill, yc, out_plane);
 }
 
 #if !defined(__AVX512BW__)
@@ -302,7 +310,7 @@ inline void DepthwiseHwcRow8(const Conv2dShape& s, const int16_t* const ring_row
 // sums back in channel order (c..c+7, c+8..c+15) before the bias and the requantization.
 inline void DepthwiseHwcRow16Avx2(const Conv2dShape& s, const int16_t* const ring_rows[3],
                                   const DepthwiseHwcConsts& k, const GemmS8Params& rq, size_t c,
-                                  bool spill, int8_t* yc, size_t out_plane) {
+                                  size_t row_at, int8_t* yc, size_t out_plane) {
   const size_t cp = k.cp;
   const auto load16 = [](const int16_t* p) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -318,25 +326,28 @@ inline void DepthwiseHwcRow16Avx2(const Conv2dShape& s, const int16_t* const rin
   const DepthwiseHwcRequant8 r1 = MakeDepthwiseHwcRequant8(k, rq, c + 8);
   const __m256i b0 = load16(reinterpret_cast<const int16_t*>(k.bias + c));
   const __m256i b1 = load16(reinterpret_cast<const int16_t*>(k.bias + c + 8));
-  __m256i q0[kDepthwiseS8HwcMaxWidthX86], q1[kDepthwiseS8HwcMaxWidthX86];
-  for (size_t ow = s.out_w; ow < kDepthwiseS8HwcMaxWidthX86; ++ow)
-    q0[ow] = q1[ow] = _mm256_setzero_si256();
-  for (size_t ow = 0; ow < s.out_w; ++ow) {
-    const size_t at = ow * s.stride_w * cp + c;
-    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
-    for (int t = 0; t < 5; ++t) {
-      const int ta = 2 * t, tb = 2 * t + 1;
-      const __m256i xa = load16(ring_rows[ta / 3] + at + (ta % 3) * cp);
-      const __m256i xb =
-          t < 4 ? load16(ring_rows[tb / 3] + at + (tb % 3) * cp) : _mm256_setzero_si256();
-      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), wl[t]));
-      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), wh[t]));
+  for (size_t ow0 = 0; ow0 < s.out_w; ow0 += 8) {
+    const size_t width = std::min<size_t>(8, s.out_w - ow0);
+    __m256i q0[8], q1[8];
+    for (size_t i = width; i < 8; ++i) q0[i] = q1[i] = _mm256_setzero_si256();
+    for (size_t i = 0; i < width; ++i) {
+      const size_t at = (ow0 + i) * s.stride_w * cp + c;
+      __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+      for (int t = 0; t < 5; ++t) {
+        const int ta = 2 * t, tb = 2 * t + 1;
+        const __m256i xa = load16(ring_rows[ta / 3] + at + (ta % 3) * cp);
+        const __m256i xb =
+            t < 4 ? load16(ring_rows[tb / 3] + at + (tb % 3) * cp) : _mm256_setzero_si256();
+        lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), wl[t]));
+        hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), wh[t]));
+      }
+      q0[i] = Requantize8(_mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), b0), r0);
+      q1[i] = Requantize8(_mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), b1), r1);
     }
-    q0[ow] = Requantize8(_mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), b0), r0);
-    q1[ow] = Requantize8(_mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), b1), r1);
+    const bool spill = row_at + ow0 + 8 <= out_plane;
+    StorePixelsToPlanes8(q0, width, 8, spill, yc + ow0, out_plane);
+    StorePixelsToPlanes8(q1, width, 8, spill, yc + 8 * out_plane + ow0, out_plane);
   }
-  StorePixelsToPlanes8(q0, s.out_w, 8, spill, yc, out_plane);
-  StorePixelsToPlanes8(q1, s.out_w, 8, spill, yc + 8 * out_plane, out_plane);
 }
 #endif
 
