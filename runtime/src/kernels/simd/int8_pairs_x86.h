@@ -167,20 +167,20 @@ inline void StoreRowAvx2(__m256i sums, const avx2_requant::Rounding& rd, size_t 
 
 // R rows over two blocks of 8 columns (j: a whole block, then cols1 ≤ 8 columns from j + 8):
 // per pair one broadcast of A serves two multiply-adds (the 8 × 8 tile: one), and each row's
-// rounding constants two registers. R = 4: 8 sums, 2 panel registers and the broadcast fit the
-// 16 ymm registers.
+// rounding constants two registers. R = 6: 12 sums, 2 panel registers, the broadcast and a
+// product fill the 16 ymm registers; R = 4 for the rows left.
 template <size_t R>
 [[gnu::noinline]] void PairsTile2Avx2(const GemmS8Params& p, const int16_t* wide, size_t ld_wide,
                                       const __m256i* panel0, const __m256i* panel1, size_t i,
                                       size_t j, size_t cols1, int8_t* y) {
   __m256i s0[R], s1[R];  // every loop over r unrolled: the sums stay in registers
-#pragma GCC unroll 4
+#pragma GCC unroll 6
   for (size_t r = 0; r < R; ++r)
     s0[r] = s1[r] = _mm256_set1_epi32(p.bias != nullptr ? p.bias[i + r] : 0);
   const size_t pairs = (p.k + 1) / 2;
   for (size_t q = 0; q < pairs; ++q) {
     const __m256i b0 = panel0[q], b1 = panel1[q];
-#pragma GCC unroll 4
+#pragma GCC unroll 6
     for (size_t r = 0; r < R; ++r) {
       int32_t word;
       std::memcpy(&word, wide + r * ld_wide + 2 * q, 4);
@@ -189,7 +189,7 @@ template <size_t R>
       Regs<8>::AddTo(s1[r], _mm256_madd_epi16(b1, a));
     }
   }
-#pragma GCC unroll 4
+#pragma GCC unroll 6
   for (size_t r = 0; r < R; ++r) {
     const avx2_requant::Rounding rd = avx2_requant::MakeRounding(
         p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max);
@@ -247,6 +247,9 @@ bool GemmS8Using(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y
         if constexpr (W == 8) {
           if (b + 1 < blocks) {  // two blocks a tile, 4 rows a step (PairsTile2Avx2)
             const size_t cols1 = std::min(W, p.n - j - W);
+            for (; r + 6 <= rows; r += 6)
+              PairsTile2Avx2<6>(p, wide + r * ld_wide, ld_wide, block, block + pairs, i0 + r, j,
+                                cols1, y);
             for (; r + 4 <= rows; r += 4)
               PairsTile2Avx2<4>(p, wide + r * ld_wide, ld_wide, block, block + pairs, i0 + r, j,
                                 cols1, y);
