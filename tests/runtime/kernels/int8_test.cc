@@ -519,7 +519,9 @@ TEST_P(Int8Test, DepthwiseMatchesReferenceBitForBit) {
 // The channels-innermost 3×3 path (ConvS8UsesDepthwiseHwc; NEON levels run it, the others
 // the planes) against the direct reference: channel counts below, at and above one 8-lane step
 // and the 8 × 8 transpose, rows narrower and wider than 8 columns and than NEON's 4-pixel step
-// (1 to 13 outputs), at and past kDepthwiseS8HwcMaxWidthStride1 (48 and 49 outputs), both
+// (1 to 13 outputs), at and past the AVX2 steps' limit (24 and 25 outputs: 8-pixel steps and
+// the last row's exact stores) and kDepthwiseS8HwcMaxWidthStride1 (48 and 49 outputs), 24 and 33
+// channels (AVX2's 16-channel step with 8 and 1 more), both
 // strides, asymmetric and no padding, per-channel multipliers above 1/2 (shift ≤ 0) and below,
 // large accumulators and biases at the edge of int32.
 TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
@@ -529,14 +531,16 @@ TEST_P(Int8Test, DepthwiseChannelsInnermostMatchesReference) {
   // Shifts from −2 (real multipliers above 1/2: the x86 kernel leaves those ops to the planes)
   // and from 1 (every level's channels-innermost path).
   for (int shift_from : {-2, 1})
-    for (size_t c_n : {size_t{7}, size_t{8}, size_t{9}, size_t{16}, size_t{17}, size_t{64}})
+    for (size_t c_n : {size_t{7}, size_t{8}, size_t{9}, size_t{16}, size_t{17}, size_t{24},
+                       size_t{33}, size_t{64}})
       for (size_t st : {size_t{1}, size_t{2}})
         for (const Geometry& g :
              {Geometry{25, 5, 1, 1, 1, 1}, Geometry{3, 3, 0, 0, 0, 0}, Geometry{8, 8, 1, 1, 1, 1},
               Geometry{6, 17, 0, 1, 1, 0}, Geometry{11, 9, 1, 0, 0, 1}, Geometry{4, 16, 1, 1, 1, 1},
               Geometry{5, 40, 1, 1, 1, 1}, Geometry{4, 2, 1, 1, 1, 1}, Geometry{3, 6, 0, 0, 0, 0},
               Geometry{5, 4, 1, 1, 1, 1}, Geometry{7, 13, 1, 1, 0, 0}, Geometry{3, 48, 1, 1, 1, 1},
-              Geometry{3, 51, 0, 0, 0, 0}}) {
+              Geometry{3, 51, 0, 0, 0, 0}, Geometry{4, 24, 1, 1, 1, 1}, Geometry{3, 27, 0, 0, 0, 0},
+              Geometry{2, 9, 1, 1, 1, 1}}) {
           Conv2dShape s;
           s.in_c = s.out_c = s.group = c_n;
           s.in_h = g.h;

@@ -151,6 +151,55 @@ template <class Arch, size_t R>
   PairsTile<Arch, R>(p, wide, ld_wide, panel, i, j, cols, y);
 }
 
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+// RequantizeS8 of one row's 8 sums (the rounding without the clamp a shift ≤ 0 needs,
+// requant_avx2.h), stored to yr: 8 bytes at once when the block is whole.
+inline void StoreRowAvx2(__m256i sums, const avx2_requant::Rounding& rd, size_t cols, int8_t* yr) {
+  const __m128i bytes = avx2_requant::NarrowS8x8(avx2_requant::RequantizeS32x8(sums, rd));
+  if (cols == 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(yr), bytes);
+    return;
+  }
+  alignas(16) int8_t q[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(q), bytes);
+  std::memcpy(yr, q, cols);
+}
+
+// R rows over two blocks of 8 columns (j: a whole block, then cols1 ≤ 8 columns from j + 8):
+// per pair one broadcast of A serves two multiply-adds (the 8 × 8 tile: one), and each row's
+// rounding constants two registers. R = 6: 12 sums, 2 panel registers, the broadcast and a
+// product fill the 16 ymm registers; R = 4 for the rows left.
+template <size_t R>
+[[gnu::noinline]] void PairsTile2Avx2(const GemmS8Params& p, const int16_t* wide, size_t ld_wide,
+                                      const __m256i* panel0, const __m256i* panel1, size_t i,
+                                      size_t j, size_t cols1, int8_t* y) {
+  __m256i s0[R], s1[R];  // every loop over r unrolled: the sums stay in registers
+#pragma GCC unroll 6
+  for (size_t r = 0; r < R; ++r)
+    s0[r] = s1[r] = _mm256_set1_epi32(p.bias != nullptr ? p.bias[i + r] : 0);
+  const size_t pairs = (p.k + 1) / 2;
+  for (size_t q = 0; q < pairs; ++q) {
+    const __m256i b0 = panel0[q], b1 = panel1[q];
+#pragma GCC unroll 6
+    for (size_t r = 0; r < R; ++r) {
+      int32_t word;
+      std::memcpy(&word, wide + r * ld_wide + 2 * q, 4);
+      const __m256i a = _mm256_set1_epi32(word);
+      Regs<8>::AddTo(s0[r], _mm256_madd_epi16(b0, a));
+      Regs<8>::AddTo(s1[r], _mm256_madd_epi16(b1, a));
+    }
+  }
+#pragma GCC unroll 6
+  for (size_t r = 0; r < R; ++r) {
+    const avx2_requant::Rounding rd = avx2_requant::MakeRounding(
+        p.multiplier[i + r], p.shift[i + r], p.y_zero_point, p.act_min, p.act_max);
+    int8_t* yr = y + (i + r) * p.ldy + j;
+    StoreRowAvx2(s0[r], rd, 8, yr);
+    StoreRowAvx2(s1[r], rd, cols1, yr + 8);
+  }
+}
+#endif
+
 // Rows [i, i + R) of A widened to int16, k rounded up to even with a zero.
 inline void WidenRows(const GemmS8Params& p, const int8_t* a, size_t i, size_t rows, int16_t* wide,
                       size_t ld_wide) {
@@ -194,6 +243,26 @@ bool GemmS8Using(const GemmS8Params& p, const int8_t* a, Rows& b_rows, int8_t* y
         const size_t j = jg + b * W, cols = std::min(W, p.n - j);
         const Reg* block = panel + b * pairs;
         size_t r = 0;
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+        if constexpr (W == 8) {
+          if (b + 1 < blocks) {  // two blocks a tile, 4 rows a step (PairsTile2Avx2)
+            const size_t cols1 = std::min(W, p.n - j - W);
+            for (; r + 6 <= rows; r += 6)
+              PairsTile2Avx2<6>(p, wide + r * ld_wide, ld_wide, block, block + pairs, i0 + r, j,
+                                cols1, y);
+            for (; r + 4 <= rows; r += 4)
+              PairsTile2Avx2<4>(p, wide + r * ld_wide, ld_wide, block, block + pairs, i0 + r, j,
+                                cols1, y);
+            for (; r < rows; ++r) {
+              PairsTile<Arch, 1>(p, wide + r * ld_wide, ld_wide, block, i0 + r, j, W, y);
+              PairsTile<Arch, 1>(p, wide + r * ld_wide, ld_wide, block + pairs, i0 + r, j + W,
+                                 cols1, y);
+            }
+            ++b;
+            continue;
+          }
+        }
+#endif
         for (; r + kRows <= rows; r += kRows) {
           if constexpr (W == 16)
             PairsTile<Arch, kRows>(p, wide + r * ld_wide, ld_wide, block, i0 + r, j, cols, y);
