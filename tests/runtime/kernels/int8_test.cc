@@ -26,6 +26,27 @@ std::vector<int8_t> RandomS8(size_t n, unsigned seed) {
   return v;
 }
 
+// The parameters of a dense row-major m × k by k × n int8 GEMM (no row padding) with per-row
+// requantization into [act_min, act_max] around y_zero_point.
+GemmS8Params DenseGemm(size_t m, size_t n, size_t k, const std::vector<int32_t>& bias,
+                       const std::vector<int32_t>& mult, const std::vector<int32_t>& shift,
+                       int32_t y_zero_point, int32_t act_min, int32_t act_max) {
+  GemmS8Params p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.lda = k;
+  p.ldb = n;
+  p.ldy = n;
+  p.bias = bias.data();
+  p.multiplier = mult.data();
+  p.shift = shift.data();
+  p.y_zero_point = y_zero_point;
+  p.act_min = act_min;
+  p.act_max = act_max;
+  return p;
+}
+
 TEST(Int8Reference, RequantizeRoundsHalfAwayFromZero) {
   // acc·M / 2^(31+shift) with M = 2^30, shift = 0: acc / 2.
   EXPECT_EQ(RequantizeS8(5, 1 << 30, 0, 0, -128, 127), 3);    // 2.5 → 3
@@ -221,19 +242,7 @@ TEST_P(Int8Test, GemmMatchesReferenceBitForBit) {
           bias[6] = static_cast<int32_t>(-bound);
         }
         if (m > 6 && n == 9) bias[2] = static_cast<int32_t>(-bound - 1);
-        GemmS8Params p;
-        p.m = m;
-        p.n = n;
-        p.k = k;
-        p.lda = k;
-        p.ldb = n;
-        p.ldy = n;
-        p.bias = bias.data();
-        p.multiplier = mult.data();
-        p.shift = shift.data();
-        p.y_zero_point = 5;
-        p.act_min = -100;
-        p.act_max = 120;
+        const GemmS8Params p = DenseGemm(m, n, k, bias, mult, shift, 5, -100, 120);
         std::vector<int8_t> want(m * n), got(m * n, 99);
         ref::GemmS8(p, a.data(), b.data(), want.data());
         int8().gemm_s8(p, a.data(), b.data(), got.data());
@@ -306,19 +315,7 @@ TEST_P(Int8Test, GemmWithSymmetricWeightsMatchesReference) {
           int32_t s = 0;
           while ((static_cast<int64_t>(k) * 16256 >> (s + 1)) > 100) ++s;
           std::vector<int32_t> bias(m, 17), mult(m, 1 << 30), shift(m, s);
-          GemmS8Params p;
-          p.m = m;
-          p.n = n;
-          p.k = k;
-          p.lda = k;
-          p.ldb = n;
-          p.ldy = n;
-          p.bias = bias.data();
-          p.multiplier = mult.data();
-          p.shift = shift.data();
-          p.y_zero_point = -3;
-          p.act_min = -128;
-          p.act_max = 127;
+          const GemmS8Params p = DenseGemm(m, n, k, bias, mult, shift, -3, -128, 127);
           std::vector<int8_t> want(m * n);
           ref::GemmS8(p, a.data(), b.data(), want.data());
           // This level's table and the plain tables of levels with an extension (sdot, VNNI):
@@ -898,18 +895,7 @@ TEST_P(Int8Test, GemmRequantFormsMatchReferenceAtTies) {
         mult[i] = MultiplierWithZeros(c.mixed && i / 4 == 1 ? c.tz - 1 : c.tz);
         shift[i] = c.shift;
       }
-      GemmS8Params p;
-      p.m = m;
-      p.n = n;
-      p.k = k;
-      p.lda = k;
-      p.ldb = n;
-      p.ldy = n;
-      p.bias = bias.data();
-      p.multiplier = mult.data();
-      p.shift = shift.data();
-      p.act_min = -128;
-      p.act_max = 127;
+      const GemmS8Params p = DenseGemm(m, n, k, bias, mult, shift, 0, -128, 127);
       std::vector<int8_t> want(m * n);
       ref::GemmS8(p, a.data(), b.data(), want.data());
       for (const Int8KernelTable* t : TablesToCheck(&int8())) {
@@ -929,19 +915,7 @@ TEST_P(Int8Test, GemmRequantFormsMatchReferenceAtTies) {
         mult[i] = ((1 << 30) + static_cast<int32_t>(i * 123457)) | 1;
         shift[i] = static_cast<int32_t>(i % 12 + 1);
       }
-      GemmS8Params p;
-      p.m = m2;
-      p.n = n;
-      p.k = k2;
-      p.lda = k2;
-      p.ldb = n;
-      p.ldy = n;
-      p.bias = bias.data();
-      p.multiplier = mult.data();
-      p.shift = shift.data();
-      p.y_zero_point = -4;
-      p.act_min = -120;
-      p.act_max = 127;
+      const GemmS8Params p = DenseGemm(m2, n, k2, bias, mult, shift, -4, -120, 127);
       std::vector<int8_t> want(m2 * n);
       ref::GemmS8(p, a.data(), b.data(), want.data());
       for (const Int8KernelTable* t : TablesToCheck(&int8())) {
