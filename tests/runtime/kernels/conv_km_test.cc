@@ -139,9 +139,11 @@ TEST_P(ConvKmTest, AnySplitGivesTheWholeBits) {
       std::vector<float> parts(whole.size(), -7.0f);
       d.p.o_begin = 0, d.p.o_end = cut;
       table().conv_km(d.p, d.wt.data(), d.x.data(), parts.data());
-      for (size_t i = 0; i < parts.size(); ++i)
-        if ((c.y_hwc ? i % c.out_c : i / plane) >= cut)
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if ((c.y_hwc ? i % c.out_c : i / plane) >= cut) {
           ASSERT_EQ(parts[i], -7.0f) << "cut " << cut << " wrote past its range at " << i;
+        }
+      }
       d.p.o_begin = cut, d.p.o_end = c.out_c;
       table().conv_km(d.p, d.wt.data(), d.x.data(), parts.data());
       ASSERT_EQ(parts, whole) << "cut at output channel " << cut;
