@@ -135,8 +135,10 @@ inline void StorePixelsToPlanes8(const __m256i q[8], size_t width, size_t lanes,
     const auto low = [](int8_t* d, __m128i v) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(d), v);
     };
+    // movhps through the builtin: _mm_storeh_pd is a C store of a double, undefined (and
+    // reported by UBSan) at an address that is not a multiple of 8.
     const auto high = [](int8_t* d, __m128i v) {
-      _mm_storeh_pd(reinterpret_cast<double*>(d), _mm_castsi128_pd(v));
+      _mm_storeh_pi(reinterpret_cast<__m64*>(d), _mm_castsi128_ps(v));
     };
     low(y, l0), high(y + out_plane, l0), low(y + 2 * out_plane, h0), high(y + 3 * out_plane, h0);
     low(y + 4 * out_plane, l1), high(y + 5 * out_plane, l1), low(y + 6 * out_plane, h1);
