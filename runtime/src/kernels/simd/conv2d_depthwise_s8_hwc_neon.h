@@ -59,10 +59,22 @@ inline int16x8_t Requantize(int32x4_t a0, int32x4_t a1, const DoublingRequant& r
 // up. That is the rule's half away from zero except at a tie of a negative v, v ≡ 2^(n−1)
 // (mod 2^n): v would have exactly n − 1 = 30 + shift trailing zero bits, tz(acc) + tz(M), with
 // tz(acc) ≤ 30 (0 < |acc| < 2^31) and tz(M) < shift — no such v. Two instructions per four lanes.
-struct SignedRequant {
-  int32x4_t m0, m1, neg_shift0, neg_shift1;
-  int16x8_t zp, lo, hi;
-};
+struct SignedRequant : DoublingRequant {};
+// A group's constants (8 lanes of mult and neg_shift) in the form R, DoublingRequant or
+// SignedRequant: the same fields, the type picks Requantize.
+template <class R>
+inline R GroupRequant(const int32_t* mult, const int32_t* neg_shift, int16x8_t zp, int16x8_t lo,
+                      int16x8_t hi) {
+  R r;
+  r.m0 = vld1q_s32(mult);
+  r.m1 = vld1q_s32(mult + 4);
+  r.neg_shift0 = vld1q_s32(neg_shift);
+  r.neg_shift1 = vld1q_s32(neg_shift + 4);
+  r.zp = zp;
+  r.lo = lo;
+  r.hi = hi;
+  return r;
+}
 inline int16x8_t Requantize(int32x4_t a0, int32x4_t a1, const SignedRequant& r) {
   const int16x8_t h = vcombine_s16(vqmovn_s32(vrshlq_s32(vqdmulhq_s32(a0, r.m0), r.neg_shift0)),
                                    vqmovn_s32(vrshlq_s32(vqdmulhq_s32(a1, r.m1), r.neg_shift1)));
@@ -361,22 +373,10 @@ inline void OutputRow(const Conv2dShape& s, const Group* groups, const int16_t* 
     const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
     const int16_t* const rows[3] = {ring[0] + c, ring[1] + c, ring[2] + c};
     if (g.neg_shift[0] <= 0 && g.right[0] == 0) {
-      const SignedRequant d{vld1q_s32(g.mult),
-                            vld1q_s32(g.mult + 4),
-                            vld1q_s32(g.neg_shift),
-                            vld1q_s32(g.neg_shift + 4),
-                            zp,
-                            act_min,
-                            act_max};
+      const auto d = GroupRequant<SignedRequant>(g.mult, g.neg_shift, zp, act_min, act_max);
       RowGroup<St>(rows, cp, wv, b_lo, b_hi, d, s.out_w, yc, plane, lanes);
     } else if (g.neg_shift[0] <= 0) {
-      const DoublingRequant d{vld1q_s32(g.mult),
-                              vld1q_s32(g.mult + 4),
-                              vld1q_s32(g.neg_shift),
-                              vld1q_s32(g.neg_shift + 4),
-                              zp,
-                              act_min,
-                              act_max};
+      const auto d = GroupRequant<DoublingRequant>(g.mult, g.neg_shift, zp, act_min, act_max);
       RowGroup<St>(rows, cp, wv, b_lo, b_hi, d, s.out_w, yc, plane, lanes);
     } else {
       const neon_requant::LaneRequant l =

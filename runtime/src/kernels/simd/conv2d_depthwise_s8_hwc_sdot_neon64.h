@@ -274,23 +274,16 @@ inline void Group8(const Conv2dShape& s, const int8_t* x, int8_t zp, const int8_
     for (size_t q = 0; q < 2; ++q) wv[t][q] = vld1q_s8(g.w[t][4 * q]);
   const int32x4_t b_lo = vld1q_s32(g.bias), b_hi = vld1q_s32(g.bias + 4);
   int8_t* yc = y + c0 * s.out_h * s.out_w;
+  const int16x8_t zp16 = vdupq_n_s16(static_cast<int16_t>(rq.y_zero_point));
+  const int16x8_t lo16 = vdupq_n_s16(static_cast<int16_t>(rq.act_min));
+  const int16x8_t hi16 = vdupq_n_s16(static_cast<int16_t>(rq.act_max));
   if (form == Form::kSigned) {
-    const hwc_neon::SignedRequant d{vld1q_s32(g.mult),
-                                    vld1q_s32(g.mult + 4),
-                                    vld1q_s32(g.neg_shift),
-                                    vld1q_s32(g.neg_shift + 4),
-                                    vdupq_n_s16(static_cast<int16_t>(rq.y_zero_point)),
-                                    vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
-                                    vdupq_n_s16(static_cast<int16_t>(rq.act_max))};
+    const auto d =
+        hwc_neon::GroupRequant<hwc_neon::SignedRequant>(g.mult, g.neg_shift, zp16, lo16, hi16);
     GroupRows<St>(s, x, zp, c0, pitch, wv, b_lo, b_hi, d, ring, yc);
   } else if (form == Form::kDoubling) {
-    const hwc_neon::DoublingRequant d{vld1q_s32(g.mult),
-                                      vld1q_s32(g.mult + 4),
-                                      vld1q_s32(g.neg_shift),
-                                      vld1q_s32(g.neg_shift + 4),
-                                      vdupq_n_s16(static_cast<int16_t>(rq.y_zero_point)),
-                                      vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
-                                      vdupq_n_s16(static_cast<int16_t>(rq.act_max))};
+    const auto d =
+        hwc_neon::GroupRequant<hwc_neon::DoublingRequant>(g.mult, g.neg_shift, zp16, lo16, hi16);
     GroupRows<St>(s, x, zp, c0, pitch, wv, b_lo, b_hi, d, ring, yc);
   } else {
     const neon_requant::LaneRequant l =
